@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcio"
+	"github.com/urfave/cli/v2"
+)
+
+// formatFlag is the --format flag shared by every command that writes a cloud.
+var formatFlag = &cli.StringFlag{
+	Name:  "format",
+	Usage: "output format: ply, ply-ascii, ply-binary, ply-binary-be, pcd, pcd-ascii, pcd-binary, pcd-compressed, las, ... (default: from OUT's extension)",
+}
+
+// inOut returns the IN and OUT arguments of a processing command, which
+// must be exactly two.
+func inOut(c *cli.Context) (in, out string, err error) {
+	if c.NArg() != 2 {
+		return "", "", usagef("%s needs IN and OUT (a path or - for stdin/stdout), got %d argument(s)", c.Command.Name, c.NArg())
+	}
+	return c.Args().Get(0), c.Args().Get(1), nil
+}
+
+// readCloud reads a whole cloud from path ("-" for stdin).
+func readCloud(path string) (*core.Cloud, *pcio.Format, error) {
+	cloud, f, err := pcio.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	debugf("read %s: %d points, format %s", path, cloud.Len(), f.Name)
+	return cloud, f, nil
+}
+
+// writeCloud writes cloud to path ("-" for stdout) atomically, in the format
+// given by --format, else by OUT's extension, else the input's format.
+func writeCloud(c *cli.Context, path string, cloud *core.Cloud, from *pcio.Format) error {
+	f, variant, err := pcio.OutputFormat(path, c.String("format"), from)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if err := pcio.WriteFile(path, f, variant, cloud); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	debugf("wrote %s: %d points, format %s", path, cloud.Len(), f.Name)
+	return nil
+}

@@ -1,0 +1,89 @@
+// Command pctk is the point-cloud toolkit's command line: composable
+// subcommands of the form
+//
+//	pctk COMMAND [MODE] [flags] IN OUT
+//
+// where IN and OUT are paths or "-" for standard input and output, so that
+// commands chain in shell pipelines. Run "pctk help" for the list.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/urfave/cli/v2"
+)
+
+// commands collects the subcommands; each lives in its own file and adds
+// itself from an init function.
+var commands []*cli.Command
+
+// usageError marks errors in how pctk was called; they exit with status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
+
+func newApp() *cli.App {
+	slices.SortFunc(commands, func(a, b *cli.Command) int {
+		switch {
+		case a.Name < b.Name:
+			return -1
+		case a.Name > b.Name:
+			return 1
+		}
+		return 0
+	})
+	app := &cli.App{
+		Name:                   "pctk",
+		Usage:                  "point-cloud toolkit with GPU-accelerated fixed-radius neighbour search",
+		Commands:               commands,
+		UseShortOptionHandling: true,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print details of each step on stderr"},
+		},
+		Before: func(c *cli.Context) error {
+			logLevel = levelNormal
+			if c.Bool("quiet") {
+				logLevel = levelQuiet
+			}
+			if c.Bool("verbose") {
+				logLevel = levelVerbose
+			}
+			return nil
+		},
+		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
+			return usageError{err.Error()}
+		},
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+	for _, cmd := range app.Commands {
+		cmd.OnUsageError = app.OnUsageError
+	}
+	return app
+}
+
+func main() {
+	os.Exit(run(os.Args))
+}
+
+// run executes pctk with args and returns the exit status: 0 ok, 1 runtime
+// error, 2 usage error.
+func run(args []string) int {
+	err := newApp().Run(reorderArgs(args))
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, "pctk:", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}

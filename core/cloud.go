@@ -1,0 +1,191 @@
+package core
+
+import (
+	"fmt"
+	"math"
+)
+
+// Cloud is a point cloud: float64 coordinates plus ordered attribute columns
+// of the same length.
+type Cloud struct {
+	X, Y, Z []float64
+	// Attrs are the per-point attribute columns, in file order.
+	Attrs []*Attribute
+	// Meta describes where the cloud came from.
+	Meta Metadata
+}
+
+// Metadata is what a reader learned about the source besides the points.
+// Writers of the same format use it to write the file back losslessly.
+type Metadata struct {
+	// Format is the name of the format the cloud was read from ("ply", "las", ...).
+	Format string
+	// Comments are free-text header comments (PLY "comment", PCD "#" lines).
+	Comments []string
+	// CRS is the coordinate reference system, if known.
+	CRS CRS
+	// Extra holds format-specific header state keyed by format name, for
+	// example the PLY elements other than vertex, or a LAS header and VLRs.
+	// Values are owned by the codec that stored them.
+	Extra map[string]any
+}
+
+// CRS is a coordinate reference system as the source stated it.
+type CRS struct {
+	// WKT is the OGC well-known text, when the source gave one.
+	WKT string
+	// GeoKeys is the raw GeoTIFF GeoKeyDirectory (LAS), when present.
+	GeoKeys []uint16
+	// EPSG is the EPSG code when it is known, else 0.
+	EPSG int
+}
+
+// IsZero reports whether no CRS is known.
+func (c CRS) IsZero() bool { return c.WKT == "" && len(c.GeoKeys) == 0 && c.EPSG == 0 }
+
+// New returns a cloud of n points at the origin with no attributes.
+func New(n int) *Cloud {
+	return &Cloud{X: make([]float64, n), Y: make([]float64, n), Z: make([]float64, n)}
+}
+
+// Len returns the number of points.
+func (c *Cloud) Len() int { return len(c.X) }
+
+// Attr returns the attribute column named name, or nil.
+func (c *Cloud) Attr(name string) *Attribute {
+	for _, a := range c.Attrs {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// AddAttr adds a zeroed column, or returns the existing one when a column of
+// that name and type exists. It fails when a column of that name has another type.
+func (c *Cloud) AddAttr(name string, t Type) (*Attribute, error) {
+	if a := c.Attr(name); a != nil {
+		if a.Type != t {
+			return nil, fmt.Errorf("core: attribute %s exists as %v, not %v", name, a.Type, t)
+		}
+		return a, nil
+	}
+	if !t.Valid() {
+		return nil, fmt.Errorf("core: attribute %s: invalid type %v", name, t)
+	}
+	a := NewAttribute(name, t, c.Len())
+	c.Attrs = append(c.Attrs, a)
+	return a, nil
+}
+
+// SetAttr adds column a, replacing any column of the same name in place.
+func (c *Cloud) SetAttr(a *Attribute) error {
+	if a.Len() != c.Len() {
+		return fmt.Errorf("core: attribute %s has %d values for %d points", a.Name, a.Len(), c.Len())
+	}
+	for i, b := range c.Attrs {
+		if b.Name == a.Name {
+			c.Attrs[i] = a
+			return nil
+		}
+	}
+	c.Attrs = append(c.Attrs, a)
+	return nil
+}
+
+// RemoveAttr removes the column named name, if any.
+func (c *Cloud) RemoveAttr(name string) {
+	for i, a := range c.Attrs {
+		if a.Name == name {
+			c.Attrs = append(c.Attrs[:i], c.Attrs[i+1:]...)
+			return
+		}
+	}
+}
+
+// Validate checks that every column has one value per point and that every
+// coordinate is finite. The error names the first offending point.
+func (c *Cloud) Validate() error {
+	n := c.Len()
+	if len(c.Y) != n || len(c.Z) != n {
+		return fmt.Errorf("core: X, Y, Z have %d, %d, %d values", n, len(c.Y), len(c.Z))
+	}
+	for _, a := range c.Attrs {
+		if a.Len() != n {
+			return fmt.Errorf("core: attribute %s has %d values for %d points", a.Name, a.Len(), n)
+		}
+	}
+	for i := range n {
+		if !finite(c.X[i]) || !finite(c.Y[i]) || !finite(c.Z[i]) {
+			return fmt.Errorf("core: point %d has a non-finite coordinate (%g, %g, %g)", i, c.X[i], c.Y[i], c.Z[i])
+		}
+	}
+	return nil
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// Select returns a new cloud of the points at the given indices, in order,
+// with every attribute and the same metadata.
+func (c *Cloud) Select(idx []int) *Cloud {
+	out := New(len(idx))
+	for k, i := range idx {
+		out.X[k], out.Y[k], out.Z[k] = c.X[i], c.Y[i], c.Z[i]
+	}
+	for _, a := range c.Attrs {
+		out.Attrs = append(out.Attrs, a.Select(idx))
+	}
+	out.Meta = c.Meta
+	return out
+}
+
+// Append appends the points of src, which must have the same attribute
+// names and types in the same order (as chunks of one stream have).
+func (c *Cloud) Append(src *Cloud) error {
+	if len(src.Attrs) != len(c.Attrs) {
+		return fmt.Errorf("core: append: %d attributes, want %d", len(src.Attrs), len(c.Attrs))
+	}
+	for i, a := range c.Attrs {
+		if b := src.Attrs[i]; b.Name != a.Name || b.Type != a.Type {
+			return fmt.Errorf("core: append: attribute %d is %s %v, want %s %v", i, b.Name, b.Type, a.Name, a.Type)
+		}
+	}
+	c.X = append(c.X, src.X...)
+	c.Y = append(c.Y, src.Y...)
+	c.Z = append(c.Z, src.Z...)
+	for i, a := range c.Attrs {
+		a.appendFrom(src.Attrs[i])
+	}
+	return nil
+}
+
+// Bounds returns the axis-aligned bounding box of the points, ignoring
+// non-finite coordinates. ok is false for a cloud with no finite point.
+func (c *Cloud) Bounds() (b Bounds, ok bool) {
+	b = Bounds{Min: [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
+	for i := range c.X {
+		p := [3]float64{c.X[i], c.Y[i], c.Z[i]}
+		if !finite(p[0]) || !finite(p[1]) || !finite(p[2]) {
+			continue
+		}
+		for k := range 3 {
+			b.Min[k] = min(b.Min[k], p[k])
+			b.Max[k] = max(b.Max[k], p[k])
+		}
+		ok = true
+	}
+	if !ok {
+		return Bounds{}, false
+	}
+	return b, true
+}
+
+// Bounds is an axis-aligned box.
+type Bounds struct {
+	Min, Max [3]float64
+}
+
+// Center returns the centre of the box.
+func (b Bounds) Center() [3]float64 {
+	return [3]float64{(b.Min[0] + b.Max[0]) / 2, (b.Min[1] + b.Max[1]) / 2, (b.Min[2] + b.Max[2]) / 2}
+}

@@ -1,0 +1,98 @@
+package core
+
+// Dimension describes a well-known point dimension: its PDAL name, the type
+// pctk stores it as, and what it means. Codecs map their own field names onto
+// these names so that a conversion between formats keeps every field.
+type Dimension struct {
+	Name        string
+	Type        Type
+	Description string
+}
+
+// PDAL's names of the dimensions pctk knows. X, Y and Z are stored in the
+// Cloud's coordinate slices, never as attributes.
+const (
+	DimX                 = "X"
+	DimY                 = "Y"
+	DimZ                 = "Z"
+	DimIntensity         = "Intensity"
+	DimReturnNumber      = "ReturnNumber"
+	DimNumberOfReturns   = "NumberOfReturns"
+	DimScanDirectionFlag = "ScanDirectionFlag"
+	DimEdgeOfFlightLine  = "EdgeOfFlightLine"
+	DimClassification    = "Classification"
+	DimSynthetic         = "Synthetic"
+	DimKeyPoint          = "KeyPoint"
+	DimWithheld          = "Withheld"
+	DimOverlap           = "Overlap"
+	DimScanAngleRank     = "ScanAngleRank"
+	DimScanChannel       = "ScanChannel"
+	DimUserData          = "UserData"
+	DimPointSourceID     = "PointSourceId"
+	DimGpsTime           = "GpsTime"
+	DimRed               = "Red"
+	DimGreen             = "Green"
+	DimBlue              = "Blue"
+	DimInfrared          = "Infrared"
+	DimAlpha             = "Alpha"
+	DimNormalX           = "NormalX"
+	DimNormalY           = "NormalY"
+	DimNormalZ           = "NormalZ"
+	DimCurvature         = "Curvature"
+	DimEigenvalue0       = "Eigenvalue0"
+	DimEigenvalue1       = "Eigenvalue1"
+	DimEigenvalue2       = "Eigenvalue2"
+	DimClusterID         = "ClusterID"
+	DimNeighborCount     = "NeighborCount"
+	DimKnnMeanDistance   = "KnnMeanDistance"
+	DimOutlier           = "Outlier"
+)
+
+var dimensions = []Dimension{
+	{DimIntensity, Uint16, "pulse return magnitude"},
+	{DimReturnNumber, Uint8, "pulse return number, 1-based"},
+	{DimNumberOfReturns, Uint8, "total returns of the pulse"},
+	{DimScanDirectionFlag, Uint8, "scan mirror direction (0 negative, 1 positive)"},
+	{DimEdgeOfFlightLine, Uint8, "1 at the end of a scan line"},
+	{DimClassification, Uint8, "ASPRS classification code (7 low noise, 18 high noise)"},
+	{DimSynthetic, Uint8, "classification flag: created by another technique"},
+	{DimKeyPoint, Uint8, "classification flag: model key point"},
+	{DimWithheld, Uint8, "classification flag: withheld, treat as deleted"},
+	{DimOverlap, Uint8, "classification flag: in flight-line overlap"},
+	{DimScanAngleRank, Float32, "scan angle in degrees"},
+	{DimScanChannel, Uint8, "scanner channel (LAS formats 6-10)"},
+	{DimUserData, Uint8, "user data byte"},
+	{DimPointSourceID, Uint16, "source of the point, usually the flight line"},
+	{DimGpsTime, Float64, "GPS time of the pulse"},
+	{DimRed, Uint16, "red colour channel"},
+	{DimGreen, Uint16, "green colour channel"},
+	{DimBlue, Uint16, "blue colour channel"},
+	{DimInfrared, Uint16, "near-infrared channel"},
+	{DimAlpha, Uint8, "alpha channel"},
+	{DimNormalX, Float32, "unit normal, X component"},
+	{DimNormalY, Float32, "unit normal, Y component"},
+	{DimNormalZ, Float32, "unit normal, Z component"},
+	{DimCurvature, Float32, "surface variation λ0/(λ0+λ1+λ2)"},
+	{DimEigenvalue0, Float32, "smallest eigenvalue of the neighbourhood covariance"},
+	{DimEigenvalue1, Float32, "middle eigenvalue of the neighbourhood covariance"},
+	{DimEigenvalue2, Float32, "largest eigenvalue of the neighbourhood covariance"},
+	{DimClusterID, Int64, "DBSCAN cluster, 0-based; -1 is noise"},
+	{DimNeighborCount, Uint32, "number of other points within the search radius"},
+	{DimKnnMeanDistance, Float32, "mean distance to the k nearest neighbours"},
+	{DimOutlier, Uint8, "1 when an outlier filter flagged the point"},
+}
+
+// LookupDimension returns the well-known dimension named name (case-sensitive,
+// PDAL spelling) and whether it exists.
+func LookupDimension(name string) (Dimension, bool) {
+	for _, d := range dimensions {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return Dimension{}, false
+}
+
+// Dimensions returns the table of well-known dimensions. The caller must not
+// modify it.
+func Dimensions() []Dimension { return dimensions }

@@ -1,0 +1,159 @@
+// Package pcio is pctk's registry of point-cloud file formats, in the manner
+// of image.RegisterFormat: each codec package (io/ply, io/pcd, io/las, ...)
+// registers a Format in its init function, and callers open files by
+// extension or by sniffing magic bytes. It also holds the I/O helpers every
+// command shares: stdin/stdout as "-", and atomic writes.
+package pcio
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/pctk/pctk/core"
+)
+
+// Format describes one file format and its codec.
+type Format struct {
+	// Name is the format's short name ("ply", "pcd", "las").
+	Name string
+	// Extensions are the lower-case file extensions with the dot (".ply").
+	Extensions []string
+	// Magic are byte prefixes that identify the format when sniffing.
+	Magic [][]byte
+	// Variants are the encodings Encode accepts besides "" (the codec's
+	// default, which keeps the source's encoding when the cloud came from
+	// this format). "ply" offers "ascii", "binary" and "binary-be"; on the
+	// command line they are spelled "ply-ascii" and so on.
+	Variants []string
+	// Decode reads a whole file. Required.
+	Decode func(r io.Reader) (*core.Cloud, error)
+	// NewDecoder starts a streaming read; nil when the codec cannot stream.
+	NewDecoder func(r io.Reader) (Decoder, error)
+	// Encode writes a whole cloud in the given variant. Nil for read-only formats.
+	Encode func(w io.Writer, c *core.Cloud, variant string) error
+	// NewEncoder starts a streaming write of a cloud whose schema, metadata and
+	// point count are those of h; nil when the codec cannot stream.
+	NewEncoder func(w io.Writer, h *Header, variant string) (Encoder, error)
+}
+
+// Header is what a streaming decoder knows before the points: the point
+// count, the attribute schema and the metadata.
+type Header struct {
+	// Count is the number of points the file holds.
+	Count int64
+	// Schema lists the attribute columns (Data is nil) in file order.
+	Schema []*core.Attribute
+	// Meta is the source metadata.
+	Meta core.Metadata
+}
+
+// Decoder reads a file in chunks.
+type Decoder interface {
+	// Header returns the file's header.
+	Header() *Header
+	// Read returns the next chunk of at most max points, or io.EOF after
+	// the last one. Every chunk has the header's schema.
+	Read(max int) (*core.Cloud, error)
+}
+
+// Encoder writes a file in chunks.
+type Encoder interface {
+	// Write appends the points of c, whose schema must match the header's.
+	Write(c *core.Cloud) error
+	// Close finishes the file; it fails when fewer or more points were
+	// written than the header announced.
+	Close() error
+}
+
+var (
+	mu      sync.RWMutex
+	formats []*Format
+)
+
+// Register adds a format. It panics on a duplicate name, as a programming error.
+func Register(f *Format) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, g := range formats {
+		if g.Name == f.Name {
+			panic("pcio: format " + f.Name + " registered twice")
+		}
+	}
+	formats = append(formats, f)
+}
+
+// Formats returns the registered formats in registration order.
+func Formats() []*Format {
+	mu.RLock()
+	defer mu.RUnlock()
+	return slices.Clone(formats)
+}
+
+// ErrUnknownFormat is returned when no registered format matches.
+var ErrUnknownFormat = errors.New("unknown point-cloud format")
+
+// Lookup finds a format by a name as given to --format: a format name
+// ("ply") or a format name and variant joined by '-' ("ply-binary-be").
+func Lookup(spec string) (*Format, string, error) {
+	spec = strings.ToLower(spec)
+	for _, f := range Formats() {
+		if spec == f.Name {
+			return f, "", nil
+		}
+		if v, ok := strings.CutPrefix(spec, f.Name+"-"); ok && slices.Contains(f.Variants, v) {
+			return f, v, nil
+		}
+	}
+	return nil, "", fmt.Errorf("%w %q (known: %s)", ErrUnknownFormat, spec, strings.Join(Names(), ", "))
+}
+
+// Names lists every accepted --format value.
+func Names() []string {
+	var out []string
+	for _, f := range Formats() {
+		out = append(out, f.Name)
+		for _, v := range f.Variants {
+			out = append(out, f.Name+"-"+v)
+		}
+	}
+	return out
+}
+
+// ByExtension finds the format whose extension matches path's.
+func ByExtension(path string) (*Format, error) {
+	ext := strings.ToLower(filepath.Ext(path))
+	for _, f := range Formats() {
+		if slices.Contains(f.Extensions, ext) {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: %w (extension %q)", path, ErrUnknownFormat, ext)
+}
+
+// Sniff identifies the format of r from its first bytes and returns a reader
+// that still yields those bytes.
+func Sniff(r io.Reader) (*Format, io.Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(512)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, br, err
+	}
+	for _, f := range Formats() {
+		for _, m := range f.Magic {
+			if bytes.HasPrefix(head, m) {
+				return f, br, nil
+			}
+		}
+	}
+	if len(head) == 0 {
+		return nil, br, fmt.Errorf("%w: empty input", ErrUnknownFormat)
+	}
+	return nil, br, fmt.Errorf("%w: no known magic bytes at offset 0", ErrUnknownFormat)
+}
