@@ -41,6 +41,15 @@ type Format struct {
 	// NewEncoder starts a streaming write of a cloud whose schema, metadata and
 	// point count are those of h; nil when the codec cannot stream.
 	NewEncoder func(w io.Writer, h *Header, variant string) (Encoder, error)
+	// Describe lists format-specific header facts of a cloud read in this
+	// format (LAS version, point format, scale, ...) for "pctk info"; nil
+	// when the format has none beyond the common ones.
+	Describe func(m *core.Metadata) []Fact
+}
+
+// Fact is one labelled header fact shown by "pctk info".
+type Fact struct {
+	Key, Value string
 }
 
 // Header is what a streaming decoder knows before the points: the point
