@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:  "backends",
+		Usage: "list the neighbour-search backends, whether each can run here and why, and what auto picks",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON"},
+		},
+		Action: runBackends,
+	})
+}
+
+type backendStatus struct {
+	Name      string            `json:"name"`
+	Available bool              `json:"available"`
+	Reason    string            `json:"reason,omitempty"`
+	Device    string            `json:"device,omitempty"`
+	Priority  int               `json:"priority"`
+	Details   map[string]string `json:"details,omitempty"`
+}
+
+func runBackends(c *cli.Context) error {
+	var list []backendStatus
+	for _, b := range findneighbor.Backends() {
+		info, err := b.Probe()
+		s := backendStatus{Name: b.Name(), Available: err == nil, Device: info.Device, Priority: info.Priority, Details: info.Details}
+		if err != nil {
+			s.Reason = err.Error()
+		}
+		list = append(list, s)
+	}
+	auto := ""
+	if b, err := findneighbor.Auto(); err == nil {
+		auto = b.Name()
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Auto     string          `json:"auto"`
+			Backends []backendStatus `json:"backends"`
+		}{auto, list})
+	}
+	for _, s := range list {
+		if !s.Available {
+			fmt.Printf("%-12s unavailable: %s\n", s.Name, s.Reason)
+			continue
+		}
+		fmt.Printf("%-12s available   %s (priority %d)\n", s.Name, s.Device, s.Priority)
+		keys := make([]string, 0, len(s.Details))
+		for k := range s.Details {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Printf("%-12s   %s: %s\n", "", k, s.Details[k])
+		}
+	}
+	fmt.Printf("auto picks: %s\n", auto)
+	return nil
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/pctk/pctk/io/pcio"
+	"github.com/urfave/cli/v2"
+)
+
+// chunkPoints is how many points a streaming conversion holds at a time.
+const chunkPoints = 1 << 20
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:      "convert",
+		Usage:     "convert between point-cloud formats, keeping every field",
+		ArgsUsage: "IN OUT",
+		Description: "The output format comes from --format or OUT's extension. Conversions stream in\n" +
+			"chunks when both formats can, so files larger than memory convert.",
+		Flags:  []cli.Flag{formatFlag},
+		Action: runConvert,
+	})
+}
+
+func runConvert(c *cli.Context) error {
+	in, out, err := inOut(c)
+	if err != nil {
+		return err
+	}
+	f, r, closer, err := pcio.Open(in)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	of, variant, err := pcio.OutputFormat(out, c.String("format"), f)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if of.Encode == nil {
+		return usagef("format %s cannot be written", of.Name)
+	}
+	if f.NewDecoder != nil && of.NewEncoder != nil {
+		n, err := streamConvert(f, r, of, variant, out)
+		if err != nil {
+			return fmt.Errorf("convert %s: %w", in, err)
+		}
+		infof("converted %d points from %s (%s) to %s (%s)", n, in, f.Name, out, of.Name)
+		return nil
+	}
+	cloud, err := f.Decode(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	if err := writeCloud(c, out, cloud, f); err != nil {
+		return err
+	}
+	infof("converted %d points from %s (%s) to %s (%s)", cloud.Len(), in, f.Name, out, of.Name)
+	return nil
+}
+
+// streamConvert copies points chunk by chunk from a decoder of format f to
+// an encoder of format of, writing path atomically.
+func streamConvert(f *pcio.Format, r io.Reader, of *pcio.Format, variant, path string) (int64, error) {
+	dec, err := f.NewDecoder(r)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = pcio.WriteAtomic(path, func(w io.Writer) error {
+		enc, err := of.NewEncoder(w, dec.Header(), variant)
+		if err != nil {
+			return err
+		}
+		for {
+			chunk, err := dec.Read(chunkPoints)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if err := enc.Write(chunk); err != nil {
+				return err
+			}
+			n += int64(chunk.Len())
+		}
+		return enc.Close()
+	})
+	return n, err
+}

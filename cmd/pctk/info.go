@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcio"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:      "info",
+		Usage:     "print a file's format, point count, bounds, attributes with min/max and CRS",
+		ArgsUsage: "FILE",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the facts as JSON"},
+		},
+		Action: runInfo,
+	})
+}
+
+// infoReport is what "pctk info" prints; its JSON form is stable.
+type infoReport struct {
+	File       string       `json:"file"`
+	Format     string       `json:"format"`
+	Points     int          `json:"points"`
+	Bounds     *core.Bounds `json:"bounds,omitempty"`
+	Attributes []attrInfo   `json:"attributes"`
+	CRS        *crsInfo     `json:"crs,omitempty"`
+	Comments   []string     `json:"comments,omitempty"`
+	Header     []pcio.Fact  `json:"header,omitempty"`
+}
+
+type attrInfo struct {
+	Name string   `json:"name"`
+	Type string   `json:"type"`
+	Min  *float64 `json:"min,omitempty"`
+	Max  *float64 `json:"max,omitempty"`
+}
+
+type crsInfo struct {
+	EPSG    int      `json:"epsg,omitempty"`
+	WKT     string   `json:"wkt,omitempty"`
+	GeoKeys []uint16 `json:"geokeys,omitempty"`
+}
+
+func runInfo(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usagef("info needs exactly one FILE (or - for stdin), got %d argument(s)", c.NArg())
+	}
+	path := c.Args().First()
+	cloud, f, err := readCloud(path)
+	if err != nil {
+		return err
+	}
+	r := describe(path, f, cloud)
+	if c.Bool("json") {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	printInfo(os.Stdout, r)
+	return nil
+}
+
+func describe(path string, f *pcio.Format, cloud *core.Cloud) infoReport {
+	r := infoReport{File: path, Format: f.Name, Points: cloud.Len(), Comments: cloud.Meta.Comments, Attributes: []attrInfo{}}
+	if b, ok := cloud.Bounds(); ok {
+		r.Bounds = &b
+	}
+	for _, a := range cloud.Attrs {
+		ai := attrInfo{Name: a.Name, Type: a.Type.String()}
+		if lo, hi, ok := a.Range(); ok {
+			ai.Min, ai.Max = &lo, &hi
+		}
+		r.Attributes = append(r.Attributes, ai)
+	}
+	if crs := cloud.Meta.CRS; !crs.IsZero() {
+		r.CRS = &crsInfo{EPSG: crs.EPSG, WKT: crs.WKT, GeoKeys: crs.GeoKeys}
+	}
+	if f.Describe != nil {
+		r.Header = f.Describe(&cloud.Meta)
+	}
+	return r
+}
+
+func printInfo(w io.Writer, r infoReport) {
+	fmt.Fprintf(w, "file:       %s\n", r.File)
+	fmt.Fprintf(w, "format:     %s\n", r.Format)
+	fmt.Fprintf(w, "points:     %d\n", r.Points)
+	if b := r.Bounds; b != nil {
+		fmt.Fprintf(w, "bounds:     X [%.17g, %.17g]\n", b.Min[0], b.Max[0])
+		fmt.Fprintf(w, "            Y [%.17g, %.17g]\n", b.Min[1], b.Max[1])
+		fmt.Fprintf(w, "            Z [%.17g, %.17g]\n", b.Min[2], b.Max[2])
+	}
+	switch crs := r.CRS; {
+	case crs == nil:
+		fmt.Fprintf(w, "crs:        none\n")
+	case crs.EPSG != 0:
+		fmt.Fprintf(w, "crs:        EPSG:%d\n", crs.EPSG)
+	case crs.WKT != "":
+		fmt.Fprintf(w, "crs:        %s\n", firstLine(crs.WKT, 100))
+	default:
+		fmt.Fprintf(w, "crs:        GeoTIFF keys (%d values)\n", len(crs.GeoKeys))
+	}
+	fmt.Fprintf(w, "attributes: %d\n", len(r.Attributes))
+	for _, a := range r.Attributes {
+		if a.Min != nil {
+			fmt.Fprintf(w, "  %-20s %-8s [%g, %g]\n", a.Name, a.Type, *a.Min, *a.Max)
+		} else {
+			fmt.Fprintf(w, "  %-20s %-8s\n", a.Name, a.Type)
+		}
+	}
+	for _, f := range r.Header {
+		fmt.Fprintf(w, "%-11s %s\n", f.Key+":", f.Value)
+	}
+	for _, cm := range r.Comments {
+		fmt.Fprintf(w, "comment:    %s\n", cm)
+	}
+}
+
+// firstLine returns s up to its first newline, cut to n bytes.
+func firstLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > n {
+		s = s[:n] + "..."
+	}
+	return s
+}

@@ -1,0 +1,157 @@
+package core
+
+import (
+	"math"
+	"testing"
+)
+
+func TestTypeSizeAndParse(t *testing.T) {
+	tests := []struct {
+		typ  Type
+		size int
+		name string
+	}{
+		{Int8, 1, "int8"}, {Uint8, 1, "uint8"}, {Int16, 2, "int16"}, {Uint16, 2, "uint16"},
+		{Int32, 4, "int32"}, {Uint32, 4, "uint32"}, {Int64, 8, "int64"}, {Uint64, 8, "uint64"},
+		{Float32, 4, "float32"}, {Float64, 8, "float64"},
+	}
+	for _, tt := range tests {
+		if got := tt.typ.Size(); got != tt.size {
+			t.Errorf("%v.Size() = %d, want %d", tt.typ, got, tt.size)
+		}
+		if got := tt.typ.String(); got != tt.name {
+			t.Errorf("String() = %q, want %q", got, tt.name)
+		}
+		got, err := ParseType(tt.name)
+		if err != nil || got != tt.typ {
+			t.Errorf("ParseType(%q) = %v, %v; want %v", tt.name, got, err, tt.typ)
+		}
+		a := NewAttribute("a", tt.typ, 3)
+		if a.Len() != 3 {
+			t.Errorf("NewAttribute(%v, 3).Len() = %d", tt.typ, a.Len())
+		}
+	}
+	if _, err := ParseType("float16"); err == nil {
+		t.Error("ParseType(float16) succeeded, want error")
+	}
+	if Type(99).Valid() || Invalid.Valid() {
+		t.Error("Valid() true for an invalid type")
+	}
+}
+
+func TestAttributeRawBitsRoundTrip(t *testing.T) {
+	// Uint64/SetUint64 must copy every type losslessly, NaN payloads included.
+	nan := math.Float32frombits(0x7fc00123)
+	vals := map[Type]uint64{
+		Int8: uint64(0xff) | 0xffffffffffffff00, Uint8: 200, Int16: 0xffffffffffff8000, Uint16: 65535,
+		Int32: 0xffffffff80000000, Uint32: 4294967295, Int64: 1 << 63, Uint64: math.MaxUint64,
+		Float32: uint64(math.Float32bits(nan)), Float64: math.Float64bits(-0.0),
+	}
+	for typ, v := range vals {
+		a := NewAttribute("a", typ, 1)
+		a.SetUint64(0, v)
+		if got := a.Uint64(0); got != v {
+			t.Errorf("%v: Uint64 after SetUint64(%#x) = %#x", typ, v, got)
+		}
+		if got := a.Clone().Uint64(0); got != v {
+			t.Errorf("%v: Clone lost bits: %#x, want %#x", typ, got, v)
+		}
+	}
+}
+
+func TestAttributeRangeIgnoresNaN(t *testing.T) {
+	a := NewAttribute("v", Float64, 4)
+	for i, v := range []float64{math.NaN(), 3, -2, math.NaN()} {
+		a.SetFloat64(i, v)
+	}
+	lo, hi, ok := a.Range()
+	if !ok || lo != -2 || hi != 3 {
+		t.Errorf("Range() = %v, %v, %v; want -2, 3, true", lo, hi, ok)
+	}
+	if _, _, ok := NewAttribute("e", Uint8, 0).Range(); ok {
+		t.Error("Range() of an empty column reported ok")
+	}
+}
+
+func TestCloudAttrsSelectAppend(t *testing.T) {
+	c := New(3)
+	for i := range 3 {
+		c.X[i], c.Y[i], c.Z[i] = float64(i), float64(10*i), float64(100*i)
+	}
+	in, err := c.AddAttr(DimIntensity, Uint16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.SetFloat64(2, 7)
+	if _, err := c.AddAttr(DimIntensity, Float32); err == nil {
+		t.Error("AddAttr with a conflicting type succeeded")
+	}
+	s := c.Select([]int{2, 0})
+	if s.Len() != 2 || s.X[0] != 2 || s.Z[1] != 0 || s.Attr(DimIntensity).Float64(0) != 7 {
+		t.Errorf("Select([2 0]) = X %v Z %v Intensity %v", s.X, s.Z, s.Attr(DimIntensity).Data)
+	}
+	if err := c.Append(s); err != nil {
+		t.Fatal(err)
+	}
+	if c.Len() != 5 || c.Attr(DimIntensity).Len() != 5 || c.Attr(DimIntensity).Float64(3) != 7 {
+		t.Errorf("Append: len %d, intensity %v", c.Len(), c.Attr(DimIntensity).Data)
+	}
+	if err := c.Validate(); err != nil {
+		t.Errorf("Validate() = %v", err)
+	}
+	c.RemoveAttr(DimIntensity)
+	if c.Attr(DimIntensity) != nil || len(c.Attrs) != 0 {
+		t.Error("RemoveAttr left the column")
+	}
+}
+
+func TestValidateRejectsNaN(t *testing.T) {
+	c := New(2)
+	c.Y[1] = math.NaN()
+	if err := c.Validate(); err == nil {
+		t.Error("Validate() accepted a NaN coordinate")
+	}
+	c.Y[1] = 0
+	c.Attrs = append(c.Attrs, NewAttribute("short", Uint8, 1))
+	if err := c.Validate(); err == nil {
+		t.Error("Validate() accepted a short column")
+	}
+}
+
+func TestLocalKeepsMillimetresAtUTMScale(t *testing.T) {
+	// UTM eastings/northings: float32 alone has a resolution of 0.5 m at
+	// 5e6; relative to the centre the error must stay well under 1 mm.
+	c := New(3)
+	xs := []float64{500000.0012, 500100.0034, 500050.5}
+	ys := []float64{5000000.0021, 5000200.9999, 5000100.25}
+	for i := range xs {
+		c.X[i], c.Y[i], c.Z[i] = xs[i], ys[i], 250.125+float64(i)
+	}
+	l := c.Local(false)
+	if l.Len() != 3 {
+		t.Fatalf("Local().Len() = %d, want 3", l.Len())
+	}
+	for i := range xs {
+		gx := float64(l.XYZ[3*i]) + l.Origin[0]
+		gy := float64(l.XYZ[3*i+1]) + l.Origin[1]
+		if math.Abs(gx-xs[i]) > 1e-4 || math.Abs(gy-ys[i]) > 1e-4 {
+			t.Errorf("point %d: local round trip (%.6f, %.6f), want (%.6f, %.6f)", i, gx, gy, xs[i], ys[i])
+		}
+	}
+	flat := c.Local(true)
+	for i := range xs {
+		if flat.XYZ[3*i+2] != 0 {
+			t.Errorf("Local(true) point %d has z = %g, want 0", i, flat.XYZ[3*i+2])
+		}
+	}
+}
+
+func TestLookupDimension(t *testing.T) {
+	d, ok := LookupDimension(DimClusterID)
+	if !ok || d.Type != Int64 {
+		t.Errorf("LookupDimension(ClusterID) = %+v, %v; want Int64", d, ok)
+	}
+	if _, ok := LookupDimension("intensity"); ok {
+		t.Error("LookupDimension is case-insensitive; PDAL names are case-sensitive")
+	}
+}
