@@ -1,0 +1,218 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:      "bench",
+		Usage:     "time neighbour-search backends side by side on the same points",
+		ArgsUsage: "[FILE]",
+		Description: "Without FILE, bench generates --points uniform random points in a unit cube and\n" +
+			"picks ε so that each point has about --neighbors neighbours. Every backend runs the\n" +
+			"same operations on the same points; times are medians of --repeat runs and each\n" +
+			"row's ratio is relative to the first backend listed.",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "points", Value: 1_000_000, Usage: "number of generated points"},
+			&cli.Float64Flag{Name: "neighbors", Value: 30, Usage: "mean neighbours per generated point"},
+			&cli.Float64Flag{Name: "eps", Usage: "radius (required with FILE; overrides --neighbors)"},
+			&cli.StringFlag{Name: "backends", Value: "cpu", Usage: "comma-separated backends to compare, first is the baseline"},
+			&cli.StringFlag{Name: "ops", Value: "counts,knn,moments,dbscan", Usage: "operations: counts, knn, moments, dbscan"},
+			&cli.IntFlag{Name: "k", Value: 16, Usage: "k for knn"},
+			&cli.IntFlag{Name: "min-pts", Value: 10, Usage: "min_pts for dbscan (the point itself counts)"},
+			&cli.IntFlag{Name: "repeat", Value: 5, Usage: "runs per operation (median reported)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for generated points"},
+			&cli.BoolFlag{Name: "json", Usage: "print results as JSON"},
+		},
+		Action: runBench,
+	})
+}
+
+// benchRow is one backend's timing of one operation.
+type benchRow struct {
+	Backend string  `json:"backend"`
+	Op      string  `json:"op"`
+	BuildMS float64 `json:"build_ms"`
+	MS      float64 `json:"ms"`
+	Ratio   float64 `json:"speedup_vs_baseline"`
+	Check   string  `json:"check"`
+}
+
+func runBench(c *cli.Context) error {
+	xyz, eps, err := benchPoints(c)
+	if err != nil {
+		return err
+	}
+	n := len(xyz) / 3
+	names := strings.Split(c.String("backends"), ",")
+	ops := strings.Split(c.String("ops"), ",")
+	for _, op := range ops {
+		if !slices.Contains([]string{"counts", "knn", "moments", "dbscan"}, op) {
+			return usagef("unknown op %q", op)
+		}
+	}
+	infof("bench: %d points, eps %g, backends %s, ops %s, repeat %d", n, eps, strings.Join(names, ","), strings.Join(ops, ","), c.Int("repeat"))
+	var rows []benchRow
+	base := map[string]float64{}
+	baseCounts := []uint32(nil)
+	for bi, name := range names {
+		b, err := findneighbor.Get(name)
+		if err != nil {
+			return err
+		}
+		for _, op := range ops {
+			row, counts, err := benchOp(c, b, op, xyz, float32(eps))
+			if err != nil {
+				return fmt.Errorf("bench %s %s: %w", name, op, err)
+			}
+			if op == "counts" {
+				if bi == 0 {
+					baseCounts = counts
+				} else if baseCounts != nil {
+					row.Check = compareCounts(baseCounts, counts)
+				}
+			}
+			if bi == 0 {
+				base[op] = row.MS
+			}
+			if row.MS > 0 {
+				row.Ratio = base[op] / row.MS
+			}
+			rows = append(rows, row)
+		}
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Points int        `json:"points"`
+			Eps    float64    `json:"eps"`
+			Rows   []benchRow `json:"rows"`
+		}{n, eps, rows})
+	}
+	fmt.Printf("%-10s %-8s %10s %10s %9s  %s\n", "backend", "op", "build ms", "op ms", "speedup", "check")
+	for _, r := range rows {
+		fmt.Printf("%-10s %-8s %10.2f %10.2f %8.2fx  %s\n", r.Backend, r.Op, r.BuildMS, r.MS, r.Ratio, r.Check)
+	}
+	return nil
+}
+
+// benchPoints returns the points to time and the radius.
+func benchPoints(c *cli.Context) ([]float32, float64, error) {
+	if c.NArg() > 1 {
+		return nil, 0, usagef("bench takes at most one FILE")
+	}
+	if c.NArg() == 1 {
+		if c.Float64("eps") <= 0 {
+			return nil, 0, usagef("bench FILE needs --eps")
+		}
+		cloud, _, err := readCloud(c.Args().First())
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := cloud.Validate(); err != nil {
+			return nil, 0, err
+		}
+		return cloud.Local(false).XYZ, c.Float64("eps"), nil
+	}
+	n := c.Int("points")
+	if n < 1 {
+		return nil, 0, usagef("--points must be positive")
+	}
+	rng := rand.New(rand.NewPCG(c.Uint64("seed"), 0x70637466))
+	xyz := make([]float32, 3*n)
+	for i := range xyz {
+		xyz[i] = rng.Float32()
+	}
+	eps := c.Float64("eps")
+	if eps <= 0 {
+		// n·(4/3)πε³ neighbours in a unit cube, ignoring the boundary.
+		eps = math.Cbrt(c.Float64("neighbors") / (float64(n) * 4 / 3 * math.Pi))
+	}
+	return xyz, eps, nil
+}
+
+// benchOp builds an index and times one operation; counts are returned for
+// the "counts" op so backends can be checked against each other.
+func benchOp(c *cli.Context, b findneighbor.Backend, op string, xyz []float32, eps float32) (benchRow, []uint32, error) {
+	n := len(xyz) / 3
+	row := benchRow{Backend: b.Name(), Op: op}
+	var builds, runs []float64
+	var counts []uint32
+	k := c.Int("k")
+	for range max(1, c.Int("repeat")) {
+		t0 := time.Now()
+		ix, err := b.Build(xyz, eps, findneighbor.BuildOptions{})
+		if err != nil {
+			return row, nil, err
+		}
+		t1 := time.Now()
+		switch op {
+		case "counts":
+			counts = make([]uint32, n)
+			err = ix.Counts(nil, counts)
+		case "knn":
+			err = ix.KNearest(nil, k, make([]int32, n*k), make([]float32, n*k))
+		case "moments":
+			err = ix.Moments(nil, 0, make([]findneighbor.Moment, n))
+		case "dbscan":
+			err = benchDBSCAN(ix, n, c.Int("min-pts"))
+		}
+		t2 := time.Now()
+		if cerr := ix.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return row, nil, err
+		}
+		builds = append(builds, ms(t1.Sub(t0)))
+		runs = append(runs, ms(t2.Sub(t1)))
+	}
+	row.BuildMS, row.MS = median(builds), median(runs)
+	return row, counts, nil
+}
+
+// benchDBSCAN runs both DBSCAN stages on an index: counts, then union-find.
+func benchDBSCAN(ix findneighbor.Index, n, minPts int) error {
+	counts := make([]uint32, n)
+	if err := ix.Counts(nil, counts); err != nil {
+		return err
+	}
+	core := make([]bool, n)
+	for i, c := range counts {
+		core[i] = int(c)+1 >= minPts
+	}
+	return ix.ClusterCores(core, make([]int32, n))
+}
+
+func compareCounts(want, got []uint32) string {
+	diff := 0
+	for i := range want {
+		if want[i] != got[i] {
+			diff++
+		}
+	}
+	if diff == 0 {
+		return "counts equal baseline"
+	}
+	return fmt.Sprintf("%d counts differ from baseline (ties at ε?)", diff)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
