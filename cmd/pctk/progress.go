@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+// stderrIsTerminal reports whether standard error is a terminal; progress
+// lines are drawn only then, so logs and pipes stay clean.
+func stderrIsTerminal() bool {
+	fi, err := os.Stderr.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// progress returns a callback that redraws "label: NN%" on stderr at most
+// ten times a second, and a function that ends the line. Both do nothing
+// unless stderr is a terminal and --quiet is off. The callback is safe to
+// call from several goroutines.
+func progress(label string) (update func(done float64), finish func()) {
+	if logLevel < levelNormal || !stderrIsTerminal() {
+		return func(float64) {}, func() {}
+	}
+	var mu sync.Mutex
+	var last time.Time
+	drawn := false
+	update = func(done float64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond {
+			last = now
+			drawn = true
+			fmt.Fprintf(os.Stderr, "\r%s: %3.0f%%", label, 100*min(max(done, 0), 1))
+		}
+	}
+	finish = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if drawn {
+			fmt.Fprint(os.Stderr, "\r\033[K")
+		}
+	}
+	return update, finish
+}
