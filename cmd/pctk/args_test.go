@@ -44,6 +44,7 @@ func TestExitCodes(t *testing.T) {
 		want int
 	}{
 		{[]string{"pctk", "backends"}, 0},
+		{[]string{"pctk", "nosuch"}, 2},
 		{[]string{"pctk", "info"}, 2},
 		{[]string{"pctk", "info", "--no-such-flag", "x"}, 2},
 		{[]string{"pctk", "convert", "only-one"}, 2},

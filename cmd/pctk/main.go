@@ -62,6 +62,12 @@ func newApp() *cli.App {
 			return usageError{err.Error()}
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("unknown command %q (see pctk help)", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
 	}
 	for _, cmd := range app.Commands {
 		cmd.OnUsageError = app.OnUsageError
