@@ -1,0 +1,83 @@
+package denoise
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+)
+
+// RadiusOptions configure Radius. Radius has no sensible default (it
+// depends on the cloud's scale); the zero value of the other fields follows
+// PCL and Open3D.
+type RadiusOptions struct {
+	// Radius is the search radius, in the cloud's units. A point at exactly
+	// Radius counts (as in PCL; Open3D counts only points strictly closer).
+	Radius float64
+	// MinNeighbors is the number of neighbours a point needs to be kept:
+	// PCL's min_pts, Open3D's nb_points. 0 keeps every point.
+	MinNeighbors int
+	// CountSelf counts the point itself among its neighbours, so that a
+	// point needs only MinNeighbors-1 others. PCL and Open3D both count only
+	// other points (false); docs/denoise.md shows where in their source.
+	CountSelf bool
+	// Build tunes the neighbour index.
+	Build findneighbor.BuildOptions
+}
+
+// Validate reports whether the options make sense.
+func (o RadiusOptions) Validate() error {
+	if !(o.Radius > 0) || math.IsInf(o.Radius, 0) || !(float32(o.Radius) > 0) || math.IsInf(float64(float32(o.Radius)), 0) {
+		return fmt.Errorf("denoise: radius: radius must be positive and finite in float32, got %g", o.Radius)
+	}
+	if o.MinNeighbors < 0 {
+		return fmt.Errorf("denoise: radius: min neighbours must not be negative, got %d", o.MinNeighbors)
+	}
+	return nil
+}
+
+// RadiusResult is what Radius found.
+type RadiusResult struct {
+	// Outlier[i] is true when point i is an outlier.
+	Outlier []bool
+	// Counts[i] is the number of other points within Radius of point i.
+	Counts []uint32
+	// Outliers is the number of points flagged.
+	Outliers int
+}
+
+// Radius runs the radius outlier filter on the points xyz (x0,y0,z0,x1,...
+// relative to a local origin), counting neighbours with backend b: a point
+// is an outlier when fewer than MinNeighbors points lie within Radius.
+func Radius(xyz []float32, b findneighbor.Backend, opts RadiusOptions) (*RadiusResult, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	n, err := pointCount(xyz)
+	if err != nil {
+		return nil, err
+	}
+	r := &RadiusResult{Outlier: make([]bool, n), Counts: make([]uint32, n)}
+	if n == 0 {
+		return r, nil
+	}
+	ix, err := b.Build(xyz, float32(opts.Radius), opts.Build)
+	if err != nil {
+		return nil, fmt.Errorf("denoise: radius: build %s index: %w", b.Name(), err)
+	}
+	defer ix.Close()
+	if err := ix.Counts(nil, r.Counts); err != nil {
+		return nil, fmt.Errorf("denoise: radius: count neighbours (%s): %w", b.Name(), err)
+	}
+	self := 0
+	if opts.CountSelf {
+		self = 1
+	}
+	for i, c := range r.Counts {
+		if int(c)+self < opts.MinNeighbors {
+			r.Outlier[i] = true
+			r.Outliers++
+		}
+	}
+	return r, nil
+}

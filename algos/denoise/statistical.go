@@ -1,0 +1,272 @@
+package denoise
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+)
+
+// Convention names the peer whose definition of the statistical filter is
+// followed. The two differ in what K counts, in how points whose mean
+// distance is zero enter the statistics, and in which side of the threshold
+// keeps a point; docs/denoise.md quotes the source of each.
+type Convention int
+
+const (
+	// PCL follows pcl::StatisticalOutlierRemoval<PointT> (PCL 1.13, which
+	// the pcl_outlier_removal tool runs): K neighbours other than the point
+	// itself, their mean distance rounded to float32, the sample standard
+	// deviation from the running sums, and a point is an outlier when its
+	// mean is strictly greater than the threshold.
+	PCL Convention = iota
+	// Open3D follows PointCloud::RemoveStatisticalOutliers (Open3D 0.16): K
+	// counts the point itself at distance 0, so the mean is over K-1 other
+	// points divided by K; points whose mean is 0 are left out of the mean
+	// and deviation sums (but still counted in n) and are always removed;
+	// a point is kept only when its mean is strictly less than the threshold.
+	Open3D
+)
+
+// String returns "pcl" or "open3d".
+func (c Convention) String() string {
+	switch c {
+	case PCL:
+		return "pcl"
+	case Open3D:
+		return "open3d"
+	}
+	return fmt.Sprintf("Convention(%d)", int(c))
+}
+
+// ParseConvention returns the Convention named s ("pcl" or "open3d", any case).
+func ParseConvention(s string) (Convention, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "pcl":
+		return PCL, nil
+	case "open3d":
+		return Open3D, nil
+	}
+	return 0, fmt.Errorf("denoise: unknown convention %q (want pcl or open3d)", s)
+}
+
+// Defaults of the statistical filter, PDAL's filters.outlier defaults.
+const (
+	DefaultK        = 8
+	DefaultStdRatio = 2.0
+)
+
+// StatisticalOptions configure Statistical. The zero value is PCL's filter
+// with K = DefaultK and StdRatio = DefaultStdRatio.
+type StatisticalOptions struct {
+	// K is the number of nearest neighbours whose distances are averaged:
+	// PCL's mean_k (other points) or, under Open3D, Open3D's nb_neighbors
+	// (which counts the point itself). 0 means DefaultK.
+	K int
+	// StdRatio is the multiplier of the standard deviation in the
+	// threshold mean + StdRatio·stddev (PCL's std_dev_mul, Open3D's
+	// std_ratio). It may be negative; 0 means DefaultStdRatio.
+	StdRatio float64
+	// PopulationStd divides the variance by n instead of n-1. PCL and
+	// Open3D both use the sample deviation (n-1), the default.
+	PopulationStd bool
+	// Convention picks whose definition to follow; the zero value is PCL.
+	Convention Convention
+	// Build tunes the neighbour index.
+	Build findneighbor.BuildOptions
+}
+
+// withDefaults returns o with zero fields replaced by their defaults.
+func (o StatisticalOptions) withDefaults() StatisticalOptions {
+	if o.K == 0 {
+		o.K = DefaultK
+	}
+	if o.StdRatio == 0 {
+		o.StdRatio = DefaultStdRatio
+	}
+	return o
+}
+
+// Validate reports whether the options (after defaults) make sense.
+func (o StatisticalOptions) Validate() error {
+	o = o.withDefaults()
+	if o.K < 1 {
+		return fmt.Errorf("denoise: statistical: K must be at least 1, got %d", o.K)
+	}
+	if math.IsNaN(o.StdRatio) || math.IsInf(o.StdRatio, 0) {
+		return fmt.Errorf("denoise: statistical: std ratio must be finite, got %g", o.StdRatio)
+	}
+	if o.Convention != PCL && o.Convention != Open3D {
+		return fmt.Errorf("denoise: statistical: unknown convention %d", int(o.Convention))
+	}
+	return nil
+}
+
+// StatisticalResult is what Statistical found.
+type StatisticalResult struct {
+	// Outlier[i] is true when point i is an outlier.
+	Outlier []bool
+	// MeanDist[i] is point i's mean neighbour distance as the convention
+	// defines it (rounded to float32 under PCL, as PCL stores it); 0 for a
+	// point with no other point in the cloud.
+	MeanDist []float64
+	// Mean and Std are the mean and standard deviation of MeanDist over the
+	// points that took part; Threshold = Mean + StdRatio·Std.
+	Mean, Std, Threshold float64
+	// Valid is the number of points that took part in the statistics (n);
+	// under PCL a point with no neighbour at all (a one-point cloud) does not.
+	Valid int
+	// Outliers is the number of points flagged.
+	Outliers int
+}
+
+// Statistical runs the statistical outlier filter on the points xyz
+// (x0,y0,z0,x1,... relative to a local origin), finding neighbours with
+// backend b.
+func Statistical(xyz []float32, b findneighbor.Backend, opts StatisticalOptions) (*StatisticalResult, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	n, err := pointCount(xyz)
+	if err != nil {
+		return nil, err
+	}
+	// Under Open3D the point itself is one of the K.
+	k := opts.K
+	if opts.Convention == Open3D {
+		k--
+	}
+	k = min(k, n-1)
+	r := &StatisticalResult{Outlier: make([]bool, n), MeanDist: make([]float64, n)}
+	if n == 0 {
+		return r, nil
+	}
+	found := make([]int, n) // neighbours found per point
+	if k > 0 {
+		if err := meanKNearest(xyz, b, k, opts.Build, r.MeanDist, found); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Convention == Open3D {
+		open3DStats(r, found, opts)
+	} else {
+		pclStats(r, found, opts)
+	}
+	for _, o := range r.Outlier {
+		if o {
+			r.Outliers++
+		}
+	}
+	return r, nil
+}
+
+// meanKNearest stores in sum[i] the sum of the distances from point i to
+// its k nearest other points, and in found[i] how many there were.
+func meanKNearest(xyz []float32, b findneighbor.Backend, k int, bo findneighbor.BuildOptions, sum []float64, found []int) error {
+	ix, err := b.Build(xyz, float32(math.Inf(1)), bo)
+	if err != nil {
+		return fmt.Errorf("denoise: statistical: build %s index: %w", b.Name(), err)
+	}
+	defer ix.Close()
+	n := len(sum)
+	idx := make([]int32, n*k)
+	dist := make([]float32, n*k)
+	if err := ix.KNearest(nil, k, idx, dist); err != nil {
+		return fmt.Errorf("denoise: statistical: %d nearest neighbours (%s): %w", k, b.Name(), err)
+	}
+	for i := range n {
+		s, c := 0.0, 0
+		for j := i * k; j < (i+1)*k && idx[j] >= 0; j++ {
+			s += float64(dist[j])
+			c++
+		}
+		sum[i], found[i] = s, c
+	}
+	return nil
+}
+
+// pclStats turns the distance sums in r.MeanDist into PCL's means and
+// flags, mirroring StatisticalOutlierRemoval<PointT>::applyFilterIndices:
+// the mean is stored as float; the sums run in double but each square is a
+// float product; variance = (Σd² - (Σd)²/n) / (n-1); outlier when d > threshold.
+func pclStats(r *StatisticalResult, found []int, o StatisticalOptions) {
+	var sum, sq float64
+	for i, c := range found {
+		if c == 0 {
+			r.MeanDist[i] = 0
+			continue
+		}
+		d := float32(r.MeanDist[i] / float64(c))
+		r.MeanDist[i] = float64(d)
+		sum += float64(d)
+		sq += float64(float32(d * d))
+		r.Valid++
+	}
+	if r.Valid == 0 {
+		return
+	}
+	nv := float64(r.Valid)
+	r.Mean = sum / nv
+	r.Std = stddev(sq-sum*sum/nv, r.Valid, o.PopulationStd)
+	r.Threshold = r.Mean + o.StdRatio*r.Std
+	for i, c := range found {
+		r.Outlier[i] = c > 0 && r.MeanDist[i] > r.Threshold
+	}
+}
+
+// open3DStats turns the distance sums in r.MeanDist into Open3D's means and
+// flags, mirroring PointCloud::RemoveStatisticalOutliers: the mean divides
+// by the number of results including the point itself; means of 0 add
+// nothing to the sums but count in n; the deviation is two-pass; a point is
+// kept when 0 < d < threshold.
+func open3DStats(r *StatisticalResult, found []int, o StatisticalOptions) {
+	var sum float64
+	for i, c := range found {
+		r.MeanDist[i] /= float64(c + 1)
+		if r.MeanDist[i] > 0 {
+			sum += r.MeanDist[i]
+		}
+	}
+	r.Valid = len(found)
+	r.Mean = sum / float64(r.Valid)
+	var sq float64
+	for _, d := range r.MeanDist {
+		if d > 0 {
+			sq += (d - r.Mean) * (d - r.Mean)
+		}
+	}
+	r.Std = stddev(sq, r.Valid, o.PopulationStd)
+	r.Threshold = r.Mean + o.StdRatio*r.Std
+	for i, d := range r.MeanDist {
+		r.Outlier[i] = !(d > 0 && d < r.Threshold)
+	}
+}
+
+// stddev returns the standard deviation from the sum of squared deviations
+// ss over n values: the sample deviation (n-1), or the population one. It
+// is 0 where it is undefined (n < 2 for the sample deviation) and where
+// rounding made ss slightly negative.
+func stddev(ss float64, n int, population bool) float64 {
+	div := float64(n - 1)
+	if population {
+		div = float64(n)
+	}
+	if div <= 0 || ss <= 0 {
+		return 0
+	}
+	return math.Sqrt(ss / div)
+}
+
+// pointCount checks that xyz holds whole points and returns their number.
+func pointCount(xyz []float32) (int, error) {
+	if len(xyz)%3 != 0 {
+		return 0, fmt.Errorf("denoise: %d coordinates is not a whole number of xyz points", len(xyz))
+	}
+	if len(xyz)/3 > math.MaxInt32 {
+		return 0, errors.New("denoise: more than 2^31-1 points")
+	}
+	return len(xyz) / 3, nil
+}
