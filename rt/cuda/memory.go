@@ -1,0 +1,128 @@
+package cuda
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// DevicePtr is a device memory address (CUdeviceptr).
+type DevicePtr uintptr
+
+// Add returns p advanced by off bytes.
+func (p DevicePtr) Add(off uint64) DevicePtr { return p + DevicePtr(off) }
+
+// MemInfo returns the free and total device memory in bytes.
+func (t *Thread) MemInfo() (free, total uint64, err error) {
+	err = check("cuMemGetInfo", drv.cuMemGetInfo(&free, &total))
+	return free, total, err
+}
+
+// Alloc allocates bytes of device memory. A failure for want of memory
+// matches ErrOutOfMemory. Zero bytes allocate nothing and return 0.
+func (t *Thread) Alloc(bytes uint64) (DevicePtr, error) {
+	if bytes == 0 {
+		return 0, nil
+	}
+	var p DevicePtr
+	if err := check("cuMemAlloc", drv.cuMemAlloc(&p, bytes)); err != nil {
+		return 0, fmt.Errorf("%w (asked for %d bytes)", err, bytes)
+	}
+	return p, nil
+}
+
+// Free releases memory from Alloc; Free(0) does nothing.
+func (t *Thread) Free(p DevicePtr) error {
+	if p == 0 {
+		return nil
+	}
+	return check("cuMemFree", drv.cuMemFree(p))
+}
+
+// CopyHtoD queues a copy of n bytes from host memory src to dst on stream
+// s. The driver stages pageable memory before it returns, so src may be
+// reused at once; src must not be nil when n > 0.
+func (t *Thread) CopyHtoD(dst DevicePtr, src unsafe.Pointer, n uint64, s Stream) error {
+	if n == 0 {
+		return nil
+	}
+	return check("cuMemcpyHtoDAsync", drv.cuMemcpyHtoDAsync(dst, src, n, s))
+}
+
+// CopyDtoH copies n bytes from device memory src to host memory dst on
+// stream s and waits for the stream, so dst is ready when it returns.
+func (t *Thread) CopyDtoH(dst unsafe.Pointer, src DevicePtr, n uint64, s Stream) error {
+	if n == 0 {
+		return nil
+	}
+	if err := check("cuMemcpyDtoHAsync", drv.cuMemcpyDtoHAsync(dst, src, n, s)); err != nil {
+		return err
+	}
+	return t.StreamSync(s)
+}
+
+// CopyDtoD queues a device-to-device copy of n bytes on stream s.
+func (t *Thread) CopyDtoD(dst, src DevicePtr, n uint64, s Stream) error {
+	if n == 0 {
+		return nil
+	}
+	return check("cuMemcpyDtoDAsync", drv.cuMemcpyDtoDAsync(dst, src, n, s))
+}
+
+// Memset8 queues setting n bytes at dst to v on stream s.
+func (t *Thread) Memset8(dst DevicePtr, v uint8, n uint64, s Stream) error {
+	if n == 0 {
+		return nil
+	}
+	return check("cuMemsetD8Async", drv.cuMemsetD8Async(dst, v, n, s))
+}
+
+// Memset32 queues setting n 32-bit words at dst to v on stream s.
+func (t *Thread) Memset32(dst DevicePtr, v uint32, n uint64, s Stream) error {
+	if n == 0 {
+		return nil
+	}
+	return check("cuMemsetD32Async", drv.cuMemsetD32Async(dst, v, n, s))
+}
+
+// Upload queues a copy of the slice src to dst on stream s.
+func Upload[T any](t *Thread, dst DevicePtr, src []T, s Stream) error {
+	if len(src) == 0 {
+		return nil
+	}
+	return t.CopyHtoD(dst, unsafe.Pointer(&src[0]), uint64(len(src))*uint64(unsafe.Sizeof(src[0])), s)
+}
+
+// Download copies len(dst) elements from src into dst and waits for them.
+func Download[T any](t *Thread, dst []T, src DevicePtr, s Stream) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	return t.CopyDtoH(unsafe.Pointer(&dst[0]), src, uint64(len(dst))*uint64(unsafe.Sizeof(dst[0])), s)
+}
+
+// Allocs tracks device allocations so that a job can free all of them on
+// every return path: defer a.Free(t).
+type Allocs struct {
+	ptrs []DevicePtr
+}
+
+// Alloc allocates bytes and remembers the pointer.
+func (a *Allocs) Alloc(t *Thread, bytes uint64) (DevicePtr, error) {
+	p, err := t.Alloc(bytes)
+	if err == nil && p != 0 {
+		a.ptrs = append(a.ptrs, p)
+	}
+	return p, err
+}
+
+// Free releases every remembered allocation and returns the first error.
+func (a *Allocs) Free(t *Thread) error {
+	var first error
+	for _, p := range a.ptrs {
+		if err := t.Free(p); err != nil && first == nil {
+			first = err
+		}
+	}
+	a.ptrs = a.ptrs[:0]
+	return first
+}
