@@ -99,6 +99,7 @@ type CSR struct {
 	// Dist holds the distance of each entry when asked for, else nil.
 	Dist []float32
 	// Capped[i] is true when query i had more neighbours than the cap.
+	// It is nil when no cap was asked for.
 	Capped []bool
 }
 

@@ -1,0 +1,348 @@
+package findneighbor
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// errInfEps is returned by operations that would list every pair when the
+// index was built with ε = +Inf.
+var errInfEps = errors.New("findneighbor: ε is +Inf: only KNearest and Moments with k > 0 are defined")
+
+// checkBuild validates Build's arguments: whole xyz triples, finite
+// coordinates, an index that fits int32, and ε ≥ 0 (NaN is refused).
+func checkBuild(xyz []float32, eps float32) error {
+	if len(xyz)%3 != 0 {
+		return fmt.Errorf("findneighbor: %d coordinates is not a multiple of 3", len(xyz))
+	}
+	if len(xyz)/3 > math.MaxInt32 {
+		return fmt.Errorf("findneighbor: %d points exceed the int32 index range", len(xyz)/3)
+	}
+	if !(eps >= 0) {
+		return fmt.Errorf("findneighbor: ε = %g, want ≥ 0", eps)
+	}
+	return checkFinite("point", xyz)
+}
+
+// checkFinite reports the first non-finite coordinate of xyz.
+func checkFinite(what string, xyz []float32) error {
+	for i, v := range xyz {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("findneighbor: %s %d has a non-finite coordinate (%g)", what, i/3, v)
+		}
+	}
+	return nil
+}
+
+// numQueries validates the query set q against the index and returns the
+// number of queries: n for q == nil (the indexed points themselves).
+func numQueries(q []float32, n int) (int, error) {
+	if q == nil {
+		return n, nil
+	}
+	if len(q)%3 != 0 {
+		return 0, fmt.Errorf("findneighbor: %d query coordinates is not a multiple of 3", len(q))
+	}
+	if err := checkFinite("query", q); err != nil {
+		return 0, err
+	}
+	return len(q) / 3, nil
+}
+
+// checkLen reports a caller-sized slice of the wrong length.
+func checkLen(what string, got, want int) error {
+	if got != want {
+		return fmt.Errorf("findneighbor: len(%s) = %d, want %d", what, got, want)
+	}
+	return nil
+}
+
+// checkKNearest validates KNearest's arguments for nq queries.
+func checkKNearest(nq, k int, idx []int32, dist []float32) error {
+	if k < 0 {
+		return fmt.Errorf("findneighbor: k = %d, want ≥ 0", k)
+	}
+	if err := checkLen("idx", len(idx), nq*k); err != nil {
+		return err
+	}
+	if dist != nil {
+		return checkLen("dist", len(dist), nq*k)
+	}
+	return nil
+}
+
+// checkClusterCores validates ClusterCores' arguments for n points.
+func checkClusterCores(n int, isCore []bool, label []int32) error {
+	if err := checkLen("isCore", len(isCore), n); err != nil {
+		return err
+	}
+	return checkLen("label", len(label), n)
+}
+
+// workers returns the parallelism to use: w, or GOMAXPROCS when w ≤ 0.
+func workers(w int) int {
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	return max(w, 1)
+}
+
+// parallel runs fn over [0, n) in chunks on up to nw goroutines; fn gets
+// the worker number (for per-worker scratch) and a half-open range. The
+// first error stops the hand-out of further chunks and is returned.
+// progress, when not nil, is called with the fraction of chunks done.
+func parallel(n, nw int, progress func(float64), fn func(w, lo, hi int) error) error {
+	if n == 0 {
+		return nil
+	}
+	chunk := max(16, n/(nw*32))
+	chunks := (n + chunk - 1) / chunk
+	nw = min(nw, chunks)
+	var next, done atomic.Int64
+	var firstErr error
+	var once sync.Once
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for w := range nw {
+		wg.Go(func() {
+			for !failed.Load() {
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
+					return
+				}
+				lo := c * chunk
+				if err := fn(w, lo, min(lo+chunk, n)); err != nil {
+					once.Do(func() { firstErr = err })
+					failed.Store(true)
+					return
+				}
+				if progress != nil {
+					progress(float64(done.Add(1)) / float64(chunks))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// point returns the i-th triple of xyz.
+func point(xyz []float32, i int) (x, y, z float32) {
+	p := xyz[3*i : 3*i+3 : 3*i+3]
+	return p[0], p[1], p[2]
+}
+
+// distSq is the squared distance that defines "within ε" for every CPU
+// backend: float32 differences, then float32 squares and sums.
+func distSq(ax, ay, az, bx, by, bz float32) float32 {
+	dx, dy, dz := ax-bx, ay-by, az-bz
+	return dx*dx + dy*dy + dz*dz
+}
+
+// cand is a neighbour candidate: index and squared distance.
+type cand struct {
+	d2  float32
+	idx int32
+}
+
+// before orders candidates by distance, ties by the smaller index.
+func (a cand) before(b cand) bool {
+	return a.d2 < b.d2 || (a.d2 == b.d2 && a.idx < b.idx)
+}
+
+func cmpCand(a, b cand) int {
+	switch {
+	case a.before(b):
+		return -1
+	case b.before(a):
+		return 1
+	}
+	return 0
+}
+
+// kbest keeps the k best candidates seen so far, sorted by cmpCand.
+type kbest struct {
+	k int
+	c []cand
+}
+
+func (b *kbest) reset(k int) {
+	b.k = k
+	b.c = b.c[:0]
+}
+
+// full reports whether k candidates are held, so that only candidates
+// before the last can still enter.
+func (b *kbest) full() bool { return len(b.c) >= b.k }
+
+// worstSq returns the squared distance a candidate must not exceed to
+// enter: +Inf until k candidates are held.
+func (b *kbest) worstSq() float32 {
+	if len(b.c) < b.k {
+		return float32(math.Inf(1))
+	}
+	return b.c[len(b.c)-1].d2
+}
+
+// add offers a candidate.
+func (b *kbest) add(x cand) {
+	n := len(b.c)
+	if n >= b.k {
+		if b.k == 0 || !x.before(b.c[n-1]) {
+			return
+		}
+		n--
+		b.c = b.c[:n]
+	}
+	i := n
+	for i > 0 && x.before(b.c[i-1]) {
+		i--
+	}
+	b.c = append(b.c, cand{})
+	copy(b.c[i+1:], b.c[i:n])
+	b.c[i] = x
+}
+
+// storeKNearest writes the candidates of b into one query's KNearest slots,
+// padding with -1 and +Inf.
+func storeKNearest(b []cand, idx []int32, dist []float32) {
+	for j := range idx {
+		if j < len(b) {
+			idx[j] = b[j].idx
+			if dist != nil {
+				dist[j] = sqrt32(b[j].d2)
+			}
+			continue
+		}
+		idx[j] = -1
+		if dist != nil {
+			dist[j] = float32(math.Inf(1))
+		}
+	}
+}
+
+func sqrt32(v float32) float32 { return float32(math.Sqrt(float64(v))) }
+
+// moment accumulates the offsets from query (qx, qy, qz) to the indexed
+// points listed in nb.
+func moment(xyz []float32, qx, qy, qz float32, nb []cand) Moment {
+	var m Moment
+	for _, c := range nb {
+		m.add(xyz, int(c.idx), qx, qy, qz)
+	}
+	return m
+}
+
+// add accumulates the offset from (qx, qy, qz) to point j in float64.
+func (m *Moment) add(xyz []float32, j int, qx, qy, qz float32) {
+	px, py, pz := point(xyz, j)
+	dx := float64(px) - float64(qx)
+	dy := float64(py) - float64(qy)
+	dz := float64(pz) - float64(qz)
+	m.N++
+	m.Sum[0] += dx
+	m.Sum[1] += dy
+	m.Sum[2] += dz
+	m.Outer[0] += dx * dx
+	m.Outer[1] += dx * dy
+	m.Outer[2] += dx * dz
+	m.Outer[3] += dy * dy
+	m.Outer[4] += dy * dz
+	m.Outer[5] += dz * dz
+}
+
+// fillCSR writes one query's list into the CSR slots at off: the Cap
+// nearest (already in b, sorted by distance) in index order unless sorted.
+func fillCSR(csr *CSR, off int64, b []cand, sorted bool) {
+	if !sorted {
+		slices.SortFunc(b, func(x, y cand) int { return int(x.idx) - int(y.idx) })
+	}
+	for j, c := range b {
+		csr.Indices[off+int64(j)] = c.idx
+		if csr.Dist != nil {
+			csr.Dist[off+int64(j)] = sqrt32(c.d2)
+		}
+	}
+}
+
+// newCSR sizes a CSR from per-query entry counts, failing with ErrTooLarge
+// when the total exceeds maxEntries (> 0) before allocating the lists.
+func newCSR(counts []uint32, opts NeighborOptions) (*CSR, error) {
+	off := make([]int64, len(counts)+1)
+	var capped []bool
+	if opts.Cap > 0 {
+		capped = make([]bool, len(counts))
+	}
+	var total int64
+	for i, c := range counts {
+		if opts.Cap > 0 && int(c) > opts.Cap {
+			c = uint32(opts.Cap)
+			capped[i] = true
+		}
+		total += int64(c)
+		off[i+1] = total
+	}
+	if opts.MaxEntries > 0 && total > opts.MaxEntries {
+		return nil, fmt.Errorf("%w: %d entries, limit %d", ErrTooLarge, total, opts.MaxEntries)
+	}
+	if total > math.MaxInt {
+		return nil, fmt.Errorf("%w: %d entries", ErrTooLarge, total)
+	}
+	csr := &CSR{Offsets: off, Indices: make([]int32, total), Capped: capped}
+	if opts.WithDist {
+		csr.Dist = make([]float32, total)
+	}
+	return csr, nil
+}
+
+// unionFind is a disjoint-set forest over point indices whose roots are
+// always the smallest index of their set (a union links the larger root
+// under the smaller). Its operations are safe for concurrent use: links are
+// made by compare-and-swap on a root, so concurrent unions never lose a link.
+type unionFind []atomic.Int32
+
+func newUnionFind(n int) unionFind {
+	u := make(unionFind, n)
+	for i := range u {
+		u[i].Store(int32(i))
+	}
+	return u
+}
+
+// find returns the root of i, halving the path on the way.
+func (u unionFind) find(i int32) int32 {
+	for {
+		p := u[i].Load()
+		if p == i {
+			return i
+		}
+		gp := u[p].Load()
+		if gp != p {
+			u[i].CompareAndSwap(p, gp)
+		}
+		i = p
+	}
+}
+
+// union merges the sets of a and b.
+func (u unionFind) union(a, b int32) {
+	for {
+		a, b = u.find(a), u.find(b)
+		if a == b {
+			return
+		}
+		if a < b {
+			a, b = b, a
+		}
+		// a is the larger root: hang it under b, unless another union
+		// re-parented it meanwhile (then retry from the new roots).
+		if u[a].CompareAndSwap(a, b) {
+			return
+		}
+	}
+}
