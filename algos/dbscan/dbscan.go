@@ -1,0 +1,269 @@
+package dbscan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+)
+
+// Noise is the label of points that belong to no cluster.
+const Noise int32 = -1
+
+// Options are DBSCAN's parameters. Eps and MinPts are required.
+type Options struct {
+	// Eps is the neighbourhood radius ε, in the units of the coordinates.
+	// A pair is within ε when its distance is at most ε.
+	Eps float64
+	// MinPts lists the minimum neighbourhood sizes to cluster with, each
+	// ≥ 1. As in scikit-learn, the point itself counts: a point is core
+	// when it has at least minPts−1 other points within ε. Several values
+	// share one neighbour count (stage 1) and get one Result each.
+	MinPts []int
+	// MinClusterSize, when > 1, relabels clusters of fewer points (core and
+	// border) as noise.
+	MinClusterSize int
+	// Counts, when not nil, are stage 1's results from an earlier run on the
+	// same points and the same Eps (Run.Counts): the number of other points
+	// within ε of each point. Stage 1 is then skipped. Counts from other
+	// points or another radius give wrong clusters; callers must check.
+	Counts []uint32
+	// Workers bounds CPU parallelism of the backend; 0 means GOMAXPROCS.
+	Workers int
+	// Progress, when not nil, is called now and then from any goroutine
+	// with the current stage (StageBuild, StageCount, StageCluster) and the
+	// fraction of it done.
+	Progress func(stage string, done float64)
+}
+
+// The stages Options.Progress reports.
+const (
+	StageBuild   = "build"
+	StageCount   = "count"
+	StageCluster = "cluster"
+)
+
+// Validate checks the options for a cloud of n points.
+func (o *Options) Validate(n int) error {
+	if math.IsNaN(o.Eps) || math.IsInf(o.Eps, 0) || o.Eps <= 0 {
+		return fmt.Errorf("dbscan: eps must be a positive finite number, got %g", o.Eps)
+	}
+	if float32(o.Eps) <= 0 || math.IsInf(float64(float32(o.Eps)), 0) {
+		return fmt.Errorf("dbscan: eps %g is out of float32 range", o.Eps)
+	}
+	if len(o.MinPts) == 0 {
+		return errors.New("dbscan: no min_pts value given")
+	}
+	for i, m := range o.MinPts {
+		if m < 1 {
+			return fmt.Errorf("dbscan: min_pts must be at least 1, got %d", m)
+		}
+		if slices.Contains(o.MinPts[:i], m) {
+			return fmt.Errorf("dbscan: min_pts %d given twice", m)
+		}
+	}
+	if o.MinClusterSize < 0 {
+		return fmt.Errorf("dbscan: min_cluster_size must not be negative, got %d", o.MinClusterSize)
+	}
+	if o.Counts != nil && len(o.Counts) != n {
+		return fmt.Errorf("dbscan: %d precomputed counts for %d points", len(o.Counts), n)
+	}
+	if o.Workers < 0 {
+		return fmt.Errorf("dbscan: workers must not be negative, got %d", o.Workers)
+	}
+	return nil
+}
+
+// Run is the outcome of Cluster: the shared neighbour counts and one Result
+// per MinPts value, in the order given.
+type Run struct {
+	// Backend is the name of the findneighbor backend that ran.
+	Backend string
+	// Counts holds the number of other points within ε of each point
+	// (stage 1), whether computed or passed in through Options.Counts.
+	Counts []uint32
+	// CountsReused is true when Counts came from Options.Counts.
+	CountsReused bool
+	// Build is the time spent building the neighbour index.
+	Build time.Duration
+	// Stage1 is the time spent counting neighbours (0 when reused).
+	Stage1 time.Duration
+	// Results holds one clustering per Options.MinPts value.
+	Results []Result
+}
+
+// Result is the clustering for one minPts value.
+type Result struct {
+	// MinPts is the minPts value this clustering used.
+	MinPts int
+	// Labels holds each point's cluster, 0..len(Sizes)−1, or Noise.
+	Labels []int32
+	// Core reports, for each point, whether it is a core point.
+	Core []bool
+	// Sizes holds the number of points (core and border) of each cluster.
+	Sizes []int
+	// CoreCount is the number of core points.
+	CoreCount int
+	// NoiseCount is the number of points labelled Noise.
+	NoiseCount int
+	// Dropped is the number of clusters relabelled as noise because they
+	// were smaller than MinClusterSize.
+	Dropped int
+	// Stage2 is the time spent in stage 2 and relabelling.
+	Stage2 time.Duration
+}
+
+// Cluster runs DBSCAN on the points xyz (interleaved x, y, z float32,
+// relative to a local origin; set z to 0 for 2D data) with backend b.
+func Cluster(xyz []float32, b findneighbor.Backend, opts Options) (*Run, error) {
+	if len(xyz)%3 != 0 {
+		return nil, fmt.Errorf("dbscan: %d coordinates is not a multiple of 3", len(xyz))
+	}
+	n := len(xyz) / 3
+	if n > math.MaxInt32 {
+		return nil, fmt.Errorf("dbscan: %d points exceed the limit of %d", n, math.MaxInt32)
+	}
+	if err := opts.Validate(n); err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, errors.New("dbscan: no backend")
+	}
+	run := &Run{Backend: b.Name(), Counts: opts.Counts, CountsReused: opts.Counts != nil}
+	if n == 0 {
+		run.Counts = []uint32{}
+		for _, m := range opts.MinPts {
+			run.Results = append(run.Results, Result{MinPts: m, Labels: []int32{}, Core: []bool{}, Sizes: []int{}})
+		}
+		return run, nil
+	}
+
+	var stage atomic.Pointer[string]
+	var progress func(float64)
+	if opts.Progress != nil {
+		progress = func(done float64) { opts.Progress(*stage.Load(), done) }
+	}
+	setStage := func(s string) {
+		stage.Store(&s)
+		if opts.Progress != nil {
+			opts.Progress(s, 0)
+		}
+	}
+
+	setStage(StageBuild)
+	t := time.Now()
+	idx, err := b.Build(xyz, float32(opts.Eps), findneighbor.BuildOptions{Workers: opts.Workers, Progress: progress})
+	if err != nil {
+		return nil, fmt.Errorf("dbscan: %s backend: build index: %w", b.Name(), err)
+	}
+	defer idx.Close()
+	run.Build = time.Since(t)
+
+	if run.Counts == nil {
+		setStage(StageCount)
+		t = time.Now()
+		run.Counts = make([]uint32, n)
+		if err := idx.Counts(nil, run.Counts); err != nil {
+			return nil, fmt.Errorf("dbscan: %s backend: count neighbours: %w", b.Name(), err)
+		}
+		run.Stage1 = time.Since(t)
+	}
+
+	// scratch maps a stage-2 label (a point index) to a cluster number; it
+	// is shared by every minPts value to keep memory at O(N).
+	scratch := make([]int32, n)
+	for _, m := range opts.MinPts {
+		setStage(StageCluster)
+		t = time.Now()
+		r := Result{MinPts: m, Labels: make([]int32, n), Core: make([]bool, n)}
+		for i, c := range run.Counts {
+			// c+1 ≥ m without overflow for c = MaxUint32.
+			if uint64(c)+1 >= uint64(m) {
+				r.Core[i] = true
+				r.CoreCount++
+			}
+		}
+		if err := idx.ClusterCores(r.Core, r.Labels); err != nil {
+			return nil, fmt.Errorf("dbscan: %s backend: cluster core points (min_pts %d): %w", b.Name(), m, err)
+		}
+		if err := r.relabel(scratch, opts.MinClusterSize); err != nil {
+			return nil, fmt.Errorf("dbscan: %s backend (min_pts %d): %w", b.Name(), m, err)
+		}
+		r.Stage2 = time.Since(t)
+		run.Results = append(run.Results, r)
+	}
+	if opts.Progress != nil {
+		opts.Progress(StageCluster, 1)
+	}
+	return run, nil
+}
+
+// relabel turns ClusterCores' labels (the smallest core index of each
+// component) into cluster numbers 0..C−1 in order of each cluster's smallest
+// point index, drops clusters smaller than minSize, and fills Sizes and
+// NoiseCount. It checks the backend's labels on the way: a label must be
+// Noise (never for a core point) or the index of a core point, and a core
+// point's label is at most its own index.
+func (r *Result) relabel(scratch []int32, minSize int) error {
+	n := len(r.Labels)
+	for i := range scratch {
+		scratch[i] = -1
+	}
+	var sizes []int
+	for i, l := range r.Labels {
+		switch {
+		case l == Noise:
+			if r.Core[i] {
+				return fmt.Errorf("core point %d labelled noise", i)
+			}
+			continue
+		case l < 0 || int(l) >= n:
+			return fmt.Errorf("point %d has label %d outside [-1, %d)", i, l, n)
+		case !r.Core[l]:
+			return fmt.Errorf("point %d has label %d, which is not a core point", i, l)
+		case r.Core[i] && int(l) > i:
+			return fmt.Errorf("core point %d has label %d, not its component's smallest index", i, l)
+		}
+		c := scratch[l]
+		if c < 0 {
+			c = int32(len(sizes))
+			scratch[l] = c
+			sizes = append(sizes, 0)
+		}
+		r.Labels[i] = c
+		sizes[c]++
+	}
+	if minSize > 1 {
+		// Renumber the kept clusters in their existing order.
+		keep := scratch[:len(sizes)]
+		var kept []int
+		for c, s := range sizes {
+			if s < minSize {
+				keep[c] = Noise
+				r.Dropped++
+				continue
+			}
+			keep[c] = int32(len(kept))
+			kept = append(kept, s)
+		}
+		for i, l := range r.Labels {
+			if l >= 0 {
+				r.Labels[i] = keep[l]
+			}
+		}
+		sizes = kept
+	}
+	r.Sizes = sizes
+	if r.Sizes == nil {
+		r.Sizes = []int{}
+	}
+	r.NoiseCount = n
+	for _, s := range sizes {
+		r.NoiseCount -= s
+	}
+	return nil
+}
