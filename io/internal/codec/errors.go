@@ -1,0 +1,77 @@
+// Package codec holds what pctk's file codecs (io/ply, io/pcd) share: typed
+// errors in the manner of image/png, a byte-counting reader that also tracks
+// lines, typed value packing for binary and text encodings, and the rules
+// that keep an untrusted header from sizing an allocation.
+package codec
+
+import (
+	"fmt"
+	"io"
+)
+
+// Pos is a position in an input: a byte offset, and for text a 1-based line
+// number (0 when not known).
+type Pos struct {
+	Offset int64
+	Line   int
+}
+
+func (p Pos) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("line %d", p.Line)
+	}
+	return fmt.Sprintf("offset %d", p.Offset)
+}
+
+// FormatError reports malformed input. Codec names the format ("ply") and
+// prefixes the message; Err, when set, is wrapped (io.ErrUnexpectedEOF for a
+// file that ends mid-stream).
+type FormatError struct {
+	Codec string
+	Pos   Pos
+	Msg   string
+	Err   error
+}
+
+func (e *FormatError) Error() string {
+	s := fmt.Sprintf("%s: %v: %s", e.Codec, e.Pos, e.Msg)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the wrapped cause.
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// UnsupportedError reports valid input that uses a feature the codec does
+// not implement.
+type UnsupportedError struct {
+	Codec string
+	Pos   Pos
+	Msg   string
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("%s: %v: unsupported %s", e.Codec, e.Pos, e.Msg)
+}
+
+// Errorf returns a FormatError at p.
+func Errorf(codec string, p Pos, format string, args ...any) error {
+	return &FormatError{Codec: codec, Pos: p, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Unsupportedf returns an UnsupportedError at p.
+func Unsupportedf(codec string, p Pos, format string, args ...any) error {
+	return &UnsupportedError{Codec: codec, Pos: p, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ReadErr turns an error of the underlying reader met while reading what is
+// described by what into a FormatError at p; io.EOF becomes
+// io.ErrUnexpectedEOF, since the header promised more.
+func ReadErr(codec string, p Pos, err error, format string, args ...any) error {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return &FormatError{Codec: codec, Pos: p, Msg: fmt.Sprintf(format, args...), Err: err}
+}

@@ -1,0 +1,150 @@
+package codec
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/pctk/pctk/core"
+)
+
+// Values travel between encodings as raw bits in a uint64, the way
+// core.Attribute.Uint64 gives them: integers sign- or zero-extended, floats
+// as their IEEE bits. No conversion happens on the way, so every value
+// survives binary <-> binary and binary <-> text exactly (text floats use the
+// shortest representation that parses back to the same bits).
+
+// LoadBits decodes one value of type t from the start of b.
+func LoadBits(b []byte, t core.Type, order binary.ByteOrder) uint64 {
+	switch t {
+	case core.Int8:
+		return uint64(int8(b[0]))
+	case core.Uint8:
+		return uint64(b[0])
+	case core.Int16:
+		return uint64(int16(order.Uint16(b)))
+	case core.Uint16:
+		return uint64(order.Uint16(b))
+	case core.Int32:
+		return uint64(int32(order.Uint32(b)))
+	case core.Uint32, core.Float32:
+		return uint64(order.Uint32(b))
+	default: // Int64, Uint64, Float64
+		return order.Uint64(b)
+	}
+}
+
+// StoreBits encodes v, as LoadBits returns it, at the start of b.
+func StoreBits(b []byte, t core.Type, order binary.ByteOrder, v uint64) {
+	switch t.Size() {
+	case 1:
+		b[0] = byte(v)
+	case 2:
+		order.PutUint16(b, uint16(v))
+	case 4:
+		order.PutUint32(b, uint32(v))
+	default:
+		order.PutUint64(b, v)
+	}
+}
+
+// ToFloat64 converts bits of type t to a float64 coordinate.
+func ToFloat64(t core.Type, v uint64) float64 {
+	switch t {
+	case core.Float32:
+		return float64(math.Float32frombits(uint32(v)))
+	case core.Float64:
+		return math.Float64frombits(v)
+	case core.Uint8, core.Uint16, core.Uint32, core.Uint64:
+		return float64(v)
+	}
+	return float64(int64(v))
+}
+
+// FromFloat64 converts a float64 coordinate to bits of type t (integer
+// types truncate, as Go conversions do).
+func FromFloat64(t core.Type, f float64) uint64 {
+	switch t {
+	case core.Float32:
+		return uint64(math.Float32bits(float32(f)))
+	case core.Float64:
+		return math.Float64bits(f)
+	case core.Uint8, core.Uint16, core.Uint32, core.Uint64:
+		return uint64(f)
+	}
+	return uint64(int64(f))
+}
+
+// AppendText appends the text form of bits v of type t: decimal integers,
+// and floats in the shortest form that parses back to the same value.
+func AppendText(dst []byte, t core.Type, v uint64) []byte {
+	switch t {
+	case core.Float32:
+		return strconv.AppendFloat(dst, float64(math.Float32frombits(uint32(v))), 'g', -1, 32)
+	case core.Float64:
+		return strconv.AppendFloat(dst, math.Float64frombits(v), 'g', -1, 64)
+	case core.Uint8, core.Uint16, core.Uint32, core.Uint64:
+		return strconv.AppendUint(dst, v, 10)
+	}
+	return strconv.AppendInt(dst, int64(v), 10)
+}
+
+// ErrRange is returned by ParseText for an integer outside its type.
+var ErrRange = errors.New("value out of range")
+
+// ParseText parses the text form of a value of type t. Integers may be
+// written as integral floats ("3.0"), as some writers do; floats accept
+// nan and inf in any case.
+func ParseText(tok []byte, t core.Type) (uint64, error) {
+	s := string(tok)
+	switch t {
+	case core.Float32:
+		f, err := strconv.ParseFloat(s, 32)
+		if err != nil && !isRange(err) {
+			return 0, err
+		}
+		return uint64(math.Float32bits(float32(f))), nil
+	case core.Float64:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil && !isRange(err) {
+			return 0, err
+		}
+		return math.Float64bits(f), nil
+	}
+	bits := t.Size() * 8
+	signed := t.IsSigned()
+	if signed {
+		if i, err := strconv.ParseInt(s, 10, bits); err == nil {
+			return uint64(i), nil
+		}
+	} else if u, err := strconv.ParseUint(s, 10, bits); err == nil {
+		return u, nil
+	}
+	// An integral value written as a float.
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, err
+	}
+	if f != math.Trunc(f) {
+		return 0, strconv.ErrSyntax
+	}
+	if signed {
+		lim := math.Ldexp(1, bits-1)
+		if f < -lim || f >= lim {
+			return 0, ErrRange
+		}
+		return uint64(int64(f)), nil
+	}
+	if f < 0 || f >= math.Ldexp(1, bits) {
+		return 0, ErrRange
+	}
+	return uint64(f), nil
+}
+
+// isRange reports a float that overflowed to ±Inf or underflowed to zero:
+// the parsed value is still the nearest one, which is what a reader keeps.
+func isRange(err error) bool {
+	var ne *strconv.NumError
+	return errors.As(err, &ne) && ne.Err == strconv.ErrRange
+}

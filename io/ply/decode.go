@@ -1,0 +1,272 @@
+package ply
+
+import (
+	"encoding/binary"
+	"io"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codec"
+	"github.com/pctk/pctk/io/pcio"
+)
+
+// Decoder reads a PLY file's vertices in chunks. The elements before the
+// vertex element are read by NewDecoder, those after it when the last chunk
+// has been read; all of them end up in the header's Meta.Extra["ply"].
+type Decoder struct {
+	r      *codec.Reader
+	h      *Header
+	hdr    *pcio.Header
+	vertex *Element
+	after  []*Element // elements after the vertex element
+	src    source
+	order  binary.ByteOrder
+	known  bool // the input size is known and the counts were checked against it
+	read   int64
+	stride int    // record size of a fixed-size binary vertex, else 0
+	buf    []byte // record buffer for fixed-size binary vertices
+	err    error
+}
+
+// NewDecoder reads the header of a PLY file, and any elements before the
+// vertex element, from r.
+func NewDecoder(r io.Reader) (*Decoder, error) {
+	cr := codec.NewReader(codecName, r)
+	h, comments, err := readHeader(cr)
+	if err != nil {
+		return nil, err
+	}
+	d := &Decoder{r: cr, h: h, known: cr.Remaining() >= 0}
+	var min int64
+	for _, e := range h.Elements {
+		m := e.minRecord(h.Encoding)
+		if err := codec.CheckCount(codecName, cr.Offset(), "element "+e.Name+" records", e.Count, m, cr.Remaining()-min); err != nil {
+			return nil, err
+		}
+		min += e.Count * m
+	}
+	switch h.Encoding {
+	case ASCII:
+		d.src = &asciiSource{r: cr}
+	case BinaryLE:
+		d.order = binary.LittleEndian
+	default:
+		d.order = binary.BigEndian
+	}
+	if d.order != nil {
+		d.src = &binarySource{r: cr, order: d.order}
+	}
+	d.hdr = &pcio.Header{Meta: core.Metadata{Format: codecName, Comments: comments, Extra: map[string]any{codecName: h}}}
+	before := true
+	for _, e := range h.Elements {
+		switch {
+		case e.Name == vertexName:
+			before = false
+			d.vertex = e
+		case before:
+			if err := d.readElement(e); err != nil {
+				return nil, err
+			}
+		default:
+			d.after = append(d.after, e)
+		}
+	}
+	if v := d.vertex; v != nil {
+		d.hdr.Count = v.Count
+		for _, p := range v.Props {
+			if !p.IsList() && !isCoord(p.Attr) {
+				d.hdr.Schema = append(d.hdr.Schema, &core.Attribute{Name: p.Attr, Type: types[p.Type]})
+			}
+		}
+		if v.hasLists() {
+			v.ListOffsets = append(v.ListOffsets[:0], 0)
+		} else if d.order != nil {
+			d.stride = int(v.minRecord(h.Encoding))
+		}
+	}
+	return d, nil
+}
+
+func isCoord(attr string) bool { return attr == core.DimX || attr == core.DimY || attr == core.DimZ }
+
+// Header returns the file's header; Meta.Extra["ply"] is a *Header.
+func (d *Decoder) Header() *pcio.Header { return d.hdr }
+
+// readElement reads all records of a non-vertex element into e.Data.
+func (d *Decoder) readElement(e *Element) error {
+	sink := &blobSink{}
+	for i := range e.Count {
+		if err := copyRecord(d.src, sink, e, d.r.Remaining()); err != nil {
+			return d.wrap(err, e, i)
+		}
+	}
+	e.Data = sink.b
+	return nil
+}
+
+// wrap places an error of the underlying reader in the file.
+func (d *Decoder) wrap(err error, e *Element, i int64) error {
+	switch err.(type) {
+	case *codec.FormatError, *codec.UnsupportedError:
+		return err
+	}
+	return codec.ReadErr(codecName, d.src.pos(), err, "element %s record %d of %d", e.Name, i, e.Count)
+}
+
+// Read returns the next chunk of at most max vertices, or io.EOF after the
+// last one (once the elements after the vertex element are read too).
+func (d *Decoder) Read(max int) (*core.Cloud, error) {
+	if d.err != nil {
+		return nil, d.err
+	}
+	v := d.vertex
+	if v == nil || d.read == v.Count {
+		d.err = io.EOF
+		for _, e := range d.after {
+			if err := d.readElement(e); err != nil {
+				d.err = err
+				break
+			}
+		}
+		d.after = nil
+		return nil, d.err
+	}
+	n := min(int64(max), v.Count-d.read)
+	n = int64(codec.ChunkLen(n, d.known))
+	if n < 1 {
+		n = 1
+	}
+	c := d.newChunk(int(n))
+	if err := d.decodeInto(c, 0, int(n)); err != nil {
+		d.err = err
+		return nil, err
+	}
+	return c, nil
+}
+
+func (d *Decoder) newChunk(n int) *core.Cloud {
+	c := core.New(n)
+	for _, a := range d.hdr.Schema {
+		c.Attrs = append(c.Attrs, core.NewAttribute(a.Name, a.Type, n))
+	}
+	c.Meta = d.hdr.Meta
+	return c
+}
+
+// decodeInto reads the next n vertices into c at index at.
+func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
+	v := d.vertex
+	cols := make([]*core.Attribute, len(v.Props))
+	coords := make([][]float64, len(v.Props))
+	k := 0
+	for i, p := range v.Props {
+		switch {
+		case p.IsList():
+		case p.Attr == core.DimX:
+			coords[i] = c.X
+		case p.Attr == core.DimY:
+			coords[i] = c.Y
+		case p.Attr == core.DimZ:
+			coords[i] = c.Z
+		default:
+			cols[i] = c.Attrs[k]
+			k++
+		}
+	}
+	if d.stride > 0 {
+		return d.decodeFixed(v, cols, coords, at, n)
+	}
+	lists := &blobSink{b: v.Data}
+	for j := at; j < at+n; j++ {
+		for i, p := range v.Props {
+			if p.IsList() {
+				if err := copyList(d.src, lists, p, d.r.Remaining()); err != nil {
+					return d.wrap(err, v, d.read)
+				}
+				continue
+			}
+			t := types[p.Type]
+			bits, err := d.src.next(t)
+			if err != nil {
+				return d.wrap(err, v, d.read)
+			}
+			if coords[i] != nil {
+				coords[i][j] = codec.ToFloat64(t, bits)
+			} else {
+				cols[i].SetUint64(j, bits)
+			}
+		}
+		if v.ListOffsets != nil {
+			v.ListOffsets = append(v.ListOffsets, len(lists.b))
+		}
+		d.read++
+	}
+	v.Data = lists.b
+	return nil
+}
+
+// decodeFixed reads n binary vertices of d.stride bytes each at once.
+func (d *Decoder) decodeFixed(v *Element, cols []*core.Attribute, coords [][]float64, at, n int) error {
+	if need := n * d.stride; cap(d.buf) < need {
+		d.buf = make([]byte, need)
+	}
+	buf := d.buf[:n*d.stride]
+	start := d.r.Offset()
+	if err := d.r.ReadFull(buf); err != nil {
+		got := (d.r.Offset().Offset - start.Offset) / int64(d.stride)
+		return codec.ReadErr(codecName, d.r.Offset(), err, "vertex %d of %d", d.read+got, v.Count)
+	}
+	off := 0
+	for i, p := range v.Props {
+		t := types[p.Type]
+		if dst := coords[i]; dst != nil {
+			for j := range n {
+				dst[at+j] = codec.ToFloat64(t, codec.LoadBits(buf[j*d.stride+off:], t, d.order))
+			}
+		} else {
+			col := cols[i]
+			for j := range n {
+				col.SetUint64(at+j, codec.LoadBits(buf[j*d.stride+off:], t, d.order))
+			}
+		}
+		off += t.Size()
+	}
+	d.read += int64(n)
+	return nil
+}
+
+// Decode reads a whole PLY file. When r can report its size (a file, a
+// bytes.Reader) the cloud is allocated once, after the header's counts were
+// checked against it; otherwise it grows as data arrives.
+func Decode(r io.Reader) (*core.Cloud, error) {
+	d, err := NewDecoder(r)
+	if err != nil {
+		return nil, err
+	}
+	var c *core.Cloud
+	if d.known && d.vertex != nil {
+		c = d.newChunk(int(d.vertex.Count))
+		for at := 0; at < c.Len(); at += codec.Chunk {
+			if err := d.decodeInto(c, at, min(codec.Chunk, c.Len()-at)); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		c = d.newChunk(0)
+		for {
+			chunk, err := d.Read(codec.Chunk)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			if err := c.Append(chunk); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if _, err := d.Read(1); err != io.EOF {
+		return nil, err
+	}
+	return c, nil
+}

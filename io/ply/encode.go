@@ -1,0 +1,344 @@
+package ply
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codec"
+	"github.com/pctk/pctk/io/pcio"
+)
+
+// column is how one vertex property is written.
+type column struct {
+	prop  Property
+	t     core.Type
+	coord int // 0, 1, 2 for x, y, z; -1 otherwise
+	attr  int // index into the schema; -1 for coordinates and lists
+}
+
+// Encoder writes a PLY file in chunks of vertices. Its header, elements
+// other than vertex, property names, types and order come from the
+// Meta.Extra["ply"] of the header it was made with, when there is one.
+type Encoder struct {
+	w       *bufio.Writer
+	sink    sink
+	schema  []*core.Attribute
+	cols    []column
+	lists   *Element // source vertex element whose list data is written
+	after   []*Element
+	count   int64
+	written int64
+	err     error
+}
+
+// vertexLinked names elements whose records index vertices; they are
+// dropped when the number of vertices changed, since their indices would
+// no longer point at the right vertices.
+var vertexLinked = map[string]bool{"face": true, "edge": true, "tristrips": true, "range_grid": true}
+
+// encoding maps an Encode variant to a PLY encoding.
+func encoding(variant string, src *Header) (string, error) {
+	switch variant {
+	case "":
+		if src != nil {
+			return src.Encoding, nil
+		}
+		return BinaryLE, nil
+	case "ascii":
+		return ASCII, nil
+	case "binary":
+		return BinaryLE, nil
+	case "binary-be":
+		return BinaryBE, nil
+	}
+	return "", fmt.Errorf("ply: unknown variant %q (want ascii, binary or binary-be)", variant)
+}
+
+// NewEncoder writes the header for a cloud described by h, and any elements
+// that precede the vertex element, to w. variant is "", "ascii", "binary" or
+// "binary-be"; "" keeps the encoding of the source PLY file, or picks
+// binary little-endian for a cloud from elsewhere.
+func NewEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
+	src, _ := h.Meta.Extra[codecName].(*Header)
+	if src != nil && src.Encoding == "" {
+		src = nil
+	}
+	enc, err := encoding(variant, src)
+	if err != nil {
+		return nil, err
+	}
+	e := &Encoder{w: bufio.NewWriterSize(w, 64<<10), schema: h.Schema, count: h.Count}
+	switch enc {
+	case ASCII:
+		e.sink = &asciiSink{w: e.w, first: true}
+	case BinaryLE:
+		e.sink = &binarySink{w: e.w, order: binary.LittleEndian}
+	default:
+		e.sink = &binarySink{w: e.w, order: binary.BigEndian}
+	}
+	var sv *Element
+	if src != nil {
+		sv = src.vertex()
+	}
+	vertex := &Element{Name: vertexName, Count: h.Count}
+	e.layout(sv)
+	for _, c := range e.cols {
+		vertex.Props = append(vertex.Props, c.prop)
+	}
+	var elements []*Element
+	if src != nil {
+		for _, el := range src.Elements {
+			switch {
+			case el == sv:
+				elements = append(elements, vertex)
+			case sv != nil && sv.Count != h.Count && vertexLinked[el.Name]:
+			default:
+				elements = append(elements, el)
+			}
+		}
+	}
+	if sv == nil && (h.Count > 0 || src == nil) {
+		elements = append([]*Element{vertex}, elements...)
+	}
+	version := "1.0"
+	if src != nil {
+		version = src.Version
+	}
+	var hb strings.Builder
+	fmt.Fprintf(&hb, "ply\nformat %s %s\n", enc, version)
+	for _, c := range h.Meta.Comments {
+		for _, l := range strings.Split(c, "\n") {
+			hb.WriteString("comment " + l + "\n")
+		}
+	}
+	if src != nil {
+		for _, o := range src.ObjInfo {
+			hb.WriteString("obj_info " + o + "\n")
+		}
+	}
+	for _, el := range elements {
+		fmt.Fprintf(&hb, "element %s %d\n", el.Name, el.Count)
+		for _, p := range el.Props {
+			if p.IsList() {
+				fmt.Fprintf(&hb, "property list %s %s %s\n", p.CountType, p.Type, p.Name)
+			} else {
+				fmt.Fprintf(&hb, "property %s %s\n", p.Type, p.Name)
+			}
+		}
+	}
+	hb.WriteString("end_header\n")
+	e.w.WriteString(hb.String())
+	for i, el := range elements {
+		if el == vertex {
+			e.after = elements[i+1:]
+			return e, nil
+		}
+		if err := e.writeElement(el); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// layout decides the vertex properties: those of the source vertex element
+// sv, in order, whose column still exists (with the column's type if it
+// changed), then every other column under its PLY name.
+func (e *Encoder) layout(sv *Element) {
+	used := make([]bool, len(e.schema))
+	names := map[string]bool{}
+	find := func(name string) int {
+		for i, a := range e.schema {
+			if a.Name == name && !used[i] {
+				return i
+			}
+		}
+		return -1
+	}
+	add := func(c column) {
+		e.cols = append(e.cols, c)
+		names[c.prop.Name] = true
+	}
+	if sv != nil {
+		if sv.hasLists() && sv.Count == e.count {
+			e.lists = sv
+		}
+		for _, p := range sv.Props {
+			switch {
+			case p.IsList():
+				if e.lists != nil {
+					add(column{prop: p, coord: -1, attr: -1})
+				}
+			case isCoord(p.Attr):
+				add(column{prop: p, t: types[p.Type], coord: int(p.Attr[0] - 'X'), attr: -1})
+			default:
+				i := find(p.Attr)
+				if i < 0 {
+					continue
+				}
+				used[i] = true
+				if a := e.schema[i]; types[p.Type] != a.Type {
+					p.Type = typeName(a.Type)
+				}
+				add(column{prop: p, t: types[p.Type], coord: -1, attr: i})
+			}
+		}
+	} else {
+		for k, n := range []string{"x", "y", "z"} {
+			add(column{prop: Property{Name: n, Type: "double", Attr: string(rune('X' + k))}, t: core.Float64, coord: k, attr: -1})
+		}
+	}
+	for i, a := range e.schema {
+		if used[i] {
+			continue
+		}
+		name := a.Name
+		if n, ok := fromPDAL[name]; ok {
+			name = n
+		}
+		for k := 1; names[name]; k++ {
+			name = fmt.Sprintf("%s_%d", a.Name, k)
+		}
+		tn := typeName(a.Type)
+		add(column{prop: Property{Name: name, Type: tn, Attr: a.Name}, t: types[tn], coord: -1, attr: i})
+	}
+}
+
+func (e *Encoder) writeElement(el *Element) error {
+	src := &blobSource{b: el.Data}
+	for range el.Count {
+		if err := copyRecord(src, e.sink, el, -1); err != nil {
+			return fmt.Errorf("ply: element %s: %w", el.Name, err)
+		}
+	}
+	return nil
+}
+
+// Write appends the vertices of c, whose attributes must be those of the
+// header's schema, in order.
+func (e *Encoder) Write(c *core.Cloud) error {
+	if e.err != nil {
+		return e.err
+	}
+	if err := checkChunk(c, e.schema); err != nil {
+		return err
+	}
+	if e.written+int64(c.Len()) > e.count {
+		e.err = fmt.Errorf("ply: %d vertices written, header announced %d", e.written+int64(c.Len()), e.count)
+		return e.err
+	}
+	coords := [3][]float64{c.X, c.Y, c.Z}
+	for j := range c.Len() {
+		for _, col := range e.cols {
+			switch {
+			case col.coord >= 0:
+				e.sink.put(col.t, codec.FromFloat64(col.t, coords[col.coord][j]))
+			case col.attr >= 0:
+				a := c.Attrs[col.attr]
+				v := a.Uint64(j)
+				if col.t != a.Type && !fits(v, a.Type, col.t) {
+					e.err = fmt.Errorf("ply: vertex %d: %s value %d does not fit PLY type %s", e.written+int64(j), a.Name, a.Int64(j), col.prop.Type)
+					return e.err
+				}
+				e.sink.put(col.t, v)
+			default:
+				g := e.written + int64(j)
+				if g+1 >= int64(len(e.lists.ListOffsets)) {
+					e.err = fmt.Errorf("ply: vertex %d: list property %s not available", g, col.prop.Name)
+					return e.err
+				}
+				src := &blobSource{b: e.lists.Data[:e.lists.ListOffsets[g+1]], off: e.lists.ListOffsets[g]}
+				if err := e.skipToList(src, col.prop); err != nil {
+					e.err = err
+					return err
+				}
+				if err := copyList(src, e.sink, col.prop, -1); err != nil {
+					e.err = fmt.Errorf("ply: vertex %d: %w", g, err)
+					return e.err
+				}
+			}
+		}
+		e.sink.end()
+	}
+	e.written += int64(c.Len())
+	return nil
+}
+
+// skipToList advances src past the list properties of the source vertex
+// element that precede p.
+func (e *Encoder) skipToList(src *blobSource, p Property) error {
+	for _, q := range e.lists.Props {
+		if q.Name == p.Name {
+			return nil
+		}
+		if q.IsList() {
+			if err := copyList(src, &blobSink{}, q, -1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// fits reports whether value v of a 64-bit integer type from fits the
+// narrower integer type to.
+func fits(v uint64, from, to core.Type) bool {
+	if from == core.Int64 {
+		return int64(v) >= math.MinInt32 && int64(v) <= math.MaxInt32
+	}
+	return v <= math.MaxUint32
+}
+
+// checkChunk checks that c has the schema's columns, one value per point.
+func checkChunk(c *core.Cloud, schema []*core.Attribute) error {
+	n := c.Len()
+	if len(c.Y) != n || len(c.Z) != n {
+		return fmt.Errorf("ply: X, Y, Z have %d, %d, %d values", n, len(c.Y), len(c.Z))
+	}
+	if len(c.Attrs) != len(schema) {
+		return fmt.Errorf("ply: chunk has %d attributes, header %d", len(c.Attrs), len(schema))
+	}
+	for i, a := range c.Attrs {
+		if a.Name != schema[i].Name || a.Type != schema[i].Type {
+			return fmt.Errorf("ply: chunk attribute %d is %s %v, header says %s %v", i, a.Name, a.Type, schema[i].Name, schema[i].Type)
+		}
+		if a.Len() != n {
+			return fmt.Errorf("ply: attribute %s has %d values for %d points", a.Name, a.Len(), n)
+		}
+	}
+	return nil
+}
+
+// Close writes the elements after the vertex element and flushes. It fails
+// when fewer vertices were written than announced.
+func (e *Encoder) Close() error {
+	if e.err != nil {
+		return e.err
+	}
+	if e.written != e.count {
+		return fmt.Errorf("ply: %d vertices written, header announced %d", e.written, e.count)
+	}
+	for _, el := range e.after {
+		if err := e.writeElement(el); err != nil {
+			return err
+		}
+	}
+	e.after = nil
+	return e.w.Flush()
+}
+
+// Encode writes c as PLY in the given variant (see NewEncoder).
+func Encode(w io.Writer, c *core.Cloud, variant string) error {
+	e, err := NewEncoder(w, &pcio.Header{Count: int64(c.Len()), Schema: c.Attrs, Meta: c.Meta}, variant)
+	if err != nil {
+		return err
+	}
+	if err := e.Write(c); err != nil {
+		return err
+	}
+	return e.Close()
+}
