@@ -1,0 +1,473 @@
+package denoise
+
+// Cross-checks against the peers whose definitions this package follows:
+// PCL's pcl_outlier_removal (Debian pcl-tools) and Open3D's
+// remove_radius_outlier / remove_statistical_outlier (Debian
+// python3-open3d). .ci/deps/pcl-open3d.sh installs both; without them these
+// tests skip, except under CI=true, where they fail.
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+)
+
+const shared = "../../../shared/data"
+
+// needPeer skips the test when the peer is missing, or fails it under CI.
+func needPeer(t *testing.T, name string, ok bool, hint string) {
+	t.Helper()
+	if ok {
+		return
+	}
+	msg := fmt.Sprintf("%s is not installed (%s); run .ci/deps/pcl-open3d.sh", name, hint)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+func needPCL(t *testing.T) {
+	_, err1 := exec.LookPath("pcl_outlier_removal")
+	_, err2 := exec.LookPath("pcl_convert_pcd_ascii_binary")
+	needPeer(t, "PCL", err1 == nil && err2 == nil, "pcl_outlier_removal, pcl_convert_pcd_ascii_binary from pcl-tools")
+}
+
+const python = "/usr/bin/python3"
+
+func needOpen3D(t *testing.T) {
+	err := exec.Command(python, "-c", "import open3d").Run()
+	needPeer(t, "Open3D", err == nil, python+" -c 'import open3d' failed: python3-open3d")
+}
+
+// fastBackend returns the cpu backend, or skips: the large clouds are too
+// slow for brute force.
+func fastBackend(t *testing.T) findneighbor.Backend {
+	t.Helper()
+	b, err := findneighbor.Get("cpu")
+	if err != nil {
+		t.Skipf("cpu backend unavailable (%v); brute force is too slow for this cloud", err)
+	}
+	return b
+}
+
+// writePCD writes xyz as an ASCII PCD with an extra field "i" holding each
+// point's index, so that the points a peer keeps can be told apart. Floats
+// are written in the shortest form that reads back to the same float32.
+func writePCD(t testing.TB, path string, xyz []float32) {
+	t.Helper()
+	n := len(xyz) / 3
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "VERSION 0.7\nFIELDS x y z i\nSIZE 4 4 4 4\nTYPE F F F U\nCOUNT 1 1 1 1\nWIDTH %d\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS %d\nDATA ascii\n", n, n)
+	for i := range n {
+		for a := range 3 {
+			sb.WriteString(strconv.FormatFloat(float64(xyz[3*i+a]), 'g', -1, 32))
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(strconv.Itoa(i))
+		sb.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readASCIIPCD reads the named fields of an ASCII PCD (every field COUNT 1).
+func readASCIIPCD(t testing.TB, path string, names ...string) [][]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var fields []string
+	col := make([]int, len(names))
+	out := make([][]float64, len(names))
+	data := false
+	for sc.Scan() {
+		w := strings.Fields(sc.Text())
+		switch {
+		case len(w) == 0 || strings.HasPrefix(w[0], "#"):
+		case !data && w[0] == "FIELDS":
+			fields = w[1:]
+			for k, name := range names {
+				if col[k] = slices.Index(fields, name); col[k] < 0 {
+					t.Fatalf("%s: no field %q in %v", path, name, fields)
+				}
+			}
+		case !data && w[0] == "COUNT":
+			for _, c := range w[1:] {
+				if c != "1" {
+					t.Fatalf("%s: COUNT %v: only 1 is supported here", path, w[1:])
+				}
+			}
+		case !data && w[0] == "DATA":
+			if len(w) < 2 || w[1] != "ascii" {
+				t.Fatalf("%s: DATA %v, want ascii", path, w[1:])
+			}
+			data = true
+		case data:
+			if len(w) != len(fields) {
+				t.Fatalf("%s: line %q has %d values for %d fields", path, sc.Text(), len(w), len(fields))
+			}
+			for k, c := range col {
+				v, err := strconv.ParseFloat(w[c], 64)
+				if err != nil {
+					t.Fatalf("%s: %v", path, err)
+				}
+				out[k] = append(out[k], v)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// loadShared reads x, y, z of a PCD from ../shared/data as float32 (PCL's
+// converter turns any PCD into ASCII with 9 significant digits, which
+// float32 values survive exactly).
+func loadShared(t *testing.T, rel string) []float32 {
+	t.Helper()
+	src := filepath.Join(shared, rel)
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("%s absent (the shared data folder is not part of a fresh clone): %v", src, err)
+	}
+	needPCL(t)
+	dst := filepath.Join(t.TempDir(), "ascii.pcd")
+	if out, err := exec.Command("pcl_convert_pcd_ascii_binary", src, dst, "0", "9").CombinedOutput(); err != nil {
+		t.Fatalf("pcl_convert_pcd_ascii_binary %s: %v\n%s", src, err, out)
+	}
+	cols := readASCIIPCD(t, dst, "x", "y", "z")
+	xyz := make([]float32, 0, 3*len(cols[0]))
+	for i := range cols[0] {
+		for a := range 3 {
+			if math.IsNaN(cols[a][i]) {
+				t.Fatalf("%s: point %d has NaN coordinates; these tests want dense clouds", src, i)
+			}
+			xyz = append(xyz, float32(cols[a][i]))
+		}
+	}
+	return xyz
+}
+
+// pclKept runs pcl_outlier_removal on the indexed PCD in and returns the
+// sorted indices of the points it keeps.
+func pclKept(t *testing.T, in string, args ...string) []int {
+	t.Helper()
+	dir := t.TempDir()
+	out, ascii := filepath.Join(dir, "out.pcd"), filepath.Join(dir, "out_ascii.pcd")
+	cmd := append([]string{in, out}, args...)
+	if b, err := exec.Command("pcl_outlier_removal", cmd...).CombinedOutput(); err != nil {
+		t.Fatalf("pcl_outlier_removal %v: %v\n%s", cmd, err, b)
+	}
+	if b, err := exec.Command("pcl_convert_pcd_ascii_binary", out, ascii, "0").CombinedOutput(); err != nil {
+		t.Fatalf("pcl_convert_pcd_ascii_binary %s: %v\n%s (did pcl_outlier_removal write it?)", out, err, b)
+	}
+	idx := readASCIIPCD(t, ascii, "i")[0]
+	kept := make([]int, len(idx))
+	for k, v := range idx {
+		kept[k] = int(v)
+	}
+	slices.Sort(kept)
+	return kept
+}
+
+// open3DScript runs each job of argv[2:] ("radius R M" or "statistical K S"
+// as r:R:M / s:K:S) on the PCD argv[1] and prints the kept indices per job.
+const open3DScript = `
+import sys, open3d as o3d
+pc = o3d.io.read_point_cloud(sys.argv[1])
+for job in sys.argv[2:]:
+    kind, a, b = job.split(":")
+    if kind == "r":
+        _, ind = pc.remove_radius_outlier(nb_points=int(a), radius=float(b))
+    else:
+        _, ind = pc.remove_statistical_outlier(nb_neighbors=int(a), std_ratio=float(b))
+    print(job, " ".join(map(str, ind)))
+`
+
+// open3DKept runs the jobs in one Python process and returns, per job, the
+// sorted indices Open3D keeps.
+func open3DKept(t *testing.T, in string, jobs ...string) map[string][]int {
+	t.Helper()
+	out, err := exec.Command(python, append([]string{"-c", open3DScript, in}, jobs...)...).Output()
+	if err != nil {
+		t.Fatalf("open3d %v: %v", jobs, err)
+	}
+	res := map[string][]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		w := strings.Fields(line)
+		if len(w) == 0 {
+			continue
+		}
+		kept := []int{}
+		for _, s := range w[1:] {
+			v, err := strconv.Atoi(s)
+			if err != nil {
+				t.Fatalf("open3d output %q: %v", line[:min(len(line), 80)], err)
+			}
+			kept = append(kept, v)
+		}
+		slices.Sort(kept)
+		res[w[0]] = kept
+	}
+	for _, j := range jobs {
+		if _, ok := res[j]; !ok {
+			t.Fatalf("open3d printed nothing for job %s:\n%s", j, out)
+		}
+	}
+	return res
+}
+
+// keptOf returns the indices of the points not flagged.
+func keptOf(outlier []bool) []int {
+	kept := []int{}
+	for i, o := range outlier {
+		if !o {
+			kept = append(kept, i)
+		}
+	}
+	return kept
+}
+
+// diff returns the indices in exactly one of the sorted sets a and b.
+func diff(a, b []int) []int {
+	var d []int
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i] < b[j]):
+			d = append(d, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			d = append(d, b[j])
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return d
+}
+
+// randomCloud returns n points: 95% in Gaussian blobs, 5% uniform noise
+// over the unit cube, seeded.
+func randomCloud(seed uint64, n int) []float32 {
+	r := rand.New(rand.NewPCG(seed, 1))
+	const blobs = 20
+	centres := make([]float32, 3*blobs)
+	for i := range centres {
+		centres[i] = r.Float32()
+	}
+	xyz := make([]float32, 3*n)
+	for i := range n {
+		noise := r.IntN(20) == 0
+		c := r.IntN(blobs)
+		for a := range 3 {
+			if noise {
+				xyz[3*i+a] = r.Float32()
+			} else {
+				xyz[3*i+a] = centres[3*c+a] + float32(r.NormFloat64()*0.03)
+			}
+		}
+	}
+	return xyz
+}
+
+// medianKDist returns the median over points of the distance to the k-th
+// nearest other point, to pick radii that suit any cloud.
+func medianKDist(t *testing.T, xyz []float32, b findneighbor.Backend, k int) float64 {
+	t.Helper()
+	ix, err := b.Build(xyz, float32(math.Inf(1)), findneighbor.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	n := len(xyz) / 3
+	idx, dist := make([]int32, n*k), make([]float32, n*k)
+	if err := ix.KNearest(nil, k, idx, dist); err != nil {
+		t.Fatal(err)
+	}
+	kth := make([]float64, n)
+	for i := range n {
+		kth[i] = float64(dist[i*k+k-1])
+	}
+	slices.Sort(kth)
+	return kth[n/2]
+}
+
+// radiusTie reports whether point i has another point at a distance within
+// 1e-6 relative of r, where float32 and float64 arithmetic (and PCL's ≤
+// versus Open3D's <) may disagree on the count.
+func radiusTie(xyz []float32, i int, r float64) bool {
+	for j := range len(xyz) / 3 {
+		var d2 float64
+		for a := range 3 {
+			d := float64(xyz[3*i+a]) - float64(xyz[3*j+a])
+			d2 += d * d
+		}
+		if j != i && math.Abs(math.Sqrt(d2)-r) <= 1e-6*r {
+			return true
+		}
+	}
+	return false
+}
+
+// peerCloud is a cloud the peers are compared on; load skips the subtest
+// when its data or a fast enough backend is missing.
+type peerCloud struct {
+	name string
+	load func(t *testing.T) ([]float32, findneighbor.Backend)
+}
+
+func peerClouds(t *testing.T) []peerCloud {
+	seed := uint64(20261130)
+	t.Logf("random cloud seed %d", seed)
+	cs := []peerCloud{{"random", func(t *testing.T) ([]float32, findneighbor.Backend) { return randomCloud(seed, 20000), brute(t) }}}
+	if testing.Short() {
+		return cs
+	}
+	return append(cs,
+		peerCloud{"milk.pcd", func(t *testing.T) ([]float32, findneighbor.Backend) {
+			return loadShared(t, "pcd/milk.pcd"), brute(t)
+		}},
+		peerCloud{"table_scene_lms400.pcd", func(t *testing.T) ([]float32, findneighbor.Backend) {
+			b := fastBackend(t)
+			return loadShared(t, "pcd/table_scene_lms400.pcd"), b
+		}})
+}
+
+// TestRadiusPeers checks that Radius keeps the same points as
+// pcl_outlier_removal -method radius and Open3D's remove_radius_outlier,
+// on a random cloud and real scans, for radii giving about 8 and 30
+// neighbours.
+func TestRadiusPeers(t *testing.T) {
+	needPCL(t)
+	needOpen3D(t)
+	for _, c := range peerClouds(t) {
+		t.Run(c.name, func(t *testing.T) {
+			xyz, b := c.load(t)
+			in := filepath.Join(t.TempDir(), "in.pcd")
+			writePCD(t, in, xyz)
+			type job struct {
+				r float64
+				m int
+			}
+			var jobs []job
+			var o3dJobs []string
+			for _, k := range []int{8, 30} {
+				// A radius in float32 so that every tool reads the same value.
+				r := float64(float32(medianKDist(t, xyz, b, k)))
+				for _, m := range []int{k / 2, k} {
+					jobs = append(jobs, job{r, m})
+					o3dJobs = append(o3dJobs, fmt.Sprintf("r:%d:%s", m, strconv.FormatFloat(r, 'g', -1, 64)))
+				}
+			}
+			o3d := open3DKept(t, in, o3dJobs...)
+			for i, j := range jobs {
+				res, err := Radius(xyz, b, RadiusOptions{Radius: j.r, MinNeighbors: j.m})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := keptOf(res.Outlier)
+				pcl := pclKept(t, in, "-method", "radius", "-radius", strconv.FormatFloat(j.r, 'g', -1, 64), "-min_pts", strconv.Itoa(j.m))
+				for peer, want := range map[string][]int{"pcl": pcl, "open3d": o3d[o3dJobs[i]]} {
+					d := diff(got, want)
+					ties := 0
+					for _, p := range d {
+						if radiusTie(xyz, p, j.r) {
+							ties++
+						}
+					}
+					t.Logf("R=%g M=%d: pctk keeps %d, %s keeps %d, %d differ (all at a tie with R: %v)", j.r, j.m, len(got), peer, len(want), len(d), ties == len(d))
+					if ties != len(d) || len(d) > max(3, len(got)/1000) {
+						t.Errorf("R=%g M=%d: %d points differ from %s (%d of them explained by a neighbour at distance R); first: %v", j.r, j.m, len(d), peer, ties, d[:min(len(d), 10)])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestStatisticalPeers checks that Statistical keeps the same points as
+// pcl_outlier_removal -method statistical (Convention PCL) and Open3D's
+// remove_statistical_outlier (Convention Open3D). A point may differ only
+// when its mean distance is within 1e-6 relative of the threshold, where
+// float32 and float64 arithmetic can disagree.
+func TestStatisticalPeers(t *testing.T) {
+	needPCL(t)
+	needOpen3D(t)
+	type job struct {
+		k int
+		s float64
+	}
+	jobs := []job{{8, 1}, {20, 2}, {50, 1}}
+	for _, c := range peerClouds(t) {
+		t.Run(c.name, func(t *testing.T) {
+			xyz, b := c.load(t)
+			in := filepath.Join(t.TempDir(), "in.pcd")
+			writePCD(t, in, xyz)
+			var o3dJobs []string
+			for _, j := range jobs {
+				o3dJobs = append(o3dJobs, fmt.Sprintf("s:%d:%g", j.k, j.s))
+			}
+			o3d := open3DKept(t, in, o3dJobs...)
+			for i, j := range jobs {
+				pcl := pclKept(t, in, "-method", "statistical", "-mean_k", strconv.Itoa(j.k), "-std_dev_mul", strconv.FormatFloat(j.s, 'g', -1, 64))
+				for _, peer := range []struct {
+					conv Convention
+					want []int
+				}{{PCL, pcl}, {Open3D, o3d[o3dJobs[i]]}} {
+					res, err := Statistical(xyz, b, StatisticalOptions{K: j.k, StdRatio: j.s, Convention: peer.conv})
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := keptOf(res.Outlier)
+					d := diff(got, peer.want)
+					ties := 0
+					for _, p := range d {
+						if math.Abs(res.MeanDist[p]-res.Threshold) <= 1e-6*res.Threshold {
+							ties++
+						}
+					}
+					t.Logf("K=%d S=%g %v: pctk keeps %d (threshold %.9g), peer keeps %d, %d differ (all at the threshold: %v)", j.k, j.s, peer.conv, len(got), res.Threshold, len(peer.want), len(d), ties == len(d))
+					if ties != len(d) || len(d) > max(3, len(got)/1000) {
+						t.Errorf("K=%d S=%g %v: %d points differ from the peer (%d of them at the threshold); first: %v", j.k, j.s, peer.conv, len(d), ties, d[:min(len(d), 10)])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestTableScene checks the reference figure of ../shared/README.md: PCL's
+// statistical filter with mean_k 50 and std_dev_mul 1 keeps 451,410 of the
+// 460,400 points of table_scene_lms400.pcd (the PCL tutorial's figure too).
+func TestTableScene(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 460,400 points")
+	}
+	b := fastBackend(t)
+	xyz := loadShared(t, "pcd/table_scene_lms400.pcd")
+	r, err := Statistical(xyz, b, StatisticalOptions{K: 50, StdRatio: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, kept := len(xyz)/3, len(r.Outlier)-r.Outliers; n != 460400 || kept != 451410 {
+		t.Errorf("got %d of %d points kept, want 451410 of 460400 (mean %g, std %g, threshold %g)", kept, n, r.Mean, r.Std, r.Threshold)
+	}
+}
