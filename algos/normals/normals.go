@@ -1,0 +1,293 @@
+package normals
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+)
+
+// MinPoints is the smallest neighbourhood, counting the point itself, that
+// defines a normal: fewer than 3 points do not span a plane. Points with
+// smaller neighbourhoods get NaN normals and curvature, as in PCL.
+const MinPoints = 3
+
+// DefaultOrientK is the number of nearest other points that link each point
+// in the graph of OrientConsistent unless Options.OrientK says otherwise.
+const DefaultOrientK = 10
+
+// Orientation chooses how the sign of each normal is fixed. PCA determines a
+// normal only up to sign.
+type Orientation int
+
+const (
+	// OrientNone keeps the sign the eigen-solver returned.
+	OrientNone Orientation = iota
+	// OrientUp makes every normal point toward +Z (NormalZ ≥ 0), what
+	// airborne LiDAR wants.
+	OrientUp
+	// OrientViewpoint makes every normal point toward Options.Viewpoint, the
+	// sensor position: n·(v - p) ≥ 0, PCL's flipNormalTowardsViewpoint.
+	OrientViewpoint
+	// OrientConsistent propagates one orientation along a minimum spanning
+	// tree of the k-nearest-neighbour graph weighted by 1 - |nᵢ·nⱼ| (Hoppe
+	// et al. 1992; Open3D's orient_normals_consistent_tangent_plane, PDAL's
+	// filters.normal refine), so neighbouring normals agree; in each
+	// connected component the highest point's normal points up.
+	OrientConsistent
+)
+
+var orientNames = [...]string{"none", "up", "viewpoint", "consistent"}
+
+// String returns the orientation's name as ParseOrientation accepts it.
+func (o Orientation) String() string {
+	if o >= 0 && int(o) < len(orientNames) {
+		return orientNames[o]
+	}
+	return fmt.Sprintf("Orientation(%d)", int(o))
+}
+
+// ParseOrientation returns the orientation named s ("none", "up",
+// "viewpoint", "consistent"; case-insensitive).
+func ParseOrientation(s string) (Orientation, error) {
+	for i, n := range orientNames {
+		if strings.EqualFold(s, n) {
+			return Orientation(i), nil
+		}
+	}
+	return 0, fmt.Errorf("normals: unknown orientation %q (want %s)", s, strings.Join(orientNames[:], ", "))
+}
+
+// Options configure Estimate. Give Radius, K or both.
+type Options struct {
+	// Radius limits neighbourhoods to the points within this distance; 0 or
+	// +Inf means no limit.
+	Radius float64
+	// K is the neighbourhood size counting the point itself, as PCL's
+	// setKSearch and Open3D's KDTreeSearchParamKNN count it: the point and
+	// its K-1 nearest others (within Radius when it is set, like Open3D's
+	// hybrid search). 0 means every point within Radius.
+	K int
+	// Orient fixes the signs of the normals.
+	Orient Orientation
+	// Viewpoint is the sensor position for OrientViewpoint, in the same
+	// coordinates as the points passed to Estimate.
+	Viewpoint [3]float64
+	// OrientK is the number of nearest other points that link each point in
+	// the graph of OrientConsistent (within Radius when it is set); 0 means
+	// DefaultOrientK.
+	OrientK int
+	// Eigenvalues asks for the covariance eigenvalues in Result.
+	Eigenvalues bool
+	// Build tunes the neighbour index (workers, progress).
+	Build findneighbor.BuildOptions
+}
+
+// Validate reports whether the options describe a neighbourhood.
+func (o Options) Validate() error {
+	r := o.Radius
+	switch {
+	case math.IsNaN(r) || r < 0 || math.IsInf(r, -1):
+		return fmt.Errorf("normals: radius %g, want > 0, or 0 for none", r)
+	case o.K < 0:
+		return fmt.Errorf("normals: k = %d, want ≥ %d, or 0 for none", o.K, MinPoints)
+	case o.K > 0 && o.K < MinPoints:
+		return fmt.Errorf("normals: k = %d counts the point itself; fewer than %d points define no plane", o.K, MinPoints)
+	case o.K == 0 && (r == 0 || math.IsInf(r, 1)):
+		return errors.New("normals: give a radius, k, or both")
+	case o.Orient < OrientNone || o.Orient > OrientConsistent:
+		return fmt.Errorf("normals: invalid orientation %d", int(o.Orient))
+	case o.OrientK < 0:
+		return fmt.Errorf("normals: orientation k = %d, want ≥ 0", o.OrientK)
+	}
+	for _, v := range o.Viewpoint {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("normals: viewpoint %v is not finite", o.Viewpoint)
+		}
+	}
+	return nil
+}
+
+// eps returns the index radius: Radius, or +Inf for plain kNN.
+func (o Options) eps() float32 {
+	if o.Radius == 0 || math.IsInf(o.Radius, 1) {
+		return float32(math.Inf(1))
+	}
+	return float32(o.Radius)
+}
+
+func (o Options) orientK() int {
+	if o.OrientK > 0 {
+		return o.OrientK
+	}
+	return DefaultOrientK
+}
+
+// Result holds one value per point in each column.
+type Result struct {
+	// NormalX, NormalY, NormalZ form unit normals; NaN where the
+	// neighbourhood has fewer than MinPoints points.
+	NormalX, NormalY, NormalZ []float32
+	// Curvature is the surface variation λ0/(λ0+λ1+λ2) in [0, 1/3]; 0 where
+	// every point of the neighbourhood coincides; NaN with the normal.
+	Curvature []float32
+	// Eigenvalues are λ0 ≤ λ1 ≤ λ2 of the neighbourhood covariance (divided
+	// by the number of points, not one less), when Options.Eigenvalues.
+	Eigenvalues [3][]float32
+	// Undefined counts the points with NaN normals.
+	Undefined int
+	// Components counts the connected components of the orientation graph
+	// (OrientConsistent only), each oriented on its own.
+	Components int
+}
+
+// Estimate computes a PCA normal and the curvature of every point of xyz
+// (interleaved x, y, z, float32 relative to a local origin) with backend b.
+//
+// A point's neighbourhood is the point itself plus its neighbours from
+// findneighbor's Moments (which leave the point out), so that K and Radius
+// mean what they mean in PCL and Open3D. Its covariance, in float64, is
+// C = Σdᵢdᵢᵀ/n - d̄d̄ᵀ over the offsets dᵢ from the point (the point's own is
+// 0) with n = neighbours + 1; the normal is C's eigenvector of the smallest
+// eigenvalue λ0, the curvature λ0/(λ0+λ1+λ2).
+func Estimate(b findneighbor.Backend, xyz []float32, opts Options) (*Result, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if len(xyz)%3 != 0 {
+		return nil, fmt.Errorf("normals: %d coordinates is not a multiple of 3", len(xyz))
+	}
+	n := len(xyz) / 3
+	idx, err := b.Build(xyz, opts.eps(), opts.Build)
+	if err != nil {
+		return nil, fmt.Errorf("normals: build %s index: %w", b.Name(), err)
+	}
+	defer idx.Close()
+
+	k := 0
+	if opts.K > 0 {
+		k = opts.K - 1
+	}
+	mom := make([]findneighbor.Moment, n)
+	if err := idx.Moments(nil, k, mom); err != nil {
+		return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
+	}
+	res := solveAll(mom, opts.Eigenvalues, opts.Build.Workers)
+	mom = nil
+
+	switch opts.Orient {
+	case OrientUp:
+		orientToward(res, xyz, [3]float64{}, true)
+	case OrientViewpoint:
+		orientToward(res, xyz, opts.Viewpoint, false)
+	case OrientConsistent:
+		if err := orientConsistent(res, idx, xyz, opts.orientK()); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// solveAll turns moments into normals, curvature and eigenvalues, in
+// parallel over blocks of points.
+func solveAll(mom []findneighbor.Moment, eigenvalues bool, workers int) *Result {
+	n := len(mom)
+	r := &Result{
+		NormalX:   make([]float32, n),
+		NormalY:   make([]float32, n),
+		NormalZ:   make([]float32, n),
+		Curvature: make([]float32, n),
+	}
+	if eigenvalues {
+		for i := range r.Eigenvalues {
+			r.Eigenvalues[i] = make([]float32, n)
+		}
+	}
+	undefined := make([]int, parallelism(workers))
+	forBlocks(n, len(undefined), func(w, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			pc, ok := solve(mom[i])
+			if !ok {
+				undefined[w]++
+			}
+			r.NormalX[i], r.NormalY[i], r.NormalZ[i] = pc.normal[0], pc.normal[1], pc.normal[2]
+			r.Curvature[i] = pc.curvature
+			if eigenvalues {
+				for j := range 3 {
+					r.Eigenvalues[j][i] = pc.values[j]
+				}
+			}
+		}
+	})
+	for _, u := range undefined {
+		r.Undefined += u
+	}
+	return r
+}
+
+// pca is one point's result.
+type pca struct {
+	normal    [3]float32
+	curvature float32
+	values    [3]float32
+}
+
+var nan32 = float32(math.NaN())
+
+// solve computes the normal, curvature and eigenvalues of the neighbourhood
+// made of the point (offset 0) and the m.N neighbours summarised by m. ok is
+// false, with NaN everywhere, when that is fewer than MinPoints points.
+func solve(m findneighbor.Moment) (p pca, ok bool) {
+	cnt := float64(m.N) + 1
+	if cnt < MinPoints {
+		return pca{[3]float32{nan32, nan32, nan32}, nan32, [3]float32{nan32, nan32, nan32}}, false
+	}
+	mx, my, mz := m.Sum[0]/cnt, m.Sum[1]/cnt, m.Sum[2]/cnt
+	o := &m.Outer
+	c := sym3{
+		o[0]/cnt - mx*mx, o[1]/cnt - mx*my, o[2]/cnt - mx*mz,
+		o[3]/cnt - my*my, o[4]/cnt - my*mz,
+		o[5]/cnt - mz*mz,
+	}
+	e := eigenSym3(c)
+	// The covariance is positive semi-definite; rounding may leave λ0
+	// slightly negative.
+	for i := range e.Values {
+		e.Values[i] = max(e.Values[i], 0)
+	}
+	v := e.Vectors[0]
+	p.normal = [3]float32{float32(v[0]), float32(v[1]), float32(v[2])}
+	if tr := e.Values[0] + e.Values[1] + e.Values[2]; tr > 0 {
+		p.curvature = float32(e.Values[0] / tr)
+	}
+	p.values = [3]float32{float32(e.Values[0]), float32(e.Values[1]), float32(e.Values[2])}
+	return p, true
+}
+
+// parallelism returns the number of goroutines for workers (0: GOMAXPROCS).
+func parallelism(workers int) int {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return workers
+}
+
+// forBlocks calls fn(w, lo, hi) on nw goroutines for contiguous blocks of
+// [0, n); w is the goroutine's number, for per-goroutine scratch.
+func forBlocks(n, nw int, fn func(w, lo, hi int)) {
+	nw = max(1, min(nw, n))
+	var wg sync.WaitGroup
+	for w := range nw {
+		lo, hi := n*w/nw, n*(w+1)/nw
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, lo, hi)
+		}()
+	}
+	wg.Wait()
+}
