@@ -1,0 +1,451 @@
+package dbscan_test
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pctk/pctk/algos/dbscan"
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/primitives/findneighbor"
+)
+
+// python is Debian's interpreter, which has python3-sklearn.
+const python = "/usr/bin/python3"
+
+// sharedData is ../shared/data seen from this package's folder.
+const sharedData = "../../../shared/data"
+
+// sklearnScript runs scikit-learn's DBSCAN for each (eps, min_samples) job
+// on the float64 points in argv[1] and writes labels (int32) and core flags
+// (uint8) per job into the folder argv[3].
+const sklearnScript = `
+import json, sys
+import numpy as np
+from sklearn.cluster import DBSCAN
+X = np.fromfile(sys.argv[1], dtype="<f8").reshape(-1, 3)
+for k, (eps, m) in enumerate(json.loads(sys.argv[2])):
+    db = DBSCAN(eps=eps, min_samples=m, n_jobs=-1).fit(X)
+    db.labels_.astype("<i4").tofile(f"{sys.argv[3]}/labels_{k}")
+    core = np.zeros(len(X), dtype="u1")
+    core[db.core_sample_indices_] = 1
+    core.tofile(f"{sys.argv[3]}/core_{k}")
+`
+
+// needSklearn skips the test when scikit-learn is missing, except in CI
+// (CI=true), where .ci/deps/sklearn.sh installs it and its absence is a
+// failure.
+func needSklearn(t *testing.T) {
+	t.Helper()
+	out, err := exec.Command(python, "-c", "import sklearn; print(sklearn.__version__)").CombinedOutput()
+	if err == nil {
+		t.Logf("scikit-learn %s", strings.TrimSpace(string(out)))
+		return
+	}
+	msg := fmt.Sprintf("scikit-learn not usable with %s (%v: %s); install it with .ci/deps/sklearn.sh (apt-get install python3-sklearn)", python, err, strings.TrimSpace(string(out)))
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+type sklearnJob struct {
+	eps    float64
+	minPts []int
+}
+
+// sklearnDBSCAN runs scikit-learn on xyz (converted exactly to float64) and
+// returns labels and core flags per (eps, min_pts) pair, in job order.
+func sklearnDBSCAN(t *testing.T, xyz []float32, jobs []sklearnJob) (labels [][]int32, core [][]bool) {
+	t.Helper()
+	dir := t.TempDir()
+	pts := make([]byte, 8*len(xyz))
+	for i, v := range xyz {
+		binary.LittleEndian.PutUint64(pts[8*i:], math.Float64bits(float64(v)))
+	}
+	in := filepath.Join(dir, "points.f64")
+	if err := os.WriteFile(in, pts, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var pairs [][2]any
+	for _, j := range jobs {
+		for _, m := range j.minPts {
+			pairs = append(pairs, [2]any{j.eps, m})
+		}
+	}
+	spec, _ := json.Marshal(pairs)
+	cmd := exec.Command(python, "-c", sklearnScript, in, string(spec), dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("scikit-learn: %v\n%s", err, out)
+	}
+	n := len(xyz) / 3
+	for k := range pairs {
+		lb, err := os.ReadFile(filepath.Join(dir, fmt.Sprint("labels_", k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cb, err := os.ReadFile(filepath.Join(dir, fmt.Sprint("core_", k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lb) != 4*n || len(cb) != n {
+			t.Fatalf("scikit-learn job %d: got %d label bytes and %d core bytes for %d points", k, len(lb), len(cb), n)
+		}
+		l, c := make([]int32, n), make([]bool, n)
+		for i := range n {
+			l[i] = int32(binary.LittleEndian.Uint32(lb[4*i:]))
+			c[i] = cb[i] == 1
+		}
+		labels, core = append(labels, l), append(core, c)
+	}
+	return labels, core
+}
+
+// snap rounds local coordinates and every job's eps to multiples of a
+// power of two u with eps ≤ 1024u. Then every squared distance that can
+// decide "within ε" (coordinate differences below 2·eps, so below 2¹¹u) is a
+// sum of three squares below 2²²u² each: an integer multiple of u² under
+// 2²⁴, held exactly by float32 (pctk) and float64 (scikit-learn) alike. The
+// two libraries then agree on every pair, including the many at exactly ε
+// on a grid, where unsnapped float32 and float64 distances disagree on pairs
+// within rounding of ε. Points move by at most u/2 ≤ eps/2048.
+func snap(t *testing.T, xyz []float32, jobs []sklearnJob) []float32 {
+	t.Helper()
+	maxEps := 0.0
+	for _, j := range jobs {
+		maxEps = max(maxEps, j.eps)
+	}
+	u := math.Exp2(math.Ceil(math.Log2(maxEps / 1024)))
+	out := make([]float32, len(xyz))
+	for i, v := range xyz {
+		q := math.Round(float64(v) / u)
+		if math.Abs(q) >= 1<<22 {
+			t.Fatalf("coordinate %g is %g grid steps of %g from the origin: too far to snap exactly", v, q, u)
+		}
+		out[i] = float32(q * u)
+	}
+	for k := range jobs {
+		jobs[k].eps = math.Round(jobs[k].eps/u) * u
+	}
+	return out
+}
+
+// sklearnCloud is a cloud to compare on, with the jobs to run.
+type sklearnCloud struct {
+	name string
+	xyz  []float32 // local float32 coordinates
+	jobs []sklearnJob
+}
+
+func TestMatchesScikitLearn(t *testing.T) {
+	needSklearn(t)
+	// The cpu backend when it is registered; brute force otherwise, on
+	// fewer points.
+	b, err := findneighbor.Get("cpu")
+	maxPoints := 100_000
+	if err != nil {
+		b, maxPoints = findneighbor.Brute(), 12_000
+		t.Logf("no cpu backend (%v): comparing with brute on at most %d points", err, maxPoints)
+	}
+	if testing.Short() {
+		maxPoints = min(maxPoints, 12_000)
+	}
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 3))
+
+	// Synthetic clouds keep their density whatever their size: uniform
+	// with 30 points per unit volume (eps 0.6: about 27 neighbours), and
+	// Gaussian blobs of three widths.
+	var clouds []sklearnCloud
+	nu := min(30_000, maxPoints)
+	uni := make([]float32, 3*nu)
+	side := 10 * float32(math.Cbrt(float64(nu)/30_000))
+	for i := range uni {
+		uni[i] = r.Float32() * side
+	}
+	clouds = append(clouds, sklearnCloud{"uniform", uni, []sklearnJob{{0.6, []int{10, 28, 40}}}})
+	nb := min(40_000, maxPoints)
+	blobs := make([]float32, 3*nb)
+	centres := make([]float32, 3*25)
+	for i := range centres {
+		centres[i] = r.Float32() * 60
+	}
+	spread := float32(math.Cbrt(float64(nb) / 40_000))
+	for i := range nb {
+		c := r.IntN(len(centres) / 3)
+		for a := range 3 {
+			blobs[3*i+a] = centres[3*c+a] + float32(r.NormFloat64())*float32(1+c%3)*spread
+		}
+	}
+	clouds = append(clouds, sklearnCloud{"blobs", blobs, []sklearnJob{{0.5, []int{5, 20}}, {1.2, []int{50}}}})
+
+	// The real clouds' jobs are for up to 100,000 points; scans are
+	// surfaces, so fewer points need eps larger by the square root.
+	real := []struct {
+		name string
+		read func(string) (*core.Cloud, error)
+		path string
+		flat bool
+		jobs []sklearnJob
+	}{
+		{"haystack_rock xyz", readLAS, "las/haystack_rock.las", false, []sklearnJob{{3.1, []int{4, 12}}, {7.3, []int{30}}}},
+		{"haystack_rock xy", readLAS, "las/haystack_rock.las", true, []sklearnJob{{4.3, []int{10, 30}}}},
+		{"lion_takanawa", readLASDir, "las/lion_takanawa", false, []sklearnJob{{0.03, []int{5, 15}}, {0.07, []int{40}}}},
+		{"table_scene_lms400", readPCD, "pcd/table_scene_lms400.pcd", false, []sklearnJob{{0.006, []int{6, 20}}, {0.012, []int{50}}}},
+	}
+	for _, rc := range real {
+		path := filepath.Join(sharedData, rc.path)
+		if _, err := os.Stat(path); err != nil {
+			t.Logf("skipping %s: %v (../shared/data is not part of a fresh clone)", rc.name, err)
+			continue
+		}
+		c, err := rc.read(path)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		full := c.Len()
+		c = subsample(c, maxPoints)
+		if scale := math.Sqrt(float64(min(full, 100_000)) / float64(c.Len())); scale > 1 {
+			for k := range rc.jobs {
+				rc.jobs[k].eps *= scale
+			}
+		}
+		clouds = append(clouds, sklearnCloud{rc.name, c.Local(rc.flat).XYZ, rc.jobs})
+	}
+
+	for _, c := range clouds {
+		t.Run(c.name, func(t *testing.T) {
+			c.xyz = snap(t, c.xyz, c.jobs)
+			start := time.Now()
+			skLabels, skCore := sklearnDBSCAN(t, c.xyz, c.jobs)
+			skTime := time.Since(start)
+			k := 0
+			for _, job := range c.jobs {
+				run, err := dbscan.Cluster(c.xyz, b, dbscan.Options{Eps: job.eps, MinPts: job.minPts})
+				if err != nil {
+					t.Fatal(err)
+				}
+				idx, err := b.Build(c.xyz, float32(job.eps), findneighbor.BuildOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				csr, err := idx.Neighbors(nil, findneighbor.NeighborOptions{})
+				idx.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				nbrs := func(i int) ([]int32, []float32) {
+					js := csr.Indices[csr.Offsets[i]:csr.Offsets[i+1]]
+					d2 := make([]float32, len(js))
+					for m, j := range js {
+						dx, dy, dz := c.xyz[3*i]-c.xyz[3*j], c.xyz[3*i+1]-c.xyz[3*j+1], c.xyz[3*i+2]-c.xyz[3*j+2]
+						d2[m] = dx*dx + dy*dy + dz*dz
+					}
+					return js, d2
+				}
+				total := 0
+				for _, cnt := range run.Counts {
+					total += int(cnt)
+				}
+				t.Logf("eps %g: %.1f neighbours per point on average", job.eps, float64(total)/float64(len(c.xyz)/3))
+				for _, res := range run.Results {
+					checkAgainst(t, fmt.Sprintf("%d points, eps %g, min_pts %d (seed %d)", len(c.xyz)/3, job.eps, res.MinPts, seed),
+						res, skLabels[k], skCore[k], nbrs)
+					t.Logf("eps %g min_pts %d: %d clusters, %d core, %d noise of %d points", job.eps, res.MinPts, len(res.Sizes), res.CoreCount, res.NoiseCount, len(c.xyz)/3)
+					k++
+				}
+			}
+			t.Logf("scikit-learn took %v for %d runs", skTime.Round(time.Millisecond), k)
+		})
+	}
+}
+
+// subsample keeps at most max points, evenly spaced in file order, so the
+// test's speed does not depend on the size of the shared clouds.
+func subsample(c *core.Cloud, max int) *core.Cloud {
+	n := c.Len()
+	if n <= max {
+		return c
+	}
+	idx := make([]int, max)
+	for k := range idx {
+		idx[k] = int(int64(k) * int64(n) / int64(max))
+	}
+	return c.Select(idx)
+}
+
+// The readers below are just enough LAS and PCD to feed this test the
+// shared clouds' coordinates; the product's codecs live in io/, which
+// algorithms do not import.
+
+// readLAS returns the coordinates of a LAS 1.0-1.4 file (any point format;
+// X, Y, Z are the first 12 bytes of every record).
+func readLAS(path string) (*core.Cloud, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) < 227 || string(data[:4]) != "LASF" {
+		return nil, errors.New("not a LAS file")
+	}
+	le := binary.LittleEndian
+	offset, recLen := int(le.Uint32(data[96:])), int(le.Uint16(data[105:]))
+	n := int(le.Uint32(data[107:]))
+	var scale, origin [3]float64
+	for a := range 3 {
+		scale[a] = math.Float64frombits(le.Uint64(data[131+8*a:]))
+		origin[a] = math.Float64frombits(le.Uint64(data[155+8*a:]))
+	}
+	if recLen < 12 || offset+n*recLen > len(data) {
+		return nil, fmt.Errorf("%d records of %d bytes at %d overrun the %d-byte file", n, recLen, offset, len(data))
+	}
+	c := core.New(n)
+	for i := range n {
+		rec := data[offset+i*recLen:]
+		c.X[i] = float64(int32(le.Uint32(rec)))*scale[0] + origin[0]
+		c.Y[i] = float64(int32(le.Uint32(rec[4:])))*scale[1] + origin[1]
+		c.Z[i] = float64(int32(le.Uint32(rec[8:])))*scale[2] + origin[2]
+	}
+	return c, nil
+}
+
+// readLASDir reads every .las file of a folder, in name order, as one cloud.
+func readLASDir(dir string) (*core.Cloud, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.las"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no .las files in %s (%v)", dir, err)
+	}
+	all := core.New(0)
+	for _, f := range files {
+		c, err := readLAS(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if err := all.Append(c); err != nil {
+			return nil, err
+		}
+	}
+	return all, nil
+}
+
+// readPCD returns the finite x, y, z of a PCD file stored binary_compressed
+// with float32 x, y, z among its fields.
+func readPCD(path string) (*core.Cloud, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var fields []string
+	var sizes []int
+	n := 0
+	for {
+		nl := strings.IndexByte(string(data), '\n')
+		if nl < 0 {
+			return nil, errors.New("PCD header without DATA line")
+		}
+		line := strings.Fields(string(data[:nl]))
+		data = data[nl+1:]
+		if len(line) == 0 {
+			continue
+		}
+		switch line[0] {
+		case "FIELDS":
+			fields = line[1:]
+		case "SIZE":
+			for _, s := range line[1:] {
+				var v int
+				fmt.Sscan(s, &v)
+				sizes = append(sizes, v)
+			}
+		case "POINTS":
+			fmt.Sscan(line[1], &n)
+		case "DATA":
+			if line[1] != "binary_compressed" {
+				return nil, fmt.Errorf("PCD DATA %s: this test reader handles binary_compressed only", line[1])
+			}
+			goto body
+		}
+	}
+body:
+	if len(data) < 8 || len(fields) != len(sizes) {
+		return nil, errors.New("bad PCD header")
+	}
+	raw, err := lzfDecompress(data[8:8+binary.LittleEndian.Uint32(data)], int(binary.LittleEndian.Uint32(data[4:])))
+	if err != nil {
+		return nil, err
+	}
+	// binary_compressed stores each field's column in turn.
+	cols := map[string][]byte{}
+	off := 0
+	for k, f := range fields {
+		if off+n*sizes[k] > len(raw) {
+			return nil, errors.New("PCD columns overrun the data")
+		}
+		cols[f] = raw[off : off+n*sizes[k]]
+		off += n * sizes[k]
+	}
+	c := core.New(0)
+	for i := range n {
+		var p [3]float64
+		ok := true
+		for a, f := range []string{"x", "y", "z"} {
+			v := float64(math.Float32frombits(binary.LittleEndian.Uint32(cols[f][4*i:])))
+			ok = ok && !math.IsNaN(v) && !math.IsInf(v, 0)
+			p[a] = v
+		}
+		if ok {
+			c.X, c.Y, c.Z = append(c.X, p[0]), append(c.Y, p[1]), append(c.Z, p[2])
+		}
+	}
+	return c, nil
+}
+
+// lzfDecompress expands LibLZF data, as PCD's binary_compressed uses it.
+func lzfDecompress(in []byte, size int) ([]byte, error) {
+	out := make([]byte, 0, size)
+	for ip := 0; ip < len(in); {
+		ctrl := int(in[ip])
+		ip++
+		if ctrl < 32 { // a literal run of ctrl+1 bytes
+			if ip+ctrl+1 > len(in) {
+				return nil, errors.New("lzf: literal overruns input")
+			}
+			out = append(out, in[ip:ip+ctrl+1]...)
+			ip += ctrl + 1
+			continue
+		}
+		length := ctrl >> 5
+		if length == 7 {
+			if ip >= len(in) {
+				return nil, errors.New("lzf: truncated")
+			}
+			length += int(in[ip])
+			ip++
+		}
+		if ip >= len(in) {
+			return nil, errors.New("lzf: truncated")
+		}
+		ref := len(out) - (ctrl&0x1f)<<8 - 1 - int(in[ip])
+		ip++
+		if ref < 0 {
+			return nil, errors.New("lzf: back reference before start")
+		}
+		for k := range length + 2 { // byte by byte: the copy may overlap
+			out = append(out, out[ref+k])
+		}
+	}
+	if len(out) != size {
+		return nil, fmt.Errorf("lzf: got %d bytes, header says %d", len(out), size)
+	}
+	return out, nil
+}
