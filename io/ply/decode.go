@@ -93,9 +93,12 @@ func (d *Decoder) Header() *pcio.Header { return d.hdr }
 
 // readElement reads all records of a non-vertex element into e.Data.
 func (d *Decoder) readElement(e *Element) error {
+	if len(e.Props) == 0 {
+		return nil // records without properties take no bytes
+	}
 	sink := &blobSink{}
 	for i := range e.Count {
-		if err := copyRecord(d.src, sink, e, d.r.Remaining()); err != nil {
+		if err := copyRecord(d.src, sink, e); err != nil {
 			return d.wrap(err, e, i)
 		}
 	}
@@ -179,7 +182,7 @@ func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
 	for j := at; j < at+n; j++ {
 		for i, p := range v.Props {
 			if p.IsList() {
-				if err := copyList(d.src, lists, p, d.r.Remaining()); err != nil {
+				if err := copyList(d.src, lists, p); err != nil {
 					return d.wrap(err, v, d.read)
 				}
 				continue
@@ -213,7 +216,8 @@ func (d *Decoder) decodeFixed(v *Element, cols []*core.Attribute, coords [][]flo
 	start := d.r.Offset()
 	if err := d.r.ReadFull(buf); err != nil {
 		got := (d.r.Offset().Offset - start.Offset) / int64(d.stride)
-		return codec.ReadErr(codecName, d.r.Offset(), err, "vertex %d of %d", d.read+got, v.Count)
+		at := codec.Pos{Offset: start.Offset + got*int64(d.stride)}
+		return codec.ReadErr(codecName, at, err, "vertex %d of %d", d.read+got, v.Count)
 	}
 	off := 0
 	for i, p := range v.Props {

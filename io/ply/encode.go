@@ -209,9 +209,12 @@ func (e *Encoder) layout(sv *Element) {
 }
 
 func (e *Encoder) writeElement(el *Element) error {
+	if len(el.Props) == 0 {
+		return nil
+	}
 	src := &blobSource{b: el.Data}
 	for range el.Count {
-		if err := copyRecord(src, e.sink, el, -1); err != nil {
+		if err := copyRecord(src, e.sink, el); err != nil {
 			return fmt.Errorf("ply: element %s: %w", el.Name, err)
 		}
 	}
@@ -256,7 +259,7 @@ func (e *Encoder) Write(c *core.Cloud) error {
 					e.err = err
 					return err
 				}
-				if err := copyList(src, e.sink, col.prop, -1); err != nil {
+				if err := copyList(src, e.sink, col.prop); err != nil {
 					e.err = fmt.Errorf("ply: vertex %d: %w", g, err)
 					return e.err
 				}
@@ -276,7 +279,7 @@ func (e *Encoder) skipToList(src *blobSource, p Property) error {
 			return nil
 		}
 		if q.IsList() {
-			if err := copyList(src, &blobSink{}, q, -1); err != nil {
+			if err := copyList(src, &blobSink{}, q); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,7 @@ package ply
 
 import (
 	"bytes"
-		"math"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"

@@ -13,6 +13,8 @@ import (
 type source interface {
 	next(t core.Type) (uint64, error)
 	pos() codec.Pos
+	// remaining is the number of bytes left, or -1 when unknown.
+	remaining() int64
 }
 
 // A sink takes values one at a time; end closes a record.
@@ -38,6 +40,8 @@ func (s *binarySource) next(t core.Type) (uint64, error) {
 
 func (s *binarySource) pos() codec.Pos { return s.r.Offset() }
 
+func (s *binarySource) remaining() int64 { return s.r.Remaining() }
+
 // asciiSource reads an ascii PLY body as a stream of blank-separated tokens.
 type asciiSource struct {
 	r *codec.Reader
@@ -57,6 +61,8 @@ func (s *asciiSource) next(t core.Type) (uint64, error) {
 
 func (s *asciiSource) pos() codec.Pos { return s.r.Pos() }
 
+func (s *asciiSource) remaining() int64 { return s.r.Remaining() }
+
 // blobSource reads the canonical form of Element.Data.
 type blobSource struct {
 	b   []byte
@@ -75,6 +81,8 @@ func (s *blobSource) next(t core.Type) (uint64, error) {
 
 func (s *blobSource) pos() codec.Pos { return codec.Pos{Offset: int64(s.off)} }
 
+func (s *blobSource) remaining() int64 { return int64(len(s.b) - s.off) }
+
 // blobSink appends the canonical form.
 type blobSink struct {
 	b []byte
@@ -92,12 +100,12 @@ func (s *blobSink) end() {}
 type binarySink struct {
 	w     *bufio.Writer
 	order binary.ByteOrder
+	buf   [8]byte
 }
 
 func (s *binarySink) put(t core.Type, v uint64) {
-	var buf [8]byte
-	codec.StoreBits(buf[:], t, s.order, v)
-	s.w.Write(buf[:t.Size()])
+	codec.StoreBits(s.buf[:], t, s.order, v)
+	s.w.Write(s.buf[:t.Size()])
 }
 
 func (s *binarySink) end() {}
@@ -124,8 +132,8 @@ func (s *asciiSink) end() {
 }
 
 // copyList copies one list value (its count, then its items) of property p
-// from src to dst. remaining bounds the count when the input size is known.
-func copyList(src source, dst sink, p Property, remaining int64) error {
+// from src to dst. The count is checked against the bytes left, when known.
+func copyList(src source, dst sink, p Property) error {
 	ct, it := types[p.CountType], types[p.Type]
 	bits, err := src.next(ct)
 	if err != nil {
@@ -135,8 +143,8 @@ func copyList(src source, dst sink, p Property, remaining int64) error {
 	if ct.IsSigned() && n < 0 {
 		return codec.Errorf(codecName, src.pos(), "list %s: negative length %d", p.Name, n)
 	}
-	if remaining >= 0 && n > remaining {
-		return codec.Errorf(codecName, src.pos(), "list %s: length %d exceeds the %d bytes left", p.Name, n, remaining)
+	if rem := src.remaining(); rem >= 0 && n > rem {
+		return codec.Errorf(codecName, src.pos(), "list %s: length %d exceeds the %d bytes left", p.Name, n, rem)
 	}
 	dst.put(ct, bits)
 	for range n {
@@ -150,10 +158,10 @@ func copyList(src source, dst sink, p Property, remaining int64) error {
 }
 
 // copyRecord copies one record of element e from src to dst.
-func copyRecord(src source, dst sink, e *Element, remaining int64) error {
+func copyRecord(src source, dst sink, e *Element) error {
 	for _, p := range e.Props {
 		if p.IsList() {
-			if err := copyList(src, dst, p, remaining); err != nil {
+			if err := copyList(src, dst, p); err != nil {
 				return err
 			}
 			continue

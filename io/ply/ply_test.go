@@ -1,0 +1,349 @@
+package ply
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcio"
+)
+
+// allTypes is an ascii PLY with every type spelling, extreme values, a
+// vertex list, an element before the vertex element and a face element.
+const allTypes = `ply
+format ascii 1.0
+comment every type
+obj_info made by hand
+element material 1
+property uchar ambient_red
+property float shine
+element vertex 2
+property float x
+property double y
+property char z
+property uchar red
+property uint8 green
+property int8 blue
+property short s
+property int16 s2
+property ushort us
+property uint16 us2
+property int i
+property int32 i2
+property uint u
+property uint32 u2
+property float32 f
+property float64 d
+property float nx
+property list uchar int idx
+property int64 big
+end_header
+7 0.5
+0.1 0.30000000000000004 -128 255 0 -128 -32768 32767 65535 0 -2147483648 2147483647 4294967295 0 3.4028235e+38 5e-324 nan 2 -1 7 -9223372036854775808
+-0.1 1e300 127 0 255 127 0 0 0 65535 0 0 0 4294967295 1e-45 -inf inf 0 9223372036854775807
+element_after_vertex_is_not_here
+`
+
+func decodeString(t *testing.T, s string) *core.Cloud {
+	t.Helper()
+	c, err := Decode(strings.NewReader(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestAllTypes(t *testing.T) {
+	c := decodeString(t, allTypes)
+	if c.Len() != 2 {
+		t.Fatalf("got %d points, want 2", c.Len())
+	}
+	if got, want := c.X[0], float64(float32(0.1)); got != want {
+		t.Errorf("X[0] = %v, want %v (float32 0.1)", got, want)
+	}
+	if got, want := c.Y[0], 0.30000000000000004; got != want {
+		t.Errorf("Y[0] = %v, want %v", got, want)
+	}
+	if c.Z[0] != -128 || c.Z[1] != 127 {
+		t.Errorf("Z = %v, want [-128 127]", c.Z)
+	}
+	wantAttrs := "[Red:uint8 Green:uint8 Blue:int8 s:int16 s2:int16 us:uint16 us2:uint16 i:int32 i2:int32 u:uint32 u2:uint32 f:float32 d:float64 NormalX:float32 big:int64]"
+	if got := sprintf("%v", attrNames(c)); got != wantAttrs {
+		t.Fatalf("attributes\n got %s\nwant %s", got, wantAttrs)
+	}
+	checks := []struct {
+		name string
+		i    int
+		want float64
+	}{
+		{"Red", 0, 255}, {"Blue", 0, -128}, {"s", 0, -32768}, {"us", 0, 65535}, {"i", 0, math.MinInt32},
+		{"u", 0, math.MaxUint32}, {"f", 0, float64(math.MaxFloat32)}, {"d", 0, 5e-324}, {"f", 1, float64(float32(1e-45))},
+		{"d", 1, math.Inf(-1)}, {"NormalX", 1, math.Inf(1)},
+	}
+	for _, k := range checks {
+		if got := c.Attr(k.name).Float64(k.i); got != k.want {
+			t.Errorf("%s[%d] = %v, want %v", k.name, k.i, got, k.want)
+		}
+	}
+	if v := c.Attr("NormalX").Float64(0); !math.IsNaN(v) {
+		t.Errorf("NormalX[0] = %v, want NaN (readers keep NaN)", v)
+	}
+	if got := c.Attr("big").Int64(0); got != math.MinInt64 {
+		t.Errorf("big[0] = %d, want %d", got, int64(math.MinInt64))
+	}
+	h := c.Meta.Extra["ply"].(*Header)
+	if got := sprintf("%q %q", c.Meta.Comments, h.ObjInfo); got != `["every type"] ["made by hand"]` {
+		t.Errorf("comments, obj_info = %s", got)
+	}
+	// The vertex list: [2: -1 7] then [0].
+	v := h.vertex()
+	wantLists := []byte{2, 0xff, 0xff, 0xff, 0xff, 7, 0, 0, 0, 0}
+	if !bytes.Equal(v.Data, wantLists) || sprintf("%v", v.ListOffsets) != "[0 9 10]" {
+		t.Errorf("vertex lists = %v at %v, want %v at [0 9 10]", v.Data, v.ListOffsets, wantLists)
+	}
+	if m := h.Elements[0]; m.Name != "material" || !bytes.Equal(m.Data, []byte{7, 0, 0, 0, 0x3f}) {
+		t.Errorf("material element = %s %v, want material [7 0 0 0 63]", m.Name, m.Data)
+	}
+	for _, variant := range []string{"ascii", "binary", "binary-be"} {
+		var buf bytes.Buffer
+		if err := Encode(&buf, c, variant); err != nil {
+			t.Fatal(err)
+		}
+		d, err := Decode(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatalf("%s: %v", variant, err)
+		}
+		if msg := diffClouds(c, d, variant != "ascii"); msg != "" {
+			t.Errorf("%s: %s", variant, msg)
+		}
+	}
+}
+
+// TestBigEndianBytes checks the exact bytes of a big-endian write.
+func TestBigEndianBytes(t *testing.T) {
+	c := core.New(1)
+	c.X[0], c.Y[0], c.Z[0] = 1.5, -2, 1e300
+	a, _ := c.AddAttr(core.DimIntensity, core.Uint16)
+	a.SetFloat64(0, 0x1234)
+	var buf bytes.Buffer
+	if err := Encode(&buf, c, "binary-be"); err != nil {
+		t.Fatal(err)
+	}
+	header := "ply\nformat binary_big_endian 1.0\nelement vertex 1\nproperty double x\nproperty double y\nproperty double z\nproperty ushort intensity\nend_header\n"
+	want := []byte(header)
+	for _, f := range []float64{1.5, -2, 1e300} {
+		want = binary.BigEndian.AppendUint64(want, math.Float64bits(f))
+	}
+	want = append(want, 0x12, 0x34)
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("got\n%q\nwant\n%q", buf.Bytes(), want)
+	}
+}
+
+// TestNameMapping writes a cloud that did not come from PLY: PDAL names go
+// out as PLY's usual names, other names stay, and everything reads back.
+func TestNameMapping(t *testing.T) {
+	c := core.New(2)
+	for _, s := range []struct {
+		name string
+		t    core.Type
+	}{{core.DimRed, core.Uint8}, {core.DimNormalX, core.Float32}, {core.DimClusterID, core.Int64}, {core.DimIntensity, core.Uint16}, {"foo", core.Float64}} {
+		a, _ := c.AddAttr(s.name, s.t)
+		a.SetFloat64(1, -1)
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, c, "ascii"); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"format ascii 1.0", "property double x", "property uchar red", "property float nx", "property int ClusterID", "property ushort intensity", "property double foo"} {
+		if !strings.Contains(buf.String(), "\n"+line+"\n") {
+			t.Errorf("output lacks %q:\n%s", line, buf.String())
+		}
+	}
+	d := decodeString(t, buf.String())
+	want := "[Red:uint8 NormalX:float32 ClusterID:int32 Intensity:uint16 foo:float64]"
+	if got := sprintf("%v", attrNames(d)); got != want {
+		t.Errorf("read back %s, want %s", got, want)
+	}
+	if got := d.Attr(core.DimClusterID).Int64(1); got != -1 {
+		t.Errorf("ClusterID[1] = %d, want -1", got)
+	}
+	// A cluster id beyond int32 cannot be written to PLY: an error, not a wrap.
+	c.Attr(core.DimClusterID).SetFloat64(0, 1<<40)
+	if err := Encode(io.Discard, c, ""); err == nil || !strings.Contains(err.Error(), "does not fit") {
+		t.Errorf("got %v, want a does-not-fit error", err)
+	}
+}
+
+// TestKeepsRenamedProperty checks that a column from PLY goes back under its
+// own name, and that a dropped column's property disappears.
+func TestKeepsRenamedProperty(t *testing.T) {
+	c := decodeString(t, "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nproperty uchar red\nproperty int ClusterID\nproperty float psz\nend_header\n1 2 3 4 5 6\n")
+	c.RemoveAttr("psz")
+	a, _ := c.AddAttr("extra", core.Uint8)
+	a.SetFloat64(0, 9)
+	var buf bytes.Buffer
+	if err := Encode(&buf, c, ""); err != nil {
+		t.Fatal(err)
+	}
+	want := "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nproperty float z\nproperty uchar red\nproperty int ClusterID\nproperty uchar extra\nend_header\n1 2 3 4 5 9\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+// TestFacesDroppedWhenVerticesChange checks that faces, whose indices would
+// point at the wrong vertices, are not written for a subset.
+func TestFacesDroppedWhenVerticesChange(t *testing.T) {
+	c := decodeString(t, "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nelement material 1\nproperty uchar r\nend_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n5\n")
+	var buf bytes.Buffer
+	if err := Encode(&buf, c.Select([]int{0, 2}), "ascii"); err != nil {
+		t.Fatal(err)
+	}
+	want := "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty float z\nelement material 1\nproperty uchar r\nend_header\n0 0 0\n0 1 0\n5\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+const binHeader = "ply\nformat binary_little_endian 1.0\nelement vertex %d\nproperty float x\nproperty float y\nproperty float z\nend_header\n"
+
+func TestBadInput(t *testing.T) {
+	threePoints := sprintf(binHeader, 3) + string(make([]byte, 36))
+	cases := []struct {
+		name    string
+		in      string
+		unknown bool   // read through a reader that cannot tell its size
+		want    string // substring of the error
+		eof     bool   // errors.Is(err, io.ErrUnexpectedEOF)
+		unsupp  bool   // an UnsupportedError rather than a FormatError
+	}{
+		{name: "empty", in: "", want: "ply: line 1: reading magic", eof: true},
+		{name: "not ply", in: "solid x\n", want: "not a PLY file"},
+		{name: "no end_header", in: "ply\nformat ascii 1.0\nelement vertex 1\n", want: "header ends before end_header", eof: true},
+		{name: "no format", in: "ply\nelement vertex 0\nend_header\n", want: "no format line"},
+		{name: "unknown type", in: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float16 x\nend_header\n", want: `line 4: unsupported property type "float16"`, unsupp: true},
+		{name: "unknown list type", in: "ply\nformat ascii 1.0\nelement face 1\nproperty list uchar quad v\nend_header\n", want: `unsupported property type "quad"`, unsupp: true},
+		{name: "float list count", in: "ply\nformat ascii 1.0\nelement face 1\nproperty list float int v\nend_header\n", want: "count type float is not an integer type"},
+		{name: "unknown encoding", in: "ply\nformat binary_middle_endian 1.0\nend_header\n", want: "unsupported encoding", unsupp: true},
+		{name: "duplicate property", in: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float x\nend_header\n", want: "property x declared twice"},
+		{name: "property first", in: "ply\nformat ascii 1.0\nproperty float x\nend_header\n", want: "property before any element"},
+		{name: "bad count", in: "ply\nformat ascii 1.0\nelement vertex 1099511627776000000000\nend_header\n", want: "bad count"},
+		{name: "negative count", in: "ply\nformat ascii 1.0\nelement vertex -1\nend_header\n", want: "bad count"},
+		{name: "vertex without properties", in: "ply\nformat ascii 1.0\nelement vertex 1099511627776\nend_header\n", want: "vertex element has no properties"},
+		{name: "truncated, size known", in: threePoints[:len(threePoints)-5], want: "header promises 3 element vertex records of at least 12 bytes each, but only 31 bytes follow"},
+		{name: "truncated, size unknown", in: threePoints[:len(threePoints)-5], unknown: true, want: "ply: offset 139: vertex 2 of 3", eof: true},
+		{name: "2^40 points, size known", in: sprintf(binHeader, int64(1)<<40) + "abc", want: "header promises 1099511627776 element vertex records"},
+		{name: "2^40 points, size unknown", in: sprintf(binHeader, int64(1)<<40) + string(make([]byte, 100)), unknown: true, want: "vertex 8 of 1099511627776", eof: true},
+		{name: "bad ascii value", in: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty uchar r\nend_header\n1 2\n3 256\n", want: `ply: line 8: bad uint8 value "256"`},
+		{name: "ascii too few values", in: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nend_header\n1\n", unknown: true, want: "element vertex record 1 of 2", eof: true},
+		{name: "negative list length", in: "ply\nformat ascii 1.0\nelement face 1\nproperty list char int v\nend_header\n-3 1 2 3\n", want: "list v: negative length -3"},
+		{name: "list longer than file", in: "ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list uint int v\nend_header\n\xff\xff\xff\x7f", want: "list v: length 2147483647 exceeds the 0 bytes left"},
+		{name: "list longer than stream", in: "ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list uint int v\nend_header\n\xff\xff\xff\x7f\x00\x00\x00\x00", unknown: true, want: "element face record 0 of 1", eof: true},
+		{name: "face truncated after vertices", in: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nelement face 2\nproperty list uchar int v\nend_header\n1\n3 0 0 0\n", unknown: true, want: "element face record 1 of 2", eof: true},
+		{name: "long line", in: "ply\n" + strings.Repeat("x", 2<<20), want: "header line longer than"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var r io.Reader = strings.NewReader(tc.in)
+			if tc.unknown {
+				r = iotest.HalfReader(r)
+			}
+			c, err := Decode(r)
+			if err == nil {
+				t.Fatalf("got %d points and no error, want %q", c.Len(), tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "ply: ") {
+				t.Errorf("got error %q, want one containing %q", err, tc.want)
+			}
+			if got := errors.Is(err, io.ErrUnexpectedEOF); got != tc.eof {
+				t.Errorf("errors.Is(%v, io.ErrUnexpectedEOF) = %v, want %v", err, got, tc.eof)
+			}
+			var fe *FormatError
+			var ue *UnsupportedError
+			if tc.unsupp && !errors.As(err, &ue) || !tc.unsupp && !errors.As(err, &fe) {
+				t.Errorf("got error of type %T, want unsupported=%v", err, tc.unsupp)
+			}
+		})
+	}
+}
+
+// TestStreaming reads a file in small chunks and writes it back in chunks;
+// the result must equal a whole-cloud write.
+func TestStreaming(t *testing.T) {
+	var in strings.Builder
+	in.WriteString("ply\nformat ascii 1.0\nelement material 2\nproperty float shine\nelement vertex 100\nproperty float x\nproperty float y\nproperty float z\nproperty list uchar int idx\nproperty uchar red\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n0.5\n1.5\n")
+	for i := range 100 {
+		in.WriteString(sprintf("%d %d.25 -%d %d", i, i, i, i%3))
+		for k := range i % 3 {
+			in.WriteString(sprintf(" %d", k*i))
+		}
+		in.WriteString(sprintf(" %d\n", i*2))
+	}
+	in.WriteString("3 0 1 2\n")
+	whole := decodeString(t, in.String())
+	for _, variant := range []string{"ascii", "binary", "binary-be"} {
+		var want bytes.Buffer
+		if err := Encode(&want, whole, variant); err != nil {
+			t.Fatal(err)
+		}
+		d, err := NewDecoder(iotest.HalfReader(bytes.NewReader(want.Bytes())))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		e, err := NewEncoder(&got, d.Header(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks := 0
+		for {
+			c, err := d.Read(7)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Len() > 7 {
+				t.Fatalf("chunk of %d points, want at most 7", c.Len())
+			}
+			if err := e.Write(c); err != nil {
+				t.Fatal(err)
+			}
+			chunks++
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if chunks != 15 {
+			t.Errorf("%s: %d chunks, want 15", variant, chunks)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%s: streamed copy differs from the file (%d bytes, want %d)", variant, got.Len(), want.Len())
+		}
+	}
+}
+
+func TestEncoderCountMismatch(t *testing.T) {
+	c := core.New(3)
+	e, err := NewEncoder(io.Discard, &pcio.Header{Count: 4}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Write(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err == nil || !strings.Contains(err.Error(), "3 vertices written, header announced 4") {
+		t.Errorf("got %v, want a count mismatch error", err)
+	}
+	if err := e.Write(core.New(2)); err == nil {
+		t.Error("writing past the announced count: got no error")
+	}
+}
