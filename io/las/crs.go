@@ -1,0 +1,159 @@
+package las
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/pctk/pctk/core"
+)
+
+// GeoTIFF keys pctk interprets.
+const (
+	keyModelType     = 1024
+	keyRasterType    = 1025
+	keyGeographicCS  = 2048
+	keyProjectedCS   = 3072
+	userDefinedCode  = 32767
+	modelProjected   = 1
+	modelGeographic  = 2
+	rasterPixelIsPt  = 2
+	geoKeyDirVersion = 1
+)
+
+// crsFromVLRs reads the CRS from the GeoKeyDirectoryTag (LASF_Projection/
+// 34735) and OGC WKT (LASF_Projection/2112) records.
+func crsFromVLRs(vs []VLR) core.CRS {
+	var c core.CRS
+	for i := range vs {
+		v := &vs[i]
+		switch {
+		case v.Is(userProjection, recGeoKeys) && c.GeoKeys == nil:
+			c.GeoKeys = make([]uint16, len(v.Data)/2)
+			for k := range c.GeoKeys {
+				c.GeoKeys[k] = le.Uint16(v.Data[2*k:])
+			}
+		case v.Is(userProjection, recWKT) && c.WKT == "":
+			c.WKT = strings.TrimRight(cString(v.Data), " \n")
+		}
+	}
+	c.EPSG = epsgFromGeoKeys(c.GeoKeys)
+	if c.EPSG == 0 {
+		c.EPSG = epsgFromWKT(c.WKT)
+	}
+	return c
+}
+
+// epsgFromGeoKeys returns the ProjectedCSTypeGeoKey, else the
+// GeographicTypeGeoKey, when the directory gives it as an EPSG code.
+func epsgFromGeoKeys(keys []uint16) int {
+	if len(keys) < 4 {
+		return 0
+	}
+	n := int(keys[3])
+	var proj, geog int
+	for i := range n {
+		e := 4 + 4*i
+		if e+4 > len(keys) {
+			break
+		}
+		id, loc, val := keys[e], keys[e+1], keys[e+3]
+		if loc != 0 || val == 0 || val >= userDefinedCode {
+			continue
+		}
+		switch id {
+		case keyProjectedCS:
+			proj = int(val)
+		case keyGeographicCS:
+			geog = int(val)
+		}
+	}
+	if proj != 0 {
+		return proj
+	}
+	return geog
+}
+
+// wktAuthority matches an EPSG authority clause of WKT1 or WKT2.
+var wktAuthority = regexp.MustCompile(`(?i)(?:AUTHORITY|ID)\[\s*"EPSG"\s*,\s*"?(\d+)"?\s*\]`)
+
+// epsgFromWKT returns the EPSG code of the outermost object of a WKT
+// string: the last authority clause that closes the top-level bracket.
+func epsgFromWKT(wkt string) int {
+	m := wktAuthority.FindAllStringSubmatchIndex(wkt, -1)
+	if len(m) == 0 {
+		return 0
+	}
+	last := m[len(m)-1]
+	// The clause belongs to the outer object only when the text after it
+	// closes that object (possibly after more clauses without brackets).
+	depth := 0
+	for _, r := range wkt[:last[0]] {
+		switch r {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			depth--
+		}
+	}
+	if depth != 1 {
+		return 0
+	}
+	code, _ := strconv.Atoi(wkt[last[2]:last[3]])
+	return code
+}
+
+// crsVLRs encodes a CRS as LAS records: a WKT record when WKT is known,
+// else a GeoKeyDirectoryTag from GeoKeys, or one built from EPSG (codes
+// 4000-4999 are taken as geographic, others as projected).
+func crsVLRs(c core.CRS) []VLR {
+	var out []VLR
+	if c.WKT != "" {
+		out = append(out, newVLR(userProjection, recWKT, "OGC WKT", append([]byte(c.WKT), 0)))
+	}
+	keys := c.GeoKeys
+	if keys == nil && c.EPSG > 0 && c.EPSG < userDefinedCode {
+		model, key := uint16(modelProjected), uint16(keyProjectedCS)
+		if c.EPSG >= 4000 && c.EPSG < 5000 {
+			model, key = modelGeographic, keyGeographicCS
+		}
+		keys = []uint16{geoKeyDirVersion, 1, 0, 3,
+			keyModelType, 0, 1, model,
+			keyRasterType, 0, 1, rasterPixelIsPt,
+			key, 0, 1, uint16(c.EPSG)}
+	}
+	if keys != nil {
+		b := make([]byte, 2*len(keys))
+		for i, k := range keys {
+			le.PutUint16(b[2*i:], k)
+		}
+		out = append(out, newVLR(userProjection, recGeoKeys, "GeoTIFF GeoKeyDirectoryTag", b))
+	}
+	return out
+}
+
+// isCRSVLR reports whether v is one of the records crsVLRs writes or that
+// belong to them (GeoTIFF double and ASCII parameters).
+func isCRSVLR(v *VLR) bool {
+	if v.User() != userProjection {
+		return false
+	}
+	switch v.RecordID {
+	case recGeoKeys, recGeoDoubles, recGeoASCII, recWKT:
+		return true
+	}
+	return false
+}
+
+// sameCRS reports whether two CRS values are equal.
+func sameCRS(a, b core.CRS) bool {
+	if a.WKT != b.WKT || a.EPSG != b.EPSG || len(a.GeoKeys) != len(b.GeoKeys) {
+		return false
+	}
+	for i := range a.GeoKeys {
+		if a.GeoKeys[i] != b.GeoKeys[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,412 @@
+package las
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcio"
+)
+
+// Decoder reads a LAS file in chunks of points. Its zero value is not
+// usable; call NewDecoder.
+type Decoder struct {
+	r      io.Reader
+	pos    int64 // bytes consumed from r
+	info   *Info
+	header pcio.Header
+	fields []field // native then extra fields, in schema order
+	recLen int
+	left   uint64 // points still to read
+	read   int64  // points read so far
+	buf    []byte
+	done   bool
+}
+
+// NewDecoder reads the header and VLRs of a LAS file from r and returns a
+// decoder positioned at the first point. When r is an io.ReadSeeker the
+// promised point count is checked against the file size and the EVLRs are
+// read up front; otherwise they are read after the last point and added to
+// the Info then.
+func NewDecoder(r io.Reader) (*Decoder, error) {
+	d := &Decoder{r: r, info: &Info{}}
+	if err := d.readHeader(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *Decoder) warnf(format string, args ...any) {
+	d.info.Warnings = append(d.info.Warnings, fmt.Sprintf(format, args...))
+}
+
+// readFull reads len(b) bytes and names field when the input ends early.
+func (d *Decoder) readFull(b []byte, field string) error {
+	n, err := io.ReadFull(d.r, b)
+	d.pos += int64(n)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return formatErr(field, d.pos-int64(n), "file ends after %d of %d bytes", n, len(b))
+		}
+		return fmt.Errorf("las: reading %s: %w", field, err)
+	}
+	return nil
+}
+
+func (d *Decoder) readHeader() error {
+	b := make([]byte, headerSize12)
+	if err := d.readFull(b[:4], "file signature"); err != nil {
+		return err
+	}
+	if string(b[:4]) != "LASF" {
+		return formatErr("file signature", 0, "got %q, want \"LASF\"", b[:4])
+	}
+	if err := d.readFull(b[4:], "public header block"); err != nil {
+		return err
+	}
+	if b[24] != 1 || b[25] > 4 {
+		return &UnsupportedError{Field: "version", Offset: 24, Msg: fmt.Sprintf("LAS %d.%d (pctk reads 1.0 to 1.4)", b[24], b[25])}
+	}
+	hs := int(le.Uint16(b[offHeaderSize:]))
+	if want := minHeaderSize(b[25]); hs < want {
+		return formatErr("header size", offHeaderSize, "%d bytes is less than the %d of LAS 1.%d", hs, want, b[25])
+	}
+	b = append(b, make([]byte, hs-headerSize12)...)
+	if err := d.readFull(b[headerSize12:], "public header block"); err != nil {
+		return err
+	}
+	h := parseHeader(b)
+	if std := minHeaderSize(h.VersionMinor); hs > std {
+		h.Extra = b[std:]
+		d.warnf("header size %d exceeds the %d bytes of LAS %s; the %d extra bytes are kept", hs, std, h.Version(), hs-std)
+	}
+	d.info.Header = *h
+	if h.PointOffset < uint32(hs) {
+		return formatErr("offset to point data", offPointOffset, "%d lies inside the %d-byte header", h.PointOffset, hs)
+	}
+	if h.PointFormat&0xc0 != 0 {
+		return &UnsupportedError{Field: "point data format", Offset: offPointFormat, Msg: fmt.Sprintf("byte 0x%02x marks LAZ compression; decompress with laszip first", h.PointFormat)}
+	}
+	pf := h.pointFormat()
+	if pf >= len(formatSizes) {
+		return &UnsupportedError{Field: "point data format", Offset: offPointFormat, Msg: fmt.Sprintf("format %d (LAS defines 0 to 10)", pf)}
+	}
+	if pf >= 6 && h.VersionMinor < 4 {
+		d.warnf("point format %d needs LAS 1.4 but the file says %s; read as 1.4 records", pf, h.Version())
+	}
+	if int(h.RecordLength) < formatSizes[pf] {
+		return formatErr("point data record length", offRecordLength, "%d bytes is less than the %d of point format %d", h.RecordLength, formatSizes[pf], pf)
+	}
+	d.recLen = int(h.RecordLength)
+	if err := d.readVLRs(); err != nil {
+		return err
+	}
+	if err := d.buildSchema(); err != nil {
+		return err
+	}
+	d.left = h.PointCount()
+	if h.VersionMinor >= 4 && h.Count != 0 && h.LegacyCount != 0 && uint64(h.LegacyCount) != h.Count {
+		d.warnf("legacy point count %d (byte offset %d) disagrees with the 64-bit count %d (byte offset %d); using %d", h.LegacyCount, offLegacyCount, h.Count, offCount, h.Count)
+	}
+	if s, ok := d.r.(io.ReadSeeker); ok {
+		if err := d.checkSize(s); err != nil {
+			return err
+		}
+	}
+	d.header = pcio.Header{Count: int64(min(d.left, 1<<62)), Schema: d.schema(), Meta: core.Metadata{
+		Format: MetaKey,
+		CRS:    crsFromVLRs(d.info.VLRs),
+		Extra:  map[string]any{MetaKey: d.info},
+	}}
+	if d.header.Meta.CRS.IsZero() {
+		d.header.Meta.CRS = crsFromVLRs(d.info.EVLRs)
+	}
+	return nil
+}
+
+// readVLRs reads the VLRs between the header and the point data, and the
+// bytes after them. A VLR that does not fit ends the list with a warning;
+// its bytes stay in Pad.
+func (d *Decoder) readVLRs() error {
+	h := &d.info.Header
+	end := int64(h.PointOffset)
+	for i := range h.NumVLRs {
+		if d.pos+vlrHeaderSize > end {
+			d.warnf("header promises %d VLRs (byte offset %d) but only %d fit before the point data at byte offset %d", h.NumVLRs, offNumVLRs, i, end)
+			break
+		}
+		hb := make([]byte, vlrHeaderSize)
+		if err := d.readFull(hb, fmt.Sprintf("VLR %d header", i)); err != nil {
+			return err
+		}
+		v, n := parseVLRHeader(hb, false)
+		if d.pos+int64(n) > end {
+			d.warnf("VLR %d (%s/%d) at byte offset %d: record length %d runs past the point data at byte offset %d; it and later VLRs are kept as raw bytes", i, v.User(), v.RecordID, d.pos-vlrHeaderSize, n, end)
+			d.info.Pad = hb
+			break
+		}
+		data, err := readN(d.r, n)
+		d.pos += int64(len(data))
+		if err != nil {
+			return formatErr(fmt.Sprintf("VLR %d data", i), d.pos, "file ends inside the record: %v", err)
+		}
+		v.Data = data
+		d.info.VLRs = append(d.info.VLRs, v)
+	}
+	rest, err := readN(d.r, uint64(end-d.pos))
+	d.pos += int64(len(rest))
+	if err != nil {
+		return formatErr("offset to point data", offPointOffset, "file ends at byte offset %d, before the point data at %d", d.pos, end)
+	}
+	d.info.Pad = append(d.info.Pad, rest...)
+	return nil
+}
+
+// buildSchema lays out the native and extra fields of the records.
+func (d *Decoder) buildSchema() error {
+	pf := d.info.Header.pointFormat()
+	d.fields = nativeFields(pf)
+	taken := map[string]bool{core.DimX: true, core.DimY: true, core.DimZ: true}
+	for _, f := range d.fields {
+		taken[f.name] = true
+	}
+	room := d.recLen - formatSizes[pf]
+	used := 0
+	if i := findVLR(d.info.VLRs, userSpec, recExtraBytes); i >= 0 {
+		off := int64(d.info.Header.HeaderSize) + vlrHeaderSize
+		for k := range i {
+			off += vlrHeaderSize + int64(len(d.info.VLRs[k].Data))
+		}
+		efs, warns, err := parseExtraBytes(d.info.VLRs[i].Data, off, room, taken)
+		if err != nil {
+			return err
+		}
+		d.info.Warnings = append(d.info.Warnings, warns...)
+		d.info.Extra = efs
+		for _, ef := range efs {
+			used += ef.size()
+		}
+	}
+	if used < room {
+		if used > 0 {
+			d.warnf("Extra Bytes VLR describes %d of the %d bytes each record holds beyond point format %d; the rest are read as ExtraByte columns", used, room, pf)
+		}
+		d.info.Extra = append(d.info.Extra, undescribed(used, room, taken)...)
+	}
+	off := formatSizes[pf]
+	for i := range d.info.Extra {
+		ef := &d.info.Extra[i]
+		d.fields = append(d.fields, ef.fields(off)...)
+		off += ef.size()
+	}
+	return nil
+}
+
+// checkSize compares the promised points with the bytes the file holds and
+// reads the EVLRs, then returns s to the first point.
+func (d *Decoder) checkSize(s io.ReadSeeker) error {
+	size, err := s.Seek(0, io.SeekEnd)
+	if err != nil {
+		return fmt.Errorf("las: %w", err)
+	}
+	if have := uint64(max(size-d.pos, 0)) / uint64(d.recLen); have < d.left {
+		d.warnf("header promises %d points (number of point records, byte offset %d) but the file holds %d from byte offset %d; read %d", d.left, d.countOffset(), have, d.pos, have)
+		d.left = have
+	}
+	d.readEVLRs(s, size)
+	if _, err := s.Seek(d.pos, io.SeekStart); err != nil {
+		return fmt.Errorf("las: %w", err)
+	}
+	return nil
+}
+
+func (d *Decoder) countOffset() int {
+	if d.info.Header.VersionMinor >= 4 && d.info.Header.Count != 0 {
+		return offCount
+	}
+	return offLegacyCount
+}
+
+// evlrStart returns the byte offset of the first EVLR and their number:
+// the 1.4 EVLR fields, or LAS 1.3's waveform data packet record.
+func (d *Decoder) evlrStart() (int64, uint32) {
+	h := &d.info.Header
+	switch {
+	case h.VersionMinor >= 4 && h.NumEVLRs > 0:
+		return int64(min(h.EVLRStart, 1<<62)), h.NumEVLRs
+	case h.VersionMinor == 3 && h.WaveformStart > 0:
+		return int64(min(h.WaveformStart, 1<<62)), 1
+	}
+	return 0, 0
+}
+
+// readEVLRs reads the EVLRs. With a seeker s it seeks to them (size is the
+// file size); otherwise it skips forward from the end of the points. A
+// missing or truncated EVLR is a warning.
+func (d *Decoder) readEVLRs(s io.Seeker, size int64) {
+	start, n := d.evlrStart()
+	if n == 0 {
+		return
+	}
+	pos := d.pos
+	if s != nil {
+		if start > size {
+			d.warnf("EVLRs start at byte offset %d, past the end of the file (%d bytes)", start, size)
+			return
+		}
+		if _, err := s.Seek(start, io.SeekStart); err != nil {
+			d.warnf("EVLRs at byte offset %d: %v", start, err)
+			return
+		}
+		pos = start
+	} else {
+		if start < pos {
+			d.warnf("EVLRs at byte offset %d lie before the end of the point data (%d); not read", start, pos)
+			return
+		}
+		k, _ := io.CopyN(io.Discard, d.r, start-pos)
+		pos += k
+		d.pos = pos
+		if pos < start {
+			d.warnf("EVLRs start at byte offset %d, past the end of the file (%d bytes)", start, pos)
+			return
+		}
+	}
+	for i := range n {
+		hb := make([]byte, evlrHeaderSize)
+		k, err := io.ReadFull(d.r, hb)
+		pos += int64(k)
+		if err != nil {
+			d.warnf("header promises %d EVLRs (byte offset %d) but the file ends in EVLR %d at byte offset %d", n, offNumEVLRs, i, pos)
+			break
+		}
+		v, length := parseVLRHeader(hb, true)
+		if s != nil && uint64(size-pos) < length {
+			d.warnf("EVLR %d (%s/%d) at byte offset %d: record length %d runs past the end of the file (%d bytes)", i, v.User(), v.RecordID, pos-evlrHeaderSize, length, size)
+			break
+		}
+		data, err := readN(d.r, length)
+		pos += int64(len(data))
+		if err != nil {
+			d.warnf("EVLR %d (%s/%d) at byte offset %d: record length %d runs past the end of the file", i, v.User(), v.RecordID, pos-int64(len(data))-evlrHeaderSize, length)
+			break
+		}
+		v.Data = data
+		d.info.EVLRs = append(d.info.EVLRs, v)
+	}
+	if s == nil {
+		d.pos = pos
+	}
+}
+
+// schema returns the attribute columns (without data) in record order.
+func (d *Decoder) schema() []*core.Attribute {
+	out := make([]*core.Attribute, len(d.fields))
+	for i, f := range d.fields {
+		out[i] = &core.Attribute{Name: f.name, Type: f.col}
+	}
+	return out
+}
+
+// Header returns the point count, schema and metadata; Meta.Extra["las"]
+// holds the *Info.
+func (d *Decoder) Header() *pcio.Header { return &d.header }
+
+// Info returns the file's LAS header, VLRs and warnings.
+func (d *Decoder) Info() *Info { return d.info }
+
+// Read returns the next chunk of at most max points, or io.EOF after the
+// last. A file that ends before the promised count yields the points it
+// holds and a warning in Info.
+func (d *Decoder) Read(limit int) (*core.Cloud, error) {
+	if d.left == 0 {
+		if !d.done {
+			d.done = true
+			if _, ok := d.r.(io.Seeker); !ok {
+				d.readEVLRs(nil, 0)
+				if d.header.Meta.CRS.IsZero() {
+					d.header.Meta.CRS = crsFromVLRs(d.info.EVLRs)
+				}
+			}
+		}
+		return nil, io.EOF
+	}
+	n := int(min(uint64(max(limit, 1)), d.left, 1<<20))
+	need := n * d.recLen
+	if cap(d.buf) < need {
+		d.buf = make([]byte, need)
+	}
+	b := d.buf[:need]
+	got, err := io.ReadFull(d.r, b)
+	start := d.pos
+	d.pos += int64(got)
+	if err != nil {
+		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("las: reading point %d: %w", d.read, err)
+		}
+		n = got / d.recLen
+		d.warnf("header promises %d points (number of point records, byte offset %d) but the file ends at byte offset %d after %d", uint64(d.read)+d.left, d.countOffset(), start+int64(got), d.read+int64(n))
+		d.left = uint64(n)
+		d.done = true // nothing follows a truncated point block
+		if n == 0 {
+			d.left = 0
+			return nil, io.EOF
+		}
+	}
+	c := d.decode(b[:n*d.recLen], n)
+	d.left -= uint64(n)
+	d.read += int64(n)
+	return c, nil
+}
+
+// decode turns n records into a cloud with the decoder's schema.
+func (d *Decoder) decode(b []byte, n int) *core.Cloud {
+	c := core.New(n)
+	h := &d.info.Header
+	rl := d.recLen
+	for k, dst := range [3][]float64{c.X, c.Y, c.Z} {
+		s, o := h.Scale[k], h.Offset[k]
+		for i := range dst {
+			dst[i] = float64(int32(le.Uint32(b[i*rl+4*k:])))*s + o
+		}
+	}
+	c.Attrs = make([]*core.Attribute, len(d.fields))
+	for i := range d.fields {
+		f := &d.fields[i]
+		a := core.NewAttribute(f.name, f.col, n)
+		f.decode(a, b, rl)
+		c.Attrs[i] = a
+	}
+	c.Meta = d.header.Meta
+	c.Meta.Extra = maps.Clone(d.header.Meta.Extra)
+	return c
+}
+
+// Decode reads a whole LAS file.
+func Decode(r io.Reader) (*core.Cloud, error) {
+	d, err := NewDecoder(r)
+	if err != nil {
+		return nil, err
+	}
+	out := core.New(0)
+	out.Attrs = d.schema()
+	for _, a := range out.Attrs {
+		a.Data = core.NewAttribute(a.Name, a.Type, 0).Data
+	}
+	for {
+		c, err := d.Read(1 << 16)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := out.Append(c); err != nil {
+			return nil, fmt.Errorf("las: %w", err)
+		}
+	}
+	out.Meta = d.header.Meta
+	return out, nil
+}

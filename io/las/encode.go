@@ -1,0 +1,429 @@
+package las
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcio"
+)
+
+// WarningHandler receives the writer's warnings (a coarser scale than
+// 1 mm, dropped records). It prints to standard error by default.
+var WarningHandler = func(msg string) { fmt.Fprintln(os.Stderr, "las: warning:", msg) }
+
+// Software is written as the generating software of files pctk creates.
+const Software = "pctk"
+
+// chunkPoints is the number of points encoded per buffer.
+const chunkPoints = 1 << 16
+
+// Encoder writes a LAS file in chunks. Call Close to finish the file.
+type Encoder struct {
+	w       io.Writer
+	ws      io.WriteSeeker // w when it can seek, to patch the header at Close
+	base    int64          // offset of the header in ws
+	src     *Info
+	lay     *layout
+	hdr     Header
+	crs     core.CRS
+	vlrs    []VLR
+	pad     []byte
+	count   int64 // points announced
+	written int64
+	// bounds of the quantized coordinates written so far
+	lo, hi   [3]float64
+	byReturn [15]uint64
+	// scaleSet is false while a streaming encoder without a LAS source
+	// waits for its first chunk to choose scale and offset.
+	scaleSet bool
+	buf      []byte
+	err      error
+}
+
+// NewEncoder starts writing a LAS file of h.Count points with h's schema
+// and metadata. The header is written at once; when w is an
+// io.WriteSeeker, Close patches the point counts by return and the bounds.
+// Otherwise (standard output) those come from h up front: h.Meta must be
+// from a LAS file (its header's bounds and counts by return are written),
+// and Close fails when the points exceed those bounds.
+func NewEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
+	e, err := newEncoder(w, h.Schema, &h.Meta, h.Count, variant)
+	if err != nil {
+		return nil, err
+	}
+	if e.ws == nil {
+		if e.src == nil {
+			return nil, errors.New("las: streaming to a writer that cannot seek needs the bounds up front; only a cloud read from LAS brings them (write to a file instead)")
+		}
+		e.hdr.Min, e.hdr.Max = e.src.Header.Min, e.src.Header.Max
+		for i := range 15 {
+			e.byReturn[i] = e.src.Header.ByReturn[i]
+			if i < 5 && e.src.Header.VersionMinor < 4 {
+				e.byReturn[i] = uint64(e.src.Header.LegacyByReturn[i])
+			}
+		}
+	}
+	if e.src != nil {
+		e.setScale(e.src.Header.Scale, e.src.Header.Offset)
+	}
+	return e, e.writeHead()
+}
+
+func newEncoder(w io.Writer, schema []*core.Attribute, m *core.Metadata, count int64, variant string) (*Encoder, error) {
+	src := InfoOf(m)
+	lay, err := planLayout(schema, src, variant)
+	if err != nil {
+		return nil, err
+	}
+	if count < 0 {
+		return nil, fmt.Errorf("las: negative point count %d", count)
+	}
+	if lay.minor < 4 && count > math.MaxUint32 {
+		return nil, fmt.Errorf("las: %d points exceed the 4294967295 of LAS 1.%d; write LAS 1.4", count, lay.minor)
+	}
+	e := &Encoder{w: w, src: src, lay: lay, crs: m.CRS, count: count}
+	if ws, ok := w.(io.WriteSeeker); ok {
+		if pos, err := ws.Seek(0, io.SeekCurrent); err == nil {
+			e.ws, e.base = ws, pos
+		}
+	}
+	for k := range 3 {
+		e.lo[k], e.hi[k] = math.Inf(1), math.Inf(-1)
+	}
+	e.buildHeader()
+	return e, nil
+}
+
+// buildHeader fills the header from the source's, or afresh.
+func (e *Encoder) buildHeader() {
+	h := &e.hdr
+	lay := e.lay
+	if e.src != nil {
+		*h = e.src.Header
+		if h.VersionMinor != lay.minor {
+			h.Extra = nil
+		}
+		e.pad = e.src.Pad
+		if e.src.Header.VersionMinor != lay.minor {
+			e.pad = nil
+		}
+	} else {
+		now := time.Now().UTC()
+		setCString(h.SystemID[:], "pctk")
+		setCString(h.Software[:], Software)
+		h.CreationDay, h.CreationYear = uint16(now.YearDay()), uint16(now.Year())
+	}
+	h.VersionMajor, h.VersionMinor = 1, lay.minor
+	h.HeaderSize = uint16(minHeaderSize(lay.minor) + len(h.Extra))
+	h.PointFormat = uint8(lay.pf)
+	h.RecordLength = uint16(lay.recLen)
+	e.vlrs = lay.vlrs(e.src, e.crs)
+	if lay.minor < 4 {
+		// EVLRs of a 1.4 source become VLRs where they fit.
+		for _, v := range e.evlrs() {
+			if len(v.Data) <= math.MaxUint16 {
+				e.vlrs = append(e.vlrs, v)
+			} else {
+				WarningHandler(fmt.Sprintf("EVLR %s is too long for a VLR of LAS 1.%d; dropped", v.String(), lay.minor))
+			}
+		}
+	}
+	h.NumVLRs = uint32(len(e.vlrs))
+	size := int(h.HeaderSize) + len(e.pad)
+	for _, v := range e.vlrs {
+		size += vlrHeaderSize + len(v.Data)
+	}
+	h.PointOffset = uint32(size)
+	h.GlobalEncoding &^= 1 << 4
+	if lay.minor >= 4 && findVLR(e.vlrs, userProjection, recWKT) >= 0 {
+		h.GlobalEncoding |= 1 << 4
+	}
+	e.placeEVLRs()
+	e.setCounts()
+}
+
+// evlrFields returns the header fields that locate the EVLRs.
+func (e *Encoder) evlrFields() [3]uint64 {
+	return [3]uint64{e.hdr.WaveformStart, e.hdr.EVLRStart, uint64(e.hdr.NumEVLRs)}
+}
+
+// placeEVLRs sets the header fields that locate the EVLRs, which follow the
+// announced points, and returns their encoding. LAS 1.3 keeps only the
+// waveform data packet record; earlier versions keep none here (buildHeader
+// turned them into VLRs).
+func (e *Encoder) placeEVLRs() []byte {
+	h := &e.hdr
+	h.WaveformStart, h.EVLRStart, h.NumEVLRs = 0, 0, 0
+	if h.VersionMinor < 3 {
+		return nil
+	}
+	pos := uint64(h.PointOffset) + uint64(e.count)*uint64(e.lay.recLen)
+	var b []byte
+	for _, v := range e.evlrs() {
+		wave := v.Is(userSpec, recWaveform)
+		if h.VersionMinor == 3 && (!wave || h.WaveformStart != 0) {
+			continue
+		}
+		if wave && h.WaveformStart == 0 {
+			h.WaveformStart = pos + uint64(len(b))
+		}
+		if h.VersionMinor >= 4 {
+			if h.NumEVLRs == 0 {
+				h.EVLRStart = pos
+			}
+			h.NumEVLRs++
+		}
+		b = appendVLR(b, &v, true)
+	}
+	return b
+}
+
+// evlrs returns the EVLRs to write: the source's (read by now, even when
+// its decoder streams), less CRS records when the CRS changed.
+func (e *Encoder) evlrs() []VLR {
+	if e.src == nil {
+		return nil
+	}
+	keep := sameCRS(e.crs, crsFromVLRs(append(slices.Clone(e.src.VLRs), e.src.EVLRs...)))
+	var out []VLR
+	for _, v := range e.src.EVLRs {
+		if keep || !isCRSVLR(&v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// setCounts stores the point counts in the header.
+func (e *Encoder) setCounts() {
+	h := &e.hdr
+	n := uint64(e.count)
+	h.Count, h.ByReturn = 0, [15]uint64{}
+	if h.VersionMinor >= 4 {
+		h.Count, h.ByReturn = n, e.byReturn
+	}
+	h.LegacyCount, h.LegacyByReturn = 0, [5]uint32{}
+	if e.lay.pf <= 5 && n <= math.MaxUint32 {
+		h.LegacyCount = uint32(n)
+		for i := range 5 {
+			h.LegacyByReturn[i] = uint32(min(e.byReturn[i], math.MaxUint32))
+		}
+	}
+}
+
+func (e *Encoder) setScale(scale, offset [3]float64) {
+	e.hdr.Scale, e.hdr.Offset = scale, offset
+	e.scaleSet = true
+}
+
+// writeHead writes the header, the VLRs and the padding.
+func (e *Encoder) writeHead() error {
+	b := e.hdr.marshal()
+	for i := range e.vlrs {
+		b = appendVLR(b, &e.vlrs[i], false)
+	}
+	b = append(b, e.pad...)
+	_, err := e.w.Write(b)
+	return err
+}
+
+// Write appends the points of c, whose schema must match the header's.
+func (e *Encoder) Write(c *core.Cloud) error {
+	if e.err != nil {
+		return e.err
+	}
+	if e.written+int64(c.Len()) > e.count {
+		e.err = fmt.Errorf("las: writing %d points past the %d announced", e.written+int64(c.Len())-e.count, e.count)
+		return e.err
+	}
+	if !e.scaleSet {
+		b, ok := c.Bounds()
+		if ok {
+			// Later chunks may reach farther than the first: leave room.
+			e.setScale(chooseScale(b, c, 16))
+		}
+	}
+	for lo := 0; lo < c.Len(); lo += chunkPoints {
+		if err := e.writeChunk(c, lo, min(lo+chunkPoints, c.Len())); err != nil {
+			e.err = err
+			return err
+		}
+	}
+	return nil
+}
+
+// writeChunk encodes and writes points lo to hi-1 of c.
+func (e *Encoder) writeChunk(c *core.Cloud, lo, hi int) error {
+	n, rl := hi-lo, e.lay.recLen
+	if cap(e.buf) < n*rl {
+		e.buf = make([]byte, n*rl)
+	}
+	b := e.buf[:n*rl]
+	clear(b)
+	h := &e.hdr
+	for k, src := range [3][]float64{c.X[lo:hi], c.Y[lo:hi], c.Z[lo:hi]} {
+		s, o := h.Scale[k], h.Offset[k]
+		vlo, vhi := e.lo[k], e.hi[k]
+		for i, v := range src {
+			r := math.Round((v - o) / s)
+			if !(r >= math.MinInt32 && r <= math.MaxInt32) {
+				return fmt.Errorf("las: point %d: %c = %g does not fit a 32-bit integer with scale %g and offset %g", e.written+int64(i), "XYZ"[k], v, s, o)
+			}
+			le.PutUint32(b[i*rl+4*k:], uint32(int32(r)))
+			q := r*s + o
+			vlo, vhi = min(vlo, q), max(vhi, q)
+		}
+		e.lo[k], e.hi[k] = vlo, vhi
+	}
+	for i := range e.lay.fields {
+		f := &e.lay.fields[i]
+		a := c.Attr(f.name)
+		if a == nil {
+			continue
+		}
+		if err := f.encode(b, rl, sliceAttr(a, lo, hi), e.written); err != nil {
+			return err
+		}
+	}
+	if rn := c.Attr(core.DimReturnNumber); rn != nil {
+		for i := lo; i < hi; i++ {
+			if r := rn.Int64(i); r >= 1 && r <= 15 {
+				e.byReturn[r-1]++
+			}
+		}
+	}
+	if _, err := e.w.Write(b); err != nil {
+		return err
+	}
+	e.written += int64(n)
+	return nil
+}
+
+// sliceAttr returns a view of values lo to hi-1 of a.
+func sliceAttr(a *core.Attribute, lo, hi int) *core.Attribute {
+	if lo == 0 && hi == a.Len() {
+		return a
+	}
+	v := &core.Attribute{Name: a.Name, Type: a.Type}
+	switch d := a.Data.(type) {
+	case []int8:
+		v.Data = d[lo:hi]
+	case []uint8:
+		v.Data = d[lo:hi]
+	case []int16:
+		v.Data = d[lo:hi]
+	case []uint16:
+		v.Data = d[lo:hi]
+	case []int32:
+		v.Data = d[lo:hi]
+	case []uint32:
+		v.Data = d[lo:hi]
+	case []int64:
+		v.Data = d[lo:hi]
+	case []uint64:
+		v.Data = d[lo:hi]
+	case []float32:
+		v.Data = d[lo:hi]
+	case []float64:
+		v.Data = d[lo:hi]
+	}
+	return v
+}
+
+// Close writes the EVLRs and completes the header. It fails when the
+// number of points written differs from the number announced.
+func (e *Encoder) Close() error {
+	if e.err != nil {
+		return e.err
+	}
+	if e.written != e.count {
+		return fmt.Errorf("las: %d points written, %d announced", e.written, e.count)
+	}
+	head := e.evlrFields()
+	if _, err := e.w.Write(e.placeEVLRs()); err != nil {
+		return err
+	}
+	h := &e.hdr
+	e.setCounts()
+	if e.ws == nil {
+		for k := range 3 {
+			if e.written > 0 && (e.lo[k] < h.Min[k] || e.hi[k] > h.Max[k]) {
+				WarningHandler(fmt.Sprintf("points reach %c from %g to %g, outside the header's bounds [%g, %g] written up front to a stream", "XYZ"[k], e.lo[k], e.hi[k], h.Min[k], h.Max[k]))
+			}
+		}
+		if e.evlrFields() != head {
+			return errors.New("las: EVLRs appeared after the header was written to a stream that cannot seek; write to a file")
+		}
+		return nil
+	}
+	if e.written > 0 {
+		h.Min, h.Max = e.lo, e.hi
+	} else {
+		h.Min, h.Max = [3]float64{}, [3]float64{}
+	}
+	end, err := e.ws.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	if _, err := e.ws.Seek(e.base, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := e.ws.Write(h.marshal()); err != nil {
+		return err
+	}
+	_, err = e.ws.Seek(end, io.SeekStart)
+	return err
+}
+
+// Encode writes a whole cloud as LAS. variant is "" (keep the source's
+// version and point format, or LAS 1.2 for a cloud from another format,
+// 1.4 when it carries fields that need Extra Bytes), "1.2" or "1.4".
+func Encode(w io.Writer, c *core.Cloud, variant string) error {
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("las: %w", err)
+	}
+	e, err := newEncoder(w, c.Attrs, &c.Meta, int64(c.Len()), variant)
+	if err != nil {
+		return err
+	}
+	b, ok := c.Bounds()
+	if !ok {
+		e.setScale([3]float64{0.001, 0.001, 0.001}, [3]float64{})
+	} else if e.src != nil && fits(b, e.src.Header.Scale, e.src.Header.Offset) {
+		e.setScale(e.src.Header.Scale, e.src.Header.Offset)
+	} else {
+		if e.src != nil {
+			WarningHandler("the points no longer fit the source's scale and offset; new ones are chosen")
+		}
+		e.setScale(chooseScale(b, c, 1))
+	}
+	// Everything the header states is known: write it complete, no patching.
+	h := &e.hdr
+	for k := range 3 {
+		h.Min[k] = quantize(b.Min[k], h.Scale[k], h.Offset[k])
+		h.Max[k] = quantize(b.Max[k], h.Scale[k], h.Offset[k])
+	}
+	if rn := c.Attr(core.DimReturnNumber); rn != nil {
+		for i := range c.Len() {
+			if r := rn.Int64(i); r >= 1 && r <= 15 {
+				e.byReturn[r-1]++
+			}
+		}
+	}
+	e.setCounts()
+	e.ws = nil // the header is final; Close writes no patch
+	if err := e.writeHead(); err != nil {
+		return err
+	}
+	e.byReturn = [15]uint64{}
+	if err := e.Write(c); err != nil {
+		return err
+	}
+	return e.Close()
+}

@@ -1,0 +1,37 @@
+package las
+
+import "fmt"
+
+// FormatError reports malformed LAS input: a header field, VLR or record
+// that contradicts the specification or the rest of the file.
+type FormatError struct {
+	// Field names what is wrong ("header size", "VLR 3 record length", ...).
+	Field string
+	// Offset is the byte offset of the field in the file.
+	Offset int64
+	// Msg says what is wrong with it.
+	Msg string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("las: %s at byte offset %d: %s", e.Field, e.Offset, e.Msg)
+}
+
+// UnsupportedError reports valid LAS input that pctk does not handle, such
+// as LAZ compression.
+type UnsupportedError struct {
+	// Field names the header field that asks for the feature.
+	Field string
+	// Offset is the byte offset of the field in the file.
+	Offset int64
+	// Msg says which feature.
+	Msg string
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("las: unsupported %s at byte offset %d: %s", e.Field, e.Offset, e.Msg)
+}
+
+func formatErr(field string, off int64, format string, args ...any) error {
+	return &FormatError{Field: field, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,101 @@
+package las
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcio"
+)
+
+func init() {
+	pcio.Register(&pcio.Format{
+		Name:       "las",
+		Extensions: []string{".las"},
+		Magic:      [][]byte{[]byte("LASF")},
+		Variants:   Variants,
+		Decode:     Decode,
+		NewDecoder: func(r io.Reader) (pcio.Decoder, error) { return NewDecoder(r) },
+		Encode:     Encode,
+		NewEncoder: func(w io.Writer, h *pcio.Header, variant string) (pcio.Encoder, error) {
+			return NewEncoder(w, h, variant)
+		},
+		Describe: Describe,
+	})
+}
+
+// Describe lists the LAS header facts of a cloud read from LAS: version,
+// point format, record length, counts, scale and offset, bounds, identity
+// fields, CRS, VLRs, Extra Bytes and warnings.
+func Describe(m *core.Metadata) []pcio.Fact {
+	info := InfoOf(m)
+	if info == nil {
+		return nil
+	}
+	h := &info.Header
+	var fs []pcio.Fact
+	add := func(k, format string, args ...any) { fs = append(fs, pcio.Fact{Key: k, Value: fmt.Sprintf(format, args...)}) }
+	add("LAS version", "%s", h.Version())
+	add("point format", "%d", h.pointFormat())
+	add("point record length", "%d bytes (%d extra)", h.RecordLength, int(h.RecordLength)-formatSizes[min(h.pointFormat(), 10)])
+	add("point count", "%d (legacy field %d)", h.PointCount(), h.LegacyCount)
+	var byRet []string
+	for i := range 15 {
+		n := h.ByReturn[i]
+		if h.VersionMinor < 4 || h.Count == 0 {
+			if i >= 5 {
+				break
+			}
+			n = uint64(h.LegacyByReturn[i])
+		}
+		if n != 0 {
+			byRet = append(byRet, fmt.Sprintf("%d:%d", i+1, n))
+		}
+	}
+	add("points by return", "%s", strings.Join(byRet, " "))
+	add("scale", "%g %g %g", h.Scale[0], h.Scale[1], h.Scale[2])
+	add("offset", "%g %g %g", h.Offset[0], h.Offset[1], h.Offset[2])
+	add("header min", "%.10g %.10g %.10g", h.Min[0], h.Min[1], h.Min[2])
+	add("header max", "%.10g %.10g %.10g", h.Max[0], h.Max[1], h.Max[2])
+	add("generating software", "%s", strings.TrimSpace(cString(h.Software[:])))
+	add("system identifier", "%s", strings.TrimSpace(cString(h.SystemID[:])))
+	add("creation date", "day %d of %d", h.CreationDay, h.CreationYear)
+	add("file source id", "%d", h.FileSourceID)
+	add("global encoding", "0x%04x", h.GlobalEncoding)
+	if crs := m.CRS; !crs.IsZero() {
+		s := fmt.Sprintf("EPSG:%d", crs.EPSG)
+		if crs.EPSG == 0 {
+			s = "no EPSG code"
+		}
+		if len(crs.GeoKeys) > 0 {
+			s += fmt.Sprintf(", %d GeoTIFF keys", max(len(crs.GeoKeys)/4-1, 0))
+		}
+		if crs.WKT != "" {
+			w := crs.WKT
+			if len(w) > 60 {
+				w = w[:60] + "..."
+			}
+			s += ", WKT " + w
+		}
+		add("CRS", "%s", s)
+	}
+	for i := range info.VLRs {
+		add(fmt.Sprintf("VLR %d", i), "%s", info.VLRs[i].String())
+	}
+	for i := range info.EVLRs {
+		add(fmt.Sprintf("EVLR %d", i), "%s", info.EVLRs[i].String())
+	}
+	for _, ef := range info.Extra {
+		if ef.Descriptor == nil {
+			add("extra byte", "%s (undescribed)", ef.Columns[0])
+			continue
+		}
+		t, _, size := descriptorShape(ef.Descriptor)
+		add("extra bytes field", "%s: type %d (%v), %d bytes, options 0x%02x", strings.Join(ef.Columns, ", "), ef.Descriptor[ebType], t, size, ef.Descriptor[ebOptions])
+	}
+	for _, w := range info.Warnings {
+		add("warning", "%s", w)
+	}
+	return fs
+}

@@ -1,0 +1,83 @@
+package las
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pctk/pctk/core"
+)
+
+// Limits of the automatic scale: the coarsest scale tried for data on a
+// decimal grid, the finest scale ever chosen, and the coarsest that keeps
+// millimetres (coarser ones come with a warning).
+const (
+	coarsestGrid = -2 // 0.01
+	finestScale  = -9 // 1e-9
+	mmScale      = 1e-3
+	// gridTol is how far, in units of the scale, a coordinate may lie from
+	// the grid and still count as on it: float64 rounding of raw*scale+offset.
+	gridTol = 1e-6
+)
+
+// quantize returns v as a reader gets it back with scale s and offset o.
+func quantize(v, s, o float64) float64 { return math.Round((v-o)/s)*s + o }
+
+// fits reports whether every coordinate within b maps to a 32-bit integer
+// with the given scale and offset.
+func fits(b core.Bounds, scale, offset [3]float64) bool {
+	for k := range 3 {
+		for _, v := range [2]float64{b.Min[k], b.Max[k]} {
+			r := math.Round((v - offset[k]) / scale[k])
+			if !(r >= math.MinInt32 && r <= math.MaxInt32) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// chooseScale picks a scale and offset per axis for points within b. The
+// offset is the box centre rounded to a whole unit. The scale is the
+// coarsest power of ten from 0.01 down that reproduces every coordinate of
+// c exactly (data already on a decimal grid, such as LAS or survey output);
+// failing that, the finest power of ten (down to 1e-9) at which the box,
+// widened room times around its centre, still fits 32-bit integers. When
+// even 1 mm does not fit, the scale is coarser and a warning says so.
+func chooseScale(b core.Bounds, c *core.Cloud, room float64) (scale, offset [3]float64) {
+	for k, vs := range [3][]float64{c.X, c.Y, c.Z} {
+		o := math.Round((b.Min[k] + b.Max[k]) / 2)
+		if math.Abs(o) < 1 {
+			o = 0
+		}
+		r := max(b.Max[k]-o, o-b.Min[k], 0) * room
+		// The finest power of ten whose integers reach r, with a margin
+		// for rounding.
+		eMin := finestScale
+		for r/math.Pow10(eMin) > math.MaxInt32-2 {
+			eMin++
+		}
+		s := math.Pow10(eMin)
+		for e := coarsestGrid; e >= eMin; e-- {
+			if onGrid(vs, math.Pow10(e), o) {
+				s = math.Pow10(e)
+				break
+			}
+		}
+		if s > mmScale*1.5 {
+			WarningHandler(fmt.Sprintf("%c spans %g units: scale %g, coarser than 1 mm, keeps it in 32-bit integers", "XYZ"[k], b.Max[k]-b.Min[k], s))
+		}
+		scale[k], offset[k] = s, o
+	}
+	return scale, offset
+}
+
+// onGrid reports whether every finite value of vs comes back unchanged
+// through scale s and offset o.
+func onGrid(vs []float64, s, o float64) bool {
+	for _, v := range vs {
+		if !(math.Abs(quantize(v, s, o)-v) <= s*gridTol) && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
