@@ -1,0 +1,357 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcio"
+	_ "github.com/pctk/pctk/io/ply"
+)
+
+// dbscanFixture writes a PLY cloud of two groups on a line and one stray
+// point, with an Intensity column that must survive, and returns its path.
+// With eps 1.5 and min_pts 3: labels 0 0 0 0 1 1 1 -1, counts 1 2 2 1 1 2 1 0.
+func dbscanFixture(t *testing.T, dir string) string {
+	t.Helper()
+	xs := []float64{0, 1, 2, 3, 10, 11, 12, 50}
+	c := core.New(len(xs))
+	inten, _ := c.AddAttr(core.DimIntensity, core.Uint16)
+	for i, x := range xs {
+		// UTM-sized coordinates: clustering must work on local offsets.
+		c.X[i], c.Y[i], c.Z[i] = 500000+x, 4100000, 12
+		inten.SetFloat64(i, float64(100+i))
+	}
+	c.Meta.Comments = []string{"made by dbscan_test"}
+	path := filepath.Join(dir, "in.ply")
+	writeTestCloud(t, path, c)
+	return path
+}
+
+func writeTestCloud(t *testing.T, path string, c *core.Cloud) {
+	t.Helper()
+	f, variant, err := pcio.OutputFormat(path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pcio.WriteFile(path, f, variant, c); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readTestCloud(t *testing.T, path string) *core.Cloud {
+	t.Helper()
+	c, _, err := pcio.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// intColumn returns attribute name of c as int64 values, failing when absent.
+func intColumn(t *testing.T, c *core.Cloud, name string) []int64 {
+	t.Helper()
+	a := c.Attr(name)
+	if a == nil {
+		var names []string
+		for _, b := range c.Attrs {
+			names = append(names, b.Name)
+		}
+		t.Fatalf("no attribute %s (have %v)", name, names)
+	}
+	v := make([]int64, a.Len())
+	for i := range v {
+		v[i] = a.Int64(i)
+	}
+	return v
+}
+
+func readSummary(t *testing.T, path string) dbscanSummary {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s dbscanSummary
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return s
+}
+
+func TestDBSCANCommand(t *testing.T) {
+	dir := t.TempDir()
+	in := dbscanFixture(t, dir)
+	out := filepath.Join(dir, "out.ply")
+	sum := filepath.Join(dir, "summary.json")
+	if code := run([]string{"pctk", "-q", "dbscan", in, out, "--eps", "1.5", "--min-pts", "3", "--backend", "brute", "--summary", sum}); code != 0 {
+		t.Fatalf("pctk dbscan: exit %d", code)
+	}
+	c := readTestCloud(t, out)
+	if got, want := intColumn(t, c, core.DimClusterID), []int64{0, 0, 0, 0, 1, 1, 1, -1}; !slices.Equal(got, want) {
+		t.Errorf("ClusterID: got %v, want %v", got, want)
+	}
+	if got, want := intColumn(t, c, core.DimNeighborCount), []int64{1, 2, 2, 1, 1, 2, 1, 0}; !slices.Equal(got, want) {
+		t.Errorf("NeighborCount: got %v, want %v", got, want)
+	}
+	if got, want := intColumn(t, c, core.DimIntensity), []int64{100, 101, 102, 103, 104, 105, 106, 107}; !slices.Equal(got, want) {
+		t.Errorf("Intensity: got %v, want %v (kept unchanged)", got, want)
+	}
+	if !slices.Contains(c.Meta.Comments, "made by dbscan_test") {
+		t.Errorf("comments: got %q, want the input's comment kept", c.Meta.Comments)
+	}
+	s := readSummary(t, sum)
+	if s.Points != 8 || s.Backend != "brute" || s.CountsReused || len(s.Results) != 1 {
+		t.Fatalf("summary: got %+v", s)
+	}
+	if r := s.Results[0]; r.Clusters != 2 || r.Noise != 1 || r.Core != 3 || !slices.Equal(r.Largest, []int{4, 3}) || r.Attribute != core.DimClusterID {
+		t.Errorf("summary result: got %+v, want 2 clusters of 4 and 3, 3 core, 1 noise, attribute ClusterID", r)
+	}
+
+	// A second run with the same eps on the output reuses its counts; with
+	// another eps, or --recount, it counts again.
+	out2 := filepath.Join(dir, "out2.ply")
+	for _, tt := range []struct {
+		args   []string
+		reused bool
+		labels []int64
+	}{
+		{[]string{"--eps", "1.5", "--min-pts", "2"}, true, []int64{0, 0, 0, 0, 1, 1, 1, -1}},
+		{[]string{"--eps", "1.5", "--min-pts", "2", "--recount"}, false, []int64{0, 0, 0, 0, 1, 1, 1, -1}},
+		{[]string{"--eps", "1.5", "--min-pts", "2", "--dims", "xy"}, false, []int64{0, 0, 0, 0, 1, 1, 1, -1}},
+		{[]string{"--eps", "0.5", "--min-pts", "1"}, false, []int64{0, 1, 2, 3, 4, 5, 6, 7}},
+	} {
+		args := append([]string{"pctk", "-q", "dbscan", out, out2, "--backend", "brute", "--summary", sum}, tt.args...)
+		if code := run(args); code != 0 {
+			t.Fatalf("%q: exit %d", args, code)
+		}
+		if s := readSummary(t, sum); s.CountsReused != tt.reused {
+			t.Errorf("%q: got counts reused %v, want %v", tt.args, s.CountsReused, tt.reused)
+		}
+		if got := intColumn(t, readTestCloud(t, out2), core.DimClusterID); !slices.Equal(got, tt.labels) {
+			t.Errorf("%q: got labels %v, want %v", tt.args, got, tt.labels)
+		}
+	}
+
+	// A moved point (same count) invalidates the record; --reuse-counts
+	// overrides it, and here the stale counts give a stale answer: point 1
+	// keeps its core flag far from its old neighbours.
+	moved := readTestCloud(t, out)
+	moved.X[1] = 500000 + 40
+	movedPath := filepath.Join(dir, "moved.ply")
+	writeTestCloud(t, movedPath, moved)
+	for _, tt := range []struct {
+		flag   string
+		reused bool
+		labels []int64
+	}{
+		{"--recount", false, []int64{-1, -1, -1, -1, 0, 0, 0, -1}},
+		{"--reuse-counts", true, []int64{-1, 0, 1, 1, 2, 2, 2, -1}},
+	} {
+		args := []string{"pctk", "-q", "dbscan", movedPath, out2, "--eps", "1.5", "--min-pts", "3", "--backend", "brute", "--summary", sum, tt.flag}
+		if code := run(args); code != 0 {
+			t.Fatalf("%q: exit %d", args, code)
+		}
+		if s := readSummary(t, sum); s.CountsReused != tt.reused {
+			t.Errorf("moved point, %s: got counts reused %v, want %v", tt.flag, s.CountsReused, tt.reused)
+		}
+		if got := intColumn(t, readTestCloud(t, out2), core.DimClusterID); !slices.Equal(got, tt.labels) {
+			t.Errorf("moved point, %s: got labels %v, want %v", tt.flag, got, tt.labels)
+		}
+	}
+	args := []string{"pctk", "-q", "dbscan", movedPath, out2, "--eps", "1.5", "--backend", "brute", "--summary", sum}
+	if code := run(args); code != 0 {
+		t.Fatalf("%q: exit %d", args, code)
+	}
+	if readSummary(t, sum).CountsReused {
+		t.Error("moved point without flags: counts reused, want recounted (the coordinate hash differs)")
+	}
+}
+
+func TestDBSCANSeveralMinPts(t *testing.T) {
+	dir := t.TempDir()
+	in := dbscanFixture(t, dir)
+	out := filepath.Join(dir, "out.ply")
+	if code := run([]string{"pctk", "-q", "dbscan", in, out, "--eps", "1.5", "--min-pts", "2,3, 4", "--backend", "brute"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	c := readTestCloud(t, out)
+	want := map[string][]int64{
+		"ClusterID_2": {0, 0, 0, 0, 1, 1, 1, -1},
+		"ClusterID_3": {0, 0, 0, 0, 1, 1, 1, -1},
+		"ClusterID_4": {-1, -1, -1, -1, -1, -1, -1, -1},
+	}
+	for name, w := range want {
+		if got := intColumn(t, c, name); !slices.Equal(got, w) {
+			t.Errorf("%s: got %v, want %v", name, got, w)
+		}
+	}
+	if c.Attr(core.DimClusterID) != nil {
+		t.Error("several min_pts: got a plain ClusterID attribute too")
+	}
+}
+
+func TestDBSCANNoiseHandling(t *testing.T) {
+	dir := t.TempDir()
+	in := dbscanFixture(t, dir)
+	out := filepath.Join(dir, "out.ply")
+	if code := run([]string{"pctk", "-q", "dbscan", in, out, "--eps", "1.5", "--min-pts", "3", "--classify-noise", "--backend", "brute"}); code != 0 {
+		t.Fatalf("--classify-noise: exit %d", code)
+	}
+	if got, want := intColumn(t, readTestCloud(t, out), core.DimClassification), []int64{0, 0, 0, 0, 0, 0, 0, noiseClass}; !slices.Equal(got, want) {
+		t.Errorf("--classify-noise: Classification got %v, want %v", got, want)
+	}
+	// --min-cluster-size 4 turns the group of 3 into noise too.
+	if code := run([]string{"pctk", "-q", "dbscan", in, out, "--eps", "1.5", "--min-pts", "3", "--drop-noise", "--min-cluster-size", "4", "--backend", "brute"}); code != 0 {
+		t.Fatalf("--drop-noise: exit %d", code)
+	}
+	c := readTestCloud(t, out)
+	if got, want := intColumn(t, c, core.DimIntensity), []int64{100, 101, 102, 103}; !slices.Equal(got, want) {
+		t.Errorf("--drop-noise --min-cluster-size 4: kept points with Intensity %v, want %v", got, want)
+	}
+	for _, s := range c.Meta.Comments {
+		if strings.HasPrefix(s, countsRecordPrefix) {
+			t.Errorf("--drop-noise: output carries the counts record %q, but its counts describe the input", s)
+		}
+	}
+}
+
+func TestDBSCANGeoJSON(t *testing.T) {
+	dir := t.TempDir()
+	c := core.New(0)
+	add := func(x, y float64) {
+		c.X, c.Y, c.Z = append(c.X, x), append(c.Y, y), append(c.Z, 5)
+	}
+	// A filled 3x3 grid (hull: its square), a line of 3 points, a stray point.
+	for i := range 9 {
+		add(100+float64(i%3), 200+float64(i/3))
+	}
+	add(300, 300)
+	add(301, 300)
+	add(302, 300)
+	add(900, 900)
+	in := filepath.Join(dir, "in.ply")
+	writeTestCloud(t, in, c)
+	gj := filepath.Join(dir, "hulls.geojson")
+	if code := run([]string{"pctk", "-q", "dbscan", in, filepath.Join(dir, "out.ply"), "--eps", "1.01", "--min-pts", "2", "--dims", "xy", "--geojson", gj, "--backend", "brute"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	data, err := os.ReadFile(gj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fc struct {
+		Type     string
+		Features []struct {
+			Type     string
+			BBox     []float64
+			Geometry struct {
+				Type        string
+				Coordinates json.RawMessage
+			}
+			Properties map[string]float64
+		}
+	}
+	if err := json.Unmarshal(data, &fc); err != nil {
+		t.Fatalf("%s: %v", data, err)
+	}
+	if fc.Type != "FeatureCollection" || len(fc.Features) != 2 {
+		t.Fatalf("got %s with %d features, want a FeatureCollection of 2", fc.Type, len(fc.Features))
+	}
+	sq, ln := fc.Features[0], fc.Features[1]
+	var ring [][][2]float64
+	if err := json.Unmarshal(sq.Geometry.Coordinates, &ring); err != nil {
+		t.Fatal(err)
+	}
+	wantRing := [][2]float64{{100, 200}, {102, 200}, {102, 202}, {100, 202}, {100, 200}}
+	if sq.Geometry.Type != "Polygon" || len(ring) != 1 || !slices.Equal(ring[0], wantRing) {
+		t.Errorf("cluster 0: got %s %v, want Polygon [%v]", sq.Geometry.Type, ring, wantRing)
+	}
+	if !slices.Equal(sq.BBox, []float64{100, 200, 102, 202}) || sq.Properties["size"] != 9 || sq.Properties["cluster"] != 0 || sq.Properties["z_min"] != 5 {
+		t.Errorf("cluster 0: got bbox %v, properties %v", sq.BBox, sq.Properties)
+	}
+	var seg [][2]float64
+	if err := json.Unmarshal(ln.Geometry.Coordinates, &seg); err != nil {
+		t.Fatal(err)
+	}
+	if ln.Geometry.Type != "LineString" || !slices.Equal(seg, [][2]float64{{300, 300}, {302, 300}}) || ln.Properties["size"] != 3 {
+		t.Errorf("cluster 1: got %s %v, properties %v; want LineString from (300,300) to (302,300), size 3", ln.Geometry.Type, seg, ln.Properties)
+	}
+}
+
+func TestDBSCANUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := dbscanFixture(t, dir)
+	out := filepath.Join(dir, "out.ply")
+	nan := core.New(2)
+	nan.X[1] = math.NaN()
+	nanPath := filepath.Join(dir, "nan.ply")
+	writeTestCloud(t, nanPath, nan)
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{in, out}, 2}, // --eps is required
+		{[]string{in, out, "--eps", "0"}, 2},
+		{[]string{in, out, "--eps", "1", "--min-pts", "0"}, 2},
+		{[]string{in, out, "--eps", "1", "--min-pts", "5,x"}, 2},
+		{[]string{in, out, "--eps", "1", "--min-pts", "5,5"}, 2},
+		{[]string{in, out, "--eps", "1", "--dims", "xz"}, 2},
+		{[]string{in, out, "--eps", "1", "--min-pts", "3,4", "--drop-noise"}, 2},
+		{[]string{in, out, "--eps", "1", "--classify-noise", "--drop-noise"}, 2},
+		{[]string{in, "-", "--eps", "1", "--json"}, 2},
+		{[]string{in, out, "--eps", "1", "--reuse-counts"}, 2}, // no NeighborCount in the input
+		{[]string{in, out, "--eps", "1", "--geographic"}, 1},   // Y = 4100000 is no latitude
+		{[]string{nanPath, out, "--eps", "1"}, 1},
+		{[]string{in, out, "--eps", "1", "--backend", "nosuch"}, 1},
+	}
+	for _, tt := range tests {
+		args := append([]string{"pctk", "-q", "dbscan"}, tt.args...)
+		if got := run(args); got != tt.want {
+			t.Errorf("%q: got exit %d, want %d", tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestGeoLocal(t *testing.T) {
+	// Pairs of lon/lat points 0.001° apart and their distance on the WGS84
+	// ellipsoid: the meridian arc M(φ)·Δφ or the parallel arc N(φ)·cos φ·Δλ,
+	// computed in Python from the radii of curvature. Over 100 m these equal
+	// the geodesic to far better than the tolerance.
+	tests := []struct {
+		name         string
+		lon, lat     [2]float64
+		want, relTol float64
+	}{
+		{"north at 45°", [2]float64{10, 10}, [2]float64{45, 45.001}, 111.131787, 2e-6},
+		{"east at 45°", [2]float64{10, 10.001}, [2]float64{45, 45}, 78.846835, 2e-6},
+		{"east across the antimeridian", [2]float64{179.9995, -179.9995}, [2]float64{-30, -30}, 96.486280, 2e-6},
+		{"west at the equator", [2]float64{-60, -60.001}, [2]float64{0, 0}, 111.319491, 2e-6},
+	}
+	for _, tt := range tests {
+		c := core.New(2)
+		for i := range 2 {
+			c.X[i], c.Y[i] = tt.lon[i], tt.lat[i]
+		}
+		l, _, err := geoLocal(c, true)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		dx, dy := float64(l.XYZ[3]-l.XYZ[0]), float64(l.XYZ[4]-l.XYZ[1])
+		if got := math.Hypot(dx, dy); math.Abs(got/tt.want-1) > tt.relTol {
+			t.Errorf("%s: got %.5f m, want %.5f m", tt.name, got, tt.want)
+		}
+	}
+	// A cloud 10 km tall (0.09°) centred at 45°: about tan 45°·Δφ/2.
+	if got := geoScaleError(45, 45-0.045, 45+0.045); got < 7e-4 || got > 8.5e-4 {
+		t.Errorf("scale error of a 10 km cloud at 45°: got %.3g, want about 7.9e-4", got)
+	}
+	if got := geoScaleError(0, -0.045, 0.045); got > 1e-5 {
+		t.Errorf("scale error of a 10 km cloud at the equator: got %.3g, want below 1e-5", got)
+	}
+}
