@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/core"
+	_ "github.com/pctk/pctk/io/las"
 	"github.com/pctk/pctk/io/pcio"
 	_ "github.com/pctk/pctk/io/ply"
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -172,4 +173,37 @@ func TestDenoiseTableScene(t *testing.T) {
 	if c.Len() != 451410 {
 		t.Errorf("got %d points kept, want 451410 as PCL keeps", c.Len())
 	}
+}
+
+// TestDenoiseLASClassifies checks that LAS input defaults to --mode
+// classify: every point is written, outliers get class 7 and every other
+// point keeps its class.
+func TestDenoiseLASClassifies(t *testing.T) {
+	in := "../../testdata/haystack_rock.las"
+	dir := t.TempDir()
+	classified, flagged := filepath.Join(dir, "classified.las"), filepath.Join(dir, "flagged.ply")
+	args := []string{"denoise", "statistical", "--k", "8", "--std-ratio", "2", in}
+	pctkRun(t, 0, append(args, classified)...)
+	pctkRun(t, 0, append(args, flagged, "--mode", "flag")...)
+	before := column(t, in, core.DimClassification)
+	after := column(t, classified, core.DimClassification)
+	outlier := column(t, flagged, core.DimOutlier)
+	if len(after) != len(before) || len(outlier) != len(before) {
+		t.Fatalf("got %d classified and %d flagged points, want %d", len(after), len(outlier), len(before))
+	}
+	n := 0
+	for i := range before {
+		want := before[i]
+		if outlier[i] == 1 {
+			want = denoiseNoiseClass
+			n++
+		}
+		if after[i] != want {
+			t.Fatalf("point %d: got class %g, want %g (outlier %g)", i, after[i], want, outlier[i])
+		}
+	}
+	if n == 0 || n > len(before)/10 {
+		t.Errorf("got %d outliers of %d points, want a few", n, len(before))
+	}
+	t.Logf("%d of %d points classified %d", n, len(before), denoiseNoiseClass)
 }
