@@ -78,28 +78,23 @@ func epsgFromGeoKeys(keys []uint16) int {
 var wktAuthority = regexp.MustCompile(`(?i)(?:AUTHORITY|ID)\[\s*"EPSG"\s*,\s*"?(\d+)"?\s*\]`)
 
 // epsgFromWKT returns the EPSG code of the outermost object of a WKT
-// string: the last authority clause that closes the top-level bracket.
+// string: the last authority clause directly inside the top-level bracket.
 func epsgFromWKT(wkt string) int {
-	m := wktAuthority.FindAllStringSubmatchIndex(wkt, -1)
-	if len(m) == 0 {
-		return 0
-	}
-	last := m[len(m)-1]
-	// The clause belongs to the outer object only when the text after it
-	// closes that object (possibly after more clauses without brackets).
-	depth := 0
-	for _, r := range wkt[:last[0]] {
-		switch r {
-		case '[', '(':
-			depth++
-		case ']', ')':
-			depth--
+	code, depth, at := 0, 0, 0
+	for _, m := range wktAuthority.FindAllStringSubmatchIndex(wkt, -1) {
+		for _, r := range wkt[at:m[0]] {
+			switch r {
+			case '[', '(':
+				depth++
+			case ']', ')':
+				depth--
+			}
+		}
+		at = m[0]
+		if depth == 1 {
+			code, _ = strconv.Atoi(wkt[m[2]:m[3]])
 		}
 	}
-	if depth != 1 {
-		return 0
-	}
-	code, _ := strconv.Atoi(wkt[last[2]:last[3]])
 	return code
 }
 

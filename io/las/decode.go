@@ -212,7 +212,7 @@ func (d *Decoder) checkSize(s io.ReadSeeker) error {
 		return fmt.Errorf("las: %w", err)
 	}
 	if have := uint64(max(size-d.pos, 0)) / uint64(d.recLen); have < d.left {
-		d.warnf("header promises %d points (number of point records, byte offset %d) but the file holds %d from byte offset %d; read %d", d.left, d.countOffset(), have, d.pos, have)
+		d.warnf("header promises %d points (number of point records, byte offset %d) but the file holds %d (point data from byte offset %d to the end at %d)", d.left, d.countOffset(), have, d.pos, size)
 		d.left = have
 	}
 	d.readEVLRs(s, size)
@@ -347,7 +347,7 @@ func (d *Decoder) Read(limit int) (*core.Cloud, error) {
 			return nil, fmt.Errorf("las: reading point %d: %w", d.read, err)
 		}
 		n = got / d.recLen
-		d.warnf("header promises %d points (number of point records, byte offset %d) but the file ends at byte offset %d after %d", uint64(d.read)+d.left, d.countOffset(), start+int64(got), d.read+int64(n))
+		d.warnf("header promises %d points (number of point records, byte offset %d) but the file holds %d (it ends at byte offset %d)", uint64(d.read)+d.left, d.countOffset(), d.read+int64(n), start+int64(got))
 		d.left = uint64(n)
 		d.done = true // nothing follows a truncated point block
 		if n == 0 {

@@ -112,8 +112,10 @@ func planFormat(schema []*core.Attribute, src *Info, minor uint8, explicit bool)
 		srcPF = src.Header.pointFormat()
 	}
 	legacy := minor < 4 || (!explicit && srcPF >= 0 && srcPF <= 5)
-	pf := minimalFormat(legacy, has(core.DimGpsTime), has(core.DimRed, core.DimGreen, core.DimBlue), has(core.DimInfrared), has(waveNames...))
-	if srcPF >= 0 && (srcPF <= 5) == legacy {
+	// Waveform formats 4 and 5 need LAS 1.3; in 1.2 the fields go to Extra Bytes.
+	wave := has(waveNames...) && minor >= 3
+	pf := minimalFormat(legacy, has(core.DimGpsTime), has(core.DimRed, core.DimGreen, core.DimBlue), has(core.DimInfrared), wave)
+	if srcPF >= 0 && (srcPF <= 5) == legacy && (minor >= 3 || srcPF < 4) {
 		// Keep the source's format when it stores every field the minimal
 		// one does, so that point records come back byte for byte.
 		want, got := fieldNames(nativeFields(pf)), fieldNames(nativeFields(srcPF))

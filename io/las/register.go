@@ -35,7 +35,9 @@ func Describe(m *core.Metadata) []pcio.Fact {
 	}
 	h := &info.Header
 	var fs []pcio.Fact
-	add := func(k, format string, args ...any) { fs = append(fs, pcio.Fact{Key: k, Value: fmt.Sprintf(format, args...)}) }
+	add := func(k, format string, args ...any) {
+		fs = append(fs, pcio.Fact{Key: k, Value: fmt.Sprintf(format, args...)})
+	}
 	add("LAS version", "%s", h.Version())
 	add("point format", "%d", h.pointFormat())
 	add("point record length", "%d bytes (%d extra)", h.RecordLength, int(h.RecordLength)-formatSizes[min(h.pointFormat(), 10)])

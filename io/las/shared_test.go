@@ -39,6 +39,7 @@ func rawRecords(t *testing.T, b []byte) (pf, rl int, count uint64, scale, offset
 		offset[k] = math.Float64frombits(binary.LittleEndian.Uint64(b[155+8*k:]))
 	}
 	end := min(uint64(off)+count*uint64(rl), uint64(len(b)))
+	end -= (end - uint64(off)) % uint64(rl) // whole records only
 	return pf, rl, count, scale, offset, b[off:end]
 }
 
@@ -47,7 +48,7 @@ func rawRecords(t *testing.T, b []byte) (pf, rl int, count uint64, scale, offset
 func checkAgainstRaw(t *testing.T, name string, c *core.Cloud, b []byte) {
 	t.Helper()
 	pf, rl, count, scale, offset, recs := rawRecords(t, b)
-	if uint64(c.Len()) != count || len(recs) != c.Len()*rl {
+	if uint64(c.Len()) > count || len(recs) != c.Len()*rl {
 		t.Fatalf("%s: got %d points, header says %d, file holds %d records", name, c.Len(), count, len(recs)/rl)
 	}
 	u16 := func(i, o int) float64 { return float64(binary.LittleEndian.Uint16(recs[i*rl+o:])) }
