@@ -116,8 +116,12 @@ func printInfo(w io.Writer, r infoReport) {
 			fmt.Fprintf(w, "  %-20s %-8s\n", a.Name, a.Type)
 		}
 	}
+	width := 0
 	for _, f := range r.Header {
-		fmt.Fprintf(w, "%-11s %s\n", f.Key+":", f.Value)
+		width = max(width, len(f.Key)+1)
+	}
+	for _, f := range r.Header {
+		fmt.Fprintf(w, "%-*s %s\n", width, f.Key+":", f.Value)
 	}
 	for _, cm := range r.Comments {
 		fmt.Fprintf(w, "comment:    %s\n", cm)
