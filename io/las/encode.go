@@ -68,6 +68,7 @@ func NewEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
 				e.byReturn[i] = uint64(e.src.Header.LegacyByReturn[i])
 			}
 		}
+		e.setCounts()
 	}
 	if e.src != nil {
 		e.setScale(e.src.Header.Scale, e.src.Header.Offset)

@@ -63,7 +63,7 @@ func chooseScale(b core.Bounds, c *core.Cloud, room float64) (scale, offset [3]f
 				break
 			}
 		}
-		if s > mmScale*1.5 {
+		if s > mmScale*1.5 && s == math.Pow10(eMin) {
 			WarningHandler(fmt.Sprintf("%c spans %g units: scale %g, coarser than 1 mm, keeps it in 32-bit integers", "XYZ"[k], b.Max[k]-b.Min[k], s))
 		}
 		scale[k], offset[k] = s, o
