@@ -64,6 +64,12 @@ func encoding(variant string, src *Header) (string, error) {
 // "binary-be"; "" keeps the encoding of the source PLY file, or picks
 // binary little-endian for a cloud from elsewhere.
 func NewEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
+	return newEncoder(w, h, variant, "double")
+}
+
+// newEncoder is NewEncoder with the type of coordinates for a cloud that
+// did not come from PLY.
+func newEncoder(w io.Writer, h *pcio.Header, variant, coordType string) (*Encoder, error) {
 	src, _ := h.Meta.Extra[codecName].(*Header)
 	if src != nil && src.Encoding == "" {
 		src = nil
@@ -86,7 +92,7 @@ func NewEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
 		sv = src.vertex()
 	}
 	vertex := &Element{Name: vertexName, Count: h.Count}
-	e.layout(sv)
+	e.layout(sv, coordType)
 	for _, c := range e.cols {
 		vertex.Props = append(vertex.Props, c.prop)
 	}
@@ -148,7 +154,7 @@ func NewEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
 // layout decides the vertex properties: those of the source vertex element
 // sv, in order, whose column still exists (with the column's type if it
 // changed), then every other column under its PLY name.
-func (e *Encoder) layout(sv *Element) {
+func (e *Encoder) layout(sv *Element, coordType string) {
 	used := make([]bool, len(e.schema))
 	names := map[string]bool{}
 	find := func(name string) int {
@@ -189,19 +195,19 @@ func (e *Encoder) layout(sv *Element) {
 		}
 	} else {
 		for k, n := range []string{"x", "y", "z"} {
-			add(column{prop: Property{Name: n, Type: "double", Attr: string(rune('X' + k))}, t: core.Float64, coord: k, attr: -1})
+			add(column{prop: Property{Name: n, Type: coordType, Attr: string(rune('X' + k))}, t: types[coordType], coord: k, attr: -1})
 		}
 	}
 	for i, a := range e.schema {
 		if used[i] {
 			continue
 		}
-		name := a.Name
+		name := codec.FieldName(a.Name)
 		if n, ok := fromPDAL[name]; ok {
 			name = n
 		}
 		for k := 1; names[name]; k++ {
-			name = fmt.Sprintf("%s_%d", a.Name, k)
+			name = fmt.Sprintf("%s_%d", codec.FieldName(a.Name), k)
 		}
 		tn := typeName(a.Type)
 		add(column{prop: Property{Name: name, Type: tn, Attr: a.Name}, t: types[tn], coord: -1, attr: i})
@@ -227,7 +233,7 @@ func (e *Encoder) Write(c *core.Cloud) error {
 	if e.err != nil {
 		return e.err
 	}
-	if err := checkChunk(c, e.schema); err != nil {
+	if err := codec.CheckChunk(codecName, c, e.schema); err != nil {
 		return err
 	}
 	if e.written+int64(c.Len()) > e.count {
@@ -296,26 +302,6 @@ func fits(v uint64, from, to core.Type) bool {
 	return v <= math.MaxUint32
 }
 
-// checkChunk checks that c has the schema's columns, one value per point.
-func checkChunk(c *core.Cloud, schema []*core.Attribute) error {
-	n := c.Len()
-	if len(c.Y) != n || len(c.Z) != n {
-		return fmt.Errorf("ply: X, Y, Z have %d, %d, %d values", n, len(c.Y), len(c.Z))
-	}
-	if len(c.Attrs) != len(schema) {
-		return fmt.Errorf("ply: chunk has %d attributes, header %d", len(c.Attrs), len(schema))
-	}
-	for i, a := range c.Attrs {
-		if a.Name != schema[i].Name || a.Type != schema[i].Type {
-			return fmt.Errorf("ply: chunk attribute %d is %s %v, header says %s %v", i, a.Name, a.Type, schema[i].Name, schema[i].Type)
-		}
-		if a.Len() != n {
-			return fmt.Errorf("ply: attribute %s has %d values for %d points", a.Name, a.Len(), n)
-		}
-	}
-	return nil
-}
-
 // Close writes the elements after the vertex element and flushes. It fails
 // when fewer vertices were written than announced.
 func (e *Encoder) Close() error {
@@ -334,9 +320,15 @@ func (e *Encoder) Close() error {
 	return e.w.Flush()
 }
 
-// Encode writes c as PLY in the given variant (see NewEncoder).
+// Encode writes c as PLY in the given variant (see NewEncoder). For a
+// cloud that did not come from PLY, coordinates are written as float when
+// every one of them is a float32 value, else as double: nothing is lost.
 func Encode(w io.Writer, c *core.Cloud, variant string) error {
-	e, err := NewEncoder(w, &pcio.Header{Count: int64(c.Len()), Schema: c.Attrs, Meta: c.Meta}, variant)
+	coordType := "double"
+	if codec.Float32Exact(c.X, c.Y, c.Z) {
+		coordType = "float"
+	}
+	e, err := newEncoder(w, &pcio.Header{Count: int64(c.Len()), Schema: c.Attrs, Meta: c.Meta}, variant, coordType)
 	if err != nil {
 		return err
 	}

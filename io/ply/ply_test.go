@@ -150,6 +150,7 @@ func TestBigEndianBytes(t *testing.T) {
 // out as PLY's usual names, other names stay, and everything reads back.
 func TestNameMapping(t *testing.T) {
 	c := core.New(2)
+	c.X[1] = 0.1 // not a float32: x, y, z become double
 	for _, s := range []struct {
 		name string
 		t    core.Type

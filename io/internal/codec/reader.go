@@ -160,3 +160,11 @@ func (r *Reader) Token(comma bool) ([]byte, error) {
 func isSep(b byte, comma bool) bool {
 	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f' || (comma && b == ',')
 }
+
+// Read reads up to len(p) bytes, for use as an io.Reader of the rest of the
+// input.
+func (r *Reader) Read(p []byte) (int, error) {
+	n, err := r.br.Read(p)
+	r.off += int64(n)
+	return n, err
+}

@@ -148,3 +148,32 @@ func isRange(err error) bool {
 	var ne *strconv.NumError
 	return errors.As(err, &ne) && ne.Err == strconv.ErrRange
 }
+
+// Float32Exact reports whether every value of the slices is a float32
+// (NaN and ±Inf included), so that a writer can store coordinates in four
+// bytes without losing anything.
+func Float32Exact(cols ...[]float64) bool {
+	for _, c := range cols {
+		for _, v := range c {
+			if float64(float32(v)) != v && v == v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// FieldName makes an attribute name usable as a header token: blanks
+// become '_' and an empty name becomes "unnamed".
+func FieldName(s string) string {
+	if s == "" {
+		return "unnamed"
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if c <= ' ' || c == 0x7f {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}

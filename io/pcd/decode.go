@@ -1,0 +1,277 @@
+package pcd
+
+import (
+	"encoding/binary"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codec"
+	"github.com/pctk/pctk/io/pcio"
+)
+
+// slot is one value of a point: a component of a field and where it goes.
+type slot struct {
+	t      core.Type // storage type; Uint32 for a packed colour
+	field  int
+	off    int // byte offset in a binary row
+	soaOff int // byte offset of the field's first value in compressed data
+	stride int // field bytes per point in compressed data (Size*Count)
+	coord  int // 0, 1, 2 for x, y, z; -1 otherwise
+	attr   int // schema index; for a packed colour that of Red (Green, Blue, Alpha follow)
+	packed bool
+	float  bool // a packed colour declared F: text may be a float
+}
+
+// slots lays out the values of a point of h and the cloud schema they fill.
+func slots(h *Header, count int64) ([]slot, []*core.Attribute) {
+	var out []slot
+	var schema []*core.Attribute
+	off, soa := 0, 0
+	for i, f := range h.Fields {
+		t := f.storage()
+		for k := 0; k < f.Count; k++ {
+			s := slot{t: t, field: i, off: off + k*f.Size, soaOff: soa + k*f.Size, stride: f.Size * f.Count, coord: -1, attr: len(schema)}
+			switch {
+			case f.packed():
+				s.packed, s.float = true, f.Type == 'F'
+				for _, c := range f.Attrs {
+					schema = append(schema, &core.Attribute{Name: c, Type: core.Uint8})
+				}
+			case len(f.Attrs[k]) == 1 && f.Attrs[k][0] >= 'X' && f.Attrs[k][0] <= 'Z':
+				s.coord, s.attr = int(f.Attrs[k][0]-'X'), -1
+			default:
+				schema = append(schema, &core.Attribute{Name: f.Attrs[k], Type: t})
+			}
+			out = append(out, s)
+		}
+		off += f.Size * f.Count
+		soa += f.Size * f.Count * int(count)
+	}
+	return out, schema
+}
+
+// Decoder reads a PCD file's points in chunks.
+type Decoder struct {
+	r     *codec.Reader
+	h     *Header
+	hdr   *pcio.Header
+	slots []slot
+	read  int64
+	known bool // the size of the data is known and was checked
+	row   int
+	buf   []byte
+	soa   []byte // decompressed binary_compressed data
+	err   error
+}
+
+// NewDecoder reads a PCD header from r (and, for binary_compressed data,
+// decompresses the data).
+func NewDecoder(r io.Reader) (*Decoder, error) {
+	cr := codec.NewReader(codecName, r)
+	h, comments, count, err := readHeader(cr)
+	if err != nil {
+		return nil, err
+	}
+	d := &Decoder{r: cr, h: h, known: cr.Remaining() >= 0, row: int(h.rowSize())}
+	d.hdr = &pcio.Header{Count: count, Meta: core.Metadata{Format: codecName, Comments: comments, Extra: map[string]any{codecName: h}}}
+	d.slots, d.hdr.Schema = slots(h, 0)
+	switch h.Data {
+	case ASCII:
+		err = codec.CheckCount(codecName, cr.Offset(), "points", count, h.values(), cr.Remaining())
+	case Binary:
+		err = codec.CheckCount(codecName, cr.Offset(), "points", count, int64(d.row), cr.Remaining())
+	default:
+		err = d.decompress(count)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// maxRatio bounds LZF expansion: a 3-byte back reference yields at most
+// 264 bytes. The uncompressed size in a header is trusted only that far.
+const maxRatio = 88
+
+func (d *Decoder) decompress(count int64) error {
+	var sz [8]byte
+	pos := d.r.Offset()
+	if count == 0 && d.r.Remaining() <= 0 {
+		return nil
+	}
+	if err := d.r.ReadFull(sz[:]); err != nil {
+		return codec.ReadErr(codecName, pos, err, "reading compressed sizes")
+	}
+	csize, usize := int64(binary.LittleEndian.Uint32(sz[:4])), int64(binary.LittleEndian.Uint32(sz[4:]))
+	if want := count * int64(d.row); count > math.MaxInt64/max(int64(d.row), 1) || usize != want {
+		return codec.Errorf(codecName, pos, "uncompressed size %d, want %d points x %d bytes", usize, count, d.row)
+	}
+	if rem := d.r.Remaining(); rem >= 0 && csize > rem {
+		return codec.Errorf(codecName, pos, "compressed size %d, but only %d bytes follow", csize, rem)
+	}
+	if usize > csize*maxRatio {
+		return codec.Errorf(codecName, pos, "uncompressed size %d is more than LZF can expand %d bytes to", usize, csize)
+	}
+	comp, err := io.ReadAll(io.LimitReader(d.r, csize))
+	if err != nil {
+		return codec.ReadErr(codecName, d.r.Offset(), err, "reading compressed data")
+	}
+	if int64(len(comp)) < csize {
+		return codec.ReadErr(codecName, d.r.Offset(), io.ErrUnexpectedEOF, "compressed data: %d of %d bytes", len(comp), csize)
+	}
+	d.soa = make([]byte, usize)
+	if err := lzfDecompress(comp, d.soa); err != nil {
+		return codec.Errorf(codecName, pos, "%v", err)
+	}
+	d.slots, _ = slots(d.h, count)
+	d.known = true
+	return nil
+}
+
+// Header returns the file's header; Meta.Extra["pcd"] is a *Header.
+func (d *Decoder) Header() *pcio.Header { return d.hdr }
+
+// Read returns the next chunk of at most max points, or io.EOF after the last.
+func (d *Decoder) Read(max int) (*core.Cloud, error) {
+	if d.err != nil {
+		return nil, d.err
+	}
+	if d.read == d.hdr.Count {
+		d.err = io.EOF
+		return nil, io.EOF
+	}
+	n := int64(codec.ChunkLen(min(int64(max), d.hdr.Count-d.read), d.known))
+	n = min(int64(max), n)
+	if n < 1 {
+		n = 1
+	}
+	c := d.newChunk(int(n))
+	if err := d.decodeInto(c, 0, int(n)); err != nil {
+		d.err = err
+		return nil, err
+	}
+	return c, nil
+}
+
+func (d *Decoder) newChunk(n int) *core.Cloud {
+	c := core.New(n)
+	for _, a := range d.hdr.Schema {
+		c.Attrs = append(c.Attrs, core.NewAttribute(a.Name, a.Type, n))
+	}
+	c.Meta = d.hdr.Meta
+	return c
+}
+
+// store puts value v of slot s into point j of c.
+func store(c *core.Cloud, s *slot, j int, v uint64) {
+	switch {
+	case s.coord == 0:
+		c.X[j] = codec.ToFloat64(s.t, v)
+	case s.coord == 1:
+		c.Y[j] = codec.ToFloat64(s.t, v)
+	case s.coord == 2:
+		c.Z[j] = codec.ToFloat64(s.t, v)
+	case s.packed:
+		// PCL packs colour as 0xAARRGGBB.
+		for k, shift := range [4]uint{16, 8, 0, 24} {
+			c.Attrs[s.attr+k].Data.([]uint8)[j] = uint8(v >> shift)
+		}
+	default:
+		c.Attrs[s.attr].SetUint64(j, v)
+	}
+}
+
+// decodeInto reads the next n points into c at index at.
+func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
+	switch {
+	case d.soa != nil:
+		for i := range d.slots {
+			s := &d.slots[i]
+			base := s.soaOff + int(d.read)*s.stride
+			for j := range n {
+				store(c, s, at+j, codec.LoadBits(d.soa[base+j*s.stride:], s.t, binary.LittleEndian))
+			}
+		}
+	case d.h.Data == Binary:
+		if need := n * d.row; cap(d.buf) < need {
+			d.buf = make([]byte, need)
+		}
+		buf := d.buf[:n*d.row]
+		start := d.r.Offset().Offset
+		if err := d.r.ReadFull(buf); err != nil {
+			got := (d.r.Offset().Offset - start) / int64(d.row)
+			return codec.ReadErr(codecName, codec.Pos{Offset: start + got*int64(d.row)}, err, "point %d of %d", d.read+got, d.hdr.Count)
+		}
+		for i := range d.slots {
+			s := &d.slots[i]
+			for j := range n {
+				store(c, s, at+j, codec.LoadBits(buf[j*d.row+s.off:], s.t, binary.LittleEndian))
+			}
+		}
+	case d.h.Data == ASCII:
+		for j := range n {
+			for i := range d.slots {
+				s := &d.slots[i]
+				tok, err := d.r.Token(true)
+				if err != nil {
+					return codec.ReadErr(codecName, d.r.Pos(), err, "point %d of %d", d.read+int64(j), d.hdr.Count)
+				}
+				v, err := parseText(tok, s)
+				if err != nil {
+					return codec.Errorf(codecName, d.r.Pos(), "point %d field %s: bad value %.40q", d.read+int64(j), d.h.Fields[s.field].Name, tok)
+				}
+				store(c, s, at+j, v)
+			}
+		}
+	}
+	d.read += int64(n)
+	return nil
+}
+
+// parseText parses an ascii value. A packed colour declared F is written by
+// PCL as the integer of its bits (several opaque colours are NaN as
+// floats); older writers wrote the float, which is accepted too.
+func parseText(tok []byte, s *slot) (uint64, error) {
+	if !s.packed {
+		return codec.ParseText(tok, s.t)
+	}
+	if u, err := strconv.ParseUint(string(tok), 10, 32); err == nil {
+		return u, nil
+	}
+	if !s.float {
+		return 0, strconv.ErrSyntax
+	}
+	return codec.ParseText(tok, core.Float32)
+}
+
+// Decode reads a whole PCD file.
+func Decode(r io.Reader) (*core.Cloud, error) {
+	d, err := NewDecoder(r)
+	if err != nil {
+		return nil, err
+	}
+	if d.known {
+		c := d.newChunk(int(d.hdr.Count))
+		for at := 0; at < c.Len(); at += codec.Chunk {
+			if err := d.decodeInto(c, at, min(codec.Chunk, c.Len()-at)); err != nil {
+				return nil, err
+			}
+		}
+		return c, nil
+	}
+	c := d.newChunk(0)
+	for {
+		chunk, err := d.Read(codec.Chunk)
+		if err == io.EOF {
+			return c, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := c.Append(chunk); err != nil {
+			return nil, err
+		}
+	}
+}
