@@ -141,29 +141,32 @@ func (e *Encoder) layout(src *Header, coordSize int) {
 		e.h.Fields = append(e.h.Fields, f)
 		e.slots = append(e.slots, s...)
 	}
-	// packColour adds a packed colour field if Red, Green and Blue are uint8
-	// columns not yet used.
-	packColour := func(name string, typ byte) bool {
-		var idx [4]int
+	// colourIdx finds Red, Green, Blue (and Alpha, or -1) among the unused
+	// uint8 columns; ok is false when one of the three is missing.
+	colourIdx := func() (idx [4]int, ok bool) {
 		for k, c := range colour {
 			idx[k] = find(c, core.Uint8)
 			if idx[k] < 0 && k < 3 {
-				return false
+				return idx, false
 			}
 		}
+		return idx, true
+	}
+	packColour := func(name string, typ byte, idx [4]int) {
 		for _, i := range idx {
 			if i >= 0 {
 				used[i] = true
 			}
 		}
 		add(Field{Name: name, Size: 4, Type: typ, Count: 1, Attrs: colour}, []wslot{{t: core.Uint32, coord: -1, attrs: idx, packed: true}})
-		return true
 	}
 	if src != nil {
 		for _, f := range src.Fields {
 			switch {
 			case f.packed():
-				packColour(f.Name, f.Type)
+				if idx, ok := colourIdx(); ok {
+					packColour(f.Name, f.Type, idx)
+				}
 			case f.Count == 1 && len(f.Attrs[0]) == 1 && f.Attrs[0][0] >= 'X' && f.Attrs[0][0] <= 'Z':
 				add(f, []wslot{{t: f.storage(), coord: int(f.Attrs[0][0] - 'X')}})
 			default:
@@ -192,12 +195,16 @@ func (e *Encoder) layout(src *Header, coordSize int) {
 			add(Field{Name: n, Size: coordSize, Type: 'F', Count: 1, Attrs: []string{string(rune('X' + k))}}, []wslot{{t: t, coord: k}})
 		}
 	}
-	if find(core.DimAlpha, core.Uint8) >= 0 {
-		packColour("rgba", 'U')
-	} else {
-		packColour("rgb", 'F')
-	}
+	rgb, packRGB := colourIdx()
 	for i, a := range e.schema {
+		if packRGB && i == rgb[0] {
+			// PCL's convention: rgb F 4, or rgba U 4 with an alpha channel.
+			if rgb[3] >= 0 {
+				packColour("rgba", 'U', rgb)
+			} else {
+				packColour("rgb", 'F', rgb)
+			}
+		}
 		if used[i] {
 			continue
 		}

@@ -90,22 +90,6 @@ func (r *Reader) ReadFull(p []byte) error {
 	return err
 }
 
-// ReadByte reads one byte.
-func (r *Reader) ReadByte() (byte, error) {
-	b, err := r.br.ReadByte()
-	if err == nil {
-		r.off++
-	}
-	return b, err
-}
-
-// ReadAll reads the rest of the input.
-func (r *Reader) ReadAll() ([]byte, error) {
-	b, err := io.ReadAll(r.br)
-	r.off += int64(len(b))
-	return b, err
-}
-
 // Token returns the next run of bytes that are not separators, skipping
 // leading separators (whitespace, and commas when comma is true). The slice
 // is valid until the next call. It returns io.EOF at the end of input.
