@@ -113,63 +113,39 @@ func TestDBSCANCommand(t *testing.T) {
 		t.Errorf("summary result: got %+v, want 2 clusters of 4 and 3, 3 core, 1 noise, attribute ClusterID", r)
 	}
 
-	// A second run with the same eps on the output reuses its counts; with
-	// another eps, or --recount, it counts again.
-	out2 := filepath.Join(dir, "out2.ply")
-	for _, tt := range []struct {
-		args   []string
-		reused bool
-		labels []int64
-	}{
-		{[]string{"--eps", "1.5", "--min-pts", "2"}, true, []int64{0, 0, 0, 0, 1, 1, 1, -1}},
-		{[]string{"--eps", "1.5", "--min-pts", "2", "--recount"}, false, []int64{0, 0, 0, 0, 1, 1, 1, -1}},
-		{[]string{"--eps", "1.5", "--min-pts", "2", "--dims", "xy"}, false, []int64{0, 0, 0, 0, 1, 1, 1, -1}},
-		{[]string{"--eps", "0.5", "--min-pts", "1"}, false, []int64{0, 1, 2, 3, 4, 5, 6, 7}},
-	} {
-		args := append([]string{"pctk", "-q", "dbscan", out, out2, "--backend", "brute", "--summary", sum}, tt.args...)
-		if code := run(args); code != 0 {
-			t.Fatalf("%q: exit %d", args, code)
-		}
-		if s := readSummary(t, sum); s.CountsReused != tt.reused {
-			t.Errorf("%q: got counts reused %v, want %v", tt.args, s.CountsReused, tt.reused)
-		}
-		if got := intColumn(t, readTestCloud(t, out2), core.DimClusterID); !slices.Equal(got, tt.labels) {
-			t.Errorf("%q: got labels %v, want %v", tt.args, got, tt.labels)
-		}
-	}
-
-	// A moved point (same count) invalidates the record; --reuse-counts
-	// overrides it, and here the stale counts give a stale answer: point 1
-	// keeps its core flag far from its old neighbours.
+	// A second run with the same eps on the output reuses its counts;
+	// with another eps, other dims, or --recount, it counts again. A moved
+	// point (same count) invalidates the record; --reuse-counts overrides
+	// it, and then the stale counts give a stale answer: point 1 keeps its
+	// core flag far from its old neighbours.
 	moved := readTestCloud(t, out)
 	moved.X[1] = 500000 + 40
 	movedPath := filepath.Join(dir, "moved.ply")
 	writeTestCloud(t, movedPath, moved)
+	out2 := filepath.Join(dir, "out2.ply")
 	for _, tt := range []struct {
-		flag   string
+		in     string
+		args   []string
 		reused bool
 		labels []int64
 	}{
-		{"--recount", false, []int64{-1, -1, -1, -1, 0, 0, 0, -1}},
-		{"--reuse-counts", true, []int64{-1, 0, 1, 1, 2, 2, 2, -1}},
+		{out, []string{"--eps", "1.5", "--min-pts", "2"}, true, []int64{0, 0, 0, 0, 1, 1, 1, -1}},
+		{out, []string{"--eps", "1.5", "--min-pts", "2", "--recount"}, false, []int64{0, 0, 0, 0, 1, 1, 1, -1}},
+		{out, []string{"--eps", "1.5", "--min-pts", "2", "--dims", "xy"}, false, []int64{0, 0, 0, 0, 1, 1, 1, -1}},
+		{out, []string{"--eps", "0.5", "--min-pts", "1"}, false, []int64{0, 1, 2, 3, 4, 5, 6, 7}},
+		{movedPath, []string{"--eps", "1.5", "--min-pts", "3"}, false, []int64{-1, -1, -1, -1, 0, 0, 0, -1}},
+		{movedPath, []string{"--eps", "1.5", "--min-pts", "3", "--reuse-counts"}, true, []int64{-1, 0, 1, 1, 2, 2, 2, -1}},
 	} {
-		args := []string{"pctk", "-q", "dbscan", movedPath, out2, "--eps", "1.5", "--min-pts", "3", "--backend", "brute", "--summary", sum, tt.flag}
+		args := append([]string{"pctk", "-q", "dbscan", tt.in, out2, "--backend", "brute", "--summary", sum}, tt.args...)
 		if code := run(args); code != 0 {
 			t.Fatalf("%q: exit %d", args, code)
 		}
 		if s := readSummary(t, sum); s.CountsReused != tt.reused {
-			t.Errorf("moved point, %s: got counts reused %v, want %v", tt.flag, s.CountsReused, tt.reused)
+			t.Errorf("%s %q: got counts reused %v, want %v", filepath.Base(tt.in), tt.args, s.CountsReused, tt.reused)
 		}
 		if got := intColumn(t, readTestCloud(t, out2), core.DimClusterID); !slices.Equal(got, tt.labels) {
-			t.Errorf("moved point, %s: got labels %v, want %v", tt.flag, got, tt.labels)
+			t.Errorf("%s %q: got labels %v, want %v", filepath.Base(tt.in), tt.args, got, tt.labels)
 		}
-	}
-	args := []string{"pctk", "-q", "dbscan", movedPath, out2, "--eps", "1.5", "--backend", "brute", "--summary", sum}
-	if code := run(args); code != 0 {
-		t.Fatalf("%q: exit %d", args, code)
-	}
-	if readSummary(t, sum).CountsReused {
-		t.Error("moved point without flags: counts reused, want recounted (the coordinate hash differs)")
 	}
 }
 
