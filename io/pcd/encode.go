@@ -132,10 +132,16 @@ func (e *Encoder) layout(src *Header, coordSize int) {
 		return -1
 	}
 	names := map[string]bool{}
+	// add appends a field. A field new to the file gets a name no other
+	// has; those of the source keep theirs (PCL repeats "_" for padding).
+	fresh := false
 	add := func(f Field, s []wslot) {
-		f.Name = codec.FieldName(f.Name)
-		for k := 1; names[f.Name]; k++ {
-			f.Name = fmt.Sprintf("%s_%d", codec.FieldName(f.Name), k)
+		if fresh {
+			base := codec.FieldName(f.Name)
+			f.Name = base
+			for k := 1; names[f.Name]; k++ {
+				f.Name = fmt.Sprintf("%s_%d", base, k)
+			}
 		}
 		names[f.Name] = true
 		e.h.Fields = append(e.h.Fields, f)
@@ -190,11 +196,13 @@ func (e *Encoder) layout(src *Header, coordSize int) {
 			}
 		}
 	} else {
+		fresh = true
 		for k, n := range []string{"x", "y", "z"} {
 			t := storageType('F', coordSize)
 			add(Field{Name: n, Size: coordSize, Type: 'F', Count: 1, Attrs: []string{string(rune('X' + k))}}, []wslot{{t: t, coord: k}})
 		}
 	}
+	fresh = true
 	rgb, packRGB := colourIdx()
 	for i, a := range e.schema {
 		if packRGB && i == rgb[0] {
