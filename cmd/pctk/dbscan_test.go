@@ -3,15 +3,18 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 	_ "github.com/pctk/pctk/io/ply"
+	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // dbscanFixture writes a PLY cloud of two groups on a line and one stray
@@ -329,5 +332,70 @@ func TestGeoLocal(t *testing.T) {
 	}
 	if got := geoScaleError(0, -0.045, 0.045); got > 1e-5 {
 		t.Errorf("scale error of a 10 km cloud at the equator: got %.3g, want below 1e-5", got)
+	}
+}
+
+// TestDBSCANCPUAndGPUBackendsAgree clusters one cloud on every backend this binary
+// registers and can run (brute and cpu here; cuda and optix on the GPU test
+// machine) and requires labels identical to the cpu backend's: the border
+// rule makes the output independent of the backend. Points and ε lie on a
+// power-of-two grid (ε = 600 steps), so every deciding squared distance is
+// exact in any float32 arithmetic, fused multiply-adds included, and no pair
+// is decided by rounding.
+func TestDBSCANCPUAndGPUBackendsAgree(t *testing.T) {
+	const step = 1.0 / 1024
+	const eps = 600 * step
+	r := rand.New(rand.NewPCG(11, 12))
+	const n = 8_000
+	xyz := make([]float32, 3*n)
+	centres := make([]float64, 3*40)
+	for i := range centres {
+		centres[i] = r.Float64() * 30
+	}
+	for i := range n {
+		c := r.IntN(40)
+		for a := range 3 {
+			xyz[3*i+a] = float32(math.Round((centres[3*c+a]+r.NormFloat64()*float64(1+c%4)*0.6)/step) * step)
+		}
+	}
+	ref, err := findneighbor.Get("cpu")
+	if err != nil {
+		t.Skipf("no cpu backend to compare with: %v", err)
+	}
+	opts := dbscan.Options{Eps: eps, MinPts: []int{4, 12}}
+	want, err := dbscan.Cluster(xyz, ref, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range findneighbor.Backends() {
+		if b.Name() == ref.Name() {
+			continue
+		}
+		if _, err := b.Probe(); err != nil {
+			t.Logf("%s: not usable here (%v)", b.Name(), err)
+			continue
+		}
+		got, err := dbscan.Cluster(xyz, b, opts)
+		if err != nil {
+			t.Errorf("%s: %v", b.Name(), err)
+			continue
+		}
+		if !slices.Equal(got.Counts, want.Counts) {
+			t.Errorf("%s: neighbour counts differ from cpu's", b.Name())
+		}
+		for k, r := range got.Results {
+			w := want.Results[k]
+			same := true
+			for i := range r.Labels {
+				if r.Labels[i] != w.Labels[i] || r.Core[i] != w.Core[i] {
+					t.Errorf("%s, min_pts %d: point %d: got label %d core %v, cpu %d %v", b.Name(), r.MinPts, i, r.Labels[i], r.Core[i], w.Labels[i], w.Core[i])
+					same = false
+					break
+				}
+			}
+			if same {
+				t.Logf("%s, min_pts %d: %d clusters, %d noise, as cpu", b.Name(), r.MinPts, len(r.Sizes), r.NoiseCount)
+			}
+		}
 	}
 }
