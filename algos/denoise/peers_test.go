@@ -8,6 +8,7 @@ package denoise
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -17,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -61,23 +63,21 @@ func fastBackend(t *testing.T) findneighbor.Backend {
 	return b
 }
 
-// writePCD writes xyz as an ASCII PCD with an extra field "i" holding each
-// point's index, so that the points a peer keeps can be told apart. Floats
-// are written in the shortest form that reads back to the same float32.
+// writePCD writes xyz as a binary PCD with an extra field "i" holding each
+// point's index, so that the points a peer keeps can be told apart.
 func writePCD(t testing.TB, path string, xyz []float32) {
 	t.Helper()
 	n := len(xyz) / 3
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "VERSION 0.7\nFIELDS x y z i\nSIZE 4 4 4 4\nTYPE F F F U\nCOUNT 1 1 1 1\nWIDTH %d\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS %d\nDATA ascii\n", n, n)
+	head := fmt.Sprintf("VERSION 0.7\nFIELDS x y z i\nSIZE 4 4 4 4\nTYPE F F F U\nCOUNT 1 1 1 1\nWIDTH %d\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS %d\nDATA binary\n", n, n)
+	buf := make([]byte, len(head), len(head)+16*n)
+	copy(buf, head)
 	for i := range n {
 		for a := range 3 {
-			sb.WriteString(strconv.FormatFloat(float64(xyz[3*i+a]), 'g', -1, 32))
-			sb.WriteByte(' ')
+			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(xyz[3*i+a]))
 		}
-		sb.WriteString(strconv.Itoa(i))
-		sb.WriteByte('\n')
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(i))
 	}
-	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+	if err := os.WriteFile(path, buf, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -142,6 +142,11 @@ func readASCIIPCD(t testing.TB, path string, names ...string) [][]float64 {
 // float32 values survive exactly).
 func loadShared(t *testing.T, rel string) []float32 {
 	t.Helper()
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if xyz, ok := sharedCache[rel]; ok {
+		return xyz
+	}
 	src := filepath.Join(shared, rel)
 	if _, err := os.Stat(src); err != nil {
 		t.Skipf("%s absent (the shared data folder is not part of a fresh clone): %v", src, err)
@@ -161,8 +166,15 @@ func loadShared(t *testing.T, rel string) []float32 {
 			xyz = append(xyz, float32(cols[a][i]))
 		}
 	}
+	sharedCache[rel] = xyz
 	return xyz
 }
+
+// sharedCache keeps the clouds loadShared converted, for the next test.
+var (
+	sharedMu    sync.Mutex
+	sharedCache = map[string][]float32{}
+)
 
 // pclKept runs pcl_outlier_removal on the indexed PCD in and returns the
 // sorted indices of the points it keeps.
@@ -188,6 +200,8 @@ func pclKept(t *testing.T, in string, args ...string) []int {
 
 // open3DScript runs each job of argv[2:] ("radius R M" or "statistical K S"
 // as r:R:M / s:K:S) on the PCD argv[1] and prints the kept indices per job.
+// The PCD is binary: Open3D parses ASCII floats straight to double, a few
+// 1e-9 away from the float32 the file means.
 const open3DScript = `
 import sys, open3d as o3d
 pc = o3d.io.read_point_cloud(sys.argv[1])
@@ -328,27 +342,37 @@ func radiusTie(xyz []float32, i int, r float64) bool {
 }
 
 // peerCloud is a cloud the peers are compared on; load skips the subtest
-// when its data or a fast enough backend is missing.
+// when its data is missing. Large clouds run fewer parameter sets.
 type peerCloud struct {
-	name string
-	load func(t *testing.T) ([]float32, findneighbor.Backend)
+	name  string
+	load  func(t *testing.T) []float32
+	large bool
 }
 
 func peerClouds(t *testing.T) []peerCloud {
 	seed := uint64(20261130)
 	t.Logf("random cloud seed %d", seed)
-	cs := []peerCloud{{"random", func(t *testing.T) ([]float32, findneighbor.Backend) { return randomCloud(seed, 20000), brute(t) }}}
+	cs := []peerCloud{{name: "random", load: func(*testing.T) []float32 { return randomCloud(seed, 20000) }}}
 	if testing.Short() {
 		return cs
 	}
 	return append(cs,
-		peerCloud{"milk.pcd", func(t *testing.T) ([]float32, findneighbor.Backend) {
-			return loadShared(t, "pcd/milk.pcd"), brute(t)
-		}},
-		peerCloud{"table_scene_lms400.pcd", func(t *testing.T) ([]float32, findneighbor.Backend) {
-			b := fastBackend(t)
-			return loadShared(t, "pcd/table_scene_lms400.pcd"), b
+		peerCloud{name: "milk.pcd", load: func(t *testing.T) []float32 { return loadShared(t, "pcd/milk.pcd") }},
+		peerCloud{name: "table_scene_lms400.pcd", large: true, load: func(t *testing.T) []float32 {
+			return loadShared(t, "pcd/table_scene_lms400.pcd")
 		}})
+}
+
+// peerBackend returns the cpu backend, or brute force for small clouds.
+func peerBackend(t *testing.T, large bool) findneighbor.Backend {
+	t.Helper()
+	if large {
+		return fastBackend(t)
+	}
+	if b, err := findneighbor.Get("cpu"); err == nil {
+		return b
+	}
+	return brute(t)
 }
 
 // TestRadiusPeers checks that Radius keeps the same points as
@@ -360,7 +384,8 @@ func TestRadiusPeers(t *testing.T) {
 	needOpen3D(t)
 	for _, c := range peerClouds(t) {
 		t.Run(c.name, func(t *testing.T) {
-			xyz, b := c.load(t)
+			b := peerBackend(t, c.large)
+			xyz := c.load(t)
 			in := filepath.Join(t.TempDir(), "in.pcd")
 			writePCD(t, in, xyz)
 			type job struct {
@@ -369,10 +394,18 @@ func TestRadiusPeers(t *testing.T) {
 			}
 			var jobs []job
 			var o3dJobs []string
-			for _, k := range []int{8, 30} {
+			ks := []int{8, 30}
+			if c.large {
+				ks = ks[1:]
+			}
+			for _, k := range ks {
 				// A radius in float32 so that every tool reads the same value.
 				r := float64(float32(medianKDist(t, xyz, b, k)))
-				for _, m := range []int{k / 2, k} {
+				ms := []int{k / 2, k}
+				if c.large {
+					ms = ms[:1]
+				}
+				for _, m := range ms {
 					jobs = append(jobs, job{r, m})
 					o3dJobs = append(o3dJobs, fmt.Sprintf("r:%d:%s", m, strconv.FormatFloat(r, 'g', -1, 64)))
 				}
@@ -415,10 +448,14 @@ func TestStatisticalPeers(t *testing.T) {
 		k int
 		s float64
 	}
-	jobs := []job{{8, 1}, {20, 2}, {50, 1}}
 	for _, c := range peerClouds(t) {
 		t.Run(c.name, func(t *testing.T) {
-			xyz, b := c.load(t)
+			jobs := []job{{50, 1}, {8, 1}, {20, 2}}
+			if c.large {
+				jobs = jobs[:1]
+			}
+			b := peerBackend(t, c.large)
+			xyz := c.load(t)
 			in := filepath.Join(t.TempDir(), "in.pcd")
 			writePCD(t, in, xyz)
 			var o3dJobs []string
