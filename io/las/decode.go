@@ -10,6 +10,9 @@ import (
 	"github.com/pctk/pctk/io/pcio"
 )
 
+// maxChunkBytes bounds the record buffer of one Read.
+const maxChunkBytes = 8 << 20
+
 // Decoder reads a LAS file in chunks of points. Its zero value is not
 // usable; call NewDecoder.
 type Decoder struct {
@@ -333,7 +336,8 @@ func (d *Decoder) Read(limit int) (*core.Cloud, error) {
 		}
 		return nil, io.EOF
 	}
-	n := int(min(uint64(max(limit, 1)), d.left, 1<<20))
+	// The buffer is bounded in bytes, whatever the header promises.
+	n := int(min(uint64(max(limit, 1)), d.left, uint64(max(maxChunkBytes/d.recLen, 1))))
 	need := n * d.recLen
 	if cap(d.buf) < need {
 		d.buf = make([]byte, need)

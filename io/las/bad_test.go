@@ -1,0 +1,116 @@
+package las
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/pctk/pctk/core"
+)
+
+// validFile returns a small LAS file of the given version with one Extra
+// Bytes VLR (uint32 NeighborCount) and a CRS VLR.
+func validFile(t *testing.T, variant string, pf int) []byte {
+	t.Helper()
+	c := randomCloud(t, 21, 20, pf <= 5, append(formatColumns(pf), core.DimNeighborCount))
+	c.Meta.CRS = core.CRS{EPSG: 32633}
+	var buf bytes.Buffer
+	if err := Encode(&buf, c, variant); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestBadInput mutates valid files as broken writers and attackers do and
+// checks for the typed error that names the field and byte offset, or the
+// warning and the points that could be read.
+func TestBadInput(t *testing.T) {
+	v12 := validFile(t, "1.2", 3) // header 227, VLRs: Extra Bytes, GeoKeys
+	v14 := validFile(t, "1.4", 7) // header 375
+	put16 := func(b []byte, off int, v uint16) { le.PutUint16(b[off:], v) }
+	put32 := func(b []byte, off int, v uint32) { le.PutUint32(b[off:], v) }
+	put64 := func(b []byte, off int, v uint64) { le.PutUint64(b[off:], v) }
+	tests := []struct {
+		name   string
+		base   []byte
+		mutate func(b []byte) []byte
+		field  string // FormatError or UnsupportedError field, "" when it reads
+		offset int64
+		warn   string // expected warning when it reads
+		count  int    // points read when it reads
+	}{
+		{"empty", v12, func(b []byte) []byte { return nil }, "file signature", 0, "", 0},
+		{"bad signature", v12, func(b []byte) []byte { b[0] = 'X'; return b }, "file signature", 0, "", 0},
+		{"truncated header", v12, func(b []byte) []byte { return b[:100] }, "public header block", 4, "", 0},
+		{"version 2.0", v12, func(b []byte) []byte { b[24] = 2; return b }, "version", 24, "", 0},
+		{"version 1.9", v12, func(b []byte) []byte { b[25] = 9; return b }, "version", 24, "", 0},
+		{"header size below 1.2's", v12, func(b []byte) []byte { put16(b, 94, 200); return b }, "header size", 94, "", 0},
+		{"header size below 1.4's", v14, func(b []byte) []byte { put16(b, 94, 300); return b }, "header size", 94, "", 0},
+		{"header size past the file", v12, func(b []byte) []byte { put16(b, 94, 60000); return b }, "public header block", 227, "", 0},
+		{"point offset inside header", v12, func(b []byte) []byte { put32(b, 96, 100); return b }, "offset to point data", 96, "", 0},
+		{"point offset past the file", v12, func(b []byte) []byte { put32(b, 96, 1<<31); return b }, "offset to point data", 96, "", 0},
+		{"LAZ bit", v12, func(b []byte) []byte { b[104] |= 0x80; return b }, "point data format", 104, "", 0},
+		{"point format 11", v12, func(b []byte) []byte { b[104] = 11; return b }, "point data format", 104, "", 0},
+		{"record length below format", v12, func(b []byte) []byte { put16(b, 105, 30); return b }, "point data record length", 105, "", 0},
+		{"Extra Bytes past record length", v12, func(b []byte) []byte { put16(b, 105, 35); return b }, "Extra Bytes descriptor 0", 227 + 54, "", 0},
+		{"Extra Bytes VLR not whole descriptors", v12, func(b []byte) []byte { put16(b, 227+20, 191); return b }, "Extra Bytes VLR length", 227 + 54, "", 0},
+		{"VLR length past point data", v12, func(b []byte) []byte { put16(b, 227+20, 60000); return b }, "", 0, "VLR 0 (LASF_Spec/4) at byte offset 227: record length 60000 runs past the point data", 20},
+		{"huge VLR count", v12, func(b []byte) []byte { put32(b, 100, 1<<31); return b }, "", 0, "header promises 2147483648 VLRs (byte offset 100) but only 2 fit", 20},
+		{"more points than the file holds", v12, func(b []byte) []byte { put32(b, 107, 1<<31); return b }, "", 0, "header promises 2147483648 points (number of point records, byte offset 107) but the file holds 20", 20},
+		{"1.4 count past the file", v14, func(b []byte) []byte { put64(b, 247, 1<<60); return b }, "", 0, "header promises 1152921504606846976 points (number of point records, byte offset 247) but the file holds 20", 20},
+		{"truncated mid-record", v12, func(b []byte) []byte { return b[:len(b)-10] }, "", 0, "header promises 20 points (number of point records, byte offset 107) but the file holds 19", 19},
+		{"legacy and 64-bit counts differ", v14, func(b []byte) []byte { put32(b, 107, 7); return b }, "", 0, "legacy point count 7 (byte offset 107) disagrees with the 64-bit count 20", 20},
+		{"EVLRs past the end", v14, func(b []byte) []byte { put64(b, 235, 1<<40); put32(b, 243, 3); return b }, "", 0, "EVLRs start at byte offset 1099511627776, past the end of the file", 20},
+		{"EVLR length past the end", v14, func(b []byte) []byte {
+			ev := appendVLR(nil, &VLR{RecordID: 1}, true)
+			put64(ev, 20, 1<<50)
+			put64(b, 235, uint64(len(b)))
+			put32(b, 243, 1)
+			return append(b, ev...)
+		}, "", 0, "EVLR 0 (/1) at byte offset", 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := tt.mutate(bytes.Clone(tt.base))
+			// Both a plain stream and a seeker must give the same verdict.
+			for _, r := range []interface{ Read([]byte) (int, error) }{bytes.NewBuffer(bytes.Clone(b)), bytes.NewReader(b)} {
+				c, err := Decode(r)
+				if tt.field != "" {
+					var fe *FormatError
+					var ue *UnsupportedError
+					switch {
+					case errors.As(err, &fe):
+						if fe.Field != tt.field || fe.Offset != tt.offset {
+							t.Errorf("%T: got error on %q at %d (%v), want %q at %d", r, fe.Field, fe.Offset, err, tt.field, tt.offset)
+						}
+					case errors.As(err, &ue):
+						if ue.Field != tt.field || ue.Offset != tt.offset {
+							t.Errorf("%T: got unsupported %q at %d (%v), want %q at %d", r, ue.Field, ue.Offset, err, tt.field, tt.offset)
+						}
+					default:
+						t.Errorf("%T: got %v, want a FormatError or UnsupportedError on %q", r, err, tt.field)
+					}
+					if err != nil && !strings.HasPrefix(err.Error(), "las: ") {
+						t.Errorf("error %q lacks the las: prefix", err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%T: got error %v, want warning %q", r, err, tt.warn)
+				}
+				ws := InfoOf(&c.Meta).Warnings
+				found := false
+				for _, w := range ws {
+					found = found || strings.Contains(w, tt.warn)
+				}
+				if !found {
+					t.Errorf("%T: got warnings %q, want one containing %q", r, ws, tt.warn)
+				}
+				if c.Len() != tt.count {
+					t.Errorf("%T: got %d points, want %d", r, c.Len(), tt.count)
+				}
+			}
+		})
+	}
+}
