@@ -1,0 +1,166 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pctk/pctk/algos/normals"
+	"github.com/pctk/pctk/core"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:      "normals",
+		Usage:     "estimate PCA surface normals and curvature, and orient them",
+		ArgsUsage: "IN OUT",
+		Description: `Adds NormalX, NormalY, NormalZ and Curvature (float32; PLY nx ny nz, PCD
+normal_x ..., LAS extra bytes) to every point, replacing existing columns of
+those names. With --eigenvalues also Eigenvalue0..2 (λ0 ≤ λ1 ≤ λ2).
+
+The neighbourhood of a point is the point itself plus its --knn - 1 nearest
+others (as PCL's -k and Open3D's max_nn count), or every point within
+--radius, or with both the --knn nearest within --radius (Open3D's hybrid
+search). The normal is the eigenvector of the smallest eigenvalue of the
+neighbourhood's covariance, the curvature λ0/(λ0+λ1+λ2). Points whose
+neighbourhood has fewer than 3 points get NaN normals and curvature; the
+summary counts them.
+
+--orient up points normals toward +Z (airborne LiDAR); viewpoint toward
+--viewpoint X,Y,Z (the sensor, in the file's coordinates; --viewpoint alone
+implies it); consistent propagates one orientation along a minimum spanning
+tree of the --orient-knn nearest-neighbour graph, the highest point of each
+connected part facing up (for closed objects: outward); none keeps the
+solver's arbitrary signs.`,
+		Flags: []cli.Flag{
+			&cli.Float64Flag{Name: "radius", Usage: "neighbourhood radius in coordinate units (0: none)"},
+			&cli.IntFlag{Name: "knn", Usage: "neighbourhood size, the point itself included (0: none)"},
+			&cli.StringFlag{Name: "orient", Usage: "up, viewpoint, consistent or none", Value: "up"},
+			&cli.StringFlag{Name: "viewpoint", Usage: "sensor position `X,Y,Z` in the file's coordinates for --orient viewpoint"},
+			&cli.IntFlag{Name: "orient-knn", Usage: "neighbours per point in the graph of --orient consistent", Value: normals.DefaultOrientK},
+			&cli.BoolFlag{Name: "eigenvalues", Usage: "also write Eigenvalue0, Eigenvalue1, Eigenvalue2"},
+			&cli.IntFlag{Name: "workers", Usage: "CPU threads (0: all)"},
+			backendFlag,
+			formatFlag,
+		},
+		Action: runNormals,
+	})
+}
+
+// parseNormalsOptions checks the flags of pctk normals. The viewpoint is
+// returned in the file's coordinates; runNormals moves it to the local frame.
+func parseNormalsOptions(c *cli.Context) (normals.Options, error) {
+	o := normals.Options{
+		Radius:      c.Float64("radius"),
+		K:           c.Int("knn"),
+		OrientK:     c.Int("orient-knn"),
+		Eigenvalues: c.Bool("eigenvalues"),
+	}
+	o.Build.Workers = c.Int("workers")
+	var err error
+	if o.Orient, err = normals.ParseOrientation(c.String("orient")); err != nil {
+		return o, usagef("--orient: want up, viewpoint, consistent or none, got %q", c.String("orient"))
+	}
+	if vp := c.String("viewpoint"); vp != "" {
+		if o.Viewpoint, err = parseXYZ(vp); err != nil {
+			return o, usagef("--viewpoint: %v", err)
+		}
+		if !c.IsSet("orient") {
+			o.Orient = normals.OrientViewpoint
+		} else if o.Orient != normals.OrientViewpoint {
+			return o, usagef("--viewpoint is only for --orient viewpoint, not %s", o.Orient)
+		}
+	} else if o.Orient == normals.OrientViewpoint {
+		return o, usagef("--orient viewpoint needs --viewpoint X,Y,Z")
+	}
+	if o.K == 0 && (o.Radius == 0 || math.IsInf(o.Radius, 1)) {
+		return o, usagef("normals needs --radius, --knn or both")
+	}
+	if o.OrientK < 1 {
+		return o, usagef("--orient-knn: want ≥ 1, got %d", o.OrientK)
+	}
+	if err := o.Validate(); err != nil {
+		return o, usagef("%s", strings.Replace(strings.TrimPrefix(err.Error(), "normals: "), "k = ", "--knn ", 1))
+	}
+	return o, nil
+}
+
+// parseXYZ parses "X,Y,Z" into three finite numbers.
+func parseXYZ(s string) ([3]float64, error) {
+	var v [3]float64
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return v, fmt.Errorf("want X,Y,Z, got %q", s)
+	}
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return v, fmt.Errorf("%q is not a finite number", p)
+		}
+		v[i] = f
+	}
+	return v, nil
+}
+
+func runNormals(c *cli.Context) error {
+	in, out, err := inOut(c)
+	if err != nil {
+		return err
+	}
+	opts, err := parseNormalsOptions(c)
+	if err != nil {
+		return err
+	}
+	b, err := backend(c)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	cloud, from, err := readCloud(in)
+	if err != nil {
+		return err
+	}
+	if err := cloud.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	t1 := time.Now()
+	local := cloud.Local(false)
+	for i := range opts.Viewpoint {
+		opts.Viewpoint[i] -= local.Origin[i]
+	}
+	update, finish := progress("normals")
+	opts.Build.Progress = update
+	res, err := normals.Estimate(b, local.XYZ, opts)
+	finish()
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	local = core.Local{}
+	t2 := time.Now()
+	names := []string{core.DimNormalX, core.DimNormalY, core.DimNormalZ, core.DimCurvature}
+	data := [][]float32{res.NormalX, res.NormalY, res.NormalZ, res.Curvature}
+	if opts.Eigenvalues {
+		names = append(names, core.DimEigenvalue0, core.DimEigenvalue1, core.DimEigenvalue2)
+		data = append(data, res.Eigenvalues[:]...)
+	}
+	for i, name := range names {
+		if err := cloud.SetAttr(&core.Attribute{Name: name, Type: core.Float32, Data: data[i]}); err != nil {
+			return err
+		}
+	}
+	if err := writeCloud(c, out, cloud, from); err != nil {
+		return err
+	}
+	t3 := time.Now()
+	orient := opts.Orient.String()
+	if opts.Orient == normals.OrientConsistent {
+		orient += fmt.Sprintf(" (%d connected parts)", res.Components)
+	}
+	infof("normals: %d points, %d without a normal (fewer than %d points in the neighbourhood), orient %s, backend %s; %.3fs (read %.3fs, normals %.3fs, write %.3fs)",
+		cloud.Len(), res.Undefined, normals.MinPoints, orient, b.Name(),
+		t3.Sub(t0).Seconds(), t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds())
+	return nil
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pctk/pctk/core"
+	_ "github.com/pctk/pctk/io/pcd"
+	_ "github.com/pctk/pctk/io/ply"
+)
+
+// normalsSphere writes a Fibonacci sphere of n points and radius 1 about
+// centre, at UTM-sized coordinates, with an Intensity column that must
+// survive, and returns its path.
+func normalsSphere(t *testing.T, dir string, centre [3]float64, n int) string {
+	t.Helper()
+	c := core.New(n)
+	inten, _ := c.AddAttr(core.DimIntensity, core.Uint16)
+	golden := math.Pi * (3 - math.Sqrt(5))
+	for i := range n {
+		z := 1 - (2*float64(i)+1)/float64(n)
+		rho := math.Sqrt(1 - z*z)
+		th := golden * float64(i)
+		c.X[i], c.Y[i], c.Z[i] = centre[0]+rho*math.Cos(th), centre[1]+rho*math.Sin(th), centre[2]+z
+		inten.SetFloat64(i, float64(i%1000))
+	}
+	path := filepath.Join(dir, "sphere.ply")
+	writeTestCloud(t, path, c)
+	return path
+}
+
+// floatColumn returns attribute name of c, which must be float32.
+func floatColumn(t *testing.T, c *core.Cloud, name string) []float32 {
+	t.Helper()
+	a := c.Attr(name)
+	if a == nil || a.Type != core.Float32 {
+		t.Fatalf("attribute %s: got %v, want a float32 column", name, a)
+	}
+	return a.Data.([]float32)
+}
+
+// TestNormalsCommand runs pctk normals end to end on a sphere far from the
+// origin: consistent orientation must point every normal outward, and a
+// viewpoint at the centre, given in the file's coordinates, inward.
+func TestNormalsCommand(t *testing.T) {
+	dir := t.TempDir()
+	centre := [3]float64{500000, 4100000, 100}
+	in := normalsSphere(t, dir, centre, 3000)
+	tests := []struct {
+		args    []string
+		outward bool
+	}{
+		{[]string{"--knn", "10", "--orient", "consistent", "--eigenvalues"}, true},
+		{[]string{"--radius", "0.15", "--viewpoint", "500000,4100000,100"}, false},
+	}
+	for _, tt := range tests {
+		out := filepath.Join(dir, "out.pcd")
+		args := append([]string{"pctk", "-q", "normals", in, out, "--backend", "cpu"}, tt.args...)
+		if code := run(args); code != 0 {
+			t.Fatalf("%q: exit %d", args, code)
+		}
+		c := readTestCloud(t, out)
+		nx, ny, nz := floatColumn(t, c, core.DimNormalX), floatColumn(t, c, core.DimNormalY), floatColumn(t, c, core.DimNormalZ)
+		curv := floatColumn(t, c, core.DimCurvature)
+		wrong := 0
+		for i := range c.Len() {
+			d := float64(nx[i])*(c.X[i]-centre[0]) + float64(ny[i])*(c.Y[i]-centre[1]) + float64(nz[i])*(c.Z[i]-centre[2])
+			if (d > 0) != tt.outward || !(curv[i] >= 0 && curv[i] < 0.01) {
+				wrong++
+			}
+		}
+		if wrong != 0 {
+			t.Errorf("%q: %d of %d points with a normal not %s or curvature outside [0, 0.01)", tt.args, wrong, c.Len(), map[bool]string{true: "outward", false: "inward"}[tt.outward])
+		}
+		if a := c.Attr(core.DimIntensity); a == nil || a.Float64(1234) != 234 {
+			t.Errorf("%q: Intensity lost or changed: %v", tt.args, a)
+		}
+		hasEigen := c.Attr(core.DimEigenvalue0) != nil
+		if want := tt.args[len(tt.args)-1] == "--eigenvalues"; hasEigen != want {
+			t.Errorf("%q: Eigenvalue0 present %v, want %v", tt.args, hasEigen, want)
+		}
+		if hasEigen {
+			l0, l2 := floatColumn(t, c, core.DimEigenvalue0), floatColumn(t, c, core.DimEigenvalue2)
+			if !(l0[0] >= 0 && l0[0] <= l2[0]) {
+				t.Errorf("eigenvalues λ0 %g, λ2 %g, want 0 ≤ λ0 ≤ λ2", l0[0], l2[0])
+			}
+		}
+	}
+}
+
+func TestNormalsUsage(t *testing.T) {
+	dir := t.TempDir()
+	in := normalsSphere(t, dir, [3]float64{0, 0, 0}, 50)
+	out := filepath.Join(dir, "out.ply")
+	tests := [][]string{
+		{},
+		{"--knn", "2"},
+		{"--radius", "-1"},
+		{"--knn", "10", "--orient", "outward"},
+		{"--knn", "10", "--orient", "viewpoint"},
+		{"--knn", "10", "--viewpoint", "1,2"},
+		{"--knn", "10", "--viewpoint", "1,2,nan"},
+		{"--knn", "10", "--orient", "up", "--viewpoint", "1,2,3"},
+		{"--knn", "10", "--orient", "consistent", "--orient-knn", "0"},
+	}
+	for _, flags := range tests {
+		args := append([]string{"pctk", "-q", "normals", in, out}, flags...)
+		if code := run(args); code != 2 {
+			t.Errorf("%q: exit %d, want 2 (usage error)", flags, code)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a failed run wrote %s", out)
+	}
+}
+
+// TestNormalsNaNInput checks that a NaN coordinate is an error naming the
+// point, not NaN normals for its neighbours.
+func TestNormalsNaNInput(t *testing.T) {
+	dir := t.TempDir()
+	c := core.New(5)
+	for i := range 5 {
+		c.X[i], c.Y[i] = float64(i), float64(i*i)
+	}
+	c.Z[3] = math.NaN()
+	in := filepath.Join(dir, "nan.pcd")
+	writeTestCloud(t, in, c)
+	if code := run([]string{"pctk", "-q", "normals", "--knn", "3", in, filepath.Join(dir, "out.pcd")}); code != 1 {
+		t.Errorf("NaN input: exit %d, want 1", code)
+	}
+}
