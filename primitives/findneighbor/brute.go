@@ -94,13 +94,15 @@ func (b *bruteIndex) Counts(q []float32, out []uint32) error {
 	})
 }
 
-// nearest collects into kb the k nearest of query i within ε (k < 0: all).
-func (b *bruteIndex) nearest(kb *kbest, qs []float32, i int, self bool, k int) {
+// nearest collects into kb the k nearest of query i within ε (k < 0: all),
+// in distance order unless !sorted and k < 0.
+func (b *bruteIndex) nearest(kb *kbest, qs []float32, i int, self bool, k int, sorted bool) {
 	if k < 0 {
 		k = math.MaxInt
 	}
 	kb.reset(k)
-	b.each(qs, i, self, func(j int, d2 float32) { kb.add(cand{d2, int32(j)}) })
+	b.each(qs, i, self, func(j int, d2 float32) { kb.add(cand{d2: d2, idx: int32(j)}) })
+	kb.finish(sorted)
 }
 
 func (b *bruteIndex) KNearest(q []float32, k int, idx []int32, dist []float32) error {
@@ -116,7 +118,7 @@ func (b *bruteIndex) KNearest(q []float32, k int, idx []int32, dist []float32) e
 	return parallel(nq, nw, b.opts.Progress, func(w, lo, hi int) error {
 		kb := &scratch[w]
 		for i := lo; i < hi; i++ {
-			b.nearest(kb, qs, i, self, k)
+			b.nearest(kb, qs, i, self, k, true)
 			var d []float32
 			if dist != nil {
 				d = dist[i*k : (i+1)*k]
@@ -153,7 +155,7 @@ func (b *bruteIndex) Moments(q []float32, k int, out []Moment) error {
 				out[i] = m
 				continue
 			}
-			b.nearest(kb, qs, i, self, k)
+			b.nearest(kb, qs, i, self, k, true)
 			out[i] = moment(b.xyz, qx, qy, qz, kb.c)
 		}
 		return nil
@@ -185,7 +187,7 @@ func (b *bruteIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) 
 	err = parallel(nq, nw, b.opts.Progress, func(w, lo, hi int) error {
 		kb := &scratch[w]
 		for i := lo; i < hi; i++ {
-			b.nearest(kb, qs, i, self, k)
+			b.nearest(kb, qs, i, self, k, opts.Sorted)
 			fillCSR(csr, csr.Offsets[i], kb.c, opts.Sorted)
 		}
 		return nil
@@ -227,7 +229,7 @@ func (b *bruteIndex) ClusterCores(isCore []bool, label []int32) error {
 			}
 			best := cand{d2: float32(math.Inf(1)), idx: -1}
 			b.each(b.xyz, i, true, func(j int, d2 float32) {
-				if c := (cand{d2, int32(j)}); isCore[j] && c.before(best) {
+				if c := (cand{d2: d2, idx: int32(j)}); isCore[j] && c.before(best) {
 					best = c
 				}
 			})

@@ -144,10 +144,12 @@ func distSq(ax, ay, az, bx, by, bz float32) float32 {
 	return dx*dx + dy*dy + dz*dz
 }
 
-// cand is a neighbour candidate: index and squared distance.
+// cand is a neighbour candidate: squared distance, original index, and
+// the backend's own position of the point (its sorted position in cpu).
 type cand struct {
 	d2  float32
 	idx int32
+	pos int32
 }
 
 // before orders candidates by distance, ties by the smaller index.
@@ -165,25 +167,33 @@ func cmpCand(a, b cand) int {
 	return 0
 }
 
-// kbest keeps the k best candidates seen so far, sorted by cmpCand.
+// kbest keeps the k best candidates seen so far, sorted by cmpCand. For a
+// small k it keeps them sorted by insertion and tells the caller the
+// distance to beat; for a large k (or all, k = MaxInt) insertion would be
+// quadratic, so it collects every candidate and sorts once in finish.
 type kbest struct {
-	k int
-	c []cand
+	k       int
+	collect bool
+	c       []cand
 }
+
+// kbestInsertMax is the largest k kept by insertion.
+const kbestInsertMax = 48
 
 func (b *kbest) reset(k int) {
 	b.k = k
+	b.collect = k > kbestInsertMax
 	b.c = b.c[:0]
 }
 
 // full reports whether k candidates are held, so that only candidates
 // before the last can still enter.
-func (b *kbest) full() bool { return len(b.c) >= b.k }
+func (b *kbest) full() bool { return !b.collect && len(b.c) >= b.k }
 
 // worstSq returns the squared distance a candidate must not exceed to
 // enter: +Inf until k candidates are held.
 func (b *kbest) worstSq() float32 {
-	if len(b.c) < b.k {
+	if !b.full() {
 		return float32(math.Inf(1))
 	}
 	return b.c[len(b.c)-1].d2
@@ -191,6 +201,10 @@ func (b *kbest) worstSq() float32 {
 
 // add offers a candidate.
 func (b *kbest) add(x cand) {
+	if b.collect {
+		b.c = append(b.c, x)
+		return
+	}
 	n := len(b.c)
 	if n >= b.k {
 		if b.k == 0 || !x.before(b.c[n-1]) {
@@ -206,6 +220,19 @@ func (b *kbest) add(x cand) {
 	b.c = append(b.c, cand{})
 	copy(b.c[i+1:], b.c[i:n])
 	b.c[i] = x
+}
+
+// finish sorts collected candidates and keeps the k best. sorted false
+// skips the sort when every candidate is kept and the caller does not need
+// the distance order.
+func (b *kbest) finish(sorted bool) {
+	if !b.collect || (!sorted && len(b.c) <= b.k) {
+		return
+	}
+	slices.SortFunc(b.c, cmpCand)
+	if len(b.c) > b.k {
+		b.c = b.c[:b.k]
+	}
 }
 
 // storeKNearest writes the candidates of b into one query's KNearest slots,
@@ -238,22 +265,10 @@ func moment(xyz []float32, qx, qy, qz float32, nb []cand) Moment {
 	return m
 }
 
-// add accumulates the offset from (qx, qy, qz) to point j in float64.
+// add accumulates the offset from (qx, qy, qz) to point j of xyz.
 func (m *Moment) add(xyz []float32, j int, qx, qy, qz float32) {
 	px, py, pz := point(xyz, j)
-	dx := float64(px) - float64(qx)
-	dy := float64(py) - float64(qy)
-	dz := float64(pz) - float64(qz)
-	m.N++
-	m.Sum[0] += dx
-	m.Sum[1] += dy
-	m.Sum[2] += dz
-	m.Outer[0] += dx * dx
-	m.Outer[1] += dx * dy
-	m.Outer[2] += dx * dz
-	m.Outer[3] += dy * dy
-	m.Outer[4] += dy * dz
-	m.Outer[5] += dz * dz
+	m.addOffset(px, py, pz, qx, qy, qz)
 }
 
 // fillCSR writes one query's list into the CSR slots at off: the Cap

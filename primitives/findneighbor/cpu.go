@@ -1,0 +1,369 @@
+package findneighbor
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+)
+
+func init() { Register(cpuBackend{}) }
+
+// CPU returns the "cpu" backend: a uniform grid of cells about ε wide
+// (kd-tree for ε = +Inf), points reordered cell by cell, queries in
+// parallel on GOMAXPROCS goroutines. It runs everywhere and has priority
+// 10, so "auto" picks it unless a GPU backend is usable. docs/findneighbor.md
+// describes the design and its measurements.
+func CPU() Backend { return cpuBackend{} }
+
+type cpuBackend struct{}
+
+func (cpuBackend) Name() string { return "cpu" }
+
+func (cpuBackend) Probe() (Info, error) {
+	return Info{
+		Name:     "cpu",
+		Device:   fmt.Sprintf("%d CPU threads", runtime.GOMAXPROCS(0)),
+		Details:  map[string]string{"method": "uniform grid of ε cells in row-major order; kd-tree for ε = +Inf"},
+		Priority: 10,
+	}, nil
+}
+
+// Build sorts a copy of the points into the grid (or the kd-tree when ε is
+// +Inf). It needs about 32 bytes per point while it works and keeps 16
+// bytes per point plus a few per occupied cell.
+func (cpuBackend) Build(xyz []float32, eps float32, opts BuildOptions) (Index, error) {
+	if err := checkBuild(xyz, eps); err != nil {
+		return nil, err
+	}
+	c := &cpuIndex{n: len(xyz) / 3, eps: eps, opts: opts, nw: workers(opts.Workers)}
+	if math.IsInf(float64(eps), 1) {
+		c.tree = newKDTree(xyz)
+	} else {
+		c.g = newGrid(xyz, eps, cellsPerEps, c.nw)
+	}
+	return c, nil
+}
+
+// cellsPerEps is the number of grid cells per ε along an axis (the window
+// radius r): 1 scans the 27 cells around a query, clipped to those within ε.
+const cellsPerEps = 1
+
+type cpuIndex struct {
+	n    int
+	eps  float32
+	opts BuildOptions
+	nw   int
+	g    *grid   // finite ε
+	tree *kdtree // ε = +Inf
+}
+
+func (c *cpuIndex) Len() int     { return c.n }
+func (c *cpuIndex) Eps() float32 { return c.eps }
+
+func (c *cpuIndex) Close() error {
+	c.g, c.tree = nil, nil
+	return nil
+}
+
+// scratch is one worker's reusable memory.
+type scratch struct {
+	w     window
+	sp    []span
+	kb    kbest
+	buf   []cand
+	stack []int32
+}
+
+// forQueries calls fn for every query on c.nw workers. In self mode
+// (q == nil) the queries are the indexed points in the index's own order
+// (for locality) and self is the query's position there; otherwise self is
+// -1. out is the query's number in the caller's order.
+func (c *cpuIndex) forQueries(q []float32, fn func(s *scratch, out int, x, y, z float32, self int32) error) error {
+	xs, ys, zs, perm := c.points()
+	nq := c.n
+	if q != nil {
+		nq = len(q) / 3
+	}
+	sc := make([]scratch, c.nw)
+	return parallel(nq, c.nw, c.opts.Progress, func(w, lo, hi int) error {
+		s := &sc[w]
+		for i := lo; i < hi; i++ {
+			var err error
+			if q == nil {
+				err = fn(s, int(perm[i]), xs[i], ys[i], zs[i], int32(i))
+			} else {
+				err = fn(s, i, q[3*i], q[3*i+1], q[3*i+2], -1)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (c *cpuIndex) points() (xs, ys, zs []float32, perm []int32) {
+	if c.tree != nil {
+		return c.tree.xs, c.tree.ys, c.tree.zs, c.tree.perm
+	}
+	return c.g.xs, c.g.ys, c.g.zs, c.g.perm
+}
+
+func (c *cpuIndex) Counts(q []float32, out []uint32) error {
+	nq, err := numQueries(q, c.n)
+	if err != nil {
+		return err
+	}
+	if err := checkLen("out", len(out), nq); err != nil {
+		return err
+	}
+	if c.tree != nil {
+		return errInfEps
+	}
+	g := c.g
+	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
+		var n uint32
+		if g.allWithin(x, y, z) {
+			n = uint32(c.n)
+		} else {
+			s.sp = g.spans(x, y, z, &s.w, s.sp)
+			for _, r := range s.sp {
+				n += countSpan(g.xs[r.lo:r.hi], g.ys[r.lo:r.hi], g.zs[r.lo:r.hi], x, y, z, g.e2)
+			}
+		}
+		if self >= 0 {
+			n-- // the point itself, always at distance 0
+		}
+		out[i] = n
+		return nil
+	})
+}
+
+// countSpan counts the points of one span within ε (e2 = ε²) of (x, y, z):
+// the hot loop of Counts, over contiguous float32 arrays.
+func countSpan(xs, ys, zs []float32, x, y, z, e2 float32) uint32 {
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	var n uint32
+	for j, px := range xs {
+		dx, dy, dz := px-x, ys[j]-y, zs[j]-z
+		if dx*dx+dy*dy+dz*dz <= e2 {
+			n++
+		}
+	}
+	return n
+}
+
+// nearest collects into s.kb the k nearest points within ε of a query
+// (k < 0: all of them), from the grid or the tree, in distance order
+// unless !sorted and k < 0.
+func (c *cpuIndex) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int32) {
+	if k < 0 {
+		k = math.MaxInt
+	}
+	kb := &s.kb
+	kb.reset(k)
+	defer kb.finish(sorted)
+	if c.tree != nil {
+		c.tree.nearest(kb, &s.stack, x, y, z, self)
+		return
+	}
+	g := c.g
+	s.sp = g.spans(x, y, z, &s.w, s.sp)
+	lim := g.e2
+	for _, r := range s.sp {
+		xs := g.xs[r.lo:r.hi]
+		ys, zs := g.ys[r.lo:r.hi], g.zs[r.lo:r.hi]
+		ys, zs = ys[:len(xs)], zs[:len(xs)]
+		for j, px := range xs {
+			dx, dy, dz := px-x, ys[j]-y, zs[j]-z
+			d2 := dx*dx + dy*dy + dz*dz
+			if d2 > lim {
+				continue
+			}
+			pos := r.lo + int32(j)
+			if pos == self {
+				continue
+			}
+			kb.add(cand{d2, g.perm[pos], pos})
+			if kb.full() {
+				lim = kb.worstSq()
+			}
+		}
+	}
+}
+
+func (c *cpuIndex) KNearest(q []float32, k int, idx []int32, dist []float32) error {
+	nq, err := numQueries(q, c.n)
+	if err != nil {
+		return err
+	}
+	if err := checkKNearest(nq, k, idx, dist); err != nil || k == 0 {
+		return err
+	}
+	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
+		c.nearest(s, k, true, x, y, z, self)
+		var d []float32
+		if dist != nil {
+			d = dist[i*k : (i+1)*k]
+		}
+		storeKNearest(s.kb.c, idx[i*k:(i+1)*k], d)
+		return nil
+	})
+}
+
+func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
+	nq, err := numQueries(q, c.n)
+	if err != nil {
+		return err
+	}
+	if err := checkLen("out", len(out), nq); err != nil {
+		return err
+	}
+	if k < 0 {
+		return fmt.Errorf("findneighbor: k = %d, want ≥ 0", k)
+	}
+	if k == 0 && c.tree != nil {
+		return errInfEps
+	}
+	xs, ys, zs, _ := c.points()
+	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
+		var m Moment
+		if k > 0 {
+			c.nearest(s, k, true, x, y, z, self)
+			for _, cd := range s.kb.c {
+				m.addOffset(xs[cd.pos], ys[cd.pos], zs[cd.pos], x, y, z)
+			}
+			out[i] = m
+			return nil
+		}
+		g := c.g
+		s.sp = g.spans(x, y, z, &s.w, s.sp)
+		for _, r := range s.sp {
+			for j := r.lo; j < r.hi; j++ {
+				px, py, pz := g.xs[j], g.ys[j], g.zs[j]
+				dx, dy, dz := px-x, py-y, pz-z
+				if dx*dx+dy*dy+dz*dz <= g.e2 && j != self {
+					m.addOffset(px, py, pz, x, y, z)
+				}
+			}
+		}
+		out[i] = m
+		return nil
+	})
+}
+
+func (c *cpuIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) {
+	nq, err := numQueries(q, c.n)
+	if err != nil {
+		return nil, err
+	}
+	if c.tree != nil {
+		return nil, errInfEps
+	}
+	counts := make([]uint32, nq)
+	if err := c.Counts(q, counts); err != nil {
+		return nil, err
+	}
+	csr, err := newCSR(counts, opts)
+	if err != nil {
+		return nil, err
+	}
+	counts = nil
+	k := -1
+	if opts.Cap > 0 {
+		k = opts.Cap
+	}
+	err = c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
+		c.nearest(s, k, opts.Sorted, x, y, z, self)
+		l := s.kb.c
+		if int64(len(l)) != csr.Offsets[i+1]-csr.Offsets[i] {
+			return fmt.Errorf("findneighbor: cpu: query %d has %d neighbours, counted %d", i, len(l), csr.Offsets[i+1]-csr.Offsets[i])
+		}
+		fillCSR(csr, csr.Offsets[i], l, opts.Sorted)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return csr, nil
+}
+
+func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
+	if err := checkClusterCores(c.n, isCore, label); err != nil {
+		return err
+	}
+	if c.tree != nil {
+		return errInfEps
+	}
+	g := c.g
+	// Core flags in grid order, so the inner loops read them contiguously.
+	core := make([]bool, c.n)
+	for j, p := range g.perm {
+		core[j] = isCore[p]
+	}
+	uf := newUnionFind(c.n)
+	err := c.forQueries(nil, func(s *scratch, _ int, x, y, z float32, self int32) error {
+		if !core[self] {
+			return nil
+		}
+		a := g.perm[self]
+		s.sp = g.spans(x, y, z, &s.w, s.sp)
+		for _, r := range s.sp {
+			// Each core pair once: from its earlier point in grid order.
+			for j := max(r.lo, self+1); j < r.hi; j++ {
+				if !core[j] {
+					continue
+				}
+				dx, dy, dz := g.xs[j]-x, g.ys[j]-y, g.zs[j]-z
+				if dx*dx+dy*dy+dz*dz <= g.e2 {
+					uf.union(a, g.perm[j])
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.forQueries(nil, func(s *scratch, i int, x, y, z float32, self int32) error {
+		if core[self] {
+			label[i] = uf.find(int32(i))
+			return nil
+		}
+		best := cand{d2: float32(math.Inf(1)), idx: -1}
+		s.sp = g.spans(x, y, z, &s.w, s.sp)
+		for _, r := range s.sp {
+			for j := r.lo; j < r.hi; j++ {
+				if !core[j] {
+					continue
+				}
+				dx, dy, dz := g.xs[j]-x, g.ys[j]-y, g.zs[j]-z
+				if cd := (cand{d2: dx*dx + dy*dy + dz*dz, idx: g.perm[j]}); cd.d2 <= g.e2 && cd.before(best) {
+					best = cd
+				}
+			}
+		}
+		label[i] = -1
+		if best.idx >= 0 {
+			label[i] = uf.find(best.idx)
+		}
+		return nil
+	})
+}
+
+// addOffset accumulates the offset from (qx, qy, qz) to (px, py, pz).
+func (m *Moment) addOffset(px, py, pz, qx, qy, qz float32) {
+	dx := float64(px) - float64(qx)
+	dy := float64(py) - float64(qy)
+	dz := float64(pz) - float64(qz)
+	m.N++
+	m.Sum[0] += dx
+	m.Sum[1] += dy
+	m.Sum[2] += dz
+	m.Outer[0] += dx * dx
+	m.Outer[1] += dx * dy
+	m.Outer[2] += dx * dz
+	m.Outer[3] += dy * dy
+	m.Outer[4] += dy * dz
+	m.Outer[5] += dz * dz
+}

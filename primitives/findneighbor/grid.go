@@ -1,0 +1,345 @@
+package findneighbor
+
+import (
+	"math"
+)
+
+// The cpu backend's uniform grid. Points are sorted by the key of their
+// cell in row-major (z, y, x) order, so that:
+//   - the points of one cell are contiguous, and so are those of a run of
+//     cells along x (a row): the cells x-r..x+r of the row through a query
+//     form ONE contiguous range of the sorted arrays, whatever cells in
+//     between are empty; a query scans at most (2r+1)² ranges;
+//   - a worker sweeping the sorted points visits the rows of three
+//     neighbouring z-slabs in order, a stencil sweep that streams through
+//     the cache.
+//
+// Only occupied cells and rows are stored (sorted keys, offsets, and a hash
+// of row keys), so memory is O(N) whatever the extent/ε ratio. Cells are
+// ε/r wide (a little more, see cellSlack); the number of cells per axis is
+// capped at maxCells, which makes cells coarser for a tiny ε over a huge
+// extent instead of making keys overflow.
+
+const (
+	// cellSlack widens cells by a relative 1e-5 so that a pair the float32
+	// test accepts (whose true distance may exceed ε by a few ulps) never
+	// lies more than r cells apart along an axis.
+	cellSlack = 1e-5
+	// pruneSlack widens ε by the same relative amount when cells or rows
+	// are skipped by their distance from the query, for the same reason.
+	pruneSlack = 1e-5
+	// maxCells caps the number of cells along each axis (2²⁰, so that a
+	// row-major key fits in 60 bits).
+	maxCells = 1 << 20
+	// maxR is the largest number of cells per ε the grid supports.
+	maxR = 2
+)
+
+// grid is the index structure of the cpu backend for a finite ε.
+type grid struct {
+	// xs, ys, zs are the points in cell order; perm maps a sorted position
+	// to the point's original index.
+	xs, ys, zs []float32
+	perm       []int32
+	org        [3]float64 // grid origin (the points' minimum corner)
+	lo, hi     [3]float32 // the points' bounding box
+	h          float64    // cell size
+	dim        [3]int64   // cells per axis
+	r          int        // window radius in cells: h·r ≥ ε
+	// cellStart[c]..cellStart[c+1] are the sorted positions of occupied
+	// cell c (cells in key order); cellX[c] is its x coordinate.
+	cellStart []int32
+	cellX     []int32
+	// rowStart[k]..rowStart[k+1] are the cells of occupied row k; rows maps
+	// a row key (z·ny + y) to k.
+	rowStart []int32
+	rows     rowHash
+	eps, e2  float32 // ε and ε² as the distance test uses them
+	lim2     float64 // ε² widened by pruneSlack, for pruning
+}
+
+// newGrid sorts the points into cells of about ε/r.
+func newGrid(xyz []float32, eps float32, r int, nw int) *grid {
+	n := len(xyz) / 3
+	g := &grid{eps: eps, e2: eps * eps, r: r}
+	g.lim2 = float64(eps) * float64(eps) * (1 + pruneSlack) * (1 + pruneSlack)
+	g.bounds(xyz)
+	extent := 0.0
+	for a := range 3 {
+		g.org[a] = float64(g.lo[a])
+		extent = max(extent, float64(g.hi[a])-float64(g.lo[a]))
+	}
+	g.h = max(float64(eps)*(1+cellSlack)/float64(r), extent/(maxCells-1))
+	if g.h == 0 || math.IsInf(g.h, 0) {
+		g.h = 1 // all points coincide, or ε is +Inf: one cell
+	}
+	for a := range 3 {
+		g.dim[a] = min(maxCells, int64((float64(g.hi[a])-g.org[a])/g.h)+1)
+	}
+	perm, keys := spatialOrder(n, bitsFor(uint64(g.dim[0]*g.dim[1]*g.dim[2])), nw, func(i int) uint64 {
+		cx, cy, cz := g.cell(xyz[3*i], xyz[3*i+1], xyz[3*i+2])
+		return g.key(cx, cy, cz)
+	})
+	g.perm = perm
+	g.index(keys)
+	keys = nil
+	g.xs, g.ys, g.zs = make([]float32, n), make([]float32, n), make([]float32, n)
+	_ = parallel(n, nw, nil, func(_, lo, hi int) error {
+		for j := lo; j < hi; j++ {
+			p := 3 * int(perm[j])
+			g.xs[j], g.ys[j], g.zs[j] = xyz[p], xyz[p+1], xyz[p+2]
+		}
+		return nil
+	})
+	return g
+}
+
+func (g *grid) bounds(xyz []float32) {
+	inf := float32(math.Inf(1))
+	g.lo, g.hi = [3]float32{inf, inf, inf}, [3]float32{-inf, -inf, -inf}
+	for i := 0; i+2 < len(xyz); i += 3 {
+		p := xyz[i : i+3 : i+3]
+		for a := range 3 {
+			g.lo[a] = min(g.lo[a], p[a])
+			g.hi[a] = max(g.hi[a], p[a])
+		}
+	}
+	if len(xyz) == 0 {
+		g.lo, g.hi = [3]float32{}, [3]float32{}
+	}
+}
+
+// cellF returns the cell coordinates of a point as floats (unclamped).
+func (g *grid) cellF(x, y, z float32) (fx, fy, fz float64) {
+	return math.Floor((float64(x) - g.org[0]) / g.h), math.Floor((float64(y) - g.org[1]) / g.h), math.Floor((float64(z) - g.org[2]) / g.h)
+}
+
+// cell returns the cell of an indexed point (clamped into the grid).
+func (g *grid) cell(x, y, z float32) (cx, cy, cz int64) {
+	fx, fy, fz := g.cellF(x, y, z)
+	return clampCell(fx, g.dim[0]), clampCell(fy, g.dim[1]), clampCell(fz, g.dim[2])
+}
+
+func clampCell(f float64, n int64) int64 {
+	return int64(min(max(f, 0), float64(n-1)))
+}
+
+func (g *grid) key(cx, cy, cz int64) uint64 {
+	return uint64((cz*g.dim[1]+cy)*g.dim[0] + cx)
+}
+
+// index builds the cell and row tables from the sorted keys.
+func (g *grid) index(keys []uint64) {
+	cells := 0
+	for j := range keys {
+		if j == 0 || keys[j] != keys[j-1] {
+			cells++
+		}
+	}
+	g.cellStart = make([]int32, 0, cells+1)
+	g.cellX = make([]int32, 0, cells)
+	rows := 0
+	nx := uint64(g.dim[0])
+	for j, k := range keys {
+		if j > 0 && k == keys[j-1] {
+			continue
+		}
+		g.cellStart = append(g.cellStart, int32(j))
+		g.cellX = append(g.cellX, int32(k%nx))
+		if j == 0 || k/nx != keys[j-1]/nx {
+			rows++
+		}
+	}
+	g.cellStart = append(g.cellStart, int32(len(keys)))
+	g.rowStart = make([]int32, 0, rows+1)
+	g.rows = newRowHash(rows)
+	c := 0
+	for j, k := range keys {
+		if j > 0 && k == keys[j-1] {
+			continue
+		}
+		if j == 0 || k/nx != keys[j-1]/nx {
+			g.rows.put(k/nx, int32(len(g.rowStart)))
+			g.rowStart = append(g.rowStart, int32(c))
+		}
+		c++
+	}
+	g.rowStart = append(g.rowStart, int32(c))
+}
+
+// rowHash maps row keys to row numbers by open addressing.
+type rowHash struct {
+	keys  []uint64 // key+1; 0 marks an empty slot
+	vals  []int32
+	shift uint
+}
+
+func newRowHash(n int) rowHash {
+	size, shift := 1, uint(64)
+	for size < 2*n {
+		size <<= 1
+		shift--
+	}
+	return rowHash{keys: make([]uint64, size), vals: make([]int32, size), shift: shift}
+}
+
+func (t *rowHash) slot(k uint64) uint64 {
+	return ((k + 1) * 0x9e3779b97f4a7c15) >> t.shift & uint64(len(t.keys)-1)
+}
+
+func (t *rowHash) put(k uint64, v int32) {
+	for s := t.slot(k); ; s = (s + 1) & uint64(len(t.keys)-1) {
+		if t.keys[s] == 0 {
+			t.keys[s], t.vals[s] = k+1, v
+			return
+		}
+	}
+}
+
+func (t *rowHash) get(k uint64) (int32, bool) {
+	if len(t.keys) == 0 {
+		return 0, false
+	}
+	for s := t.slot(k); ; s = (s + 1) & uint64(len(t.keys)-1) {
+		switch t.keys[s] {
+		case k + 1:
+			return t.vals[s], true
+		case 0:
+			return 0, false
+		}
+	}
+}
+
+// span is a contiguous range of sorted positions to scan.
+type span struct{ lo, hi int32 }
+
+// window caches, for one query cell, where the cells x-r..x+r of each of
+// the (2r+1)² rows around it start in the sorted arrays.
+type window struct {
+	cx, cy, cz int64
+	ok         bool
+	// bound[row][t] is the first sorted position of cell x-r+t of the row
+	// or later; bound[row][2r+1] ends the row's run.
+	bound [(2*maxR + 1) * (2*maxR + 1)][2*maxR + 2]int32
+	has   [(2*maxR + 1) * (2*maxR + 1)]bool
+}
+
+// fill computes the window of cell (cx, cy, cz), which lies within r cells
+// of the grid.
+func (g *grid) fill(w *window, cx, cy, cz int64) {
+	w.cx, w.cy, w.cz, w.ok = cx, cy, cz, true
+	r := int64(g.r)
+	k := 0
+	for dz := -r; dz <= r; dz++ {
+		for dy := -r; dy <= r; dy++ {
+			y, z := cy+dy, cz+dz
+			w.has[k] = false
+			if y >= 0 && y < g.dim[1] && z >= 0 && z < g.dim[2] {
+				if row, ok := g.rows.get(uint64(z*g.dim[1] + y)); ok {
+					w.has[k] = true
+					g.rowBounds(&w.bound[k], row, cx)
+				}
+			}
+			k++
+		}
+	}
+}
+
+// rowBounds fills b with the first sorted position of cells cx-r+t (t =
+// 0..2r+1) of row, or of the next occupied cell after it.
+func (g *grid) rowBounds(b *[2*maxR + 2]int32, row int32, cx int64) {
+	cs, ce := int(g.rowStart[row]), int(g.rowStart[row+1])
+	xs := g.cellX[cs:ce]
+	// First cell with x ≥ cx-r: binary search, then walk.
+	x0 := cx - int64(g.r)
+	i, j := 0, len(xs)
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if int64(xs[m]) < x0 {
+			i = m + 1
+		} else {
+			j = m
+		}
+	}
+	for t := 0; t <= 2*g.r+1; t++ {
+		for i < len(xs) && int64(xs[i]) < x0+int64(t) {
+			i++
+		}
+		b[t] = g.cellStart[cs+i]
+	}
+}
+
+// gap is the distance from offset l (within a cell of size h) to the
+// nearest face of the cell d steps away along one axis.
+func gap(d int, l, h float64) float64 {
+	switch {
+	case d > 0:
+		return max(float64(d)*h-l, 0)
+	case d < 0:
+		return max(l+float64(-d-1)*h, 0)
+	}
+	return 0
+}
+
+// spans appends to out the ranges of sorted positions that may hold points
+// within ε of (x, y, z): the x-runs of the rows around its cell, clipped to
+// the cells whose box is within ε. w caches the cell lookups between
+// queries in the same cell.
+func (g *grid) spans(x, y, z float32, w *window, out []span) []span {
+	out = out[:0]
+	fx, fy, fz := g.cellF(x, y, z)
+	r := float64(g.r)
+	if fx < -r || fy < -r || fz < -r || fx > float64(g.dim[0]-1)+r || fy > float64(g.dim[1]-1)+r || fz > float64(g.dim[2]-1)+r {
+		return out // no cell within ε
+	}
+	cx, cy, cz := int64(fx), int64(fy), int64(fz)
+	if !w.ok || cx != w.cx || cy != w.cy || cz != w.cz {
+		g.fill(w, cx, cy, cz)
+	}
+	lx := float64(x) - g.org[0] - float64(cx)*g.h
+	ly := float64(y) - g.org[1] - float64(cy)*g.h
+	lz := float64(z) - g.org[2] - float64(cz)*g.h
+	k := 0
+	for dz := -g.r; dz <= g.r; dz++ {
+		gz := gap(dz, lz, g.h)
+		for dy := -g.r; dy <= g.r; dy++ {
+			gy := gap(dy, ly, g.h)
+			row := k
+			k++
+			rest := g.lim2 - gy*gy - gz*gz
+			if !w.has[row] || rest < 0 {
+				continue
+			}
+			a, b := -g.r, g.r
+			for a < 0 && sq(gap(a, lx, g.h)) > rest {
+				a++
+			}
+			for b > 0 && sq(gap(b, lx, g.h)) > rest {
+				b--
+			}
+			lo, hi := w.bound[row][a+g.r], w.bound[row][b+g.r+1]
+			if lo < hi {
+				out = append(out, span{lo, hi})
+			}
+		}
+	}
+	return out
+}
+
+func sq(v float64) float64 { return v * v }
+
+// allWithin reports whether every indexed point is certainly within ε of
+// (x, y, z) (the farthest corner of their bounding box is), so that a
+// count needs no distance test: what keeps a huge ε from costing O(N²).
+func (g *grid) allWithin(x, y, z float32) bool {
+	if !(g.e2 >= 1e-30) {
+		return false // ε² near float32's underflow: leave it to the exact test
+	}
+	far := 0.0
+	q := [3]float32{x, y, z}
+	for a := range 3 {
+		far += sq(max(math.Abs(float64(q[a])-float64(g.lo[a])), math.Abs(float64(g.hi[a])-float64(q[a]))))
+	}
+	e := float64(g.eps) * (1 - pruneSlack)
+	return far <= e*e
+}

@@ -1,0 +1,161 @@
+package findneighbor
+
+// kdtree answers k-nearest queries with no radius (ε = +Inf), where a grid
+// has no natural cell size: a balanced tree of median splits along the
+// widest axis, points reordered so that every node is a contiguous range.
+type kdtree struct {
+	xs, ys, zs []float32
+	perm       []int32
+	nodes      []kdNode
+}
+
+// kdLeaf is the most points a leaf holds.
+const kdLeaf = 12
+
+type kdNode struct {
+	lo, hi int32
+	// left is the index of the first child (the second follows it), or -1
+	// for a leaf.
+	left int32
+	bb   [6]float32 // min x, y, z, max x, y, z of the node's points
+}
+
+func newKDTree(xyz []float32) *kdtree {
+	n := len(xyz) / 3
+	t := &kdtree{xs: make([]float32, n), ys: make([]float32, n), zs: make([]float32, n), perm: make([]int32, n)}
+	for i := range n {
+		t.xs[i], t.ys[i], t.zs[i], t.perm[i] = xyz[3*i], xyz[3*i+1], xyz[3*i+2], int32(i)
+	}
+	t.nodes = make([]kdNode, 1, 2*(n/kdLeaf+1))
+	t.build(0, 0, int32(n))
+	return t
+}
+
+func (t *kdtree) coord(a int, i int32) float32 {
+	switch a {
+	case 0:
+		return t.xs[i]
+	case 1:
+		return t.ys[i]
+	}
+	return t.zs[i]
+}
+
+func (t *kdtree) swap(i, j int32) {
+	t.xs[i], t.xs[j] = t.xs[j], t.xs[i]
+	t.ys[i], t.ys[j] = t.ys[j], t.ys[i]
+	t.zs[i], t.zs[j] = t.zs[j], t.zs[i]
+	t.perm[i], t.perm[j] = t.perm[j], t.perm[i]
+}
+
+// build fills node k with points [lo, hi) and recurses.
+func (t *kdtree) build(k int, lo, hi int32) {
+	nd := kdNode{lo: lo, hi: hi, left: -1}
+	if lo < hi {
+		nd.bb = [6]float32{t.xs[lo], t.ys[lo], t.zs[lo], t.xs[lo], t.ys[lo], t.zs[lo]}
+		for i := lo + 1; i < hi; i++ {
+			p := [3]float32{t.xs[i], t.ys[i], t.zs[i]}
+			for a := range 3 {
+				nd.bb[a] = min(nd.bb[a], p[a])
+				nd.bb[3+a] = max(nd.bb[3+a], p[a])
+			}
+		}
+	}
+	axis := 0
+	for a := 1; a < 3; a++ {
+		if nd.bb[3+a]-nd.bb[a] > nd.bb[3+axis]-nd.bb[axis] {
+			axis = a
+		}
+	}
+	if hi-lo <= kdLeaf || nd.bb[3+axis] == nd.bb[axis] {
+		t.nodes[k] = nd
+		return
+	}
+	mid := lo + (hi-lo)/2
+	t.selectNth(axis, lo, hi, mid)
+	nd.left = int32(len(t.nodes))
+	t.nodes[k] = nd
+	t.nodes = append(t.nodes, kdNode{}, kdNode{})
+	t.build(int(nd.left), lo, mid)
+	t.build(int(nd.left)+1, mid, hi)
+}
+
+// selectNth reorders [lo, hi) so that position nth holds the point a sort
+// along axis would put there, with no greater value before it and no
+// smaller after it (Hoare's quickselect with a median-of-three pivot).
+func (t *kdtree) selectNth(axis int, lo, hi, nth int32) {
+	hi--
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		a, b, c := t.coord(axis, lo), t.coord(axis, m), t.coord(axis, hi)
+		pivot := max(min(a, b), min(max(a, b), c))
+		i, j := lo, hi
+		for i <= j {
+			for t.coord(axis, i) < pivot {
+				i++
+			}
+			for t.coord(axis, j) > pivot {
+				j--
+			}
+			if i <= j {
+				t.swap(i, j)
+				i++
+				j--
+			}
+		}
+		switch {
+		case nth <= j:
+			hi = j
+		case nth >= i:
+			lo = i
+		default:
+			return
+		}
+	}
+}
+
+// boxDistSq is the squared distance from (x, y, z) to a node's box.
+func boxDistSq(bb *[6]float32, x, y, z float32) float32 {
+	dx := max(bb[0]-x, 0, x-bb[3])
+	dy := max(bb[1]-y, 0, y-bb[4])
+	dz := max(bb[2]-z, 0, z-bb[5])
+	return dx*dx + dy*dy + dz*dz
+}
+
+// nearest collects into kb (reset to k) the k nearest points of (x, y, z),
+// skipping sorted position self (-1: none). Candidates carry the original
+// index (ties) and the tree position.
+func (t *kdtree) nearest(kb *kbest, stack *[]int32, x, y, z float32, self int32) {
+	st := append((*stack)[:0], 0)
+	for len(st) > 0 {
+		k := st[len(st)-1]
+		st = st[:len(st)-1]
+		nd := &t.nodes[k]
+		// A node can only hold candidates not farther than the worst kept
+		// one; the slack keeps float32 rounding of the box distance from
+		// dropping an exact tie.
+		if w := kb.worstSq(); boxDistSq(&nd.bb, x, y, z) > w*(1+pruneSlack) {
+			continue
+		}
+		if nd.left < 0 {
+			xs := t.xs[nd.lo:nd.hi]
+			ys, zs := t.ys[nd.lo:nd.hi], t.zs[nd.lo:nd.hi]
+			ys, zs = ys[:len(xs)], zs[:len(xs)]
+			for j := range xs {
+				dx, dy, dz := xs[j]-x, ys[j]-y, zs[j]-z
+				d2 := dx*dx + dy*dy + dz*dz
+				pos := nd.lo + int32(j)
+				if pos != self && d2 <= kb.worstSq() {
+					kb.add(cand{d2, t.perm[pos], pos})
+				}
+			}
+			continue
+		}
+		a, b := nd.left, nd.left+1
+		if boxDistSq(&t.nodes[a].bb, x, y, z) > boxDistSq(&t.nodes[b].bb, x, y, z) {
+			a, b = b, a
+		}
+		st = append(st, b, a) // nearer child on top
+	}
+	*stack = st
+}
