@@ -1,0 +1,149 @@
+package cuda
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+	rt "github.com/pctk/pctk/rt/cuda"
+)
+
+// TestPTXFresh fails when kernels/grid.cu changed without its PTX being
+// rebuilt by scripts/build-ptx.sh.
+func TestPTXFresh(t *testing.T) {
+	if err := rt.CheckPTX("kernels/grid.cu", "kernels/grid.ptx"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGridLayout pins gridParams to struct Grid of grid.cu.
+func TestGridLayout(t *testing.T) {
+	var g gridParams
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"sizeof", unsafe.Sizeof(g), 64},
+		{"inv", unsafe.Offsetof(g.Inv), 24},
+		{"nx", unsafe.Offsetof(g.NX), 32},
+		{"hashed", unsafe.Offsetof(g.Hashed), 44},
+		{"mask", unsafe.Offsetof(g.Mask), 48},
+		{"buckets", unsafe.Offsetof(g.Buckets), 52},
+		{"eps2", unsafe.Offsetof(g.Eps2), 56},
+	} {
+		if c.got != c.want {
+			t.Errorf("gridParams %s = %d, want %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+// cellOf computes a coordinate's cell as grid.cu's cellCoord does.
+func cellOf(x float32, mn, inv float64, n int32) int {
+	c := math.Floor((float64(x) - mn) * inv)
+	return int(min(max(c, -2), float64(n)+1))
+}
+
+// TestGridCoversEps checks the property the kernels rely on: two points
+// that pass the float32 distance test lie in adjacent cells, including at
+// huge offsets from the origin and for pairs right at ε.
+func TestGridCoversEps(t *testing.T) {
+	seed := uint64(7)
+	r := rand.New(rand.NewPCG(seed, 1))
+	for _, c := range []struct {
+		name   string
+		offset float32
+		side   float32
+		eps    float32
+		n      int
+	}{
+		{"unit", 0, 1, 0.01, 1000},
+		{"far", 3e5, 100, 0.37, 1000},
+		{"tiny eps", 1e4, 1e4, 1e-3, 1000},
+		{"eps 0", 5, 10, 0, 1000},
+	} {
+		lo := [3]float32{c.offset, c.offset, c.offset}
+		hi := [3]float32{c.offset + c.side, c.offset + c.side, c.offset + c.side}
+		g := newGrid(lo, hi, c.eps, c.n)
+		nc := [3]int32{g.NX, g.NY, g.NZ}
+		mn := [3]float64{g.MinX, g.MinY, g.MinZ}
+		for i := range 200000 {
+			var p, q [3]float32
+			for a := range 3 {
+				p[a] = c.offset + r.Float32()*c.side
+			}
+			// q at distance ≈ ε (just inside or outside) in a random direction.
+			var d [3]float64
+			var norm float64
+			for a := range 3 {
+				d[a] = r.NormFloat64()
+				norm += d[a] * d[a]
+			}
+			scale := float64(c.eps) * (1 + (r.Float64()-0.5)*1e-6) / math.Sqrt(norm)
+			for a := range 3 {
+				q[a] = float32(float64(p[a]) + d[a]*scale)
+			}
+			dx, dy, dz := q[0]-p[0], q[1]-p[1], q[2]-p[2]
+			if dx*dx+dy*dy+dz*dz > c.eps*c.eps {
+				continue
+			}
+			for a := range 3 {
+				cp, cq := cellOf(p[a], mn[a], g.Inv, nc[a]), cellOf(q[a], mn[a], g.Inv, nc[a])
+				if cp-cq > 1 || cq-cp > 1 {
+					t.Fatalf("%s (seed %d, pair %d): %v and %v pass the ε=%g test but lie in cells %d and %d of axis %d",
+						c.name, seed, i, p, q, c.eps, cp, cq, a)
+				}
+			}
+		}
+	}
+}
+
+func TestNewGridModes(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		side, eps  float32
+		n          int
+		wantHashed bool
+	}{
+		{"dense cube", 10, 1, 1000, false},
+		{"one cell", 1, 90, 900, false},
+		{"sparse", 1e4, 0.01, 1000, true},
+		{"eps 0", 10, 0, 1000, true},
+	} {
+		g := newGrid([3]float32{-c.side / 2, -c.side / 2, -c.side / 2}, [3]float32{c.side / 2, c.side / 2, c.side / 2}, c.eps, c.n)
+		if (g.Hashed != 0) != c.wantHashed {
+			t.Errorf("%s: hashed = %d, want %v", c.name, g.Hashed, c.wantHashed)
+		}
+		if g.Hashed != 0 && (g.Buckets&(g.Buckets-1) != 0 || g.Mask != g.Buckets-1 || g.Buckets < uint32(2*c.n)) {
+			t.Errorf("%s: %d buckets, mask %#x: want a power of two ≥ 2n and mask = buckets-1", c.name, g.Buckets, g.Mask)
+		}
+		if g.Hashed == 0 && uint64(g.Buckets) != uint64(g.NX)*uint64(g.NY)*uint64(g.NZ) {
+			t.Errorf("%s: %d buckets for %dx%dx%d cells", c.name, g.Buckets, g.NX, g.NY, g.NZ)
+		}
+		if g.NX > maxAxisCells || g.NY > maxAxisCells || g.NZ > maxAxisCells {
+			t.Errorf("%s: %dx%dx%d cells exceed %d per axis", c.name, g.NX, g.NY, g.NZ, maxAxisCells)
+		}
+	}
+}
+
+// TestNoDriver checks the backend's answer where no CUDA driver exists.
+func TestNoDriver(t *testing.T) {
+	if rt.Load() == nil {
+		t.Skip("a CUDA driver is present; this test checks the answer without one")
+	}
+	info, err := Backend().Probe()
+	if !errors.Is(err, findneighbor.ErrUnavailable) {
+		t.Fatalf("Probe() error = %v, want ErrUnavailable", err)
+	}
+	if info.Details["reason"] == "" || info.Priority != 0 {
+		t.Errorf("Probe() = %+v, want a reason and priority 0", info)
+	}
+	if _, err := Backend().Build([]float32{0, 0, 0, 1, 1, 1}, 1, findneighbor.BuildOptions{}); !errors.Is(err, findneighbor.ErrUnavailable) {
+		t.Errorf("Build() error = %v, want ErrUnavailable", err)
+	}
+	if b, err := findneighbor.Auto(); err == nil && b.Name() == Name {
+		t.Errorf("Auto() picked %s without a driver", Name)
+	}
+}

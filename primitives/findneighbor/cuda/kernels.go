@@ -1,0 +1,77 @@
+package cuda
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"sync"
+
+	rt "github.com/pctk/pctk/rt/cuda"
+)
+
+// gridPTX is kernels/grid.cu compiled by scripts/build-ptx.sh.
+//
+//go:embed kernels/grid.ptx
+var gridPTX []byte
+
+// EnvPTX names a PTX file to load instead of the embedded one: a hook for
+// trying freshly built kernels on a GPU machine before committing them.
+const EnvPTX = "PCTK_CUDA_PTX"
+
+// kernels holds the functions of the loaded module.
+type kernels struct {
+	bounds, keys, gather, rsHist, rsScatter rt.Function
+	scanReduceU32, scanApplyU32             rt.Function
+	scanReduceU32U64, scanApplyU32U64       rt.Function
+	scanReduceU64, scanApplyU64             rt.Function
+	counts, fill, moments                   rt.Function
+	knn16, knn64, knn128                    rt.Function
+	ccInit, ccUnion, ccFlatten, ccLabel     rt.Function
+}
+
+var (
+	kernMu sync.Mutex
+	loaded *kernels
+)
+
+// loadKernels loads the module into the thread's context once.
+func loadKernels(t *rt.Thread) (*kernels, error) {
+	kernMu.Lock()
+	defer kernMu.Unlock()
+	if loaded != nil {
+		return loaded, nil
+	}
+	ptx := gridPTX
+	if p := os.Getenv(EnvPTX); p != "" {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("cuda backend: %s: %w", EnvPTX, err)
+		}
+		ptx = b
+	}
+	m, err := t.LoadModule(ptx)
+	if err != nil {
+		return nil, fmt.Errorf("cuda backend: loading grid kernels: %w", err)
+	}
+	k := &kernels{}
+	for _, f := range []struct {
+		dst  *rt.Function
+		name string
+	}{
+		{&k.bounds, "fn_bounds"}, {&k.keys, "fn_keys"}, {&k.gather, "fn_gather"},
+		{&k.rsHist, "rs_hist"}, {&k.rsScatter, "rs_scatter"},
+		{&k.scanReduceU32, "scan_reduce_u32"}, {&k.scanApplyU32, "scan_apply_u32"},
+		{&k.scanReduceU32U64, "scan_reduce_u32_u64"}, {&k.scanApplyU32U64, "scan_apply_u32_u64"},
+		{&k.scanReduceU64, "scan_reduce_u64"}, {&k.scanApplyU64, "scan_apply_u64"},
+		{&k.counts, "fn_counts"}, {&k.fill, "fn_fill"}, {&k.moments, "fn_moments"},
+		{&k.knn16, "fn_knn16"}, {&k.knn64, "fn_knn64"}, {&k.knn128, "fn_knn128"},
+		{&k.ccInit, "fn_cc_init"}, {&k.ccUnion, "fn_cc_union"}, {&k.ccFlatten, "fn_cc_flatten"}, {&k.ccLabel, "fn_cc_label"},
+	} {
+		if *f.dst, err = t.Function(m, f.name); err != nil {
+			t.UnloadModule(m)
+			return nil, err
+		}
+	}
+	loaded = k
+	return k, nil
+}
