@@ -142,26 +142,13 @@ func (d *Decoder) Read(max int) (*core.Cloud, error) {
 		d.err = io.EOF
 		return nil, io.EOF
 	}
-	n := int64(codec.ChunkLen(min(int64(max), d.hdr.Count-d.read), d.known))
-	n = min(int64(max), n)
-	if n < 1 {
-		n = 1
-	}
-	c := d.newChunk(int(n))
-	if err := d.decodeInto(c, 0, int(n)); err != nil {
+	n := codec.ChunkSize(max, d.hdr.Count-d.read, d.known)
+	c := codec.NewChunk(d.hdr, n)
+	if err := d.decodeInto(c, 0, n); err != nil {
 		d.err = err
 		return nil, err
 	}
 	return c, nil
-}
-
-func (d *Decoder) newChunk(n int) *core.Cloud {
-	c := core.New(n)
-	for _, a := range d.hdr.Schema {
-		c.Attrs = append(c.Attrs, core.NewAttribute(a.Name, a.Type, n))
-	}
-	c.Meta = d.hdr.Meta
-	return c
 }
 
 // store puts value v of slot s into point j of c.
@@ -252,26 +239,5 @@ func Decode(r io.Reader) (*core.Cloud, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.known {
-		c := d.newChunk(int(d.hdr.Count))
-		for at := 0; at < c.Len(); at += codec.Chunk {
-			if err := d.decodeInto(c, at, min(codec.Chunk, c.Len()-at)); err != nil {
-				return nil, err
-			}
-		}
-		return c, nil
-	}
-	c := d.newChunk(0)
-	for {
-		chunk, err := d.Read(codec.Chunk)
-		if err == io.EOF {
-			return c, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := c.Append(chunk); err != nil {
-			return nil, err
-		}
-	}
+	return codec.DecodeAll(d.hdr, d.known, d.decodeInto, d.Read)
 }

@@ -38,24 +38,6 @@ type Encoder struct {
 	err     error
 }
 
-// dataFor maps an Encode variant to a DATA encoding.
-func dataFor(variant string, src *Header) (string, error) {
-	switch variant {
-	case "":
-		if src != nil {
-			return src.Data, nil
-		}
-		return Binary, nil
-	case "ascii":
-		return ASCII, nil
-	case "binary":
-		return Binary, nil
-	case "compressed":
-		return Compressed, nil
-	}
-	return "", fmt.Errorf("pcd: unknown variant %q (want ascii, binary or compressed)", variant)
-}
-
 // NewEncoder writes the header of a PCD 0.7 file for a cloud described by
 // h. variant is "", "ascii", "binary" or "compressed" (binary_compressed);
 // "" keeps the encoding of the source PCD file, or picks binary for a cloud
@@ -69,7 +51,11 @@ func newEncoder(w io.Writer, h *pcio.Header, variant string, coordSize int) (*En
 	if src != nil && src.Data == "" {
 		src = nil
 	}
-	data, err := dataFor(variant, src)
+	srcData := ""
+	if src != nil {
+		srcData = src.Data
+	}
+	data, err := codec.Variant(codecName, variant, srcData, Binary, variants, []string{ASCII, Binary, Compressed})
 	if err != nil {
 		return nil, err
 	}

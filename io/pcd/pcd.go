@@ -24,6 +24,9 @@ import (
 
 const codecName = "pcd"
 
+// variants are the Encode variants, in the order of ASCII, Binary, Compressed.
+var variants = []string{"ascii", "binary", "compressed"}
+
 // FormatError reports a malformed PCD file, with the line (header, ascii
 // data) or byte offset (binary data) where it was found.
 type FormatError = codec.FormatError
@@ -37,7 +40,7 @@ func init() {
 		Name:       codecName,
 		Extensions: []string{".pcd"},
 		Magic:      [][]byte{[]byte("# .PCD"), []byte("VERSION")},
-		Variants:   []string{"ascii", "binary", "compressed"},
+		Variants:   variants,
 		Decode:     Decode,
 		NewDecoder: func(r io.Reader) (pcio.Decoder, error) { return NewDecoder(r) },
 		Encode:     Encode,

@@ -2,13 +2,13 @@ package pcd
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strings"
 	"testing"
-	"testing/iotest"
+
+	"github.com/pctk/pctk/io/internal/codectest"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
@@ -82,17 +82,13 @@ func TestOrganized(t *testing.T) {
 	if got := c.Attr("i8").Int64(0); got != math.MinInt64 {
 		t.Errorf("i8[0] = %d, want MinInt64", got)
 	}
-	for _, v := range []string{"ascii", "binary", "compressed"} {
+	for _, v := range variants {
+		if msg := codecUnderTest.RoundTrip(c, v, v != "ascii"); msg != "" {
+			t.Error(msg)
+		}
 		var buf bytes.Buffer
 		if err := Encode(&buf, c, v); err != nil {
 			t.Fatal(err)
-		}
-		d, err := Decode(bytes.NewReader(buf.Bytes()))
-		if err != nil {
-			t.Fatalf("%s: %v", v, err)
-		}
-		if msg := diffClouds(c, d, v != "ascii"); msg != "" {
-			t.Errorf("%s: %s", v, msg)
 		}
 		if v == "ascii" && !strings.Contains(buf.String(), "\nFIELDS x y z rgb normal_x intensity curvature h i1 i2 i4 i8 u2 u8 f8\nSIZE 4 4 4 4 4 4 4 4 1 2 4 8 2 8 8\nTYPE F F F F F F F F I I I I U U F\nCOUNT 1 1 1 1 1 1 1 3 1 1 1 1 1 1 1\nWIDTH 2\nHEIGHT 2\nVIEWPOINT 1 2 3 0.5 0.5 0.5 0.5\nPOINTS 4\nDATA ascii\n0.1 0.2 0.3 4278255360 ") {
 			t.Errorf("ascii output header differs:\n%s", buf.String())
@@ -155,62 +151,33 @@ func TestBadInput(t *testing.T) {
 	comp := func(csize, usize uint32, data string) string {
 		return fmt.Sprintf(xyzHeader, 3, 3, "binary_compressed") + string([]byte{byte(csize), byte(csize >> 8), byte(csize >> 16), byte(csize >> 24), byte(usize), byte(usize >> 8), byte(usize >> 16), byte(usize >> 24)}) + data
 	}
-	cases := []struct {
-		name    string
-		in      string
-		unknown bool
-		want    string
-		eof     bool
-		unsupp  bool
-	}{
-		{name: "empty", in: "", want: "pcd: line 1: header ends before DATA", eof: true},
-		{name: "not pcd", in: "ply\nformat ascii 1.0\n", want: `line 1: not a PCD file: first line is "ply"`},
-		{name: "no DATA", in: "VERSION 0.7\nFIELDS x\nPOINTS 1\n", want: "header ends before DATA", eof: true},
-		{name: "no FIELDS", in: "VERSION 0.7\nPOINTS 1\nDATA ascii\n", want: "no FIELDS before DATA"},
-		{name: "unknown type", in: "FIELDS x\nSIZE 2\nTYPE F\nPOINTS 1\nDATA ascii\n1\n", want: `unsupported field x: TYPE 'F' with SIZE 2`, unsupp: true},
-		{name: "unknown data", in: "FIELDS x\nPOINTS 1\nDATA binary_zstd\n", want: `unsupported DATA encoding "binary_zstd"`, unsupp: true},
-		{name: "size count mismatch", in: "FIELDS x y\nSIZE 4\nPOINTS 1\nDATA ascii\n", want: "SIZE has 1 entries for 2 fields"},
-		{name: "width height points", in: "FIELDS x\nWIDTH 3\nHEIGHT 2\nPOINTS 5\nDATA ascii\n", want: "WIDTH 3 x HEIGHT 2 is not POINTS 5"},
-		{name: "huge count", in: "FIELDS x\nCOUNT 99999999999\nPOINTS 1\nDATA ascii\n", want: `bad COUNT value "99999999999"`},
-		{name: "duplicate line", in: "FIELDS x\nFIELDS y\nDATA ascii\n", want: "FIELDS given twice"},
-		{name: "unknown line", in: "VERSION 0.7\nCOLOR red\nDATA ascii\n", want: `line 2: unknown header line "COLOR red"`},
-		{name: "truncated, size known", in: bin[:len(bin)-5], want: "header promises 3 points of at least 12 bytes each, but only 31 bytes follow"},
-		{name: "truncated, size unknown", in: bin[:len(bin)-5], unknown: true, want: "pcd: offset 145: point 2 of 3", eof: true},
-		{name: "2^40 points, size known", in: fmt.Sprintf(xyzHeader, int64(1)<<40, int64(1)<<40, "binary") + "abc", want: "header promises 1099511627776 points"},
-		{name: "2^40 points, size unknown", in: fmt.Sprintf(xyzHeader, int64(1)<<40, int64(1)<<40, "binary") + string(make([]byte, 100)), unknown: true, want: "point 8 of 1099511627776", eof: true},
-		{name: "ascii bad value", in: fmt.Sprintf(xyzHeader, 2, 2, "ascii") + "1 2 3\n4 x 6\n", want: `pcd: line 12: point 1 field y: bad value "x"`},
-		{name: "ascii short", in: fmt.Sprintf(xyzHeader, 2, 2, "ascii") + "1 2 3\n4 5\n", unknown: true, want: "point 1 of 2", eof: true},
-		{name: "compressed sizes missing", in: comp(0, 0, "")[:len(comp(0, 0, ""))-4], unknown: true, want: "reading compressed sizes", eof: true},
-		{name: "compressed wrong size", in: comp(4, 35, "abcd"), want: "uncompressed size 35, want 3 points x 12 bytes"},
-		{name: "compressed too long", in: comp(400, 36, "abcd"), want: "compressed size 400, but only 4 bytes follow"},
-		{name: "compressed too long, stream", in: comp(400, 36, "abcd"), unknown: true, want: "compressed data: 4 of 400 bytes", eof: true},
-		{name: "compressed ratio", in: comp(0, 36, ""), want: "more than LZF can expand 0 bytes to"},
-		{name: "compressed corrupt", in: comp(3, 36, "\x00\x01\xff"), want: "corrupt LZF data"},
-		{name: "long line", in: "VERSION 0.7\n" + strings.Repeat("x", 2<<20), want: "header line longer than"},
+	cases := []codectest.BadCase{
+		{Name: "empty", In: "", Want: "pcd: line 1: header ends before DATA", EOF: true},
+		{Name: "not pcd", In: "ply\nformat ascii 1.0\n", Want: `line 1: not a PCD file: first line is "ply"`},
+		{Name: "no DATA", In: "VERSION 0.7\nFIELDS x\nPOINTS 1\n", Want: "header ends before DATA", EOF: true},
+		{Name: "no FIELDS", In: "VERSION 0.7\nPOINTS 1\nDATA ascii\n", Want: "no FIELDS before DATA"},
+		{Name: "unknown type", In: "FIELDS x\nSIZE 2\nTYPE F\nPOINTS 1\nDATA ascii\n1\n", Want: `unsupported field x: TYPE 'F' with SIZE 2`, Unsupported: true},
+		{Name: "unknown data", In: "FIELDS x\nPOINTS 1\nDATA binary_zstd\n", Want: `unsupported DATA encoding "binary_zstd"`, Unsupported: true},
+		{Name: "size count mismatch", In: "FIELDS x y\nSIZE 4\nPOINTS 1\nDATA ascii\n", Want: "SIZE has 1 entries for 2 fields"},
+		{Name: "width height points", In: "FIELDS x\nWIDTH 3\nHEIGHT 2\nPOINTS 5\nDATA ascii\n", Want: "WIDTH 3 x HEIGHT 2 is not POINTS 5"},
+		{Name: "huge count", In: "FIELDS x\nCOUNT 99999999999\nPOINTS 1\nDATA ascii\n", Want: `bad COUNT value "99999999999"`},
+		{Name: "duplicate line", In: "FIELDS x\nFIELDS y\nDATA ascii\n", Want: "FIELDS given twice"},
+		{Name: "unknown line", In: "VERSION 0.7\nCOLOR red\nDATA ascii\n", Want: `line 2: unknown header line "COLOR red"`},
+		{Name: "truncated, size known", In: bin[:len(bin)-5], Want: "header promises 3 points of at least 12 bytes each, but only 31 bytes follow"},
+		{Name: "truncated, size unknown", In: bin[:len(bin)-5], Stream: true, Want: "pcd: offset 145: point 2 of 3", EOF: true},
+		{Name: "2^40 points, size known", In: fmt.Sprintf(xyzHeader, int64(1)<<40, int64(1)<<40, "binary") + "abc", Want: "header promises 1099511627776 points"},
+		{Name: "2^40 points, size unknown", In: fmt.Sprintf(xyzHeader, int64(1)<<40, int64(1)<<40, "binary") + string(make([]byte, 100)), Stream: true, Want: "point 8 of 1099511627776", EOF: true},
+		{Name: "ascii bad value", In: fmt.Sprintf(xyzHeader, 2, 2, "ascii") + "1 2 3\n4 x 6\n", Want: `pcd: line 12: point 1 field y: bad value "x"`},
+		{Name: "ascii short", In: fmt.Sprintf(xyzHeader, 2, 2, "ascii") + "1 2 3\n4 5\n", Stream: true, Want: "point 1 of 2", EOF: true},
+		{Name: "compressed sizes missing", In: comp(0, 0, "")[:len(comp(0, 0, ""))-4], Stream: true, Want: "reading compressed sizes", EOF: true},
+		{Name: "compressed wrong size", In: comp(4, 35, "abcd"), Want: "uncompressed size 35, want 3 points x 12 bytes"},
+		{Name: "compressed too long", In: comp(400, 36, "abcd"), Want: "compressed size 400, but only 4 bytes follow"},
+		{Name: "compressed too long, stream", In: comp(400, 36, "abcd"), Stream: true, Want: "compressed data: 4 of 400 bytes", EOF: true},
+		{Name: "compressed ratio", In: comp(0, 36, ""), Want: "more than LZF can expand 0 bytes to"},
+		{Name: "compressed corrupt", In: comp(3, 36, "\x00\x01\xff"), Want: "corrupt LZF data"},
+		{Name: "long line", In: "VERSION 0.7\n" + strings.Repeat("x", 2<<20), Want: "header line longer than"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var r io.Reader = strings.NewReader(tc.in)
-			if tc.unknown {
-				r = iotest.HalfReader(r)
-			}
-			c, err := Decode(r)
-			if err == nil {
-				t.Fatalf("got %d points and no error, want %q", c.Len(), tc.want)
-			}
-			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "pcd: ") {
-				t.Errorf("got error %q, want one containing %q", err, tc.want)
-			}
-			if got := errors.Is(err, io.ErrUnexpectedEOF); got != tc.eof {
-				t.Errorf("errors.Is(%v, io.ErrUnexpectedEOF) = %v, want %v", err, got, tc.eof)
-			}
-			var fe *FormatError
-			var ue *UnsupportedError
-			if tc.unsupp && !errors.As(err, &ue) || !tc.unsupp && !errors.As(err, &fe) {
-				t.Errorf("got error of type %T, want unsupported=%v", err, tc.unsupp)
-			}
-		})
-	}
+	codecUnderTest.RunBad(t, "pcd: ", cases)
 }
 
 // TestOldHeaders reads PCD 0.5/0.6-style headers, which may lack COUNT,
@@ -240,37 +207,15 @@ func TestStreaming(t *testing.T) {
 		if err := Encode(&want, c, v); err != nil {
 			t.Fatal(err)
 		}
-		d, err := NewDecoder(iotest.HalfReader(bytes.NewReader(want.Bytes())))
+		got, chunks, err := codectest.Stream(pcioFormat(t), want.Bytes(), 77)
 		if err != nil {
-			t.Fatal(err)
-		}
-		var got bytes.Buffer
-		e, err := NewEncoder(&got, d.Header(), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		chunks := 0
-		for {
-			ch, err := d.Read(77)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := e.Write(ch); err != nil {
-				t.Fatal(err)
-			}
-			chunks++
-		}
-		if err := e.Close(); err != nil {
 			t.Fatal(err)
 		}
 		if chunks != 13 {
 			t.Errorf("%s: %d chunks, want 13", v, chunks)
 		}
-		if !bytes.Equal(got.Bytes(), want.Bytes()) {
-			t.Errorf("%s: streamed copy differs (%d bytes, want %d)", v, got.Len(), want.Len())
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: streamed copy differs (%d bytes, want %d)", v, len(got), want.Len())
 		}
 	}
 	e, err := NewEncoder(io.Discard, &pcio.Header{Count: 2}, "binary")
@@ -281,4 +226,13 @@ func TestStreaming(t *testing.T) {
 	if err := e.Close(); err == nil || !strings.Contains(err.Error(), "1 points written, header announced 2") {
 		t.Errorf("got %v, want a count mismatch error", err)
 	}
+}
+
+// pcioFormat returns the registered format, checking the registration.
+func pcioFormat(t *testing.T) *pcio.Format {
+	f, v, err := pcio.Lookup(codecName + "-compressed")
+	if err != nil || v != "compressed" || f.NewDecoder == nil || f.NewEncoder == nil || f.Describe == nil {
+		t.Fatalf("pcio.Lookup(pcd-compressed) = %v, %q, %v", f, v, err)
+	}
+	return f
 }

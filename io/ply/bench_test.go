@@ -1,8 +1,6 @@
 package ply
 
 import (
-	"bytes"
-	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -29,44 +27,7 @@ func benchCloud(n int) *core.Cloud {
 	return c
 }
 
-var benchSink *core.Cloud
-
-func BenchmarkDecode(b *testing.B) {
-	c := benchCloud(100_000)
-	for _, v := range []string{"binary", "binary-be", "ascii"} {
-		var buf bytes.Buffer
-		if err := Encode(&buf, c, v); err != nil {
-			b.Fatal(err)
-		}
-		b.Run(v, func(b *testing.B) {
-			b.SetBytes(int64(buf.Len()))
-			b.ReportAllocs()
-			for b.Loop() {
-				d, err := Decode(bytes.NewReader(buf.Bytes()))
-				if err != nil {
-					b.Fatal(err)
-				}
-				benchSink = d
-			}
-		})
-	}
-}
-
-func BenchmarkEncode(b *testing.B) {
-	c := benchCloud(100_000)
-	for _, v := range []string{"binary", "binary-be", "ascii"} {
-		var buf bytes.Buffer
-		if err := Encode(&buf, c, v); err != nil {
-			b.Fatal(err)
-		}
-		b.Run(v, func(b *testing.B) {
-			b.SetBytes(int64(buf.Len()))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := Encode(io.Discard, c, v); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+// BenchmarkCodec decodes and encodes 100,000 points in every encoding.
+func BenchmarkCodec(b *testing.B) {
+	codecUnderTest.Bench(b, benchCloud(100_000), variants)
 }

@@ -133,26 +133,13 @@ func (d *Decoder) Read(max int) (*core.Cloud, error) {
 		d.after = nil
 		return nil, d.err
 	}
-	n := min(int64(max), v.Count-d.read)
-	n = int64(codec.ChunkLen(n, d.known))
-	if n < 1 {
-		n = 1
-	}
-	c := d.newChunk(int(n))
-	if err := d.decodeInto(c, 0, int(n)); err != nil {
+	n := codec.ChunkSize(max, v.Count-d.read, d.known)
+	c := codec.NewChunk(d.hdr, n)
+	if err := d.decodeInto(c, 0, n); err != nil {
 		d.err = err
 		return nil, err
 	}
 	return c, nil
-}
-
-func (d *Decoder) newChunk(n int) *core.Cloud {
-	c := core.New(n)
-	for _, a := range d.hdr.Schema {
-		c.Attrs = append(c.Attrs, core.NewAttribute(a.Name, a.Type, n))
-	}
-	c.Meta = d.hdr.Meta
-	return c
 }
 
 // decodeInto reads the next n vertices into c at index at.
@@ -246,29 +233,11 @@ func Decode(r io.Reader) (*core.Cloud, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c *core.Cloud
-	if d.known && d.vertex != nil {
-		c = d.newChunk(int(d.vertex.Count))
-		for at := 0; at < c.Len(); at += codec.Chunk {
-			if err := d.decodeInto(c, at, min(codec.Chunk, c.Len()-at)); err != nil {
-				return nil, err
-			}
-		}
-	} else {
-		c = d.newChunk(0)
-		for {
-			chunk, err := d.Read(codec.Chunk)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, err
-			}
-			if err := c.Append(chunk); err != nil {
-				return nil, err
-			}
-		}
+	c, err := codec.DecodeAll(d.hdr, d.known, d.decodeInto, d.Read)
+	if err != nil {
+		return nil, err
 	}
+	// The elements after the vertex element.
 	if _, err := d.Read(1); err != io.EOF {
 		return nil, err
 	}

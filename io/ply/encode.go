@@ -41,24 +41,6 @@ type Encoder struct {
 // no longer point at the right vertices.
 var vertexLinked = map[string]bool{"face": true, "edge": true, "tristrips": true, "range_grid": true}
 
-// encoding maps an Encode variant to a PLY encoding.
-func encoding(variant string, src *Header) (string, error) {
-	switch variant {
-	case "":
-		if src != nil {
-			return src.Encoding, nil
-		}
-		return BinaryLE, nil
-	case "ascii":
-		return ASCII, nil
-	case "binary":
-		return BinaryLE, nil
-	case "binary-be":
-		return BinaryBE, nil
-	}
-	return "", fmt.Errorf("ply: unknown variant %q (want ascii, binary or binary-be)", variant)
-}
-
 // NewEncoder writes the header for a cloud described by h, and any elements
 // that precede the vertex element, to w. variant is "", "ascii", "binary" or
 // "binary-be"; "" keeps the encoding of the source PLY file, or picks
@@ -74,7 +56,11 @@ func newEncoder(w io.Writer, h *pcio.Header, variant, coordType string) (*Encode
 	if src != nil && src.Encoding == "" {
 		src = nil
 	}
-	enc, err := encoding(variant, src)
+	srcEnc := ""
+	if src != nil {
+		srcEnc = src.Encoding
+	}
+	enc, err := codec.Variant(codecName, variant, srcEnc, BinaryLE, variants, []string{ASCII, BinaryLE, BinaryBE})
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,9 @@ import (
 
 const codecName = "ply"
 
+// variants are the Encode variants, in the order of ASCII, BinaryLE, BinaryBE.
+var variants = []string{"ascii", "binary", "binary-be"}
+
 // FormatError reports a malformed PLY file, with the byte offset (binary
 // data) or line (header, ascii data) where it was found.
 type FormatError = codec.FormatError
@@ -35,7 +38,7 @@ func init() {
 		Name:       codecName,
 		Extensions: []string{".ply"},
 		Magic:      [][]byte{[]byte("ply\n"), []byte("ply\r\n"), []byte("ply \n"), []byte("ply \r\n")},
-		Variants:   []string{"ascii", "binary", "binary-be"},
+		Variants:   variants,
 		Decode:     Decode,
 		NewDecoder: func(r io.Reader) (pcio.Decoder, error) { return NewDecoder(r) },
 		Encode:     Encode,

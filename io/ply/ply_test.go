@@ -3,12 +3,12 @@ package ply
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"io"
 	"math"
 	"strings"
 	"testing"
-	"testing/iotest"
+
+	"github.com/pctk/pctk/io/internal/codectest"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
@@ -110,17 +110,9 @@ func TestAllTypes(t *testing.T) {
 	if m := h.Elements[0]; m.Name != "material" || !bytes.Equal(m.Data, []byte{7, 0, 0, 0, 0x3f}) {
 		t.Errorf("material element = %s %v, want material [7 0 0 0 63]", m.Name, m.Data)
 	}
-	for _, variant := range []string{"ascii", "binary", "binary-be"} {
-		var buf bytes.Buffer
-		if err := Encode(&buf, c, variant); err != nil {
-			t.Fatal(err)
-		}
-		d, err := Decode(bytes.NewReader(buf.Bytes()))
-		if err != nil {
-			t.Fatalf("%s: %v", variant, err)
-		}
-		if msg := diffClouds(c, d, variant != "ascii"); msg != "" {
-			t.Errorf("%s: %s", variant, msg)
+	for _, variant := range variants {
+		if msg := codecUnderTest.RoundTrip(c, variant, variant != "ascii"); msg != "" {
+			t.Error(msg)
 		}
 	}
 }
@@ -217,62 +209,33 @@ const binHeader = "ply\nformat binary_little_endian 1.0\nelement vertex %d\nprop
 
 func TestBadInput(t *testing.T) {
 	threePoints := sprintf(binHeader, 3) + string(make([]byte, 36))
-	cases := []struct {
-		name    string
-		in      string
-		unknown bool   // read through a reader that cannot tell its size
-		want    string // substring of the error
-		eof     bool   // errors.Is(err, io.ErrUnexpectedEOF)
-		unsupp  bool   // an UnsupportedError rather than a FormatError
-	}{
-		{name: "empty", in: "", want: "ply: line 1: reading magic", eof: true},
-		{name: "not ply", in: "solid x\n", want: "not a PLY file"},
-		{name: "no end_header", in: "ply\nformat ascii 1.0\nelement vertex 1\n", want: "header ends before end_header", eof: true},
-		{name: "no format", in: "ply\nelement vertex 0\nend_header\n", want: "no format line"},
-		{name: "unknown type", in: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float16 x\nend_header\n", want: `line 4: unsupported property type "float16"`, unsupp: true},
-		{name: "unknown list type", in: "ply\nformat ascii 1.0\nelement face 1\nproperty list uchar quad v\nend_header\n", want: `unsupported property type "quad"`, unsupp: true},
-		{name: "float list count", in: "ply\nformat ascii 1.0\nelement face 1\nproperty list float int v\nend_header\n", want: "count type float is not an integer type"},
-		{name: "unknown encoding", in: "ply\nformat binary_middle_endian 1.0\nend_header\n", want: "unsupported encoding", unsupp: true},
-		{name: "duplicate property", in: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float x\nend_header\n", want: "property x declared twice"},
-		{name: "property first", in: "ply\nformat ascii 1.0\nproperty float x\nend_header\n", want: "property before any element"},
-		{name: "bad count", in: "ply\nformat ascii 1.0\nelement vertex 1099511627776000000000\nend_header\n", want: "bad count"},
-		{name: "negative count", in: "ply\nformat ascii 1.0\nelement vertex -1\nend_header\n", want: "bad count"},
-		{name: "vertex without properties", in: "ply\nformat ascii 1.0\nelement vertex 1099511627776\nend_header\n", want: "vertex element has no properties"},
-		{name: "truncated, size known", in: threePoints[:len(threePoints)-5], want: "header promises 3 element vertex records of at least 12 bytes each, but only 31 bytes follow"},
-		{name: "truncated, size unknown", in: threePoints[:len(threePoints)-5], unknown: true, want: "ply: offset 139: vertex 2 of 3", eof: true},
-		{name: "2^40 points, size known", in: sprintf(binHeader, int64(1)<<40) + "abc", want: "header promises 1099511627776 element vertex records"},
-		{name: "2^40 points, size unknown", in: sprintf(binHeader, int64(1)<<40) + string(make([]byte, 100)), unknown: true, want: "vertex 8 of 1099511627776", eof: true},
-		{name: "bad ascii value", in: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty uchar r\nend_header\n1 2\n3 256\n", want: `ply: line 8: bad uint8 value "256"`},
-		{name: "ascii too few values", in: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nend_header\n1\n", unknown: true, want: "element vertex record 1 of 2", eof: true},
-		{name: "negative list length", in: "ply\nformat ascii 1.0\nelement face 1\nproperty list char int v\nend_header\n-3 1 2 3\n", want: "list v: negative length -3"},
-		{name: "list longer than file", in: "ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list uint int v\nend_header\n\xff\xff\xff\x7f", want: "list v: length 2147483647 exceeds the 0 bytes left"},
-		{name: "list longer than stream", in: "ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list uint int v\nend_header\n\xff\xff\xff\x7f\x00\x00\x00\x00", unknown: true, want: "element face record 0 of 1", eof: true},
-		{name: "face truncated after vertices", in: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nelement face 2\nproperty list uchar int v\nend_header\n1\n3 0 0 0\n", unknown: true, want: "element face record 1 of 2", eof: true},
-		{name: "long line", in: "ply\n" + strings.Repeat("x", 2<<20), want: "header line longer than"},
+	cases := []codectest.BadCase{
+		{Name: "empty", In: "", Want: "ply: line 1: reading magic", EOF: true},
+		{Name: "not ply", In: "solid x\n", Want: "not a PLY file"},
+		{Name: "no end_header", In: "ply\nformat ascii 1.0\nelement vertex 1\n", Want: "header ends before end_header", EOF: true},
+		{Name: "no format", In: "ply\nelement vertex 0\nend_header\n", Want: "no format line"},
+		{Name: "unknown type", In: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float16 x\nend_header\n", Want: `line 4: unsupported property type "float16"`, Unsupported: true},
+		{Name: "unknown list type", In: "ply\nformat ascii 1.0\nelement face 1\nproperty list uchar quad v\nend_header\n", Want: `unsupported property type "quad"`, Unsupported: true},
+		{Name: "float list count", In: "ply\nformat ascii 1.0\nelement face 1\nproperty list float int v\nend_header\n", Want: "count type float is not an integer type"},
+		{Name: "unknown encoding", In: "ply\nformat binary_middle_endian 1.0\nend_header\n", Want: "unsupported encoding", Unsupported: true},
+		{Name: "duplicate property", In: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float x\nend_header\n", Want: "property x declared twice"},
+		{Name: "property first", In: "ply\nformat ascii 1.0\nproperty float x\nend_header\n", Want: "property before any element"},
+		{Name: "bad count", In: "ply\nformat ascii 1.0\nelement vertex 1099511627776000000000\nend_header\n", Want: "bad count"},
+		{Name: "negative count", In: "ply\nformat ascii 1.0\nelement vertex -1\nend_header\n", Want: "bad count"},
+		{Name: "vertex without properties", In: "ply\nformat ascii 1.0\nelement vertex 1099511627776\nend_header\n", Want: "vertex element has no properties"},
+		{Name: "truncated, size known", In: threePoints[:len(threePoints)-5], Want: "header promises 3 element vertex records of at least 12 bytes each, but only 31 bytes follow"},
+		{Name: "truncated, size unknown", In: threePoints[:len(threePoints)-5], Stream: true, Want: "ply: offset 139: vertex 2 of 3", EOF: true},
+		{Name: "2^40 points, size known", In: sprintf(binHeader, int64(1)<<40) + "abc", Want: "header promises 1099511627776 element vertex records"},
+		{Name: "2^40 points, size unknown", In: sprintf(binHeader, int64(1)<<40) + string(make([]byte, 100)), Stream: true, Want: "vertex 8 of 1099511627776", EOF: true},
+		{Name: "bad ascii value", In: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty uchar r\nend_header\n1 2\n3 256\n", Want: `ply: line 8: bad uint8 value "256"`},
+		{Name: "ascii too few values", In: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nend_header\n1\n", Stream: true, Want: "element vertex record 1 of 2", EOF: true},
+		{Name: "negative list length", In: "ply\nformat ascii 1.0\nelement face 1\nproperty list char int v\nend_header\n-3 1 2 3\n", Want: "list v: negative length -3"},
+		{Name: "list longer than file", In: "ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list uint int v\nend_header\n\xff\xff\xff\x7f", Want: "list v: length 2147483647 exceeds the 0 bytes left"},
+		{Name: "list longer than stream", In: "ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list uint int v\nend_header\n\xff\xff\xff\x7f\x00\x00\x00\x00", Stream: true, Want: "element face record 0 of 1", EOF: true},
+		{Name: "face truncated after vertices", In: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nelement face 2\nproperty list uchar int v\nend_header\n1\n3 0 0 0\n", Stream: true, Want: "element face record 1 of 2", EOF: true},
+		{Name: "long line", In: "ply\n" + strings.Repeat("x", 2<<20), Want: "header line longer than"},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var r io.Reader = strings.NewReader(tc.in)
-			if tc.unknown {
-				r = iotest.HalfReader(r)
-			}
-			c, err := Decode(r)
-			if err == nil {
-				t.Fatalf("got %d points and no error, want %q", c.Len(), tc.want)
-			}
-			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "ply: ") {
-				t.Errorf("got error %q, want one containing %q", err, tc.want)
-			}
-			if got := errors.Is(err, io.ErrUnexpectedEOF); got != tc.eof {
-				t.Errorf("errors.Is(%v, io.ErrUnexpectedEOF) = %v, want %v", err, got, tc.eof)
-			}
-			var fe *FormatError
-			var ue *UnsupportedError
-			if tc.unsupp && !errors.As(err, &ue) || !tc.unsupp && !errors.As(err, &fe) {
-				t.Errorf("got error of type %T, want unsupported=%v", err, tc.unsupp)
-			}
-		})
-	}
+	codecUnderTest.RunBad(t, "ply: ", cases)
 }
 
 // TestStreaming reads a file in small chunks and writes it back in chunks;
@@ -294,40 +257,15 @@ func TestStreaming(t *testing.T) {
 		if err := Encode(&want, whole, variant); err != nil {
 			t.Fatal(err)
 		}
-		d, err := NewDecoder(iotest.HalfReader(bytes.NewReader(want.Bytes())))
+		got, chunks, err := codectest.Stream(pcioFormat(t), want.Bytes(), 7)
 		if err != nil {
-			t.Fatal(err)
-		}
-		var got bytes.Buffer
-		e, err := NewEncoder(&got, d.Header(), "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		chunks := 0
-		for {
-			c, err := d.Read(7)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.Len() > 7 {
-				t.Fatalf("chunk of %d points, want at most 7", c.Len())
-			}
-			if err := e.Write(c); err != nil {
-				t.Fatal(err)
-			}
-			chunks++
-		}
-		if err := e.Close(); err != nil {
 			t.Fatal(err)
 		}
 		if chunks != 15 {
 			t.Errorf("%s: %d chunks, want 15", variant, chunks)
 		}
-		if !bytes.Equal(got.Bytes(), want.Bytes()) {
-			t.Errorf("%s: streamed copy differs from the file (%d bytes, want %d)", variant, got.Len(), want.Len())
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: streamed copy differs from the file (%d bytes, want %d)", variant, len(got), want.Len())
 		}
 	}
 }
@@ -347,4 +285,13 @@ func TestEncoderCountMismatch(t *testing.T) {
 	if err := e.Write(core.New(2)); err == nil {
 		t.Error("writing past the announced count: got no error")
 	}
+}
+
+// pcioFormat returns the registered format, checking the registration.
+func pcioFormat(t *testing.T) *pcio.Format {
+	f, v, err := pcio.Lookup(codecName + "-binary-be")
+	if err != nil || v != "binary-be" || f.NewDecoder == nil || f.NewEncoder == nil || f.Describe == nil {
+		t.Fatalf("pcio.Lookup(ply-binary-be) = %v, %q, %v", f, v, err)
+	}
+	return f
 }

@@ -25,12 +25,20 @@ func CheckCount(codec string, p Pos, what string, n, minBytes, remaining int64) 
 	return nil
 }
 
-// ChunkLen returns how many of n records to allocate at once: all of them
-// when the input size is known (and was checked with CheckCount), else at
-// most Chunk.
-func ChunkLen(n int64, sizeKnown bool) int {
-	if !sizeKnown && n > Chunk {
-		return Chunk
+// ChunkSize returns how many points a Read(max) call decodes: at most max
+// and the left points, at least 1, and at most Chunk when the input size is
+// unknown (so that a count in a header never sizes an allocation).
+func ChunkSize(max int, left int64, known bool) int {
+	n := min(int64(max), left)
+	if !known {
+		n = min(n, Chunk)
 	}
-	return int(n)
+	return int(max64(n, 1))
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
 }
