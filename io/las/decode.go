@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
@@ -320,10 +321,29 @@ func (d *Decoder) Header() *pcio.Header { return &d.header }
 // Info returns the file's LAS header, VLRs and warnings.
 func (d *Decoder) Info() *Info { return d.info }
 
-// Read returns the next chunk of at most max points, or io.EOF after the
-// last. A file that ends before the promised count yields the points it
-// holds and a warning in Info.
+// Read returns the next chunk of at most limit points, or io.EOF after
+// the last. A file that ends before the promised count yields the points
+// it holds and a warning in Info.
 func (d *Decoder) Read(limit int) (*core.Cloud, error) {
+	b, n, err := d.next(limit)
+	if err != nil {
+		return nil, err
+	}
+	c := core.New(n)
+	c.Attrs = d.schema()
+	for _, a := range c.Attrs {
+		a.Data = core.NewAttribute(a.Name, a.Type, n).Data
+	}
+	d.decodeInto(c, 0, b, n)
+	c.Meta = d.header.Meta
+	c.Meta.Extra = maps.Clone(d.header.Meta.Extra)
+	return c, nil
+}
+
+// next reads up to limit records and returns their bytes (valid until the
+// next call) and number, or io.EOF after the last; after the last point of
+// a stream that cannot seek it reads the EVLRs.
+func (d *Decoder) next(limit int) ([]byte, int, error) {
 	if d.left == 0 {
 		if !d.done {
 			d.done = true
@@ -334,7 +354,7 @@ func (d *Decoder) Read(limit int) (*core.Cloud, error) {
 				}
 			}
 		}
-		return nil, io.EOF
+		return nil, 0, io.EOF
 	}
 	// The buffer is bounded in bytes, whatever the header promises.
 	n := int(min(uint64(max(limit, 1)), d.left, uint64(max(maxChunkBytes/d.recLen, 1))))
@@ -348,7 +368,7 @@ func (d *Decoder) Read(limit int) (*core.Cloud, error) {
 	d.pos += int64(got)
 	if err != nil {
 		if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("las: reading point %d: %w", d.read, err)
+			return nil, 0, fmt.Errorf("las: reading point %d: %w", d.read, err)
 		}
 		n = got / d.recLen
 		d.warnf("header promises %d points (number of point records, byte offset %d) but the file holds %d (it ends at byte offset %d)", uint64(d.read)+d.left, d.countOffset(), d.read+int64(n), start+int64(got))
@@ -356,61 +376,105 @@ func (d *Decoder) Read(limit int) (*core.Cloud, error) {
 		d.done = true // nothing follows a truncated point block
 		if n == 0 {
 			d.left = 0
-			return nil, io.EOF
+			return nil, 0, io.EOF
 		}
 	}
-	c := d.decode(b[:n*d.recLen], n)
 	d.left -= uint64(n)
 	d.read += int64(n)
-	return c, nil
+	return b[:n*d.recLen], n, nil
 }
 
-// decode turns n records into a cloud with the decoder's schema.
-func (d *Decoder) decode(b []byte, n int) *core.Cloud {
-	c := core.New(n)
+// decodeInto decodes n records from b into points at to at+n-1 of c, which
+// has the decoder's schema.
+func (d *Decoder) decodeInto(c *core.Cloud, at int, b []byte, n int) {
 	h := &d.info.Header
 	rl := d.recLen
-	for k, dst := range [3][]float64{c.X, c.Y, c.Z} {
+	for k, dst := range [3][]float64{c.X[at : at+n], c.Y[at : at+n], c.Z[at : at+n]} {
 		s, o := h.Scale[k], h.Offset[k]
 		for i := range dst {
 			dst[i] = float64(int32(le.Uint32(b[i*rl+4*k:])))*s + o
 		}
 	}
-	c.Attrs = make([]*core.Attribute, len(d.fields))
 	for i := range d.fields {
-		f := &d.fields[i]
-		a := core.NewAttribute(f.name, f.col, n)
-		f.decode(a, b, rl)
-		c.Attrs[i] = a
+		d.fields[i].decode(sliceAttr(c.Attrs[i], at, at+n), b, rl)
 	}
-	c.Meta = d.header.Meta
-	c.Meta.Extra = maps.Clone(d.header.Meta.Extra)
-	return c
 }
 
-// Decode reads a whole LAS file.
+// Decode reads a whole LAS file. When r can seek, the checked point count
+// sizes the columns up front; otherwise they grow as points arrive, so a
+// lying header costs no memory.
 func Decode(r io.Reader) (*core.Cloud, error) {
 	d, err := NewDecoder(r)
 	if err != nil {
 		return nil, err
 	}
-	out := core.New(0)
+	size := int(min(d.left, 1<<16))
+	if _, ok := r.(io.Seeker); ok {
+		size = int(min(d.left, math.MaxInt32)) // checked against the file size
+	}
+	out := core.New(size)
 	out.Attrs = d.schema()
 	for _, a := range out.Attrs {
-		a.Data = core.NewAttribute(a.Name, a.Type, 0).Data
+		a.Data = core.NewAttribute(a.Name, a.Type, size).Data
 	}
+	filled := 0
 	for {
-		c, err := d.Read(1 << 16)
+		b, n, err := d.next(1 << 16)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		if err := out.Append(c); err != nil {
-			return nil, fmt.Errorf("las: %w", err)
+		if filled+n > out.Len() {
+			resize(out, max(2*out.Len(), filled+n))
 		}
+		d.decodeInto(out, filled, b, n)
+		filled += n
+	}
+	if filled < out.Len() {
+		resize(out, filled)
 	}
 	out.Meta = d.header.Meta
 	return out, nil
+}
+
+// resize sets the number of points of c to n, keeping the first ones.
+func resize(c *core.Cloud, n int) {
+	c.X, c.Y, c.Z = growTo(c.X, n), growTo(c.Y, n), growTo(c.Z, n)
+	for _, a := range c.Attrs {
+		switch d := a.Data.(type) {
+		case []int8:
+			a.Data = growTo(d, n)
+		case []uint8:
+			a.Data = growTo(d, n)
+		case []int16:
+			a.Data = growTo(d, n)
+		case []uint16:
+			a.Data = growTo(d, n)
+		case []int32:
+			a.Data = growTo(d, n)
+		case []uint32:
+			a.Data = growTo(d, n)
+		case []int64:
+			a.Data = growTo(d, n)
+		case []uint64:
+			a.Data = growTo(d, n)
+		case []float32:
+			a.Data = growTo(d, n)
+		case []float64:
+			a.Data = growTo(d, n)
+		}
+	}
+}
+
+// growTo returns s with length n: truncated in place, or copied into a new
+// array when it must grow.
+func growTo[T any](s []T, n int) []T {
+	if n <= cap(s) {
+		return s[:n]
+	}
+	t := make([]T, n)
+	copy(t, s)
+	return t
 }

@@ -13,7 +13,7 @@ import (
 // randomCloud returns n points on a 1 mm grid around a UTM-like origin
 // with every column of schema filled with values that the given point
 // format family stores exactly.
-func randomCloud(t *testing.T, seed uint64, n int, legacy bool, names []string) *core.Cloud {
+func randomCloud(t testing.TB, seed uint64, n int, legacy bool, names []string) *core.Cloud {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
 	c := core.New(n)
