@@ -187,7 +187,13 @@ func Cluster(xyz []float32, b findneighbor.Backend, opts Options) (*Run, error) 
 				r.CoreCount++
 			}
 		}
-		if err := idx.ClusterCores(r.Core, r.Labels); err != nil {
+		if r.CoreCount == 0 {
+			// No core point: all noise, without another pass over the
+			// neighbours.
+			for i := range r.Labels {
+				r.Labels[i] = Noise
+			}
+		} else if err := idx.ClusterCores(r.Core, r.Labels); err != nil {
 			return nil, fmt.Errorf("dbscan: %s backend: cluster core points (min_pts %d): %w", b.Name(), m, err)
 		}
 		if err := r.relabel(scratch, opts.MinClusterSize); err != nil {
