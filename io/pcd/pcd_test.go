@@ -236,3 +236,23 @@ func pcioFormat(t *testing.T) *pcio.Format {
 	}
 	return f
 }
+
+// TestShippedSample reads the quick-start sample shipped in testdata/
+// through the format registry, as pctk does, and describes it.
+func TestShippedSample(t *testing.T) {
+	c, f, err := pcio.ReadFile("../../testdata/lamppost.pcd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name != "pcd" || c.Len() != 1771 || len(c.Attrs) != 0 {
+		t.Fatalf("got format %s, %d points, attributes %v; want pcd, 1771, none", f.Name, c.Len(), attrNames(c))
+	}
+	if c.X[0] != -10 || c.Z[1] != float64(float32(0.042999268)) {
+		t.Errorf("first points (%v, %v, %v), (%v, %v, %v); want (-10, 0, 0), (-10.015625, 0, 0.042999268)", c.X[0], c.Y[0], c.Z[0], c.X[1], c.Y[1], c.Z[1])
+	}
+	got := fmt.Sprint(f.Describe(&c.Meta))
+	want := "[{version 0.7} {data ascii} {fields x F4, y F4, z F4} {width x height 1771 x 1 (unorganized)} {viewpoint 0 0 0 1 0 0 0}]"
+	if got != want {
+		t.Errorf("Describe = %s, want %s", got, want)
+	}
+}

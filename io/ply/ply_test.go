@@ -295,3 +295,34 @@ func pcioFormat(t *testing.T) *pcio.Format {
 	}
 	return f
 }
+
+func TestDescribe(t *testing.T) {
+	c := decodeString(t, allTypes)
+	got := sprintf("%v", Describe(&c.Meta)[:2])
+	want := "[{encoding ascii 1.0} {element material 1: ambient_red (uchar), shine (float)}]"
+	if got != want {
+		t.Errorf("Describe = %s, want %s", got, want)
+	}
+	if last := Describe(&c.Meta)[3]; last.Value != "made by hand" {
+		t.Errorf("Describe obj_info = %v, want made by hand", last)
+	}
+}
+
+// TestFloatCoordinates checks that a cloud from elsewhere whose coordinates
+// are all float32 values is written with float x, y, z (nothing is lost).
+func TestFloatCoordinates(t *testing.T) {
+	c := core.New(2)
+	c.X[0], c.Y[1], c.Z[1] = 0.5, float64(float32(0.1)), math.NaN()
+	var buf bytes.Buffer
+	if err := Encode(&buf, c, "binary"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "property float x\nproperty float y\nproperty float z\n") {
+		t.Errorf("header:\n%s", buf.String()[:100])
+	}
+	d := decodeString(t, buf.String())
+	// A float64 NaN keeps being NaN in four bytes, not its payload.
+	if msg := codectest.Diff(c, d, false); msg != "" {
+		t.Error(msg)
+	}
+}
