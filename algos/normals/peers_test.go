@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
@@ -325,4 +328,159 @@ func readFloat64s(t *testing.T, path string, n int) []float64 {
 		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
 	}
 	return v
+}
+
+// benchCloud returns 1,000,000 points of real scan: table_scene_lms400.pcd
+// (460,400 points) tiled along X, each copy shifted past the previous one's
+// bounding box so every neighbourhood is one of the scan's own, then cut.
+func benchCloud(b *testing.B) []float32 {
+	b.Helper()
+	const n = 1_000_000
+	c, err := readPCD(filepath.Join(pcdDir, radiusScan))
+	if err != nil {
+		b.Skipf("real scans not found (%v): they live in ../shared/data", err)
+	}
+	src := c.xyz()
+	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
+	for i := 0; i < len(src); i += 3 {
+		lo, hi = min(lo, src[i]), max(hi, src[i])
+	}
+	xyz := make([]float32, 0, 3*n)
+	for copyN := 0; len(xyz) < 3*n; copyN++ {
+		shift := float32(copyN) * (hi - lo + 1)
+		for i := 0; i < len(src) && len(xyz) < 3*n; i += 3 {
+			xyz = append(xyz, src[i]+shift, src[i+1], src[i+2])
+		}
+	}
+	return xyz
+}
+
+var benchResult *Result
+
+// BenchmarkEstimate times normals of 1M points of real scan, KNN 30 (the
+// point and its 29 nearest), on every backend that runs here: index build,
+// moments and eigen-solve, no file I/O; with each orientation, whose cost is
+// the difference from "none".
+func BenchmarkEstimate(b *testing.B) {
+	xyz := benchCloud(b)
+	for _, be := range findneighbor.Backends() {
+		if _, err := be.Probe(); err != nil || be.Name() == "brute" {
+			continue
+		}
+		for _, o := range []Orientation{OrientNone, OrientUp, OrientConsistent} {
+			b.Run(be.Name()+"/"+o.String(), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					r, err := Estimate(be, xyz, Options{K: 30, Orient: o})
+					if err != nil {
+						b.Fatal(err)
+					}
+					benchResult = r
+				}
+			})
+		}
+	}
+}
+
+// open3dBenchScript times Open3D's estimate_normals alone (no file I/O) and
+// prints its wall and process CPU seconds.
+const open3dBenchScript = `
+import sys, time
+import open3d as o3d
+pc = o3d.io.read_point_cloud(sys.argv[1])
+t, c = time.perf_counter(), time.process_time()
+pc.estimate_normals(o3d.geometry.KDTreeSearchParamKNN(int(sys.argv[2])))
+print(time.perf_counter() - t, time.process_time() - c)
+`
+
+// pclTime matches pcl_normal_estimation's own timing of NormalEstimation.
+var pclTime = regexp.MustCompile(`Computed normals in ([0-9.eE+-]+) ms`)
+
+// cpuTime returns the CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkPeers times normals of the same 1M points of real scan with KNN
+// 30 in one run: pctk (each backend that runs here but brute), Open3D's
+// estimate_normals (OpenMP, all cores) and PCL's NormalEstimation (one
+// thread, pcl_normal_estimation). ms/op is the estimation alone as each tool
+// times it (kd-tree or index build, neighbour search, eigen-solve; no file
+// I/O); cpu-ms/op its CPU time: in-process for pctk, process_time() around
+// the call for Open3D, and for PCL the whole process's user+system time
+// (its load and compressed save included, so an upper bound). ns/op for the
+// peers is the whole process run.
+func BenchmarkPeers(b *testing.B) {
+	const k = 30
+	xyz := benchCloud(b)
+	path := filepath.Join(b.TempDir(), "bench.pcd")
+	if err := writePCD(path, xyz); err != nil {
+		b.Fatal(err)
+	}
+	for _, be := range findneighbor.Backends() {
+		if _, err := be.Probe(); err != nil || be.Name() == "brute" {
+			continue
+		}
+		b.Run("pctk-"+be.Name(), func(b *testing.B) {
+			peerLoop(b, func() (wall, cpu time.Duration, err error) {
+				t, c := time.Now(), cpuTime()
+				benchResult, err = Estimate(be, xyz, Options{K: k})
+				return time.Since(t), cpuTime() - c, err
+			})
+		})
+	}
+	b.Run("open3d", func(b *testing.B) {
+		if err := exec.Command(python3, "-c", "import open3d").Run(); err != nil {
+			b.Skipf("Open3D for %s is not available: %v", python3, err)
+		}
+		peerLoop(b, func() (wall, cpu time.Duration, err error) {
+			out, err := exec.Command(python3, "-c", open3dBenchScript, path, strconv.Itoa(k)).Output()
+			if err != nil {
+				return 0, 0, err
+			}
+			var w, c float64
+			if _, err := fmt.Sscan(string(out), &w, &c); err != nil {
+				return 0, 0, fmt.Errorf("open3d printed %q: %v", out, err)
+			}
+			return time.Duration(w * float64(time.Second)), time.Duration(c * float64(time.Second)), nil
+		})
+	})
+	b.Run("pcl", func(b *testing.B) {
+		exe, err := exec.LookPath("pcl_normal_estimation")
+		if err != nil {
+			b.Skipf("pcl_normal_estimation is not available: %v", err)
+		}
+		out := filepath.Join(b.TempDir(), "pcl.pcd")
+		peerLoop(b, func() (wall, cpu time.Duration, err error) {
+			cmd := exec.Command(exe, path, out, "-k", strconv.Itoa(k))
+			msg, err := cmd.CombinedOutput()
+			if err != nil {
+				return 0, 0, fmt.Errorf("%v\n%s", err, msg)
+			}
+			m := pclTime.FindSubmatch(msg)
+			if m == nil {
+				return 0, 0, fmt.Errorf("no timing in pcl_normal_estimation's output:\n%s", msg)
+			}
+			ms, err := strconv.ParseFloat(string(m[1]), 64)
+			return time.Duration(ms * float64(time.Millisecond)), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), err
+		})
+	})
+}
+
+// peerLoop runs one tool b.N times and reports the wall and CPU time of the
+// estimation per run.
+func peerLoop(b *testing.B, run func() (wall, cpu time.Duration, err error)) {
+	var wall, cpu time.Duration
+	for b.Loop() {
+		w, c, err := run()
+		if err != nil {
+			b.Fatal(err)
+		}
+		wall += w
+		cpu += c
+	}
+	b.ReportMetric(float64(wall.Nanoseconds())/float64(b.N)/1e6, "ms/op")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/1e6, "cpu-ms/op")
 }
