@@ -1,0 +1,179 @@
+package optix
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/rt/cuda"
+)
+
+// Priorities for findneighbor.Auto. The cuda grid backend registers 50. On
+// the H200 (no RT cores) the grid counted neighbours 20-35x faster than
+// OptiX, so OptiX stays below it; with RT cores it moves up, still below
+// cuda until a measurement on an RTX GPU shows OptiX faster there
+// (docs/optix.md).
+const (
+	priorityNoRTCores = 40
+	priorityRTCores   = 45
+)
+
+func init() {
+	findneighbor.Register(New(Config{}))
+	findneighbor.Register(New(Config{Spheres: true}))
+}
+
+// Config chooses a variant of the backend.
+type Config struct {
+	// Spheres uses OptiX built-in spheres and an any-hit program instead of
+	// custom AABB primitives and an intersection program.
+	Spheres bool
+	// Unsorted launches the rays in the callers' query order instead of
+	// along a Morton curve (for measurements: sorted is about twice as fast).
+	Unsorted bool
+}
+
+// Backend is the OptiX findneighbor backend.
+type Backend struct {
+	cfg       Config
+	probeOnce sync.Once
+	info      findneighbor.Info
+	probeErr  error
+}
+
+// New returns an OptiX backend with the configuration cfg. The registered
+// ones are "optix" (custom primitives) and "optix-sphere" (built-in spheres),
+// both with sorted queries.
+func New(cfg Config) *Backend { return &Backend{cfg: cfg} }
+
+// Name returns "optix" or "optix-sphere", with "-unsorted" appended when
+// the queries keep the callers' order.
+func (b *Backend) Name() string {
+	n := "optix"
+	if b.cfg.Spheres {
+		n += "-sphere"
+	}
+	if b.cfg.Unsorted {
+		n += "-unsorted"
+	}
+	return n
+}
+
+// Probe opens libnvoptix.so.1, builds the pipeline on GPU 0 and reports the
+// GPU, the driver, the ABI and the RT-core version.
+func (b *Backend) Probe() (findneighbor.Info, error) {
+	b.probeOnce.Do(func() { b.info, b.probeErr = b.probe() })
+	return b.info, b.probeErr
+}
+
+func (b *Backend) probe() (findneighbor.Info, error) {
+	info := findneighbor.Info{Name: b.Name(), Details: map[string]string{}}
+	e, err := getEngine(b.cfg.Spheres)
+	if err != nil {
+		return info, fmt.Errorf("%w: %w", findneighbor.ErrUnavailable, err)
+	}
+	dev := e.ctx.Device()
+	info.Device = dev.Name
+	if v, err := cuda.DriverVersion(); err == nil {
+		info.Details["cuda driver"] = cuda.FormatVersion(v)
+	}
+	info.Details["optix abi"] = strconv.Itoa(ABIVersion) + " (OptiX 7.5)"
+	info.Details["rt cores"] = strconv.Itoa(int(e.rtcore))
+	if e.rtcore == 0 {
+		info.Details["rt cores"] = "0 (none: OptiX traverses in software here)"
+	}
+	prim := "custom AABB primitives"
+	if b.cfg.Spheres {
+		prim = "built-in spheres"
+	}
+	info.Details["primitives"] = prim
+	info.Priority = priorityNoRTCores
+	if e.rtcore > 0 {
+		info.Priority = priorityRTCores
+	}
+	if b.cfg.Spheres {
+		info.Priority--
+	}
+	if b.cfg.Unsorted {
+		info.Priority -= 2
+	}
+	return info, nil
+}
+
+// Build orders the points along a Morton curve, uploads them and builds the
+// GAS. ε = +Inf (plain k nearest neighbours) has no finite primitives: such
+// an index is answered by the brute-force reference backend on the CPU.
+func (b *Backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
+	if len(xyz)%3 != 0 {
+		return nil, fmt.Errorf("optix: %d coordinates is not a multiple of 3", len(xyz))
+	}
+	if len(xyz)/3 > math.MaxInt32 {
+		return nil, fmt.Errorf("optix: %d points exceed the int32 index range", len(xyz)/3)
+	}
+	if !(eps >= 0) {
+		return nil, fmt.Errorf("optix: ε = %g, want ≥ 0", eps)
+	}
+	if err := checkFinite("point", xyz); err != nil {
+		return nil, err
+	}
+	if math.IsInf(float64(eps), 1) {
+		return findneighbor.Brute().Build(xyz, eps, opts)
+	}
+	e, err := getEngine(b.cfg.Spheres)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", findneighbor.ErrUnavailable, err)
+	}
+	n := len(xyz) / 3
+	if uint64(n) > uint64(e.maxPrims) {
+		return nil, fmt.Errorf("optix: %d points exceed this GPU's %d primitives per GAS", n, e.maxPrims)
+	}
+	ix := &Index{eng: e, cfg: b.cfg, n: n, eps: eps, eps2: eps * eps, xyz: slices.Clone(xyz)}
+	if n == 0 {
+		return ix, nil
+	}
+	t0 := time.Now()
+	ix.order = mortonOrder(xyz)
+	sorted := gather(xyz, ix.order)
+	ix.radius = paddedRadius(xyz, eps)
+	ix.stats.Order = time.Since(t0)
+	err = e.ctx.Do(func(t *cuda.Thread) error {
+		t1 := time.Now()
+		var err error
+		if ix.pts, err = ix.allocs.Alloc(t, uint64(len(sorted))*4); err != nil {
+			return err
+		}
+		if ix.orig, err = ix.allocs.Alloc(t, uint64(n)*4); err != nil {
+			return err
+		}
+		if err := cuda.Upload(t, ix.pts, sorted, e.stream); err != nil {
+			return err
+		}
+		if err := cuda.Upload(t, ix.orig, ix.order, e.stream); err != nil {
+			return err
+		}
+		if err := t.StreamSync(e.stream); err != nil {
+			return err
+		}
+		ix.stats.Upload = time.Since(t1)
+		return ix.buildGAS(t)
+	})
+	if err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// checkFinite reports the first non-finite coordinate of xyz.
+func checkFinite(what string, xyz []float32) error {
+	for i, v := range xyz {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("optix: %s %d has a non-finite coordinate (%g)", what, i/3, v)
+		}
+	}
+	return nil
+}

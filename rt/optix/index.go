@@ -1,0 +1,548 @@
+package optix
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/rt/cuda"
+)
+
+// Index is an OptiX neighbour index: the points, ordered along a Morton
+// curve, in device memory, and their GAS. It keeps a host copy of the points
+// for the k-nearest moments, which it sums on the host.
+type Index struct {
+	eng    *engine
+	cfg    Config
+	n      int
+	eps    float32
+	eps2   float32
+	radius float32
+	xyz    []float32 // the caller's points, in the caller's order
+	order  []int32   // GAS position -> caller's index
+
+	allocs    cuda.Allocs // points, original indices, sphere radius
+	pts, orig cuda.DevicePtr
+	radiusBuf cuda.DevicePtr
+	gas       cuda.DevicePtr
+	handle    uint64
+	stats     BuildStats
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// Len returns the number of indexed points.
+func (ix *Index) Len() int { return ix.n }
+
+// Eps returns the search radius.
+func (ix *Index) Eps() float32 { return ix.eps }
+
+// Stats returns the measurements of the index's build.
+func (ix *Index) Stats() BuildStats { return ix.stats }
+
+// Close frees the index's device memory.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.closed || ix.eng == nil {
+		return nil
+	}
+	ix.closed = true
+	return ix.eng.ctx.Do(func(t *cuda.Thread) error {
+		err := ix.allocs.Free(t)
+		if e := t.Free(ix.gas); err == nil {
+			err = e
+		}
+		return err
+	})
+}
+
+// hostQueries is the host side of one operation's query set.
+type hostQueries struct {
+	nq   int
+	self bool
+	q    []float32 // query points in launch order (nil when self)
+	perm []int32   // launch order -> caller's query index (nil: identity)
+}
+
+// prepare validates q and orders it for launching.
+func (ix *Index) prepare(q []float32) (hostQueries, error) {
+	if ix.closed {
+		return hostQueries{}, fmt.Errorf("optix: index used after Close")
+	}
+	if q == nil {
+		return hostQueries{nq: ix.n, self: true}, nil
+	}
+	if len(q)%3 != 0 {
+		return hostQueries{}, fmt.Errorf("optix: %d query coordinates is not a multiple of 3", len(q))
+	}
+	if err := checkFinite("query", q); err != nil {
+		return hostQueries{}, err
+	}
+	h := hostQueries{nq: len(q) / 3, q: q}
+	if !ix.cfg.Unsorted && ix.n > 0 {
+		h.perm = mortonOrder(q)
+		h.q = gather(q, h.perm)
+	}
+	return h, nil
+}
+
+// upload puts the query set on the device and returns the launch parameters
+// that address it and the index; tmp receives the allocations.
+func (ix *Index) upload(t *cuda.Thread, h hostQueries, tmp *cuda.Allocs) (launchParams, error) {
+	s := ix.eng.stream
+	p := launchParams{
+		Handle: ix.handle, Pts: uint64(ix.pts), Orig: uint64(ix.orig),
+		Eps2: ix.eps2, Radius: ix.radius,
+	}
+	if ix.eng.spheres {
+		p.Spheres = 1
+	}
+	if h.self {
+		p.Q, p.QOut, p.Self = p.Pts, p.Orig, 1
+		if ix.cfg.Unsorted {
+			// launch index = caller's index; find its GAS position
+			inv := make([]int32, ix.n)
+			for i, o := range ix.order {
+				inv[o] = int32(i)
+			}
+			d, err := tmp.Alloc(t, uint64(ix.n)*4)
+			if err != nil {
+				return p, err
+			}
+			if err := cuda.Upload(t, d, inv, s); err != nil {
+				return p, err
+			}
+			p.LaunchToQuery = uint64(d)
+		}
+		return p, nil
+	}
+	d, err := tmp.Alloc(t, uint64(len(h.q))*4)
+	if err != nil {
+		return p, err
+	}
+	if err := cuda.Upload(t, d, h.q, s); err != nil {
+		return p, err
+	}
+	p.Q = uint64(d)
+	if h.perm != nil {
+		d, err := tmp.Alloc(t, uint64(len(h.perm))*4)
+		if err != nil {
+			return p, err
+		}
+		if err := cuda.Upload(t, d, h.perm, s); err != nil {
+			return p, err
+		}
+		p.QOut = uint64(d)
+	}
+	return p, nil
+}
+
+// run prepares q and runs f on the device thread with the query set's launch
+// parameters and a scratch allocator freed afterwards.
+func (ix *Index) run(q []float32, check func(nq int) error, f func(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs) error) error {
+	h, err := ix.prepare(q)
+	if err != nil {
+		return err
+	}
+	if err := check(h.nq); err != nil {
+		return err
+	}
+	if h.nq == 0 || ix.n == 0 {
+		return f(nil, launchParams{}, h.nq, nil)
+	}
+	return ix.eng.ctx.Do(func(t *cuda.Thread) error {
+		var tmp cuda.Allocs
+		defer tmp.Free(t)
+		p, err := ix.upload(t, h, &tmp)
+		if err != nil {
+			return err
+		}
+		return f(t, p, h.nq, &tmp)
+	})
+}
+
+func checkLen(what string, got, want int) error {
+	if got != want {
+		return fmt.Errorf("optix: len(%s) = %d, want %d", what, got, want)
+	}
+	return nil
+}
+
+// Counts stores in out[i] the number of points within ε of query i.
+func (ix *Index) Counts(q []float32, out []uint32) error {
+	return ix.run(q, func(nq int) error { return checkLen("out", len(out), nq) },
+		func(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs) error {
+			if t == nil {
+				clear(out)
+				return nil
+			}
+			return ix.counts(t, p, nq, tmp, out)
+		})
+}
+
+// counts runs the counting pass into out.
+func (ix *Index) counts(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs, out []uint32) error {
+	d, err := tmp.Alloc(t, uint64(nq)*4)
+	if err != nil {
+		return err
+	}
+	p.Mode, p.Counts = modeCount, uint64(d)
+	if err := ix.eng.launch(t, 0, &p, nq); err != nil {
+		return err
+	}
+	return cuda.Download(t, out, d, ix.eng.stream)
+}
+
+// Neighbors returns the neighbour lists in CSR form: a counting pass, a
+// prefix sum on the host, and a pass that writes every list in place; the
+// lists are then ordered (and capped) on the host.
+func (ix *Index) Neighbors(q []float32, opts findneighbor.NeighborOptions) (*findneighbor.CSR, error) {
+	if opts.Cap < 0 {
+		return nil, fmt.Errorf("optix: Cap = %d, want ≥ 0", opts.Cap)
+	}
+	var csr *findneighbor.CSR
+	err := ix.run(q, func(int) error { return nil },
+		func(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs) error {
+			counts := make([]uint32, nq)
+			if t != nil {
+				if err := ix.counts(t, p, nq, tmp, counts); err != nil {
+					return err
+				}
+			}
+			var err error
+			if csr, err = newCSR(counts, opts); err != nil || t == nil {
+				return err
+			}
+			return ix.fill(t, p, nq, tmp, counts, csr, opts)
+		})
+	return csr, err
+}
+
+// newCSR sizes the result from the counts, with the cap applied, and fails
+// with ErrTooLarge before allocating when the entries exceed MaxEntries.
+func newCSR(counts []uint32, opts findneighbor.NeighborOptions) (*findneighbor.CSR, error) {
+	csr := &findneighbor.CSR{Offsets: make([]int64, len(counts)+1)}
+	if opts.Cap > 0 {
+		csr.Capped = make([]bool, len(counts))
+	}
+	var total int64
+	for i, c := range counts {
+		if opts.Cap > 0 && int(c) > opts.Cap {
+			c = uint32(opts.Cap)
+			csr.Capped[i] = true
+		}
+		total += int64(c)
+		csr.Offsets[i+1] = total
+	}
+	if opts.MaxEntries > 0 && total > opts.MaxEntries {
+		return nil, fmt.Errorf("%w: %d entries, limit %d", findneighbor.ErrTooLarge, total, opts.MaxEntries)
+	}
+	csr.Indices = make([]int32, total)
+	if opts.WithDist {
+		csr.Dist = make([]float32, total)
+	}
+	return csr, nil
+}
+
+// fill runs the list-writing pass and orders the lists into csr.
+func (ix *Index) fill(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs, counts []uint32, csr *findneighbor.CSR, opts findneighbor.NeighborOptions) error {
+	s := ix.eng.stream
+	off := make([]int64, nq+1)
+	for i, c := range counts {
+		off[i+1] = off[i] + int64(c)
+	}
+	total := off[nq]
+	if total == 0 {
+		return nil
+	}
+	dOff, err := tmp.Alloc(t, uint64(len(off))*8)
+	if err != nil {
+		return err
+	}
+	if err := cuda.Upload(t, dOff, off, s); err != nil {
+		return err
+	}
+	dNbr, err := tmp.Alloc(t, uint64(total)*4)
+	if err != nil {
+		return err
+	}
+	dD2, err := tmp.Alloc(t, uint64(total)*4)
+	if err != nil {
+		return err
+	}
+	p.Mode, p.Offsets, p.Nbr, p.NbrD2 = modeFill, uint64(dOff), uint64(dNbr), uint64(dD2)
+	if err := ix.eng.launch(t, 0, &p, nq); err != nil {
+		return err
+	}
+	nbr := make([]int32, total)
+	d2 := make([]float32, total)
+	if err := cuda.Download(t, nbr, dNbr, s); err != nil {
+		return err
+	}
+	if err := cuda.Download(t, d2, dD2, s); err != nil {
+		return err
+	}
+	parallelFor(nq, func(from, to int) {
+		var c []cand
+		for i := from; i < to; i++ {
+			c = c[:0]
+			for j := off[i]; j < off[i+1]; j++ {
+				c = append(c, cand{d2[j], nbr[j]})
+			}
+			if opts.Sorted || opts.Cap > 0 {
+				slices.SortFunc(c, cmpCand)
+			}
+			if n := int(csr.Offsets[i+1] - csr.Offsets[i]); len(c) > n {
+				c = c[:n]
+			}
+			if !opts.Sorted {
+				slices.SortFunc(c, func(a, b cand) int { return int(a.idx) - int(b.idx) })
+			}
+			o := csr.Offsets[i]
+			for j, x := range c {
+				csr.Indices[o+int64(j)] = x.idx
+				if csr.Dist != nil {
+					csr.Dist[o+int64(j)] = sqrt32(x.d2)
+				}
+			}
+		}
+	})
+	return nil
+}
+
+// cand is a neighbour: squared distance and caller's index.
+type cand struct {
+	d2  float32
+	idx int32
+}
+
+// cmpCand orders by distance, ties by the smaller index.
+func cmpCand(a, b cand) int {
+	switch {
+	case a.d2 < b.d2 || (a.d2 == b.d2 && a.idx < b.idx):
+		return -1
+	case b.d2 < a.d2 || (a.d2 == b.d2 && b.idx < a.idx):
+		return 1
+	}
+	return 0
+}
+
+func sqrt32(v float32) float32 { return float32(math.Sqrt(float64(v))) }
+
+// KNearest stores the k nearest within ε of each query, closest first.
+// Each ray keeps its sorted list in the output buffer in device memory.
+func (ix *Index) KNearest(q []float32, k int, idx []int32, dist []float32) error {
+	return ix.run(q, func(nq int) error { return checkKNearest(nq, k, idx, dist) },
+		func(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs) error {
+			if t == nil || k == 0 {
+				for i := range idx {
+					idx[i] = -1
+				}
+				for i := range dist {
+					dist[i] = float32(math.Inf(1))
+				}
+				return nil
+			}
+			d2, err := ix.knn(t, p, nq, tmp, k, idx)
+			if err != nil || dist == nil {
+				return err
+			}
+			for i, v := range d2 {
+				dist[i] = sqrt32(v)
+			}
+			return nil
+		})
+}
+
+func checkKNearest(nq, k int, idx []int32, dist []float32) error {
+	if k < 0 {
+		return fmt.Errorf("optix: k = %d, want ≥ 0", k)
+	}
+	if err := checkLen("idx", len(idx), nq*k); err != nil {
+		return err
+	}
+	if dist != nil {
+		return checkLen("dist", len(dist), nq*k)
+	}
+	return nil
+}
+
+// knn runs the k-nearest pass, storing indices in idx and returning the
+// squared distances.
+func (ix *Index) knn(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs, k int, idx []int32) ([]float32, error) {
+	s := ix.eng.stream
+	n := uint64(nq) * uint64(k)
+	dIdx, err := tmp.Alloc(t, n*4)
+	if err != nil {
+		return nil, err
+	}
+	dD2, err := tmp.Alloc(t, n*4)
+	if err != nil {
+		return nil, err
+	}
+	p.Mode, p.K, p.KnnIdx, p.KnnD2 = modeKNN, int32(k), uint64(dIdx), uint64(dD2)
+	if err := ix.eng.launch(t, 0, &p, nq); err != nil {
+		return nil, err
+	}
+	d2 := make([]float32, n)
+	if err := cuda.Download(t, idx, dIdx, s); err != nil {
+		return nil, err
+	}
+	return d2, cuda.Download(t, d2, dD2, s)
+}
+
+// Moments stores the neighbourhood moments of each query. With k = 0 the
+// rays sum them in device memory (float64); with k > 0 the k nearest are
+// found on the device and summed on the host.
+func (ix *Index) Moments(q []float32, k int, out []findneighbor.Moment) error {
+	if k < 0 {
+		return fmt.Errorf("optix: k = %d, want ≥ 0", k)
+	}
+	return ix.run(q, func(nq int) error { return checkLen("out", len(out), nq) },
+		func(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs) error {
+			clear(out)
+			if t == nil {
+				return nil
+			}
+			if k == 0 {
+				if unsafe.Sizeof(findneighbor.Moment{}) != 80 {
+					return fmt.Errorf("optix: findneighbor.Moment is %d bytes, the device writes 80", unsafe.Sizeof(findneighbor.Moment{}))
+				}
+				d, err := tmp.Alloc(t, uint64(nq)*80)
+				if err != nil {
+					return err
+				}
+				p.Mode, p.Moments = modeMoments, uint64(d)
+				if err := ix.eng.launch(t, 0, &p, nq); err != nil {
+					return err
+				}
+				return cuda.Download(t, out, d, ix.eng.stream)
+			}
+			idx := make([]int32, nq*k)
+			if _, err := ix.knn(t, p, nq, tmp, k, idx); err != nil {
+				return err
+			}
+			qs := q
+			if qs == nil {
+				qs = ix.xyz
+			}
+			parallelFor(nq, func(from, to int) {
+				for i := from; i < to; i++ {
+					for _, j := range idx[i*k : (i+1)*k] {
+						if j < 0 {
+							break
+						}
+						addMoment(&out[i], ix.xyz[3*j:3*j+3], qs[3*i:3*i+3])
+					}
+				}
+			})
+			return nil
+		})
+}
+
+// addMoment adds the offset from query qp to point pp to m, in float64.
+func addMoment(m *findneighbor.Moment, pp, qp []float32) {
+	dx := float64(pp[0]) - float64(qp[0])
+	dy := float64(pp[1]) - float64(qp[1])
+	dz := float64(pp[2]) - float64(qp[2])
+	m.N++
+	m.Sum[0] += dx
+	m.Sum[1] += dy
+	m.Sum[2] += dz
+	m.Outer[0] += dx * dx
+	m.Outer[1] += dx * dy
+	m.Outer[2] += dx * dz
+	m.Outer[3] += dy * dy
+	m.Outer[4] += dy * dz
+	m.Outer[5] += dz * dz
+}
+
+// ClusterCores is DBSCAN's union-find stage inside the traversal (the
+// paper's Algorithm 3): the ray of each core point unites it with every core
+// neighbour of smaller index (lock-free, roots are the smallest index); the
+// ray of every other point records its nearest core neighbour. Labels are
+// then read off on the host.
+func (ix *Index) ClusterCores(isCore []bool, label []int32) error {
+	if err := checkLen("isCore", len(isCore), ix.n); err != nil {
+		return err
+	}
+	if err := checkLen("label", len(label), ix.n); err != nil {
+		return err
+	}
+	parent := make([]int32, ix.n)
+	border := make([]int32, ix.n)
+	err := ix.run(nil, func(int) error { return nil },
+		func(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs) error {
+			if t == nil {
+				return nil
+			}
+			s := ix.eng.stream
+			core := make([]byte, ix.n)
+			for i, c := range isCore {
+				if c {
+					core[i] = 1
+				}
+				parent[i] = int32(i)
+			}
+			dCore, err := tmp.Alloc(t, uint64(ix.n))
+			if err != nil {
+				return err
+			}
+			dParent, err := tmp.Alloc(t, uint64(ix.n)*4)
+			if err != nil {
+				return err
+			}
+			dBorder, err := tmp.Alloc(t, uint64(ix.n)*4)
+			if err != nil {
+				return err
+			}
+			if err := cuda.Upload(t, dCore, core, s); err != nil {
+				return err
+			}
+			if err := cuda.Upload(t, dParent, parent, s); err != nil {
+				return err
+			}
+			if err := t.Memset32(dBorder, 0xffffffff, uint64(ix.n), s); err != nil {
+				return err
+			}
+			p.Mode, p.IsCore, p.Parent, p.Border = modeDBSCAN, uint64(dCore), uint64(dParent), uint64(dBorder)
+			if err := ix.eng.launch(t, 0, &p, nq); err != nil {
+				return err
+			}
+			if err := cuda.Download(t, parent, dParent, s); err != nil {
+				return err
+			}
+			return cuda.Download(t, border, dBorder, s)
+		})
+	if err != nil {
+		return err
+	}
+	root := func(i int32) int32 {
+		r := i
+		for parent[r] != r {
+			r = parent[r]
+		}
+		for parent[i] != r { // compress the path
+			next := parent[i]
+			parent[i] = r
+			i = next
+		}
+		return r
+	}
+	for i := range label {
+		switch {
+		case isCore[i]:
+			label[i] = root(int32(i))
+		case border[i] >= 0:
+			label[i] = root(border[i])
+		default:
+			label[i] = -1
+		}
+	}
+	return nil
+}

@@ -1,0 +1,245 @@
+package optix
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
+	"github.com/pctk/pctk/rt/cuda"
+)
+
+// TestPTXFresh fails when a device source changed after its PTX was built.
+func TestPTXFresh(t *testing.T) {
+	if err := cuda.CheckPTX("device/findneighbor.cu", "findneighbor.ptx"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLaunchParamsLayout(t *testing.T) {
+	if got := unsafe.Sizeof(launchParams{}); got != launchParamsSize {
+		t.Errorf("sizeof launchParams = %d, want %d (struct Params in findneighbor.cu)", got, launchParamsSize)
+	}
+	var p launchParams
+	if got := unsafe.Offsetof(p.NQ); got != 136 {
+		t.Errorf("offsetof NQ = %d, want 136", got)
+	}
+	if got := unsafe.Sizeof(findneighbor.Moment{}); got != 80 {
+		t.Errorf("sizeof Moment = %d, want 80 (the device writes 10 words per query)", got)
+	}
+}
+
+func TestMortonOrder(t *testing.T) {
+	r := fntest.Rand(7)
+	xyz := fntest.Uniform(r, 5000, 10)
+	perm := mortonOrder(xyz)
+	if len(perm) != 5000 {
+		t.Fatalf("len = %d, want 5000", len(perm))
+	}
+	seen := slices.Clone(perm)
+	slices.Sort(seen)
+	for i, v := range seen {
+		if v != int32(i) {
+			t.Fatalf("not a permutation: sorted[%d] = %d", i, v)
+		}
+	}
+	// consecutive points along the curve are close: the mean squared step
+	// must be far below that of the random input order (≈ 50 for side 10)
+	step := func(s []float32) float64 {
+		var sum float64
+		for i := 1; i < len(s)/3; i++ {
+			for a := range 3 {
+				x := float64(s[3*i+a] - s[3*i-3+a])
+				sum += x * x
+			}
+		}
+		return sum / float64(len(s)/3-1)
+	}
+	sorted, random := step(gather(xyz, perm)), step(xyz)
+	if sorted > random/20 {
+		t.Errorf("mean squared step along the Morton order = %.3g, random order %.3g: want 20x smaller", sorted, random)
+	}
+}
+
+// gpu returns the backend with cfg, skipping where OptiX cannot run.
+func gpu(t testing.TB, cfg Config) *Backend {
+	b := New(cfg)
+	if _, err := b.Probe(); err != nil {
+		if errors.Is(err, ErrNoOptiX) || errors.Is(err, cuda.ErrNoDriver) {
+			if os.Getenv("PCTK_REQUIRE_GPU") != "" {
+				t.Fatalf("PCTK_REQUIRE_GPU is set but %s cannot run: %v", b.Name(), err)
+			}
+			t.Skipf("no GPU with OptiX here: %v", err)
+		}
+		t.Fatalf("probe %s: %v", b.Name(), err)
+	}
+	return b
+}
+
+// variants are the configurations the GPU tests cover: with -short only
+// the two registered (sorted) ones.
+func variants() []Config {
+	v := []Config{{}, {Spheres: true}, {Unsorted: true}, {Spheres: true, Unsorted: true}}
+	if testing.Short() {
+		v = v[:2]
+	}
+	return v
+}
+
+// TestOptiXCheckBackend compares every operation of both variants, sorted
+// and unsorted, with the brute-force reference.
+func TestOptiXCheckBackend(t *testing.T) {
+	for _, cfg := range variants() {
+		b := gpu(t, cfg)
+		t.Run(b.Name(), func(t *testing.T) { fntest.CheckBackend(t, b) })
+	}
+}
+
+// TestOptiXLarge compares Counts, Neighbors, KNearest, Moments and
+// ClusterCores on 100k-point random and clustered clouds with the cpu
+// backend (or brute force where cpu is not registered).
+func TestOptiXLarge(t *testing.T) {
+	ref, err := findneighbor.Get("cpu")
+	if err != nil {
+		ref = findneighbor.Brute()
+	}
+	n := 100_000
+	r := fntest.Rand(11)
+	clouds := []struct {
+		name string
+		xyz  []float32
+		eps  float32
+	}{
+		{"uniform", fntest.Uniform(r, n, 20), 0.9},
+		{"clustered", fntest.Clustered(r, n, 40, 50, 0.8), 0.25},
+	}
+	for _, cfg := range variants()[:2] {
+		b := gpu(t, cfg)
+		for _, c := range clouds {
+			t.Run(fmt.Sprintf("%s/%s", b.Name(), c.name), func(t *testing.T) {
+				compareLarge(t, b, ref, c.xyz, c.eps)
+			})
+		}
+	}
+}
+
+func compareLarge(t *testing.T, b, ref findneighbor.Backend, xyz []float32, eps float32) {
+	got, err := b.Build(xyz, eps, findneighbor.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Close()
+	want, err := ref.Build(xyz, eps, findneighbor.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Close()
+	n := len(xyz) / 3
+	gc, wc := make([]uint32, n), make([]uint32, n)
+	if err := got.Counts(nil, gc); err != nil {
+		t.Fatal(err)
+	}
+	if err := want.Counts(nil, wc); err != nil {
+		t.Fatal(err)
+	}
+	diff, total := 0, 0
+	for i := range gc {
+		total += int(wc[i])
+		if gc[i] != wc[i] {
+			if diff < 5 {
+				t.Errorf("Counts[%d] = %d, want %d", i, gc[i], wc[i])
+			}
+			diff++
+		}
+	}
+	t.Logf("%d points, mean %.1f neighbours, %d counts differ; build %+v", n, float64(total)/float64(n), diff, got.(*Index).Stats())
+	gl, err := got.Neighbors(nil, findneighbor.NeighborOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl, err := want.Neighbors(nil, findneighbor.NeighborOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(gl.Offsets, wl.Offsets) || !slices.Equal(gl.Indices, wl.Indices) {
+		t.Errorf("Neighbors differ from %s", ref.Name())
+	}
+	const k = 8
+	gi, wi := make([]int32, n*k), make([]int32, n*k)
+	gd, wd := make([]float32, n*k), make([]float32, n*k)
+	if err := got.KNearest(nil, k, gi, gd); err != nil {
+		t.Fatal(err)
+	}
+	if err := want.KNearest(nil, k, wi, wd); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(gi, wi) || !slices.Equal(gd, wd) {
+		t.Errorf("KNearest differs from %s", ref.Name())
+	}
+	isCore := make([]bool, n)
+	for i, c := range wc {
+		isCore[i] = c+1 >= 10
+	}
+	gLab, wLab := make([]int32, n), make([]int32, n)
+	if err := got.ClusterCores(isCore, gLab); err != nil {
+		t.Fatal(err)
+	}
+	if err := want.ClusterCores(isCore, wLab); err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for i := range gLab {
+		if gLab[i] != wLab[i] {
+			if bad < 5 {
+				t.Errorf("ClusterCores label[%d] = %d, want %d (core %v)", i, gLab[i], wLab[i], isCore[i])
+			}
+			bad++
+		}
+	}
+	gm, wm := make([]findneighbor.Moment, n), make([]findneighbor.Moment, n)
+	if err := got.Moments(nil, 0, gm); err != nil {
+		t.Fatal(err)
+	}
+	if err := want.Moments(nil, 0, wm); err != nil {
+		t.Fatal(err)
+	}
+	for i := range gm {
+		if gm[i].N != wm[i].N || !nearMoment(gm[i], wm[i]) {
+			t.Errorf("Moments[%d] = %+v, want %+v", i, gm[i], wm[i])
+			break
+		}
+	}
+}
+
+func nearMoment(a, b findneighbor.Moment) bool {
+	near := func(x, y float64) bool { d := x - y; return d*d <= 1e-16*(1+x*x+y*y) }
+	for i := range a.Sum {
+		if !near(a.Sum[i], b.Sum[i]) {
+			return false
+		}
+	}
+	for i := range a.Outer {
+		if !near(a.Outer[i], b.Outer[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestOptiXProbe reports what the probe found (RT cores, ABI) and checks
+// that OptiX ranks below the cuda grid backend where there are no RT cores.
+func TestOptiXProbe(t *testing.T) {
+	b := gpu(t, Config{})
+	info, err := b.Probe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s on %s: %v (priority %d)", info.Name, info.Device, info.Details, info.Priority)
+	if info.Priority >= 50 {
+		t.Errorf("priority %d, want below the cuda backend's 50", info.Priority)
+	}
+}
