@@ -114,3 +114,60 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestUndescribedAndScaledExtraBytes reads record bytes that no Extra
+// Bytes descriptor covers (as uint8 columns) and a scaled descriptor (as
+// float64 with scale and offset applied), and writes both back byte for byte.
+func TestUndescribedAndScaledExtraBytes(t *testing.T) {
+	b := validFile(t, "1.2", 1) // format 1 (28 bytes) + NeighborCount uint32
+	_, rl, n, _, _, recs := rawRecords(t, b)
+	// A scaled int32: scale 0.25, offset -100 (options bits 3 and 4).
+	d := b[227+54:]
+	d[ebType], d[ebOptions] = 6, 1<<3|1<<4
+	putF64(d[ebScale:], 0.25)
+	putF64(d[ebOffset:], -100)
+	c, err := Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Attr(core.DimNeighborCount)
+	if a == nil || a.Type != core.Float64 {
+		t.Fatalf("scaled extra bytes: got column %+v, want float64", a)
+	}
+	for i := range int(n) {
+		raw := int32(le.Uint32(recs[i*rl+28:]))
+		if want := float64(raw)*0.25 - 100; a.Float64(i) != want {
+			t.Fatalf("point %d: got %v, want %v", i, a.Float64(i), want)
+		}
+	}
+	roundTrip(t, "scaled extra bytes", c, b)
+
+	// The same file with 3 more bytes per record and no descriptor for them.
+	var grown []byte
+	grown = append(grown, b[:int(le.Uint32(b[96:]))]...)
+	le.PutUint16(grown[105:], uint16(rl+3))
+	for i := range int(n) {
+		grown = append(grown, recs[i*rl:(i+1)*rl]...)
+		grown = append(grown, byte(i), 0xab, byte(255-i))
+	}
+	c, err = Decode(bytes.NewReader(grown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range []func(i int) float64{func(i int) float64 { return float64(i) }, func(int) float64 { return 0xab }, func(i int) float64 { return float64(255 - i) }} {
+		name := "ExtraByte" + string(rune('4'+k)) // bytes 0-3 are NeighborCount's
+		a := c.Attr(name)
+		if a == nil || a.Type != core.Uint8 {
+			t.Fatalf("undescribed byte %d: got column %+v, want uint8 %s; columns %v", k, a, name, names(c))
+		}
+		for i := range int(n) {
+			if a.Float64(i) != want(i) {
+				t.Fatalf("point %d %s: got %v, want %v", i, name, a.Float64(i), want(i))
+			}
+		}
+	}
+	if ws := InfoOf(&c.Meta).Warnings; len(ws) != 1 || !strings.Contains(ws[0], "describes 4 of the 7 bytes") {
+		t.Errorf("got warnings %q, want one about 4 of 7 bytes described", ws)
+	}
+	roundTrip(t, "undescribed extra bytes", c, grown)
+}

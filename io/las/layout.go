@@ -157,15 +157,21 @@ func planFormat(schema []*core.Attribute, src *Info, minor uint8, explicit bool)
 		used[a.Name] = true
 		l.added = true
 	}
-	described := slices.ContainsFunc(l.extra, func(ef ExtraField) bool { return ef.Descriptor != nil })
+	// Bytes with no descriptor may trail the described ones as they are;
+	// one before a described field gets a uchar descriptor.
+	lastDescribed := -1
+	for i, ef := range l.extra {
+		if ef.Descriptor != nil {
+			lastDescribed = i
+		}
+	}
 	off := formatSizes[pf]
 	for i := range l.extra {
 		ef := &l.extra[i]
-		if described && ef.Descriptor == nil {
-			// An undescribed byte amid described ones gets a uchar descriptor.
+		if i < lastDescribed && ef.Descriptor == nil {
 			ef.Descriptor, _ = newDescriptor(&core.Attribute{Name: ef.Columns[0], Type: core.Uint8})
 		}
-		if described {
+		if i <= lastDescribed {
 			l.eb = append(l.eb, ef.Descriptor...)
 		}
 		l.fields = append(l.fields, ef.fields(off)...)
