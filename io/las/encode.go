@@ -311,30 +311,7 @@ func sliceAttr(a *core.Attribute, lo, hi int) *core.Attribute {
 	if lo == 0 && hi == a.Len() {
 		return a
 	}
-	v := &core.Attribute{Name: a.Name, Type: a.Type}
-	switch d := a.Data.(type) {
-	case []int8:
-		v.Data = d[lo:hi]
-	case []uint8:
-		v.Data = d[lo:hi]
-	case []int16:
-		v.Data = d[lo:hi]
-	case []uint16:
-		v.Data = d[lo:hi]
-	case []int32:
-		v.Data = d[lo:hi]
-	case []uint32:
-		v.Data = d[lo:hi]
-	case []int64:
-		v.Data = d[lo:hi]
-	case []uint64:
-		v.Data = d[lo:hi]
-	case []float32:
-		v.Data = d[lo:hi]
-	case []float64:
-		v.Data = d[lo:hi]
-	}
-	return v
+	return &core.Attribute{Name: a.Name, Type: a.Type, Data: window(a.Data, lo, hi)}
 }
 
 // Close writes the EVLRs and completes the header. It fails when the
