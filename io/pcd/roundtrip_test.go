@@ -36,11 +36,11 @@ func diffClouds(a, b *core.Cloud, nanBits bool) string {
 	if msg := codectest.Diff(a, b, nanBits); msg != "" {
 		return msg
 	}
-	return diffHeader(a, b)
+	return diffHeader(a, b, nanBits)
 }
 
 // diffHeader compares the fields, organisation and viewpoint of a and b.
-func diffHeader(a, b *core.Cloud) string {
+func diffHeader(a, b *core.Cloud, _ bool) string {
 	ha, _ := a.Meta.Extra[codecName].(*Header)
 	hb, _ := b.Meta.Extra[codecName].(*Header)
 	if ha == nil || hb == nil {

@@ -24,8 +24,9 @@ import (
 type Codec struct {
 	Decode func(io.Reader) (*core.Cloud, error)
 	Encode func(io.Writer, *core.Cloud, string) error
-	// DiffMeta compares the codec's own metadata; "" when equal.
-	DiffMeta func(a, b *core.Cloud) string
+	// DiffMeta compares the codec's own metadata; "" when equal. With
+	// nanBits false, NaN values compare equal whatever their payload.
+	DiffMeta func(a, b *core.Cloud, nanBits bool) string
 }
 
 // AttrNames lists the columns of c as name:type.
@@ -44,18 +45,7 @@ func Diff(a, b *core.Cloud, nanBits bool) string {
 	if a.Len() != b.Len() {
 		return fmt.Sprintf("got %d points, want %d", b.Len(), a.Len())
 	}
-	same := func(x, y uint64, t core.Type) bool {
-		if x == y {
-			return true
-		}
-		nan := func(v uint64) bool {
-			if t == core.Float32 {
-				return math.IsNaN(float64(math.Float32frombits(uint32(v))))
-			}
-			return t == core.Float64 && math.IsNaN(math.Float64frombits(v))
-		}
-		return !nanBits && nan(x) && nan(y)
-	}
+	same := func(x, y uint64, t core.Type) bool { return SameBits(x, y, t, nanBits) }
 	for k, pair := range [3][2][]float64{{a.X, b.X}, {a.Y, b.Y}, {a.Z, b.Z}} {
 		for i := range pair[0] {
 			if !same(math.Float64bits(pair[0][i]), math.Float64bits(pair[1][i]), core.Float64) {
@@ -80,6 +70,22 @@ func Diff(a, b *core.Cloud, nanBits bool) string {
 	return ""
 }
 
+// SameBits reports whether values x and y of type t (raw bits, as
+// core.Attribute.Uint64 gives them) are the same; with nanBits false, two
+// NaNs are the same whatever their payloads.
+func SameBits(x, y uint64, t core.Type, nanBits bool) bool {
+	if x == y {
+		return true
+	}
+	nan := func(v uint64) bool {
+		if t == core.Float32 {
+			return math.IsNaN(float64(math.Float32frombits(uint32(v))))
+		}
+		return t == core.Float64 && math.IsNaN(math.Float64frombits(v))
+	}
+	return !nanBits && nan(x) && nan(y)
+}
+
 // RoundTrip writes c in variant, reads it back and returns "" when the copy
 // equals c (points, attributes, comments and the codec's metadata),
 // else what differs.
@@ -95,7 +101,7 @@ func (k Codec) RoundTrip(c *core.Cloud, variant string, nanBits bool) string {
 	if msg := Diff(c, d, nanBits); msg != "" {
 		return fmt.Sprintf("variant %q: %s", variant, msg)
 	}
-	if msg := k.DiffMeta(c, d); msg != "" {
+	if msg := k.DiffMeta(c, d, nanBits); msg != "" {
 		return fmt.Sprintf("variant %q: %s", variant, msg)
 	}
 	return ""
