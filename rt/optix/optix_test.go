@@ -4,10 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"unsafe"
 
+	_ "github.com/pctk/pctk/io/las"
+	_ "github.com/pctk/pctk/io/pcd"
+	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 	"github.com/pctk/pctk/rt/cuda"
@@ -122,6 +126,34 @@ func TestOptiXLarge(t *testing.T) {
 		for _, c := range clouds {
 			t.Run(fmt.Sprintf("%s/%s", b.Name(), c.name), func(t *testing.T) {
 				compareLarge(t, b, ref, c.xyz, c.eps)
+			})
+		}
+	}
+}
+
+// TestOptiXRealClouds compares both variants with the cpu backend on the
+// real scans in testdata: an airborne LiDAR tile and a terrestrial scan.
+func TestOptiXRealClouds(t *testing.T) {
+	ref, err := findneighbor.Get("cpu")
+	if err != nil {
+		ref = findneighbor.Brute()
+	}
+	for _, c := range []struct {
+		file string
+		eps  float32
+	}{
+		{"../../testdata/haystack_rock.las", 2.5},
+		{"../../testdata/lamppost.pcd", 0.06},
+	} {
+		cloud, _, err := pcio.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xyz := cloud.Local(false).XYZ
+		for _, cfg := range variants()[:2] {
+			b := gpu(t, cfg)
+			t.Run(fmt.Sprintf("%s/%s", b.Name(), filepath.Base(c.file)), func(t *testing.T) {
+				compareLarge(t, b, ref, xyz, c.eps)
 			})
 		}
 	}
