@@ -181,9 +181,9 @@ func Estimate(b findneighbor.Backend, xyz []float32, opts Options) (*Result, err
 
 	switch opts.Orient {
 	case OrientUp:
-		orientToward(res, xyz, [3]float64{}, true)
+		orientToward(res, xyz, [3]float64{}, true, opts.Build.Workers)
 	case OrientViewpoint:
-		orientToward(res, xyz, opts.Viewpoint, false)
+		orientToward(res, xyz, opts.Viewpoint, false, opts.Build.Workers)
 	case OrientConsistent:
 		if err := orientConsistent(res, idx, xyz, opts.orientK()); err != nil {
 			return nil, err

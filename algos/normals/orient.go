@@ -10,8 +10,8 @@ import (
 // orientToward flips each defined normal so that it points toward +Z (up)
 // or toward the viewpoint vp: n·(vp - p) ≥ 0. A normal orthogonal to the
 // reference direction keeps its sign.
-func orientToward(r *Result, xyz []float32, vp [3]float64, up bool) {
-	forBlocks(len(r.NormalX), parallelism(0), func(_, lo, hi int) {
+func orientToward(r *Result, xyz []float32, vp [3]float64, up bool, workers int) {
+	forBlocks(len(r.NormalX), parallelism(workers), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			n := r.normal(i)
 			d := n[2]
@@ -51,7 +51,7 @@ func orientConsistent(r *Result, idx findneighbor.Index, xyz []float32, k int) e
 	n := len(r.NormalX)
 	if n < 2 {
 		r.Components = n - r.Undefined
-		orientToward(r, xyz, [3]float64{}, true)
+		orientToward(r, xyz, [3]float64{}, true, 1)
 		return nil
 	}
 	k = min(k, n-1)

@@ -131,3 +131,25 @@ func TestNormalsNaNInput(t *testing.T) {
 		t.Errorf("NaN input: exit %d, want 1", code)
 	}
 }
+
+// TestNormalsLAS checks that the normals reach a LAS file as extra bytes,
+// with the CRS and the other fields kept, on a real airborne scan oriented
+// up (the default).
+func TestNormalsLAS(t *testing.T) {
+	in := filepath.Join("..", "..", "testdata", "haystack_rock.las")
+	out := filepath.Join(t.TempDir(), "out.las")
+	if code := run([]string{"pctk", "-q", "normals", "--knn", "10", in, out}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	src, c := readTestCloud(t, in), readTestCloud(t, out)
+	if c.Len() != src.Len() || c.Meta.CRS.EPSG != src.Meta.CRS.EPSG || len(c.Attrs) != len(src.Attrs)+4 {
+		t.Fatalf("got %d points, EPSG %d, %d attributes; want %d, %d, %d", c.Len(), c.Meta.CRS.EPSG, len(c.Attrs), src.Len(), src.Meta.CRS.EPSG, len(src.Attrs)+4)
+	}
+	nx, ny, nz := floatColumn(t, c, core.DimNormalX), floatColumn(t, c, core.DimNormalY), floatColumn(t, c, core.DimNormalZ)
+	for i := range nz {
+		l := math.Sqrt(float64(nx[i])*float64(nx[i]) + float64(ny[i])*float64(ny[i]) + float64(nz[i])*float64(nz[i]))
+		if nz[i] < 0 || math.Abs(l-1) > 1e-6 {
+			t.Fatalf("point %d: normal (%g, %g, %g), want a unit vector with NormalZ ≥ 0", i, nx[i], ny[i], nz[i])
+		}
+	}
+}
