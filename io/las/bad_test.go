@@ -58,9 +58,9 @@ func TestBadInput(t *testing.T) {
 		{"VLR length past point data", v12, func(b []byte) []byte { put16(b, 227+20, 60000); return b }, "", 0, "VLR 0 (LASF_Spec/4) at byte offset 227: record length 60000 runs past the point data", 20},
 		{"huge VLR count", v12, func(b []byte) []byte { put32(b, 100, 1<<31); return b }, "", 0, "header promises 2147483648 VLRs (byte offset 100) but only 2 fit", 20},
 		{"more points than the file holds", v12, func(b []byte) []byte { put32(b, 107, 1<<31); return b }, "", 0, "header promises 2147483648 points (number of point records, byte offset 107) but the file holds 20", 20},
-		{"1.4 count past the file", v14, func(b []byte) []byte { put64(b, 247, 1<<60); return b }, "", 0, "header promises 1152921504606846976 points (number of point records, byte offset 247) but the file holds 20", 20},
+		{"1.4 count past the file", v14, func(b []byte) []byte { put64(b, 247, 1<<60); put32(b, 107, 0); return b }, "", 0, "header promises 1152921504606846976 points (number of point records, byte offset 247) but the file holds 20", 20},
 		{"truncated mid-record", v12, func(b []byte) []byte { return b[:len(b)-10] }, "", 0, "header promises 20 points (number of point records, byte offset 107) but the file holds 19", 19},
-		{"legacy and 64-bit counts differ", v14, func(b []byte) []byte { put32(b, 107, 7); return b }, "", 0, "legacy point count 7 (byte offset 107) disagrees with the 64-bit count 20", 20},
+		{"legacy and 64-bit counts differ", v14, func(b []byte) []byte { put32(b, 107, 7); return b }, "", 0, "legacy point count 7 (byte offset 107) disagrees with the 64-bit count 20 (byte offset 247); using the legacy count", 7},
 		{"EVLRs past the end", v14, func(b []byte) []byte { put64(b, 235, 1<<40); put32(b, 243, 3); return b }, "", 0, "EVLRs start at byte offset 1099511627776, past the end of the file", 20},
 		{"EVLR length past the end", v14, func(b []byte) []byte {
 			ev := appendVLR(nil, &VLR{RecordID: 1}, true)
@@ -170,4 +170,20 @@ func TestUndescribedAndScaledExtraBytes(t *testing.T) {
 		t.Errorf("got warnings %q, want one about 4 of 7 bytes described", ws)
 	}
 	roundTrip(t, "undescribed extra bytes", c, grown)
+
+	// A new column after them: they get data type 0 descriptors (size 1,
+	// named as their columns) and read back under the same names.
+	cid := core.NewAttribute(core.DimClusterID, core.Int64, c.Len())
+	cid.SetFloat64(3, 42)
+	c.Attrs = append(c.Attrs, cid)
+	_, back := encode(t, c, "")
+	eb := ebVLRs(InfoOf(&back.Meta))[0].Data
+	if len(eb) != 5*descriptorSize || eb[descriptorSize+ebType] != 0 || eb[descriptorSize+ebOptions] != 1 || eb[4*descriptorSize+ebType] != 8 {
+		t.Fatalf("Extra Bytes after adding ClusterID: %d descriptors, second of type %d size %d, last of type %d; want 5, 0, 1, 8",
+			len(eb)/descriptorSize, eb[descriptorSize+ebType], eb[descriptorSize+ebOptions], eb[4*descriptorSize+ebType])
+	}
+	if ws := InfoOf(&back.Meta).Warnings; len(ws) != 0 {
+		t.Errorf("warnings %q after describing every byte", ws)
+	}
+	sameCloud(t, "undescribed bytes then ClusterID", back, c)
 }

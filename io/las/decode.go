@@ -112,7 +112,7 @@ func (d *Decoder) readHeader() error {
 	}
 	d.left = h.PointCount()
 	if h.VersionMinor >= 4 && h.Count != 0 && h.LegacyCount != 0 && uint64(h.LegacyCount) != h.Count {
-		d.warnf("legacy point count %d (byte offset %d) disagrees with the 64-bit count %d (byte offset %d); using %d", h.LegacyCount, offLegacyCount, h.Count, offCount, h.Count)
+		d.warnf("legacy point count %d (byte offset %d) disagrees with the 64-bit count %d (byte offset %d); using the legacy count, as LAS 1.4 says", h.LegacyCount, offLegacyCount, h.Count, offCount)
 	}
 	if s, ok := d.r.(io.ReadSeeker); ok {
 		if err := d.checkSize(s); err != nil {
@@ -227,7 +227,7 @@ func (d *Decoder) checkSize(s io.ReadSeeker) error {
 }
 
 func (d *Decoder) countOffset() int {
-	if d.info.Header.VersionMinor >= 4 && d.info.Header.Count != 0 {
+	if d.info.Header.VersionMinor >= 4 && d.info.Header.LegacyCount == 0 {
 		return offCount
 	}
 	return offLegacyCount

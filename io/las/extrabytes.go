@@ -184,3 +184,13 @@ func newDescriptor(a *core.Attribute) ([]byte, error) {
 	copy(d[ebDesc:ebDesc+32], desc)
 	return d, nil
 }
+
+// undocumentedDescriptor describes one undocumented extra byte: data type
+// 0 with the options field holding its size, 1.
+func undocumentedDescriptor(name string) []byte {
+	d := make([]byte, descriptorSize)
+	d[ebOptions] = 1
+	copy(d[ebName:ebName+32], name)
+	copy(d[ebDesc:ebDesc+32], "undocumented extra byte")
+	return d
+}

@@ -80,9 +80,10 @@ func minHeaderSize(minor uint8) int {
 }
 
 // PointCount returns the number of point records the header promises: the
-// 64-bit count of LAS 1.4 when set, else the legacy count.
+// legacy count when set (LAS 1.4 tells readers to prefer it when the two
+// disagree), else the 64-bit count of LAS 1.4.
 func (h *Header) PointCount() uint64 {
-	if h.VersionMinor >= 4 && h.Count != 0 {
+	if h.VersionMinor >= 4 && h.LegacyCount == 0 {
 		return h.Count
 	}
 	return uint64(h.LegacyCount)

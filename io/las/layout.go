@@ -158,7 +158,8 @@ func planFormat(schema []*core.Attribute, src *Info, minor uint8, explicit bool)
 		l.added = true
 	}
 	// Bytes with no descriptor may trail the described ones as they are;
-	// one before a described field gets a uchar descriptor.
+	// one before a described field gets a descriptor of data type 0 (the
+	// spec's "undocumented extra bytes") of size 1, named as its column.
 	lastDescribed := -1
 	for i, ef := range l.extra {
 		if ef.Descriptor != nil {
@@ -169,7 +170,7 @@ func planFormat(schema []*core.Attribute, src *Info, minor uint8, explicit bool)
 	for i := range l.extra {
 		ef := &l.extra[i]
 		if i < lastDescribed && ef.Descriptor == nil {
-			ef.Descriptor, _ = newDescriptor(&core.Attribute{Name: ef.Columns[0], Type: core.Uint8})
+			ef.Descriptor = undocumentedDescriptor(ef.Columns[0])
 		}
 		if i <= lastDescribed {
 			l.eb = append(l.eb, ef.Descriptor...)
