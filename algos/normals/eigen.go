@@ -55,19 +55,16 @@ func eigenSym3(a sym3) eigen3 {
 	// det(A - qI) / p³, the determinant of B.
 	det := (bxx*(byy*bzz-yz*yz) - xy*(xy*bzz-yz*xz) + xz*(xy*yz-byy*xz)) / (p * p * p)
 	halfDet := min(max(det/2, -1), 1)
-	angle := math.Acos(halfDet) / 3
-	// The roots of the cubic, β0 ≤ β1 ≤ β2; β1 = -(β0+β2) is not needed.
-	beta := [3]float64{0: 2 * math.Cos(angle+2*math.Pi/3), 2: 2 * math.Cos(angle)}
-
-	// Only the isolated root is taken from the cubic: near a double root
-	// acos amplifies rounding to √ε, but for the root farthest from the
+	// The roots of the cubic are β0 ≤ β1 ≤ β2 with β2 = 2cos(θ/3) and
+	// β0 = 2cos(θ/3 + 2π/3). Only the isolated one is used: near a double
+	// root acos amplifies rounding to √ε, but for the root farthest from the
 	// other two (λ2 when det(B) ≥ 0, then β2 - β1 ≥ √3; else λ0) the error
 	// stays at a few ulps.
-	iso := 0
-	if halfDet >= 0 {
-		iso = 2
+	angle := math.Acos(halfDet) / 3
+	if halfDet < 0 {
+		angle += 2 * math.Pi / 3
 	}
-	w := isolatedVector(m, q+p*beta[iso])
+	w := isolatedVector(m, q+p*2*math.Cos(angle))
 	e := planeEigen(m, w)
 	for i := range e.Values {
 		e.Values[i] *= scale
@@ -156,11 +153,13 @@ func isolatedVector(m sym3, l float64) [3]float64 {
 
 // orthoBasis returns unit vectors u, v with (u, v, w) orthonormal, for unit w.
 func orthoBasis(w [3]float64) (u, v [3]float64) {
+	// w is a unit vector and the larger of |w0|, |w1| is kept, so the sum
+	// of the two squares is at least 1/2: no overflow, no division by 0.
 	if math.Abs(w[0]) > math.Abs(w[1]) {
-		s := 1 / math.Hypot(w[0], w[2])
+		s := 1 / math.Sqrt(w[0]*w[0]+w[2]*w[2])
 		u = [3]float64{-w[2] * s, 0, w[0] * s}
 	} else {
-		s := 1 / math.Hypot(w[1], w[2])
+		s := 1 / math.Sqrt(w[1]*w[1]+w[2]*w[2])
 		u = [3]float64{0, w[2] * s, -w[1] * s}
 	}
 	return u, cross(w, u)
