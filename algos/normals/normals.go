@@ -177,7 +177,6 @@ func Estimate(b findneighbor.Backend, xyz []float32, opts Options) (*Result, err
 		return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
 	}
 	res := solveAll(mom, opts.Eigenvalues, opts.Build.Workers)
-	mom = nil
 
 	switch opts.Orient {
 	case OrientUp:
