@@ -51,7 +51,7 @@ type Encoder struct {
 // io.WriteSeeker, Close patches the point counts by return and the bounds.
 // Otherwise (standard output) those come from h up front: h.Meta must be
 // from a LAS file (its header's bounds and counts by return are written),
-// and Close fails when the points exceed those bounds.
+// and Close warns when the points exceed those bounds.
 func NewEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
 	e, err := newEncoder(w, h.Schema, &h.Meta, h.Count, variant)
 	if err != nil {
@@ -126,8 +126,12 @@ func (e *Encoder) buildHeader() {
 	h.RecordLength = uint16(lay.recLen)
 	e.vlrs = lay.vlrs(e.src, e.crs)
 	if lay.minor < 4 {
-		// EVLRs of a 1.4 source become VLRs where they fit.
+		// EVLRs of a 1.4 source become VLRs where they fit, except the
+		// waveform data, which LAS 1.3 keeps after the points.
 		for _, v := range e.evlrs() {
+			if lay.minor == 3 && v.Is(userSpec, recWaveform) {
+				continue
+			}
 			if len(v.Data) <= math.MaxUint16 {
 				e.vlrs = append(e.vlrs, v)
 			} else {
