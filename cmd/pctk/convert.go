@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/io/stl"
 	"github.com/urfave/cli/v2"
 )
 
@@ -19,7 +20,10 @@ func init() {
 		ArgsUsage: "IN OUT",
 		Description: "The output format comes from --format or OUT's extension. Conversions stream in\n" +
 			"chunks when both formats can, so files larger than memory convert.",
-		Flags:  []cli.Flag{formatFlag},
+		Flags: []cli.Flag{formatFlag,
+			&cli.IntFlag{Name: "sample", Usage: "for STL input: sample N points uniformly over the surface (area-weighted) instead of taking the vertices"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for --sample"},
+		},
 		Action: runConvert,
 	})
 }
@@ -40,6 +44,23 @@ func runConvert(c *cli.Context) error {
 	}
 	if of.Encode == nil {
 		return usagef("format %s cannot be written", of.Name)
+	}
+	if n := c.Int("sample"); c.IsSet("sample") {
+		if f.Name != "stl" {
+			return usagef("--sample applies to STL input, not %s", f.Name)
+		}
+		if n < 1 {
+			return usagef("--sample needs a positive number of points")
+		}
+		cloud, err := stl.Sample(r, n, c.Uint64("seed"))
+		if err != nil {
+			return fmt.Errorf("%s: %w", in, err)
+		}
+		if err := writeCloud(c, out, cloud, f); err != nil {
+			return err
+		}
+		infof("sampled %d points from the surface of %s into %s (%s)", n, in, out, of.Name)
+		return nil
 	}
 	if f.NewDecoder != nil && of.NewEncoder != nil {
 		n, err := streamConvert(f, r, of, variant, out)

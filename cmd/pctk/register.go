@@ -5,5 +5,7 @@ package main
 // live outside primitives/findneighbor register themselves the same way.
 import (
 	_ "github.com/pctk/pctk/io/las"
+	_ "github.com/pctk/pctk/io/pcd"
 	_ "github.com/pctk/pctk/io/ply"
+	_ "github.com/pctk/pctk/io/stl"
 )
