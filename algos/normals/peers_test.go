@@ -261,54 +261,75 @@ func TestAgainstPCL(t *testing.T) {
 	}
 }
 
-// open3dScript estimates normals with Open3D's KNN search and writes them,
-// then the points, as little-endian float64 triples.
+// open3dScript estimates normals with Open3D's KNN search (argument 3 is
+// K) or its hybrid search (arguments 3 and 4 are K and the radius) and
+// writes them, then the points, as little-endian float64 triples.
 const open3dScript = `
 import sys
 import numpy as np
 import open3d as o3d
 pc = o3d.io.read_point_cloud(sys.argv[1])
-pc.estimate_normals(o3d.geometry.KDTreeSearchParamKNN(int(sys.argv[2])))
-np.asarray(pc.normals, dtype='<f8').tofile(sys.argv[3])
-np.asarray(pc.points, dtype='<f8').tofile(sys.argv[3] + '.xyz')
+k = int(sys.argv[3])
+if len(sys.argv) > 4:
+    pc.estimate_normals(o3d.geometry.KDTreeSearchParamHybrid(radius=float(sys.argv[4]), max_nn=k))
+else:
+    pc.estimate_normals(o3d.geometry.KDTreeSearchParamKNN(k))
+np.asarray(pc.normals, dtype='<f8').tofile(sys.argv[2])
+np.asarray(pc.points, dtype='<f8').tofile(sys.argv[2] + '.xyz')
 `
 
 // python3 is Debian's interpreter, where python3-open3d installs.
 const python3 = "/usr/bin/python3"
 
 // TestAgainstOpen3D runs Open3D's estimate_normals with KNN 10 on the real
-// scans and compares unoriented normals (Open3D has no curvature).
+// scans, and on radiusScan with its hybrid search (10 nearest within 3
+// median spacings), and compares unoriented normals (Open3D has no
+// curvature). Open3D gives a neighbourhood of fewer than 3 points the normal
+// (0, 0, 1) where pctk gives NaN; the test requires exactly that there.
 func TestAgainstOpen3D(t *testing.T) {
 	err := exec.Command(python3, "-c", "import open3d").Run()
 	requirePeer(t, "Open3D for "+python3+" (Debian python3-open3d)", err)
 	for _, name := range scans {
 		t.Run(name, func(t *testing.T) {
 			b, path, xyz := peerInput(t, name)
-			out := filepath.Join(t.TempDir(), "o3d.bin")
-			cmd := exec.Command(python3, "-c", open3dScript, path, strconv.Itoa(peerK), out)
-			if msg, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("open3d: %v\n%s", err, msg)
+			cases := []Options{{K: peerK}}
+			if name == radiusScan {
+				cases = append(cases, Options{K: peerK, Radius: 3 * medianSpacing(t, b, xyz)})
 			}
-			n := len(xyz) / 3
-			nrm, pts := readFloat64s(t, out, 3*n), readFloat64s(t, out+".xyz", 3*n)
-			for i := range pts {
-				if float32(pts[i]) != xyz[i] {
-					t.Fatalf("Open3D read coordinate %d as %g, we as %g", i, pts[i], xyz[i])
+			for _, opts := range cases {
+				out := filepath.Join(t.TempDir(), "o3d.bin")
+				args := []string{"-c", open3dScript, path, out, strconv.Itoa(opts.K)}
+				if opts.Radius > 0 {
+					args = append(args, strconv.FormatFloat(opts.Radius, 'g', -1, 64))
 				}
-			}
-			px, py, pz := make([]float32, n), make([]float32, n), make([]float32, n)
-			for i := range n {
-				px[i], py[i], pz[i] = float32(nrm[3*i]), float32(nrm[3*i+1]), float32(nrm[3*i+2])
-			}
-			r, err := Estimate(b, xyz, Options{K: peerK})
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := comparePeer(r, px, py, pz, nil)
-			t.Logf("%s vs Open3D, k=%d: %d points compared, %d NaN mismatches; angle median %.4f° p99 %.4f°",
-				name, peerK, s.compared, s.nanMismatch, s.medianDeg, s.p99Deg)
-			if s.nanMismatch != 0 || s.medianDeg >= peerMedianDeg {
-				t.Errorf("%s vs Open3D: %d NaN mismatches (want 0), median angle %.4f° (want < %g°)", name, s.nanMismatch, s.medianDeg, peerMedianDeg)
+				if msg, err := exec.Command(python3, args...).CombinedOutput(); err != nil {
+					t.Fatalf("open3d: %v\n%s", err, msg)
+				}
+				n := len(xyz) / 3
+				nrm, pts := readFloat64s(t, out, 3*n), readFloat64s(t, out+".xyz", 3*n)
+				for i := range pts {
+					if float32(pts[i]) != xyz[i] {
+						t.Fatalf("Open3D read coordinate %d as %g, we as %g", i, pts[i], xyz[i])
+					}
+				}
+				r, err := Estimate(b, xyz, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				px, py, pz := make([]float32, n), make([]float32, n), make([]float32, n)
+				for i := range n {
+					px[i], py[i], pz[i] = float32(nrm[3*i]), float32(nrm[3*i+1]), float32(nrm[3*i+2])
+					if math.IsNaN(float64(r.NormalX[i])) && px[i] == 0 && py[i] == 0 && pz[i] == 1 {
+						// Open3D's stand-in for "fewer than 3 points".
+						px[i], py[i], pz[i] = nan32, nan32, nan32
+					}
+				}
+				s := comparePeer(r, px, py, pz, nil)
+				t.Logf("%s vs Open3D k=%d radius=%g: %d points compared, %d undefined, %d NaN mismatches; angle median %.4f° p99 %.4f°",
+					name, opts.K, opts.Radius, s.compared, r.Undefined, s.nanMismatch, s.medianDeg, s.p99Deg)
+				if s.nanMismatch != 0 || s.medianDeg >= peerMedianDeg {
+					t.Errorf("%s vs Open3D k=%d radius=%g: %d NaN mismatches (want 0), median angle %.4f° (want < %g°)", name, opts.K, opts.Radius, s.nanMismatch, s.medianDeg, peerMedianDeg)
+				}
 			}
 		})
 	}
