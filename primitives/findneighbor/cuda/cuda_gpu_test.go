@@ -85,8 +85,10 @@ func largeCases(seed uint64) []largeCase {
 	uni := fntest.Uniform(r, 300_000, side)
 	// ~30 neighbours: 4/3 π ε³ ρ = 30 with ρ = n / side³.
 	eps30 := side * float32(math.Cbrt(30/(4.0/3*math.Pi*300_000)))
+	eps250 := side * float32(math.Cbrt(250/(4.0/3*math.Pi*300_000)))
 	return []largeCase{
 		{"uniform 300k, ~30 neighbours", uni, eps30},
+		{"uniform 300k, ~250 neighbours (cells of ε/2)", uni, eps250},
 		{"clustered 300k", fntest.Clustered(r, 300_000, 40, side, 2), 0.4},
 		{"terrain 400k (LiDAR-like)", terrain(r, 400_000, 200), 0.5},
 		{"flat 200k", fntest.Flat(r, 200_000, side), 0.3},
@@ -120,7 +122,8 @@ func TestCUDAMatchesCPU(t *testing.T) {
 			}
 			defer got.Close()
 			tm := got.(*index).Timings()
-			t.Logf("%s: upload %.2f ms, build %.2f ms, hashed=%d", ctx, tm.Upload, tm.Build, got.(*index).grid.Hashed)
+			g := got.(*index).grid
+			t.Logf("%s: upload %.2f ms, build %.2f ms, hashed=%d reach=%d", ctx, tm.Upload, tm.Build, g.Hashed, g.Reach)
 			r := fntest.Rand(seed ^ 99)
 			q := make([]float32, 0, 3*20_000)
 			for range 20_000 {

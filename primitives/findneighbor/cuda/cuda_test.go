@@ -33,6 +33,7 @@ func TestGridLayout(t *testing.T) {
 		{"mask", unsafe.Offsetof(g.Mask), 48},
 		{"buckets", unsafe.Offsetof(g.Buckets), 52},
 		{"eps2", unsafe.Offsetof(g.Eps2), 56},
+		{"reach", unsafe.Offsetof(g.Reach), 60},
 	} {
 		if c.got != c.want {
 			t.Errorf("gridParams %s = %d, want %d", c.name, c.got, c.want)
@@ -63,6 +64,7 @@ func TestGridCoversEps(t *testing.T) {
 		{"far", 3e5, 100, 0.37, 1000},
 		{"tiny eps", 1e4, 1e4, 1e-3, 1000},
 		{"eps 0", 5, 10, 0, 1000},
+		{"dense, half cells", -5, 10, 1, 100_000},
 	} {
 		lo := [3]float32{c.offset, c.offset, c.offset}
 		hi := [3]float32{c.offset + c.side, c.offset + c.side, c.offset + c.side}
@@ -91,9 +93,9 @@ func TestGridCoversEps(t *testing.T) {
 			}
 			for a := range 3 {
 				cp, cq := cellOf(p[a], mn[a], g.Inv, nc[a]), cellOf(q[a], mn[a], g.Inv, nc[a])
-				if cp-cq > 1 || cq-cp > 1 {
-					t.Fatalf("%s (seed %d, pair %d): %v and %v pass the ε=%g test but lie in cells %d and %d of axis %d",
-						c.name, seed, i, p, q, c.eps, cp, cq, a)
+				if cp-cq > int(g.Reach) || cq-cp > int(g.Reach) {
+					t.Fatalf("%s (seed %d, pair %d): %v and %v pass the ε=%g test but lie in cells %d and %d of axis %d (reach %d)",
+						c.name, seed, i, p, q, c.eps, cp, cq, a, g.Reach)
 				}
 			}
 		}
@@ -106,11 +108,13 @@ func TestNewGridModes(t *testing.T) {
 		side, eps  float32
 		n          int
 		wantHashed bool
+		wantReach  int32
 	}{
-		{"dense cube", 10, 1, 1000, false},
-		{"one cell", 1, 90, 900, false},
-		{"sparse", 1e4, 0.01, 1000, true},
-		{"eps 0", 10, 0, 1000, true},
+		{"dense cube", 10, 1, 1000, false, 1},
+		{"one cell", 1, 90, 900, false, 2},
+		{"sparse", 1e4, 0.01, 1000, true, 1},
+		{"eps 0", 10, 0, 1000, true, 1},
+		{"dense, half cells", 10, 1, 100_000, false, 2},
 	} {
 		g := newGrid([3]float32{-c.side / 2, -c.side / 2, -c.side / 2}, [3]float32{c.side / 2, c.side / 2, c.side / 2}, c.eps, c.n)
 		if (g.Hashed != 0) != c.wantHashed {
@@ -121,6 +125,9 @@ func TestNewGridModes(t *testing.T) {
 		}
 		if g.Hashed == 0 && uint64(g.Buckets) != uint64(g.NX)*uint64(g.NY)*uint64(g.NZ) {
 			t.Errorf("%s: %d buckets for %dx%dx%d cells", c.name, g.Buckets, g.NX, g.NY, g.NZ)
+		}
+		if g.Reach != c.wantReach {
+			t.Errorf("%s: reach %d, want %d", c.name, g.Reach, c.wantReach)
 		}
 		if g.NX > maxAxisCells || g.NY > maxAxisCells || g.NZ > maxAxisCells {
 			t.Errorf("%s: %dx%dx%d cells exceed %d per axis", c.name, g.NX, g.NY, g.NZ, maxAxisCells)

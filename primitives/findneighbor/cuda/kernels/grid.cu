@@ -6,8 +6,9 @@
 // points gathered into sorted order as float4 (x, y, z, index bits); cell
 // start offsets from a histogram and an exclusive scan.
 // Queries: one thread per query, queries in cell-sorted order, scanning the
-// 27 neighbour cells (9 when the cloud is flat), each row of 3 cells one
-// contiguous range in dense mode.
+// cells within reach (3x3x3 cells of side >= eps, or 5x5x5 of side >= eps/2
+// in dense clouds, which scans about half the volume), each row of cells
+// one contiguous range in dense mode.
 //
 // The distance test is dx*dx + dy*dy + dz*dz <= eps*eps in float32, with
 // every operation rounded separately (__fsub_rn, __fmul_rn, __fadd_rn) and
@@ -31,7 +32,7 @@ struct Grid {
     u32 mask;                // hashed: buckets - 1
     u32 buckets;             // number of keys
     float eps2;              // eps*eps rounded to float32
-    float pad;
+    int reach;               // cells searched each side: 1 (cells >= eps) or 2 (>= eps/2)
 };
 
 // cellCoord returns floor((x - mn) * inv) clamped to [-2, n + 1], so that a
@@ -72,9 +73,10 @@ __device__ __forceinline__ void forNeighbors(const Grid& g, const float4* __rest
     int cx = cellCoord(qx, g.minx, g.inv, g.nx);
     int cy = cellCoord(qy, g.miny, g.inv, g.ny);
     int cz = cellCoord(qz, g.minz, g.inv, g.nz);
-    int x0 = max(cx - 1, 0), x1 = min(cx + 1, g.nx - 1);
-    int y0 = max(cy - 1, 0), y1 = min(cy + 1, g.ny - 1);
-    int z0 = max(cz - 1, 0), z1 = min(cz + 1, g.nz - 1);
+    int r = g.reach;
+    int x0 = max(cx - r, 0), x1 = min(cx + r, g.nx - 1);
+    int y0 = max(cy - r, 0), y1 = min(cy + r, g.ny - 1);
+    int z0 = max(cz - r, 0), z1 = min(cz + r, g.nz - 1);
     for (int z = z0; z <= z1; z++) {
         for (int y = y0; y <= y1; y++) {
             if (!g.hashed) {
@@ -451,48 +453,61 @@ extern "C" __global__ void fn_cc_init(const float4* __restrict__ pos, int n, con
     minIdx[s] = 0x7fffffff;
 }
 
-__device__ __forceinline__ int findRoot(volatile int* parent, int x) {
-    int p = parent[x];
-    while (p != x) {
-        int gp = parent[p];
-        if (gp != p) parent[x] = gp; // path halving; gp is still an ancestor
-        x = p;
-        p = parent[x];
+// findRoot follows parent pointers to a root, shortening the path as it
+// goes (intermediate pointer jumping, as in ECL-CC, Jaiganesh and
+// Burtscher, HPDC 2018). Plain loads may see stale pointers; any pointer
+// ever seen is still an ancestor, since trees only merge, and links are
+// made by atomicCAS, whose result is always current.
+__device__ __forceinline__ int findRoot(int* parent, int x) {
+    int curr = parent[x];
+    if (curr != x) {
+        int prev = x, next;
+        while (curr > (next = parent[curr])) {
+            parent[prev] = next;
+            prev = curr;
+            curr = next;
+        }
     }
-    return x;
-}
-
-__device__ void unite(int* parent, int a, int b) {
-    volatile int* vp = parent;
-    for (;;) {
-        a = findRoot(vp, a);
-        b = findRoot(vp, b);
-        if (a == b) return;
-        if (a < b) { int t = a; a = b; b = t; }
-        // a is the larger root: hang it under b unless it stopped being a root.
-        if (atomicCAS(&parent[a], a, b) == a) return;
-    }
+    return curr;
 }
 
 // fn_cc_union: every core point unites with its core neighbours at smaller
-// sorted positions (each edge once).
+// sorted positions (each edge once): the larger of the two roots is hung
+// under the smaller by atomicCAS; a failed CAS continues from the pointer it
+// returns. The thread's own root is found once and kept, even when stale.
 extern "C" __global__ void fn_cc_union(Grid g, const float4* __restrict__ pos, const u32* __restrict__ start,
                                        const u64* __restrict__ ids, int n, const unsigned char* __restrict__ core,
                                        int* parent) {
     int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= n || !core[s]) return;
     float4 q = pos[s];
+    int vs = findRoot(parent, s);
     forNeighbors(g, pos, start, ids, q.x, q.y, q.z, [&](u32 j, float4, float) {
-        if ((int)j < s && core[j]) unite(parent, s, (int)j);
+        if ((int)j >= s || !core[j]) return;
+        int os = findRoot(parent, (int)j);
+        while (vs != os) {
+            if (vs < os) {
+                int ret = atomicCAS(&parent[os], os, vs);
+                if (ret == os) break;
+                os = ret;
+            } else {
+                int ret = atomicCAS(&parent[vs], vs, os);
+                if (ret == vs) break;
+                vs = ret;
+            }
+        }
     });
 }
 
 // fn_cc_flatten points every core at its root and records the root's
-// smallest original index.
+// smallest original index. Roots are final here and each thread writes only
+// its own entry (no path compression: a compression of another entry could
+// land after that entry's own final write and leave it on a non-root).
 extern "C" __global__ void fn_cc_flatten(const float4* __restrict__ pos, int n, int* parent, int* minIdx) {
     int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= n || parent[s] < 0) return;
-    int r = findRoot(parent, s);
+    int r = s, p;
+    while ((p = parent[r]) != r) r = p;
     parent[s] = r;
     atomicMin(&minIdx[r], origOf(pos[s]));
 }
