@@ -244,6 +244,9 @@ func TestWaveformAndEVLRs(t *testing.T) {
 		if len(info.EVLRs) != tc.expect || !bytes.Equal(info.EVLRs[0].Data, wave.Data) {
 			t.Fatalf("1.%d: got %d EVLRs, want %d with the waveform data first", tc.minor, len(info.EVLRs), tc.expect)
 		}
+		if i := findVLR(info.VLRs, userSpec, recWaveform); i >= 0 {
+			t.Errorf("1.%d: the waveform record is also VLR %d", tc.minor, i)
+		}
 		ws := int(info.Header.WaveformStart)
 		if got := string(out[ws+2 : ws+2+len(userSpec)]); got != userSpec {
 			t.Errorf("1.%d: start of waveform data %d points at %q, not the waveform EVLR", tc.minor, ws, got)
