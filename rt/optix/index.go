@@ -215,38 +215,12 @@ func (ix *Index) Neighbors(q []float32, opts findneighbor.NeighborOptions) (*fin
 				}
 			}
 			var err error
-			if csr, err = newCSR(counts, opts); err != nil || t == nil {
+			if csr, err = findneighbor.NewCSR(counts, opts); err != nil || t == nil {
 				return err
 			}
 			return ix.fill(t, p, nq, tmp, counts, csr, opts)
 		})
 	return csr, err
-}
-
-// newCSR sizes the result from the counts, with the cap applied, and fails
-// with ErrTooLarge before allocating when the entries exceed MaxEntries.
-func newCSR(counts []uint32, opts findneighbor.NeighborOptions) (*findneighbor.CSR, error) {
-	csr := &findneighbor.CSR{Offsets: make([]int64, len(counts)+1)}
-	if opts.Cap > 0 {
-		csr.Capped = make([]bool, len(counts))
-	}
-	var total int64
-	for i, c := range counts {
-		if opts.Cap > 0 && int(c) > opts.Cap {
-			c = uint32(opts.Cap)
-			csr.Capped[i] = true
-		}
-		total += int64(c)
-		csr.Offsets[i+1] = total
-	}
-	if opts.MaxEntries > 0 && total > opts.MaxEntries {
-		return nil, fmt.Errorf("%w: %d entries, limit %d", findneighbor.ErrTooLarge, total, opts.MaxEntries)
-	}
-	csr.Indices = make([]int32, total)
-	if opts.WithDist {
-		csr.Dist = make([]float32, total)
-	}
-	return csr, nil
 }
 
 // fill runs the list-writing pass and orders the lists into csr.
@@ -437,29 +411,13 @@ func (ix *Index) Moments(q []float32, k int, out []findneighbor.Moment) error {
 						if j < 0 {
 							break
 						}
-						addMoment(&out[i], ix.xyz[3*j:3*j+3], qs[3*i:3*i+3])
+						p, q := ix.xyz[3*j:3*j+3], qs[3*i:3*i+3]
+						out[i].AddOffset(p[0], p[1], p[2], q[0], q[1], q[2])
 					}
 				}
 			})
 			return nil
 		})
-}
-
-// addMoment adds the offset from query qp to point pp to m, in float64.
-func addMoment(m *findneighbor.Moment, pp, qp []float32) {
-	dx := float64(pp[0]) - float64(qp[0])
-	dy := float64(pp[1]) - float64(qp[1])
-	dz := float64(pp[2]) - float64(qp[2])
-	m.N++
-	m.Sum[0] += dx
-	m.Sum[1] += dy
-	m.Sum[2] += dz
-	m.Outer[0] += dx * dx
-	m.Outer[1] += dx * dy
-	m.Outer[2] += dx * dz
-	m.Outer[3] += dy * dy
-	m.Outer[4] += dy * dz
-	m.Outer[5] += dz * dz
 }
 
 // ClusterCores is DBSCAN's union-find stage inside the traversal (the

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/pctk/pctk/rt/cuda"
 )
 
 // LibraryName is the OptiX library the NVIDIA driver installs.
@@ -95,20 +97,7 @@ func errorName(r Result) string {
 		return "OptixResult"
 	}
 	p, _, _ := purego.SyscallN(fns.GetErrorName, uintptr(r))
-	return goString(p)
-}
-
-// goString copies the NUL-terminated C string at p.
-func goString(p uintptr) string {
-	if p == 0 {
-		return ""
-	}
-	b := *(**byte)(unsafe.Pointer(&p))
-	n := 0
-	for *(*byte)(unsafe.Add(unsafe.Pointer(b), n)) != 0 {
-		n++
-	}
-	return string(unsafe.Slice(b, n))
+	return cuda.CString(p)
 }
 
 // cstr returns s as a NUL-terminated byte slice for C.
