@@ -56,7 +56,7 @@ in metres: orb's Mercator projection rescaled to true metres on the
 ellipsoid at the cloud's centre; the summary states the largest scale error
 (about 0.08% for a cloud 10 km tall at 45° latitude).`,
 		Flags: []cli.Flag{
-			&cli.Float64Flag{Name: "eps", Usage: "neighbourhood radius ε in coordinate units (metres with --geographic); required"},
+			&cli.Float64Flag{Name: "eps", Usage: "neighbourhood radius ε in coordinate units (metres with --geographic); required", DefaultText: "none"},
 			&cli.StringFlag{Name: "min-pts", Usage: "minimum points within ε for a core point, itself included; a comma list clusters once per value", Value: "5"},
 			&cli.StringFlag{Name: "dims", Usage: "distance in xyz, or xy (ignore Z, for 2D and geospatial data)", Value: "xyz"},
 			&cli.BoolFlag{Name: "geographic", Usage: "X, Y are WGS84 lon/lat degrees: cluster in metres (see description)"},

@@ -399,3 +399,28 @@ func TestDBSCANCPUAndGPUBackendsAgree(t *testing.T) {
 		}
 	}
 }
+
+func TestDBSCANGeographic(t *testing.T) {
+	// Two rows of points 10 m apart along a parallel at 60° N (where a
+	// degree of longitude is about 55.8 km), the rows 100 m apart, plus a
+	// point 30 m off: with eps 12 m, two clusters and one noise point. In
+	// degrees, eps 12 would join everything.
+	const lat, mPerDegLon = 60.0, 55_800.0
+	c := core.New(0)
+	for row := range 2 {
+		for k := range 5 {
+			c.X = append(c.X, 24.9+float64(row*100+k*10)/mPerDegLon)
+			c.Y, c.Z = append(c.Y, lat), append(c.Z, 0)
+		}
+	}
+	c.X, c.Y, c.Z = append(c.X, 24.9+(40+30)/mPerDegLon), append(c.Y, lat), append(c.Z, 0)
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.ply"), filepath.Join(dir, "out.ply")
+	writeTestCloud(t, in, c)
+	if code := run([]string{"pctk", "-q", "dbscan", in, out, "--eps", "12", "--min-pts", "2", "--dims", "xy", "--geographic", "--backend", "brute"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if got, want := intColumn(t, readTestCloud(t, out), core.DimClusterID), []int64{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, -1}; !slices.Equal(got, want) {
+		t.Errorf("got labels %v, want %v", got, want)
+	}
+}
