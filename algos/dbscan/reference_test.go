@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/algos/dbscan"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
 // neighbours holds every point's neighbour lists within ε (itself left
@@ -176,41 +177,13 @@ func TestClusterMatchesReference(t *testing.T) {
 	}
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
-	r := rand.New(rand.NewPCG(seed, 7))
-	uniform := func(n int, side float32, flat bool) []float32 {
-		xyz := make([]float32, 3*n)
-		for i := range xyz {
-			if !flat || i%3 != 2 {
-				xyz[i] = r.Float32() * side
-			}
-		}
-		return xyz
-	}
-	blobs := func(n, k int, side, sigma float32) []float32 {
-		centres := uniform(k, side, false)
-		xyz := make([]float32, 3*n)
-		for i := range n {
-			c := r.IntN(k)
-			for a := range 3 {
-				xyz[3*i+a] = centres[3*c+a] + float32(r.NormFloat64())*sigma
-			}
-		}
-		return xyz
-	}
-	dups := func(n, distinct int, side float32) []float32 {
-		base := uniform(distinct, side, false)
-		xyz := make([]float32, 3*n)
-		for i := range n {
-			copy(xyz[3*i:3*i+3], base[3*r.IntN(distinct):])
-		}
-		return xyz
-	}
+	r := fntest.Rand(seed)
 	clouds := []cloud{
-		{"uniform", uniform(2000, 10, false), 0.9},
-		{"blobs", blobs(2000, 12, 20, 0.7), 0.5},
-		{"flat", uniform(2000, 10, true), 0.35},
-		{"duplicates", dups(1500, 300, 6), 0.6},
-		{"sparse", uniform(500, 100, false), 3},
+		{"uniform", fntest.Uniform(r, 2000, 10), 0.9},
+		{"blobs", fntest.Clustered(r, 2000, 12, 20, 0.7), 0.5},
+		{"flat", fntest.Flat(r, 2000, 10), 0.35},
+		{"duplicates", fntest.Duplicated(r, 1500, 300, 6), 0.6},
+		{"sparse", fntest.Uniform(r, 500, 100), 3},
 	}
 	backends := usableBackends(t)
 	for _, c := range clouds {
@@ -243,11 +216,7 @@ func TestClusterMatchesReference(t *testing.T) {
 // TestClusterDeterministic checks that labels do not depend on the number
 // of workers: the union-find runs concurrently, but its output must not.
 func TestClusterDeterministic(t *testing.T) {
-	r := rand.New(rand.NewPCG(42, 42))
-	xyz := make([]float32, 3*3000)
-	for i := range xyz {
-		xyz[i] = r.Float32() * 12
-	}
+	xyz := fntest.Uniform(fntest.Rand(42), 3000, 12)
 	for _, b := range usableBackends(t) {
 		var first []int32
 		for _, w := range []int{1, 2, 7} {
