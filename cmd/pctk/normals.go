@@ -34,7 +34,11 @@ summary counts them.
 implies it); consistent propagates one orientation along a minimum spanning
 tree of the --orient-knn nearest-neighbour graph, the highest point of each
 connected part facing up (for closed objects: outward); none keeps the
-solver's arbitrary signs.`,
+solver's arbitrary signs.
+
+Non-finite coordinates are an error; with --keep-nan (organised PCD clouds,
+whose missing pixels are NaN points) such points take no part and get NaN
+normals, as in PCL.`,
 		Flags: []cli.Flag{
 			&cli.Float64Flag{Name: "radius", Usage: "neighbourhood radius in coordinate units (0: none)"},
 			&cli.IntFlag{Name: "knn", Usage: "neighbourhood size, the point itself included (0: none)"},
@@ -42,6 +46,7 @@ solver's arbitrary signs.`,
 			&cli.StringFlag{Name: "viewpoint", Usage: "sensor position `X,Y,Z` in the file's coordinates for --orient viewpoint"},
 			&cli.IntFlag{Name: "orient-knn", Usage: "neighbours per point in the graph of --orient consistent", Value: normals.DefaultOrientK},
 			&cli.BoolFlag{Name: "eigenvalues", Usage: "also write Eigenvalue0, Eigenvalue1, Eigenvalue2"},
+			&cli.BoolFlag{Name: "keep-nan", Usage: "give points with non-finite coordinates (organised clouds) NaN normals instead of failing"},
 			&cli.IntFlag{Name: "workers", Usage: "CPU threads (0: all)"},
 			backendFlag,
 			formatFlag,
@@ -123,11 +128,19 @@ func runNormals(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := cloud.Validate(); err != nil {
+	finite, err := normalsInput(cloud, c.Bool("keep-nan"))
+	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
+	pts := cloud
+	if finite != nil {
+		pts = core.New(len(finite))
+		for k, i := range finite {
+			pts.X[k], pts.Y[k], pts.Z[k] = cloud.X[i], cloud.Y[i], cloud.Z[i]
+		}
+	}
 	t1 := time.Now()
-	local := cloud.Local(false)
+	local := pts.Local(false)
 	for i := range opts.Viewpoint {
 		opts.Viewpoint[i] -= local.Origin[i]
 	}
@@ -147,7 +160,11 @@ func runNormals(c *cli.Context) error {
 		data = append(data, res.Eigenvalues[:]...)
 	}
 	for i, name := range names {
-		if err := cloud.SetAttr(&core.Attribute{Name: name, Type: core.Float32, Data: data[i]}); err != nil {
+		col := data[i]
+		if finite != nil {
+			col = scatterNaN(col, finite, cloud.Len())
+		}
+		if err := cloud.SetAttr(&core.Attribute{Name: name, Type: core.Float32, Data: col}); err != nil {
 			return err
 		}
 	}
@@ -159,8 +176,62 @@ func runNormals(c *cli.Context) error {
 	if opts.Orient == normals.OrientConsistent {
 		orient += fmt.Sprintf(" (%d connected parts)", res.Components)
 	}
-	infof("normals: %d points, %d without a normal (fewer than %d points in the neighbourhood), orient %s, backend %s; %.3fs (read %.3fs, normals %.3fs, write %.3fs)",
-		cloud.Len(), res.Undefined, normals.MinPoints, orient, b.Name(),
+	skipped := ""
+	if finite != nil {
+		skipped = fmt.Sprintf(" and %d with non-finite coordinates", cloud.Len()-len(finite))
+	}
+	infof("normals: %d points, %d without a normal (fewer than %d points in the neighbourhood)%s, orient %s, backend %s; %.3fs (read %.3fs, normals %.3fs, write %.3fs)",
+		cloud.Len(), res.Undefined, normals.MinPoints, skipped, orient, b.Name(),
 		t3.Sub(t0).Seconds(), t1.Sub(t0).Seconds(), t2.Sub(t1).Seconds(), t3.Sub(t2).Seconds())
 	return nil
+}
+
+// normalsInput checks the cloud. Non-finite coordinates are an error unless
+// keepNaN; then it returns the indices of the finite points (nil when all
+// are), which alone take part, the others getting NaN normals as in PCL.
+// That suits organised clouds, whose missing pixels are NaN points.
+func normalsInput(c *core.Cloud, keepNaN bool) ([]int, error) {
+	err := c.Validate()
+	if err == nil {
+		return nil, nil
+	}
+	var finite []int
+	for i := range c.X {
+		if isFinite(c.X[i]) && isFinite(c.Y[i]) && isFinite(c.Z[i]) {
+			finite = append(finite, i)
+		}
+	}
+	if !keepNaN || len(finite) == c.Len() {
+		if len(finite) < c.Len() {
+			return nil, fmt.Errorf("%w (--keep-nan gives such points NaN normals)", err)
+		}
+		return nil, err
+	}
+	// Validate stopped at the first non-finite point; the columns must
+	// still have one value per point.
+	n := c.Len()
+	if len(c.Y) != n || len(c.Z) != n {
+		return nil, fmt.Errorf("X, Y, Z have %d, %d, %d values", n, len(c.Y), len(c.Z))
+	}
+	for _, a := range c.Attrs {
+		if a.Len() != n {
+			return nil, fmt.Errorf("attribute %s has %d values for %d points", a.Name, a.Len(), n)
+		}
+	}
+	return finite, nil
+}
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// scatterNaN spreads col, one value per index in idx, over n values, NaN
+// elsewhere.
+func scatterNaN(col []float32, idx []int, n int) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = float32(math.NaN())
+	}
+	for k, i := range idx {
+		out[i] = col[k]
+	}
+	return out
 }

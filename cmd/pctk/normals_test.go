@@ -117,18 +117,39 @@ func TestNormalsUsage(t *testing.T) {
 }
 
 // TestNormalsNaNInput checks that a NaN coordinate is an error naming the
-// point, not NaN normals for its neighbours.
+// point, and that with --keep-nan (organised clouds) such points get NaN
+// normals while the others are computed without them.
 func TestNormalsNaNInput(t *testing.T) {
 	dir := t.TempDir()
-	c := core.New(5)
-	for i := range 5 {
-		c.X[i], c.Y[i] = float64(i), float64(i*i)
+	const side = 20
+	c := core.New(side * side)
+	for i := range side {
+		for j := range side {
+			// A grid on the plane z = x/2 with every 7th point missing.
+			p := i*side + j
+			c.X[p], c.Y[p], c.Z[p] = float64(i)*0.1, float64(j)*0.1, float64(i)*0.05
+			if p%7 == 3 {
+				c.X[p], c.Y[p], c.Z[p] = math.NaN(), math.NaN(), math.NaN()
+			}
+		}
 	}
-	c.Z[3] = math.NaN()
 	in := filepath.Join(dir, "nan.pcd")
 	writeTestCloud(t, in, c)
-	if code := run([]string{"pctk", "-q", "normals", "--knn", "3", in, filepath.Join(dir, "out.pcd")}); code != 1 {
+	out := filepath.Join(dir, "out.pcd")
+	if code := run([]string{"pctk", "-q", "normals", "--knn", "8", in, out}); code != 1 {
 		t.Errorf("NaN input: exit %d, want 1", code)
+	}
+	if code := run([]string{"pctk", "-q", "normals", "--knn", "8", "--keep-nan", in, out}); code != 0 {
+		t.Fatalf("NaN input with --keep-nan: exit %d, want 0", code)
+	}
+	r := readTestCloud(t, out)
+	nx, nz := floatColumn(t, r, core.DimNormalX), floatColumn(t, r, core.DimNormalZ)
+	want := 1 / math.Sqrt(1.25) // the normal of z = x/2 is (-1/2, 0, 1)/√1.25
+	for p := range nz {
+		missing := p%7 == 3
+		if missing != math.IsNaN(float64(nz[p])) || (!missing && (math.Abs(float64(nz[p])-want) > 1e-5 || math.Abs(float64(nx[p])+want/2) > 1e-5)) {
+			t.Fatalf("point %d (missing %v): normal x %g z %g, want NaN for missing points, else (%g, 0, %g)", p, missing, nx[p], nz[p], -want/2, want)
+		}
 	}
 }
 
