@@ -3,7 +3,6 @@ package optix
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -131,7 +130,7 @@ func (b *Backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptio
 	if uint64(n) > uint64(e.maxPrims) {
 		return nil, fmt.Errorf("optix: %d points exceed this GPU's %d primitives per GAS", n, e.maxPrims)
 	}
-	ix := &Index{eng: e, cfg: b.cfg, n: n, eps: eps, eps2: eps * eps, xyz: slices.Clone(xyz)}
+	ix := &Index{eng: e, cfg: b.cfg, n: n, eps: eps, eps2: eps * eps}
 	if n == 0 {
 		return ix, nil
 	}
@@ -170,9 +169,21 @@ func (b *Backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptio
 
 // checkFinite reports the first non-finite coordinate of xyz.
 func checkFinite(what string, xyz []float32) error {
-	for i, v := range xyz {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("optix: %s %d has a non-finite coordinate (%g)", what, i/3, v)
+	n := len(xyz)
+	w := chunks(n)
+	first := make([]int, w)
+	parallelChunks(n, w, func(c, from, to int) {
+		first[c] = -1
+		for i, v := range xyz[from:to] {
+			if v-v != 0 { // NaN or ±Inf
+				first[c] = from + i
+				return
+			}
+		}
+	})
+	for _, i := range first {
+		if i >= 0 {
+			return fmt.Errorf("optix: %s %d has a non-finite coordinate (%g)", what, i/3, xyz[i])
 		}
 	}
 	return nil

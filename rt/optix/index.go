@@ -12,8 +12,8 @@ import (
 )
 
 // Index is an OptiX neighbour index: the points, ordered along a Morton
-// curve, in device memory, and their GAS. It keeps a host copy of the points
-// for the k-nearest moments, which it sums on the host.
+// curve, in device memory, and their GAS. It keeps no reference to the
+// caller's points.
 type Index struct {
 	eng    *engine
 	cfg    Config
@@ -21,8 +21,7 @@ type Index struct {
 	eps    float32
 	eps2   float32
 	radius float32
-	xyz    []float32 // the caller's points, in the caller's order
-	order  []int32   // GAS position -> caller's index
+	order  []int32 // GAS position -> caller's index
 
 	allocs    cuda.Allocs // points, original indices, sphere radius
 	pts, orig cuda.DevicePtr
@@ -401,9 +400,13 @@ func (ix *Index) Moments(q []float32, k int, out []findneighbor.Moment) error {
 			if _, err := ix.knn(t, p, nq, tmp, k, idx); err != nil {
 				return err
 			}
+			xyz, err := ix.points(t)
+			if err != nil {
+				return err
+			}
 			qs := q
 			if qs == nil {
-				qs = ix.xyz
+				qs = xyz
 			}
 			parallelFor(nq, func(from, to int) {
 				for i := from; i < to; i++ {
@@ -411,13 +414,30 @@ func (ix *Index) Moments(q []float32, k int, out []findneighbor.Moment) error {
 						if j < 0 {
 							break
 						}
-						p, q := ix.xyz[3*j:3*j+3], qs[3*i:3*i+3]
+						p, q := xyz[3*j:3*j+3], qs[3*i:3*i+3]
 						out[i].AddOffset(p[0], p[1], p[2], q[0], q[1], q[2])
 					}
 				}
 			})
 			return nil
 		})
+}
+
+// points copies the indexed points back from the device, in the caller's
+// order.
+func (ix *Index) points(t *cuda.Thread) ([]float32, error) {
+	sorted := make([]float32, 3*ix.n)
+	if err := cuda.Download(t, sorted, ix.pts, ix.eng.stream); err != nil {
+		return nil, err
+	}
+	xyz := make([]float32, 3*ix.n)
+	parallelFor(ix.n, func(from, to int) {
+		for i := from; i < to; i++ {
+			o := ix.order[i]
+			copy(xyz[3*o:3*o+3], sorted[3*i:3*i+3])
+		}
+	})
+	return xyz, nil
 }
 
 // ClusterCores is DBSCAN's union-find stage inside the traversal (the

@@ -1,11 +1,14 @@
 package optix
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -273,5 +276,61 @@ func TestOptiXProbe(t *testing.T) {
 	t.Logf("%s on %s: %v (priority %d)", info.Name, info.Device, info.Details, info.Priority)
 	if info.Priority >= 50 {
 		t.Errorf("priority %d, want below the cuda backend's 50", info.Priority)
+	}
+}
+
+// TestRadixSort30 checks the parallel radix sort against a stable sort.
+func TestRadixSort30(t *testing.T) {
+	r := fntest.Rand(3)
+	for _, n := range []int{0, 1, 1000, 300_000} {
+		keys := make([]uint32, n)
+		for i := range keys {
+			keys[i] = uint32(r.IntN(1 << 30))
+			if i%7 == 0 {
+				keys[i] &= 0x3ff00 // many equal keys: stability matters
+			}
+		}
+		vals := make([]int32, n)
+		for i := range vals {
+			vals[i] = int32(i)
+		}
+		want := slices.Clone(vals)
+		slices.SortStableFunc(want, func(a, b int32) int { return cmp.Compare(keys[a], keys[b]) })
+		k := slices.Clone(keys)
+		radixSort30(k, vals)
+		if !slices.Equal(vals, want) {
+			t.Errorf("n=%d: radixSort30 order differs from a stable sort", n)
+		}
+		if !slices.IsSorted(k) {
+			t.Errorf("n=%d: keys not sorted", n)
+		}
+	}
+}
+
+// TestHostPrep checks the host-side helpers of Build: the finite check names
+// the first bad point, and the primitive radius exceeds ε by a margin that
+// scales with the coordinates (and is never 0).
+func TestHostPrep(t *testing.T) {
+	xyz := []float32{1, 2, 3, 4, 5, 6, 7, float32(math.NaN()), 9}
+	if err := checkFinite("point", xyz); err == nil || !strings.Contains(err.Error(), "point 2 ") {
+		t.Errorf("checkFinite = %v, want an error naming point 2", err)
+	}
+	if err := checkFinite("point", xyz[:6]); err != nil {
+		t.Errorf("checkFinite(finite) = %v", err)
+	}
+	for _, c := range []struct {
+		xyz []float32
+		eps float32
+	}{
+		{[]float32{0, 0, 0}, 0},
+		{[]float32{-1000, 2, 3, 5, 6, 7}, 0.5},
+		{[]float32{1e5, 0, 0}, 0.01},
+	} {
+		r := paddedRadius(c.xyz, c.eps)
+		lo, hi := bounds(c.xyz)
+		m := max(-lo[0], -lo[1], -lo[2], hi[0], hi[1], hi[2])
+		if !(r > c.eps) || float64(r-c.eps) < float64(m)/(1<<21) {
+			t.Errorf("paddedRadius(%v, %g) = %g: want > ε by about max|coord|·2⁻²⁰ (%g)", c.xyz, c.eps, r, m)
+		}
 	}
 }

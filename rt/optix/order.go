@@ -1,7 +1,6 @@
 package optix
 
 import (
-	"math"
 	"runtime"
 	"sync"
 )
@@ -16,15 +15,7 @@ func mortonOrder(xyz []float32) []int32 {
 	if n == 0 {
 		return nil
 	}
-	lo := [3]float32{xyz[0], xyz[1], xyz[2]}
-	hi := lo
-	for i := 0; i < n; i++ {
-		for a := range 3 {
-			v := xyz[3*i+a]
-			lo[a] = min(lo[a], v)
-			hi[a] = max(hi[a], v)
-		}
-	}
+	lo, hi := bounds(xyz)
 	var scale [3]float64
 	for a := range 3 {
 		if ext := float64(hi[a]) - float64(lo[a]); ext > 0 {
@@ -50,6 +41,33 @@ func mortonOrder(xyz []float32) []int32 {
 	return vals
 }
 
+// bounds returns the bounding box of the points xyz (at least one point).
+func bounds(xyz []float32) (lo, hi [3]float32) {
+	n := len(xyz) / 3
+	w := chunks(n)
+	los, his := make([][3]float32, w), make([][3]float32, w)
+	parallelChunks(n, w, func(c, from, to int) {
+		l := [3]float32{xyz[3*from], xyz[3*from+1], xyz[3*from+2]}
+		h := l
+		for i := from; i < to; i++ {
+			for a := range 3 {
+				v := xyz[3*i+a]
+				l[a] = min(l[a], v)
+				h[a] = max(h[a], v)
+			}
+		}
+		los[c], his[c] = l, h
+	})
+	lo, hi = los[0], his[0]
+	for c := 1; c < w; c++ {
+		for a := range 3 {
+			lo[a] = min(lo[a], los[c][a])
+			hi[a] = max(hi[a], his[c][a])
+		}
+	}
+	return lo, hi
+}
+
 // spread10 spaces the 10 low bits of v two zero bits apart.
 func spread10(v uint32) uint32 {
 	v &= 0x3ff
@@ -60,41 +78,65 @@ func spread10(v uint32) uint32 {
 	return v
 }
 
-// radixSort30 sorts vals by the 30-bit keys (stable, least significant
-// digit first, three passes of 10 bits).
+// radixSort30 sorts vals by the 30-bit keys: a stable least-significant-
+// digit radix sort, three passes of 10 bits, each pass split over
+// GOMAXPROCS chunks (per-chunk histograms, then each chunk scatters its own
+// elements, which keeps the sort stable).
 func radixSort30(keys []uint32, vals []int32) {
 	n := len(keys)
+	w := chunks(n)
 	k2, v2 := make([]uint32, n), make([]int32, n)
+	hist := make([][1024]int, w)
 	for shift := uint(0); shift < 30; shift += 10 {
-		var count [1025]int
-		for _, k := range keys {
-			count[(k>>shift)&1023+1]++
+		src, srcV, dst, dstV := keys, vals, k2, v2
+		parallelChunks(n, w, func(c, from, to int) {
+			h := &hist[c]
+			*h = [1024]int{}
+			for _, k := range src[from:to] {
+				h[(k>>shift)&1023]++
+			}
+		})
+		at := 0
+		for d := range 1024 {
+			for c := range hist {
+				cnt := hist[c][d]
+				hist[c][d] = at
+				at += cnt
+			}
 		}
-		for i := 1; i < len(count); i++ {
-			count[i] += count[i-1]
-		}
-		for i, k := range keys {
-			d := (k >> shift) & 1023
-			j := count[d]
-			count[d]++
-			k2[j], v2[j] = k, vals[i]
-		}
+		parallelChunks(n, w, func(c, from, to int) {
+			h := &hist[c]
+			for i := from; i < to; i++ {
+				k := src[i]
+				d := (k >> shift) & 1023
+				j := h[d]
+				h[d]++
+				dst[j], dstV[j] = k, srcV[i]
+			}
+		})
 		keys, k2 = k2, keys
 		vals, v2 = v2, vals
 	}
-	// three passes: the sorted data sits in the buffers the callers do not
-	// hold; copy it back.
+	// after an odd number of passes the sorted data sits in the scratch
+	// buffers: copy it into the callers'.
 	copy(k2, keys)
 	copy(v2, vals)
 }
 
+// chunks is the number of pieces parallelFor splits n items into.
+func chunks(n int) int { return min(runtime.GOMAXPROCS(0), max(1, n/65536)) }
+
 // parallelFor runs fn over [0, n) in GOMAXPROCS chunks.
 func parallelFor(n int, fn func(from, to int)) {
-	w := min(runtime.GOMAXPROCS(0), max(1, n/65536))
+	parallelChunks(n, chunks(n), func(_, from, to int) { fn(from, to) })
+}
+
+// parallelChunks runs fn on w goroutines, chunk c covering [c·n/w, (c+1)·n/w).
+func parallelChunks(n, w int, fn func(c, from, to int)) {
 	var wg sync.WaitGroup
 	for c := range w {
 		from, to := c*n/w, (c+1)*n/w
-		wg.Go(func() { fn(from, to) })
+		wg.Go(func() { fn(c, from, to) })
 	}
 	wg.Wait()
 }
@@ -118,8 +160,11 @@ func gather(xyz []float32, perm []int32) []float32 {
 // (exact duplicates) still gets primitives with volume.
 func paddedRadius(xyz []float32, eps float32) float32 {
 	var m float32
-	for _, v := range xyz {
-		m = max(m, float32(math.Abs(float64(v))))
+	if len(xyz) > 0 {
+		lo, hi := bounds(xyz)
+		for a := range 3 {
+			m = max(m, -lo[a], hi[a])
+		}
 	}
 	r := float64(eps)*(1+1.0/(1<<16)) + float64(m)/(1<<20) + 1e-30
 	return float32(r)
