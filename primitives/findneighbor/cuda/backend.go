@@ -123,11 +123,7 @@ func (b backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOption
 }
 
 // hostBuild serves ε = +Inf, where a grid prunes nothing, and the empty
-// cloud: the CPU backend's index (brute force where none is registered).
+// cloud: the CPU backend's index.
 func hostBuild(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
-	b, err := findneighbor.Get("cpu")
-	if err != nil {
-		b = findneighbor.Brute()
-	}
-	return b.Build(xyz, eps, opts)
+	return findneighbor.CPU().Build(xyz, eps, opts)
 }

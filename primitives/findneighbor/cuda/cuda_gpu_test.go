@@ -103,10 +103,7 @@ func largeCases(seed uint64) []largeCase {
 // float64 additions in another order, get a tolerance.
 func TestCUDAMatchesCPU(t *testing.T) {
 	gpuOrSkip(t)
-	cpu, err := findneighbor.Get("cpu")
-	if err != nil {
-		t.Skipf("no cpu backend to compare with: %v", err)
-	}
+	cpu := findneighbor.CPU()
 	seed := uint64(2026)
 	for _, c := range largeCases(seed) {
 		t.Run(c.name, func(t *testing.T) {

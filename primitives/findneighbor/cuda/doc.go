@@ -25,8 +25,7 @@
 // Limits: KNearest and Moments keep the k nearest in a per-thread buffer for
 // k <= 128; a larger k runs as a capped, sorted Neighbors on the device with
 // the selection on the host. ε = +Inf (plain kNN) is not a grid search; such
-// an index is the CPU backend's (brute force where no CPU backend is
-// registered). Neighbors lists come from the device in cell order and are
+// an index (and that of an empty cloud) is the CPU backend's. Neighbors lists come from the device in cell order and are
 // ordered on the host. Outputs larger than the free device memory are
 // produced in windows of queries; an allocation that fails for want of
 // memory is retried with half the window.

@@ -41,28 +41,14 @@ func (ix *index) Neighbors(q []float32, opts findneighbor.NeighborOptions) (*fin
 	if err := ix.Counts(q, counts); err != nil {
 		return nil, err
 	}
+	csr, err := findneighbor.NewCSR(counts, opts)
+	if err != nil {
+		return nil, err
+	}
 	// full[i] is where query i's uncapped list starts in the device order.
 	full := make([]int64, nq+1)
-	csr := &findneighbor.CSR{Offsets: make([]int64, nq+1)}
-	if opts.Cap > 0 {
-		csr.Capped = make([]bool, nq)
-	}
-	var total int64
 	for i, c := range counts {
 		full[i+1] = full[i] + int64(c)
-		if opts.Cap > 0 && int(c) > opts.Cap {
-			c = uint32(opts.Cap)
-			csr.Capped[i] = true
-		}
-		total += int64(c)
-		csr.Offsets[i+1] = total
-	}
-	if opts.MaxEntries > 0 && total > opts.MaxEntries {
-		return nil, fmt.Errorf("%w: %d entries, limit %d", findneighbor.ErrTooLarge, total, opts.MaxEntries)
-	}
-	csr.Indices = make([]int32, total)
-	if opts.WithDist {
-		csr.Dist = make([]float32, total)
 	}
 	needD2 := opts.WithDist || opts.Sorted || opts.Cap > 0
 	perEntry := uint64(4)
@@ -209,18 +195,7 @@ func (ix *index) momentsFromLists(q []float32, nq, k int, out []findneighbor.Mom
 		for i := a; i < b; i++ {
 			var m findneighbor.Moment
 			for _, j := range csr.Indices[csr.Offsets[i]:csr.Offsets[i+1]] {
-				var d [3]float64
-				for c := range 3 {
-					d[c] = float64(xyz[3*int(j)+c]) - float64(q[3*i+c])
-					m.Sum[c] += d[c]
-				}
-				m.N++
-				m.Outer[0] += d[0] * d[0]
-				m.Outer[1] += d[0] * d[1]
-				m.Outer[2] += d[0] * d[2]
-				m.Outer[3] += d[1] * d[1]
-				m.Outer[4] += d[1] * d[2]
-				m.Outer[5] += d[2] * d[2]
+				m.AddOffset(xyz[3*j], xyz[3*j+1], xyz[3*j+2], q[3*i], q[3*i+1], q[3*i+2])
 			}
 			out[i] = m
 		}
