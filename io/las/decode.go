@@ -408,7 +408,12 @@ func Decode(r io.Reader) (*core.Cloud, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := int(min(d.left, 1<<16))
+	// From a stream, start with what one chunk's records would hold.
+	perPoint := 24
+	for _, f := range d.fields {
+		perPoint += f.col.Size()
+	}
+	size := int(min(d.left, 1<<16, uint64(max(maxChunkBytes/perPoint, 1))))
 	if _, ok := r.(io.Seeker); ok {
 		size = int(min(d.left, math.MaxInt32)) // checked against the file size
 	}

@@ -254,8 +254,18 @@ func (e *Encoder) Write(c *core.Cloud) error {
 			e.setScale(chooseScale(b, c, 16))
 		}
 	}
+	// Match columns to fields once per call: files with thousands of
+	// undescribed extra bytes have as many columns.
+	byName := make(map[string]*core.Attribute, len(c.Attrs))
+	for _, a := range c.Attrs {
+		byName[a.Name] = a
+	}
+	cols := make([]*core.Attribute, len(e.lay.fields))
+	for i, f := range e.lay.fields {
+		cols[i] = byName[f.name]
+	}
 	for lo := 0; lo < c.Len(); lo += chunkPoints {
-		if err := e.writeChunk(c, lo, min(lo+chunkPoints, c.Len())); err != nil {
+		if err := e.writeChunk(c, cols, lo, min(lo+chunkPoints, c.Len())); err != nil {
 			e.err = err
 			return err
 		}
@@ -263,8 +273,9 @@ func (e *Encoder) Write(c *core.Cloud) error {
 	return nil
 }
 
-// writeChunk encodes and writes points lo to hi-1 of c.
-func (e *Encoder) writeChunk(c *core.Cloud, lo, hi int) error {
+// writeChunk encodes and writes points lo to hi-1 of c, whose column for
+// each layout field is in cols (nil when c has none).
+func (e *Encoder) writeChunk(c *core.Cloud, cols []*core.Attribute, lo, hi int) error {
 	n, rl := hi-lo, e.lay.recLen
 	if cap(e.buf) < n*rl {
 		e.buf = make([]byte, n*rl)
@@ -287,12 +298,11 @@ func (e *Encoder) writeChunk(c *core.Cloud, lo, hi int) error {
 		e.lo[k], e.hi[k] = vlo, vhi
 	}
 	for i := range e.lay.fields {
-		f := &e.lay.fields[i]
-		a := c.Attr(f.name)
+		a := cols[i]
 		if a == nil {
 			continue
 		}
-		if err := f.encode(b, rl, sliceAttr(a, lo, hi), e.written); err != nil {
+		if err := e.lay.fields[i].encode(b, rl, sliceAttr(a, lo, hi), e.written); err != nil {
 			return err
 		}
 	}
