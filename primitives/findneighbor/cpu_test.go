@@ -1,6 +1,7 @@
 package findneighbor_test
 
 import (
+	"slices"
 	"testing"
 
 	fn "github.com/pctk/pctk/primitives/findneighbor"
@@ -35,4 +36,60 @@ func TestCPUExactManySeeds(t *testing.T) {
 		seeds[i] = uint64(100 + i)
 	}
 	fntest.CheckBackendWith(t, fn.CPU(), fntest.Config{Seeds: seeds, N: 150})
+}
+
+// TestCPUEdgeCases compares cpu with brute on clouds that break naive
+// grids: all points equal, UTM-sized coordinates moved to a local origin,
+// two far groups (a huge extent next to ε), an exact lattice (pairs at
+// exactly ε), and points on one axis.
+func TestCPUEdgeCases(t *testing.T) {
+	r := fntest.Rand(42)
+	same := make([]float32, 3*300)
+	for i := range 300 {
+		copy(same[3*i:], []float32{1.25, -3.5, 7})
+	}
+	// UTM easting/northing with millimetre detail, centred in float64 first
+	// as core.Cloud.Local does.
+	utm := make([]float32, 3*600)
+	for i := range 600 {
+		x, y, z := 500000+r.Float64()*50, 4100000+r.Float64()*50, 100+r.Float64()*5
+		utm[3*i], utm[3*i+1], utm[3*i+2] = float32(x-500025), float32(y-4100025), float32(z-102.5)
+	}
+	far := fntest.Clustered(r, 400, 2, 10, 0.3)
+	for i := 0; i < len(far); i += 6 {
+		far[i] += 1e6
+	}
+	var lattice []float32
+	for x := range 8 {
+		for y := range 8 {
+			for z := range 4 {
+				lattice = append(lattice, float32(x), float32(y), float32(z))
+			}
+		}
+	}
+	axis := make([]float32, 3*500)
+	for i := range 500 {
+		axis[3*i] = float32(r.IntN(200)) * 0.25
+	}
+	clouds := []fntest.Cloud{{Name: "same", XYZ: same}, {Name: "utm", XYZ: utm}, {Name: "far", XYZ: far}, {Name: "lattice", XYZ: lattice}, {Name: "axis", XYZ: axis}}
+	fntest.CheckClouds(t, fn.CPU(), clouds, []float32{0, 0.001, 0.25, 1, 1.5, 3, 1e7}, 42)
+}
+
+// TestCPUExactlyEps checks that a pair at exactly ε (exact in float32)
+// counts, as it does in brute force: distance ≤ ε.
+func TestCPUExactlyEps(t *testing.T) {
+	xyz := []float32{0, 0, 0, 1, 0, 0, 2, 0, 0, 2, 1, 0}
+	for _, b := range []fn.Backend{fn.Brute(), fn.CPU()} {
+		ix, err := b.Build(xyz, 1, fn.BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]uint32, 4)
+		if err := ix.Counts(nil, got); err != nil {
+			t.Fatal(err)
+		}
+		if want := []uint32{1, 2, 2, 1}; !slices.Equal(got, want) {
+			t.Errorf("%s: counts %v, want %v", b.Name(), got, want)
+		}
+	}
 }

@@ -76,13 +76,12 @@ func newGrid(xyz []float32, eps float32, r int, nw int) *grid {
 	for a := range 3 {
 		g.dim[a] = min(maxCells, int64((float64(g.hi[a])-g.org[a])/g.h)+1)
 	}
-	perm, keys := spatialOrder(n, bitsFor(uint64(g.dim[0]*g.dim[1]*g.dim[2])), nw, func(i int) uint64 {
+	perm, keys, starts := spatialOrder(n, uint64(g.dim[0]*g.dim[1]*g.dim[2]), nw, func(i int) uint64 {
 		cx, cy, cz := g.cell(xyz[3*i], xyz[3*i+1], xyz[3*i+2])
 		return g.key(cx, cy, cz)
 	})
 	g.perm = perm
-	g.index(keys)
-	keys = nil
+	g.index(keys, starts)
 	g.xs, g.ys, g.zs = make([]float32, n), make([]float32, n), make([]float32, n)
 	_ = parallel(n, nw, nil, func(_, lo, hi int) error {
 		for j := lo; j < hi; j++ {
@@ -128,43 +127,28 @@ func (g *grid) key(cx, cy, cz int64) uint64 {
 	return uint64((cz*g.dim[1]+cy)*g.dim[0] + cx)
 }
 
-// index builds the cell and row tables from the sorted keys.
-func (g *grid) index(keys []uint64) {
-	cells := 0
-	for j := range keys {
-		if j == 0 || keys[j] != keys[j-1] {
-			cells++
-		}
-	}
-	g.cellStart = make([]int32, 0, cells+1)
-	g.cellX = make([]int32, 0, cells)
-	rows := 0
+// index builds the cell and row tables from the occupied cells' keys, in
+// increasing order, and their starts in sorted order.
+func (g *grid) index(keys []uint64, starts []int32) {
+	g.cellStart = starts
+	g.cellX = make([]int32, len(keys))
 	nx := uint64(g.dim[0])
-	for j, k := range keys {
-		if j > 0 && k == keys[j-1] {
-			continue
-		}
-		g.cellStart = append(g.cellStart, int32(j))
-		g.cellX = append(g.cellX, int32(k%nx))
-		if j == 0 || k/nx != keys[j-1]/nx {
+	rows := 0
+	for c, k := range keys {
+		g.cellX[c] = int32(k % nx)
+		if c == 0 || k/nx != keys[c-1]/nx {
 			rows++
 		}
 	}
-	g.cellStart = append(g.cellStart, int32(len(keys)))
 	g.rowStart = make([]int32, 0, rows+1)
 	g.rows = newRowHash(rows)
-	c := 0
-	for j, k := range keys {
-		if j > 0 && k == keys[j-1] {
-			continue
-		}
-		if j == 0 || k/nx != keys[j-1]/nx {
+	for c, k := range keys {
+		if c == 0 || k/nx != keys[c-1]/nx {
 			g.rows.put(k/nx, int32(len(g.rowStart)))
 			g.rowStart = append(g.rowStart, int32(c))
 		}
-		c++
 	}
-	g.rowStart = append(g.rowStart, int32(c))
+	g.rowStart = append(g.rowStart, int32(len(keys)))
 }
 
 // rowHash maps row keys to row numbers by open addressing.

@@ -5,13 +5,23 @@ import (
 	"slices"
 )
 
-// spatialOrder returns the permutation that sorts n items by key(i)
-// (stable: equal keys keep increasing i) and the sorted keys. keyBits is
-// the number of significant bits of the keys. Keys below 2³² go through
-// an LSD radix sort of packed key<<32|i words (16 bytes per item with its
-// buffer); wider keys through a comparison sort of (key, i) pairs.
-func spatialOrder(n int, keyBits int, nw int, key func(i int) uint64) (perm []int32, keys []uint64) {
+// spatialOrder sorts n items by key(i) < keySpace, stably (equal keys keep
+// increasing i). It returns the permutation (sorted position → item) and
+// the occupied keys with where each run starts in sorted order (starts has
+// one more entry, n).
+//
+// When the key space is at most a few times n, a counting sort over it
+// needs only the permutation and a histogram (4 bytes per key), which keeps
+// Build's peak memory low; sparser keys (a huge extent next to ε) go
+// through an LSD radix sort of packed key<<32|i words (16 bytes per item
+// with its buffer), or for keys of more than 32 bits a comparison sort.
+func spatialOrder(n int, keySpace uint64, nw int, key func(i int) uint64) (perm []int32, keys []uint64, starts []int32) {
 	perm = make([]int32, n)
+	if keySpace <= uint64(2*n)+1024 {
+		return countingOrder(n, keySpace, key, perm)
+	}
+	keyBits := bitsFor(keySpace)
+	var w []uint64
 	if keyBits > 32 {
 		type pair struct {
 			k uint64
@@ -33,25 +43,63 @@ func spatialOrder(n int, keyBits int, nw int, key func(i int) uint64) (perm []in
 			}
 			return 0
 		})
-		keys = make([]uint64, n)
+		w = make([]uint64, n)
 		for j, p := range ps {
-			perm[j], keys[j] = p.i, p.k
+			perm[j], w[j] = p.i, p.k
 		}
-		return perm, keys
-	}
-	w := make([]uint64, n)
-	_ = parallel(n, nw, nil, func(_, lo, hi int) error {
-		for i := lo; i < hi; i++ {
-			w[i] = key(i)<<32 | uint64(i)
+	} else {
+		w = make([]uint64, n)
+		_ = parallel(n, nw, nil, func(_, lo, hi int) error {
+			for i := lo; i < hi; i++ {
+				w[i] = key(i)<<32 | uint64(i)
+			}
+			return nil
+		})
+		radixSortHigh(w, keyBits)
+		for j, v := range w {
+			perm[j] = int32(uint32(v))
+			w[j] = v >> 32
 		}
-		return nil
-	})
-	radixSortHigh(w, keyBits)
-	for j, v := range w {
-		perm[j] = int32(uint32(v))
-		w[j] = v >> 32
 	}
-	return perm, w
+	for j := range w {
+		if j == 0 || w[j] != w[j-1] {
+			keys = append(keys, w[j])
+			starts = append(starts, int32(j))
+		}
+	}
+	return perm, keys, append(starts, int32(n))
+}
+
+// countingOrder is spatialOrder's counting sort for a dense key space.
+func countingOrder(n int, keySpace uint64, key func(i int) uint64, perm []int32) ([]int32, []uint64, []int32) {
+	next := make([]int32, keySpace)
+	for i := range n {
+		next[key(i)]++
+	}
+	cells := 0
+	var sum int32
+	for k, c := range next {
+		next[k] = sum
+		sum += c
+		if c > 0 {
+			cells++
+		}
+	}
+	keys := make([]uint64, 0, cells)
+	starts := make([]int32, 0, cells+1)
+	for k := range next {
+		if (k+1 < len(next) && next[k+1] > next[k]) || (k+1 == len(next) && int(next[k]) < n) {
+			keys = append(keys, uint64(k))
+			starts = append(starts, next[k])
+		}
+	}
+	starts = append(starts, int32(n))
+	for i := range n {
+		k := key(i)
+		perm[next[k]] = int32(i)
+		next[k]++
+	}
+	return perm, keys, starts
 }
 
 // radixSortHigh sorts w stably by bits 32..32+keyBits-1 (the low 32 bits

@@ -61,16 +61,24 @@ func CheckBackend(t *testing.T, b findneighbor.Backend) {
 func CheckBackendWith(t testing.TB, b findneighbor.Backend, cfg Config) {
 	t.Helper()
 	for _, seed := range cfg.Seeds {
-		for _, c := range Clouds(seed, cfg.N) {
-			for _, eps := range append(slices.Clone(Eps), float32(math.Inf(1))) {
-				if eps >= hugeEps {
-					// Everything is a neighbour: lists are N long, so
-					// fewer points say as much in less time.
-					c.XYZ = c.XYZ[:min(len(c.XYZ), 3*hugeN)]
-				}
-				ctx := fmt.Sprintf("%s: cloud %s (%d points) seed %d ε %g", b.Name(), c.Name, c.Len(), seed, eps)
-				checkCase(t, b, c, eps, Rand(seed^0x51ab), ctx)
+		CheckClouds(t, b, Clouds(seed, cfg.N), Eps, seed)
+	}
+}
+
+// CheckClouds compares backend b with brute on the given clouds and radii
+// (plus ε = +Inf), as CheckBackend does; seed drives the query sets and
+// core masks and is printed on failure.
+func CheckClouds(t testing.TB, b findneighbor.Backend, clouds []Cloud, eps []float32, seed uint64) {
+	t.Helper()
+	for _, c := range clouds {
+		for _, e := range append(slices.Clone(eps), float32(math.Inf(1))) {
+			if e >= hugeEps {
+				// Everything is a neighbour: lists are N long, so fewer
+				// points say as much in less time.
+				c.XYZ = c.XYZ[:min(len(c.XYZ), 3*hugeN)]
 			}
+			ctx := fmt.Sprintf("%s: cloud %s (%d points) seed %d ε %g", b.Name(), c.Name, c.Len(), seed, e)
+			checkCase(t, b, c, e, Rand(seed^0x51ab), ctx)
 		}
 	}
 }

@@ -1,0 +1,182 @@
+package findneighbor_test
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	fn "github.com/pctk/pctk/primitives/findneighbor"
+)
+
+// BenchmarkVsCKDTree runs pctk's cpu backend and scipy's cKDTree
+// (bench/ckdtree.py, Debian's python3-scipy) side by side in one run, on
+// the same points file and radius, each in its own process so that peak
+// memory is measured alike (peak RSS over the process's baseline, as a
+// multiple of the float32 input's size). It reports both times and their
+// ratio; bench/compare.sh runs it.
+func BenchmarkVsCKDTree(b *testing.B) {
+	if _, err := exec.Command("/usr/bin/python3", "-c", "import scipy.spatial").CombinedOutput(); err != nil {
+		b.Skip("/usr/bin/python3 with scipy not found (apt-get install python3-scipy)")
+	}
+	for _, sz := range benchSizes {
+		for _, k := range []int{30, 250} {
+			b.Run(fmt.Sprintf("N=%s/k=%d", sz.name, k), func(b *testing.B) {
+				xyz := uniformCloud(sz.n)
+				eps := epsFor(sz.n, k)
+				path := filepath.Join(b.TempDir(), "points.f32")
+				if err := writePoints(path, xyz); err != nil {
+					b.Fatal(err)
+				}
+				input := float64(len(xyz) * 4)
+				for b.Loop() {
+					peer, err := runPeer(path, eps)
+					if err != nil {
+						b.Fatal(err)
+					}
+					own, err := runOwn(path, eps)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if own.Sum != peer.Sum {
+						// Only pairs at distance ε (float32 here, float64 there) may differ.
+						b.Logf("neighbour sums differ: pctk %d, cKDTree %d", own.Sum, peer.Sum)
+					}
+					b.ReportMetric(own.CountsS, "pctk-counts-s")
+					b.ReportMetric(peer.CountsS, "ckdtree-counts-s")
+					b.ReportMetric(peer.CountsS/own.CountsS, "counts-speedup")
+					b.ReportMetric((peer.BuildS+peer.CountsS)/(own.BuildS+own.CountsS), "build+counts-speedup")
+					b.ReportMetric(float64(own.PeakBytes)/input, "pctk-peak-x-input")
+					b.ReportMetric(float64(peer.PeakBytes)/input, "ckdtree-peak-x-input")
+				}
+			})
+		}
+	}
+}
+
+// compareResult is what each side of the comparison reports.
+type compareResult struct {
+	N         int     `json:"n"`
+	BuildS    float64 `json:"build_s"`
+	CountsS   float64 `json:"counts_s"`
+	Sum       int64   `json:"sum"`
+	PeakBytes int64   `json:"peak_bytes"`
+}
+
+// compareRepeat is how often each side repeats build and count (best kept).
+const compareRepeat = 2
+
+func writePoints(path string, xyz []float32) error {
+	buf := make([]byte, 4*len(xyz))
+	for i, v := range xyz {
+		binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
+	}
+	return os.WriteFile(path, buf, 0o644)
+}
+
+func runPeer(path string, eps float32) (compareResult, error) {
+	out, err := exec.Command("/usr/bin/python3", "bench/ckdtree.py", path, strconv.FormatFloat(float64(eps), 'g', -1, 32), strconv.Itoa(compareRepeat)).Output()
+	var r compareResult
+	if err != nil {
+		return r, fmt.Errorf("ckdtree.py: %v", err)
+	}
+	return r, json.Unmarshal(out, &r)
+}
+
+// runOwn runs TestCompareChild in a fresh copy of this test binary.
+func runOwn(path string, eps float32) (compareResult, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCompareChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "PCTK_COMPARE_CHILD="+path+":"+strconv.FormatFloat(float64(eps), 'g', -1, 32))
+	out, err := cmd.Output()
+	var r compareResult
+	if err != nil {
+		return r, fmt.Errorf("child: %v: %s", err, out)
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
+	return r, json.Unmarshal([]byte(line), &r)
+}
+
+// TestCompareChild is pctk's side of BenchmarkVsCKDTree, run in a child
+// process; it does nothing otherwise.
+func TestCompareChild(t *testing.T) {
+	spec := os.Getenv("PCTK_COMPARE_CHILD")
+	if spec == "" {
+		t.Skip("only run by BenchmarkVsCKDTree")
+	}
+	i := strings.LastIndex(spec, ":")
+	eps, err := strconv.ParseFloat(spec[i+1:], 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := peakRSS()
+	xyz, err := readPoints(spec[:i])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := compareResult{N: len(xyz) / 3, BuildS: math.Inf(1), CountsS: math.Inf(1)}
+	counts := make([]uint32, r.N)
+	for range compareRepeat {
+		t0 := time.Now()
+		ix, err := fn.CPU().Build(xyz, float32(eps), fn.BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := ix.Counts(nil, counts); err != nil {
+			t.Fatal(err)
+		}
+		r.BuildS, r.CountsS = min(r.BuildS, t1.Sub(t0).Seconds()), min(r.CountsS, time.Since(t1).Seconds())
+		ix.Close()
+	}
+	for _, c := range counts {
+		r.Sum += int64(c)
+	}
+	r.PeakBytes = peakRSS() - base
+	out, _ := json.Marshal(r)
+	fmt.Println(string(out))
+}
+
+// readPoints reads a file of little-endian float32 values straight into
+// the slice, as numpy.fromfile does, so the input is held once.
+func readPoints(path string) ([]float32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	xyz := make([]float32, st.Size()/4)
+	if len(xyz) == 0 {
+		return xyz, nil
+	}
+	_, err = io.ReadFull(f, unsafe.Slice((*byte)(unsafe.Pointer(&xyz[0])), 4*len(xyz)))
+	if binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
+		for k, v := range xyz {
+			xyz[k] = math.Float32frombits(bits.ReverseBytes32(math.Float32bits(v)))
+		}
+	}
+	return xyz, err
+}
+
+// peakRSS returns the process's peak resident set size in bytes.
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024
+}

@@ -1,0 +1,105 @@
+package findneighbor
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestSpatialOrderPaths checks that the counting sort, the radix sort and
+// the comparison sort give the same stable order.
+func TestSpatialOrderPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const n = 5000
+	for _, space := range []uint64{1, 700, 2 * n, 1 << 20, 1 << 31, 1 << 50} {
+		keys := make([]uint64, n)
+		for i := range keys {
+			keys[i] = r.Uint64N(space)
+		}
+		key := func(i int) uint64 { return keys[i] }
+		want := make([]int32, n)
+		for i := range want {
+			want[i] = int32(i)
+		}
+		slices.SortStableFunc(want, func(a, b int32) int {
+			switch {
+			case keys[a] < keys[b]:
+				return -1
+			case keys[a] > keys[b]:
+				return 1
+			}
+			return 0
+		})
+		perm, runs, starts := spatialOrder(n, space, 2, key)
+		if !slices.Equal(perm, want) {
+			t.Errorf("key space %d: order differs from a stable sort", space)
+		}
+		if len(starts) != len(runs)+1 || starts[len(runs)] != n {
+			t.Fatalf("key space %d: %d runs, %d starts", space, len(runs), len(starts))
+		}
+		for c := range runs {
+			for j := starts[c]; j < starts[c+1]; j++ {
+				if keys[perm[j]] != runs[c] {
+					t.Fatalf("key space %d: run %d holds key %d, want %d", space, c, keys[perm[j]], runs[c])
+				}
+			}
+		}
+	}
+}
+
+// TestGridMemoryBounded builds grids where a dense grid would need
+// astronomically many cells (tiny ε over a huge extent, 2D, one point far
+// away) and checks that the structures stay O(N).
+func TestGridMemoryBounded(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	const n = 20000
+	xyz := make([]float32, 3*n)
+	for i := range n {
+		xyz[3*i], xyz[3*i+1] = r.Float32()*1e6, r.Float32()*1e6
+	}
+	xyz[0], xyz[1], xyz[2] = -3e7, 3e7, 1e5 // an outlier far away
+	for _, eps := range []float32{1e-6, 0.01, 3, 1e4, 1e9} {
+		g := newGrid(xyz, eps, 1, 2)
+		cells, rows := len(g.cellX), len(g.rowStart)-1
+		if cells > n || rows > cells || len(g.rows.keys) > 4*max(rows, 1) {
+			t.Errorf("ε %g: %d cells, %d rows, %d hash slots for %d points", eps, cells, rows, len(g.rows.keys), n)
+		}
+		for a := range 3 {
+			if g.dim[a] > maxCells {
+				t.Errorf("ε %g: %d cells along axis %d", eps, g.dim[a], a)
+			}
+		}
+		if eps >= 1e9 && cells != 1 {
+			t.Errorf("ε %g: %d cells, want 1 (everything is a neighbour)", eps, cells)
+		}
+	}
+}
+
+// TestHugeEpsCountsWithoutPairs checks the shortcut that keeps a huge ε
+// from costing O(N²): every point's count is N-1.
+func TestHugeEpsCountsWithoutPairs(t *testing.T) {
+	const n = 30000
+	xyz := make([]float32, 3*n)
+	for i := range xyz {
+		xyz[i] = float32(i%977) * 1e-3
+	}
+	ix, err := CPU().Build(xyz, 100, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]uint32, n)
+	if err := ix.Counts(nil, out); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range out {
+		if c != n-1 {
+			t.Fatalf("point %d: count %d, want %d", i, c, n-1)
+		}
+	}
+	if !ix.(*cpuIndex).g.allWithin(0, 0, 0) {
+		t.Error("allWithin is false for a cloud 1 wide and ε 100")
+	}
+	if ix2, _ := CPU().Build(xyz, 0.5, BuildOptions{}); ix2.(*cpuIndex).g.allWithin(0, 0, 0) {
+		t.Error("allWithin is true for a cloud 1 wide and ε 0.5")
+	}
+}
