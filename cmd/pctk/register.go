@@ -1,11 +1,13 @@
 package main
 
-// The codecs register their formats with io/pcio from their init functions;
-// importing them here is what makes pctk read and write them. Backends that
-// live outside primitives/findneighbor register themselves the same way.
+// The codecs register their formats with io/pcio, and the GPU backends
+// register with findneighbor, from their init functions; importing them here
+// is what makes pctk read and write those formats and use those backends.
 import (
 	_ "github.com/pctk/pctk/io/las"
 	_ "github.com/pctk/pctk/io/pcd"
 	_ "github.com/pctk/pctk/io/ply"
 	_ "github.com/pctk/pctk/io/stl"
+	_ "github.com/pctk/pctk/primitives/findneighbor/cuda"
+	_ "github.com/pctk/pctk/rt/optix"
 )
