@@ -146,7 +146,7 @@ func Statistical(xyz []float32, b findneighbor.Backend, opts StatisticalOptions)
 	}
 	found := make([]int, n) // neighbours found per point
 	if k > 0 {
-		if err := meanKNearest(xyz, b, k, opts.Build, r.MeanDist, found); err != nil {
+		if err := knnDistances(xyz, b, k, opts.Build, r.MeanDist, found); err != nil {
 			return nil, err
 		}
 	}
@@ -161,31 +161,6 @@ func Statistical(xyz []float32, b findneighbor.Backend, opts StatisticalOptions)
 		}
 	}
 	return r, nil
-}
-
-// meanKNearest stores in sum[i] the sum of the distances from point i to
-// its k nearest other points, and in found[i] how many there were.
-func meanKNearest(xyz []float32, b findneighbor.Backend, k int, bo findneighbor.BuildOptions, sum []float64, found []int) error {
-	ix, err := b.Build(xyz, float32(math.Inf(1)), bo)
-	if err != nil {
-		return fmt.Errorf("denoise: statistical: build %s index: %w", b.Name(), err)
-	}
-	defer ix.Close()
-	n := len(sum)
-	idx := make([]int32, n*k)
-	dist := make([]float32, n*k)
-	if err := ix.KNearest(nil, k, idx, dist); err != nil {
-		return fmt.Errorf("denoise: statistical: %d nearest neighbours (%s): %w", k, b.Name(), err)
-	}
-	for i := range n {
-		s, c := 0.0, 0
-		for j := i * k; j < (i+1)*k && idx[j] >= 0; j++ {
-			s += float64(dist[j])
-			c++
-		}
-		sum[i], found[i] = s, c
-	}
-	return nil
 }
 
 // pclStats turns the distance sums in r.MeanDist into PCL's means and
