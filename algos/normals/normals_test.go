@@ -405,3 +405,62 @@ func TestValidate(t *testing.T) {
 		t.Error(`ParseOrientation("outward") = nil error, want one`)
 	}
 }
+
+// TestInvariants runs awkward random clouds (duplicates, lines, planes,
+// tiny and large extents, far from the origin) through every backend and
+// checks what must hold for every point: with K ≥ 3 and at least 3 points
+// nothing is NaN; normals are unit vectors; 0 ≤ λ0 ≤ λ1 ≤ λ2; the curvature
+// is λ0/(λ0+λ1+λ2) in [0, 1/3].
+func TestInvariants(t *testing.T) {
+	const seed = 11
+	rng := rand.New(rand.NewPCG(seed, 12))
+	gens := []struct {
+		name string
+		gen  func(i int) [3]float64
+	}{
+		{"duplicates", func(i int) [3]float64 { return [3]float64{float64(i % 5), float64(i % 3), 0} }},
+		{"line", func(i int) [3]float64 { return [3]float64{float64(i), 2 * float64(i), -float64(i)} }},
+		{"plane", func(int) [3]float64 { return [3]float64{rng.Float64(), rng.Float64(), 0} }},
+		{"blob", func(int) [3]float64 { return [3]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()} }},
+		{"tiny", func(int) [3]float64 {
+			return [3]float64{1e-6 * rng.Float64(), 1e-6 * rng.Float64(), 1e-7 * rng.Float64()}
+		}},
+		{"far", func(int) [3]float64 {
+			return [3]float64{1e4 + rng.Float64(), -1e4 + rng.Float64(), 1e3 + 0.01*rng.Float64()}
+		}},
+		{"two points repeated", func(i int) [3]float64 { return [3]float64{float64(i % 2), 0, 0} }},
+	}
+	for _, b := range backends(t) {
+		for _, g := range gens {
+			const n = 300
+			xyz := make([]float32, 0, 3*n)
+			for i := range n {
+				p := g.gen(i)
+				xyz = append(xyz, float32(p[0]), float32(p[1]), float32(p[2]))
+			}
+			for _, k := range []int{3, 7, 40} {
+				r, err := Estimate(b, xyz, Options{K: k, Eigenvalues: true, Orient: OrientConsistent})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Undefined != 0 {
+					t.Errorf("%s %s k=%d: %d undefined, want 0", b.Name(), g.name, k, r.Undefined)
+				}
+				for i := range n {
+					nv := r.normal(i)
+					l0, l1, l2 := float64(r.Eigenvalues[0][i]), float64(r.Eigenvalues[1][i]), float64(r.Eigenvalues[2][i])
+					c := float64(r.Curvature[i])
+					want := 0.0
+					if s := l0 + l1 + l2; s > 0 {
+						want = l0 / s
+					}
+					if math.Abs(math.Sqrt(dot(nv, nv))-1) > 1e-6 || !(0 <= l0 && l0 <= l1 && l1 <= l2) ||
+						!(c >= 0 && c <= 1.0/3+1e-6) || math.Abs(c-want) > 1e-6 {
+						t.Fatalf("%s %s k=%d point %d: normal %v, eigenvalues %g %g %g, curvature %g (seed %d)",
+							b.Name(), g.name, k, i, nv, l0, l1, l2, c, seed)
+					}
+				}
+			}
+		}
+	}
+}
