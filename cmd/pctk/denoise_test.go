@@ -8,6 +8,7 @@ import (
 
 	"github.com/pctk/pctk/core"
 	_ "github.com/pctk/pctk/io/las"
+	_ "github.com/pctk/pctk/io/pcd"
 	"github.com/pctk/pctk/io/pcio"
 	_ "github.com/pctk/pctk/io/ply"
 	"github.com/pctk/pctk/primitives/findneighbor"
