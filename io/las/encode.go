@@ -146,7 +146,7 @@ func (e *Encoder) buildHeader() {
 	}
 	h.PointOffset = uint32(size)
 	h.GlobalEncoding &^= 1 << 4
-	if lay.minor >= 4 && findVLR(e.vlrs, userProjection, recWKT) >= 0 {
+	if lay.minor >= 4 && (findVLR(e.vlrs, userProjection, recWKT) >= 0 || findVLR(e.evlrs(), userProjection, recWKT) >= 0) {
 		h.GlobalEncoding |= 1 << 4
 	}
 	e.placeEVLRs()

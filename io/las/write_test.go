@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -211,6 +212,14 @@ func TestCRSWrite(t *testing.T) {
 	}
 	if ge := le.Uint16(out[6:]); ge&(1<<4) == 0 {
 		t.Errorf("LAS 1.4 with WKT: global encoding 0x%04x lacks the WKT bit", ge)
+	}
+	// WKT in an EVLR keeps the bit too.
+	info := InfoOf(&back.Meta)
+	info.EVLRs = append(info.EVLRs, info.VLRs[findVLR(info.VLRs, userProjection, recWKT)])
+	info.VLRs = slices.DeleteFunc(info.VLRs, func(v VLR) bool { return v.Is(userProjection, recWKT) })
+	out, evlr := encode(t, back, "")
+	if ge := le.Uint16(out[6:]); ge&(1<<4) == 0 || evlr.Meta.CRS.WKT != wkt || len(InfoOf(&evlr.Meta).EVLRs) != 1 {
+		t.Errorf("WKT in an EVLR: global encoding 0x%04x, CRS %+v", ge, evlr.Meta.CRS)
 	}
 	// Changing the CRS of a LAS cloud replaces its CRS records.
 	back.Meta.CRS = core.CRS{EPSG: 26915}
