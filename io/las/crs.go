@@ -2,6 +2,7 @@ package las
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -127,28 +128,56 @@ func crsVLRs(c core.CRS) []VLR {
 	return out
 }
 
-// isCRSVLR reports whether v is one of the records crsVLRs writes or that
-// belong to them (GeoTIFF double and ASCII parameters).
-func isCRSVLR(v *VLR) bool {
+// crsChange says how to turn the CRS records of a source (whose CRS is
+// src) into records for crs: which source records to drop and which
+// records to add. The GeoTIFF records (keys with their double and ASCII
+// parameters) and the WKT record are each kept while their part of the
+// CRS is unchanged, so that keys referring to parameter records stay
+// valid. When neither the WKT nor the keys give crs.EPSG, keys are built
+// from the code.
+type crsChange struct {
+	dropGeo, dropWKT bool
+	add              []VLR
+}
+
+func planCRS(crs, src core.CRS) crsChange {
+	if sameCRS(crs, src) {
+		return crsChange{}
+	}
+	var c crsChange
+	var add core.CRS
+	if crs.WKT != src.WKT {
+		c.dropWKT, add.WKT = true, crs.WKT
+	}
+	if !slices.Equal(crs.GeoKeys, src.GeoKeys) {
+		c.dropGeo, add.GeoKeys = true, crs.GeoKeys
+	}
+	implied := epsgFromGeoKeys(crs.GeoKeys)
+	if implied == 0 {
+		implied = epsgFromWKT(crs.WKT)
+	}
+	if crs.EPSG != 0 && implied != crs.EPSG {
+		c.dropGeo, add.GeoKeys, add.EPSG = true, nil, crs.EPSG
+	}
+	c.add = crsVLRs(add)
+	return c
+}
+
+// drops reports whether the change drops source record v.
+func (c crsChange) drops(v *VLR) bool {
 	if v.User() != userProjection {
 		return false
 	}
 	switch v.RecordID {
-	case recGeoKeys, recGeoDoubles, recGeoASCII, recWKT:
-		return true
+	case recGeoKeys, recGeoDoubles, recGeoASCII:
+		return c.dropGeo
+	case recWKT:
+		return c.dropWKT
 	}
 	return false
 }
 
 // sameCRS reports whether two CRS values are equal.
 func sameCRS(a, b core.CRS) bool {
-	if a.WKT != b.WKT || a.EPSG != b.EPSG || len(a.GeoKeys) != len(b.GeoKeys) {
-		return false
-	}
-	for i := range a.GeoKeys {
-		if a.GeoKeys[i] != b.GeoKeys[i] {
-			return false
-		}
-	}
-	return true
+	return a.WKT == b.WKT && a.EPSG == b.EPSG && slices.Equal(a.GeoKeys, b.GeoKeys)
 }

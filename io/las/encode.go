@@ -195,10 +195,10 @@ func (e *Encoder) evlrs() []VLR {
 	if e.src == nil {
 		return nil
 	}
-	keep := sameCRS(e.crs, crsFromVLRs(append(slices.Clone(e.src.VLRs), e.src.EVLRs...)))
+	change := planCRS(e.crs, crsFromVLRs(append(slices.Clone(e.src.VLRs), e.src.EVLRs...)))
 	var out []VLR
 	for _, v := range e.src.EVLRs {
-		if keep || !isCRSVLR(&v) {
+		if !change.drops(&v) {
 			out = append(out, v)
 		}
 	}

@@ -195,7 +195,7 @@ func (l *layout) vlrs(src *Info, crs core.CRS) []VLR {
 		in = src.VLRs
 		srcCRS = crsFromVLRs(append(slices.Clone(src.VLRs), src.EVLRs...))
 	}
-	keepCRS := sameCRS(crs, srcCRS)
+	change := planCRS(crs, srcCRS)
 	var out []VLR
 	ebDone := false
 	for _, v := range in {
@@ -208,7 +208,7 @@ func (l *layout) vlrs(src *Info, crs core.CRS) []VLR {
 			if !bytes.Equal(v.Data, l.eb) {
 				v.Data = l.eb
 			}
-		case isCRSVLR(&v) && !keepCRS:
+		case change.drops(&v):
 			continue
 		}
 		out = append(out, v)
@@ -216,8 +216,6 @@ func (l *layout) vlrs(src *Info, crs core.CRS) []VLR {
 	if l.eb != nil && !ebDone {
 		out = append(out, newVLR(userSpec, recExtraBytes, "Extra Bytes", l.eb))
 	}
-	if !keepCRS {
-		out = append(out, crsVLRs(crs)...)
-	}
+	out = append(out, change.add...)
 	return out
 }

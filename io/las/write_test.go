@@ -414,3 +414,41 @@ func firstDiff(a, b []byte) int {
 	}
 	return -1
 }
+
+// TestCRSGroups changes one part of a CRS with GeoTIFF parameter records
+// (autzen_trim.las: keys, doubles, ASCII and WKT): the other part's
+// records stay as they were.
+func TestCRSGroups(t *testing.T) {
+	path := filepath.Join(sharedData, "pdal/las/autzen_trim.las")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("%s absent: %v", path, err)
+	}
+	c, err := Decode(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(c *core.Cloud) []uint16 {
+		var out []uint16
+		for _, v := range InfoOf(&c.Meta).VLRs {
+			out = append(out, v.RecordID)
+		}
+		return out
+	}
+	if got := ids(c); !slices.Equal(got, []uint16{34735, 34736, 34737, 2112, 2112}) {
+		t.Fatalf("autzen_trim.las VLRs %v, want 34735 34736 34737 2112 2112 (the last liblas')", got)
+	}
+	c.Meta.CRS.WKT = `PROJCS["changed"]`
+	_, back := encode(t, c, "")
+	if got := ids(back); !slices.Equal(got, []uint16{34735, 34736, 34737, 2112, 2112}) || back.Meta.CRS.WKT != `PROJCS["changed"]` {
+		t.Errorf("new WKT: VLRs %v, WKT %q; want the GeoTIFF records kept and the WKT replaced", got, back.Meta.CRS.WKT)
+	}
+	if !slices.Equal(back.Meta.CRS.GeoKeys, c.Meta.CRS.GeoKeys) {
+		t.Errorf("new WKT: GeoKeys changed")
+	}
+	c.Meta.CRS = core.CRS{EPSG: 2992}
+	_, back = encode(t, c, "")
+	if got := ids(back); !slices.Equal(got, []uint16{2112, 34735}) || back.Meta.CRS.EPSG != 2992 || back.Meta.CRS.WKT != "" {
+		t.Errorf("EPSG only: VLRs %v, CRS %+v; want liblas' record and new keys for EPSG 2992", got, back.Meta.CRS)
+	}
+}
