@@ -77,6 +77,15 @@ func NewDecoder(r io.Reader) (*Decoder, error) {
 	d := &Decoder{r: cr, h: h, known: cr.Remaining() >= 0, row: int(h.rowSize())}
 	d.hdr = &pcio.Header{Count: count, Meta: core.Metadata{Format: codecName, Comments: comments, Extra: map[string]any{codecName: h}}}
 	d.slots, d.hdr.Schema = slots(h, 0)
+	coords := 0
+	for _, s := range d.slots {
+		if s.coord >= 0 && s.t == core.Float32 {
+			coords++
+		}
+	}
+	if coords == 3 {
+		d.hdr.Meta.Extra[codec.CoordsKey] = core.Float32
+	}
 	switch h.Data {
 	case ASCII:
 		err = codec.CheckCount(codecName, cr.Offset(), "points", count, h.values(), cr.Remaining())

@@ -36,13 +36,27 @@ type Encoder struct {
 	line    []byte
 	soa     []byte // binary_compressed data, column by column, written by Close
 	err     error
+	fromPCD bool // the cloud came from PCD: coordinates keep their declared types
+	check32 bool // F 4 coordinates were chosen from the source's note: check them
 }
 
 // NewEncoder writes the header of a PCD 0.7 file for a cloud described by
 // h. variant is "", "ascii", "binary" or "compressed" (binary_compressed);
 // "" keeps the encoding of the source PCD file, or picks binary for a cloud
 // from elsewhere, whose coordinates are then written as F 8.
+//
+// Coordinates of a cloud from another format are written as F 4 when its
+// decoder noted float32 coordinates (codec.CoordsKey; Write then fails on
+// a coordinate that is not a float32 value rather than round it), else as
+// F 8.
 func NewEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
+	if codec.SourceFloat32(&h.Meta) {
+		e, err := newEncoder(w, h, variant, 4)
+		if e != nil {
+			e.check32 = !e.fromPCD
+		}
+		return e, err
+	}
 	return newEncoder(w, h, variant, 8)
 }
 
@@ -67,6 +81,7 @@ func newEncoder(w io.Writer, h *pcio.Header, variant string, coordSize int) (*En
 		}
 	}
 	e := &Encoder{w: bufio.NewWriterSize(w, 64<<10), h: out, schema: h.Schema, count: h.Count}
+	e.fromPCD = src != nil
 	e.layout(src, coordSize)
 	e.row = int(out.rowSize())
 	if data == Compressed {
@@ -251,6 +266,12 @@ func (e *Encoder) Write(c *core.Cloud) error {
 	}
 	if err := codec.CheckChunk(codecName, c, e.schema); err != nil {
 		return err
+	}
+	if e.check32 {
+		if err := codec.CheckFloat32(codecName, c, e.written); err != nil {
+			e.err = err
+			return err
+		}
 	}
 	if e.written+int64(c.Len()) > e.count {
 		e.err = fmt.Errorf("pcd: %d points written, header announced %d", e.written+int64(c.Len()), e.count)

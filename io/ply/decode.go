@@ -77,6 +77,9 @@ func NewDecoder(r io.Reader) (*Decoder, error) {
 				d.hdr.Schema = append(d.hdr.Schema, &core.Attribute{Name: p.Attr, Type: types[p.Type]})
 			}
 		}
+		if isFloat32Coords(v) {
+			d.hdr.Meta.Extra[codec.CoordsKey] = core.Float32
+		}
 		if v.hasLists() {
 			v.ListOffsets = append(v.ListOffsets[:0], 0)
 		} else if d.order != nil {
@@ -84,6 +87,20 @@ func NewDecoder(r io.Reader) (*Decoder, error) {
 		}
 	}
 	return d, nil
+}
+
+// isFloat32Coords reports whether v has x, y and z, all float32.
+func isFloat32Coords(v *Element) bool {
+	n := 0
+	for _, p := range v.Props {
+		if !p.IsList() && isCoord(p.Attr) {
+			if types[p.Type] != core.Float32 {
+				return false
+			}
+			n++
+		}
+	}
+	return n == 3
 }
 
 func isCoord(attr string) bool { return attr == core.DimX || attr == core.DimY || attr == core.DimZ }

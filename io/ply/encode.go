@@ -34,6 +34,8 @@ type Encoder struct {
 	count   int64
 	written int64
 	err     error
+	fromPLY bool // the cloud came from PLY: coordinates keep their declared types
+	check32 bool // float coordinates were chosen from the source's note: check them
 }
 
 // vertexLinked names elements whose records index vertices; they are
@@ -45,7 +47,19 @@ var vertexLinked = map[string]bool{"face": true, "edge": true, "tristrips": true
 // that precede the vertex element, to w. variant is "", "ascii", "binary" or
 // "binary-be"; "" keeps the encoding of the source PLY file, or picks
 // binary little-endian for a cloud from elsewhere.
+//
+// Coordinates of a cloud from another format are written as float when its
+// decoder noted float32 coordinates (codec.CoordsKey; Write then fails on
+// a coordinate that is not a float32 value rather than round it), else as
+// double.
 func NewEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
+	if codec.SourceFloat32(&h.Meta) {
+		e, err := newEncoder(w, h, variant, "float")
+		if e != nil {
+			e.check32 = !e.fromPLY
+		}
+		return e, err
+	}
 	return newEncoder(w, h, variant, "double")
 }
 
@@ -78,6 +92,7 @@ func newEncoder(w io.Writer, h *pcio.Header, variant, coordType string) (*Encode
 		sv = src.vertex()
 	}
 	vertex := &Element{Name: vertexName, Count: h.Count}
+	e.fromPLY = sv != nil
 	e.layout(sv, coordType)
 	for _, c := range e.cols {
 		vertex.Props = append(vertex.Props, c.prop)
@@ -221,6 +236,12 @@ func (e *Encoder) Write(c *core.Cloud) error {
 	}
 	if err := codec.CheckChunk(codecName, c, e.schema); err != nil {
 		return err
+	}
+	if e.check32 {
+		if err := codec.CheckFloat32(codecName, c, e.written); err != nil {
+			e.err = err
+			return err
+		}
 	}
 	if e.written+int64(c.Len()) > e.count {
 		e.err = fmt.Errorf("ply: %d vertices written, header announced %d", e.written+int64(c.Len()), e.count)

@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 
@@ -155,13 +156,15 @@ func isRange(err error) bool {
 func Float32Exact(cols ...[]float64) bool {
 	for _, c := range cols {
 		for _, v := range c {
-			if float64(float32(v)) != v && v == v {
+			if !isFloat32(v) {
 				return false
 			}
 		}
 	}
 	return true
 }
+
+func isFloat32(v float64) bool { return float64(float32(v)) == v || v != v }
 
 // FieldName makes an attribute name usable as a header token: blanks
 // become '_' and an empty name becomes "unnamed".
@@ -176,4 +179,31 @@ func FieldName(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// CoordsKey is the Meta.Extra key under which a decoder notes that its
+// source stored every coordinate as a float32 (the value is core.Float32).
+// A streaming encoder of another format, which cannot scan the points
+// before writing its header, uses it to choose four-byte coordinates, and
+// then checks every coordinate it writes (see CheckFloat32).
+const CoordsKey = "coords"
+
+// SourceFloat32 reports whether m notes float32 coordinates (CoordsKey).
+func SourceFloat32(m *core.Metadata) bool {
+	t, _ := m.Extra[CoordsKey].(core.Type)
+	return t == core.Float32
+}
+
+// CheckFloat32 returns an error naming the first coordinate of c that is
+// not a float32 value, for an encoder that chose float32 coordinates from
+// the CoordsKey note; point numbers start at first.
+func CheckFloat32(codec string, c *core.Cloud, first int64) error {
+	for k, col := range [3][]float64{c.X, c.Y, c.Z} {
+		for i, v := range col {
+			if !isFloat32(v) {
+				return fmt.Errorf("%s: point %d: %c = %v is not a float32 value, as the source's coordinates were; write the whole cloud (Encode) to get 8-byte coordinates", codec, first+int64(i), 'X'+k, v)
+			}
+		}
+	}
+	return nil
 }
