@@ -1,0 +1,113 @@
+package codec
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/pctk/pctk/core"
+)
+
+func TestParseText(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		t    core.Type
+		want uint64
+		ok   bool
+	}{
+		{"255", core.Uint8, 255, true},
+		{"256", core.Uint8, 0, false},
+		{"-1", core.Uint8, 0, false},
+		{"3.0", core.Uint8, 3, true},
+		{"3.5", core.Uint8, 0, false},
+		{"1e2", core.Int16, 100, true},
+		{"-128", core.Int8, math.MaxUint64 - 127, true},
+		{"-129", core.Int8, 0, false},
+		{"-9223372036854775808", core.Int64, 1 << 63, true},
+		{"18446744073709551615", core.Uint64, math.MaxUint64, true},
+		{"nan", core.Int32, 0, false},
+		{"1e400", core.Float64, math.Float64bits(math.Inf(1)), true},
+		{"-Inf", core.Float32, uint64(math.Float32bits(float32(math.Inf(-1)))), true},
+		{"0.1", core.Float32, uint64(math.Float32bits(0.1)), true},
+		{"x", core.Float64, 0, false},
+	} {
+		got, err := ParseText([]byte(c.in), c.t)
+		if (err == nil) != c.ok || c.ok && got != c.want {
+			t.Errorf("ParseText(%q, %v) = %#x, %v; want %#x, ok %v", c.in, c.t, got, err, c.want, c.ok)
+		}
+	}
+	if v, err := ParseText([]byte("NaN"), core.Float32); err != nil || !math.IsNaN(float64(math.Float32frombits(uint32(v)))) {
+		t.Errorf("ParseText(NaN, float32) = %#x, %v; want a NaN", v, err)
+	}
+}
+
+// TestTextRoundTrip checks that the text form of random bits of every type
+// parses back to the same bits (NaN aside), the basis of exact ascii I/O.
+func TestTextRoundTrip(t *testing.T) {
+	const seed = 11
+	rng := rand.New(rand.NewPCG(seed, seed))
+	for ty := core.Int8; ty <= core.Float64; ty++ {
+		for range 20000 {
+			v := rng.Uint64()
+			var b [8]byte
+			StoreBits(b[:], ty, binary.LittleEndian, v)
+			v = LoadBits(b[:], ty, binary.LittleEndian) // canonical: sign-extended, truncated
+			if ty == core.Float32 && math.IsNaN(float64(math.Float32frombits(uint32(v)))) ||
+				ty == core.Float64 && math.IsNaN(math.Float64frombits(v)) {
+				continue
+			}
+			s := AppendText(nil, ty, v)
+			got, err := ParseText(s, ty)
+			if err != nil || got != v {
+				t.Fatalf("seed %d: %v bits %#x -> %q -> %#x, %v", seed, ty, v, s, got, err)
+			}
+		}
+	}
+}
+
+func TestTokens(t *testing.T) {
+	in := "1, 2\t3\r\n\n  " + strings.Repeat("9", 70000) + "\nlast"
+	r := NewReader("t", iotest.OneByteReader(strings.NewReader(in)))
+	var got []string
+	var lines []int
+	for {
+		tok, err := r.Token(true)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(tok[:min(len(tok), 3)]))
+		lines = append(lines, r.Pos().Line)
+	}
+	if strings.Join(got, ",") != "1,2,3,999,las" || len(lines) != 5 || lines[3] != 3 || lines[4] != 4 {
+		t.Errorf("tokens %q on lines %v, want 1,2,3,999...,last on lines 1 1 1 3 4", got, lines)
+	}
+}
+
+func TestCheckCount(t *testing.T) {
+	for _, c := range []struct {
+		n, min, rem int64
+		ok          bool
+	}{
+		{10, 4, 40, true}, {11, 4, 40, false}, {1 << 40, 12, -1, true}, {-1, 1, -1, false}, {1 << 40, 12, 1 << 20, false},
+	} {
+		err := CheckCount("t", Pos{}, "points", c.n, c.min, c.rem)
+		var fe *FormatError
+		if (err == nil) != c.ok || err != nil && !errors.As(err, &fe) {
+			t.Errorf("CheckCount(%d, %d, %d) = %v, want ok %v", c.n, c.min, c.rem, err, c.ok)
+		}
+	}
+	if got := ChunkSize(1<<30, 1<<40, false); got != Chunk {
+		t.Errorf("ChunkSize with unknown size = %d, want %d", got, Chunk)
+	}
+	if got := ChunkSize(0, 5, true); got != 1 {
+		t.Errorf("ChunkSize(0, 5) = %d, want 1", got)
+	}
+}
