@@ -403,14 +403,17 @@ func BenchmarkEstimate(b *testing.B) {
 	}
 }
 
-// open3dBenchScript times Open3D's estimate_normals alone (no file I/O) and
-// prints its wall and process CPU seconds.
+// open3dBenchScript times Open3D's estimate_normals alone (no file I/O),
+// with KNN K (argument 2) or a radius search (argument 3 > 0), and prints its
+// wall and process CPU seconds.
 const open3dBenchScript = `
 import sys, time
 import open3d as o3d
 pc = o3d.io.read_point_cloud(sys.argv[1])
+k, r = int(sys.argv[2]), float(sys.argv[3])
+p = o3d.geometry.KDTreeSearchParamRadius(r) if r > 0 else o3d.geometry.KDTreeSearchParamKNN(k)
 t, c = time.perf_counter(), time.process_time()
-pc.estimate_normals(o3d.geometry.KDTreeSearchParamKNN(int(sys.argv[2])))
+pc.estimate_normals(p)
 print(time.perf_counter() - t, time.process_time() - c)
 `
 
@@ -424,8 +427,13 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// BenchmarkPeers times normals of the same 1M points of real scan with KNN
-// 30 in one run: pctk (each backend that runs here but brute), Open3D's
+// benchRadius is the radius of BenchmarkPeers' radius mode: about 30
+// neighbours per point on the table scene, like KNN 30.
+const benchRadius = 0.005
+
+// BenchmarkPeers times normals of the same 1M points of real scan in one
+// run, with KNN 30 (the point and its 29 nearest) and with a radius of
+// benchRadius: pctk (each backend that runs here but brute), Open3D's
 // estimate_normals (OpenMP, all cores) and PCL's NormalEstimation (one
 // thread, pcl_normal_estimation). ms/op is the estimation alone as each tool
 // times it (kd-tree or index build, neighbour search, eigen-solve; no file
@@ -434,60 +442,67 @@ func cpuTime() time.Duration {
 // (its load and compressed save included, so an upper bound). ns/op for the
 // peers is the whole process run.
 func BenchmarkPeers(b *testing.B) {
-	const k = 30
 	xyz := benchCloud(b)
 	path := filepath.Join(b.TempDir(), "bench.pcd")
 	if err := writePCD(path, xyz); err != nil {
 		b.Fatal(err)
 	}
-	for _, be := range findneighbor.Backends() {
-		if _, err := be.Probe(); err != nil || be.Name() == "brute" {
-			continue
+	for _, mode := range []Options{{K: 30}, {Radius: benchRadius}} {
+		name := "knn" + strconv.Itoa(mode.K)
+		pclArgs := []string{"-k", strconv.Itoa(mode.K)}
+		if mode.K == 0 {
+			r := strconv.FormatFloat(mode.Radius, 'g', -1, 64)
+			name, pclArgs = "radius"+r, []string{"-radius", r}
 		}
-		b.Run("pctk-"+be.Name(), func(b *testing.B) {
+		for _, be := range findneighbor.Backends() {
+			if _, err := be.Probe(); err != nil || be.Name() == "brute" {
+				continue
+			}
+			b.Run(name+"/pctk-"+be.Name(), func(b *testing.B) {
+				peerLoop(b, func() (wall, cpu time.Duration, err error) {
+					t, c := time.Now(), cpuTime()
+					benchResult, err = Estimate(be, xyz, mode)
+					return time.Since(t), cpuTime() - c, err
+				})
+			})
+		}
+		b.Run(name+"/open3d", func(b *testing.B) {
+			if err := exec.Command(python3, "-c", "import open3d").Run(); err != nil {
+				b.Skipf("Open3D for %s is not available: %v", python3, err)
+			}
 			peerLoop(b, func() (wall, cpu time.Duration, err error) {
-				t, c := time.Now(), cpuTime()
-				benchResult, err = Estimate(be, xyz, Options{K: k})
-				return time.Since(t), cpuTime() - c, err
+				out, err := exec.Command(python3, "-c", open3dBenchScript, path, strconv.Itoa(mode.K), strconv.FormatFloat(mode.Radius, 'g', -1, 64)).Output()
+				if err != nil {
+					return 0, 0, err
+				}
+				var w, c float64
+				if _, err := fmt.Sscan(string(out), &w, &c); err != nil {
+					return 0, 0, fmt.Errorf("open3d printed %q: %v", out, err)
+				}
+				return time.Duration(w * float64(time.Second)), time.Duration(c * float64(time.Second)), nil
+			})
+		})
+		b.Run(name+"/pcl", func(b *testing.B) {
+			exe, err := exec.LookPath("pcl_normal_estimation")
+			if err != nil {
+				b.Skipf("pcl_normal_estimation is not available: %v", err)
+			}
+			out := filepath.Join(b.TempDir(), "pcl.pcd")
+			peerLoop(b, func() (wall, cpu time.Duration, err error) {
+				cmd := exec.Command(exe, append([]string{path, out}, pclArgs...)...)
+				msg, err := cmd.CombinedOutput()
+				if err != nil {
+					return 0, 0, fmt.Errorf("%v\n%s", err, msg)
+				}
+				m := pclTime.FindSubmatch(msg)
+				if m == nil {
+					return 0, 0, fmt.Errorf("no timing in pcl_normal_estimation's output:\n%s", msg)
+				}
+				ms, err := strconv.ParseFloat(string(m[1]), 64)
+				return time.Duration(ms * float64(time.Millisecond)), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), err
 			})
 		})
 	}
-	b.Run("open3d", func(b *testing.B) {
-		if err := exec.Command(python3, "-c", "import open3d").Run(); err != nil {
-			b.Skipf("Open3D for %s is not available: %v", python3, err)
-		}
-		peerLoop(b, func() (wall, cpu time.Duration, err error) {
-			out, err := exec.Command(python3, "-c", open3dBenchScript, path, strconv.Itoa(k)).Output()
-			if err != nil {
-				return 0, 0, err
-			}
-			var w, c float64
-			if _, err := fmt.Sscan(string(out), &w, &c); err != nil {
-				return 0, 0, fmt.Errorf("open3d printed %q: %v", out, err)
-			}
-			return time.Duration(w * float64(time.Second)), time.Duration(c * float64(time.Second)), nil
-		})
-	})
-	b.Run("pcl", func(b *testing.B) {
-		exe, err := exec.LookPath("pcl_normal_estimation")
-		if err != nil {
-			b.Skipf("pcl_normal_estimation is not available: %v", err)
-		}
-		out := filepath.Join(b.TempDir(), "pcl.pcd")
-		peerLoop(b, func() (wall, cpu time.Duration, err error) {
-			cmd := exec.Command(exe, path, out, "-k", strconv.Itoa(k))
-			msg, err := cmd.CombinedOutput()
-			if err != nil {
-				return 0, 0, fmt.Errorf("%v\n%s", err, msg)
-			}
-			m := pclTime.FindSubmatch(msg)
-			if m == nil {
-				return 0, 0, fmt.Errorf("no timing in pcl_normal_estimation's output:\n%s", msg)
-			}
-			ms, err := strconv.ParseFloat(string(m[1]), 64)
-			return time.Duration(ms * float64(time.Millisecond)), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), err
-		})
-	})
 }
 
 // peerLoop runs one tool b.N times and reports the wall and CPU time of the
