@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	fn "github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
@@ -51,6 +53,15 @@ func epsFor(n, k int) float32 {
 	return float32(math.Cbrt(3 * float64(k) / (4 * math.Pi * float64(n))))
 }
 
+// cpuTime returns the user plus system time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 var benchSizes = []struct {
 	name string
 	n    int
@@ -68,14 +79,19 @@ func BenchmarkCPU(b *testing.B) {
 }
 
 // benchOps runs Build, Counts, KNearest(16) and Moments as sub-benchmarks,
-// reporting nanoseconds per point.
+// reporting nanoseconds per point, wall and CPU (user+system time of all
+// threads: on a machine shared with other jobs the wall time varies with
+// their load, the CPU time much less).
 func benchOps(b *testing.B, be fn.Backend, xyz []float32, eps float32) {
 	n := len(xyz) / 3
+	var cpu0 time.Duration
 	perPoint := func(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/point")
+		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/point")
 	}
 	b.Run("Build", func(b *testing.B) {
 		b.ReportAllocs()
+		cpu0 = cpuTime()
 		for b.Loop() {
 			ix, err := be.Build(xyz, eps, fn.BuildOptions{})
 			if err != nil {
@@ -93,6 +109,7 @@ func benchOps(b *testing.B, be fn.Backend, xyz []float32, eps float32) {
 	sinkCounts = make([]uint32, n)
 	b.Run("Counts", func(b *testing.B) {
 		b.ReportAllocs()
+		cpu0 = cpuTime()
 		for b.Loop() {
 			if err := ix.Counts(nil, sinkCounts); err != nil {
 				b.Fatal(err)
@@ -109,6 +126,7 @@ func benchOps(b *testing.B, be fn.Backend, xyz []float32, eps float32) {
 	b.Run("KNearest16", func(b *testing.B) {
 		sinkIdx, sinkDist = make([]int32, 16*n), make([]float32, 16*n)
 		b.ReportAllocs()
+		cpu0 = cpuTime()
 		for b.Loop() {
 			if err := ix.KNearest(nil, 16, sinkIdx, sinkDist); err != nil {
 				b.Fatal(err)
@@ -120,6 +138,7 @@ func benchOps(b *testing.B, be fn.Backend, xyz []float32, eps float32) {
 	b.Run("Moments", func(b *testing.B) {
 		sinkMoments = make([]fn.Moment, n)
 		b.ReportAllocs()
+		cpu0 = cpuTime()
 		for b.Loop() {
 			if err := ix.Moments(nil, 0, sinkMoments); err != nil {
 				b.Fatal(err)

@@ -205,21 +205,24 @@ func (b *kbest) add(x cand) {
 		b.c = append(b.c, x)
 		return
 	}
-	n := len(b.c)
+	c := b.c
+	n := len(c)
 	if n >= b.k {
-		if b.k == 0 || !x.before(b.c[n-1]) {
+		if b.k == 0 || !x.before(c[n-1]) {
 			return
 		}
-		n--
-		b.c = b.c[:n]
+		n-- // the last one drops out
+	} else {
+		c = append(c, x)
 	}
+	// Shift by hand: a copy call costs more than the few moves.
 	i := n
-	for i > 0 && x.before(b.c[i-1]) {
+	for i > 0 && x.before(c[i-1]) {
+		c[i] = c[i-1]
 		i--
 	}
-	b.c = append(b.c, cand{})
-	copy(b.c[i+1:], b.c[i:n])
-	b.c[i] = x
+	c[i] = x
+	b.c = c
 }
 
 // finish sorts collected candidates and keeps the k best. sorted false

@@ -41,11 +41,11 @@ func BenchmarkVsCKDTree(b *testing.B) {
 				}
 				input := float64(len(xyz) * 4)
 				for b.Loop() {
-					peer, err := runPeer(path, eps)
+					peer, err := runPeer(path, eps, compareRepeat(sz.n))
 					if err != nil {
 						b.Fatal(err)
 					}
-					own, err := runOwn(path, eps)
+					own, err := runOwn(path, eps, compareRepeat(sz.n))
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -74,8 +74,15 @@ type compareResult struct {
 	PeakBytes int64   `json:"peak_bytes"`
 }
 
-// compareRepeat is how often each side repeats build and count (best kept).
-const compareRepeat = 2
+// compareRepeat is how often each side repeats build and count (best
+// kept): twice up to a million points, once above (cKDTree needs many
+// minutes for ten million).
+func compareRepeat(n int) int {
+	if n > 1_000_000 {
+		return 1
+	}
+	return 2
+}
 
 func writePoints(path string, xyz []float32) error {
 	buf := make([]byte, 4*len(xyz))
@@ -85,8 +92,8 @@ func writePoints(path string, xyz []float32) error {
 	return os.WriteFile(path, buf, 0o644)
 }
 
-func runPeer(path string, eps float32) (compareResult, error) {
-	out, err := exec.Command("/usr/bin/python3", "bench/ckdtree.py", path, strconv.FormatFloat(float64(eps), 'g', -1, 32), strconv.Itoa(compareRepeat)).Output()
+func runPeer(path string, eps float32, repeat int) (compareResult, error) {
+	out, err := exec.Command("/usr/bin/python3", "bench/ckdtree.py", path, strconv.FormatFloat(float64(eps), 'g', -1, 32), strconv.Itoa(repeat)).Output()
 	var r compareResult
 	if err != nil {
 		return r, fmt.Errorf("ckdtree.py: %v", err)
@@ -95,9 +102,9 @@ func runPeer(path string, eps float32) (compareResult, error) {
 }
 
 // runOwn runs TestCompareChild in a fresh copy of this test binary.
-func runOwn(path string, eps float32) (compareResult, error) {
+func runOwn(path string, eps float32, repeat int) (compareResult, error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCompareChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "PCTK_COMPARE_CHILD="+path+":"+strconv.FormatFloat(float64(eps), 'g', -1, 32))
+	cmd.Env = append(os.Environ(), "PCTK_COMPARE_CHILD="+path+":"+strconv.FormatFloat(float64(eps), 'g', -1, 32)+":"+strconv.Itoa(repeat))
 	out, err := cmd.Output()
 	var r compareResult
 	if err != nil {
@@ -114,19 +121,26 @@ func TestCompareChild(t *testing.T) {
 	if spec == "" {
 		t.Skip("only run by BenchmarkVsCKDTree")
 	}
-	i := strings.LastIndex(spec, ":")
-	eps, err := strconv.ParseFloat(spec[i+1:], 32)
+	parts := strings.Split(spec, ":")
+	if len(parts) != 3 {
+		t.Fatalf("PCTK_COMPARE_CHILD = %q, want PATH:EPS:REPEAT", spec)
+	}
+	eps, err := strconv.ParseFloat(parts[1], 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repeat, err := strconv.Atoi(parts[2])
 	if err != nil {
 		t.Fatal(err)
 	}
 	base := peakRSS()
-	xyz, err := readPoints(spec[:i])
+	xyz, err := readPoints(parts[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := compareResult{N: len(xyz) / 3, BuildS: math.Inf(1), CountsS: math.Inf(1)}
 	counts := make([]uint32, r.N)
-	for range compareRepeat {
+	for range repeat {
 		t0 := time.Now()
 		ix, err := fn.CPU().Build(xyz, float32(eps), fn.BuildOptions{})
 		if err != nil {

@@ -146,9 +146,13 @@ func countSpan(xs, ys, zs []float32, x, y, z, e2 float32) uint32 {
 	var n uint32
 	for j, px := range xs {
 		dx, dy, dz := px-x, ys[j]-y, zs[j]-z
+		// Written so the compiler emits a conditional move: whether a
+		// candidate is in is random, and a branch would mispredict often.
+		in := uint32(0)
 		if dx*dx+dy*dy+dz*dz <= e2 {
-			n++
+			in = 1
 		}
+		n += in
 	}
 	return n
 }
@@ -239,13 +243,11 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 		g := c.g
 		s.sp = g.spans(x, y, z, &s.w, s.sp)
 		for _, r := range s.sp {
-			for j := r.lo; j < r.hi; j++ {
-				px, py, pz := g.xs[j], g.ys[j], g.zs[j]
-				dx, dy, dz := px-x, py-y, pz-z
-				if dx*dx+dy*dy+dz*dz <= g.e2 && j != self {
-					m.addOffset(px, py, pz, x, y, z)
-				}
+			skip := int32(-1)
+			if self >= r.lo && self < r.hi {
+				skip = self - r.lo
 			}
+			momentSpan(&m, g.xs[r.lo:r.hi], g.ys[r.lo:r.hi], g.zs[r.lo:r.hi], x, y, z, g.e2, skip)
 		}
 		out[i] = m
 		return nil
@@ -349,6 +351,44 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 		}
 		return nil
 	})
+}
+
+// momentSpan adds to m the offsets from (x, y, z) to the points of one
+// span within ε (e2 = ε²), leaving out position skip (-1: none): Moments'
+// hot loop, with the sums in registers.
+func momentSpan(m *Moment, xs, ys, zs []float32, x, y, z, e2 float32, skip int32) {
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	var n uint32
+	var s0, s1, s2, o0, o1, o2, o3, o4, o5 float64
+	fx, fy, fz := float64(x), float64(y), float64(z)
+	for j, px := range xs {
+		py, pz := ys[j], zs[j]
+		dx, dy, dz := px-x, py-y, pz-z
+		if dx*dx+dy*dy+dz*dz > e2 || int32(j) == skip {
+			continue
+		}
+		ex, ey, ez := float64(px)-fx, float64(py)-fy, float64(pz)-fz
+		n++
+		s0 += ex
+		s1 += ey
+		s2 += ez
+		o0 += ex * ex
+		o1 += ex * ey
+		o2 += ex * ez
+		o3 += ey * ey
+		o4 += ey * ez
+		o5 += ez * ez
+	}
+	m.N += n
+	m.Sum[0] += s0
+	m.Sum[1] += s1
+	m.Sum[2] += s2
+	m.Outer[0] += o0
+	m.Outer[1] += o1
+	m.Outer[2] += o2
+	m.Outer[3] += o3
+	m.Outer[4] += o4
+	m.Outer[5] += o5
 }
 
 // addOffset accumulates the offset from (qx, qy, qz) to (px, py, pz).

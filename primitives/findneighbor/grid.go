@@ -280,28 +280,32 @@ func (g *grid) spans(x, y, z float32, w *window, out []span) []span {
 	if !w.ok || cx != w.cx || cy != w.cy || cz != w.cz {
 		g.fill(w, cx, cy, cz)
 	}
+	// Squared distances from the query to the slabs of cells d = -r..r
+	// away along each axis, computed once per query.
+	var gx, gy, gz [2*maxR + 1]float64
 	lx := float64(x) - g.org[0] - float64(cx)*g.h
 	ly := float64(y) - g.org[1] - float64(cy)*g.h
 	lz := float64(z) - g.org[2] - float64(cz)*g.h
+	for d := -g.r; d <= g.r; d++ {
+		gx[d+g.r], gy[d+g.r], gz[d+g.r] = sq(gap(d, lx, g.h)), sq(gap(d, ly, g.h)), sq(gap(d, lz, g.h))
+	}
 	k := 0
-	for dz := -g.r; dz <= g.r; dz++ {
-		gz := gap(dz, lz, g.h)
-		for dy := -g.r; dy <= g.r; dy++ {
-			gy := gap(dy, ly, g.h)
+	for dz := 0; dz <= 2*g.r; dz++ {
+		for dy := 0; dy <= 2*g.r; dy++ {
 			row := k
 			k++
-			rest := g.lim2 - gy*gy - gz*gz
+			rest := g.lim2 - gy[dy] - gz[dz]
 			if !w.has[row] || rest < 0 {
 				continue
 			}
-			a, b := -g.r, g.r
-			for a < 0 && sq(gap(a, lx, g.h)) > rest {
+			a, b := 0, 2*g.r
+			for a < g.r && gx[a] > rest {
 				a++
 			}
-			for b > 0 && sq(gap(b, lx, g.h)) > rest {
+			for b > g.r && gx[b] > rest {
 				b--
 			}
-			lo, hi := w.bound[row][a+g.r], w.bound[row][b+g.r+1]
+			lo, hi := w.bound[row][a], w.bound[row][b+1]
 			if lo < hi {
 				out = append(out, span{lo, hi})
 			}
