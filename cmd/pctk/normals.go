@@ -21,10 +21,10 @@ func init() {
 normal_x ..., LAS extra bytes) to every point, replacing existing columns of
 those names. With --eigenvalues also Eigenvalue0..2 (λ0 ≤ λ1 ≤ λ2).
 
-The neighbourhood of a point is the point itself plus its --knn - 1 nearest
-others (as PCL's -k and Open3D's max_nn count), or every point within
---radius, or with both the --knn nearest within --radius (Open3D's hybrid
-search). The normal is the eigenvector of the smallest eigenvalue of the
+The neighbourhood of a point is, with --knn K, the point itself plus its K-1
+nearest others (K counts as PCL's -k and Open3D's knn/max_nn do); with
+--radius R, the point and every point within R; with both, the point and its
+K-1 nearest others within R (Open3D's hybrid search). The normal is the eigenvector of the smallest eigenvalue of the
 neighbourhood's covariance, the curvature λ0/(λ0+λ1+λ2). Points whose
 neighbourhood has fewer than 3 points get NaN normals and curvature; the
 summary counts them.
