@@ -60,7 +60,6 @@ func orientConsistent(r *Result, idx findneighbor.Index, xyz []float32, k int) e
 		return fmt.Errorf("normals: orientation graph: %w", err)
 	}
 	g := symmetricGraph(nbr, k, func(i int32) bool { return !math.IsNaN(float64(r.NormalX[i])) })
-	nbr = nil
 
 	h := newIndexedHeap(n)
 	parent := make([]int32, n)
