@@ -3,6 +3,7 @@ package las
 import (
 	"bytes"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -43,6 +44,7 @@ func TestBadInput(t *testing.T) {
 		{"empty", v12, func(b []byte) []byte { return nil }, "file signature", 0, "", 0},
 		{"bad signature", v12, func(b []byte) []byte { b[0] = 'X'; return b }, "file signature", 0, "", 0},
 		{"truncated header", v12, func(b []byte) []byte { return b[:100] }, "public header block", 4, "", 0},
+		{"truncated in a VLR", v12, func(b []byte) []byte { return b[:227+54+10] }, "VLR 0 data", 227 + 54, "", 0},
 		{"version 2.0", v12, func(b []byte) []byte { b[24] = 2; return b }, "version", 24, "", 0},
 		{"version 1.9", v12, func(b []byte) []byte { b[25] = 9; return b }, "version", 24, "", 0},
 		{"header size below 1.2's", v12, func(b []byte) []byte { put16(b, 94, 200); return b }, "header size", 94, "", 0},
@@ -90,6 +92,9 @@ func TestBadInput(t *testing.T) {
 						}
 					default:
 						t.Errorf("%T: got %v, want a FormatError or UnsupportedError on %q", r, err, tt.field)
+					}
+					if strings.HasPrefix(tt.name, "truncated") && !errors.Is(err, io.ErrUnexpectedEOF) {
+						t.Errorf("%T: error %v does not wrap io.ErrUnexpectedEOF", r, err)
 					}
 					if err != nil && !strings.HasPrefix(err.Error(), "las: ") {
 						t.Errorf("error %q lacks the las: prefix", err)

@@ -52,7 +52,7 @@ func (d *Decoder) readFull(b []byte, field string) error {
 	d.pos += int64(n)
 	if err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return formatErr(field, d.pos-int64(n), "file ends after %d of %d bytes", n, len(b))
+			return &FormatError{Field: field, Offset: d.pos - int64(n), Msg: fmt.Sprintf("file ends after %d of %d bytes", n, len(b)), Err: io.ErrUnexpectedEOF}
 		}
 		return fmt.Errorf("las: reading %s: %w", field, err)
 	}
@@ -152,9 +152,10 @@ func (d *Decoder) readVLRs() error {
 			break
 		}
 		data, err := readN(d.r, n)
+		start := d.pos
 		d.pos += int64(len(data))
 		if err != nil {
-			return formatErr(fmt.Sprintf("VLR %d data", i), d.pos, "file ends inside the record: %v", err)
+			return &FormatError{Field: fmt.Sprintf("VLR %d data", i), Offset: start, Msg: fmt.Sprintf("file ends after %d of %d bytes", len(data), n), Err: io.ErrUnexpectedEOF}
 		}
 		v.Data = data
 		d.info.VLRs = append(d.info.VLRs, v)
@@ -162,7 +163,7 @@ func (d *Decoder) readVLRs() error {
 	rest, err := readN(d.r, uint64(end-d.pos))
 	d.pos += int64(len(rest))
 	if err != nil {
-		return formatErr("offset to point data", offPointOffset, "file ends at byte offset %d, before the point data at %d", d.pos, end)
+		return &FormatError{Field: "offset to point data", Offset: offPointOffset, Msg: fmt.Sprintf("file ends at byte offset %d, before the point data at %d", d.pos, end), Err: io.ErrUnexpectedEOF}
 	}
 	d.info.Pad = append(d.info.Pad, rest...)
 	return nil

@@ -3,7 +3,9 @@ package las
 import "fmt"
 
 // FormatError reports malformed LAS input: a header field, VLR or record
-// that contradicts the specification or the rest of the file.
+// that contradicts the specification or the rest of the file. It is
+// io/internal/codec's FormatError with the field named, as LAS users look
+// fields up by name in the specification.
 type FormatError struct {
 	// Field names what is wrong ("header size", "VLR 3 record length", ...).
 	Field string
@@ -11,11 +13,21 @@ type FormatError struct {
 	Offset int64
 	// Msg says what is wrong with it.
 	Msg string
+	// Err, when set, is the cause: io.ErrUnexpectedEOF for a file that
+	// ends inside the field.
+	Err error
 }
 
 func (e *FormatError) Error() string {
-	return fmt.Sprintf("las: %s at byte offset %d: %s", e.Field, e.Offset, e.Msg)
+	s := fmt.Sprintf("las: %s at byte offset %d: %s", e.Field, e.Offset, e.Msg)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
 }
+
+// Unwrap returns the cause.
+func (e *FormatError) Unwrap() error { return e.Err }
 
 // UnsupportedError reports valid LAS input that pctk does not handle, such
 // as LAZ compression.

@@ -86,13 +86,14 @@ func appendVLR(b []byte, v *VLR, ext bool) []byte {
 }
 
 // readN reads exactly n bytes, growing its buffer only as data arrives so
-// that a lying length costs no more memory than the input holds.
+// that a lying length costs no more memory than the input holds. On error
+// it returns the bytes it got.
 func readN(r io.Reader, n uint64) ([]byte, error) {
 	const step = 1 << 20
 	if n <= step {
 		b := make([]byte, n)
-		_, err := io.ReadFull(r, b)
-		return b, err
+		k, err := io.ReadFull(r, b)
+		return b[:k], err
 	}
 	b, err := io.ReadAll(io.LimitReader(r, int64(min(n, 1<<62))))
 	if err == nil && uint64(len(b)) < n {
