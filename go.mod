@@ -12,4 +12,5 @@ require (
 	github.com/ungerik/go3d v0.0.0-20251020194721-1bde1320d420 // indirect
 	github.com/urfave/cli/v2 v2.27.7 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
+	go.mongodb.org/mongo-driver/v2 v2.5.0 // indirect
 )

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/geojson"
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
@@ -319,45 +321,27 @@ func classifyNoise(c *core.Cloud, labels []int32) error {
 	return nil
 }
 
-// geoFeature and geoCollection are the GeoJSON (RFC 7946) objects
-// --geojson writes. They are spelled out here because orb/geojson pulls in
-// the MongoDB driver for BSON, a dependency pctk does not take.
-type geoFeature struct {
-	Type       string         `json:"type"`
-	BBox       []float64      `json:"bbox"`
-	Geometry   geoGeometry    `json:"geometry"`
-	Properties map[string]any `json:"properties"`
-}
-
-type geoGeometry struct {
-	Type        string `json:"type"`
-	Coordinates any    `json:"coordinates"`
-}
-
-type geoCollection struct {
-	Type     string       `json:"type"`
-	CRS      any          `json:"crs,omitempty"`
-	Features []geoFeature `json:"features"`
-}
-
-// hullGeometry returns a hull from dbscan.Hull as GeoJSON: a Point, a
-// LineString (collinear points) or a Polygon whose ring is closed and
+// hullGeometry returns a hull from dbscan.Hull as an orb geometry: a Point,
+// a LineString (collinear points) or a Polygon whose ring is closed and
 // counter-clockwise, as RFC 7946 asks of exterior rings.
-func hullGeometry(hull [][2]float64) geoGeometry {
+func hullGeometry(hull [][2]float64) orb.Geometry {
 	switch len(hull) {
 	case 1:
-		return geoGeometry{"Point", hull[0]}
+		return orb.Point(hull[0])
 	case 2:
-		return geoGeometry{"LineString", hull}
+		return orb.LineString{hull[0], hull[1]}
 	}
-	ring := append(slices.Clip(hull), hull[0])
-	return geoGeometry{"Polygon", [][][2]float64{ring}}
+	ring := make(orb.Ring, 0, len(hull)+1)
+	for _, p := range hull {
+		ring = append(ring, orb.Point(p))
+	}
+	return orb.Polygon{append(ring, ring[0])}
 }
 
 // writeHulls writes each cluster's XY convex hull with its size and
-// bounding box as a GeoJSON FeatureCollection, atomically.
+// bounding box as a GeoJSON FeatureCollection (orb/geojson), atomically.
 func writeHulls(path string, c *core.Cloud, run *dbscan.Run) error {
-	fc := geoCollection{Type: "FeatureCollection", Features: []geoFeature{}}
+	fc := geojson.NewFeatureCollection()
 	for _, r := range run.Results {
 		offsets, order := dbscan.Members(r.Labels, len(r.Sizes))
 		for k := range r.Sizes {
@@ -374,26 +358,24 @@ func writeHulls(path string, c *core.Cloud, run *dbscan.Run) error {
 					nCore++
 				}
 			}
-			fc.Features = append(fc.Features, geoFeature{
-				Type:     "Feature",
-				BBox:     []float64{lo[0], lo[1], hi[0], hi[1]},
-				Geometry: hullGeometry(dbscan.Hull(c.X, c.Y, idx)),
-				Properties: map[string]any{
-					"cluster": k, "min_pts": r.MinPts, "size": r.Sizes[k], "core": nCore,
-					"z_min": lo[2], "z_max": hi[2],
-				},
-			})
+			f := geojson.NewFeature(hullGeometry(dbscan.Hull(c.X, c.Y, idx)))
+			f.BBox = geojson.NewBBox(orb.Bound{Min: orb.Point{lo[0], lo[1]}, Max: orb.Point{hi[0], hi[1]}})
+			f.Properties = geojson.Properties{
+				"cluster": k, "min_pts": r.MinPts, "size": r.Sizes[k], "core": nCore,
+				"z_min": lo[2], "z_max": hi[2],
+			}
+			fc.Append(f)
 		}
 	}
 	if crs := c.Meta.CRS; crs.EPSG != 0 {
 		// RFC 7946 dropped named CRSs, but GDAL and QGIS still read this
 		// GeoJSON 2008 member; without it projected coordinates would be
 		// taken for lon/lat.
-		fc.CRS = map[string]any{
+		fc.ExtraMembers = geojson.Properties{"crs": map[string]any{
 			"type": "name", "properties": map[string]any{"name": fmt.Sprintf("urn:ogc:def:crs:EPSG::%d", crs.EPSG)},
-		}
+		}}
 	}
-	data, err := json.Marshal(fc)
+	data, err := fc.MarshalJSON()
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
