@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/pctk/pctk/algos/normals"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcd"
 	"github.com/urfave/cli/v2"
 )
 
@@ -31,7 +33,7 @@ summary counts them.
 
 --orient up points normals toward +Z (airborne LiDAR); viewpoint toward
 --viewpoint X,Y,Z (the sensor, in the file's coordinates; --viewpoint alone
-implies it); consistent propagates one orientation along a minimum spanning
+implies it), by default a PCD file's VIEWPOINT as in PCL; consistent propagates one orientation along a minimum spanning
 tree of the --orient-knn nearest-neighbour graph, the highest point of each
 connected part facing up (for closed objects: outward); none keeps the
 solver's arbitrary signs.
@@ -78,8 +80,6 @@ func parseNormalsOptions(c *cli.Context) (normals.Options, error) {
 		} else if o.Orient != normals.OrientViewpoint {
 			return o, usagef("--viewpoint is only for --orient viewpoint, not %s", o.Orient)
 		}
-	} else if o.Orient == normals.OrientViewpoint {
-		return o, usagef("--orient viewpoint needs --viewpoint X,Y,Z")
 	}
 	if o.K == 0 && (o.Radius == 0 || math.IsInf(o.Radius, 1)) {
 		return o, usagef("normals needs --radius, --knn or both")
@@ -91,6 +91,16 @@ func parseNormalsOptions(c *cli.Context) (normals.Options, error) {
 		return o, usagef("%s", strings.Replace(strings.TrimPrefix(err.Error(), "normals: "), "k = ", "--knn ", 1))
 	}
 	return o, nil
+}
+
+// fileViewpoint returns the sensor position a file records: the
+// translation of a PCD file's VIEWPOINT, which PCL's NormalEstimation orients
+// toward by default.
+func fileViewpoint(c *core.Cloud) ([3]float64, error) {
+	if h, ok := c.Meta.Extra["pcd"].(*pcd.Header); ok {
+		return [3]float64{h.Viewpoint[0], h.Viewpoint[1], h.Viewpoint[2]}, nil
+	}
+	return [3]float64{}, errors.New("--orient viewpoint needs --viewpoint X,Y,Z (only PCD files record a viewpoint)")
 }
 
 // parseXYZ parses "X,Y,Z" into three finite numbers.
@@ -137,6 +147,11 @@ func runNormals(c *cli.Context) error {
 		pts = core.New(len(finite))
 		for k, i := range finite {
 			pts.X[k], pts.Y[k], pts.Z[k] = cloud.X[i], cloud.Y[i], cloud.Z[i]
+		}
+	}
+	if opts.Orient == normals.OrientViewpoint && !c.IsSet("viewpoint") {
+		if opts.Viewpoint, err = fileViewpoint(cloud); err != nil {
+			return usagef("%s: %v", in, err)
 		}
 	}
 	t1 := time.Now()

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/core"
-	_ "github.com/pctk/pctk/io/pcd"
+	"github.com/pctk/pctk/io/pcd"
 	_ "github.com/pctk/pctk/io/ply"
 )
 
@@ -48,16 +48,27 @@ func TestNormalsCommand(t *testing.T) {
 	dir := t.TempDir()
 	centre := [3]float64{500000, 4100000, 100}
 	in := normalsSphere(t, dir, centre, 3000)
+	// The same sphere as PCD whose VIEWPOINT is the centre, which
+	// --orient viewpoint uses when no --viewpoint is given.
+	inPCD := filepath.Join(dir, "sphere.pcd")
+	if code := run([]string{"pctk", "-q", "convert", in, inPCD}); code != 0 {
+		t.Fatalf("convert: exit %d", code)
+	}
+	c := readTestCloud(t, inPCD)
+	c.Meta.Extra["pcd"].(*pcd.Header).Viewpoint = [7]float64{centre[0], centre[1], centre[2], 1, 0, 0, 0}
+	writeTestCloud(t, inPCD, c)
 	tests := []struct {
+		in      string
 		args    []string
 		outward bool
 	}{
-		{[]string{"--knn", "10", "--orient", "consistent", "--eigenvalues"}, true},
-		{[]string{"--radius", "0.15", "--viewpoint", "500000,4100000,100"}, false},
+		{in, []string{"--knn", "10", "--orient", "consistent", "--eigenvalues"}, true},
+		{in, []string{"--radius", "0.15", "--viewpoint", "500000,4100000,100"}, false},
+		{inPCD, []string{"--knn", "12", "--orient", "viewpoint"}, false},
 	}
 	for _, tt := range tests {
 		out := filepath.Join(dir, "out.pcd")
-		args := append([]string{"pctk", "-q", "normals", in, out, "--backend", "cpu"}, tt.args...)
+		args := append([]string{"pctk", "-q", "normals", tt.in, out, "--backend", "cpu"}, tt.args...)
 		if code := run(args); code != 0 {
 			t.Fatalf("%q: exit %d", args, code)
 		}
@@ -99,7 +110,7 @@ func TestNormalsUsage(t *testing.T) {
 		{"--knn", "2"},
 		{"--radius", "-1"},
 		{"--knn", "10", "--orient", "outward"},
-		{"--knn", "10", "--orient", "viewpoint"},
+		{"--knn", "10", "--orient", "viewpoint"}, // a PLY file records no viewpoint
 		{"--knn", "10", "--viewpoint", "1,2"},
 		{"--knn", "10", "--viewpoint", "1,2,nan"},
 		{"--knn", "10", "--orient", "up", "--viewpoint", "1,2,3"},
