@@ -16,5 +16,7 @@ func FuzzDecode(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())
-	f.Fuzz(func(t *testing.T, data []byte) { codecUnderTest.Fuzz(t, data, variants) })
+	k := codecUnderTest
+	k.Format = pcioFormat(f)
+	f.Fuzz(func(t *testing.T, data []byte) { k.Fuzz(t, data, variants) })
 }

@@ -24,6 +24,9 @@ import (
 type Codec struct {
 	Decode func(io.Reader) (*core.Cloud, error)
 	Encode func(io.Writer, *core.Cloud, string) error
+	// Format, when set, is the registered format; Fuzz then also copies
+	// every input through its streaming decoder and encoder.
+	Format *pcio.Format
 	// DiffMeta compares the codec's own metadata; "" when equal. With
 	// nanBits false, NaN values compare equal whatever their payload.
 	DiffMeta func(a, b *core.Cloud, nanBits bool) string
@@ -118,6 +121,24 @@ func (k Codec) Fuzz(t *testing.T, data []byte, variants []string) {
 		if msg := k.RoundTrip(c, v, v != "ascii"); msg != "" {
 			t.Fatal(msg)
 		}
+	}
+	if k.Format == nil {
+		return
+	}
+	// The streaming path, reading without knowing the size, in small chunks.
+	out, _, err := Stream(k.Format, data, 3)
+	if err != nil {
+		t.Fatalf("streaming copy: %v", err)
+	}
+	d, err := k.Decode(bytes.NewReader(out))
+	if err != nil {
+		t.Fatalf("decode of the streaming copy: %v", err)
+	}
+	if msg := Diff(c, d, false); msg != "" {
+		t.Fatalf("streaming copy: %s", msg)
+	}
+	if msg := k.DiffMeta(c, d, false); msg != "" {
+		t.Fatalf("streaming copy: %s", msg)
 	}
 }
 
