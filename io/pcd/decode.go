@@ -179,16 +179,31 @@ func store(c *core.Cloud, s *slot, j int, v uint64) {
 	}
 }
 
+// getColumn decodes the n values of slot s laid out every stride bytes from
+// buf[off:] into c from index at.
+func getColumn(c *core.Cloud, s *slot, at int, buf []byte, off, stride, n int) {
+	var dst any
+	switch {
+	case s.packed:
+		for j := range n {
+			store(c, s, at+j, codec.LoadBits(buf[off+j*stride:], s.t, binary.LittleEndian))
+		}
+		return
+	case s.coord >= 0:
+		dst = [3][]float64{c.X, c.Y, c.Z}[s.coord]
+	default:
+		dst = c.Attrs[s.attr]
+	}
+	codec.GetColumn(dst, at, s.t, buf, off, stride, n, binary.LittleEndian)
+}
+
 // decodeInto reads the next n points into c at index at.
 func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
 	switch {
 	case d.soa != nil:
 		for i := range d.slots {
 			s := &d.slots[i]
-			base := s.soaOff + int(d.read)*s.stride
-			for j := range n {
-				store(c, s, at+j, codec.LoadBits(d.soa[base+j*s.stride:], s.t, binary.LittleEndian))
-			}
+			getColumn(c, s, at, d.soa, s.soaOff+int(d.read)*s.stride, s.stride, n)
 		}
 	case d.h.Data == Binary:
 		if need := n * d.row; cap(d.buf) < need {
@@ -202,9 +217,7 @@ func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
 		}
 		for i := range d.slots {
 			s := &d.slots[i]
-			for j := range n {
-				store(c, s, at+j, codec.LoadBits(buf[j*d.row+s.off:], s.t, binary.LittleEndian))
-			}
+			getColumn(c, s, at, buf, s.off, d.row, n)
 		}
 	case d.h.Data == ASCII:
 		for j := range n {

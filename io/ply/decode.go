@@ -226,16 +226,11 @@ func (d *Decoder) decodeFixed(v *Element, cols []*core.Attribute, coords [][]flo
 	off := 0
 	for i, p := range v.Props {
 		t := types[p.Type]
-		if dst := coords[i]; dst != nil {
-			for j := range n {
-				dst[at+j] = codec.ToFloat64(t, codec.LoadBits(buf[j*d.stride+off:], t, d.order))
-			}
-		} else {
-			col := cols[i]
-			for j := range n {
-				col.SetUint64(at+j, codec.LoadBits(buf[j*d.stride+off:], t, d.order))
-			}
+		var dst any = cols[i]
+		if coords[i] != nil {
+			dst = coords[i]
 		}
+		codec.GetColumn(dst, at, t, buf, off, d.stride, n, d.order)
 		off += t.Size()
 	}
 	d.read += int64(n)
