@@ -111,3 +111,31 @@ func TestCheckCount(t *testing.T) {
 		t.Errorf("ChunkSize(0, 5) = %d, want 1", got)
 	}
 }
+
+// TestGetColumn checks the typed loops against LoadBits for every type,
+// both byte orders, into attributes and coordinates.
+func TestGetColumn(t *testing.T) {
+	const seed, n, stride, off = 5, 50, 13, 3
+	rng := rand.New(rand.NewPCG(seed, seed))
+	buf := make([]byte, off+n*stride+8)
+	for i := range buf {
+		buf[i] = byte(rng.IntN(256))
+	}
+	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		for ty := core.Int8; ty <= core.Float64; ty++ {
+			a := core.NewAttribute("a", ty, n+2)
+			xs := make([]float64, n+2)
+			GetColumn(a, 2, ty, buf, off, stride, n, order)
+			GetColumn(xs, 2, ty, buf, off, stride, n, order)
+			for j := range n {
+				want := LoadBits(buf[off+j*stride:], ty, order)
+				if got := a.Uint64(2 + j); got != want {
+					t.Fatalf("seed %d, %v %v: value %d = %#x, want %#x", seed, order, ty, j, got, want)
+				}
+				if got, w := xs[2+j], ToFloat64(ty, want); math.Float64bits(got) != math.Float64bits(w) && !(math.IsNaN(got) && math.IsNaN(w)) {
+					t.Fatalf("seed %d, %v %v: coordinate %d = %v, want %v", seed, order, ty, j, got, w)
+				}
+			}
+		}
+	}
+}
