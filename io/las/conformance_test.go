@@ -104,6 +104,7 @@ func TestConformance(t *testing.T) {
 	specs := []spec{
 		{"1.2", 0, false}, {"1.2", 1, false}, {"1.2", 2, false}, {"1.2", 3, false},
 		{"1.2", 3, true}, {"", 3, true}, // extra bytes: explicit 1.2, and the default upgrade to 1.4
+		{"1.3", 5, false},
 		{"1.4", 6, false}, {"1.4", 7, true}, {"1.4", 8, false}, {"1.4", 10, true},
 	}
 	dir := t.TempDir()

@@ -31,6 +31,6 @@
 // LAZ compression is out of scope: decompress with laszip first.
 //
 // The package registers itself with io/pcio as format "las" (variants
-// "1.2" and "1.4"), with streaming NewDecoder and NewEncoder. See
+// "1.2", "1.3" and "1.4"), with streaming NewDecoder and NewEncoder. See
 // docs/las.md for the design and the benchmark figures.
 package las

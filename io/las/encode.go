@@ -375,7 +375,7 @@ func (e *Encoder) Close() error {
 
 // Encode writes a whole cloud as LAS. variant is "" (keep the source's
 // version and point format, or LAS 1.2 for a cloud from another format,
-// 1.4 when it carries fields that need Extra Bytes), "1.2" or "1.4".
+// 1.4 when it carries fields that need Extra Bytes), "1.2", "1.3" (waveform formats 4 and 5) or "1.4".
 func Encode(w io.Writer, c *core.Cloud, variant string) error {
 	if err := c.Validate(); err != nil {
 		return fmt.Errorf("las: %w", err)

@@ -21,8 +21,9 @@ type layout struct {
 	added bool
 }
 
-// Variants lists the versions the encoder writes on request.
-var Variants = []string{"1.2", "1.4"}
+// Variants lists the versions the encoder writes on request. LAS 1.3 is
+// there for the waveform point formats 4 and 5.
+var Variants = []string{"1.2", "1.3", "1.4"}
 
 // waveNames are the waveform packet fields.
 var waveNames = []string{DimWavePacketDescriptorIndex, DimWaveformDataOffset, DimWaveformPacketSize, DimReturnPointWaveformLocation, DimWaveformXt, DimWaveformYt, DimWaveformZt}
@@ -69,7 +70,7 @@ func fieldNames(fs []field) map[string]bool {
 
 // planLayout chooses version, point format and Extra Bytes for writing
 // the columns of schema. src is the LAS file the cloud came from, or nil;
-// variant is "", "1.2" or "1.4".
+// variant is "", "1.2", "1.3" or "1.4".
 func planLayout(schema []*core.Attribute, src *Info, variant string) (*layout, error) {
 	explicit := variant != ""
 	var minor uint8 = 2
@@ -79,6 +80,8 @@ func planLayout(schema []*core.Attribute, src *Info, variant string) (*layout, e
 			minor = src.Header.VersionMinor
 		}
 	case "1.2":
+	case "1.3":
+		minor = 3
 	case "1.4":
 		minor = 4
 	default:

@@ -15,7 +15,7 @@ import (
 // TestRegistered finds the codec through pcio by name and variant, by
 // extension and by magic bytes, and reads a file through pcio.ReadFile.
 func TestRegistered(t *testing.T) {
-	for _, spec := range []string{"las", "las-1.2", "las-1.4"} {
+	for _, spec := range []string{"las", "las-1.2", "las-1.3", "las-1.4"} {
 		f, v, err := pcio.Lookup(spec)
 		if err != nil || f.Name != "las" || v != strings.TrimPrefix(strings.TrimPrefix(spec, "las"), "-") {
 			t.Errorf("Lookup(%q): got %v %q %v", spec, f, v, err)
