@@ -75,7 +75,47 @@ func BenchmarkCPU(b *testing.B) {
 				benchOps(b, be, uniformCloud(sz.n), epsFor(sz.n, k))
 			})
 		}
+		b.Run(fmt.Sprintf("N=%s/eps=Inf", sz.name), func(b *testing.B) {
+			benchKNN(b, be, uniformCloud(sz.n))
+		})
 	}
+}
+
+// benchKNN times plain kNN (ε = +Inf, the kd-tree): Build and KNearest(16).
+func benchKNN(b *testing.B, be fn.Backend, xyz []float32) {
+	n := len(xyz) / 3
+	inf := float32(math.Inf(1))
+	var ix fn.Index
+	b.Run("Build", func(b *testing.B) {
+		b.ReportAllocs()
+		cpu0 := cpuTime()
+		for b.Loop() {
+			var err error
+			if ix, err = be.Build(xyz, inf, fn.BuildOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/point")
+	})
+	if ix == nil { // Build filtered out by -bench
+		var err error
+		if ix, err = be.Build(xyz, inf, fn.BuildOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("KNearest16", func(b *testing.B) {
+		sinkIdx, sinkDist = make([]int32, 16*n), make([]float32, 16*n)
+		b.ReportAllocs()
+		cpu0 := cpuTime()
+		for b.Loop() {
+			if err := ix.KNearest(nil, 16, sinkIdx, sinkDist); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/point")
+		b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/point")
+		sinkIdx, sinkDist = nil, nil
+	})
 }
 
 // benchOps runs Build, Counts, KNearest(16) and Moments as sub-benchmarks,

@@ -167,42 +167,63 @@ func cmpCand(a, b cand) int {
 	return 0
 }
 
-// kbest keeps the k best candidates seen so far, sorted by cmpCand. For a
-// small k it keeps them sorted by insertion and tells the caller the
-// distance to beat; for a large k (or all, k = MaxInt) insertion would be
-// quadratic, so it collects every candidate and sorts once in finish.
+// kbest keeps the k best candidates seen so far. For a small k it keeps
+// them sorted by insertion; for a larger k insertion would cost O(k) per
+// candidate, so it keeps a max-heap (worst on top) and sorts in finish; for
+// "all" (k = MaxInt) it collects every candidate and sorts once in finish.
+// worstSq tells the caller the distance to beat in every mode.
 type kbest struct {
-	k       int
-	collect bool
-	c       []cand
+	k    int
+	mode int // kbInsert, kbHeap or kbAll
+	c    []cand
 }
 
+const (
+	kbInsert = iota
+	kbHeap
+	kbAll
+)
+
 // kbestInsertMax is the largest k kept by insertion.
-const kbestInsertMax = 48
+const kbestInsertMax = 32
 
 func (b *kbest) reset(k int) {
 	b.k = k
-	b.collect = k > kbestInsertMax
+	switch {
+	case k == math.MaxInt:
+		b.mode = kbAll
+	case k > kbestInsertMax:
+		b.mode = kbHeap
+	default:
+		b.mode = kbInsert
+	}
 	b.c = b.c[:0]
 }
 
 // full reports whether k candidates are held, so that only candidates
-// before the last can still enter.
-func (b *kbest) full() bool { return !b.collect && len(b.c) >= b.k }
+// before the worst can still enter.
+func (b *kbest) full() bool { return b.mode != kbAll && len(b.c) >= b.k }
 
 // worstSq returns the squared distance a candidate must not exceed to
 // enter: +Inf until k candidates are held.
 func (b *kbest) worstSq() float32 {
-	if !b.full() {
+	switch {
+	case !b.full():
 		return float32(math.Inf(1))
+	case b.mode == kbHeap:
+		return b.c[0].d2
 	}
 	return b.c[len(b.c)-1].d2
 }
 
 // add offers a candidate.
 func (b *kbest) add(x cand) {
-	if b.collect {
+	switch b.mode {
+	case kbAll:
 		b.c = append(b.c, x)
+		return
+	case kbHeap:
+		b.push(x)
 		return
 	}
 	c := b.c
@@ -225,17 +246,50 @@ func (b *kbest) add(x cand) {
 	b.c = c
 }
 
-// finish sorts collected candidates and keeps the k best. sorted false
-// skips the sort when every candidate is kept and the caller does not need
-// the distance order.
+// push adds x to the max-heap, replacing the worst when k are held.
+func (b *kbest) push(x cand) {
+	c := b.c
+	if len(c) < b.k {
+		c = append(c, x)
+		for i := len(c) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !c[p].before(c[i]) {
+				break
+			}
+			c[p], c[i] = c[i], c[p]
+			i = p
+		}
+		b.c = c
+		return
+	}
+	if !x.before(c[0]) {
+		return
+	}
+	c[0] = x
+	for i := 0; ; {
+		w, l, r := i, 2*i+1, 2*i+2
+		if l < len(c) && c[w].before(c[l]) {
+			w = l
+		}
+		if r < len(c) && c[w].before(c[r]) {
+			w = r
+		}
+		if w == i {
+			return
+		}
+		c[i], c[w] = c[w], c[i]
+		i = w
+	}
+}
+
+// finish brings the candidates into distance order and keeps the k best.
+// sorted false skips the sort where the caller does not need the order
+// and every candidate is kept (k = MaxInt).
 func (b *kbest) finish(sorted bool) {
-	if !b.collect || (!sorted && len(b.c) <= b.k) {
+	if b.mode == kbInsert || (b.mode == kbAll && !sorted) {
 		return
 	}
 	slices.SortFunc(b.c, cmpCand)
-	if len(b.c) > b.k {
-		b.c = b.c[:b.k]
-	}
 }
 
 // storeKNearest writes the candidates of b into one query's KNearest slots,

@@ -71,7 +71,7 @@ type scratch struct {
 	sp    []span
 	kb    kbest
 	buf   []cand
-	stack []int32
+	stack []kdVisit
 }
 
 // forQueries calls fn for every query on c.nw workers. In self mode

@@ -123,39 +123,50 @@ func boxDistSq(bb *[6]float32, x, y, z float32) float32 {
 }
 
 // nearest collects into kb (reset to k) the k nearest points of (x, y, z),
-// skipping sorted position self (-1: none). Candidates carry the original
+// skipping tree position self (-1: none). Candidates carry the original
 // index (ties) and the tree position.
-func (t *kdtree) nearest(kb *kbest, stack *[]int32, x, y, z float32, self int32) {
-	st := append((*stack)[:0], 0)
+func (t *kdtree) nearest(kb *kbest, stack *[]kdVisit, x, y, z float32, self int32) {
+	st := append((*stack)[:0], kdVisit{0, 0})
+	lim := kb.worstSq()
 	for len(st) > 0 {
-		k := st[len(st)-1]
+		v := st[len(st)-1]
 		st = st[:len(st)-1]
-		nd := &t.nodes[k]
 		// A node can only hold candidates not farther than the worst kept
 		// one; the slack keeps float32 rounding of the box distance from
 		// dropping an exact tie.
-		if w := kb.worstSq(); boxDistSq(&nd.bb, x, y, z) > w*(1+pruneSlack) {
+		if v.d2 > lim*(1+pruneSlack) {
 			continue
 		}
+		nd := &t.nodes[v.node]
 		if nd.left < 0 {
 			xs := t.xs[nd.lo:nd.hi]
 			ys, zs := t.ys[nd.lo:nd.hi], t.zs[nd.lo:nd.hi]
 			ys, zs = ys[:len(xs)], zs[:len(xs)]
-			for j := range xs {
-				dx, dy, dz := xs[j]-x, ys[j]-y, zs[j]-z
+			for j, px := range xs {
+				dx, dy, dz := px-x, ys[j]-y, zs[j]-z
 				d2 := dx*dx + dy*dy + dz*dz
-				pos := nd.lo + int32(j)
-				if pos != self && d2 <= kb.worstSq() {
+				if d2 > lim {
+					continue
+				}
+				if pos := nd.lo + int32(j); pos != self {
 					kb.add(cand{d2, t.perm[pos], pos})
+					lim = kb.worstSq()
 				}
 			}
 			continue
 		}
 		a, b := nd.left, nd.left+1
-		if boxDistSq(&t.nodes[a].bb, x, y, z) > boxDistSq(&t.nodes[b].bb, x, y, z) {
-			a, b = b, a
+		da, db := boxDistSq(&t.nodes[a].bb, x, y, z), boxDistSq(&t.nodes[b].bb, x, y, z)
+		if da > db {
+			a, b, da, db = b, a, db, da
 		}
-		st = append(st, b, a) // nearer child on top
+		st = append(st, kdVisit{b, db}, kdVisit{a, da}) // nearer child on top
 	}
 	*stack = st
+}
+
+// kdVisit is a node waiting on the traversal stack with its box distance.
+type kdVisit struct {
+	node int32
+	d2   float32
 }
