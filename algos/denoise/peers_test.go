@@ -508,3 +508,38 @@ func TestTableScene(t *testing.T) {
 		t.Errorf("got %d of %d points kept, want 451410 of 460400 (mean %g, std %g, threshold %g)", kept, n, r.Mean, r.Std, r.Threshold)
 	}
 }
+
+// TestPeerConventions pins the peer behaviours docs/denoise.md describes,
+// on a cloud where they show: 0 and 1 are exactly R = 1 apart, 5 and 5.5
+// closer. PCL (and pctk) count a neighbour at exactly R, Open3D does not;
+// Open3D's nb_neighbors = 1 is the point alone, mean 0, so it removes all.
+func TestPeerConventions(t *testing.T) {
+	needPCL(t)
+	needOpen3D(t)
+	xyz := line(0, 1, 5, 5.5)
+	in := filepath.Join(t.TempDir(), "in.pcd")
+	writePCD(t, in, xyz)
+	r, err := Radius(xyz, brute(t), RadiusOptions{Radius: 1, MinNeighbors: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Statistical(xyz, brute(t), StatisticalOptions{K: 1, StdRatio: 1, Convention: Open3D})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o3d := open3DKept(t, in, "r:1:1", "s:1:1")
+	for _, c := range []struct {
+		what      string
+		got, want []int
+	}{
+		{"pctk radius", keptOf(r.Outlier), []int{0, 1, 2, 3}},
+		{"pcl radius", pclKept(t, in, "-method", "radius", "-radius", "1", "-min_pts", "1"), []int{0, 1, 2, 3}},
+		{"open3d radius", o3d["r:1:1"], []int{2, 3}},
+		{"pctk statistical open3d K=1", keptOf(s.Outlier), []int{}},
+		{"open3d statistical nb_neighbors=1", o3d["s:1:1"], []int{}},
+	} {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s: got kept %v, want %v", c.what, c.got, c.want)
+		}
+	}
+}
