@@ -90,7 +90,6 @@ func TestDenoiseModes(t *testing.T) {
 		{"ignore 7 remove", []string{"--ignore-class", "7,18"}, core.DimIntensity, []float64{0, 1, 2, 4}, "10.5 kept unchanged"},
 		{"ignore 7 invert", []string{"--ignore-class", "7", "--invert"}, core.DimIntensity, []float64{3, 5}, "outliers alone"},
 		{"count self", []string{"--count-self", "--min-neighbors", "2", "--mode", "flag"}, core.DimOutlier, []float64{0, 0, 0, 0, 0, 1}, ""},
-		{"xy ignores z", []string{"--dims", "xy", "--mode", "flag"}, core.DimOutlier, []float64{0, 0, 0, 0, 0, 1}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -207,4 +206,28 @@ func TestDenoiseLASClassifies(t *testing.T) {
 		t.Errorf("got %d outliers of %d points, want a few", n, len(before))
 	}
 	t.Logf("%d of %d points classified %d", n, len(before), denoiseNoiseClass)
+}
+
+// TestDenoiseDims checks --dims xy: two points 5 apart in Z only are
+// isolated in 3D and neighbours in the XY plane.
+func TestDenoiseDims(t *testing.T) {
+	in := denoiseCloud(t, []float64{0, 0}, nil)
+	c, f, err := pcio.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Z[1] = 5
+	if err := pcio.WriteFile(in, f, "", c); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out.ply")
+	for _, tc := range []struct {
+		dims string
+		want []float64
+	}{{"xyz", []float64{1, 1}}, {"xy", []float64{0, 0}}} {
+		pctkRun(t, 0, "denoise", "radius", "-r", "1", "-m", "1", "--mode", "flag", "--dims", tc.dims, "--backend", "brute", in, out)
+		if got := column(t, out, core.DimOutlier); !slices.Equal(got, tc.want) {
+			t.Errorf("--dims %s: got Outlier %v, want %v", tc.dims, got, tc.want)
+		}
+	}
 }
