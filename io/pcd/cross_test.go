@@ -2,6 +2,9 @@ package pcd
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,6 +82,75 @@ func TestStreamToPLY(t *testing.T) {
 		want := "property float x\nproperty float y\nproperty float z\nproperty float intensity\nend_header\n0.1 0.2 0.3 5\n1 2 3 6\n"
 		if !strings.HasSuffix(out.String(), want) {
 			t.Errorf("got\n%s\nwant it to end with\n%s", out.String(), want)
+		}
+	}
+}
+
+// TestPCLPLY checks PLY against PCL in both directions: PCL's pcl_pcd2ply
+// writes a scan as binary and ascii PLY (with its camera element and an
+// empty face element), which io/ply must read to the same points as
+// io/pcd reads from the PCD; and PCL's pcl_ply2pcd must read the PLY that
+// io/ply writes back to the same points.
+func TestPCLPLY(t *testing.T) {
+	var tools [2]string
+	for i, name := range []string{"pcl_pcd2ply", "pcl_ply2pcd"} {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s not found; .ci/deps/pcd-pcl.sh installs it", name)
+			}
+			t.Skipf("%s (Debian pcl-tools) not found; skipping the cross-check with PCL", name)
+		}
+		tools[i] = p
+	}
+	in := filepath.Join(sharedDirs[0], "milk.pcd")
+	src, err := decodeFile(in)
+	if err != nil {
+		t.Skipf("%s: %v (the shared data folder is absent?); skipping", in, err)
+	}
+	src.Meta = core.Metadata{}
+	dir := t.TempDir()
+	for _, format := range []string{"0", "1"} {
+		out := filepath.Join(dir, "pcl"+format+".ply")
+		if msg, err := exec.Command(tools[0], "-format", format, in, out).CombinedOutput(); err != nil {
+			t.Fatalf("pcl_pcd2ply: %v\n%s", err, msg)
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ply.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("reading PCL's PLY (format %s): %v", format, err)
+		}
+		got.Meta = core.Metadata{}
+		if msg := codectest.Diff(src, got, format == "1"); msg != "" {
+			t.Errorf("PCL's PLY (format %s): %s", format, msg)
+		}
+		// And back: our PLY of PCL's PLY, which keeps its camera element,
+		// read by PCL.
+		f, _ = os.Open(out)
+		c, _ := ply.Decode(f)
+		f.Close()
+		var buf bytes.Buffer
+		if err := ply.Encode(&buf, c, ""); err != nil {
+			t.Fatal(err)
+		}
+		ours, back := filepath.Join(dir, "ours"+format+".ply"), filepath.Join(dir, "back"+format+".pcd")
+		if err := os.WriteFile(ours, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if msg, err := exec.Command(tools[1], "-format", "1", ours, back).CombinedOutput(); err != nil {
+			t.Fatalf("pcl_ply2pcd: %v\n%s", err, msg)
+		}
+		b, err := decodeFile(back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Meta = core.Metadata{}
+		if msg := codectest.Diff(src, b, format == "1"); msg != "" {
+			t.Errorf("PCL's reading of our PLY (format %s): %s", format, msg)
 		}
 	}
 }
