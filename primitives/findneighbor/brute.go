@@ -3,7 +3,6 @@ package findneighbor
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 )
 
@@ -20,12 +19,7 @@ type bruteBackend struct{}
 func (bruteBackend) Name() string { return "brute" }
 
 func (bruteBackend) Probe() (Info, error) {
-	return Info{
-		Name:     "brute",
-		Device:   fmt.Sprintf("%d CPU threads", runtime.GOMAXPROCS(0)),
-		Details:  map[string]string{"method": "all pairs, O(N·M)"},
-		Priority: 0,
-	}, nil
+	return cpuInfo("brute", "all pairs, O(N·M)", 0), nil
 }
 
 // Build keeps a copy of xyz; it does no other work.

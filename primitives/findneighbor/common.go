@@ -292,6 +292,42 @@ func (b *kbest) finish(sorted bool) {
 	slices.SortFunc(b.c, cmpCand)
 }
 
+// offerRange offers kb the points lo..hi-1 of the sorted arrays xs, ys, zs
+// (original indices in perm) whose squared distance from (x, y, z) is at
+// most lim, except position self, and returns the limit for what follows:
+// lim, or less once kb holds k candidates. The hot loop of kNN.
+func offerRange(kb *kbest, xs, ys, zs []float32, perm []int32, lo, hi int32, x, y, z float32, self int32, lim float32) float32 {
+	xs = xs[lo:hi]
+	ys, zs = ys[lo:hi], zs[lo:hi]
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	for j, px := range xs {
+		dx, dy, dz := px-x, ys[j]-y, zs[j]-z
+		d2 := dx*dx + dy*dy + dz*dz
+		if d2 > lim {
+			continue
+		}
+		pos := lo + int32(j)
+		if pos == self {
+			continue
+		}
+		kb.add(cand{d2, perm[pos], pos})
+		if kb.full() {
+			lim = min(lim, kb.worstSq())
+		}
+	}
+	return lim
+}
+
+// cpuInfo describes a backend that runs on the CPU.
+func cpuInfo(name, method string, priority int) Info {
+	return Info{
+		Name:     name,
+		Device:   fmt.Sprintf("%d CPU threads", runtime.GOMAXPROCS(0)),
+		Details:  map[string]string{"method": method},
+		Priority: priority,
+	}
+}
+
 // storeKNearest writes the candidates of b into one query's KNearest slots,
 // padding with -1 and +Inf.
 func storeKNearest(b []cand, idx []int32, dist []float32) {

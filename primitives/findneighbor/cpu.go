@@ -3,7 +3,6 @@ package findneighbor
 import (
 	"fmt"
 	"math"
-	"runtime"
 )
 
 func init() { Register(cpuBackend{}) }
@@ -20,12 +19,7 @@ type cpuBackend struct{}
 func (cpuBackend) Name() string { return "cpu" }
 
 func (cpuBackend) Probe() (Info, error) {
-	return Info{
-		Name:     "cpu",
-		Device:   fmt.Sprintf("%d CPU threads", runtime.GOMAXPROCS(0)),
-		Details:  map[string]string{"method": "uniform grid of ε cells in row-major order; kd-tree for ε = +Inf"},
-		Priority: 10,
-	}, nil
+	return cpuInfo("cpu", "uniform grid of ε cells in row-major order; kd-tree for ε = +Inf", 10), nil
 }
 
 // Build sorts a copy of the points into the grid (or the kd-tree when ε is
@@ -175,24 +169,7 @@ func (c *cpuIndex) nearest(s *scratch, k int, sorted bool, x, y, z float32, self
 	s.sp = g.spans(x, y, z, &s.w, s.sp)
 	lim := g.e2
 	for _, r := range s.sp {
-		xs := g.xs[r.lo:r.hi]
-		ys, zs := g.ys[r.lo:r.hi], g.zs[r.lo:r.hi]
-		ys, zs = ys[:len(xs)], zs[:len(xs)]
-		for j, px := range xs {
-			dx, dy, dz := px-x, ys[j]-y, zs[j]-z
-			d2 := dx*dx + dy*dy + dz*dz
-			if d2 > lim {
-				continue
-			}
-			pos := r.lo + int32(j)
-			if pos == self {
-				continue
-			}
-			kb.add(cand{d2, g.perm[pos], pos})
-			if kb.full() {
-				lim = kb.worstSq()
-			}
-		}
+		lim = offerRange(kb, g.xs, g.ys, g.zs, g.perm, r.lo, r.hi, x, y, z, self, lim)
 	}
 }
 

@@ -139,20 +139,7 @@ func (t *kdtree) nearest(kb *kbest, stack *[]kdVisit, x, y, z float32, self int3
 		}
 		nd := &t.nodes[v.node]
 		if nd.left < 0 {
-			xs := t.xs[nd.lo:nd.hi]
-			ys, zs := t.ys[nd.lo:nd.hi], t.zs[nd.lo:nd.hi]
-			ys, zs = ys[:len(xs)], zs[:len(xs)]
-			for j, px := range xs {
-				dx, dy, dz := px-x, ys[j]-y, zs[j]-z
-				d2 := dx*dx + dy*dy + dz*dz
-				if d2 > lim {
-					continue
-				}
-				if pos := nd.lo + int32(j); pos != self {
-					kb.add(cand{d2, t.perm[pos], pos})
-					lim = kb.worstSq()
-				}
-			}
+			lim = offerRange(kb, t.xs, t.ys, t.zs, t.perm, nd.lo, nd.hi, x, y, z, self, lim)
 			continue
 		}
 		a, b := nd.left, nd.left+1
