@@ -264,18 +264,9 @@ func (e *Encoder) Write(c *core.Cloud) error {
 	if e.err != nil {
 		return e.err
 	}
-	if err := codec.CheckChunk(codecName, c, e.schema); err != nil {
+	if err := codec.CheckWrite(codecName, c, e.schema, e.check32, e.written, e.count, "points"); err != nil {
+		e.err = err
 		return err
-	}
-	if e.check32 {
-		if err := codec.CheckFloat32(codecName, c, e.written); err != nil {
-			e.err = err
-			return err
-		}
-	}
-	if e.written+int64(c.Len()) > e.count {
-		e.err = fmt.Errorf("pcd: %d points written, header announced %d", e.written+int64(c.Len()), e.count)
-		return e.err
 	}
 	n := c.Len()
 	switch e.h.Data {

@@ -234,18 +234,9 @@ func (e *Encoder) Write(c *core.Cloud) error {
 	if e.err != nil {
 		return e.err
 	}
-	if err := codec.CheckChunk(codecName, c, e.schema); err != nil {
+	if err := codec.CheckWrite(codecName, c, e.schema, e.check32, e.written, e.count, "vertices"); err != nil {
+		e.err = err
 		return err
-	}
-	if e.check32 {
-		if err := codec.CheckFloat32(codecName, c, e.written); err != nil {
-			e.err = err
-			return err
-		}
-	}
-	if e.written+int64(c.Len()) > e.count {
-		e.err = fmt.Errorf("ply: %d vertices written, header announced %d", e.written+int64(c.Len()), e.count)
-		return e.err
 	}
 	coords := [3][]float64{c.X, c.Y, c.Z}
 	for j := range c.Len() {

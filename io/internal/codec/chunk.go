@@ -26,3 +26,23 @@ func CheckChunk(codec string, c *core.Cloud, schema []*core.Attribute) error {
 	}
 	return nil
 }
+
+// CheckWrite checks a chunk c given to a streaming encoder's Write: its
+// schema (CheckChunk), its coordinates when the encoder chose float32 ones
+// from the source's note (check32, see CheckFloat32), and that written+len(c)
+// points stay within the count the header announced. what names the
+// points ("points", "vertices").
+func CheckWrite(codec string, c *core.Cloud, schema []*core.Attribute, check32 bool, written, count int64, what string) error {
+	if err := CheckChunk(codec, c, schema); err != nil {
+		return err
+	}
+	if check32 {
+		if err := CheckFloat32(codec, c, written); err != nil {
+			return err
+		}
+	}
+	if n := written + int64(c.Len()); n > count {
+		return fmt.Errorf("%s: %d %s written, header announced %d", codec, n, what, count)
+	}
+	return nil
+}
