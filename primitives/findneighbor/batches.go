@@ -144,3 +144,33 @@ func sortByIndex(csr *CSR, lo, hi int64) {
 		csr.Indices[lo+int64(k)], csr.Dist[lo+int64(k)] = x.i, x.d
 	}
 }
+
+// NeighborsSize tells up front what ix.Neighbors(q, opts) would allocate:
+// the number of entries and the bytes of the CSR (offsets, indices,
+// distances when asked for, capped flags when capped). It costs one Counts
+// pass and O(queries) memory, never the lists.
+func NeighborsSize(ix Index, q []float32, opts NeighborOptions) (entries, bytes int64, err error) {
+	nq, err := numQueries(q, ix.Len())
+	if err != nil {
+		return 0, 0, err
+	}
+	counts := make([]uint32, nq)
+	if err := ix.Counts(q, counts); err != nil {
+		return 0, 0, err
+	}
+	for _, c := range counts {
+		if opts.Cap > 0 {
+			c = min(c, uint32(opts.Cap))
+		}
+		entries += int64(c)
+	}
+	per := int64(4) // an int32 index
+	if opts.WithDist {
+		per += 4
+	}
+	bytes = 8*int64(nq+1) + per*entries
+	if opts.Cap > 0 {
+		bytes += int64(nq)
+	}
+	return entries, bytes, nil
+}

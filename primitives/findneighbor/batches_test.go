@@ -62,3 +62,34 @@ func TestBatches(t *testing.T) {
 		}
 	}
 }
+
+func TestNeighborsSize(t *testing.T) {
+	xyz := []float32{0, 0, 0, 1, 0, 0, 2, 0, 0, 4, 0, 0, 4, 0, 0} // counts 1 2 1 1 1
+	ix, err := fn.CPU().Build(xyz, 1.5, fn.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		opts           fn.NeighborOptions
+		entries, bytes int64
+	}{
+		{fn.NeighborOptions{}, 6, 6*8 + 6*4},
+		{fn.NeighborOptions{WithDist: true}, 6, 6*8 + 6*8},
+		{fn.NeighborOptions{Cap: 1}, 5, 6*8 + 5*4 + 5},
+	} {
+		e, b, err := fn.NeighborsSize(ix, nil, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e != c.entries || b != c.bytes {
+			t.Errorf("%+v: %d entries, %d bytes; want %d, %d", c.opts, e, b, c.entries, c.bytes)
+		}
+		csr, err := ix.Neighbors(nil, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := int64(len(csr.Indices)); got != e {
+			t.Errorf("%+v: Neighbors returned %d entries, NeighborsSize said %d", c.opts, got, e)
+		}
+	}
+}
