@@ -69,6 +69,9 @@ func TestConvertRoundTripKeepsEveryField(t *testing.T) {
 		{sample, filepath.Join(dir, "a.ply"), ""},
 		{filepath.Join(dir, "a.ply"), filepath.Join(dir, "b.ply"), "ply-ascii"},
 		{filepath.Join(dir, "b.ply"), filepath.Join(dir, "c.ply"), "ply-binary-be"},
+		{filepath.Join(dir, "c.ply"), filepath.Join(dir, "d.pcd"), "pcd-compressed"},
+		{filepath.Join(dir, "d.pcd"), filepath.Join(dir, "e.pcd"), "pcd-ascii"},
+		{filepath.Join(dir, "e.pcd"), filepath.Join(dir, "f.las"), ""},
 	}
 	for _, s := range steps {
 		args := []string{"pctk", "-q", "convert", s.in, s.out}

@@ -3,6 +3,7 @@ package las
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pctk/pctk/core"
 )
@@ -36,10 +37,15 @@ func fits(b core.Bounds, scale, offset [3]float64) bool {
 	return true
 }
 
-// chooseScale picks a scale and offset per axis for points within b. The
-// offset is the box centre rounded to a whole unit. The scale is the
-// coarsest power of ten from 0.01 down that reproduces every coordinate of
-// c exactly (data already on a decimal grid, such as LAS or survey output);
+// chooseScale picks a scale and offset per axis for points within b.
+//
+// First choice: the coarsest power of ten from 0.01 down, with offset 0 or
+// the box centre rounded to a whole unit, at which raw·scale+offset gives
+// back every coordinate of c bit for bit, as it does for data already on a
+// decimal grid (LAS, survey output) read through another format.
+//
+// Otherwise the offset is the rounded centre and the scale the coarsest
+// power of ten that reproduces every coordinate to within float64 rounding;
 // failing that, the finest power of ten (down to 1e-9) at which the box,
 // widened room times around its centre, still fits 32-bit integers. When
 // even 1 mm does not fit, the scale is coarser and a warning says so.
@@ -48,6 +54,10 @@ func chooseScale(b core.Bounds, c *core.Cloud, room float64) (scale, offset [3]f
 		o := math.Round((b.Min[k] + b.Max[k]) / 2)
 		if math.Abs(o) < 1 {
 			o = 0
+		}
+		if s, eo, ok := exactScale(b, k, vs, o, room); ok {
+			scale[k], offset[k] = s, eo
+			continue
 		}
 		r := max(b.Max[k]-o, o-b.Min[k], 0) * room
 		// The finest power of ten whose integers reach r, with a margin
@@ -69,6 +79,46 @@ func chooseScale(b core.Bounds, c *core.Cloud, room float64) (scale, offset [3]f
 		scale[k], offset[k] = s, o
 	}
 	return scale, offset
+}
+
+// exactScale looks for the coarsest power of ten and an offset at which
+// axis k of the box fits 32-bit integers and every value of vs comes back
+// bit for bit. Offsets tried are 0, the centre, and the box minimum and
+// centre rounded down and to the nearest multiple of each power of ten up
+// to 1e9: the offsets LAS writers choose, so a file that went through
+// another format usually gets its original offset back.
+func exactScale(b core.Bounds, k int, vs []float64, centre, room float64) (scale, offset float64, ok bool) {
+	offsets := []float64{0, centre}
+	for m := 1; m <= 9; m++ {
+		p := math.Pow10(m)
+		for _, o := range [3]float64{math.Floor(b.Min[k]/p) * p, math.Round(centre/p) * p, math.Floor(centre/p) * p} {
+			if !slices.Contains(offsets, o) {
+				offsets = append(offsets, o)
+			}
+		}
+	}
+	for e := coarsestGrid; e >= finestScale; e-- {
+		s := math.Pow10(e)
+		for _, o := range offsets {
+			r := max(b.Max[k]-o, o-b.Min[k], 0) * room
+			if r/s > math.MaxInt32-2 || !exactGrid(vs, s, o) {
+				continue
+			}
+			return s, o, true
+		}
+	}
+	return 0, 0, false
+}
+
+// exactGrid reports whether every finite value of vs equals what a reader
+// computes from its raw integer with scale s and offset o.
+func exactGrid(vs []float64, s, o float64) bool {
+	for _, v := range vs {
+		if quantize(v, s, o) != v && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // onGrid reports whether every finite value of vs comes back unchanged
