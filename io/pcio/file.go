@@ -1,6 +1,8 @@
 package pcio
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,29 +15,43 @@ import (
 const Stdio = "-"
 
 // Open opens path for reading ("-" is standard input) and identifies its
-// format: by magic bytes first, then by extension. The caller closes rc.
+// format: by magic bytes first, then by extension. For a regular file the
+// reader returned is the *os.File itself, positioned at 0, so codecs can
+// seek and check header counts against the file size. The caller closes rc.
 func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
-	var in io.ReadCloser = os.Stdin
-	if path != Stdio {
-		fh, err := os.Open(path)
+	if path == Stdio {
+		f, r, err := Sniff(os.Stdin)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, fmt.Errorf("%s: %w", "standard input", err)
 		}
-		in = fh
-	} else {
-		in = io.NopCloser(os.Stdin)
+		return f, r, io.NopCloser(nil), nil
 	}
-	f, r, err = Sniff(in)
-	if err != nil && path != Stdio {
-		if g, gerr := ByExtension(path); gerr == nil {
-			return g, r, in, nil
-		}
-	}
+	fh, err := os.Open(path)
 	if err != nil {
-		in.Close()
+		return nil, nil, nil, err
+	}
+	head := make([]byte, sniffLen)
+	n, err := io.ReadFull(fh, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		fh.Close()
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return f, r, in, nil
+	if _, err := fh.Seek(0, io.SeekStart); err != nil {
+		// Not seekable (a named pipe): read through a buffer that still
+		// holds the sniffed bytes.
+		r = io.MultiReader(bytes.NewReader(head[:n]), fh)
+	} else {
+		r = fh
+	}
+	f, err = match(head[:n])
+	if err != nil {
+		if g, gerr := ByExtension(path); gerr == nil {
+			return g, r, fh, nil
+		}
+		fh.Close()
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, r, fh, nil
 }
 
 // ReadFile reads a whole cloud from path ("-" for standard input). Errors

@@ -150,19 +150,28 @@ func ByExtension(path string) (*Format, error) {
 // that still yields those bytes.
 func Sniff(r io.Reader) (*Format, io.Reader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	head, err := br.Peek(512)
+	head, err := br.Peek(sniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, br, err
 	}
+	f, err := match(head)
+	return f, br, err
+}
+
+// sniffLen is how many leading bytes format detection looks at.
+const sniffLen = 512
+
+// match finds the format whose magic prefixes head.
+func match(head []byte) (*Format, error) {
 	for _, f := range Formats() {
 		for _, m := range f.Magic {
 			if bytes.HasPrefix(head, m) {
-				return f, br, nil
+				return f, nil
 			}
 		}
 	}
 	if len(head) == 0 {
-		return nil, br, fmt.Errorf("%w: empty input", ErrUnknownFormat)
+		return nil, fmt.Errorf("%w: empty input", ErrUnknownFormat)
 	}
-	return nil, br, fmt.Errorf("%w: no known magic bytes at offset 0", ErrUnknownFormat)
+	return nil, fmt.Errorf("%w: no known magic bytes at offset 0", ErrUnknownFormat)
 }
