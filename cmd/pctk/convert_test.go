@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/pctk/pctk/core"
@@ -86,6 +87,9 @@ func TestConvertRoundTripKeepsEveryField(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameCloud(t, s.out, orig, got)
+		if got.Meta.CRS.EPSG != 3645 || !slices.Equal(got.Meta.CRS.GeoKeys, orig.Meta.CRS.GeoKeys) {
+			t.Errorf("%s: CRS %+v, want %+v", s.out, got.Meta.CRS, orig.Meta.CRS)
+		}
 	}
 }
 

@@ -75,7 +75,8 @@ func NewDecoder(r io.Reader) (*Decoder, error) {
 		return nil, err
 	}
 	d := &Decoder{r: cr, h: h, known: cr.Remaining() >= 0, row: int(h.rowSize())}
-	d.hdr = &pcio.Header{Count: count, Meta: core.Metadata{Format: codecName, Comments: comments, Extra: map[string]any{codecName: h}}}
+	crs, comments := codec.SplitCRS(comments)
+	d.hdr = &pcio.Header{Count: count, Meta: core.Metadata{Format: codecName, Comments: comments, CRS: crs, Extra: map[string]any{codecName: h}}}
 	d.slots, d.hdr.Schema = slots(h, 0)
 	coords := 0
 	for _, s := range d.slots {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -89,7 +90,7 @@ func newEncoder(w io.Writer, h *pcio.Header, variant string, coordSize int) (*En
 	}
 	var hb strings.Builder
 	hb.WriteString("# .PCD v0.7 - Point Cloud Data file format\n")
-	for _, c := range h.Meta.Comments {
+	for _, c := range append(slices.Clip(h.Meta.Comments), codec.CRSComments(h.Meta.CRS)...) {
 		for _, l := range strings.Split(c, "\n") {
 			hb.WriteString("# " + l + "\n")
 		}

@@ -55,7 +55,8 @@ func NewDecoder(r io.Reader) (*Decoder, error) {
 	if d.order != nil {
 		d.src = &binarySource{r: cr, order: d.order}
 	}
-	d.hdr = &pcio.Header{Meta: core.Metadata{Format: codecName, Comments: comments, Extra: map[string]any{codecName: h}}}
+	crs, comments := codec.SplitCRS(comments)
+	d.hdr = &pcio.Header{Meta: core.Metadata{Format: codecName, Comments: comments, CRS: crs, Extra: map[string]any{codecName: h}}}
 	before := true
 	for _, e := range h.Elements {
 		switch {

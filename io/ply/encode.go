@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/pctk/pctk/core"
@@ -118,7 +119,7 @@ func newEncoder(w io.Writer, h *pcio.Header, variant, coordType string) (*Encode
 	}
 	var hb strings.Builder
 	fmt.Fprintf(&hb, "ply\nformat %s %s\n", enc, version)
-	for _, c := range h.Meta.Comments {
+	for _, c := range append(slices.Clip(h.Meta.Comments), codec.CRSComments(h.Meta.CRS)...) {
 		for _, l := range strings.Split(c, "\n") {
 			hb.WriteString("comment " + l + "\n")
 		}
