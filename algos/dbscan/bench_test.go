@@ -199,7 +199,7 @@ func BenchmarkPeers(b *testing.B) {
 	}
 	for _, mod := range []string{"sklearn", "open3d"} {
 		if exec.Command(python, "-c", "import "+mod).Run() != nil {
-			b.Skipf("%s not installed for %s (.ci/deps/sklearn.sh)", mod, python)
+			b.Skipf("%s not installed for %s (.ci/deps/debian-peers.sh)", mod, python)
 		}
 	}
 	if _, err := findneighbor.Get("cpu"); err != nil {

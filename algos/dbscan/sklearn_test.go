@@ -42,7 +42,7 @@ for k, (eps, m) in enumerate(json.loads(sys.argv[2])):
 `
 
 // needSklearn skips the test when scikit-learn is missing, except in CI
-// (CI=true), where .ci/deps/sklearn.sh installs it and its absence is a
+// (CI=true), where .ci/deps/debian-peers.sh installs it and its absence is a
 // failure.
 func needSklearn(t *testing.T) {
 	t.Helper()
@@ -51,7 +51,7 @@ func needSklearn(t *testing.T) {
 		t.Logf("scikit-learn %s", strings.TrimSpace(string(out)))
 		return
 	}
-	msg := fmt.Sprintf("scikit-learn not usable with %s (%v: %s); install it with .ci/deps/sklearn.sh (apt-get install python3-sklearn)", python, err, strings.TrimSpace(string(out)))
+	msg := fmt.Sprintf("scikit-learn not usable with %s (%v: %s); install it with .ci/deps/debian-peers.sh (apt-get install python3-sklearn)", python, err, strings.TrimSpace(string(out)))
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 	}

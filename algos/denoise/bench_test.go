@@ -83,10 +83,10 @@ func BenchmarkRadius1M(b *testing.B) {
 //	go test -run - -bench Peers1M -benchtime 1x ./algos/denoise
 func BenchmarkPeers1M(b *testing.B) {
 	if _, err := exec.LookPath("pcl_outlier_removal"); err != nil {
-		b.Skip("pcl_outlier_removal not installed (.ci/deps/pcl-open3d.sh)")
+		b.Skip("pcl_outlier_removal not installed (.ci/deps/debian-peers.sh)")
 	}
 	if exec.Command(python, "-c", "import open3d").Run() != nil {
-		b.Skip("Open3D not installed (.ci/deps/pcl-open3d.sh)")
+		b.Skip("Open3D not installed (.ci/deps/debian-peers.sh)")
 	}
 	be := benchBackend(b)
 	xyz := benchScan(1, 1_000_000)

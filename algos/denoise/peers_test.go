@@ -3,7 +3,7 @@ package denoise
 // Cross-checks against the peers whose definitions this package follows:
 // PCL's pcl_outlier_removal (Debian pcl-tools) and Open3D's
 // remove_radius_outlier / remove_statistical_outlier (Debian
-// python3-open3d). .ci/deps/pcl-open3d.sh installs both; without them these
+// python3-open3d). .ci/deps/debian-peers.sh installs both; without them these
 // tests skip, except under CI=true, where they fail.
 
 import (
@@ -32,7 +32,7 @@ func needPeer(t *testing.T, name string, ok bool, hint string) {
 	if ok {
 		return
 	}
-	msg := fmt.Sprintf("%s is not installed (%s); run .ci/deps/pcl-open3d.sh", name, hint)
+	msg := fmt.Sprintf("%s is not installed (%s); run .ci/deps/debian-peers.sh", name, hint)
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 	}

@@ -35,13 +35,13 @@ const pcdDir = "../../../shared/data/pcd"
 var scans = []string{"table_scene_lms400.pcd", "bun0.pcd"}
 
 // requirePeer skips the test when a peer is missing, or fails it under
-// CI=true, where .ci/deps/normals.sh must have installed it.
+// CI=true, where .ci/deps/debian-peers.sh must have installed it.
 func requirePeer(t *testing.T, what string, err error) {
 	t.Helper()
 	if err == nil {
 		return
 	}
-	msg := fmt.Sprintf("%s is not available (%v); .ci/deps/normals.sh installs it", what, err)
+	msg := fmt.Sprintf("%s is not available (%v); .ci/deps/debian-peers.sh installs it", what, err)
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 	}

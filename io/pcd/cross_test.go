@@ -97,7 +97,7 @@ func TestPCLPLY(t *testing.T) {
 		p, err := exec.LookPath(name)
 		if err != nil {
 			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s not found; .ci/deps/pcd-pcl.sh installs it", name)
+				t.Fatalf("%s not found; .ci/deps/debian-peers.sh installs it", name)
 			}
 			t.Skipf("%s (Debian pcl-tools) not found; skipping the cross-check with PCL", name)
 		}

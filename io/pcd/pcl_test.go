@@ -18,7 +18,7 @@ func TestPCLReadsOurFiles(t *testing.T) {
 	tool, err := exec.LookPath("pcl_convert_pcd_ascii_binary")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal("pcl_convert_pcd_ascii_binary not found; .ci/deps/pcd-pcl.sh installs it")
+			t.Fatal("pcl_convert_pcd_ascii_binary not found; .ci/deps/debian-peers.sh installs it")
 		}
 		t.Skip("pcl_convert_pcd_ascii_binary (Debian pcl-tools) not found; skipping the cross-check with PCL")
 	}
@@ -75,7 +75,7 @@ func TestWeReadPCLFiles(t *testing.T) {
 	tool, err := exec.LookPath("pcl_convert_pcd_ascii_binary")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal("pcl_convert_pcd_ascii_binary not found; .ci/deps/pcd-pcl.sh installs it")
+			t.Fatal("pcl_convert_pcd_ascii_binary not found; .ci/deps/debian-peers.sh installs it")
 		}
 		t.Skip("pcl_convert_pcd_ascii_binary (Debian pcl-tools) not found; skipping the cross-check with PCL")
 	}

@@ -33,7 +33,7 @@ func TestOpen3DReadsOurFiles(t *testing.T) {
 	const python = "/usr/bin/python3"
 	if err := exec.Command(python, "-c", "import open3d").Run(); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal("Open3D (python3-open3d) not found; .ci/deps/pcd-pcl.sh installs it")
+			t.Fatal("Open3D (python3-open3d) not found; .ci/deps/debian-peers.sh installs it")
 		}
 		t.Skip("Open3D (Debian python3-open3d for /usr/bin/python3) not found; skipping the cross-check")
 	}

@@ -1,0 +1,29 @@
+#!/bin/sh
+# The peers pctk's tests compare with, from Debian, run headless:
+#   pcl-tools       pcl_outlier_removal, pcl_normal_estimation, pcl_convert_pcd_ascii_binary
+#                   (algos/denoise, algos/normals, io/pcd cross-checks)
+#   python3-open3d  estimate_normals, remove_*_outlier, cluster_dbscan, PLY reading
+#   python3-sklearn DBSCAN, the reference of algos/dbscan (brings python3-scipy,
+#                   whose cKDTree is findneighbor's benchmark peer)
+# Python packages are used through Debian's /usr/bin/python3. Idempotent:
+# installs only what is missing, and retries while another apt-get holds the
+# dpkg lock.
+set -eu
+need=""
+command -v pcl_outlier_removal >/dev/null 2>&1 && command -v pcl_normal_estimation >/dev/null 2>&1 &&
+	command -v pcl_convert_pcd_ascii_binary >/dev/null 2>&1 || need="$need pcl-tools"
+/usr/bin/python3 -c 'import open3d' >/dev/null 2>&1 || need="$need python3-open3d"
+/usr/bin/python3 -c 'import sklearn, scipy' >/dev/null 2>&1 || need="$need python3-sklearn python3-scipy"
+[ -z "$need" ] && exit 0
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	if $sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends $need; then
+		exit 0
+	fi
+	echo "debian-peers.sh: apt-get failed (dpkg lock?), retrying in 15 s" >&2
+	sleep 15
+done
+echo "debian-peers.sh: could not install$need" >&2
+exit 1
