@@ -53,6 +53,18 @@ func epsFor(n, k int) float32 {
 	return float32(math.Cbrt(3 * float64(k) / (4 * math.Pi * float64(n))))
 }
 
+// touch writes every page of the output slices, so that first-touch page
+// faults (the kernel's work, not the search's) stay out of the timing.
+func touch[T any](idx []int32, out []T) {
+	var zero T
+	for i := range idx {
+		idx[i] = -1
+	}
+	for i := range out {
+		out[i] = zero
+	}
+}
+
 // cpuTime returns the user plus system time of the process so far.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -105,6 +117,7 @@ func benchKNN(b *testing.B, be fn.Backend, xyz []float32) {
 	}
 	b.Run("KNearest16", func(b *testing.B) {
 		sinkIdx, sinkDist = make([]int32, 16*n), make([]float32, 16*n)
+		touch(sinkIdx, sinkDist)
 		b.ReportAllocs()
 		cpu0 := cpuTime()
 		for b.Loop() {
@@ -147,6 +160,7 @@ func benchOps(b *testing.B, be fn.Backend, xyz []float32, eps float32) {
 	}
 	defer ix.Close()
 	sinkCounts = make([]uint32, n)
+	touch(nil, sinkCounts)
 	b.Run("Counts", func(b *testing.B) {
 		b.ReportAllocs()
 		cpu0 = cpuTime()
@@ -165,6 +179,7 @@ func benchOps(b *testing.B, be fn.Backend, xyz []float32, eps float32) {
 	sinkCounts = nil
 	b.Run("KNearest16", func(b *testing.B) {
 		sinkIdx, sinkDist = make([]int32, 16*n), make([]float32, 16*n)
+		touch(sinkIdx, sinkDist)
 		b.ReportAllocs()
 		cpu0 = cpuTime()
 		for b.Loop() {
@@ -177,6 +192,9 @@ func benchOps(b *testing.B, be fn.Backend, xyz []float32, eps float32) {
 	})
 	b.Run("Moments", func(b *testing.B) {
 		sinkMoments = make([]fn.Moment, n)
+		for i := range sinkMoments {
+			sinkMoments[i].N = 1 // fault the pages in before timing
+		}
 		b.ReportAllocs()
 		cpu0 = cpuTime()
 		for b.Loop() {

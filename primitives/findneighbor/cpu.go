@@ -3,6 +3,7 @@ package findneighbor
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 func init() { Register(cpuBackend{}) }
@@ -167,10 +168,48 @@ func (c *cpuIndex) nearest(s *scratch, k int, sorted bool, x, y, z float32, self
 	}
 	g := c.g
 	s.sp = g.spans(x, y, z, &s.w, s.sp)
+	// Span by span (the query's own row first), gather the candidates
+	// within the current limit without branching on the distance test
+	// (whether a candidate is in is random), then rank only those; the
+	// limit tightens to the k-th distance once k are held.
 	lim := g.e2
 	for _, r := range s.sp {
-		lim = offerRange(kb, g.xs, g.ys, g.zs, g.perm, r.lo, r.hi, x, y, z, self, lim)
+		s.buf = gatherRange(s.buf[:0], g.xs, g.ys, g.zs, r.lo, r.hi, x, y, z, self, lim)
+		for _, cd := range s.buf {
+			cd.idx = g.perm[cd.pos]
+			kb.add(cd)
+		}
+		if kb.full() {
+			lim = min(lim, kb.worstSq())
+		}
 	}
+}
+
+// gatherRange appends to buf the points lo..hi-1 of the sorted arrays
+// whose squared distance from (x, y, z) is at most lim, except position
+// self, as candidates with distance and position (the caller fills in the
+// index).
+func gatherRange(buf []cand, xs, ys, zs []float32, lo, hi int32, x, y, z float32, self int32, lim float32) []cand {
+	n := len(buf)
+	buf = slices.Grow(buf, int(hi-lo))[:n+int(hi-lo)]
+	out := buf[n:]
+	xs = xs[lo:hi]
+	ys, zs = ys[lo:hi], zs[lo:hi]
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	out = out[:len(xs)]
+	m := 0
+	for j, px := range xs {
+		dx, dy, dz := px-x, ys[j]-y, zs[j]-z
+		d2 := dx*dx + dy*dy + dz*dz
+		pos := lo + int32(j)
+		out[m] = cand{d2: d2, pos: pos}
+		in := 0
+		if d2 <= lim && pos != self {
+			in = 1
+		}
+		m += in
+	}
+	return buf[:n+m]
 }
 
 func (c *cpuIndex) KNearest(q []float32, k int, idx []int32, dist []float32) error {

@@ -308,6 +308,12 @@ func (g *grid) spans(x, y, z float32, w *window, out []span) []span {
 			lo, hi := w.bound[row][a], w.bound[row][b+1]
 			if lo < hi {
 				out = append(out, span{lo, hi})
+				if dy == g.r && dz == g.r {
+					// The query's own row first: kNN finds its nearest
+					// candidates early and prunes the rest harder.
+					last := len(out) - 1
+					out[0], out[last] = out[last], out[0]
+				}
 			}
 		}
 	}
