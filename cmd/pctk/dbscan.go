@@ -57,10 +57,10 @@ units (lon/lat with --geographic).
 in metres: orb's Mercator projection rescaled to true metres on the
 ellipsoid at the cloud's centre; the summary states the largest scale error
 (about 0.08% for a cloud 10 km tall at 45° latitude).`,
-		Flags: []cli.Flag{
+		Flags: backendFlags(
 			&cli.Float64Flag{Name: "eps", Usage: "neighbourhood radius ε in coordinate units (metres with --geographic); required", DefaultText: "none"},
 			&cli.StringFlag{Name: "min-pts", Usage: "minimum points within ε for a core point, itself included; a comma list clusters once per value", Value: "5"},
-			&cli.StringFlag{Name: "dims", Usage: "distance in xyz, or xy (ignore Z, for 2D and geospatial data)", Value: "xyz"},
+			dimsFlag,
 			&cli.BoolFlag{Name: "geographic", Usage: "X, Y are WGS84 lon/lat degrees: cluster in metres (see description)"},
 			&cli.IntFlag{Name: "min-cluster-size", Usage: "relabel clusters of fewer points as noise"},
 			&cli.BoolFlag{Name: "classify-noise", Usage: "set Classification to 7 (low noise) on noise points, creating the attribute if missing"},
@@ -70,10 +70,7 @@ ellipsoid at the cloud's centre; the summary states the largest scale error
 			&cli.BoolFlag{Name: "json", Usage: "print the summary as JSON on stdout"},
 			&cli.StringFlag{Name: "summary", Usage: "write the summary as JSON to `FILE`"},
 			&cli.StringFlag{Name: "geojson", Usage: "write cluster hulls as a GeoJSON FeatureCollection to `FILE`"},
-			&cli.IntFlag{Name: "workers", Usage: "CPU threads for the backend (0: all)"},
-			backendFlag,
-			formatFlag,
-		},
+		),
 		Action: runDBSCAN,
 	})
 }
@@ -118,12 +115,8 @@ func parseDBSCANArgs(c *cli.Context) (*dbscanArgs, error) {
 		}
 		a.opts.MinPts = append(a.opts.MinPts, m)
 	}
-	switch a.dims = strings.ToLower(c.String("dims")); a.dims {
-	case "xy":
-		a.flat = true
-	case "xyz":
-	default:
-		return nil, usagef("--dims: want xy or xyz, got %q", c.String("dims"))
+	if a.dims, a.flat, err = parseDims(c); err != nil {
+		return nil, err
 	}
 	if err := a.opts.Validate(0); err != nil {
 		return nil, usagef("%v", strings.TrimPrefix(err.Error(), "dbscan: "))
@@ -152,19 +145,11 @@ func runDBSCAN(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := backend(c)
+	src, err := loadInput(c, a.in, nil)
 	if err != nil {
 		return err
 	}
-	t := time.Now()
-	cloud, from, err := readCloud(a.in)
-	if err != nil {
-		return err
-	}
-	readTime := time.Since(t)
-	if err := cloud.Validate(); err != nil {
-		return fmt.Errorf("%s: %w", a.in, err)
-	}
+	cloud, readTime := src.cloud, time.Since(src.start)
 
 	var local core.Local
 	var scaleErr float64
@@ -186,7 +171,7 @@ func runDBSCAN(c *cli.Context) error {
 	}
 	report, finish := stageProgress()
 	a.opts.Progress = report
-	run, err := dbscan.Cluster(local.XYZ, b, a.opts)
+	run, err := dbscan.Cluster(local.XYZ, src.backend, a.opts)
 	finish()
 	if err != nil {
 		return err
@@ -237,8 +222,8 @@ func runDBSCAN(c *cli.Context) error {
 		}
 		out = cloud.Select(keep)
 	}
-	t = time.Now()
-	if err := writeCloud(c, a.out, out, from); err != nil {
+	t := time.Now()
+	if err := writeCloud(c, a.out, out, src.from); err != nil {
 		return err
 	}
 	sum := newDBSCANSummary(a, cloud.Len(), run, scaleErr, readTime, time.Since(t))

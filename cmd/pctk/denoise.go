@@ -71,16 +71,13 @@ written unchanged (dropped only by --invert, which keeps outliers alone).`,
 
 // denoiseFlags returns the flags both filters share.
 func denoiseFlags() []cli.Flag {
-	return []cli.Flag{
+	return backendFlags(
 		&cli.StringFlag{Name: "mode", Usage: "remove, classify or flag (default: classify for LAS input, else remove)"},
 		&cli.IntFlag{Name: "class", Usage: "Classification code --mode classify gives outliers", Value: denoiseNoiseClass},
 		&cli.BoolFlag{Name: "invert", Usage: "with --mode remove, keep only the outliers"},
 		&cli.StringFlag{Name: "ignore-class", Usage: "comma list of Classification codes whose points take no part (e.g. 7,18)"},
-		&cli.StringFlag{Name: "dims", Usage: "distance in xyz, or xy (ignore Z)", Value: "xyz"},
-		&cli.IntFlag{Name: "workers", Usage: "CPU threads for the backend (0: all)"},
-		backendFlag,
-		formatFlag,
-	}
+		dimsFlag,
+	)
 }
 
 // denoiseArgs are the checked flags both filters share.
@@ -119,12 +116,8 @@ func parseDenoiseArgs(c *cli.Context) (*denoiseArgs, error) {
 			a.ignore = append(a.ignore, v)
 		}
 	}
-	switch strings.ToLower(c.String("dims")) {
-	case "xy":
-		a.flat = true
-	case "xyz":
-	default:
-		return nil, usagef("--dims: want xy or xyz, got %q", c.String("dims"))
+	if _, a.flat, err = parseDims(c); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -199,18 +192,11 @@ func runDenoiseRadius(c *cli.Context) error {
 // runDenoise reads IN, runs filter on the points that take part, applies
 // the mode and writes OUT.
 func runDenoise(c *cli.Context, a *denoiseArgs, filter denoiseFilter) error {
-	b, err := backend(c)
+	src, err := loadInput(c, a.in, nil)
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	cloud, from, err := readCloud(a.in)
-	if err != nil {
-		return err
-	}
-	if err := cloud.Validate(); err != nil {
-		return fmt.Errorf("%s: %w", a.in, err)
-	}
+	cloud, from, b := src.cloud, src.from, src.backend
 	if a.mode == "" {
 		a.mode = "remove"
 		if isLAS(from) {
@@ -264,7 +250,7 @@ func runDenoise(c *cli.Context, a *denoiseArgs, filter denoiseFilter) error {
 		nPart = len(part)
 	}
 	infof("denoise %s: %d points, %d ignored by class, %d outliers, %d inliers; %s; %s; backend %s, %.2f s",
-		c.Command.Name, n, n-nPart, nOut, nPart-nOut, did, stats, b.Name(), time.Since(start).Seconds())
+		c.Command.Name, n, n-nPart, nOut, nPart-nOut, did, stats, b.Name(), time.Since(src.start).Seconds())
 	return nil
 }
 

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/urfave/cli/v2"
 )
 
@@ -31,6 +33,37 @@ func readCloud(path string) (*core.Cloud, *pcio.Format, error) {
 	}
 	debugf("read %s: %d points, format %s", path, cloud.Len(), f.Name)
 	return cloud, f, nil
+}
+
+// input is what every neighbour-based command starts from: the backend
+// --backend names and IN, read and checked.
+type input struct {
+	backend findneighbor.Backend
+	cloud   *core.Cloud
+	from    *pcio.Format // IN's format
+	start   time.Time    // when reading began, once the backend was ready
+}
+
+// loadInput resolves --backend, then reads IN and checks the cloud with
+// check (Cloud.Validate when nil), naming IN in the check's error. The
+// backend comes first so that a backend that cannot run fails before a
+// long read, and its set-up is not counted as reading.
+func loadInput(c *cli.Context, in string, check func(*core.Cloud) error) (*input, error) {
+	b, err := backend(c)
+	if err != nil {
+		return nil, err
+	}
+	src := &input{backend: b, start: time.Now()}
+	if src.cloud, src.from, err = readCloud(in); err != nil {
+		return nil, err
+	}
+	if check == nil {
+		check = (*core.Cloud).Validate
+	}
+	if err := check(src.cloud); err != nil {
+		return nil, fmt.Errorf("%s: %w", in, err)
+	}
+	return src, nil
 }
 
 // writeCloud writes cloud to path ("-" for stdout) atomically, in the format

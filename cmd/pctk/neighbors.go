@@ -32,14 +32,11 @@ With --radius the counts carry the same record as "pctk dbscan" writes, so
 "pctk dbscan OUT ... --eps R" with the same --dims reuses them.
 
 --dims xy measures distance in the XY plane only (2D and geospatial data).`,
-		Flags: []cli.Flag{
+		Flags: backendFlags(
 			&cli.Float64Flag{Name: "radius", Usage: "search radius in coordinate units (0 or unset: none, then --knn is plain kNN)"},
 			&cli.IntFlag{Name: "knn", Usage: "also write KnnMeanDistance over the K nearest (within --radius, if given)"},
-			&cli.StringFlag{Name: "dims", Usage: "distance in xyz, or xy (ignore Z)", Value: "xyz"},
-			&cli.IntFlag{Name: "workers", Usage: "CPU threads for the backend (0: all)"},
-			backendFlag,
-			formatFlag,
-		},
+			dimsFlag,
+		),
 		Action: runNeighbors,
 	})
 }
@@ -49,11 +46,12 @@ type neighborsArgs struct {
 	radius  float64 // 0: none
 	k       int
 	dims    string
+	flat    bool // dims is xy
 	workers int
 }
 
 func parseNeighborsArgs(c *cli.Context) (neighborsArgs, error) {
-	a := neighborsArgs{radius: c.Float64("radius"), k: c.Int("knn"), dims: strings.ToLower(c.String("dims")), workers: c.Int("workers")}
+	a := neighborsArgs{radius: c.Float64("radius"), k: c.Int("knn"), workers: c.Int("workers")}
 	if math.IsNaN(a.radius) || a.radius < 0 || math.IsInf(a.radius, 0) || float32(a.radius) > math.MaxFloat32 {
 		return a, usagef("--radius: want a finite number ≥ 0, got %g", a.radius)
 	}
@@ -63,10 +61,9 @@ func parseNeighborsArgs(c *cli.Context) (neighborsArgs, error) {
 	if a.radius == 0 && a.k == 0 {
 		return a, usagef("neighbors needs --radius, --knn or both")
 	}
-	if a.dims != "xy" && a.dims != "xyz" {
-		return a, usagef("--dims: want xy or xyz, got %q", c.String("dims"))
-	}
-	return a, nil
+	var err error
+	a.dims, a.flat, err = parseDims(c)
+	return a, err
 }
 
 // neighborStats is what pctk neighbors computes for a cloud.
@@ -183,20 +180,12 @@ func runNeighbors(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := backend(c)
+	src, err := loadInput(c, in, nil)
 	if err != nil {
 		return err
 	}
-	t0 := time.Now()
-	cloud, from, err := readCloud(in)
-	if err != nil {
-		return err
-	}
-	if err := cloud.Validate(); err != nil {
-		return fmt.Errorf("%s: %w", in, err)
-	}
-	t1 := time.Now()
-	local := cloud.Local(a.dims == "xy")
+	cloud, b, t0, t1 := src.cloud, src.backend, src.start, time.Now()
+	local := cloud.Local(a.flat)
 	update, finish := progress("neighbors")
 	st, err := computeNeighbors(b, local.XYZ, a.radius, a.k, findneighbor.BuildOptions{Workers: a.workers, Progress: update})
 	finish()
@@ -234,7 +223,7 @@ func runNeighbors(c *cli.Context) error {
 		}
 		infof("KnnMeanDistance, %d nearest%s (%s): %s", a.k, within, a.dims, densitySummary(v))
 	}
-	if err := writeCloud(c, out, cloud, from); err != nil {
+	if err := writeCloud(c, out, cloud, src.from); err != nil {
 		return err
 	}
 	t3 := time.Now()

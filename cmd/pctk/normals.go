@@ -41,7 +41,7 @@ solver's arbitrary signs.
 Non-finite coordinates are an error; with --keep-nan (organised PCD clouds,
 whose missing pixels are NaN points) such points take no part and get NaN
 normals, as in PCL.`,
-		Flags: []cli.Flag{
+		Flags: backendFlags(
 			&cli.Float64Flag{Name: "radius", Usage: "neighbourhood radius in coordinate units (0: none)"},
 			&cli.IntFlag{Name: "knn", Usage: "neighbourhood size, the point itself included (0: none)"},
 			&cli.StringFlag{Name: "orient", Usage: "up, viewpoint, consistent or none", Value: "up"},
@@ -49,10 +49,7 @@ normals, as in PCL.`,
 			&cli.IntFlag{Name: "orient-knn", Usage: "neighbours per point in the graph of --orient consistent", Value: normals.DefaultOrientK},
 			&cli.BoolFlag{Name: "eigenvalues", Usage: "also write Eigenvalue0, Eigenvalue1, Eigenvalue2"},
 			&cli.BoolFlag{Name: "keep-nan", Usage: "give points with non-finite coordinates (organised clouds) NaN normals instead of failing"},
-			&cli.IntFlag{Name: "workers", Usage: "CPU threads (0: all)"},
-			backendFlag,
-			formatFlag,
-		},
+		),
 		Action: runNormals,
 	})
 }
@@ -129,19 +126,15 @@ func runNormals(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := backend(c)
+	var finite []int
+	src, err := loadInput(c, in, func(cloud *core.Cloud) (err error) {
+		finite, err = normalsInput(cloud, c.Bool("keep-nan"))
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	t0 := time.Now()
-	cloud, from, err := readCloud(in)
-	if err != nil {
-		return err
-	}
-	finite, err := normalsInput(cloud, c.Bool("keep-nan"))
-	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
-	}
+	cloud, b, t0 := src.cloud, src.backend, src.start
 	pts := cloud
 	if finite != nil {
 		pts = core.New(len(finite))
@@ -183,7 +176,7 @@ func runNormals(c *cli.Context) error {
 			return err
 		}
 	}
-	if err := writeCloud(c, out, cloud, from); err != nil {
+	if err := writeCloud(c, out, cloud, src.from); err != nil {
 		return err
 	}
 	t3 := time.Now()
