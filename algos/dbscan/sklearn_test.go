@@ -3,7 +3,6 @@ package dbscan_test
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -16,6 +15,9 @@ import (
 
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
+	_ "github.com/pctk/pctk/io/las"
+	_ "github.com/pctk/pctk/io/pcd"
+	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -193,15 +195,14 @@ func TestMatchesScikitLearn(t *testing.T) {
 	// surfaces, so fewer points need eps larger by the square root.
 	real := []struct {
 		name string
-		read func(string) (*core.Cloud, error)
 		path string
 		flat bool
 		jobs []sklearnJob
 	}{
-		{"haystack_rock xyz", readLAS, "las/haystack_rock.las", false, []sklearnJob{{3.1, []int{4, 12}}, {7.3, []int{30}}}},
-		{"haystack_rock xy", readLAS, "las/haystack_rock.las", true, []sklearnJob{{4.3, []int{10, 30}}}},
-		{"lion_takanawa", readLASDir, "las/lion_takanawa", false, []sklearnJob{{0.03, []int{5, 15}}, {0.07, []int{40}}}},
-		{"table_scene_lms400", readPCD, "pcd/table_scene_lms400.pcd", false, []sklearnJob{{0.006, []int{6, 20}}, {0.012, []int{50}}}},
+		{"haystack_rock xyz", "las/haystack_rock.las", false, []sklearnJob{{3.1, []int{4, 12}}, {7.3, []int{30}}}},
+		{"haystack_rock xy", "las/haystack_rock.las", true, []sklearnJob{{4.3, []int{10, 30}}}},
+		{"lion_takanawa", "las/lion_takanawa", false, []sklearnJob{{0.03, []int{5, 15}}, {0.07, []int{40}}}},
+		{"table_scene_lms400", "pcd/table_scene_lms400.pcd", false, []sklearnJob{{0.006, []int{6, 20}}, {0.012, []int{50}}}},
 	}
 	for _, rc := range real {
 		path := filepath.Join(sharedData, rc.path)
@@ -209,7 +210,7 @@ func TestMatchesScikitLearn(t *testing.T) {
 			t.Logf("skipping %s: %v (../shared/data is not part of a fresh clone)", rc.name, err)
 			continue
 		}
-		c, err := rc.read(path)
+		c, err := readXYZ(path)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
@@ -284,168 +285,30 @@ func subsample(c *core.Cloud, max int) *core.Cloud {
 	return c.Select(idx)
 }
 
-// The readers below are just enough LAS and PCD to feed this test the
-// shared clouds' coordinates; the product's codecs live in io/, which
-// algorithms do not import.
-
-// readLAS returns the coordinates of a LAS 1.0-1.4 file (any point format;
-// X, Y, Z are the first 12 bytes of every record).
-func readLAS(path string) (*core.Cloud, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if len(data) < 227 || string(data[:4]) != "LASF" {
-		return nil, errors.New("not a LAS file")
-	}
-	le := binary.LittleEndian
-	offset, recLen := int(le.Uint32(data[96:])), int(le.Uint16(data[105:]))
-	n := int(le.Uint32(data[107:]))
-	var scale, origin [3]float64
-	for a := range 3 {
-		scale[a] = math.Float64frombits(le.Uint64(data[131+8*a:]))
-		origin[a] = math.Float64frombits(le.Uint64(data[155+8*a:]))
-	}
-	if recLen < 12 || offset+n*recLen > len(data) {
-		return nil, fmt.Errorf("%d records of %d bytes at %d overrun the %d-byte file", n, recLen, offset, len(data))
-	}
-	c := core.New(n)
-	for i := range n {
-		rec := data[offset+i*recLen:]
-		c.X[i] = float64(int32(le.Uint32(rec)))*scale[0] + origin[0]
-		c.Y[i] = float64(int32(le.Uint32(rec[4:])))*scale[1] + origin[1]
-		c.Z[i] = float64(int32(le.Uint32(rec[8:])))*scale[2] + origin[2]
-	}
-	return c, nil
-}
-
-// readLASDir reads every .las file of a folder, in name order, as one cloud.
-func readLASDir(dir string) (*core.Cloud, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.las"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("no .las files in %s (%v)", dir, err)
+// readXYZ reads the coordinates of a cloud file, or of every .las file of
+// a folder in name order, with the product's codecs (tests may use io; the
+// algorithms may not). Points with a non-finite coordinate (the NaN pixels
+// of organised PCD scans) are left out.
+func readXYZ(path string) (*core.Cloud, error) {
+	files := []string{path}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		if files, _ = filepath.Glob(filepath.Join(path, "*.las")); len(files) == 0 {
+			return nil, fmt.Errorf("no .las files in %s", path)
+		}
 	}
 	all := core.New(0)
 	for _, f := range files {
-		c, err := readLAS(f)
+		c, _, err := pcio.ReadFile(f)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
-		}
-		if err := all.Append(c); err != nil {
 			return nil, err
+		}
+		for i := range c.Len() {
+			if x, y, z := c.X[i], c.Y[i], c.Z[i]; finite(x) && finite(y) && finite(z) {
+				all.X, all.Y, all.Z = append(all.X, x), append(all.Y, y), append(all.Z, z)
+			}
 		}
 	}
 	return all, nil
 }
 
-// readPCD returns the finite x, y, z of a PCD file stored binary_compressed
-// with float32 x, y, z among its fields.
-func readPCD(path string) (*core.Cloud, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var fields []string
-	var sizes []int
-	n := 0
-	for {
-		nl := strings.IndexByte(string(data), '\n')
-		if nl < 0 {
-			return nil, errors.New("PCD header without DATA line")
-		}
-		line := strings.Fields(string(data[:nl]))
-		data = data[nl+1:]
-		if len(line) == 0 {
-			continue
-		}
-		switch line[0] {
-		case "FIELDS":
-			fields = line[1:]
-		case "SIZE":
-			for _, s := range line[1:] {
-				var v int
-				fmt.Sscan(s, &v)
-				sizes = append(sizes, v)
-			}
-		case "POINTS":
-			fmt.Sscan(line[1], &n)
-		case "DATA":
-			if line[1] != "binary_compressed" {
-				return nil, fmt.Errorf("PCD DATA %s: this test reader handles binary_compressed only", line[1])
-			}
-			goto body
-		}
-	}
-body:
-	if len(data) < 8 || len(fields) != len(sizes) {
-		return nil, errors.New("bad PCD header")
-	}
-	raw, err := lzfDecompress(data[8:8+binary.LittleEndian.Uint32(data)], int(binary.LittleEndian.Uint32(data[4:])))
-	if err != nil {
-		return nil, err
-	}
-	// binary_compressed stores each field's column in turn.
-	cols := map[string][]byte{}
-	off := 0
-	for k, f := range fields {
-		if off+n*sizes[k] > len(raw) {
-			return nil, errors.New("PCD columns overrun the data")
-		}
-		cols[f] = raw[off : off+n*sizes[k]]
-		off += n * sizes[k]
-	}
-	c := core.New(0)
-	for i := range n {
-		var p [3]float64
-		ok := true
-		for a, f := range []string{"x", "y", "z"} {
-			v := float64(math.Float32frombits(binary.LittleEndian.Uint32(cols[f][4*i:])))
-			ok = ok && !math.IsNaN(v) && !math.IsInf(v, 0)
-			p[a] = v
-		}
-		if ok {
-			c.X, c.Y, c.Z = append(c.X, p[0]), append(c.Y, p[1]), append(c.Z, p[2])
-		}
-	}
-	return c, nil
-}
-
-// lzfDecompress expands LibLZF data, as PCD's binary_compressed uses it.
-func lzfDecompress(in []byte, size int) ([]byte, error) {
-	out := make([]byte, 0, size)
-	for ip := 0; ip < len(in); {
-		ctrl := int(in[ip])
-		ip++
-		if ctrl < 32 { // a literal run of ctrl+1 bytes
-			if ip+ctrl+1 > len(in) {
-				return nil, errors.New("lzf: literal overruns input")
-			}
-			out = append(out, in[ip:ip+ctrl+1]...)
-			ip += ctrl + 1
-			continue
-		}
-		length := ctrl >> 5
-		if length == 7 {
-			if ip >= len(in) {
-				return nil, errors.New("lzf: truncated")
-			}
-			length += int(in[ip])
-			ip++
-		}
-		if ip >= len(in) {
-			return nil, errors.New("lzf: truncated")
-		}
-		ref := len(out) - (ctrl&0x1f)<<8 - 1 - int(in[ip])
-		ip++
-		if ref < 0 {
-			return nil, errors.New("lzf: back reference before start")
-		}
-		for k := range length + 2 { // byte by byte: the copy may overlap
-			out = append(out, out[ref+k])
-		}
-	}
-	if len(out) != size {
-		return nil, fmt.Errorf("lzf: got %d bytes, header says %d", len(out), size)
-	}
-	return out, nil
-}
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
