@@ -7,9 +7,8 @@ package denoise
 // tests skip, except under CI=true, where they fail.
 
 import (
-	"bufio"
-	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -21,6 +20,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcd"
+	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -40,9 +42,8 @@ func needPeer(t *testing.T, name string, ok bool, hint string) {
 }
 
 func needPCL(t *testing.T) {
-	_, err1 := exec.LookPath("pcl_outlier_removal")
-	_, err2 := exec.LookPath("pcl_convert_pcd_ascii_binary")
-	needPeer(t, "PCL", err1 == nil && err2 == nil, "pcl_outlier_removal, pcl_convert_pcd_ascii_binary from pcl-tools")
+	_, err := exec.LookPath("pcl_outlier_removal")
+	needPeer(t, "PCL", err == nil, "pcl_outlier_removal from pcl-tools")
 }
 
 const python = "/usr/bin/python3"
@@ -63,83 +64,29 @@ func fastBackend(t *testing.T) findneighbor.Backend {
 	return b
 }
 
-// writePCD writes xyz as a binary PCD with an extra field "i" holding each
-// point's index, so that the points a peer keeps can be told apart.
+// writePCD writes xyz as a binary PCD with an extra field "i" (U 4) holding
+// each point's index, so that the points a peer keeps can be told apart.
+// io/pcd writes coordinates that are all float32 values as F 4, so the
+// peers read exactly xyz.
 func writePCD(t testing.TB, path string, xyz []float32) {
 	t.Helper()
-	n := len(xyz) / 3
-	head := fmt.Sprintf("VERSION 0.7\nFIELDS x y z i\nSIZE 4 4 4 4\nTYPE F F F U\nCOUNT 1 1 1 1\nWIDTH %d\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS %d\nDATA binary\n", n, n)
-	buf := make([]byte, len(head), len(head)+16*n)
-	copy(buf, head)
-	for i := range n {
-		for a := range 3 {
-			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(xyz[3*i+a]))
-		}
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(i))
+	c := core.New(len(xyz) / 3)
+	idx := core.NewAttribute("i", core.Uint32, c.Len())
+	ids := idx.Data.([]uint32)
+	for i := range c.Len() {
+		c.X[i], c.Y[i], c.Z[i] = float64(xyz[3*i]), float64(xyz[3*i+1]), float64(xyz[3*i+2])
+		ids[i] = uint32(i)
 	}
-	if err := os.WriteFile(path, buf, 0o644); err != nil {
+	if err := c.SetAttr(idx); err != nil {
+		t.Fatal(err)
+	}
+	if err := pcio.WriteAtomic(path, func(w io.Writer) error { return pcd.Encode(w, c, "binary") }); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// readASCIIPCD reads the named fields of an ASCII PCD (every field COUNT 1).
-func readASCIIPCD(t testing.TB, path string, names ...string) [][]float64 {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	var fields []string
-	col := make([]int, len(names))
-	out := make([][]float64, len(names))
-	data := false
-	for sc.Scan() {
-		w := strings.Fields(sc.Text())
-		switch {
-		case len(w) == 0 || strings.HasPrefix(w[0], "#"):
-		case !data && w[0] == "FIELDS":
-			fields = w[1:]
-			for k, name := range names {
-				if col[k] = slices.Index(fields, name); col[k] < 0 {
-					t.Fatalf("%s: no field %q in %v", path, name, fields)
-				}
-			}
-		case !data && w[0] == "COUNT":
-			for _, c := range w[1:] {
-				if c != "1" {
-					t.Fatalf("%s: COUNT %v: only 1 is supported here", path, w[1:])
-				}
-			}
-		case !data && w[0] == "DATA":
-			if len(w) < 2 || w[1] != "ascii" {
-				t.Fatalf("%s: DATA %v, want ascii", path, w[1:])
-			}
-			data = true
-		case data:
-			if len(w) != len(fields) {
-				t.Fatalf("%s: line %q has %d values for %d fields", path, sc.Text(), len(w), len(fields))
-			}
-			for k, c := range col {
-				v, err := strconv.ParseFloat(w[c], 64)
-				if err != nil {
-					t.Fatalf("%s: %v", path, err)
-				}
-				out[k] = append(out[k], v)
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// loadShared reads x, y, z of a PCD from ../shared/data as float32 (PCL's
-// converter turns any PCD into ASCII with 9 significant digits, which
-// float32 values survive exactly).
+// loadShared reads x, y, z of a PCD from ../shared/data as float32 (the
+// scans store them as F 4, so the values are the file's exactly).
 func loadShared(t *testing.T, rel string) []float32 {
 	t.Helper()
 	sharedMu.Lock()
@@ -151,26 +98,24 @@ func loadShared(t *testing.T, rel string) []float32 {
 	if _, err := os.Stat(src); err != nil {
 		t.Skipf("%s absent (the shared data folder is not part of a fresh clone): %v", src, err)
 	}
-	needPCL(t)
-	dst := filepath.Join(t.TempDir(), "ascii.pcd")
-	if out, err := exec.Command("pcl_convert_pcd_ascii_binary", src, dst, "0", "9").CombinedOutput(); err != nil {
-		t.Fatalf("pcl_convert_pcd_ascii_binary %s: %v\n%s", src, err, out)
+	c, _, err := pcio.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
 	}
-	cols := readASCIIPCD(t, dst, "x", "y", "z")
-	xyz := make([]float32, 0, 3*len(cols[0]))
-	for i := range cols[0] {
-		for a := range 3 {
-			if math.IsNaN(cols[a][i]) {
+	xyz := make([]float32, 0, 3*c.Len())
+	for i := range c.Len() {
+		for _, v := range [3]float64{c.X[i], c.Y[i], c.Z[i]} {
+			if math.IsNaN(v) {
 				t.Fatalf("%s: point %d has NaN coordinates; these tests want dense clouds", src, i)
 			}
-			xyz = append(xyz, float32(cols[a][i]))
+			xyz = append(xyz, float32(v))
 		}
 	}
 	sharedCache[rel] = xyz
 	return xyz
 }
 
-// sharedCache keeps the clouds loadShared converted, for the next test.
+// sharedCache keeps the clouds loadShared read, for the next test.
 var (
 	sharedMu    sync.Mutex
 	sharedCache = map[string][]float32{}
@@ -180,19 +125,22 @@ var (
 // sorted indices of the points it keeps.
 func pclKept(t *testing.T, in string, args ...string) []int {
 	t.Helper()
-	dir := t.TempDir()
-	out, ascii := filepath.Join(dir, "out.pcd"), filepath.Join(dir, "out_ascii.pcd")
+	out := filepath.Join(t.TempDir(), "out.pcd")
 	cmd := append([]string{in, out}, args...)
 	if b, err := exec.Command("pcl_outlier_removal", cmd...).CombinedOutput(); err != nil {
 		t.Fatalf("pcl_outlier_removal %v: %v\n%s", cmd, err, b)
 	}
-	if b, err := exec.Command("pcl_convert_pcd_ascii_binary", out, ascii, "0").CombinedOutput(); err != nil {
-		t.Fatalf("pcl_convert_pcd_ascii_binary %s: %v\n%s (did pcl_outlier_removal write it?)", out, err, b)
+	c, _, err := pcio.ReadFile(out)
+	if err != nil {
+		t.Fatalf("%v (did pcl_outlier_removal write it?)", err)
 	}
-	idx := readASCIIPCD(t, ascii, "i")[0]
-	kept := make([]int, len(idx))
-	for k, v := range idx {
-		kept[k] = int(v)
+	idx := c.Attr("i")
+	if idx == nil {
+		t.Fatalf("%s: pcl_outlier_removal wrote no field i", out)
+	}
+	kept := make([]int, c.Len())
+	for k := range kept {
+		kept[k] = int(idx.Int64(k))
 	}
 	slices.Sort(kept)
 	return kept

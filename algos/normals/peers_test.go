@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -63,22 +64,22 @@ func peerInput(t *testing.T, name string) (b findneighbor.Backend, path string, 
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("real scans not found (%v): they live in ../shared/data, outside the repository", err)
 	}
-	c, err := readPCD(path)
+	_, xyz, err := readPCD(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	xyz = c.xyz()
+	n := len(xyz) / 3
 	b, err = findneighbor.Get("cpu")
 	if err == nil && !testing.Short() {
 		return b, path, xyz
 	}
 	b = findneighbor.Brute()
-	stride := (c.n + maxBrutePoints - 1) / maxBrutePoints
+	stride := (n + maxBrutePoints - 1) / maxBrutePoints
 	var sub []float32
-	for i := 0; i < c.n; i += stride {
+	for i := 0; i < n; i += stride {
 		sub = append(sub, xyz[3*i:3*i+3]...)
 	}
-	t.Logf("comparing every %d-th point (%d of %d) with the brute backend", stride, len(sub)/3, c.n)
+	t.Logf("comparing every %d-th point (%d of %d) with the brute backend", stride, len(sub)/3, n)
 	path = filepath.Join(t.TempDir(), "sub.pcd")
 	if err := writePCD(path, sub); err != nil {
 		t.Fatal(err)
@@ -223,14 +224,20 @@ func TestAgainstPCL(t *testing.T) {
 				if msg, err := cmd.CombinedOutput(); err != nil {
 					t.Fatalf("%v: %v\n%s", cmd, err, msg)
 				}
-				pc, err := readPCD(out)
+				pc, pxyz, err := readPCD(out)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if pc.n != len(xyz)/3 || !slices.Equal(pc.xyz(), xyz) {
-					t.Fatalf("PCL's output holds %d points, not the %d input points in order", pc.n, len(xyz)/3)
+				if !slices.Equal(pxyz, xyz) {
+					t.Fatalf("PCL's output holds %d points, not the %d input points in order", len(pxyz)/3, len(xyz)/3)
 				}
-				nx, ny, nz, curv := pc.fields["normal_x"], pc.fields["normal_y"], pc.fields["normal_z"], pc.fields["curvature"]
+				var cols [4][]float32
+				for k, name := range []string{core.DimNormalX, core.DimNormalY, core.DimNormalZ, core.DimCurvature} {
+					if cols[k], err = float32Column(pc, name); err != nil {
+						t.Fatalf("PCL's output %s: %v", out, err)
+					}
+				}
+				nx, ny, nz, curv := cols[0], cols[1], cols[2], cols[3]
 				opts.Eigenvalues = true
 				r, err := Estimate(b, xyz, opts)
 				if err != nil {
@@ -357,11 +364,10 @@ func readFloat64s(t *testing.T, path string, n int) []float64 {
 func benchCloud(b *testing.B) []float32 {
 	b.Helper()
 	const n = 1_000_000
-	c, err := readPCD(filepath.Join(pcdDir, radiusScan))
+	_, src, err := readPCD(filepath.Join(pcdDir, radiusScan))
 	if err != nil {
 		b.Skipf("real scans not found (%v): they live in ../shared/data", err)
 	}
-	src := c.xyz()
 	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
 	for i := 0; i < len(src); i += 3 {
 		lo, hi = min(lo, src[i]), max(hi, src[i])
