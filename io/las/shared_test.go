@@ -175,3 +175,19 @@ func TestSharedLAS(t *testing.T) {
 		t.Errorf("got %d points in all, want %d (haystack_rock 21,932 + lion 341,989)", total, 21932+341989)
 	}
 }
+
+// decodeShared decodes the file rel of ../shared/data, skipping the test
+// when it is absent.
+func decodeShared(t *testing.T, rel string) *core.Cloud {
+	t.Helper()
+	path := filepath.Join(sharedData, rel)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("%s absent: %v", path, err)
+	}
+	c, err := Decode(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return c
+}

@@ -89,15 +89,7 @@ func TestUpgradeWithExtraBytes(t *testing.T) {
 // TestExtraBytesEdit keeps a source's descriptors verbatim, appends new
 // ones, and drops removed ones, always as one Extra Bytes VLR.
 func TestExtraBytesEdit(t *testing.T) {
-	path := filepath.Join(sharedData, "pdal/las/extrabytes.las")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Skipf("%s absent: %v", path, err)
-	}
-	c, err := Decode(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := decodeShared(t, "pdal/las/extrabytes.las")
 	orig := ebVLRs(InfoOf(&c.Meta))[0].Data
 	nx := core.NewAttribute(core.DimNormalX, core.Float32, c.Len())
 	for i := range c.Len() {
@@ -419,15 +411,7 @@ func firstDiff(a, b []byte) int {
 // (autzen_trim.las: keys, doubles, ASCII and WKT): the other part's
 // records stay as they were.
 func TestCRSGroups(t *testing.T) {
-	path := filepath.Join(sharedData, "pdal/las/autzen_trim.las")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Skipf("%s absent: %v", path, err)
-	}
-	c, err := Decode(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := decodeShared(t, "pdal/las/autzen_trim.las")
 	ids := func(c *core.Cloud) []uint16 {
 		var out []uint16
 		for _, v := range InfoOf(&c.Meta).VLRs {

@@ -201,23 +201,7 @@ func TestOldHeaders(t *testing.T) {
 // TestStreaming reads in chunks and writes in chunks; the result must equal
 // a whole-cloud write, for every encoding.
 func TestStreaming(t *testing.T) {
-	c := benchCloud(1000)
-	for _, v := range []string{"ascii", "binary", "compressed"} {
-		var want bytes.Buffer
-		if err := Encode(&want, c, v); err != nil {
-			t.Fatal(err)
-		}
-		got, chunks, err := codectest.Stream(pcioFormat(t), want.Bytes(), 77)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if chunks != 13 {
-			t.Errorf("%s: %d chunks, want 13", v, chunks)
-		}
-		if !bytes.Equal(got, want.Bytes()) {
-			t.Errorf("%s: streamed copy differs (%d bytes, want %d)", v, len(got), want.Len())
-		}
-	}
+	codectest.StreamVariants(t, pcioFormat(t), benchCloud(1000), variants, 77, 13)
 	e, err := NewEncoder(io.Discard, &pcio.Header{Count: 2}, "binary")
 	if err != nil {
 		t.Fatal(err)

@@ -62,7 +62,7 @@ func TestPCLReadsOurFiles(t *testing.T) {
 					d.RemoveAttr(c)
 				}
 			}
-			if msg := diffClouds(ours, d, v != "ascii"); msg != "" {
+			if msg := codecUnderTest.Diff(ours, d, v != "ascii"); msg != "" {
 				t.Errorf("%s %s: PCL's copy differs: %s", name, v, msg)
 			}
 		}
@@ -98,7 +98,7 @@ func TestWeReadPCLFiles(t *testing.T) {
 		}
 		ours.Meta.Comments = nil
 		theirs.Meta.Extra = ours.Meta.Extra // DATA differs by design
-		if msg := diffClouds(ours, theirs, true); msg != "" {
+		if msg := codecUnderTest.Diff(ours, theirs, true); msg != "" {
 			t.Errorf("%s: %s", name, msg)
 		}
 		t.Logf("%s: %d points agree with PCL bit for bit", name, ours.Len())

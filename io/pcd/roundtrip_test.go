@@ -30,15 +30,6 @@ var codecUnderTest = codectest.Codec{Decode: Decode, Encode: Encode, DiffMeta: d
 
 var attrNames = codectest.AttrNames
 
-// diffClouds describes the first difference between a and b: points,
-// attributes, comments, then the PCD header.
-func diffClouds(a, b *core.Cloud, nanBits bool) string {
-	if msg := codectest.Diff(a, b, nanBits); msg != "" {
-		return msg
-	}
-	return diffHeader(a, b, nanBits)
-}
-
 // diffHeader compares the fields, organisation and viewpoint of a and b.
 func diffHeader(a, b *core.Cloud, _ bool) string {
 	ha, _ := a.Meta.Extra[codecName].(*Header)

@@ -251,23 +251,7 @@ func TestStreaming(t *testing.T) {
 		in.WriteString(sprintf(" %d\n", i*2))
 	}
 	in.WriteString("3 0 1 2\n")
-	whole := decodeString(t, in.String())
-	for _, variant := range []string{"ascii", "binary", "binary-be"} {
-		var want bytes.Buffer
-		if err := Encode(&want, whole, variant); err != nil {
-			t.Fatal(err)
-		}
-		got, chunks, err := codectest.Stream(pcioFormat(t), want.Bytes(), 7)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if chunks != 15 {
-			t.Errorf("%s: %d chunks, want 15", variant, chunks)
-		}
-		if !bytes.Equal(got, want.Bytes()) {
-			t.Errorf("%s: streamed copy differs from the file (%d bytes, want %d)", variant, len(got), want.Len())
-		}
-	}
+	codectest.StreamVariants(t, pcioFormat(t), decodeString(t, in.String()), variants, 7, 15)
 }
 
 func TestEncoderCountMismatch(t *testing.T) {

@@ -36,15 +36,6 @@ var codecUnderTest = codectest.Codec{Decode: Decode, Encode: Encode, DiffMeta: d
 
 var attrNames = codectest.AttrNames
 
-// diffClouds describes the first difference between a and b: points,
-// attributes, comments, then the PLY header and element data.
-func diffClouds(a, b *core.Cloud, nanBits bool) string {
-	if msg := codectest.Diff(a, b, nanBits); msg != "" {
-		return msg
-	}
-	return diffHeader(a, b, nanBits)
-}
-
 // diffHeader compares the PLY headers of a and b: elements, their
 // properties and data, obj_info lines.
 func diffHeader(a, b *core.Cloud, nanBits bool) string {

@@ -101,13 +101,23 @@ func (k Codec) RoundTrip(c *core.Cloud, variant string, nanBits bool) string {
 	if err != nil {
 		return fmt.Sprintf("decode of %q output: %v\n%q", variant, err, buf.Bytes()[:min(buf.Len(), 2000)])
 	}
-	if msg := Diff(c, d, nanBits); msg != "" {
-		return fmt.Sprintf("variant %q: %s", variant, msg)
-	}
-	if msg := k.DiffMeta(c, d, nanBits); msg != "" {
+	if msg := k.Diff(c, d, nanBits); msg != "" {
 		return fmt.Sprintf("variant %q: %s", variant, msg)
 	}
 	return ""
+}
+
+// Diff describes the first difference between a and b: points, attributes
+// and comments (as the function Diff), then the codec's metadata
+// (DiffMeta, when set); "" when they are the same.
+func (k Codec) Diff(a, b *core.Cloud, nanBits bool) string {
+	if msg := Diff(a, b, nanBits); msg != "" {
+		return msg
+	}
+	if k.DiffMeta == nil {
+		return ""
+	}
+	return k.DiffMeta(a, b, nanBits)
 }
 
 // Fuzz is the body of a FuzzDecode target: what decodes must encode in
@@ -297,4 +307,28 @@ func Stream(f *pcio.Format, data []byte, max int) ([]byte, int, error) {
 	}
 	err = e.Close() // before out.Bytes: Close flushes
 	return out.Bytes(), chunks, err
+}
+
+// StreamVariants writes c with f.Encode in each variant, copies every file
+// through f's streaming decoder and encoder in chunks of at most max points
+// (Stream) and checks that the copy is the same file, made of wantChunks
+// chunks.
+func StreamVariants(t *testing.T, f *pcio.Format, c *core.Cloud, variants []string, max, wantChunks int) {
+	t.Helper()
+	for _, v := range variants {
+		var want bytes.Buffer
+		if err := f.Encode(&want, c, v); err != nil {
+			t.Fatal(err)
+		}
+		got, chunks, err := Stream(f, want.Bytes(), max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if chunks != wantChunks {
+			t.Errorf("%s: %d chunks, want %d", v, chunks, wantChunks)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: streamed copy differs from the file (%d bytes, want %d)", v, len(got), want.Len())
+		}
+	}
 }
