@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/core"
-	"github.com/pctk/pctk/io/pcio"
 )
 
 // TestMain lets tests run the real pctk binary (this test binary) as a
@@ -61,10 +60,7 @@ func sameCloud(t *testing.T, what string, a, b *core.Cloud) {
 }
 
 func TestConvertRoundTripKeepsEveryField(t *testing.T) {
-	orig, _, err := pcio.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig := readTestCloud(t, sample)
 	dir := t.TempDir()
 	steps := []struct{ in, out, format string }{
 		{sample, filepath.Join(dir, "a.ply"), ""},
@@ -82,10 +78,7 @@ func TestConvertRoundTripKeepsEveryField(t *testing.T) {
 		if rc := run(args); rc != 0 {
 			t.Fatalf("pctk convert %s %s --format %q: exit %d", s.in, s.out, s.format, rc)
 		}
-		got, _, err := pcio.ReadFile(s.out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := readTestCloud(t, s.out)
 		sameCloud(t, s.out, orig, got)
 		if got.Meta.CRS.EPSG != 3645 || !slices.Equal(got.Meta.CRS.GeoKeys, orig.Meta.CRS.GeoKeys) {
 			t.Errorf("%s: CRS %+v, want %+v", s.out, got.Meta.CRS, orig.Meta.CRS)
@@ -175,10 +168,7 @@ endsolid sq
 	if rc := run([]string{"pctk", "-q", "convert", in, verts}); rc != 0 {
 		t.Fatalf("convert STL: exit %d", rc)
 	}
-	v, _, err := pcio.ReadFile(verts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := readTestCloud(t, verts)
 	if v.Len() != 4 {
 		t.Errorf("STL vertices: %d points, want 4 distinct", v.Len())
 	}
@@ -186,10 +176,7 @@ endsolid sq
 	if rc := run([]string{"pctk", "-q", "convert", in, out, "--sample", "2000", "--seed", "7"}); rc != 0 {
 		t.Fatalf("convert --sample: exit %d", rc)
 	}
-	s, _, err := pcio.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := readTestCloud(t, out)
 	if s.Len() != 2000 {
 		t.Fatalf("--sample 2000 gave %d points", s.Len())
 	}

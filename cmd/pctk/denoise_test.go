@@ -28,14 +28,8 @@ func denoiseCloud(t *testing.T, xs []float64, cls []uint8) string {
 		a, _ := c.AddAttr(core.DimClassification, core.Uint8)
 		copy(a.Data.([]uint8), cls)
 	}
-	f, _, err := pcio.Lookup("ply")
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(t.TempDir(), "in.ply")
-	if err := pcio.WriteFile(path, f, "", c); err != nil {
-		t.Fatal(err)
-	}
+	writeTestCloud(t, path, c)
 	return path
 }
 
@@ -50,10 +44,7 @@ func pctkRun(t *testing.T, want int, args ...string) {
 // column returns attribute name of the cloud at path as float64s.
 func column(t *testing.T, path, name string) []float64 {
 	t.Helper()
-	c, _, err := pcio.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := readTestCloud(t, path)
 	a := c.Attr(name)
 	if a == nil {
 		t.Fatalf("%s: no attribute %s", path, name)
@@ -166,10 +157,7 @@ func TestDenoiseTableScene(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "out.pcd")
 	pctkRun(t, 0, "denoise", "statistical", "--k", "50", "--std-ratio", "1", "--backend", "cpu", src, out)
-	c, _, err := pcio.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := readTestCloud(t, out)
 	if c.Len() != 451410 {
 		t.Errorf("got %d points kept, want 451410 as PCL keeps", c.Len())
 	}

@@ -35,14 +35,7 @@ nan nan nan 4294967295 nan 0 0 0 0 0 0 0 0 0 0 0 -inf
 4,5,6,0,0,0,0,0,0,0,0,0,0,0,0,0,0
 `
 
-func decodeString(t *testing.T, s string) *core.Cloud {
-	t.Helper()
-	c, err := Decode(strings.NewReader(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+func decodeString(t *testing.T, s string) *core.Cloud { return codecUnderTest.DecodeString(t, s) }
 
 func TestOrganized(t *testing.T) {
 	c := decodeString(t, organized)

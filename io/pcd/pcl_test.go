@@ -15,13 +15,7 @@ import (
 // it back as binary; we must read PCL's file back to the same cloud. This
 // checks our LZF compressor and layout against PCL's reader.
 func TestPCLReadsOurFiles(t *testing.T) {
-	tool, err := exec.LookPath("pcl_convert_pcd_ascii_binary")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("pcl_convert_pcd_ascii_binary not found; .ci/deps/debian-peers.sh installs it")
-		}
-		t.Skip("pcl_convert_pcd_ascii_binary (Debian pcl-tools) not found; skipping the cross-check with PCL")
-	}
+	tool := pclConvert(t)
 	c := decodeString(t, organized)
 	big := benchCloud(20000)
 	dir := t.TempDir()
@@ -72,13 +66,7 @@ func TestPCLReadsOurFiles(t *testing.T) {
 // TestWeReadPCLFiles compares our decoding of PCL's binary_compressed scans
 // with PCL's own: PCL rewrites them uncompressed and both must agree.
 func TestWeReadPCLFiles(t *testing.T) {
-	tool, err := exec.LookPath("pcl_convert_pcd_ascii_binary")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("pcl_convert_pcd_ascii_binary not found; .ci/deps/debian-peers.sh installs it")
-		}
-		t.Skip("pcl_convert_pcd_ascii_binary (Debian pcl-tools) not found; skipping the cross-check with PCL")
-	}
+	tool := pclConvert(t)
 	for _, name := range []string{"milk.pcd", "bun0.pcd"} {
 		in := filepath.Join(sharedDirs[0], name)
 		if _, err := os.Stat(in); err != nil {
@@ -112,4 +100,18 @@ func decodeFile(path string) (*core.Cloud, error) {
 	}
 	defer f.Close()
 	return Decode(f)
+}
+
+// pclConvert returns the path of PCL's pcl_convert_pcd_ascii_binary; without
+// it the test skips, or fails under CI=true.
+func pclConvert(t *testing.T) string {
+	t.Helper()
+	tool, err := exec.LookPath("pcl_convert_pcd_ascii_binary")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("pcl_convert_pcd_ascii_binary not found; .ci/deps/debian-peers.sh installs it")
+		}
+		t.Skip("pcl_convert_pcd_ascii_binary (Debian pcl-tools) not found; skipping the cross-check with PCL")
+	}
+	return tool
 }

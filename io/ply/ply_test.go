@@ -50,14 +50,7 @@ end_header
 element_after_vertex_is_not_here
 `
 
-func decodeString(t *testing.T, s string) *core.Cloud {
-	t.Helper()
-	c, err := Decode(strings.NewReader(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+func decodeString(t *testing.T, s string) *core.Cloud { return codecUnderTest.DecodeString(t, s) }
 
 func TestAllTypes(t *testing.T) {
 	c := decodeString(t, allTypes)

@@ -107,6 +107,16 @@ func (k Codec) RoundTrip(c *core.Cloud, variant string, nanBits bool) string {
 	return ""
 }
 
+// DecodeString decodes the file s, failing the test on an error.
+func (k Codec) DecodeString(t testing.TB, s string) *core.Cloud {
+	t.Helper()
+	c, err := k.Decode(strings.NewReader(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // Diff describes the first difference between a and b: points, attributes
 // and comments (as the function Diff), then the codec's metadata
 // (DiffMeta, when set); "" when they are the same.
