@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -30,15 +31,7 @@ func usagef(format string, args ...any) error {
 }
 
 func newApp() *cli.App {
-	slices.SortFunc(commands, func(a, b *cli.Command) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(commands, func(a, b *cli.Command) int { return strings.Compare(a.Name, b.Name) })
 	app := &cli.App{
 		Name:                   "pctk",
 		Usage:                  "point-cloud toolkit with GPU-accelerated fixed-radius neighbour search",
