@@ -10,7 +10,7 @@ type kdtree struct {
 }
 
 // kdLeaf is the most points a leaf holds.
-const kdLeaf = 12
+const kdLeaf = 40
 
 type kdNode struct {
 	lo, hi int32
