@@ -207,11 +207,7 @@ func TestStreaming(t *testing.T) {
 
 // pcioFormat returns the registered format, checking the registration.
 func pcioFormat(t testing.TB) *pcio.Format {
-	f, v, err := pcio.Lookup(codecName + "-compressed")
-	if err != nil || v != "compressed" || f.NewDecoder == nil || f.NewEncoder == nil || f.Describe == nil {
-		t.Fatalf("pcio.Lookup(pcd-compressed) = %v, %q, %v", f, v, err)
-	}
-	return f
+	return codectest.Registered(t, codecName+"-compressed", "compressed")
 }
 
 // TestShippedSample reads the quick-start sample shipped in testdata/

@@ -266,11 +266,7 @@ func TestEncoderCountMismatch(t *testing.T) {
 
 // pcioFormat returns the registered format, checking the registration.
 func pcioFormat(t testing.TB) *pcio.Format {
-	f, v, err := pcio.Lookup(codecName + "-binary-be")
-	if err != nil || v != "binary-be" || f.NewDecoder == nil || f.NewEncoder == nil || f.Describe == nil {
-		t.Fatalf("pcio.Lookup(ply-binary-be) = %v, %q, %v", f, v, err)
-	}
-	return f
+	return codectest.Registered(t, codecName+"-binary-be", "binary-be")
 }
 
 func TestDescribe(t *testing.T) {

@@ -342,3 +342,15 @@ func StreamVariants(t *testing.T, f *pcio.Format, c *core.Cloud, variants []stri
 		}
 	}
 }
+
+// Registered looks spec (such as "pcd-compressed") up in the pcio registry
+// and checks that it names variant and a format with a streaming decoder
+// and encoder and a Describe function.
+func Registered(t testing.TB, spec, variant string) *pcio.Format {
+	t.Helper()
+	f, v, err := pcio.Lookup(spec)
+	if err != nil || v != variant || f.NewDecoder == nil || f.NewEncoder == nil || f.Describe == nil {
+		t.Fatalf("pcio.Lookup(%s) = %v, %q, %v", spec, f, v, err)
+	}
+	return f
+}
