@@ -34,6 +34,12 @@ type BuildOptions struct {
 	// Progress, when not nil, is called now and then with the fraction done
 	// of the current operation, from any goroutine.
 	Progress func(done float64)
+	// Reuse lets Build take xyz over as the index's own storage instead
+	// of copying it (12 bytes per point less): the backend may rearrange
+	// the slice in place, so its contents are unspecified for the caller
+	// afterwards, and keeps it until Close. Backends that cannot use it
+	// ignore it and leave xyz alone.
+	Reuse bool
 }
 
 // Index answers neighbour queries over the points it was built on. Each

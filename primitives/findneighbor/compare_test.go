@@ -44,7 +44,11 @@ func BenchmarkVsCKDTree(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					own, err := runOwn(path, eps, compareRepeat(sz.n))
+					own, err := runOwn(path, eps, compareRepeat(sz.n), false)
+					if err != nil {
+						b.Fatal(err)
+					}
+					reuse, err := runOwn(path, eps, compareRepeat(sz.n), true)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -58,6 +62,8 @@ func BenchmarkVsCKDTree(b *testing.B) {
 					b.ReportMetric((peer.BuildS+peer.CountsS)/(own.BuildS+own.CountsS), "build+counts-speedup")
 					b.ReportMetric(float64(own.PeakBytes)/input, "pctk-peak-x-input")
 					b.ReportMetric(float64(peer.PeakBytes)/input, "ckdtree-peak-x-input")
+					b.ReportMetric(reuse.CountsS, "pctk-reuse-counts-s")
+					b.ReportMetric(float64(reuse.PeakBytes)/input, "pctk-reuse-peak-x-input")
 				}
 			})
 		}
@@ -100,10 +106,11 @@ func runPeer(path string, eps float32, repeat int) (compareResult, error) {
 	return r, json.Unmarshal(out, &r)
 }
 
-// runOwn runs TestCompareChild in a fresh copy of this test binary.
-func runOwn(path string, eps float32, repeat int) (compareResult, error) {
+// runOwn runs TestCompareChild in a fresh copy of this test binary, with
+// BuildOptions.Reuse when reuse is set.
+func runOwn(path string, eps float32, repeat int, reuse bool) (compareResult, error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCompareChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "PCTK_COMPARE_CHILD="+path+":"+strconv.FormatFloat(float64(eps), 'g', -1, 32)+":"+strconv.Itoa(repeat))
+	cmd.Env = append(os.Environ(), "PCTK_COMPARE_CHILD="+path+":"+strconv.FormatFloat(float64(eps), 'g', -1, 32)+":"+strconv.Itoa(repeat)+":"+strconv.FormatBool(reuse))
 	out, err := cmd.Output()
 	var r compareResult
 	if err != nil {
@@ -121,9 +128,10 @@ func TestCompareChild(t *testing.T) {
 		t.Skip("only run by BenchmarkVsCKDTree")
 	}
 	parts := strings.Split(spec, ":")
-	if len(parts) != 3 {
-		t.Fatalf("PCTK_COMPARE_CHILD = %q, want PATH:EPS:REPEAT", spec)
+	if len(parts) != 4 {
+		t.Fatalf("PCTK_COMPARE_CHILD = %q, want PATH:EPS:REPEAT:REUSE", spec)
 	}
+	reuse := parts[3] == "true"
 	eps, err := strconv.ParseFloat(parts[1], 32)
 	if err != nil {
 		t.Fatal(err)
@@ -140,8 +148,14 @@ func TestCompareChild(t *testing.T) {
 	r := compareResult{N: len(xyz) / 3, BuildS: math.Inf(1), CountsS: math.Inf(1)}
 	counts := make([]uint32, r.N)
 	for it := range repeat {
+		if reuse && it > 0 {
+			// The last round's Build rearranged the points in place.
+			if xyz, err = readPoints(parts[0]); err != nil {
+				t.Fatal(err)
+			}
+		}
 		t0 := time.Now()
-		ix, err := fn.CPU().Build(xyz, float32(eps), fn.BuildOptions{})
+		ix, err := fn.CPU().Build(xyz, float32(eps), fn.BuildOptions{Reuse: reuse})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -93,3 +93,19 @@ func TestCPUExactlyEps(t *testing.T) {
 		}
 	}
 }
+
+// reuseCPU is the cpu backend building with BuildOptions.Reuse on a copy
+// of the points (the kit keeps using its own), so that the kit checks the
+// in-place layout too.
+type reuseCPU struct{ fn.Backend }
+
+func (reuseCPU) Name() string { return "cpu-reuse" }
+
+func (b reuseCPU) Build(xyz []float32, eps float32, opts fn.BuildOptions) (fn.Index, error) {
+	opts.Reuse = true
+	return b.Backend.Build(slices.Clone(xyz), eps, opts)
+}
+
+func TestCPUReuseExact(t *testing.T) {
+	fntest.CheckBackendWith(t, reuseCPU{fn.CPU()}, fntest.Config{Seeds: []uint64{9}, N: 400})
+}

@@ -58,8 +58,9 @@ type grid struct {
 	lim2     float64 // ε² widened by pruneSlack, for pruning
 }
 
-// newGrid sorts the points into cells of about ε/r.
-func newGrid(xyz []float32, eps float32, r int, nw int) *grid {
+// newGrid sorts the points into cells of about ε/r, into new arrays, or
+// with reuse into xyz itself.
+func newGrid(xyz []float32, eps float32, r int, nw int, reuse bool) *grid {
 	n := len(xyz) / 3
 	g := &grid{eps: eps, e2: eps * eps, r: r}
 	g.lim2 = float64(eps) * float64(eps) * (1 + pruneSlack) * (1 + pruneSlack)
@@ -82,6 +83,11 @@ func newGrid(xyz []float32, eps float32, r int, nw int) *grid {
 	})
 	g.perm = perm
 	g.index(keys, starts)
+	if reuse {
+		toSortedColumns(xyz, perm)
+		g.xs, g.ys, g.zs = xyz[:n:n], xyz[n:2*n:2*n], xyz[2*n:]
+		return g
+	}
 	g.xs, g.ys, g.zs = make([]float32, n), make([]float32, n), make([]float32, n)
 	_ = parallel(n, nw, nil, func(_, lo, hi int) error {
 		for j := lo; j < hi; j++ {
@@ -91,6 +97,32 @@ func newGrid(xyz []float32, eps float32, r int, nw int) *grid {
 		return nil
 	})
 	return g
+}
+
+// toSortedColumns rearranges interleaved xyz in place into three columns,
+// all x, then all y, then all z, each in sorted order: slot a·n + j gets
+// coordinate a of point perm[j]. It follows the permutation's cycles,
+// pulling each slot's value from its source and marking filled slots in a
+// bitmap (1 bit per value), so it needs no inverse permutation.
+func toSortedColumns(xyz []float32, perm []int32) {
+	n := len(perm)
+	done := make([]uint64, (3*n+63)/64)
+	for s := range 3 * n {
+		if done[s>>6]&(1<<(s&63)) != 0 {
+			continue
+		}
+		first := xyz[s]
+		for t := s; ; {
+			done[t>>6] |= 1 << (t & 63)
+			src := 3*int(perm[t%n]) + t/n
+			if src == s {
+				xyz[t] = first
+				break
+			}
+			xyz[t] = xyz[src]
+			t = src
+		}
+	}
 }
 
 func (g *grid) bounds(xyz []float32) {

@@ -59,7 +59,7 @@ func TestGridMemoryBounded(t *testing.T) {
 	}
 	xyz[0], xyz[1], xyz[2] = -3e7, 3e7, 1e5 // an outlier far away
 	for _, eps := range []float32{1e-6, 0.01, 3, 1e4, 1e9} {
-		g := newGrid(xyz, eps, 1, 2)
+		g := newGrid(xyz, eps, 1, 2, false)
 		cells, rows := len(g.cellX), len(g.rowStart)-1
 		if cells > n || rows > cells || len(g.rows.keys) > 4*max(rows, 1) {
 			t.Errorf("ε %g: %d cells, %d rows, %d hash slots for %d points", eps, cells, rows, len(g.rows.keys), n)
@@ -101,5 +101,30 @@ func TestHugeEpsCountsWithoutPairs(t *testing.T) {
 	}
 	if ix2, _ := CPU().Build(xyz, 0.5, BuildOptions{}); ix2.(*cpuIndex).g.allWithin(0, 0, 0) {
 		t.Error("allWithin is true for a cloud 1 wide and ε 0.5")
+	}
+}
+
+// TestReuseInPlace checks that BuildOptions.Reuse keeps the caller's array
+// as the index's storage, rearranged into sorted columns.
+func TestReuseInPlace(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	const n = 3001
+	xyz := make([]float32, 3*n)
+	for i := range xyz {
+		xyz[i] = r.Float32() * 10
+	}
+	orig := slices.Clone(xyz)
+	ix, err := CPU().Build(xyz, 0.7, BuildOptions{Reuse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := ix.(*cpuIndex).g
+	if &g.xs[0] != &xyz[0] || &g.ys[0] != &xyz[n] || &g.zs[0] != &xyz[2*n] {
+		t.Fatal("Reuse: the index does not use the caller's array")
+	}
+	for j, p := range g.perm {
+		if got, want := [3]float32{g.xs[j], g.ys[j], g.zs[j]}, [3]float32(orig[3*p:3*p+3]); got != want {
+			t.Fatalf("sorted point %d (original %d) is %v, want %v", j, p, got, want)
+		}
 	}
 }
