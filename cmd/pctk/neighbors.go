@@ -77,13 +77,18 @@ type neighborStats struct {
 
 // computeNeighbors runs the searches of pctk neighbors on local float32
 // coordinates xyz: counts within radius (> 0) and the mean distance to the
-// k (> 0) nearest other points, within radius when it is > 0.
+// k (> 0) nearest other points, within radius when it is > 0. Without k,
+// xyz is handed to the index (BuildOptions.Reuse) and must not be used
+// afterwards.
 func computeNeighbors(b findneighbor.Backend, xyz []float32, radius float64, k int, opts findneighbor.BuildOptions) (neighborStats, error) {
 	var s neighborStats
 	eps := float32(math.Inf(1))
 	if radius > 0 {
 		eps = float32(radius)
 	}
+	// Counts alone need xyz no more after Build: let the index take it over
+	// instead of copying it (a third less memory on the cpu backend).
+	opts.Reuse = k == 0
 	ix, err := b.Build(xyz, eps, opts)
 	if err != nil {
 		return s, err
