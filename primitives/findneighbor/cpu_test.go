@@ -1,7 +1,9 @@
 package findneighbor_test
 
 import (
+	"math"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	fn "github.com/pctk/pctk/primitives/findneighbor"
@@ -108,4 +110,37 @@ func (b reuseCPU) Build(xyz []float32, eps float32, opts fn.BuildOptions) (fn.In
 
 func TestCPUReuseExact(t *testing.T) {
 	fntest.CheckBackendWith(t, reuseCPU{fn.CPU()}, fntest.Config{Seeds: []uint64{9}, N: 400})
+}
+
+// TestCPUWorkersAndProgress checks that the result does not depend on the
+// number of workers and that Progress reaches 1.
+func TestCPUWorkersAndProgress(t *testing.T) {
+	xyz := fntest.Clustered(fntest.Rand(77), 5000, 5, 10, 0.5)
+	var want []uint32
+	for _, w := range []int{1, 3, 8} {
+		var last atomic.Uint64
+		ix, err := fn.CPU().Build(xyz, 0.3, fn.BuildOptions{Workers: w, Progress: func(done float64) {
+			for {
+				old := last.Load()
+				if done <= math.Float64frombits(old) || last.CompareAndSwap(old, math.Float64bits(done)) {
+					return
+				}
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]uint32, 5000)
+		if err := ix.Counts(nil, got); err != nil {
+			t.Fatal(err)
+		}
+		if p := math.Float64frombits(last.Load()); p != 1 {
+			t.Errorf("workers %d: progress ended at %g, want 1", w, p)
+		}
+		if want == nil {
+			want = got
+		} else if !slices.Equal(got, want) {
+			t.Errorf("workers %d: counts differ from 1 worker", w)
+		}
+	}
 }
