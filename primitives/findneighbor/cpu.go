@@ -259,6 +259,10 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 			return nil
 		}
 		g := c.g
+		if g.allWithin(x, y, z) {
+			out[i] = g.momentAll(x, y, z, self >= 0)
+			return nil
+		}
 		s.sp = g.spans(x, y, z, &s.w, s.sp)
 		for _, r := range s.sp {
 			skip := int32(-1)

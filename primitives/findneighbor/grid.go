@@ -2,6 +2,7 @@ package findneighbor
 
 import (
 	"math"
+	"sync"
 )
 
 // The cpu backend's uniform grid. Points are sorted by the key of their
@@ -56,6 +57,11 @@ type grid struct {
 	rows     rowHash
 	eps, e2  float32 // ε and ε² as the distance test uses them
 	lim2     float64 // ε² widened by pruneSlack, for pruning
+	// sums are Σp and Σ p pᵀ (upper triangle) over all points in float64,
+	// made on first use, for queries that have every point within ε.
+	sumsOnce sync.Once
+	s1       [3]float64
+	s2       [6]float64
 }
 
 // newGrid sorts the points into cells of about ε/r, into new arrays, or
@@ -353,6 +359,47 @@ func (g *grid) spans(x, y, z float32, w *window, out []span) []span {
 }
 
 func sq(v float64) float64 { return v * v }
+
+// momentAll is the Moment of a query that has every point within ε, from
+// the sums over all points instead of a pass over them (what keeps a huge ε
+// from costing O(N²) in Moments): with d = p − q, Σd = Σp − n·q and
+// Σ d dᵀ = Σ p pᵀ − q (Σp)ᵀ − (Σp) qᵀ + n·q qᵀ. Coordinates are local (the
+// cloud's centre at the origin), so the cancellation costs few digits of
+// float64. self says the query is an indexed point, whose own zero offset
+// adds to the sums nothing but must not count.
+func (g *grid) momentAll(x, y, z float32, self bool) Moment {
+	g.sumsOnce.Do(func() {
+		for j := range g.xs {
+			p := [3]float64{float64(g.xs[j]), float64(g.ys[j]), float64(g.zs[j])}
+			g.s1[0] += p[0]
+			g.s1[1] += p[1]
+			g.s1[2] += p[2]
+			g.s2[0] += p[0] * p[0]
+			g.s2[1] += p[0] * p[1]
+			g.s2[2] += p[0] * p[2]
+			g.s2[3] += p[1] * p[1]
+			g.s2[4] += p[1] * p[2]
+			g.s2[5] += p[2] * p[2]
+		}
+	})
+	n := float64(len(g.xs))
+	q := [3]float64{float64(x), float64(y), float64(z)}
+	m := Moment{N: uint32(len(g.xs))}
+	if self {
+		m.N--
+	}
+	for a := range 3 {
+		m.Sum[a] = g.s1[a] - n*q[a]
+	}
+	k := 0
+	for a := range 3 {
+		for b := a; b < 3; b++ {
+			m.Outer[k] = g.s2[k] - q[a]*g.s1[b] - g.s1[a]*q[b] + n*q[a]*q[b]
+			k++
+		}
+	}
+	return m
+}
 
 // allWithin reports whether every indexed point is certainly within ε of
 // (x, y, z) (the farthest corner of their bounding box is), so that a

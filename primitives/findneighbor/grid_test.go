@@ -1,6 +1,7 @@
 package findneighbor
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -76,7 +77,8 @@ func TestGridMemoryBounded(t *testing.T) {
 }
 
 // TestHugeEpsCountsWithoutPairs checks the shortcut that keeps a huge ε
-// from costing O(N²): every point's count is N-1.
+// from costing O(N²): every point's count is N-1, and Moments come from
+// global sums.
 func TestHugeEpsCountsWithoutPairs(t *testing.T) {
 	const n = 30000
 	xyz := make([]float32, 3*n)
@@ -94,6 +96,30 @@ func TestHugeEpsCountsWithoutPairs(t *testing.T) {
 	for i, c := range out {
 		if c != n-1 {
 			t.Fatalf("point %d: count %d, want %d", i, c, n-1)
+		}
+	}
+	// Moments too, from the global sums: compare a few with direct sums.
+	mom := make([]Moment, n)
+	if err := ix.Moments(nil, 0, mom); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 977, n - 1} {
+		var want Moment
+		for j := range n {
+			if j != i {
+				want.add(xyz, j, xyz[3*i], xyz[3*i+1], xyz[3*i+2])
+			}
+		}
+		if mom[i].N != want.N {
+			t.Errorf("point %d: N = %d, want %d", i, mom[i].N, want.N)
+		}
+		for a := range 6 {
+			if a < 3 && math.Abs(mom[i].Sum[a]-want.Sum[a]) > 1e-9*(1+math.Abs(want.Sum[a])) {
+				t.Errorf("point %d: Sum = %v, want %v", i, mom[i].Sum, want.Sum)
+			}
+			if math.Abs(mom[i].Outer[a]-want.Outer[a]) > 1e-9*(1+math.Abs(want.Outer[a])) {
+				t.Errorf("point %d: Outer = %v, want %v", i, mom[i].Outer, want.Outer)
+			}
 		}
 	}
 	if !ix.(*cpuIndex).g.allWithin(0, 0, 0) {
