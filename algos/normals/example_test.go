@@ -18,7 +18,7 @@ func Example() {
 			xyz = append(xyz, x, y, x/2)
 		}
 	}
-	r, err := normals.Estimate(findneighbor.Brute(), xyz, normals.Options{K: 8, Orient: normals.OrientUp})
+	r, err := normals.Estimate(xyz, findneighbor.Brute(), normals.Options{K: 8, Orient: normals.OrientUp})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -154,7 +154,7 @@ type Result struct {
 // C = Σdᵢdᵢᵀ/n - d̄d̄ᵀ over the offsets dᵢ from the point (the point's own is
 // 0) with n = neighbours + 1; the normal is C's eigenvector of the smallest
 // eigenvalue λ0, the curvature λ0/(λ0+λ1+λ2).
-func Estimate(b findneighbor.Backend, xyz []float32, opts Options) (*Result, error) {
+func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}

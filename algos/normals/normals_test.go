@@ -189,7 +189,7 @@ func TestAnalyticSurfaces(t *testing.T) {
 	)
 	for _, b := range backends(t) {
 		for ci, c := range cases {
-			r, err := Estimate(b, c.s.xyz, c.opts)
+			r, err := Estimate(c.s.xyz, b, c.opts)
 			if err != nil {
 				t.Fatalf("%s %s: %v", b.Name(), c.s.name, err)
 			}
@@ -226,7 +226,7 @@ func TestNeighbourhoodConvention(t *testing.T) {
 	for _, b := range backends(t) {
 		for _, opts := range []Options{{K: 8}, {K: 3}, {Radius: 0.08}, {K: 12, Radius: 0.06}} {
 			opts.Eigenvalues = true
-			r, err := Estimate(b, xyz, opts)
+			r, err := Estimate(xyz, b, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -323,7 +323,7 @@ func TestDegenerate(t *testing.T) {
 	twoApart := []float32{0, 0, 0, 0.01, 0, 0, 5, 5, 5, 5, 5.01, 5}
 	for _, b := range backends(t) {
 		// A line: any normal orthogonal to it will do, but it must be one.
-		r, err := Estimate(b, line, Options{K: 5})
+		r, err := Estimate(line, b, Options{K: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +338,7 @@ func TestDegenerate(t *testing.T) {
 			}
 		}
 		// Coincident points: a unit normal, curvature 0.
-		r, err = Estimate(b, same, Options{K: 4})
+		r, err = Estimate(same, b, Options{K: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -350,7 +350,7 @@ func TestDegenerate(t *testing.T) {
 		}
 		// Two pairs far apart: 2 points per neighbourhood within the radius;
 		// a cloud of 2 points has 2 per neighbourhood whatever K says.
-		r, err = Estimate(b, twoApart, Options{Radius: 1})
+		r, err = Estimate(twoApart, b, Options{Radius: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -362,7 +362,7 @@ func TestDegenerate(t *testing.T) {
 				t.Errorf("%s pairs, radius 1, point %d: normal %v curvature %g, want NaN", b.Name(), i, r.normal(i), r.Curvature[i])
 			}
 		}
-		r, err = Estimate(b, twoApart[:6], Options{K: 3})
+		r, err = Estimate(twoApart[:6], b, Options{K: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -439,7 +439,7 @@ func TestInvariants(t *testing.T) {
 				xyz = append(xyz, float32(p[0]), float32(p[1]), float32(p[2]))
 			}
 			for _, k := range []int{3, 7, 40} {
-				r, err := Estimate(b, xyz, Options{K: k, Eigenvalues: true, Orient: OrientConsistent})
+				r, err := Estimate(xyz, b, Options{K: k, Eigenvalues: true, Orient: OrientConsistent})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -67,7 +67,7 @@ func TestOrientConsistent(t *testing.T) {
 		for ci, c := range cases {
 			opts := c.opts
 			opts.Orient = OrientConsistent
-			r, err := Estimate(b, c.s.xyz, opts)
+			r, err := Estimate(c.s.xyz, b, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestOrientConsistent(t *testing.T) {
 			for i := n - 1; i >= 0; i-- {
 				rev = append(rev, c.s.xyz[3*i:3*i+3]...)
 			}
-			rr, err := Estimate(b, rev, opts)
+			rr, err := Estimate(rev, b, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func TestOrientConsistentIsolated(t *testing.T) {
 	s.xyz = append(s.xyz, 100, 100, 100)
 	s.normal = append(s.normal, [3]float64{})
 	for _, b := range backends(t) {
-		r, err := Estimate(b, s.xyz, Options{Radius: 0.2, Orient: OrientConsistent})
+		r, err := Estimate(s.xyz, b, Options{Radius: 0.2, Orient: OrientConsistent})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func TestOrientToward(t *testing.T) {
 		inward[i] = [3]float64{-n[0], -n[1], -n[2]}
 	}
 	for _, b := range backends(t) {
-		r, err := Estimate(b, s.xyz, Options{K: 10, Orient: OrientUp})
+		r, err := Estimate(s.xyz, b, Options{K: 10, Orient: OrientUp})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,14 +140,14 @@ func TestOrientToward(t *testing.T) {
 				t.Fatalf("%s up: point %d normal %v points down", b.Name(), i, r.normal(i))
 			}
 		}
-		r, err = Estimate(b, s.xyz, Options{K: 10, Orient: OrientViewpoint, Viewpoint: c})
+		r, err = Estimate(s.xyz, b, Options{K: 10, Orient: OrientViewpoint, Viewpoint: c})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if bad := countAgainst(r, inward); bad != 0 {
 			t.Errorf("%s viewpoint at the centre: %d of %d normals point outward, want 0", b.Name(), bad, len(inward))
 		}
-		r, err = Estimate(b, s.xyz, Options{K: 10, Orient: OrientViewpoint, Viewpoint: [3]float64{c[0], c[1], c[2] + 1e6}})
+		r, err = Estimate(s.xyz, b, Options{K: 10, Orient: OrientViewpoint, Viewpoint: [3]float64{c[0], c[1], c[2] + 1e6}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -239,7 +239,7 @@ func TestAgainstPCL(t *testing.T) {
 				}
 				nx, ny, nz, curv := cols[0], cols[1], cols[2], cols[3]
 				opts.Eigenvalues = true
-				r, err := Estimate(b, xyz, opts)
+				r, err := Estimate(xyz, b, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -254,7 +254,7 @@ func TestAgainstPCL(t *testing.T) {
 				if opts.K == 0 {
 					continue
 				}
-				wrong, err := Estimate(b, xyz, Options{K: opts.K + 1})
+				wrong, err := Estimate(xyz, b, Options{K: opts.K + 1})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -319,7 +319,7 @@ func TestAgainstOpen3D(t *testing.T) {
 						t.Fatalf("Open3D read coordinate %d as %g, we as %g", i, pts[i], xyz[i])
 					}
 				}
-				r, err := Estimate(b, xyz, opts)
+				r, err := Estimate(xyz, b, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -398,7 +398,7 @@ func BenchmarkEstimate(b *testing.B) {
 			b.Run(be.Name()+"/"+o.String(), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					r, err := Estimate(be, xyz, Options{K: 30, Orient: o})
+					r, err := Estimate(xyz, be, Options{K: 30, Orient: o})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -467,7 +467,7 @@ func BenchmarkPeers(b *testing.B) {
 			b.Run(name+"/pctk-"+be.Name(), func(b *testing.B) {
 				peerLoop(b, func() (wall, cpu time.Duration, err error) {
 					t, c := time.Now(), cpuTime()
-					benchResult, err = Estimate(be, xyz, mode)
+					benchResult, err = Estimate(xyz, be, mode)
 					return time.Since(t), cpuTime() - c, err
 				})
 			})

@@ -154,7 +154,7 @@ func runNormals(c *cli.Context) error {
 	}
 	update, finish := progress("normals")
 	opts.Build.Progress = update
-	res, err := normals.Estimate(b, local.XYZ, opts)
+	res, err := normals.Estimate(local.XYZ, b, opts)
 	finish()
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
