@@ -10,7 +10,7 @@ import (
 // backendFlag is the --backend flag shared by every neighbour-based command.
 var backendFlag = &cli.StringFlag{
 	Name:    "backend",
-	Usage:   "neighbour-search backend: auto, cpu, brute, cuda, optix",
+	Usage:   "neighbour-search backend: auto, cpu, brute, cuda, optix, optix-sphere",
 	EnvVars: []string{findneighbor.EnvBackend},
 	Value:   "auto",
 }
