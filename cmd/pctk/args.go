@@ -26,10 +26,14 @@ func reorderArgs(args []string) []string {
 	}
 	cmds := commands
 	var cmd *cli.Command
+	cmdName := ""
 	for i < len(args) {
 		c := findCommand(cmds, args[i])
 		if c == nil {
 			break
+		}
+		if cmd == nil {
+			cmdName = args[i]
 		}
 		cmd = c
 		out = append(out, args[i])
@@ -39,7 +43,7 @@ func reorderArgs(args []string) []string {
 	if cmd == nil {
 		return append(out, args[i:]...)
 	}
-	var flags, pos []string
+	var globals, flags, pos []string
 	for ; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -50,11 +54,20 @@ func reorderArgs(args []string) []string {
 			pos = append(pos, a)
 			continue
 		}
+		if isGlobal(cmd, a) {
+			globals = append(globals, a)
+			continue
+		}
 		flags = append(flags, a)
 		if !strings.Contains(a, "=") && takesValue(cmd, a) && i+1 < len(args) {
 			i++
 			flags = append(flags, args[i])
 		}
+	}
+	if len(globals) > 0 {
+		// Global flags given after the command move in front of it.
+		at := slices.Index(out, cmdName)
+		out = slices.Insert(out, at, globals...)
 	}
 	out = append(out, flags...)
 	if len(pos) > 0 {
@@ -65,6 +78,24 @@ func reorderArgs(args []string) []string {
 }
 
 func isFlag(a string) bool { return len(a) > 1 && a[0] == '-' }
+
+// globalFlags are pctk's own flags (see newApp), all boolean.
+var globalFlags = []string{"quiet", "q", "verbose", "v"}
+
+// isGlobal reports whether flag a is a global flag that cmd does not
+// define itself.
+func isGlobal(cmd *cli.Command, a string) bool {
+	name := strings.TrimLeft(a, "-")
+	if !slices.Contains(globalFlags, name) {
+		return false
+	}
+	for _, f := range cmd.Flags {
+		if slices.Contains(f.Names(), name) {
+			return false
+		}
+	}
+	return true
+}
 
 func findCommand(cmds []*cli.Command, name string) *cli.Command {
 	for _, c := range cmds {

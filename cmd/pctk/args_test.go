@@ -30,6 +30,10 @@ func TestReorderArgs(t *testing.T) {
 		{[]string{"pctk", "dbscan", "--", "-odd-name.ply", "b"},
 			[]string{"pctk", "dbscan", "--", "-odd-name.ply", "b"}},
 		{[]string{"pctk", "nosuch", "x", "--y"}, []string{"pctk", "nosuch", "x", "--y"}},
+		{[]string{"pctk", "dbscan", "a", "b", "-q", "--eps", "1"},
+			[]string{"pctk", "-q", "dbscan", "--eps", "1", "--", "a", "b"}},
+		{[]string{"pctk", "--verbose", "denoise", "radius", "a", "--quiet", "b"},
+			[]string{"pctk", "--verbose", "--quiet", "denoise", "radius", "--", "a", "b"}},
 	}
 	for _, tt := range tests {
 		if got := reorderArgs(tt.in); !slices.Equal(got, tt.want) {
