@@ -63,7 +63,7 @@ func runConvert(c *cli.Context) error {
 		return nil
 	}
 	if f.NewDecoder != nil && of.NewEncoder != nil {
-		n, err := streamConvert(f, r, of, variant, out)
+		n, err := streamConvert(in, f, r, of, variant, out)
 		if err != nil {
 			return fmt.Errorf("convert %s: %w", in, err)
 		}
@@ -74,6 +74,7 @@ func runConvert(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
+	warnRead(in, f, &cloud.Meta)
 	if err := writeCloud(c, out, cloud, f); err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func runConvert(c *cli.Context) error {
 
 // streamConvert copies points chunk by chunk from a decoder of format f to
 // an encoder of format of, writing path atomically.
-func streamConvert(f *pcio.Format, r io.Reader, of *pcio.Format, variant, path string) (int64, error) {
+func streamConvert(in string, f *pcio.Format, r io.Reader, of *pcio.Format, variant, path string) (int64, error) {
 	dec, err := f.NewDecoder(r)
 	if err != nil {
 		return 0, err
@@ -109,5 +110,8 @@ func streamConvert(f *pcio.Format, r io.Reader, of *pcio.Format, variant, path s
 		}
 		return enc.Close()
 	})
+	if err == nil {
+		warnRead(in, f, &dec.Header().Meta)
+	}
 	return n, err
 }

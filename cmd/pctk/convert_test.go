@@ -198,3 +198,28 @@ endsolid sq
 		t.Errorf("--sample on PLY input: exit %d, want 2", rc)
 	}
 }
+
+func TestReadWarningsReachTheUser(t *testing.T) {
+	// A LAS file cut short: the reader goes on with the points it has and
+	// says so; pctk must pass that on, not convert silently.
+	data, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut.las")
+	if err := os.WriteFile(cut, data[:100000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{"o.ply", "o.las"} {
+		cmd := pctkCmd(t, "convert", cut, filepath.Join(dir, out))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("convert %s: %v\n%s", out, err, stderr.String())
+		}
+		if !bytes.Contains(stderr.Bytes(), []byte("cut.las: warning: header promises 21932 points")) {
+			t.Errorf("convert of a truncated LAS to %s printed %q, want a warning naming the file and the promised count", out, stderr.String())
+		}
+	}
+}

@@ -32,7 +32,23 @@ func readCloud(path string) (*core.Cloud, *pcio.Format, error) {
 		return nil, nil, err
 	}
 	debugf("read %s: %d points, format %s", path, cloud.Len(), f.Name)
+	warnRead(path, f, &cloud.Meta)
 	return cloud, f, nil
+}
+
+// warnRead prints on stderr the warnings a codec reported while reading
+// path (facts named "warning" in its Describe): a file that could be read
+// past a defect, such as a header promising more points than the file
+// holds, is processed, but the user is told.
+func warnRead(path string, f *pcio.Format, m *core.Metadata) {
+	if f.Describe == nil {
+		return
+	}
+	for _, fact := range f.Describe(m) {
+		if fact.Key == "warning" {
+			infof("pctk: %s: warning: %s", path, fact.Value)
+		}
+	}
 }
 
 // input is what every neighbour-based command starts from: the backend
