@@ -95,7 +95,7 @@ func (b *bruteIndex) nearest(kb *kbest, qs []float32, i int, self bool, k int, s
 		k = math.MaxInt
 	}
 	kb.reset(k)
-	b.each(qs, i, self, func(j int, d2 float32) { kb.add(cand{d2: d2, idx: int32(j)}) })
+	b.each(qs, i, self, func(j int, d2 float32) { kb.add(kent{key: kentKey(d2, int32(j))}) })
 	kb.finish(sorted)
 }
 

@@ -1,6 +1,7 @@
 package findneighbor
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -157,15 +158,24 @@ func (a cand) before(b cand) bool {
 	return a.d2 < b.d2 || (a.d2 == b.d2 && a.idx < b.idx)
 }
 
-func cmpCand(a, b cand) int {
-	switch {
-	case a.before(b):
-		return -1
-	case b.before(a):
-		return 1
-	}
-	return 0
+// kent is a candidate kept by kbest: key orders candidates by distance,
+// ties by the smaller index, in ONE unsigned comparison (the float32 bits of
+// the squared distance, never negative nor NaN, so ordered like the value,
+// in the high half; the index in the low half); pos is the backend's own
+// position of the point.
+type kent struct {
+	key uint64
+	pos int32
 }
+
+// kentKey is the key of a candidate at squared distance d2 with index idx.
+func kentKey(d2 float32, idx int32) uint64 {
+	return uint64(math.Float32bits(d2))<<32 | uint64(uint32(idx))
+}
+
+func (e kent) d2() float32  { return math.Float32frombits(uint32(e.key >> 32)) }
+func (e kent) idx() int32   { return int32(uint32(e.key)) }
+func cmpKent(a, b kent) int { return cmp.Compare(a.key, b.key) }
 
 // kbest keeps the k best candidates seen so far. For a small k it keeps
 // them sorted by insertion; for a larger k insertion would cost O(k) per
@@ -175,7 +185,7 @@ func cmpCand(a, b cand) int {
 type kbest struct {
 	k    int
 	mode int // kbInsert, kbHeap or kbAll
-	c    []cand
+	c    []kent
 }
 
 const (
@@ -211,13 +221,22 @@ func (b *kbest) worstSq() float32 {
 	case !b.full():
 		return float32(math.Inf(1))
 	case b.mode == kbHeap:
-		return b.c[0].d2
+		return b.c[0].d2()
 	}
-	return b.c[len(b.c)-1].d2
+	return b.c[len(b.c)-1].d2()
+}
+
+// worstKey returns the key of the worst candidate held; only a smaller
+// key can enter once k are held.
+func (b *kbest) worstKey() uint64 {
+	if b.mode == kbHeap {
+		return b.c[0].key
+	}
+	return b.c[len(b.c)-1].key
 }
 
 // add offers a candidate.
-func (b *kbest) add(x cand) {
+func (b *kbest) add(x kent) {
 	switch b.mode {
 	case kbAll:
 		b.c = append(b.c, x)
@@ -229,7 +248,7 @@ func (b *kbest) add(x cand) {
 	c := b.c
 	n := len(c)
 	if n >= b.k {
-		if b.k == 0 || !x.before(c[n-1]) {
+		if b.k == 0 || x.key >= c[n-1].key {
 			return
 		}
 		n-- // the last one drops out
@@ -238,7 +257,7 @@ func (b *kbest) add(x cand) {
 	}
 	// Shift by hand: a copy call costs more than the few moves.
 	i := n
-	for i > 0 && x.before(c[i-1]) {
+	for i > 0 && x.key < c[i-1].key {
 		c[i] = c[i-1]
 		i--
 	}
@@ -247,13 +266,13 @@ func (b *kbest) add(x cand) {
 }
 
 // push adds x to the max-heap, replacing the worst when k are held.
-func (b *kbest) push(x cand) {
+func (b *kbest) push(x kent) {
 	c := b.c
 	if len(c) < b.k {
 		c = append(c, x)
 		for i := len(c) - 1; i > 0; {
 			p := (i - 1) / 2
-			if !c[p].before(c[i]) {
+			if c[p].key >= c[i].key {
 				break
 			}
 			c[p], c[i] = c[i], c[p]
@@ -262,16 +281,16 @@ func (b *kbest) push(x cand) {
 		b.c = c
 		return
 	}
-	if !x.before(c[0]) {
+	if x.key >= c[0].key {
 		return
 	}
 	c[0] = x
 	for i := 0; ; {
 		w, l, r := i, 2*i+1, 2*i+2
-		if l < len(c) && c[w].before(c[l]) {
+		if l < len(c) && c[w].key < c[l].key {
 			w = l
 		}
-		if r < len(c) && c[w].before(c[r]) {
+		if r < len(c) && c[w].key < c[r].key {
 			w = r
 		}
 		if w == i {
@@ -289,13 +308,16 @@ func (b *kbest) finish(sorted bool) {
 	if b.mode == kbInsert || (b.mode == kbAll && !sorted) {
 		return
 	}
-	slices.SortFunc(b.c, cmpCand)
+	slices.SortFunc(b.c, cmpKent)
 }
 
 // offerRange offers kb the points lo..hi-1 of the sorted arrays xs, ys, zs
 // (original indices in perm) whose squared distance from (x, y, z) is at
 // most lim, except position self, and returns the limit for what follows:
-// lim, or less once kb holds k candidates. The hot loop of kNN.
+// lim, or less once kb holds k candidates. It branches on the distance
+// test, which suits the kd-tree: its leaves are visited nearest first, so
+// most of a later leaf's points fail the test, predictably. (The grid
+// gathers without branching instead: gatherRange.)
 func offerRange(kb *kbest, xs, ys, zs []float32, perm []int32, lo, hi int32, x, y, z float32, self int32, lim float32) float32 {
 	xs = xs[lo:hi]
 	ys, zs = ys[lo:hi], zs[lo:hi]
@@ -310,7 +332,7 @@ func offerRange(kb *kbest, xs, ys, zs []float32, perm []int32, lo, hi int32, x, 
 		if pos == self {
 			continue
 		}
-		kb.add(cand{d2, perm[pos], pos})
+		kb.add(kent{kentKey(d2, perm[pos]), pos})
 		if kb.full() {
 			lim = min(lim, kb.worstSq())
 		}
@@ -330,12 +352,12 @@ func cpuInfo(name, method string, priority int) Info {
 
 // storeKNearest writes the candidates of b into one query's KNearest slots,
 // padding with -1 and +Inf.
-func storeKNearest(b []cand, idx []int32, dist []float32) {
+func storeKNearest(b []kent, idx []int32, dist []float32) {
 	for j := range idx {
 		if j < len(b) {
-			idx[j] = b[j].idx
+			idx[j] = b[j].idx()
 			if dist != nil {
-				dist[j] = sqrt32(b[j].d2)
+				dist[j] = sqrt32(b[j].d2())
 			}
 			continue
 		}
@@ -350,10 +372,10 @@ func sqrt32(v float32) float32 { return float32(math.Sqrt(float64(v))) }
 
 // moment accumulates the offsets from query (qx, qy, qz) to the indexed
 // points listed in nb.
-func moment(xyz []float32, qx, qy, qz float32, nb []cand) Moment {
+func moment(xyz []float32, qx, qy, qz float32, nb []kent) Moment {
 	var m Moment
 	for _, c := range nb {
-		m.add(xyz, int(c.idx), qx, qy, qz)
+		m.add(xyz, int(c.idx()), qx, qy, qz)
 	}
 	return m
 }
@@ -366,14 +388,14 @@ func (m *Moment) add(xyz []float32, j int, qx, qy, qz float32) {
 
 // fillCSR writes one query's list into the CSR slots at off: the Cap
 // nearest (already in b, sorted by distance) in index order unless sorted.
-func fillCSR(csr *CSR, off int64, b []cand, sorted bool) {
+func fillCSR(csr *CSR, off int64, b []kent, sorted bool) {
 	if !sorted {
-		slices.SortFunc(b, func(x, y cand) int { return int(x.idx) - int(y.idx) })
+		slices.SortFunc(b, func(x, y kent) int { return int(x.idx()) - int(y.idx()) })
 	}
 	for j, c := range b {
-		csr.Indices[off+int64(j)] = c.idx
+		csr.Indices[off+int64(j)] = c.idx()
 		if csr.Dist != nil {
-			csr.Dist[off+int64(j)] = sqrt32(c.d2)
+			csr.Dist[off+int64(j)] = sqrt32(c.d2())
 		}
 	}
 }

@@ -67,7 +67,8 @@ type scratch struct {
 	w     window
 	sp    []span
 	kb    kbest
-	buf   []cand
+	buf   []uint64
+	rows  []rowVisit
 	stack []kdVisit
 }
 
@@ -168,30 +169,17 @@ func (c *cpuIndex) nearest(s *scratch, k int, sorted bool, x, y, z float32, self
 		c.tree.nearest(kb, &s.stack, x, y, z, self)
 		return
 	}
-	g := c.g
-	s.sp = g.spans(x, y, z, &s.w, s.sp)
-	// Span by span (the query's own row first), gather the candidates
-	// within the current limit without branching on the distance test
-	// (whether a candidate is in is random), then rank only those; the
-	// limit tightens to the k-th distance once k are held.
-	lim := g.e2
-	for _, r := range s.sp {
-		s.buf = gatherRange(s.buf[:0], g.xs, g.ys, g.zs, r.lo, r.hi, x, y, z, self, lim)
-		for _, cd := range s.buf {
-			cd.idx = g.perm[cd.pos]
-			kb.add(cd)
-		}
-		if kb.full() {
-			lim = min(lim, kb.worstSq())
-		}
-	}
+	c.g.nearest(kb, s, x, y, z, self)
 }
 
 // gatherRange appends to buf the points lo..hi-1 of the sorted arrays
-// whose squared distance from (x, y, z) is at most lim, except position
-// self, as candidates with distance and position (the caller fills in the
-// index).
-func gatherRange(buf []cand, xs, ys, zs []float32, lo, hi int32, x, y, z float32, self int32, lim float32) []cand {
+// whose squared distance from (x, y, z) is at most lim, as keys with the
+// float32 bits of the squared distance in the high half and the sorted
+// position in the low half (the caller puts the index there and drops the
+// query itself). It stores every point and advances only past those in,
+// so that it never branches on the distance test (whether a point is in
+// is random): 8 bytes a point, in a loop as tight as Counts'.
+func gatherRange(buf []uint64, xs, ys, zs []float32, lo, hi int32, x, y, z float32, lim float32) []uint64 {
 	n := len(buf)
 	buf = slices.Grow(buf, int(hi-lo))[:n+int(hi-lo)]
 	out := buf[n:]
@@ -203,10 +191,9 @@ func gatherRange(buf []cand, xs, ys, zs []float32, lo, hi int32, x, y, z float32
 	for j, px := range xs {
 		dx, dy, dz := px-x, ys[j]-y, zs[j]-z
 		d2 := dx*dx + dy*dy + dz*dz
-		pos := lo + int32(j)
-		out[m] = cand{d2: d2, pos: pos}
+		out[m] = uint64(math.Float32bits(d2))<<32 | uint64(uint32(lo)+uint32(j))
 		in := 0
-		if d2 <= lim && pos != self {
+		if d2 <= lim {
 			in = 1
 		}
 		m += in

@@ -303,52 +303,68 @@ func gap(d int, l, h float64) float64 {
 	return 0
 }
 
+// gaps holds, for one query, the squared distances from it to the slabs
+// of cells d = -r..r away along each axis (index d+r).
+type gaps struct{ x, y, z [2*maxR + 1]float64 }
+
+// locate finds the cell of (x, y, z), fills w for it if needed and
+// computes the query's gaps; ok is false when no cell is within ε.
+func (g *grid) locate(x, y, z float32, w *window, gp *gaps) (ok bool) {
+	fx, fy, fz := g.cellF(x, y, z)
+	r := float64(g.r)
+	if fx < -r || fy < -r || fz < -r || fx > float64(g.dim[0]-1)+r || fy > float64(g.dim[1]-1)+r || fz > float64(g.dim[2]-1)+r {
+		return false
+	}
+	cx, cy, cz := int64(fx), int64(fy), int64(fz)
+	if !w.ok || cx != w.cx || cy != w.cy || cz != w.cz {
+		g.fill(w, cx, cy, cz)
+	}
+	lx := float64(x) - g.org[0] - float64(cx)*g.h
+	ly := float64(y) - g.org[1] - float64(cy)*g.h
+	lz := float64(z) - g.org[2] - float64(cz)*g.h
+	for d := -g.r; d <= g.r; d++ {
+		gp.x[d+g.r], gp.y[d+g.r], gp.z[d+g.r] = sq(gap(d, lx, g.h)), sq(gap(d, ly, g.h)), sq(gap(d, lz, g.h))
+	}
+	return true
+}
+
+// rowSpan returns the range of sorted positions of the cells of window row
+// whose slab along x is within rest (squared) of the query: the row's run
+// clipped at both ends, never beyond the query's own column.
+func (g *grid) rowSpan(w *window, gp *gaps, row int, rest float64) span {
+	a, b := 0, 2*g.r
+	for a < g.r && gp.x[a] > rest {
+		a++
+	}
+	for b > g.r && gp.x[b] > rest {
+		b--
+	}
+	return span{w.bound[row][a], w.bound[row][b+1]}
+}
+
 // spans appends to out the ranges of sorted positions that may hold points
 // within ε of (x, y, z): the x-runs of the rows around its cell, clipped to
 // the cells whose box is within ε. w caches the cell lookups between
 // queries in the same cell.
 func (g *grid) spans(x, y, z float32, w *window, out []span) []span {
 	out = out[:0]
-	fx, fy, fz := g.cellF(x, y, z)
-	r := float64(g.r)
-	if fx < -r || fy < -r || fz < -r || fx > float64(g.dim[0]-1)+r || fy > float64(g.dim[1]-1)+r || fz > float64(g.dim[2]-1)+r {
-		return out // no cell within ε
-	}
-	cx, cy, cz := int64(fx), int64(fy), int64(fz)
-	if !w.ok || cx != w.cx || cy != w.cy || cz != w.cz {
-		g.fill(w, cx, cy, cz)
-	}
-	// Squared distances from the query to the slabs of cells d = -r..r
-	// away along each axis, computed once per query.
-	var gx, gy, gz [2*maxR + 1]float64
-	lx := float64(x) - g.org[0] - float64(cx)*g.h
-	ly := float64(y) - g.org[1] - float64(cy)*g.h
-	lz := float64(z) - g.org[2] - float64(cz)*g.h
-	for d := -g.r; d <= g.r; d++ {
-		gx[d+g.r], gy[d+g.r], gz[d+g.r] = sq(gap(d, lx, g.h)), sq(gap(d, ly, g.h)), sq(gap(d, lz, g.h))
+	var gp gaps
+	if !g.locate(x, y, z, w, &gp) {
+		return out
 	}
 	k := 0
 	for dz := 0; dz <= 2*g.r; dz++ {
 		for dy := 0; dy <= 2*g.r; dy++ {
 			row := k
 			k++
-			rest := g.lim2 - gy[dy] - gz[dz]
+			rest := g.lim2 - gp.y[dy] - gp.z[dz]
 			if !w.has[row] || rest < 0 {
 				continue
 			}
-			a, b := 0, 2*g.r
-			for a < g.r && gx[a] > rest {
-				a++
-			}
-			for b > g.r && gx[b] > rest {
-				b--
-			}
-			lo, hi := w.bound[row][a], w.bound[row][b+1]
-			if lo < hi {
-				out = append(out, span{lo, hi})
+			if sp := g.rowSpan(w, &gp, row, rest); sp.lo < sp.hi {
+				out = append(out, sp)
 				if dy == g.r && dz == g.r {
-					// The query's own row first: kNN finds its nearest
-					// candidates early and prunes the rest harder.
+					// The query's own row first.
 					last := len(out) - 1
 					out[0], out[last] = out[last], out[0]
 				}
@@ -356,6 +372,82 @@ func (g *grid) spans(x, y, z float32, w *window, out []span) []span {
 		}
 	}
 	return out
+}
+
+// rowVisit is a window row waiting for a kNN scan with its squared
+// distance from the query.
+type rowVisit struct {
+	d2  float64
+	row int
+}
+
+// nearest collects into kb (reset to k) the k nearest points within ε of
+// (x, y, z), except sorted position self, with s's window, rows and buf as
+// scratch. It visits the rows around the query's cell nearest first and,
+// once k candidates are held, clips every later row to the cells within
+// the k-th distance and stops at the first row beyond it, so that a kNN
+// scans little more than the k-th distance's ball, not ε's.
+func (g *grid) nearest(kb *kbest, s *scratch, x, y, z float32, self int32) {
+	var gp gaps
+	if !g.locate(x, y, z, &s.w, &gp) {
+		return
+	}
+	w := &s.w
+	rs := s.rows[:0]
+	k := 0
+	for dz := 0; dz <= 2*g.r; dz++ {
+		for dy := 0; dy <= 2*g.r; dy++ {
+			if d2 := gp.y[dy] + gp.z[dz]; w.has[k] && d2 <= g.lim2 {
+				rs = append(rs, rowVisit{d2, k})
+			}
+			k++
+		}
+	}
+	// At most (2r+1)² rows: insertion sort, nearest first.
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].d2 < rs[j-1].d2; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+	s.rows = rs
+	// The pruning bound: the k-th squared distance, widened like lim2
+	// (float32 rounding of the distance test) plus a floor far above the
+	// float64 error of the gaps, so that no point the test would accept,
+	// exact ties included, is skipped.
+	floor := 1e-8 * g.h * g.h
+	lim, bound := g.e2, g.lim2
+	worst := uint64(math.MaxUint64) // the k-th key once k are held
+	for _, rv := range rs {
+		rest := bound - rv.d2
+		if rest < 0 {
+			break // rows are nearest first: none later can hold a candidate
+		}
+		sp := g.rowSpan(w, &gp, rv.row, rest)
+		if sp.lo >= sp.hi {
+			continue
+		}
+		// Gather the candidates without branching on the distance test
+		// (whether a point is in is random), then rank only those.
+		s.buf = gatherRange(s.buf[:0], g.xs, g.ys, g.zs, sp.lo, sp.hi, x, y, z, lim)
+		for _, e := range s.buf {
+			pos := int32(uint32(e))
+			if pos == self {
+				continue
+			}
+			key := e&^math.MaxUint32 | uint64(uint32(g.perm[pos]))
+			if key >= worst {
+				continue // cheaper here than in add, where most would end
+			}
+			kb.add(kent{key, pos})
+			if kb.full() {
+				worst = kb.worstKey()
+			}
+		}
+		if kb.full() {
+			lim = min(lim, kb.worstSq())
+			bound = min(g.lim2, float64(lim)*(1+pruneSlack)*(1+pruneSlack)+floor)
+		}
+	}
 }
 
 func sq(v float64) float64 { return v * v }
