@@ -1,0 +1,239 @@
+package findneighbor
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Plain kNN (k nearest with no distance limit) on an index built with
+// ε = +Inf is slow: grid backends cannot prune it and GPU backends serve it
+// on the host. KNearestAdaptive answers it exactly with finite radii
+// instead: a first round searches every point within a radius that holds
+// about 2k points for a typical point, later rounds search again, with the
+// radius doubled, only the points that found fewer than k. Points beyond ε
+// are farther than every point found within it, so a point that found k
+// within ε has its exact k nearest.
+const (
+	// adaptiveSample is the number of points whose counts tune the radius.
+	adaptiveSample = 1024
+	// adaptiveTuneRounds bounds the rounds of radius tuning on the sample.
+	adaptiveTuneRounds = 4
+	// adaptiveGrowRounds bounds the doublings for the points still short
+	// of k; the rest get an unbounded search (ε = +Inf).
+	adaptiveGrowRounds = 6
+)
+
+// RoundFunc runs one round of KNearestAdaptive on ix for the points pts of
+// the cloud and returns the points of pts that found fewer than k within
+// ix.Eps() (those get another round). In the first round q and pts are nil:
+// the queries are the indexed points themselves, as in Index.KNearest(nil,
+// ...), so every point is queried and none finds itself. In later rounds q
+// holds the coordinates of pts (q[3j:3j+3] is point pts[j]) as a separate
+// query set, so the point itself is among its results (at distance 0):
+// ask for k+1 and drop it, as KNearestAll does. The last round has
+// ix.Eps() = +Inf, and what it returns is ignored.
+type RoundFunc func(ix Index, q []float32, pts []int32) (short []int32, err error)
+
+// KNearestAdaptive runs fn in rounds, as RoundFunc describes, so that every
+// point of xyz gets its k nearest other points with no distance limit from
+// finite-radius indexes built by b. It builds, passes and closes each index.
+// Use KNearestAll for the k nearest themselves; with Index.Moments(q, k),
+// fn gets the moments of each point's k nearest.
+func KNearestAdaptive(b Backend, xyz []float32, k int, opts BuildOptions, fn RoundFunc) error {
+	if len(xyz)%3 != 0 {
+		return fmt.Errorf("findneighbor: %d coordinates is not a multiple of 3", len(xyz))
+	}
+	if k <= 0 {
+		return fmt.Errorf("findneighbor: k = %d, want > 0", k)
+	}
+	if len(xyz) == 0 {
+		return nil
+	}
+	eps, err := adaptiveRadius(b, xyz, k, opts)
+	if err != nil {
+		return err
+	}
+	short, err := withIndex(b, xyz, eps, opts, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) })
+	for round := 0; err == nil && len(short) > 0; round++ {
+		eps *= 2
+		if round == adaptiveGrowRounds || math.IsInf(float64(eps), 0) {
+			eps = float32(math.Inf(1))
+		}
+		q := make([]float32, 0, 3*len(short))
+		for _, i := range short {
+			q = append(q, xyz[3*i:3*i+3]...)
+		}
+		pts := short
+		short, err = withIndex(b, xyz, eps, opts, func(ix Index) ([]int32, error) { return fn(ix, q, pts) })
+		if math.IsInf(float64(eps), 1) {
+			break
+		}
+	}
+	return err
+}
+
+// KNearestAll stores for every point of xyz its k nearest other points with
+// no distance limit, exactly as Index.KNearest(nil, k, idx, dist) on an
+// index built with ε = +Inf would (closest first, ties by the smaller
+// index, -1 and +Inf in the slots beyond the n-1 other points), using
+// KNearestAdaptive. dist may be nil.
+func KNearestAll(b Backend, xyz []float32, k int, opts BuildOptions, idx []int32, dist []float32) error {
+	n := len(xyz) / 3
+	if err := checkLen("idx", len(idx), n*k); err != nil {
+		return err
+	}
+	if dist != nil {
+		if err := checkLen("dist", len(dist), n*k); err != nil {
+			return err
+		}
+	}
+	k1 := k + 1
+	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, q []float32, pts []int32) ([]int32, error) {
+		var short []int32
+		if q == nil {
+			if err := ix.KNearest(nil, k, idx, dist); err != nil {
+				return nil, err
+			}
+			for i := range n {
+				if idx[i*k+k-1] < 0 {
+					short = append(short, int32(i))
+				}
+			}
+			return short, nil
+		}
+		qi, qd := make([]int32, len(pts)*k1), make([]float32, len(pts)*k1)
+		if err := ix.KNearest(q, k1, qi, qd); err != nil {
+			return nil, err
+		}
+		for j, i := range pts {
+			gi, gd := qi[j*k1:(j+1)*k1], qd[j*k1:(j+1)*k1]
+			// Drop the point itself; when more than k+1 points coincide
+			// with it, it may be missing, and then the first k are the
+			// coincident points of smallest index, as without it.
+			if s := slices.Index(gi, i); s >= 0 {
+				gi, gd = slices.Delete(gi, s, s+1), slices.Delete(gd, s, s+1)
+			}
+			if len(gi) < k || gi[k-1] < 0 {
+				short = append(short, i)
+			}
+			copy(idx[int(i)*k:int(i+1)*k], gi)
+			if dist != nil {
+				copy(dist[int(i)*k:int(i+1)*k], gd)
+			}
+		}
+		return short, nil
+	})
+}
+
+// KNearestMoments stores in out[i] the moments of the offsets from point i
+// of xyz to its k nearest other points with no distance limit, exactly as
+// Index.Moments(nil, k, out) on an index built with ε = +Inf would, using
+// KNearestAdaptive.
+func KNearestMoments(b Backend, xyz []float32, k int, opts BuildOptions, out []Moment) error {
+	n := len(xyz) / 3
+	if err := checkLen("out", len(out), n); err != nil {
+		return err
+	}
+	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, q []float32, pts []int32) ([]int32, error) {
+		var short []int32
+		if q == nil {
+			if err := ix.Moments(nil, k, out); err != nil {
+				return nil, err
+			}
+			for i := range out {
+				if int(out[i].N) < k {
+					short = append(short, int32(i))
+				}
+			}
+			return short, nil
+		}
+		m := make([]Moment, len(pts))
+		if err := ix.Moments(q, k+1, m); err != nil {
+			return nil, err
+		}
+		for j, i := range pts {
+			// The point itself, at distance 0, is among the k+1 nearest
+			// unless k+1 others coincide with it; its offset is 0 either
+			// way, so dropping one from the count leaves the k nearest.
+			m[j].N--
+			if int(m[j].N) < k {
+				short = append(short, i)
+			}
+			out[i] = m[j]
+		}
+		return short, nil
+	})
+}
+
+// adaptiveRadius returns a radius within which a typical point has about 2k
+// other points: a first guess from the bounding box, as if the points
+// filled it uniformly, tuned on the neighbour counts of a sample.
+func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (float32, error) {
+	n := len(xyz) / 3
+	var lo, hi [3]float64
+	for a := range 3 {
+		lo[a], hi[a] = math.Inf(1), math.Inf(-1)
+	}
+	for i := range n {
+		for a := range 3 {
+			v := float64(xyz[3*i+a])
+			lo[a], hi[a] = min(lo[a], v), max(hi[a], v)
+		}
+	}
+	// Volume of the box, with flat axes (2D data) given a nominal depth.
+	diag := math.Sqrt((hi[0]-lo[0])*(hi[0]-lo[0]) + (hi[1]-lo[1])*(hi[1]-lo[1]) + (hi[2]-lo[2])*(hi[2]-lo[2]))
+	if diag == 0 || math.IsNaN(diag) {
+		// Every point coincides: any radius finds them all.
+		return 1, nil
+	}
+	vol := 1.0
+	for a := range 3 {
+		vol *= max(hi[a]-lo[a], diag*1e-3)
+	}
+	eps := math.Cbrt(3 * float64(2*k) * vol / (4 * math.Pi * float64(n)))
+	step := max(1, n/adaptiveSample)
+	var q []float32
+	for i := 0; i < n; i += step {
+		q = append(q, xyz[3*i:3*i+3]...)
+	}
+	counts := make([]uint32, len(q)/3)
+	for range adaptiveTuneRounds {
+		if _, err := withIndex(b, xyz, float32(eps), opts, func(ix Index) ([]int32, error) {
+			return nil, ix.Counts(q, counts)
+		}); err != nil {
+			return 0, err
+		}
+		slices.Sort(counts)
+		med := float64(counts[len(counts)/2]) - 1 // the point itself is counted
+		target := float64(2 * k)
+		if med >= target/2 && med <= target*2 {
+			break
+		}
+		// Scale as for points on a surface (count ∝ ε²), the common case
+		// of scans; the clamp keeps one round from overshooting far.
+		eps *= min(4, max(0.25, math.Sqrt(target/max(med, 0.5))))
+	}
+	if eps = min(eps, diag); !(eps > 0) || float32(eps) == 0 {
+		eps = diag
+	}
+	return float32(eps), nil
+}
+
+// withIndex builds an index of xyz for eps, calls fn with it and closes it.
+func withIndex(b Backend, xyz []float32, eps float32, opts BuildOptions, fn func(Index) ([]int32, error)) ([]int32, error) {
+	// The caller's points must stay intact across rounds.
+	opts.Reuse = false
+	ix, err := b.Build(xyz, eps, opts)
+	if err != nil {
+		return nil, fmt.Errorf("findneighbor: build %s index (ε %g): %w", b.Name(), eps, err)
+	}
+	short, err := fn(ix)
+	if cerr := ix.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("findneighbor: %s backend (ε %g): %w", b.Name(), eps, err)
+	}
+	return short, nil
+}

@@ -1,0 +1,90 @@
+package findneighbor_test
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	fn "github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
+)
+
+// TestKNearestAdaptiveExact checks KNearestAll and KNearestMoments against
+// plain kNN (ε = +Inf) on brute force: the same indices (ties by the
+// smaller index), distances and moments for every point, on clouds that
+// force every path (far isolated points that need the radius doubled and
+// the unbounded search, duplicates beyond k+1, flat and one-dimensional
+// clouds, k beyond n).
+func TestKNearestAdaptiveExact(t *testing.T) {
+	const seed = 7
+	r := fntest.Rand(seed)
+	blobs := fntest.Clustered(r, 3000, 8, 100, 2)
+	for i := range 12 {
+		d := float32(math.Pow(4, float64(i)))
+		blobs = append(blobs, d, -d, d/2)
+	}
+	dups := make([]float32, 0, 3*800)
+	for range 800 {
+		p := r.IntN(50)
+		dups = append(dups, float32(p%7), float32(p/7), 0)
+	}
+	flat := make([]float32, 3*1000)
+	for i := range 1000 {
+		flat[3*i], flat[3*i+1] = r.Float32()*100, r.Float32()*3
+	}
+	line := func(xs ...float32) []float32 {
+		var p []float32
+		for _, x := range xs {
+			p = append(p, x, 0, 0)
+		}
+		return p
+	}
+	clouds := []struct {
+		name string
+		xyz  []float32
+	}{
+		{"blobs and far points", blobs}, {"duplicates", dups}, {"flat", flat},
+		{"line", line(0, 1, 3, 7, 15, 31, 63)}, {"coincident", line(2, 2, 2, 2)},
+		{"one point", line(5)},
+	}
+	inf := float32(math.Inf(1))
+	for _, be := range []fn.Backend{fn.CPU(), fn.Brute()} {
+		for _, c := range clouds {
+			n := len(c.xyz) / 3
+			ref, err := fn.Brute().Build(c.xyz, inf, fn.BuildOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []int{1, 5, 50} {
+				wi, wd, wm := make([]int32, n*k), make([]float32, n*k), make([]fn.Moment, n)
+				gi, gd, gm := make([]int32, n*k), make([]float32, n*k), make([]fn.Moment, n)
+				if err := ref.KNearest(nil, k, wi, wd); err != nil {
+					t.Fatal(err)
+				}
+				if err := ref.Moments(nil, k, wm); err != nil {
+					t.Fatal(err)
+				}
+				xyz := slices.Clone(c.xyz)
+				if err := fn.KNearestAll(be, xyz, k, fn.BuildOptions{}, gi, gd); err != nil {
+					t.Fatal(err)
+				}
+				if err := fn.KNearestMoments(be, xyz, k, fn.BuildOptions{Reuse: true}, gm); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(xyz, c.xyz) {
+					t.Fatalf("%s, %s backend: the points changed", c.name, be.Name())
+				}
+				for i := range n {
+					s := i * k
+					if !slices.Equal(gi[s:s+k], wi[s:s+k]) || !slices.Equal(gd[s:s+k], wd[s:s+k]) {
+						t.Fatalf("%s, k=%d, %s backend, seed %d: point %d: got %v at %v, want %v at %v", c.name, k, be.Name(), seed, i, gi[s:s+k], gd[s:s+k], wi[s:s+k], wd[s:s+k])
+					}
+					if gm[i] != wm[i] {
+						t.Fatalf("%s, k=%d, %s backend, seed %d: point %d: got moments %+v, want %+v", c.name, k, be.Name(), seed, i, gm[i], wm[i])
+					}
+				}
+			}
+			ref.Close()
+		}
+	}
+}
