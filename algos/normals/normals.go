@@ -162,32 +162,19 @@ func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, err
 		return nil, fmt.Errorf("normals: %d coordinates is not a multiple of 3", len(xyz))
 	}
 	n := len(xyz) / 3
+	idx, err := b.Build(xyz, opts.eps(), opts.Build)
+	if err != nil {
+		return nil, fmt.Errorf("normals: build %s index: %w", b.Name(), err)
+	}
+	defer idx.Close()
+
 	k := 0
 	if opts.K > 0 {
 		k = opts.K - 1
 	}
 	mom := make([]findneighbor.Moment, n)
-	// knn lists each point's nearest others for OrientConsistent's graph.
-	var knn func(k int, nbr []int32) error
-	if eps := opts.eps(); math.IsInf(float64(eps), 1) {
-		// Plain kNN: finite radii, doubled only for the points short of k,
-		// are exact and far faster than one ε = +Inf index on every backend.
-		if err := findneighbor.KNearestMoments(b, xyz, k, opts.Build, mom); err != nil {
-			return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
-		}
-		knn = func(k int, nbr []int32) error {
-			return findneighbor.KNearestAll(b, xyz, k, opts.Build, nbr, nil)
-		}
-	} else {
-		idx, err := b.Build(xyz, eps, opts.Build)
-		if err != nil {
-			return nil, fmt.Errorf("normals: build %s index: %w", b.Name(), err)
-		}
-		defer idx.Close()
-		if err := idx.Moments(nil, k, mom); err != nil {
-			return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
-		}
-		knn = func(k int, nbr []int32) error { return idx.KNearest(nil, k, nbr, nil) }
+	if err := idx.Moments(nil, k, mom); err != nil {
+		return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
 	}
 	res := solveAll(mom, opts.Eigenvalues, opts.Build.Workers)
 
@@ -197,7 +184,7 @@ func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, err
 	case OrientViewpoint:
 		orientToward(res, xyz, opts.Viewpoint, false, opts.Build.Workers)
 	case OrientConsistent:
-		if err := orientConsistent(res, knn, xyz, opts.orientK()); err != nil {
+		if err := orientConsistent(res, idx, xyz, opts.orientK()); err != nil {
 			return nil, err
 		}
 	}

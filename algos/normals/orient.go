@@ -3,6 +3,8 @@ package normals
 import (
 	"fmt"
 	"math"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // orientToward flips each defined normal so that it points toward +Z (up)
@@ -44,9 +46,8 @@ func (r *Result) flip(i int) {
 // so orienting the component's highest point up afterwards (flipping the
 // whole component when its normal points down) gives what a traversal
 // started from that point gives, as Open3D does. Points with NaN normals
-// are left out of the graph. knn stores the k nearest other points of every
-// point in nbr, as Index.KNearest(nil, k, nbr, nil) does.
-func orientConsistent(r *Result, knn func(k int, nbr []int32) error, xyz []float32, k int) error {
+// are left out of the graph.
+func orientConsistent(r *Result, idx findneighbor.Index, xyz []float32, k int) error {
 	n := len(r.NormalX)
 	if n < 2 {
 		r.Components = n - r.Undefined
@@ -55,7 +56,7 @@ func orientConsistent(r *Result, knn func(k int, nbr []int32) error, xyz []float
 	}
 	k = min(k, n-1)
 	nbr := make([]int32, n*k)
-	if err := knn(k, nbr); err != nil {
+	if err := idx.KNearest(nil, k, nbr, nil); err != nil {
 		return fmt.Errorf("normals: orientation graph: %w", err)
 	}
 	g := symmetricGraph(nbr, k, func(i int32) bool { return !math.IsNaN(float64(r.NormalX[i])) })
