@@ -16,6 +16,7 @@ import (
 	"sort"
 
 	hstl "github.com/hschendel/stl"
+	"github.com/ungerik/go3d/float64/vec3"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/internal/codec"
@@ -208,23 +209,28 @@ func (m *Mesh) Sample(n int, seed uint64) (*core.Cloud, error) {
 }
 
 // cross returns (B-A)×(C-A) of triangle t in float64.
-func cross(t hstl.Triangle) [3]float64 {
-	var e1, e2 [3]float64
-	for d := range 3 {
-		e1[d] = float64(t.Vertices[1][d]) - float64(t.Vertices[0][d])
-		e2[d] = float64(t.Vertices[2][d]) - float64(t.Vertices[0][d])
+func cross(t hstl.Triangle) vec3.T {
+	var v [3]vec3.T
+	for i := range 3 {
+		for d := range 3 {
+			v[i][d] = float64(t.Vertices[i][d])
+		}
 	}
-	return [3]float64{e1[1]*e2[2] - e1[2]*e2[1], e1[2]*e2[0] - e1[0]*e2[2], e1[0]*e2[1] - e1[1]*e2[0]}
+	e1, e2 := vec3.Sub(&v[1], &v[0]), vec3.Sub(&v[2], &v[0])
+	return vec3.Cross(&e1, &e2)
 }
 
 func area(t hstl.Triangle) float64 {
 	c := cross(t)
-	return math.Sqrt(c[0]*c[0]+c[1]*c[1]+c[2]*c[2]) / 2
+	return c.Length() / 2
 }
 
+// normal returns the unit normal of t, zero for a degenerate triangle.
+// (vec3.Normalize is not used: it leaves vectors shorter than its Epsilon
+// unscaled, which would give tiny triangles non-unit normals.)
 func normal(t hstl.Triangle) [3]float64 {
 	c := cross(t)
-	l := math.Sqrt(c[0]*c[0] + c[1]*c[1] + c[2]*c[2])
+	l := c.Length()
 	if !(l > 0) || math.IsInf(l, 0) {
 		return [3]float64{}
 	}
