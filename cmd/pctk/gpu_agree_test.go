@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/pctk/pctk/algos/denoise"
@@ -39,6 +40,9 @@ func otherBackends(t *testing.T, fn func(b findneighbor.Backend)) {
 			continue
 		}
 		if _, err := b.Probe(); err != nil {
+			if os.Getenv("PCTK_REQUIRE_GPU") != "" {
+				t.Errorf("PCTK_REQUIRE_GPU is set but %s cannot run: %v", b.Name(), err)
+			}
 			t.Logf("%s: not usable here (%v)", b.Name(), err)
 			continue
 		}

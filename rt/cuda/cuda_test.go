@@ -144,6 +144,9 @@ func TestPTXHash(t *testing.T) {
 func TestCUDARuntime(t *testing.T) {
 	devs, err := Devices()
 	if errors.Is(err, ErrNoDriver) {
+		if os.Getenv("PCTK_REQUIRE_GPU") != "" {
+			t.Fatalf("PCTK_REQUIRE_GPU is set but there is no CUDA driver: %v", err)
+		}
 		t.Skipf("no CUDA driver here (%v): GPU test skipped", err)
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 
@@ -11,10 +12,14 @@ import (
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
-// gpuOrSkip skips a GPU test where the backend cannot run.
+// gpuOrSkip skips a GPU test where the backend cannot run, or fails it
+// when $PCTK_REQUIRE_GPU is set (on the GPU test machine).
 func gpuOrSkip(t testing.TB) {
 	t.Helper()
 	if _, err := Backend().Probe(); err != nil {
+		if os.Getenv("PCTK_REQUIRE_GPU") != "" {
+			t.Fatalf("PCTK_REQUIRE_GPU is set but the cuda backend cannot run: %v", err)
+		}
 		t.Skipf("no usable CUDA GPU here (%v): GPU test skipped", err)
 	}
 }
