@@ -50,11 +50,17 @@ func KNearestAdaptive(b Backend, xyz []float32, k int, opts BuildOptions, fn Rou
 	if len(xyz) == 0 {
 		return nil
 	}
-	eps, err := adaptiveRadius(b, xyz, k, opts)
+	eps, ix, err := adaptiveRadius(b, xyz, k, opts)
 	if err != nil {
 		return err
 	}
-	short, err := withIndex(b, xyz, eps, opts, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) })
+	var short []int32
+	if ix != nil {
+		// Tuning ran on all the points and its last index is at eps.
+		short, err = useIndex(b, ix, eps, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) })
+	} else {
+		short, err = withIndex(b, xyz, eps, opts, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) })
+	}
 	for round := 0; err == nil && len(short) > 0; round++ {
 		eps *= 2
 		if round == adaptiveGrowRounds || math.IsInf(float64(eps), 0) {
@@ -166,10 +172,23 @@ func KNearestMoments(b Backend, xyz []float32, k int, opts BuildOptions, out []M
 	})
 }
 
+// adaptiveTuneStride thins the points that the tuning indexes hold: with
+// n points, tuning indexes every adaptiveTuneStride-th point (the sample
+// among them) once n/adaptiveTuneStride reaches adaptiveTuneMin, and
+// scales the counts back up, so that tuning costs a fraction of a full
+// build. Smaller clouds are tuned on all their points, and the last
+// tuning index serves the first round.
+const (
+	adaptiveTuneStride = 8
+	adaptiveTuneMin    = 32 * 1024
+)
+
 // adaptiveRadius returns a radius within which a typical point has about 2k
 // other points: a first guess from the bounding box, as if the points
-// filled it uniformly, tuned on the neighbour counts of a sample.
-func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (float32, error) {
+// filled it uniformly, tuned on the neighbour counts of a sample. When the
+// tuning indexed every point at the returned radius, it returns that index
+// too (the caller closes it); otherwise the index is nil.
+func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (float32, Index, error) {
 	n := len(xyz) / 3
 	var lo, hi [3]float64
 	for a := range 3 {
@@ -185,27 +204,61 @@ func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (float32
 	diag := math.Sqrt((hi[0]-lo[0])*(hi[0]-lo[0]) + (hi[1]-lo[1])*(hi[1]-lo[1]) + (hi[2]-lo[2])*(hi[2]-lo[2]))
 	if diag == 0 || math.IsNaN(diag) {
 		// Every point coincides: any radius finds them all.
-		return 1, nil
+		return 1, nil, nil
 	}
 	vol := 1.0
 	for a := range 3 {
 		vol *= max(hi[a]-lo[a], diag*1e-3)
 	}
 	eps := math.Cbrt(3 * float64(2*k) * vol / (4 * math.Pi * float64(n)))
+	// The tuning points: all of them, or every stride-th; the sample is
+	// among them (its step a multiple of the stride) and counts itself.
+	stride := 1
+	if n/adaptiveTuneStride >= adaptiveTuneMin {
+		stride = adaptiveTuneStride
+	}
+	tune := xyz
+	if stride > 1 {
+		tune = make([]float32, 0, 3*(n/stride+1))
+		for i := 0; i < n; i += stride {
+			tune = append(tune, xyz[3*i:3*i+3]...)
+		}
+	}
+	scale := float64(n) / float64(len(tune)/3)
 	step := max(1, n/adaptiveSample)
+	step = (step + stride - 1) / stride * stride
 	var q []float32
 	for i := 0; i < n; i += step {
 		q = append(q, xyz[3*i:3*i+3]...)
 	}
 	counts := make([]uint32, len(q)/3)
-	for range adaptiveTuneRounds {
-		if _, err := withIndex(b, xyz, float32(eps), opts, func(ix Index) ([]int32, error) {
-			return nil, ix.Counts(q, counts)
-		}); err != nil {
-			return 0, err
+	var last Index
+	closeLast := func() error {
+		var err error
+		if last != nil {
+			err = last.Close()
+			last = nil
 		}
+		return err
+	}
+	o := opts
+	o.Reuse = false // the caller's points must stay intact
+	var lastEps float32
+	for range adaptiveTuneRounds {
+		if err := closeLast(); err != nil {
+			return 0, nil, err
+		}
+		ix, err := b.Build(tune, float32(eps), o)
+		if err != nil {
+			return 0, nil, fmt.Errorf("findneighbor: build %s index (ε %g): %w", b.Name(), eps, err)
+		}
+		if err := ix.Counts(q, counts); err != nil {
+			ix.Close()
+			return 0, nil, fmt.Errorf("findneighbor: %s backend (ε %g): %w", b.Name(), eps, err)
+		}
+		last, lastEps = ix, float32(eps)
 		slices.Sort(counts)
-		med := float64(counts[len(counts)/2]) - 1 // the point itself is counted
+		med := (float64(counts[len(counts)/2]) - 1) * scale // the point itself is counted
 		target := float64(2 * k)
 		if med >= target/2 && med <= target*2 {
 			break
@@ -214,10 +267,28 @@ func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (float32
 		// of scans; the clamp keeps one round from overshooting far.
 		eps *= min(4, max(0.25, math.Sqrt(target/max(med, 0.5))))
 	}
-	if eps = min(eps, diag); !(eps > 0) || float32(eps) == 0 {
-		eps = diag
+	e := eps
+	if e = min(e, diag); !(e > 0) || float32(e) == 0 {
+		e = diag
 	}
-	return float32(eps), nil
+	if stride > 1 || float32(e) != lastEps {
+		if err := closeLast(); err != nil {
+			return 0, nil, err
+		}
+	}
+	return float32(e), last, nil
+}
+
+// useIndex calls fn with ix (built for eps) and closes it.
+func useIndex(b Backend, ix Index, eps float32, fn func(Index) ([]int32, error)) ([]int32, error) {
+	short, err := fn(ix)
+	if cerr := ix.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("findneighbor: %s backend (ε %g): %w", b.Name(), eps, err)
+	}
+	return short, nil
 }
 
 // withIndex builds an index of xyz for eps, calls fn with it and closes it.
