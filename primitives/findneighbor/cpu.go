@@ -209,6 +209,9 @@ func (c *cpuIndex) KNearest(q []float32, k int, idx []int32, dist []float32) err
 	if err := checkKNearest(nq, k, idx, dist); err != nil || k == 0 {
 		return err
 	}
+	if q == nil {
+		return c.knearestSelf(k, idx, dist)
+	}
 	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
 		c.nearest(s, k, true, x, y, z, self)
 		var d []float32
@@ -216,6 +219,55 @@ func (c *cpuIndex) KNearest(q []float32, k int, idx []int32, dist []float32) err
 			d = dist[i*k : (i+1)*k]
 		}
 		storeKNearest(s.kb.c, idx[i*k:(i+1)*k], d)
+		return nil
+	})
+}
+
+// knearestBlock is the number of queries whose results knearestSelf
+// gathers in a worker's buffer before scattering them to the caller's
+// order.
+const knearestBlock = 256
+
+// knearestSelf is KNearest(nil, ...): it searches the indexed points in
+// the index's order (for locality of the reads) and, block by block, first
+// stores their results contiguously, then copies them to their places in
+// the caller's order, away from the search's hot loop.
+func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
+	xs, ys, zs, perm := c.points()
+	type blockBuf struct {
+		s    scratch
+		idx  []int32
+		dist []float32
+	}
+	bufs := make([]blockBuf, c.nw)
+	return parallel(c.n, c.nw, c.opts.Progress, func(w, lo, hi int) error {
+		bb := &bufs[w]
+		if bb.idx == nil {
+			bb.idx = make([]int32, knearestBlock*k)
+			if dist != nil {
+				bb.dist = make([]float32, knearestBlock*k)
+			}
+		}
+		s := &bb.s
+		for b0 := lo; b0 < hi; b0 += knearestBlock {
+			b1 := min(b0+knearestBlock, hi)
+			for i := b0; i < b1; i++ {
+				c.nearest(s, k, true, xs[i], ys[i], zs[i], int32(i))
+				j := (i - b0) * k
+				var d []float32
+				if dist != nil {
+					d = bb.dist[j : j+k]
+				}
+				storeKNearest(s.kb.c, bb.idx[j:j+k], d)
+			}
+			for i := b0; i < b1; i++ {
+				o, j := int(perm[i])*k, (i-b0)*k
+				copy(idx[o:o+k], bb.idx[j:j+k])
+				if dist != nil {
+					copy(dist[o:o+k], bb.dist[j:j+k])
+				}
+			}
+		}
 		return nil
 	})
 }
