@@ -65,11 +65,14 @@ __device__ __forceinline__ float dist2(float4 p, float qx, float qy, float qz) {
     return __fadd_rn(__fadd_rn(__fmul_rn(dx, dx), __fmul_rn(dy, dy)), __fmul_rn(dz, dz));
 }
 
-// forNeighbors calls f(j, p, d2) for every sorted point j within eps of q.
+// forNeighbors calls f(j, p, d2) for every sorted point j < limit within
+// eps of q. Sorted positions grow along each row and bucket, so the limit
+// cuts rows short (and skips those that start past it) instead of testing
+// every point.
 template <class F>
 __device__ __forceinline__ void forNeighbors(const Grid& g, const float4* __restrict__ pos,
                                              const u32* __restrict__ start, const u64* __restrict__ ids,
-                                             float qx, float qy, float qz, F f) {
+                                             float qx, float qy, float qz, F f, u32 limit = 0xffffffffu) {
     int cx = cellCoord(qx, g.minx, g.inv, g.nx);
     int cy = cellCoord(qy, g.miny, g.inv, g.ny);
     int cz = cellCoord(qz, g.minz, g.inv, g.nz);
@@ -81,7 +84,7 @@ __device__ __forceinline__ void forNeighbors(const Grid& g, const float4* __rest
         for (int y = y0; y <= y1; y++) {
             if (!g.hashed) {
                 u32 row = ((u32)z * (u32)g.ny + (u32)y) * (u32)g.nx;
-                u32 e = start[row + x1 + 1];
+                u32 e = min(start[row + x1 + 1], limit);
                 for (u32 j = start[row + x0]; j < e; j++) {
                     float4 p = pos[j];
                     float d2 = dist2(p, qx, qy, qz);
@@ -91,7 +94,7 @@ __device__ __forceinline__ void forNeighbors(const Grid& g, const float4* __rest
                 for (int x = x0; x <= x1; x++) {
                     u64 id = cellId(x, y, z);
                     u32 b = (u32)mix(id) & g.mask;
-                    u32 e = start[b + 1];
+                    u32 e = min(start[b + 1], limit);
                     for (u32 j = start[b]; j < e; j++) {
                         if (ids[j] != id) continue; // another cell in this bucket
                         float4 p = pos[j];
@@ -483,7 +486,7 @@ extern "C" __global__ void fn_cc_union(Grid g, const float4* __restrict__ pos, c
     float4 q = pos[s];
     int vs = findRoot(parent, s);
     forNeighbors(g, pos, start, ids, q.x, q.y, q.z, [&](u32 j, float4, float) {
-        if ((int)j >= s || !core[j]) return;
+        if (!core[j]) return;
         int os = findRoot(parent, (int)j);
         while (vs != os) {
             if (vs < os) {
@@ -496,7 +499,7 @@ extern "C" __global__ void fn_cc_union(Grid g, const float4* __restrict__ pos, c
                 vs = ret;
             }
         }
-    });
+    }, (u32)s);
 }
 
 // fn_cc_flatten points every core at its root and records the root's
