@@ -18,6 +18,6 @@
 // The host side talks to libnvoptix.so.1 through purego (no cgo): the OptiX
 // ABI is declared in abi.go for ABI version 60 (OptiX 7.5), checked by
 // abi_layout_test.go. The device programs are our own CUDA C++ in device/,
-// compiled to PTX by scripts/build-optix-ptx.sh and embedded with go:embed.
+// compiled to PTX beside it by scripts/build-ptx.sh rt/optix/device and embedded with go:embed.
 // docs/optix.md records the design and the measurements.
 package optix

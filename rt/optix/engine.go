@@ -11,9 +11,9 @@ import (
 )
 
 // findneighborPTX holds the device programs of device/findneighbor.cu,
-// compiled by scripts/build-optix-ptx.sh.
+// compiled beside it by scripts/build-ptx.sh.
 //
-//go:embed findneighbor.ptx
+//go:embed device/findneighbor.ptx
 var findneighborPTX []byte
 
 // Program entry points in findneighbor.cu.

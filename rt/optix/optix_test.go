@@ -22,7 +22,7 @@ import (
 
 // TestPTXFresh fails when a device source changed after its PTX was built.
 func TestPTXFresh(t *testing.T) {
-	if err := cuda.CheckPTX("device/findneighbor.cu", "findneighbor.ptx"); err != nil {
+	if err := cuda.CheckPTX("device/findneighbor.cu", "device/findneighbor.ptx"); err != nil {
 		t.Fatal(err)
 	}
 }
