@@ -1,6 +1,7 @@
 package findneighbor
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -53,6 +54,9 @@ func Get(name string) (Backend, error) {
 	for _, b := range Backends() {
 		if b.Name() == name {
 			if _, err := b.Probe(); err != nil {
+				if errors.Is(err, ErrUnavailable) {
+					return nil, err // the backend already says which and why
+				}
 				return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, name, err)
 			}
 			return b, nil
