@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -45,9 +43,7 @@ func runBackends(c *cli.Context) error {
 		auto = b.Name()
 	}
 	if c.Bool("json") {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return printJSON(struct {
 			Auto     string          `json:"auto"`
 			Backends []backendStatus `json:"backends"`
 		}{auto, list})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -60,9 +59,7 @@ func runInfo(c *cli.Context) error {
 	}
 	r := describe(path, f, cloud)
 	if c.Bool("json") {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return printJSON(r)
 	}
 	printInfo(os.Stdout, r)
 	return nil

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/pctk/pctk/core"
@@ -94,4 +96,11 @@ func writeCloud(c *cli.Context, path string, cloud *core.Cloud, from *pcio.Forma
 	}
 	debugf("wrote %s: %d points, format %s", path, cloud.Len(), f.Name)
 	return nil
+}
+
+// printJSON writes v to standard output as indented JSON, for --json.
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
