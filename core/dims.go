@@ -92,7 +92,3 @@ func LookupDimension(name string) (Dimension, bool) {
 	}
 	return Dimension{}, false
 }
-
-// Dimensions returns the table of well-known dimensions. The caller must not
-// modify it.
-func Dimensions() []Dimension { return dimensions }
