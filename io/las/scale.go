@@ -68,7 +68,7 @@ func chooseScale(b core.Bounds, c *core.Cloud, room float64) (scale, offset [3]f
 		}
 		s := math.Pow10(eMin)
 		for e := coarsestGrid; e >= eMin; e-- {
-			if onGrid(vs, math.Pow10(e), o) {
+			if onGrid(vs, math.Pow10(e), o, gridTol) {
 				s = math.Pow10(e)
 				break
 			}
@@ -101,7 +101,7 @@ func exactScale(b core.Bounds, k int, vs []float64, centre, room float64) (scale
 		s := math.Pow10(e)
 		for _, o := range offsets {
 			r := max(b.Max[k]-o, o-b.Min[k], 0) * room
-			if r/s > math.MaxInt32-2 || !exactGrid(vs, s, o) {
+			if r/s > math.MaxInt32-2 || !onGrid(vs, s, o, 0) {
 				continue
 			}
 			return s, o, true
@@ -110,22 +110,11 @@ func exactScale(b core.Bounds, k int, vs []float64, centre, room float64) (scale
 	return 0, 0, false
 }
 
-// exactGrid reports whether every finite value of vs equals what a reader
-// computes from its raw integer with scale s and offset o.
-func exactGrid(vs []float64, s, o float64) bool {
+// onGrid reports whether every finite value of vs comes back through scale
+// s and offset o to within tol·s: with tol 0, bit for bit.
+func onGrid(vs []float64, s, o, tol float64) bool {
 	for _, v := range vs {
-		if quantize(v, s, o) != v && !math.IsNaN(v) && !math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// onGrid reports whether every finite value of vs comes back unchanged
-// through scale s and offset o.
-func onGrid(vs []float64, s, o float64) bool {
-	for _, v := range vs {
-		if !(math.Abs(quantize(v, s, o)-v) <= s*gridTol) && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		if !(math.Abs(quantize(v, s, o)-v) <= s*tol) && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			return false
 		}
 	}
