@@ -299,12 +299,5 @@ func withIndex(b Backend, xyz []float32, eps float32, opts BuildOptions, fn func
 	if err != nil {
 		return nil, fmt.Errorf("findneighbor: build %s index (ε %g): %w", b.Name(), eps, err)
 	}
-	short, err := fn(ix)
-	if cerr := ix.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("findneighbor: %s backend (ε %g): %w", b.Name(), eps, err)
-	}
-	return short, nil
+	return useIndex(b, ix, eps, fn)
 }
