@@ -7,6 +7,7 @@ import (
 
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
 // line returns points on the x axis at the given positions.
@@ -97,7 +98,7 @@ func TestClusterKnownAnswers(t *testing.T) {
 		wantSizes:  []int{3},
 	}}
 	for _, tt := range tests {
-		for _, b := range usableBackends(t) {
+		for _, b := range fntest.Usable(t) {
 			t.Run(tt.name+"/"+b.Name(), func(t *testing.T) {
 				run, err := dbscan.Cluster(tt.xyz, b, tt.opts)
 				if err != nil {
@@ -243,22 +244,6 @@ func TestClusterRejectsBrokenLabels(t *testing.T) {
 			t.Errorf("stage-2 labels %v: got no error", labels)
 		}
 	}
-}
-
-// usableBackends returns every registered backend that can run here, so
-// the tests hold each of them (brute, cpu, GPU ones on the test machine)
-// to the same answers.
-func usableBackends(t *testing.T) []findneighbor.Backend {
-	var bs []findneighbor.Backend
-	for _, b := range findneighbor.Backends() {
-		if _, err := b.Probe(); err == nil {
-			bs = append(bs, b)
-		}
-	}
-	if len(bs) == 0 {
-		t.Fatal("no usable findneighbor backend")
-	}
-	return bs
 }
 
 func ExampleCluster() {

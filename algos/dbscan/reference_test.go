@@ -185,7 +185,7 @@ func TestClusterMatchesReference(t *testing.T) {
 		{"duplicates", fntest.Duplicated(r, 1500, 300, 6), 0.6},
 		{"sparse", fntest.Uniform(r, 500, 100), 3},
 	}
-	backends := usableBackends(t)
+	backends := fntest.Usable(t)
 	for _, c := range clouds {
 		nb := bruteNeighbours(c.xyz, float32(c.eps))
 		nbrs := func(i int) ([]int32, []float32) { return nb.idx[i], nb.d2[i] }
@@ -217,7 +217,7 @@ func TestClusterMatchesReference(t *testing.T) {
 // of workers: the union-find runs concurrently, but its output must not.
 func TestClusterDeterministic(t *testing.T) {
 	xyz := fntest.Uniform(fntest.Rand(42), 3000, 12)
-	for _, b := range usableBackends(t) {
+	for _, b := range fntest.Usable(t) {
 		var first []int32
 		for _, w := range []int{1, 2, 7} {
 			run, err := dbscan.Cluster(xyz, b, dbscan.Options{Eps: 0.8, MinPts: []int{5}, Workers: w})

@@ -7,24 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
-
-// backends returns every registered backend that runs here, so each test
-// covers brute, cpu and, on a GPU machine, the GPU backends.
-func backends(t *testing.T) []findneighbor.Backend {
-	t.Helper()
-	var bs []findneighbor.Backend
-	for _, b := range findneighbor.Backends() {
-		if _, err := b.Probe(); err == nil {
-			bs = append(bs, b)
-		}
-	}
-	if len(bs) == 0 {
-		t.Fatal("no findneighbor backend can run here")
-	}
-	return bs
-}
 
 // surface is a sampled analytic surface: points, their true unit normals
 // (outward for closed surfaces) and which points to check (those whose
@@ -187,7 +171,7 @@ func TestAnalyticSurfaces(t *testing.T) {
 		tc{sphere(rng, [3]float64{1, 2, 3}, 1, 3000, 0), Options{K: 10}, 1, 2},
 		tc{sphere(rng, [3]float64{1, 2, 3}, 1, 3000, 0), Options{Radius: 0.12}, 1, 2},
 	)
-	for _, b := range backends(t) {
+	for _, b := range fntest.Usable(t) {
 		for ci, c := range cases {
 			r, err := Estimate(c.s.xyz, b, c.opts)
 			if err != nil {
@@ -223,7 +207,7 @@ func TestNeighbourhoodConvention(t *testing.T) {
 		x, y := rng.Float64(), rng.Float64()
 		xyz[3*i], xyz[3*i+1], xyz[3*i+2] = float32(x), float32(y), float32(0.1*math.Sin(6*x)*math.Cos(5*y)+0.01*rng.NormFloat64())
 	}
-	for _, b := range backends(t) {
+	for _, b := range fntest.Usable(t) {
 		for _, opts := range []Options{{K: 8}, {K: 3}, {Radius: 0.08}, {K: 12, Radius: 0.06}} {
 			opts.Eigenvalues = true
 			r, err := Estimate(xyz, b, opts)
@@ -321,7 +305,7 @@ func TestDegenerate(t *testing.T) {
 	}
 	same := slices.Repeat([]float32{1, 2, 3}, 10)
 	twoApart := []float32{0, 0, 0, 0.01, 0, 0, 5, 5, 5, 5, 5.01, 5}
-	for _, b := range backends(t) {
+	for _, b := range fntest.Usable(t) {
 		// A line: any normal orthogonal to it will do, but it must be one.
 		r, err := Estimate(line, b, Options{K: 5})
 		if err != nil {
@@ -430,7 +414,7 @@ func TestInvariants(t *testing.T) {
 		}},
 		{"two points repeated", func(i int) [3]float64 { return [3]float64{float64(i % 2), 0, 0} }},
 	}
-	for _, b := range backends(t) {
+	for _, b := range fntest.Usable(t) {
 		for _, g := range gens {
 			const n = 300
 			xyz := make([]float32, 0, 3*n)

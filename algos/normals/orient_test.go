@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
 // torus samples a u×v grid on the torus of radii big and small about the Z
@@ -63,7 +65,7 @@ func TestOrientConsistent(t *testing.T) {
 		{torus([3]float64{1, 1, 1}, 1, 0.35, 120, 48), Options{K: 12}, 1},
 		{torus([3]float64{1, 1, 1}, 1, 0.35, 120, 48), Options{Radius: 0.12}, 1},
 	}
-	for _, b := range backends(t) {
+	for _, b := range fntest.Usable(t) {
 		for ci, c := range cases {
 			opts := c.opts
 			opts.Orient = OrientConsistent
@@ -102,7 +104,7 @@ func TestOrientConsistentIsolated(t *testing.T) {
 	s := plane(rng, [3]float64{0, 0, 0}, unit([3]float64{0.3, 0, -1}), 0.05, 0)
 	s.xyz = append(s.xyz, 100, 100, 100)
 	s.normal = append(s.normal, [3]float64{})
-	for _, b := range backends(t) {
+	for _, b := range fntest.Usable(t) {
 		r, err := Estimate(s.xyz, b, Options{Radius: 0.2, Orient: OrientConsistent})
 		if err != nil {
 			t.Fatal(err)
@@ -130,7 +132,7 @@ func TestOrientToward(t *testing.T) {
 	for i, n := range s.normal {
 		inward[i] = [3]float64{-n[0], -n[1], -n[2]}
 	}
-	for _, b := range backends(t) {
+	for _, b := range fntest.Usable(t) {
 		r, err := Estimate(s.xyz, b, Options{K: 10, Orient: OrientUp})
 		if err != nil {
 			t.Fatal(err)
