@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codec"
 )
 
 // formatSizes are the record sizes of point data formats 0 to 10.
@@ -162,48 +163,7 @@ func (f *field) decode(a *core.Attribute, b []byte, rl int) {
 			d[i] = getRaw(f.raw, b[i*rl+f.off:])*f.scale + f.add
 		}
 	case kindRaw:
-		switch d := a.Data.(type) {
-		case []uint8:
-			for i := range d {
-				d[i] = b[i*rl+f.off]
-			}
-		case []int8:
-			for i := range d {
-				d[i] = int8(b[i*rl+f.off])
-			}
-		case []uint16:
-			for i := range d {
-				d[i] = le.Uint16(b[i*rl+f.off:])
-			}
-		case []int16:
-			for i := range d {
-				d[i] = int16(le.Uint16(b[i*rl+f.off:]))
-			}
-		case []uint32:
-			for i := range d {
-				d[i] = le.Uint32(b[i*rl+f.off:])
-			}
-		case []int32:
-			for i := range d {
-				d[i] = int32(le.Uint32(b[i*rl+f.off:]))
-			}
-		case []uint64:
-			for i := range d {
-				d[i] = le.Uint64(b[i*rl+f.off:])
-			}
-		case []int64:
-			for i := range d {
-				d[i] = int64(le.Uint64(b[i*rl+f.off:]))
-			}
-		case []float32:
-			for i := range d {
-				d[i] = math.Float32frombits(le.Uint32(b[i*rl+f.off:]))
-			}
-		case []float64:
-			for i := range d {
-				d[i] = math.Float64frombits(le.Uint64(b[i*rl+f.off:]))
-			}
-		}
+		codec.GetColumn(a, 0, f.raw, b, f.off, rl, a.Len(), le)
 	}
 }
 

@@ -71,6 +71,14 @@ func getLE(data any, at int, buf []byte, off, stride, n int) bool {
 		for j := range n {
 			d[at+j] = int32(le.Uint32(buf[off+j*stride:]))
 		}
+	case []uint64:
+		for j := range n {
+			d[at+j] = le.Uint64(buf[off+j*stride:])
+		}
+	case []int64:
+		for j := range n {
+			d[at+j] = int64(le.Uint64(buf[off+j*stride:]))
+		}
 	case []float32:
 		for j := range n {
 			d[at+j] = math.Float32frombits(le.Uint32(buf[off+j*stride:]))
