@@ -159,37 +159,13 @@ func (f *field) decode(a *core.Attribute, b []byte, rl int) {
 		}
 	case kindScaled:
 		d := a.Data.([]float64)
-		for i := range d {
-			d[i] = getRaw(f.raw, b[i*rl+f.off:])*f.scale + f.add
+		codec.GetColumn(d, 0, f.raw, b, f.off, rl, len(d), le)
+		for i, v := range d {
+			d[i] = v*f.scale + f.add
 		}
 	case kindRaw:
 		codec.GetColumn(a, 0, f.raw, b, f.off, rl, a.Len(), le)
 	}
-}
-
-// getRaw reads a value of stored type t from b as float64.
-func getRaw(t core.Type, b []byte) float64 {
-	switch t {
-	case core.Uint8:
-		return float64(b[0])
-	case core.Int8:
-		return float64(int8(b[0]))
-	case core.Uint16:
-		return float64(le.Uint16(b))
-	case core.Int16:
-		return float64(int16(le.Uint16(b)))
-	case core.Uint32:
-		return float64(le.Uint32(b))
-	case core.Int32:
-		return float64(int32(le.Uint32(b)))
-	case core.Uint64:
-		return float64(le.Uint64(b))
-	case core.Int64:
-		return float64(int64(le.Uint64(b)))
-	case core.Float32:
-		return float64(math.Float32frombits(le.Uint32(b)))
-	}
-	return math.Float64frombits(le.Uint64(b))
 }
 
 // typeRange returns the smallest and largest value of integer type t.
