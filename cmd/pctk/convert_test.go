@@ -29,6 +29,14 @@ func pctkCmd(t *testing.T, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// pctkRun runs pctk with args and fails unless it exits with want.
+func pctkRun(t *testing.T, want int, args ...string) {
+	t.Helper()
+	if got := run(append([]string{"pctk", "-q"}, args...)); got != want {
+		t.Fatalf("pctk %v: got exit status %d, want %d", args, got, want)
+	}
+}
+
 const sample = "../../testdata/haystack_rock.las"
 
 // sameCloud fails the test unless a and b hold the same coordinates and
@@ -165,17 +173,13 @@ endsolid sq
 		t.Fatal(err)
 	}
 	verts := filepath.Join(dir, "v.ply")
-	if rc := run([]string{"pctk", "-q", "convert", in, verts}); rc != 0 {
-		t.Fatalf("convert STL: exit %d", rc)
-	}
+	pctkRun(t, 0, "convert", in, verts)
 	v := readTestCloud(t, verts)
 	if v.Len() != 4 {
 		t.Errorf("STL vertices: %d points, want 4 distinct", v.Len())
 	}
 	out := filepath.Join(dir, "s.ply")
-	if rc := run([]string{"pctk", "-q", "convert", in, out, "--sample", "2000", "--seed", "7"}); rc != 0 {
-		t.Fatalf("convert --sample: exit %d", rc)
-	}
+	pctkRun(t, 0, "convert", in, out, "--sample", "2000", "--seed", "7")
 	s := readTestCloud(t, out)
 	if s.Len() != 2000 {
 		t.Fatalf("--sample 2000 gave %d points", s.Len())

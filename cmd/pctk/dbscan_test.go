@@ -92,9 +92,7 @@ func TestDBSCANCommand(t *testing.T) {
 	in := dbscanFixture(t, dir)
 	out := filepath.Join(dir, "out.ply")
 	sum := filepath.Join(dir, "summary.json")
-	if code := run([]string{"pctk", "-q", "dbscan", in, out, "--eps", "1.5", "--min-pts", "3", "--backend", "brute", "--summary", sum}); code != 0 {
-		t.Fatalf("pctk dbscan: exit %d", code)
-	}
+	pctkRun(t, 0, "dbscan", in, out, "--eps", "1.5", "--min-pts", "3", "--backend", "brute", "--summary", sum)
 	c := readTestCloud(t, out)
 	if got, want := intColumn(t, c, core.DimClusterID), []int64{0, 0, 0, 0, 1, 1, 1, -1}; !slices.Equal(got, want) {
 		t.Errorf("ClusterID: got %v, want %v", got, want)
@@ -156,9 +154,7 @@ func TestDBSCANSeveralMinPts(t *testing.T) {
 	dir := t.TempDir()
 	in := dbscanFixture(t, dir)
 	out := filepath.Join(dir, "out.ply")
-	if code := run([]string{"pctk", "-q", "dbscan", in, out, "--eps", "1.5", "--min-pts", "2,3, 4", "--backend", "brute"}); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	pctkRun(t, 0, "dbscan", in, out, "--eps", "1.5", "--min-pts", "2,3, 4", "--backend", "brute")
 	c := readTestCloud(t, out)
 	want := map[string][]int64{
 		"ClusterID_2": {0, 0, 0, 0, 1, 1, 1, -1},
@@ -179,16 +175,12 @@ func TestDBSCANNoiseHandling(t *testing.T) {
 	dir := t.TempDir()
 	in := dbscanFixture(t, dir)
 	out := filepath.Join(dir, "out.ply")
-	if code := run([]string{"pctk", "-q", "dbscan", in, out, "--eps", "1.5", "--min-pts", "3", "--classify-noise", "--backend", "brute"}); code != 0 {
-		t.Fatalf("--classify-noise: exit %d", code)
-	}
+	pctkRun(t, 0, "dbscan", in, out, "--eps", "1.5", "--min-pts", "3", "--classify-noise", "--backend", "brute")
 	if got, want := intColumn(t, readTestCloud(t, out), core.DimClassification), []int64{0, 0, 0, 0, 0, 0, 0, noiseClass}; !slices.Equal(got, want) {
 		t.Errorf("--classify-noise: Classification got %v, want %v", got, want)
 	}
 	// --min-cluster-size 4 turns the group of 3 into noise too.
-	if code := run([]string{"pctk", "-q", "dbscan", in, out, "--eps", "1.5", "--min-pts", "3", "--drop-noise", "--min-cluster-size", "4", "--backend", "brute"}); code != 0 {
-		t.Fatalf("--drop-noise: exit %d", code)
-	}
+	pctkRun(t, 0, "dbscan", in, out, "--eps", "1.5", "--min-pts", "3", "--drop-noise", "--min-cluster-size", "4", "--backend", "brute")
 	c := readTestCloud(t, out)
 	if got, want := intColumn(t, c, core.DimIntensity), []int64{100, 101, 102, 103}; !slices.Equal(got, want) {
 		t.Errorf("--drop-noise --min-cluster-size 4: kept points with Intensity %v, want %v", got, want)
@@ -217,9 +209,7 @@ func TestDBSCANGeoJSON(t *testing.T) {
 	in := filepath.Join(dir, "in.ply")
 	writeTestCloud(t, in, c)
 	gj := filepath.Join(dir, "hulls.geojson")
-	if code := run([]string{"pctk", "-q", "dbscan", in, filepath.Join(dir, "out.ply"), "--eps", "1.01", "--min-pts", "2", "--dims", "xy", "--geojson", gj, "--backend", "brute"}); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	pctkRun(t, 0, "dbscan", in, filepath.Join(dir, "out.ply"), "--eps", "1.01", "--min-pts", "2", "--dims", "xy", "--geojson", gj, "--backend", "brute")
 	data, err := os.ReadFile(gj)
 	if err != nil {
 		t.Fatal(err)
@@ -417,9 +407,7 @@ func TestDBSCANGeographic(t *testing.T) {
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.ply"), filepath.Join(dir, "out.ply")
 	writeTestCloud(t, in, c)
-	if code := run([]string{"pctk", "-q", "dbscan", in, out, "--eps", "12", "--min-pts", "2", "--dims", "xy", "--geographic", "--backend", "brute"}); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	pctkRun(t, 0, "dbscan", in, out, "--eps", "12", "--min-pts", "2", "--dims", "xy", "--geographic", "--backend", "brute")
 	if got, want := intColumn(t, readTestCloud(t, out), core.DimClusterID), []int64{0, 0, 0, 0, 0, 1, 1, 1, 1, 1, -1}; !slices.Equal(got, want) {
 		t.Errorf("got labels %v, want %v", got, want)
 	}

@@ -33,14 +33,6 @@ func denoiseCloud(t *testing.T, xs []float64, cls []uint8) string {
 	return path
 }
 
-// pctkRun runs pctk with args and fails unless it exits with want.
-func pctkRun(t *testing.T, want int, args ...string) {
-	t.Helper()
-	if got := run(append([]string{"pctk", "-q"}, args...)); got != want {
-		t.Fatalf("pctk %v: got exit status %d, want %d", args, got, want)
-	}
-}
-
 // column returns attribute name of the cloud at path as float64s.
 func column(t *testing.T, path, name string) []float64 {
 	t.Helper()

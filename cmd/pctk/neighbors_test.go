@@ -118,9 +118,7 @@ func TestNeighborsCommand(t *testing.T) {
 	in := filepath.Join(dir, "in.ply")
 	writeTestCloud(t, in, neighborsFixture())
 	out := filepath.Join(dir, "out.ply")
-	if code := run([]string{"pctk", "-q", "neighbors", in, out, "--radius", "1.5", "--knn", "2", "--backend", "cpu"}); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	pctkRun(t, 0, "neighbors", in, out, "--radius", "1.5", "--knn", "2", "--backend", "cpu")
 	c := readTestCloud(t, out)
 	if got := intColumn(t, c, core.DimNeighborCount); !slices.Equal(got, []int64{1, 2, 1, 0, 0}) {
 		t.Errorf("NeighborCount = %v, want [1 2 1 0 0]", got)
@@ -139,9 +137,7 @@ func TestNeighborsCommand(t *testing.T) {
 		t.Errorf("comments %q lack the counts record %q that pctk dbscan reuses", c.Meta.Comments, rec)
 	}
 	// A second run replaces the columns and the record instead of adding.
-	if code := run([]string{"pctk", "-q", "neighbours", out, out, "--radius", "1.5", "--dims", "xy"}); code != 0 {
-		t.Fatalf("rerun: exit %d", code)
-	}
+	pctkRun(t, 0, "neighbours", out, out, "--radius", "1.5", "--dims", "xy")
 	c = readTestCloud(t, out)
 	if got := intColumn(t, c, core.DimNeighborCount); !slices.Equal(got, []int64{1, 2, 2, 1, 0}) {
 		t.Errorf("xy NeighborCount = %v, want [1 2 2 1 0]", got)

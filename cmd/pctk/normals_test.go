@@ -51,9 +51,7 @@ func TestNormalsCommand(t *testing.T) {
 	// The same sphere as PCD whose VIEWPOINT is the centre, which
 	// --orient viewpoint uses when no --viewpoint is given.
 	inPCD := filepath.Join(dir, "sphere.pcd")
-	if code := run([]string{"pctk", "-q", "convert", in, inPCD}); code != 0 {
-		t.Fatalf("convert: exit %d", code)
-	}
+	pctkRun(t, 0, "convert", in, inPCD)
 	c := readTestCloud(t, inPCD)
 	c.Meta.Extra["pcd"].(*pcd.Header).Viewpoint = [7]float64{centre[0], centre[1], centre[2], 1, 0, 0, 0}
 	writeTestCloud(t, inPCD, c)
@@ -150,9 +148,7 @@ func TestNormalsNaNInput(t *testing.T) {
 	if code := run([]string{"pctk", "-q", "normals", "--knn", "8", in, out}); code != 1 {
 		t.Errorf("NaN input: exit %d, want 1", code)
 	}
-	if code := run([]string{"pctk", "-q", "normals", "--knn", "8", "--keep-nan", in, out}); code != 0 {
-		t.Fatalf("NaN input with --keep-nan: exit %d, want 0", code)
-	}
+	pctkRun(t, 0, "normals", "--knn", "8", "--keep-nan", in, out)
 	r := readTestCloud(t, out)
 	nx, nz := floatColumn(t, r, core.DimNormalX), floatColumn(t, r, core.DimNormalZ)
 	want := 1 / math.Sqrt(1.25) // the normal of z = x/2 is (-1/2, 0, 1)/√1.25
@@ -170,9 +166,7 @@ func TestNormalsNaNInput(t *testing.T) {
 func TestNormalsLAS(t *testing.T) {
 	in := filepath.Join("..", "..", "testdata", "haystack_rock.las")
 	out := filepath.Join(t.TempDir(), "out.las")
-	if code := run([]string{"pctk", "-q", "normals", "--knn", "10", in, out}); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	pctkRun(t, 0, "normals", "--knn", "10", in, out)
 	src, c := readTestCloud(t, in), readTestCloud(t, out)
 	if c.Len() != src.Len() || c.Meta.CRS.EPSG != src.Meta.CRS.EPSG || len(c.Attrs) != len(src.Attrs)+4 {
 		t.Fatalf("got %d points, EPSG %d, %d attributes; want %d, %d, %d", c.Len(), c.Meta.CRS.EPSG, len(c.Attrs), src.Len(), src.Meta.CRS.EPSG, len(src.Attrs)+4)
