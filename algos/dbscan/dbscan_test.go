@@ -97,8 +97,9 @@ func TestClusterKnownAnswers(t *testing.T) {
 		wantCore:   []bool{true, true, true, false},
 		wantSizes:  []int{3},
 	}}
+	backends := fntest.Usable(t)
 	for _, tt := range tests {
-		for _, b := range fntest.Usable(t) {
+		for _, b := range backends {
 			t.Run(tt.name+"/"+b.Name(), func(t *testing.T) {
 				run, err := dbscan.Cluster(tt.xyz, b, tt.opts)
 				if err != nil {
