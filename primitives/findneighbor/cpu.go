@@ -118,6 +118,11 @@ func (c *cpuIndex) Counts(q []float32, out []uint32) error {
 	if c.tree != nil {
 		return errInfEps
 	}
+	return c.counts(q, out)
+}
+
+// counts is Counts on a validated q, a finite ε and a len(out) that fits.
+func (c *cpuIndex) counts(q []float32, out []uint32) error {
 	g := c.g
 	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
 		var n uint32
@@ -324,7 +329,7 @@ func (c *cpuIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) {
 		return nil, errInfEps
 	}
 	counts := make([]uint32, nq)
-	if err := c.Counts(q, counts); err != nil {
+	if err := c.counts(q, counts); err != nil {
 		return nil, err
 	}
 	csr, err := newCSR(counts, opts)
