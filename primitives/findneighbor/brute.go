@@ -78,6 +78,11 @@ func (b *bruteIndex) Counts(q []float32, out []uint32) error {
 	if b.infEps() {
 		return errInfEps
 	}
+	return b.counts(qs, self, nq, out)
+}
+
+// counts is Counts on validated queries and a finite ε.
+func (b *bruteIndex) counts(qs []float32, self bool, nq int, out []uint32) error {
 	return parallel(nq, workers(b.opts.Workers), b.opts.Progress, func(_, lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			var n uint32
@@ -165,7 +170,7 @@ func (b *bruteIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) 
 		return nil, errInfEps
 	}
 	counts := make([]uint32, nq)
-	if err := b.Counts(q, counts); err != nil {
+	if err := b.counts(qs, self, nq, counts); err != nil {
 		return nil, err
 	}
 	csr, err := newCSR(counts, opts)
