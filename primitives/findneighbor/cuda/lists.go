@@ -37,10 +37,8 @@ func (ix *index) Neighbors(q []float32, opts findneighbor.NeighborOptions) (*fin
 	if opts.Cap < 0 {
 		return nil, fmt.Errorf("cuda backend: Cap = %d, want ≥ 0", opts.Cap)
 	}
-	// q is validated: count directly rather than through Counts, which
-	// would check every coordinate again.
 	counts := make([]uint32, nq)
-	if err := ix.do(func(t *rt.Thread) error { return ix.counts(t, q, nq, counts) }); err != nil {
+	if err := ix.Counts(q, counts); err != nil {
 		return nil, err
 	}
 	csr, err := findneighbor.NewCSR(counts, opts)
