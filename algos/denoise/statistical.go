@@ -248,23 +248,17 @@ func pointCount(xyz []float32) (int, error) {
 
 // knnDistances stores in sum[i] the sum of the distances from point i to
 // its k nearest other points and in found[i] how many there were (k, or
-// fewer only when the cloud has fewer than k+1 points). It asks for plain
-// kNN through findneighbor.KNearestAll, which searches finite radii that
-// every backend prunes and serves on its device, not one ε = +Inf index.
+// fewer only when the cloud has fewer than k+1 points). It asks for the
+// k-nearest moments (whose Dist is that sum) through
+// findneighbor.KNearestMoments, which searches finite radii that every
+// backend prunes and serves on its device, and keeps no neighbour lists.
 func knnDistances(xyz []float32, b findneighbor.Backend, k int, bo findneighbor.BuildOptions, sum []float64, found []int) error {
-	n := len(sum)
-	idx := make([]int32, n*k)
-	dist := make([]float32, n*k)
-	if err := findneighbor.KNearestAll(b, xyz, k, bo, idx, dist); err != nil {
+	mom := make([]findneighbor.Moment, len(sum))
+	if err := findneighbor.KNearestMoments(b, xyz, k, bo, mom); err != nil {
 		return fmt.Errorf("denoise: %d nearest: %w", k, err)
 	}
-	for i := range n {
-		s, c := 0.0, 0
-		for j := i * k; j < (i+1)*k && idx[j] >= 0; j++ {
-			s += float64(dist[j])
-			c++
-		}
-		sum[i], found[i] = s, c
+	for i, m := range mom {
+		sum[i], found[i] = m.Dist, int(m.N)
 	}
 	return nil
 }

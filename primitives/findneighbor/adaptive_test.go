@@ -79,7 +79,7 @@ func TestKNearestAdaptiveExact(t *testing.T) {
 					if !slices.Equal(gi[s:s+k], wi[s:s+k]) || !slices.Equal(gd[s:s+k], wd[s:s+k]) {
 						t.Fatalf("%s, k=%d, %s backend, seed %d: point %d: got %v at %v, want %v at %v", c.name, k, be.Name(), seed, i, gi[s:s+k], gd[s:s+k], wi[s:s+k], wd[s:s+k])
 					}
-					if gm[i] != wm[i] {
+					if !sameMoment(gm[i], wm[i]) {
 						t.Fatalf("%s, k=%d, %s backend, seed %d: point %d: got moments %+v, want %+v", c.name, k, be.Name(), seed, i, gm[i], wm[i])
 					}
 				}

@@ -112,10 +112,15 @@ type CSR struct {
 // Moment is the neighbourhood summary of one query point p: N neighbours q
 // with offsets d = q - p, Sum = Σd and Outer = Σ d dᵀ as its upper triangle
 // xx, xy, xz, yy, yz, zz. The covariance is Outer/N - (Sum/N)(Sum/N)ᵀ.
+// For the k nearest (Moments with k > 0) Dist = Σ|d|, the sum of the
+// distances KNearest reports, so Dist/N is the mean distance statistical
+// outlier removal ranks points by; with k = 0 it is 0 (a huge ε sums the
+// offsets in closed form, which Σ|d| has not).
 type Moment struct {
 	N     uint32
 	Sum   [3]float64
 	Outer [6]float64
+	Dist  float64
 }
 
 // ErrTooLarge reports that a Neighbors result would exceed MaxEntries.

@@ -8,6 +8,9 @@ package findneighbor
 // when the capped total exceeds opts.MaxEntries (> 0).
 func NewCSR(counts []uint32, opts NeighborOptions) (*CSR, error) { return newCSR(counts, opts) }
 
-// AddOffset adds to m the offset from query (qx, qy, qz) to point
-// (px, py, pz), in float64 from the float32 coordinates.
-func (m *Moment) AddOffset(px, py, pz, qx, qy, qz float32) { m.addOffset(px, py, pz, qx, qy, qz) }
+// AddNearest adds to m one of the query's k nearest: the offset, as
+// AddOffset, and its distance dist (as KNearest reports it) to Dist.
+func (m *Moment) AddNearest(px, py, pz, qx, qy, qz, dist float32) {
+	m.addOffset(px, py, pz, qx, qy, qz)
+	m.Dist += float64(dist)
+}

@@ -150,7 +150,7 @@ func (b *bruteIndex) Moments(q []float32, k int, out []Moment) error {
 			qx, qy, qz := point(qs, i)
 			if k == 0 {
 				var m Moment
-				b.each(qs, i, self, func(j int, _ float32) { m.add(b.xyz, j, qx, qy, qz) })
+				b.each(qs, i, self, func(j int, _ float32) { m.addOffset(b.xyz[3*j], b.xyz[3*j+1], b.xyz[3*j+2], qx, qy, qz) })
 				out[i] = m
 				continue
 			}

@@ -54,7 +54,7 @@ func checkLine(t *testing.T, b fn.Backend) {
 	if err := ix.Moments(nil, 1, mom); err != nil {
 		t.Fatal(err)
 	}
-	if m, want := mom[1], (fn.Moment{N: 1, Sum: [3]float64{-1}, Outer: [6]float64{1}}); m != want {
+	if m, want := mom[1], (fn.Moment{N: 1, Sum: [3]float64{-1}, Outer: [6]float64{1}, Dist: 1}); m != want {
 		t.Errorf("%s: Moments(k=1)[1] = %+v, want %+v (the nearer tie is point 0)", b.Name(), m, want)
 	}
 	csr, err := ix.Neighbors(nil, fn.NeighborOptions{Cap: 1, Sorted: true, WithDist: true})

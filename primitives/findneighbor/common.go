@@ -226,15 +226,6 @@ func (b *kbest) worstSq() float32 {
 	return b.c[len(b.c)-1].d2()
 }
 
-// worstKey returns the key of the worst candidate held; only a smaller
-// key can enter once k are held.
-func (b *kbest) worstKey() uint64 {
-	if b.mode == kbHeap {
-		return b.c[0].key
-	}
-	return b.c[len(b.c)-1].key
-}
-
 // add offers a candidate.
 func (b *kbest) add(x kent) {
 	switch b.mode {
@@ -317,7 +308,7 @@ func (b *kbest) finish(sorted bool) {
 // lim, or less once kb holds k candidates. It branches on the distance
 // test, which suits the kd-tree: its leaves are visited nearest first, so
 // most of a later leaf's points fail the test, predictably. (The grid
-// gathers without branching instead: gatherRange.)
+// gathers without branching instead: gatherKents.)
 func offerRange(kb *kbest, xs, ys, zs []float32, perm []int32, lo, hi int32, x, y, z float32, self int32, lim float32) float32 {
 	xs = xs[lo:hi]
 	ys, zs = ys[lo:hi], zs[lo:hi]
@@ -375,15 +366,10 @@ func sqrt32(v float32) float32 { return float32(math.Sqrt(float64(v))) }
 func moment(xyz []float32, qx, qy, qz float32, nb []kent) Moment {
 	var m Moment
 	for _, c := range nb {
-		m.add(xyz, int(c.idx()), qx, qy, qz)
+		px, py, pz := point(xyz, int(c.idx()))
+		m.AddNearest(px, py, pz, qx, qy, qz, sqrt32(c.d2()))
 	}
 	return m
-}
-
-// add accumulates the offset from (qx, qy, qz) to point j of xyz.
-func (m *Moment) add(xyz []float32, j int, qx, qy, qz float32) {
-	px, py, pz := point(xyz, j)
-	m.addOffset(px, py, pz, qx, qy, qz)
 }
 
 // fillCSR writes one query's list into the CSR slots at off: the Cap

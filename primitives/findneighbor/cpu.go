@@ -3,7 +3,6 @@ package findneighbor
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 func init() { Register(cpuBackend{}) }
@@ -67,7 +66,7 @@ type scratch struct {
 	w     window
 	sp    []span
 	kb    kbest
-	buf   []uint64
+	kc    []kent
 	rows  []rowVisit
 	stack []kdVisit
 }
@@ -160,50 +159,21 @@ func countSpan(xs, ys, zs []float32, x, y, z, e2 float32) uint32 {
 	return n
 }
 
-// nearest collects into s.kb the k nearest points within ε of a query
-// (k < 0: all of them), from the grid or the tree, in distance order
-// unless !sorted and k < 0.
-func (c *cpuIndex) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int32) {
+// nearest returns the k nearest points within ε of a query (k < 0: all of
+// them), from the grid or the tree, in distance order unless !sorted; the
+// result is valid until the next call with s.
+func (c *cpuIndex) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int32) []kent {
 	if k < 0 {
 		k = math.MaxInt
 	}
+	if c.tree == nil {
+		return c.g.nearest(s, k, sorted, x, y, z, self)
+	}
 	kb := &s.kb
 	kb.reset(k)
-	defer kb.finish(sorted)
-	if c.tree != nil {
-		c.tree.nearest(kb, &s.stack, x, y, z, self)
-		return
-	}
-	c.g.nearest(kb, s, x, y, z, self)
-}
-
-// gatherRange appends to buf the points lo..hi-1 of the sorted arrays
-// whose squared distance from (x, y, z) is at most lim, as keys with the
-// float32 bits of the squared distance in the high half and the sorted
-// position in the low half (the caller puts the index there and drops the
-// query itself). It stores every point and advances only past those in,
-// so that it never branches on the distance test (whether a point is in
-// is random): 8 bytes a point, in a loop as tight as Counts'.
-func gatherRange(buf []uint64, xs, ys, zs []float32, lo, hi int32, x, y, z float32, lim float32) []uint64 {
-	n := len(buf)
-	buf = slices.Grow(buf, int(hi-lo))[:n+int(hi-lo)]
-	out := buf[n:]
-	xs = xs[lo:hi]
-	ys, zs = ys[lo:hi], zs[lo:hi]
-	ys, zs = ys[:len(xs)], zs[:len(xs)]
-	out = out[:len(xs)]
-	m := 0
-	for j, px := range xs {
-		dx, dy, dz := px-x, ys[j]-y, zs[j]-z
-		d2 := dx*dx + dy*dy + dz*dz
-		out[m] = uint64(math.Float32bits(d2))<<32 | uint64(uint32(lo)+uint32(j))
-		in := 0
-		if d2 <= lim {
-			in = 1
-		}
-		m += in
-	}
-	return buf[:n+m]
+	c.tree.nearest(kb, &s.stack, x, y, z, self)
+	kb.finish(sorted)
+	return kb.c
 }
 
 func (c *cpuIndex) KNearest(q []float32, k int, idx []int32, dist []float32) error {
@@ -218,12 +188,12 @@ func (c *cpuIndex) KNearest(q []float32, k int, idx []int32, dist []float32) err
 		return c.knearestSelf(k, idx, dist)
 	}
 	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
-		c.nearest(s, k, true, x, y, z, self)
+		nb := c.nearest(s, k, true, x, y, z, self)
 		var d []float32
 		if dist != nil {
 			d = dist[i*k : (i+1)*k]
 		}
-		storeKNearest(s.kb.c, idx[i*k:(i+1)*k], d)
+		storeKNearest(nb, idx[i*k:(i+1)*k], d)
 		return nil
 	})
 }
@@ -239,6 +209,16 @@ const knearestBlock = 256
 // the caller's order, away from the search's hot loop.
 func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 	xs, ys, zs, perm := c.points()
+	if c.tree != nil {
+		return c.tree.selfNearest(k, c.nw, true, c.opts.Progress, func(_ int, self int32, nb []kent) {
+			o := int(perm[self]) * k
+			var d []float32
+			if dist != nil {
+				d = dist[o : o+k]
+			}
+			storeKNearest(nb, idx[o:o+k], d)
+		})
+	}
 	type blockBuf struct {
 		s    scratch
 		idx  []int32
@@ -257,13 +237,13 @@ func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 		for b0 := lo; b0 < hi; b0 += knearestBlock {
 			b1 := min(b0+knearestBlock, hi)
 			for i := b0; i < b1; i++ {
-				c.nearest(s, k, true, xs[i], ys[i], zs[i], int32(i))
+				nb := c.nearest(s, k, true, xs[i], ys[i], zs[i], int32(i))
 				j := (i - b0) * k
 				var d []float32
 				if dist != nil {
 					d = bb.dist[j : j+k]
 				}
-				storeKNearest(s.kb.c, bb.idx[j:j+k], d)
+				storeKNearest(nb, bb.idx[j:j+k], d)
 			}
 			for i := b0; i < b1; i++ {
 				o, j := int(perm[i])*k, (i-b0)*k
@@ -291,13 +271,23 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 	if k == 0 && c.tree != nil {
 		return errInfEps
 	}
-	xs, ys, zs, _ := c.points()
+	xs, ys, zs, perm := c.points()
+	if q == nil && k > 0 && c.tree != nil {
+		return c.tree.selfNearest(k, c.nw, false, c.opts.Progress, func(_ int, self int32, nb []kent) {
+			var m Moment
+			x, y, z := xs[self], ys[self], zs[self]
+			for _, cd := range nb {
+				m.AddNearest(xs[cd.pos], ys[cd.pos], zs[cd.pos], x, y, z, sqrt32(cd.d2()))
+			}
+			out[perm[self]] = m
+		})
+	}
 	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
 		var m Moment
 		if k > 0 {
-			c.nearest(s, k, true, x, y, z, self)
-			for _, cd := range s.kb.c {
-				m.addOffset(xs[cd.pos], ys[cd.pos], zs[cd.pos], x, y, z)
+			// The sums run over the neighbours in any order.
+			for _, cd := range c.nearest(s, k, false, x, y, z, self) {
+				m.AddNearest(xs[cd.pos], ys[cd.pos], zs[cd.pos], x, y, z, sqrt32(cd.d2()))
 			}
 			out[i] = m
 			return nil
@@ -342,8 +332,7 @@ func (c *cpuIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) {
 		k = opts.Cap
 	}
 	err = c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
-		c.nearest(s, k, opts.Sorted, x, y, z, self)
-		l := s.kb.c
+		l := c.nearest(s, k, opts.Sorted, x, y, z, self)
 		if int64(len(l)) != csr.Offsets[i+1]-csr.Offsets[i] {
 			return fmt.Errorf("findneighbor: cpu: query %d has %d neighbours, counted %d", i, len(l), csr.Offsets[i+1]-csr.Offsets[i])
 		}

@@ -381,26 +381,32 @@ type rowVisit struct {
 	row int
 }
 
-// nearest collects into kb (reset to k) the k nearest points within ε of
-// (x, y, z), except sorted position self, with s's window, rows and buf as
-// scratch. It visits the rows around the query's cell nearest first and,
-// once k candidates are held, clips every later row to the cells within
-// the k-th distance and stops at the first row beyond it, so that a kNN
-// scans little more than the k-th distance's ball, not ε's.
-func (g *grid) nearest(kb *kbest, s *scratch, x, y, z float32, self int32) {
+// nearest returns the k nearest points within ε of (x, y, z) (k =
+// math.MaxInt: all of them), except sorted position self, keyed by
+// distance and index, in key order when sorted, in s.kc (valid until the
+// next call). It visits the rows around the query's cell nearest first,
+// gathers their points within the bound without branching on the distance
+// test, and whenever 2k+16 are gathered keeps the k nearest (a
+// quickselect) and shrinks the bound to the k-th distance: later rows are
+// clipped to the cells within it, and the first row beyond it ends the
+// scan, so that a kNN scans little more than the k-th distance's ball, not
+// ε's.
+func (g *grid) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int32) []kent {
+	buf := s.kc[:0]
+	defer func() { s.kc = buf }()
 	var gp gaps
-	if !g.locate(x, y, z, &s.w, &gp) {
-		return
+	if k == 0 || !g.locate(x, y, z, &s.w, &gp) {
+		return buf
 	}
 	w := &s.w
 	rs := s.rows[:0]
-	k := 0
+	row := 0
 	for dz := 0; dz <= 2*g.r; dz++ {
 		for dy := 0; dy <= 2*g.r; dy++ {
-			if d2 := gp.y[dy] + gp.z[dz]; w.has[k] && d2 <= g.lim2 {
-				rs = append(rs, rowVisit{d2, k})
+			if d2 := gp.y[dy] + gp.z[dz]; w.has[row] && d2 <= g.lim2 {
+				rs = append(rs, rowVisit{d2, row})
 			}
-			k++
+			row++
 		}
 	}
 	// At most (2r+1)² rows: insertion sort, nearest first.
@@ -416,7 +422,6 @@ func (g *grid) nearest(kb *kbest, s *scratch, x, y, z float32, self int32) {
 	// exact ties included, is skipped.
 	floor := 1e-8 * g.h * g.h
 	lim, bound := g.e2, g.lim2
-	worst := uint64(math.MaxUint64) // the k-th key once k are held
 	for _, rv := range rs {
 		rest := bound - rv.d2
 		if rest < 0 {
@@ -426,28 +431,20 @@ func (g *grid) nearest(kb *kbest, s *scratch, x, y, z float32, self int32) {
 		if sp.lo >= sp.hi {
 			continue
 		}
-		// Gather the candidates without branching on the distance test
-		// (whether a point is in is random), then rank only those.
-		s.buf = gatherRange(s.buf[:0], g.xs, g.ys, g.zs, sp.lo, sp.hi, x, y, z, lim)
-		for _, e := range s.buf {
-			pos := int32(uint32(e))
-			if pos == self {
-				continue
-			}
-			key := e&^math.MaxUint32 | uint64(uint32(g.perm[pos]))
-			if key >= worst {
-				continue // cheaper here than in add, where most would end
-			}
-			kb.add(kent{key, pos})
-			if kb.full() {
-				worst = kb.worstKey()
-			}
-		}
-		if kb.full() {
-			lim = min(lim, kb.worstSq())
+		buf = gatherKents(buf, g.xs, g.ys, g.zs, g.perm, sp.lo, sp.hi, x, y, z, lim, self)
+		if (len(buf)-16)/2 >= k { // 2k+16 gathered (no overflow at k = MaxInt)
+			buf = nearestK(buf, k)
+			lim = worstKent(buf).d2()
 			bound = min(g.lim2, float64(lim)*(1+pruneSlack)*(1+pruneSlack)+floor)
 		}
 	}
+	if len(buf) > k {
+		buf = nearestK(buf, k)
+	}
+	if sorted {
+		sortKents(buf)
+	}
+	return buf
 }
 
 func sq(v float64) float64 { return v * v }

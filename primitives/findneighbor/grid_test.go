@@ -107,7 +107,7 @@ func TestHugeEpsCountsWithoutPairs(t *testing.T) {
 		var want Moment
 		for j := range n {
 			if j != i {
-				want.add(xyz, j, xyz[3*i], xyz[3*i+1], xyz[3*i+2])
+				want.addOffset(xyz[3*j], xyz[3*j+1], xyz[3*j+2], xyz[3*i], xyz[3*i+1], xyz[3*i+2])
 			}
 		}
 		if mom[i].N != want.N {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"unsafe"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/rt/cuda"
@@ -383,10 +382,7 @@ func (ix *Index) Moments(q []float32, k int, out []findneighbor.Moment) error {
 				return nil
 			}
 			if k == 0 {
-				if unsafe.Sizeof(findneighbor.Moment{}) != 80 {
-					return fmt.Errorf("optix: findneighbor.Moment is %d bytes, the device writes 80", unsafe.Sizeof(findneighbor.Moment{}))
-				}
-				d, err := tmp.Alloc(t, uint64(nq)*80)
+				d, err := tmp.Alloc(t, uint64(nq)*8*momentWords)
 				if err != nil {
 					return err
 				}
@@ -394,10 +390,25 @@ func (ix *Index) Moments(q []float32, k int, out []findneighbor.Moment) error {
 				if err := ix.eng.launch(t, 0, &p, nq); err != nil {
 					return err
 				}
-				return cuda.Download(t, out, d, ix.eng.stream)
+				words := make([]float64, nq*momentWords)
+				if err := cuda.Download(t, words, d, ix.eng.stream); err != nil {
+					return err
+				}
+				parallelFor(nq, func(from, to int) {
+					for i := from; i < to; i++ {
+						v := words[momentWords*i : momentWords*(i+1)]
+						o := &out[i]
+						// The first word holds the count as a uint32.
+						o.N = uint32(math.Float64bits(v[0]))
+						copy(o.Sum[:], v[1:4])
+						copy(o.Outer[:], v[4:10])
+					}
+				})
+				return nil
 			}
 			idx := make([]int32, nq*k)
-			if _, err := ix.knn(t, p, nq, tmp, k, idx); err != nil {
+			d2, err := ix.knn(t, p, nq, tmp, k, idx)
+			if err != nil {
 				return err
 			}
 			xyz, err := ix.points(t)
@@ -410,12 +421,12 @@ func (ix *Index) Moments(q []float32, k int, out []findneighbor.Moment) error {
 			}
 			parallelFor(nq, func(from, to int) {
 				for i := from; i < to; i++ {
-					for _, j := range idx[i*k : (i+1)*k] {
+					for r, j := range idx[i*k : (i+1)*k] {
 						if j < 0 {
 							break
 						}
 						p, q := xyz[3*j:3*j+3], qs[3*i:3*i+3]
-						out[i].AddOffset(p[0], p[1], p[2], q[0], q[1], q[2])
+						out[i].AddNearest(p[0], p[1], p[2], q[0], q[1], q[2], sqrt32(d2[i*k+r]))
 					}
 				}
 			})

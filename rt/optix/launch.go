@@ -9,6 +9,11 @@ const (
 	modeDBSCAN  = 4
 )
 
+// momentWords is the words per query the device writes in moments mode:
+// the count (a uint32 in the first word's low half), Sum x y z, Outer xx
+// xy xz yy yz zz.
+const momentWords = 10
+
 // launchParams mirrors struct Params of device/findneighbor.cu field by
 // field; the device code asserts sizeof(Params) == 168 and the tests assert
 // unsafe.Sizeof(launchParams{}) == 168. Pointers are device addresses (0 for

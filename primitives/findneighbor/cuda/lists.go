@@ -180,7 +180,7 @@ func (ix *index) knnFromLists(q []float32, nq, k int, idx []int32, dist []float3
 // momentsFromLists serves Moments for k > maxK from capped lists and the
 // points copied back from the device.
 func (ix *index) momentsFromLists(q []float32, nq, k int, out []findneighbor.Moment) error {
-	csr, err := ix.Neighbors(q, findneighbor.NeighborOptions{Cap: k, Sorted: true})
+	csr, err := ix.Neighbors(q, findneighbor.NeighborOptions{Cap: k, Sorted: true, WithDist: true})
 	if err != nil {
 		return err
 	}
@@ -194,8 +194,9 @@ func (ix *index) momentsFromLists(q []float32, nq, k int, out []findneighbor.Mom
 	ix.parallelFor(nq, func(_, a, b int) {
 		for i := a; i < b; i++ {
 			var m findneighbor.Moment
-			for _, j := range csr.Indices[csr.Offsets[i]:csr.Offsets[i+1]] {
-				m.AddOffset(xyz[3*j], xyz[3*j+1], xyz[3*j+2], q[3*i], q[3*i+1], q[3*i+2])
+			for e := csr.Offsets[i]; e < csr.Offsets[i+1]; e++ {
+				j := csr.Indices[e]
+				m.AddNearest(xyz[3*j], xyz[3*j+1], xyz[3*j+2], q[3*i], q[3*i+1], q[3*i+2], csr.Dist[e])
 			}
 			out[i] = m
 		}

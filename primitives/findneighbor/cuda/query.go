@@ -265,8 +265,9 @@ func (ix *index) knnKernel(k int) rt.Function {
 	return ix.k.knn128
 }
 
-// momentWords is the float64s per query of the moment kernels' output.
-const momentWords = 10
+// momentWords is the float64s per query of the moment kernels' output
+// (struct Acc in kernels/grid.cu).
+const momentWords = 11
 
 // Moments stores the moments of each query's neighbourhood in out.
 func (ix *index) Moments(q []float32, k int, out []findneighbor.Moment) error {
@@ -313,6 +314,7 @@ func (ix *index) Moments(q []float32, k int, out []findneighbor.Moment) error {
 				o.N = uint32(v[0])
 				copy(o.Sum[:], v[1:4])
 				copy(o.Outer[:], v[4:10])
+				o.Dist = v[10]
 			}
 			return nil
 		})

@@ -501,6 +501,9 @@ func (r *ref) checkMoments(rep *reporter, ix findneighbor.Index, q []float32, k 
 				absSum += math.Abs(d[a])
 				absOuter += d[a] * d[a]
 			}
+			if k > 0 {
+				want.Dist += r.d(i, int(j))
+			}
 			o := [6]float64{d[0] * d[0], d[0] * d[1], d[0] * d[2], d[1] * d[1], d[1] * d[2], d[2] * d[2]}
 			for a := range 6 {
 				want.Outer[a] += o[a]
@@ -511,6 +514,9 @@ func (r *ref) checkMoments(rep *reporter, ix findneighbor.Index, q []float32, k 
 				rep.errorf("%s: query %d: Sum = %v, want %v", what, i, g.Sum, want.Sum)
 				break
 			}
+		}
+		if math.Abs(g.Dist-want.Dist) > MomentRelTol*want.Dist || (k == 0 && g.Dist != 0) {
+			rep.errorf("%s: query %d: Dist = %v, want %v", what, i, g.Dist, want.Dist)
 		}
 		for a := range 6 {
 			if math.Abs(g.Outer[a]-want.Outer[a]) > MomentRelTol*absOuter {

@@ -356,12 +356,14 @@ extern "C" __global__ void fn_fill(QUERY_ARGS, const u64* __restrict__ off, u64 
 }
 
 // Moment sums, in the CPU backend's form: float64 offsets p - q from the
-// float32 coordinates, float64 sums. out holds 10 doubles per query: N,
-// Sum x y z, Outer xx xy xz yy yz zz.
+// float32 coordinates, float64 sums. out holds 11 doubles per query: N,
+// Sum x y z, Outer xx xy xz yy yz zz, and Dist, the sum of the distances
+// (k nearest only; 0 for a radius).
 struct Acc {
-    double n, s[3], o[6];
+    double n, s[3], o[6], d;
     __device__ void zero() {
         n = 0;
+        d = 0;
         for (int a = 0; a < 3; a++) s[a] = 0;
         for (int a = 0; a < 6; a++) o[a] = 0;
     }
@@ -379,6 +381,7 @@ struct Acc {
         out[0] = n;
         for (int a = 0; a < 3; a++) out[1 + a] = s[a];
         for (int a = 0; a < 6; a++) out[4 + a] = o[a];
+        out[10] = d;
     }
 };
 
@@ -389,7 +392,7 @@ extern "C" __global__ void fn_moments(QUERY_ARGS, double* out) {
     forNeighbors(g, pos, start, ids, q.x, q.y, q.z, [&](u32 j, float4 p, float) {
         if (j != me) m.add(p, q);
     });
-    m.store(out + 10 * slot);
+    m.store(out + 11 * slot);
 }
 
 // knn keeps the K best (distance², index) pairs, closest first, ties by the
@@ -417,8 +420,11 @@ __device__ void knn(QUERY_ARGS, int k, const u32* __restrict__ rank, int* idx, f
     if (moments) {
         Acc m;
         m.zero();
-        for (int r = 0; r < cnt; r++) m.add(pos[rank[bi[r]]], q);
-        m.store(moments + 10 * slot);
+        for (int r = 0; r < cnt; r++) {
+            m.add(pos[rank[bi[r]]], q);
+            m.d = __dadd_rn(m.d, (double)__fsqrt_rn(bd[r]));
+        }
+        m.store(moments + 11 * slot);
         return;
     }
     for (int r = 0; r < k; r++) {

@@ -1,0 +1,275 @@
+package findneighbor
+
+import (
+	"math"
+	"slices"
+)
+
+// Leaf-batched k-nearest search of the indexed points themselves, what PCA
+// normals (Moments(nil, k)) and statistical outlier removal (KNearest(nil,
+// k)) ask of every point. A kd-tree leaf is a batch of queries close to one
+// another, so instead of descending the tree from the root for each of
+// them it
+//
+//  1. searches the tree for one query p0 of the leaf (the one nearest the
+//     leaf's centre) and gets its k-th distance r0;
+//  2. lists once the leaves that can hold a neighbour of any query of the
+//     leaf: those within r0 + max|q - p0| of the leaf's box, since the ball
+//     of that radius around any query q holds p0 and p0's k nearest, k+1
+//     points of which at most one is q itself;
+//  3. bounds the k-th distance of every further query q the same way from
+//     the done query p nearest to it, r_q ≤ r_p + |q - p|, gathers without
+//     branching the points of the listed leaves within that bound (about
+//     1.5 k of them) and selects the k nearest with a quickselect.
+//
+// No candidate farther than the bound is ever ranked, and no tree is
+// descended per query: about a fifth of the per-query work of the plain
+// search on a real scan (docs/findneighbor.md has the measurements).
+
+// batchSlack widens squared bounds against float32 rounding: the bounds
+// come from computed distances a few ulps off their exact values, and the
+// widening only adds candidates that the selection then ranks exactly.
+const batchSlack = 1e-4
+
+// leafScratch is one worker's memory for the batched search.
+type leafScratch struct {
+	kb    kbest
+	stack []kdVisit
+	near  []int32 // the leaves within reach of the current leaf
+	buf   []kent
+	done  []doneQuery
+}
+
+// doneQuery is a query of the current leaf whose k nearest are known: its
+// tree position and k-th distance.
+type doneQuery struct {
+	pos int32
+	r   float32
+}
+
+// selfNearest calls emit(w, self, c) for every indexed point, on nw
+// workers (w is the worker's number): self is the point's tree position,
+// c its k nearest other points (1 ≤ k), in key order when sorted, and
+// valid only during the call.
+func (t *kdtree) selfNearest(k, nw int, sorted bool, progress func(float64), emit func(w int, self int32, c []kent)) error {
+	var leaves []int32
+	for i := range t.nodes {
+		if nd := &t.nodes[i]; nd.left < 0 && nd.hi > nd.lo {
+			leaves = append(leaves, int32(i))
+		}
+	}
+	sc := make([]leafScratch, nw)
+	return parallel(len(leaves), nw, progress, func(w, lo, hi int) error {
+		s := &sc[w]
+		for _, l := range leaves[lo:hi] {
+			t.leafNearest(s, l, k, sorted, func(self int32, c []kent) { emit(w, self, c) })
+		}
+		return nil
+	})
+}
+
+// leafNearest is selfNearest for the queries of one leaf.
+func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, sorted bool, emit func(self int32, c []kent)) {
+	nd := &t.nodes[leaf]
+	lo, hi := nd.lo, nd.hi
+	full := func(i int32) float32 {
+		s.kb.reset(k)
+		t.nearest(&s.kb, &s.stack, t.xs[i], t.ys[i], t.zs[i], i)
+		worst := s.kb.worstSq() // before finish, which may reorder a heap
+		s.kb.finish(sorted)
+		emit(i, s.kb.c)
+		return worst
+	}
+	// p0: the point nearest the box's centre, searched in full.
+	cx, cy, cz := (nd.bb[0]+nd.bb[3])/2, (nd.bb[1]+nd.bb[4])/2, (nd.bb[2]+nd.bb[5])/2
+	p0, best := lo, float32(math.Inf(1))
+	for i := lo; i < hi; i++ {
+		if d2 := dist2(t.xs[i]-cx, t.ys[i]-cy, t.zs[i]-cz); d2 < best {
+			p0, best = i, d2
+		}
+	}
+	r0 := full(p0)
+	if math.IsInf(float64(r0), 1) {
+		// Fewer than k other points in the whole cloud: no bound to use.
+		for i := lo; i < hi; i++ {
+			if i != p0 {
+				full(i)
+			}
+		}
+		return
+	}
+	r := sqrt32(r0)
+	far := float32(0)
+	for i := lo; i < hi; i++ {
+		far = max(far, dist2(t.xs[i]-t.xs[p0], t.ys[i]-t.ys[p0], t.zs[i]-t.zs[p0]))
+	}
+	reach := r + sqrt32(far)
+	s.near = t.leavesNear(&nd.bb, reach*reach*(1+4*batchSlack), s.near[:0], &s.stack)
+	s.done = append(s.done[:0], doneQuery{p0, r})
+	for i := lo; i < hi; i++ {
+		if i == p0 {
+			continue
+		}
+		x, y, z := t.xs[i], t.ys[i], t.zs[i]
+		// The bound from the done query nearest to this one.
+		bd, br := float32(math.Inf(1)), float32(0)
+		for _, d := range s.done {
+			if d2 := dist2(t.xs[d.pos]-x, t.ys[d.pos]-y, t.zs[d.pos]-z); d2 < bd {
+				bd, br = d2, d.r
+			}
+		}
+		b := br + sqrt32(bd)
+		lim := b * b * (1 + batchSlack)
+		buf := s.buf[:0]
+		for _, l := range s.near {
+			ln := &t.nodes[l]
+			if boxDistSq(&ln.bb, x, y, z) > lim {
+				continue
+			}
+			buf = gatherKents(buf, t.xs, t.ys, t.zs, t.perm, ln.lo, ln.hi, x, y, z, lim, i)
+		}
+		s.buf = buf
+		if len(buf) < k {
+			// Cannot happen by the bound; kept so that rounding beyond
+			// the slack would cost time, never a wrong answer.
+			s.done = append(s.done, doneQuery{i, sqrt32(full(i))})
+			continue
+		}
+		c := nearestK(buf, k)
+		s.done = append(s.done, doneQuery{i, sqrt32(worstKent(c).d2())})
+		if sorted {
+			sortKents(c)
+		}
+		emit(i, c)
+	}
+}
+
+func dist2(dx, dy, dz float32) float32 { return dx*dx + dy*dy + dz*dz }
+
+// leavesNear appends to out the non-empty leaves whose boxes come within
+// squared distance lim of box bb.
+func (t *kdtree) leavesNear(bb *[6]float32, lim float32, out []int32, stack *[]kdVisit) []int32 {
+	st := append((*stack)[:0], kdVisit{node: 0})
+	for len(st) > 0 {
+		v := st[len(st)-1].node
+		st = st[:len(st)-1]
+		nd := &t.nodes[v]
+		if nd.hi <= nd.lo || boxBoxDistSq(&nd.bb, bb) > lim {
+			continue
+		}
+		if nd.left < 0 {
+			out = append(out, v)
+			continue
+		}
+		st = append(st, kdVisit{node: nd.left}, kdVisit{node: nd.left + 1})
+	}
+	*stack = st
+	return out
+}
+
+// boxBoxDistSq is the squared distance between two boxes.
+func boxBoxDistSq(a, b *[6]float32) float32 {
+	dx := max(a[0]-b[3], 0, b[0]-a[3])
+	dy := max(a[1]-b[4], 0, b[1]-a[4])
+	dz := max(a[2]-b[5], 0, b[2]-a[5])
+	return dx*dx + dy*dy + dz*dz
+}
+
+// gatherKents appends to buf the points lo..hi-1 of the sorted arrays xs,
+// ys, zs (original indices in perm) within squared distance lim of
+// (x, y, z), except position self, keyed by distance and index. It stores
+// every point and advances past those in, so that the loop never branches
+// on the test (whether a point is in is random).
+func gatherKents(buf []kent, xs, ys, zs []float32, perm []int32, lo, hi int32, x, y, z, lim float32, self int32) []kent {
+	n := len(buf)
+	buf = slices.Grow(buf, int(hi-lo))[:n+int(hi-lo)]
+	out := buf[n:]
+	xs = xs[lo:hi]
+	ys, zs, perm = ys[lo:hi], zs[lo:hi], perm[lo:hi]
+	ys, zs, perm, out = ys[:len(xs)], zs[:len(xs)], perm[:len(xs)], out[:len(xs)]
+	skip := self - lo // out of range unless self is in the span
+	m := 0
+	for j, px := range xs {
+		d2 := dist2(px-x, ys[j]-y, zs[j]-z)
+		out[m] = kent{uint64(math.Float32bits(d2))<<32 | uint64(uint32(perm[j])), lo + int32(j)}
+		in := 0
+		if d2 <= lim {
+			in = 1
+		}
+		if int32(j) == skip {
+			in = 0
+		}
+		m += in
+	}
+	return buf[:n+m]
+}
+
+// nearestK keeps the k smallest keys of a (k < len(a)), in no particular
+// order.
+func nearestK(a []kent, k int) []kent {
+	selectKents(a, k)
+	return a[:k]
+}
+
+// worstKent returns the entry of a with the largest key (a not empty).
+func worstKent(a []kent) kent {
+	w := a[0]
+	for _, e := range a[1:] {
+		if e.key > w.key {
+			w = e
+		}
+	}
+	return w
+}
+
+// selectKents reorders a so that a[:k] holds its k smallest keys, in no
+// particular order: a quickselect whose partition never branches on a
+// comparison (which ones hold is random, and mispredicted branches were
+// most of its cost), with a median-of-three pivot. Keys are distinct, as
+// they hold the index.
+func selectKents(a []kent, k int) {
+	for len(a) > 16 {
+		x, y, z := a[0].key, a[len(a)/2].key, a[len(a)-1].key
+		pivot := max(min(x, y), min(max(x, y), z))
+		// Lomuto's scheme: a[:i] < pivot ≤ a[i:j].
+		i := 0
+		for j := range a {
+			e := a[j]
+			a[j] = a[i]
+			a[i] = e
+			// i++ when e.key < pivot, as arithmetic: keys are below
+			// 2^63 (a float32's bits, never negative, on top), so the
+			// difference's sign is the comparison.
+			i += int(uint64(int64(e.key)-int64(pivot)) >> 63)
+		}
+		switch {
+		case k < i:
+			a = a[:i]
+		case k > i:
+			// a[i:] starts with the pivot or a greater key; select
+			// what is still missing from it.
+			a, k = a[i:], k-i
+		default:
+			return
+		}
+	}
+	sortKents(a)
+}
+
+// sortKents sorts a short run by key (insertion sort; slices.SortFunc
+// beyond a few dozen).
+func sortKents(a []kent) {
+	if len(a) > 48 {
+		slices.SortFunc(a, cmpKent)
+		return
+	}
+	for i := 1; i < len(a); i++ {
+		x := a[i]
+		j := i
+		for j > 0 && x.key < a[j-1].key {
+			a[j] = a[j-1]
+			j--
+		}
+		a[j] = x
+	}
+}
