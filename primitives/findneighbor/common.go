@@ -308,7 +308,7 @@ func (b *kbest) finish(sorted bool) {
 // lim, or less once kb holds k candidates. It branches on the distance
 // test, which suits the kd-tree: its leaves are visited nearest first, so
 // most of a later leaf's points fail the test, predictably. (The grid
-// gathers without branching instead: gatherKents.)
+// gathers without branching instead: gatherKeys.)
 func offerRange(kb *kbest, xs, ys, zs []float32, perm []int32, lo, hi int32, x, y, z float32, self int32, lim float32) float32 {
 	xs = xs[lo:hi]
 	ys, zs = ys[lo:hi], zs[lo:hi]

@@ -66,6 +66,7 @@ type scratch struct {
 	w     window
 	sp    []span
 	kb    kbest
+	keys  []uint64
 	kc    []kent
 	rows  []rowVisit
 	stack []kdVisit

@@ -386,17 +386,17 @@ type rowVisit struct {
 // distance and index, in key order when sorted, in s.kc (valid until the
 // next call). It visits the rows around the query's cell nearest first,
 // gathers their points within the bound without branching on the distance
-// test, and whenever 2k+16 are gathered keeps the k nearest (a
-// quickselect) and shrinks the bound to the k-th distance: later rows are
+// test, and whenever 2k+16 are gathered keeps the k nearest (keepK) and
+// shrinks the bound to the k-th distance: later rows are
 // clipped to the cells within it, and the first row beyond it ends the
 // scan, so that a kNN scans little more than the k-th distance's ball, not
 // ε's.
 func (g *grid) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int32) []kent {
-	buf := s.kc[:0]
-	defer func() { s.kc = buf }()
+	buf := s.keys[:0]
+	defer func() { s.keys = buf }()
 	var gp gaps
 	if k == 0 || !g.locate(x, y, z, &s.w, &gp) {
-		return buf
+		return s.kc[:0]
 	}
 	w := &s.w
 	rs := s.rows[:0]
@@ -431,20 +431,17 @@ func (g *grid) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int
 		if sp.lo >= sp.hi {
 			continue
 		}
-		buf = gatherKents(buf, g.xs, g.ys, g.zs, g.perm, sp.lo, sp.hi, x, y, z, lim, self)
+		buf = gatherKeys(buf, g.xs, g.ys, g.zs, sp.lo, sp.hi, x, y, z, lim, self)
 		if (len(buf)-16)/2 >= k { // 2k+16 gathered (no overflow at k = MaxInt)
-			buf = nearestK(buf, k)
-			lim = worstKent(buf).d2()
+			buf, lim = keepK(buf, k)
 			bound = min(g.lim2, float64(lim)*(1+pruneSlack)*(1+pruneSlack)+floor)
 		}
 	}
-	if len(buf) > k {
-		buf = nearestK(buf, k)
-	}
+	s.kc = rankK(buf, k, g.perm, s.kc)
 	if sorted {
-		sortKents(buf)
+		sortKents(s.kc)
 	}
-	return buf
+	return s.kc
 }
 
 func sq(v float64) float64 { return v * v }

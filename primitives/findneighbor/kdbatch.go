@@ -36,7 +36,8 @@ type leafScratch struct {
 	kb    kbest
 	stack []kdVisit
 	near  []int32 // the leaves within reach of the current leaf
-	buf   []kent
+	keys  []uint64
+	kc    []kent
 	done  []doneQuery
 }
 
@@ -120,23 +121,28 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, sorted bool, emi
 		}
 		b := br + sqrt32(bd)
 		lim := b * b * (1 + batchSlack)
-		buf := s.buf[:0]
+		buf := s.keys[:0]
 		for _, l := range s.near {
 			ln := &t.nodes[l]
 			if boxDistSq(&ln.bb, x, y, z) > lim {
 				continue
 			}
-			buf = gatherKents(buf, t.xs, t.ys, t.zs, t.perm, ln.lo, ln.hi, x, y, z, lim, i)
+			buf = gatherKeys(buf, t.xs, t.ys, t.zs, ln.lo, ln.hi, x, y, z, lim, i)
 		}
-		s.buf = buf
+		s.keys = buf
 		if len(buf) < k {
 			// Cannot happen by the bound; kept so that rounding beyond
 			// the slack would cost time, never a wrong answer.
 			s.done = append(s.done, doneQuery{i, sqrt32(full(i))})
 			continue
 		}
-		c := nearestK(buf, k)
-		s.done = append(s.done, doneQuery{i, sqrt32(worstKent(c).d2())})
+		c := rankK(buf, k, t.perm, s.kc)
+		s.kc = c
+		worst := c[0].key
+		for _, e := range c[1:] {
+			worst = max(worst, e.key)
+		}
+		s.done = append(s.done, doneQuery{i, sqrt32(kent{key: worst}.d2())})
 		if sorted {
 			sortKents(c)
 		}
@@ -173,87 +179,6 @@ func boxBoxDistSq(a, b *[6]float32) float32 {
 	dy := max(a[1]-b[4], 0, b[1]-a[4])
 	dz := max(a[2]-b[5], 0, b[2]-a[5])
 	return dx*dx + dy*dy + dz*dz
-}
-
-// gatherKents appends to buf the points lo..hi-1 of the sorted arrays xs,
-// ys, zs (original indices in perm) within squared distance lim of
-// (x, y, z), except position self, keyed by distance and index. It stores
-// every point and advances past those in, so that the loop never branches
-// on the test (whether a point is in is random).
-func gatherKents(buf []kent, xs, ys, zs []float32, perm []int32, lo, hi int32, x, y, z, lim float32, self int32) []kent {
-	n := len(buf)
-	buf = slices.Grow(buf, int(hi-lo))[:n+int(hi-lo)]
-	out := buf[n:]
-	xs = xs[lo:hi]
-	ys, zs, perm = ys[lo:hi], zs[lo:hi], perm[lo:hi]
-	ys, zs, perm, out = ys[:len(xs)], zs[:len(xs)], perm[:len(xs)], out[:len(xs)]
-	skip := self - lo // out of range unless self is in the span
-	m := 0
-	for j, px := range xs {
-		d2 := dist2(px-x, ys[j]-y, zs[j]-z)
-		out[m] = kent{uint64(math.Float32bits(d2))<<32 | uint64(uint32(perm[j])), lo + int32(j)}
-		in := 0
-		if d2 <= lim {
-			in = 1
-		}
-		if int32(j) == skip {
-			in = 0
-		}
-		m += in
-	}
-	return buf[:n+m]
-}
-
-// nearestK keeps the k smallest keys of a (k < len(a)), in no particular
-// order.
-func nearestK(a []kent, k int) []kent {
-	selectKents(a, k)
-	return a[:k]
-}
-
-// worstKent returns the entry of a with the largest key (a not empty).
-func worstKent(a []kent) kent {
-	w := a[0]
-	for _, e := range a[1:] {
-		if e.key > w.key {
-			w = e
-		}
-	}
-	return w
-}
-
-// selectKents reorders a so that a[:k] holds its k smallest keys, in no
-// particular order: a quickselect whose partition never branches on a
-// comparison (which ones hold is random, and mispredicted branches were
-// most of its cost), with a median-of-three pivot. Keys are distinct, as
-// they hold the index.
-func selectKents(a []kent, k int) {
-	for len(a) > 16 {
-		x, y, z := a[0].key, a[len(a)/2].key, a[len(a)-1].key
-		pivot := max(min(x, y), min(max(x, y), z))
-		// Lomuto's scheme: a[:i] < pivot ≤ a[i:j].
-		i := 0
-		for j := range a {
-			e := a[j]
-			a[j] = a[i]
-			a[i] = e
-			// i++ when e.key < pivot, as arithmetic: keys are below
-			// 2^63 (a float32's bits, never negative, on top), so the
-			// difference's sign is the comparison.
-			i += int(uint64(int64(e.key)-int64(pivot)) >> 63)
-		}
-		switch {
-		case k < i:
-			a = a[:i]
-		case k > i:
-			// a[i:] starts with the pivot or a greater key; select
-			// what is still missing from it.
-			a, k = a[i:], k-i
-		default:
-			return
-		}
-	}
-	sortKents(a)
 }
 
 // sortKents sorts a short run by key (insertion sort; slices.SortFunc

@@ -1,0 +1,118 @@
+package findneighbor
+
+import (
+	"math"
+	"slices"
+)
+
+// The k-nearest searches of the grid and of the batched kd-tree gather
+// their candidates as one uint64 each, a position key: the float32 bits of
+// the squared distance (never negative nor NaN, so ordered like the value)
+// in the high half and the point's sorted position in the low half. That
+// is half a kent and needs no index lookup per candidate, so gathering and
+// selecting are cheaper; it orders ties by position, and rankK then
+// settles the ties at the k-th distance by index, as the API asks.
+
+// posKeyD2 returns the squared distance bits of a position key.
+func posKeyD2(e uint64) uint32 { return uint32(e >> 32) }
+
+// gatherKeys appends to buf the position keys of the points lo..hi-1 of
+// the sorted arrays xs, ys, zs within squared distance lim of (x, y, z),
+// except position self. It stores every point and advances past those in,
+// so that the loop never branches on the test (whether a point is in is
+// random).
+func gatherKeys(buf []uint64, xs, ys, zs []float32, lo, hi int32, x, y, z, lim float32, self int32) []uint64 {
+	n := len(buf)
+	buf = slices.Grow(buf, int(hi-lo))[:n+int(hi-lo)]
+	out := buf[n:]
+	xs = xs[lo:hi]
+	ys, zs = ys[lo:hi], zs[lo:hi]
+	ys, zs, out = ys[:len(xs)], zs[:len(xs)], out[:len(xs)]
+	skip := self - lo // out of range unless self is in the span
+	m := 0
+	for j, px := range xs {
+		d2 := dist2(px-x, ys[j]-y, zs[j]-z)
+		out[m] = uint64(math.Float32bits(d2))<<32 | uint64(uint32(lo)+uint32(j))
+		in := 0
+		if d2 <= lim {
+			in = 1
+		}
+		if int32(j) == skip {
+			in = 0
+		}
+		m += in
+	}
+	return buf[:n+m]
+}
+
+// selectKeys reorders a so that a[:k] holds its k smallest keys, in no
+// particular order: a quickselect whose partition never branches on a
+// comparison (which ones hold is random, and mispredicted branches were
+// most of its cost), with a median-of-three pivot. Keys are distinct.
+func selectKeys(a []uint64, k int) {
+	for len(a) > 3 {
+		x, y, z := a[0], a[len(a)/2], a[len(a)-1]
+		pivot := max(min(x, y), min(max(x, y), z))
+		// Lomuto's scheme: a[:i] < pivot ≤ a[i:j].
+		i := 0
+		for j, e := range a {
+			a[j] = a[i]
+			a[i] = e
+			// i++ when e < pivot, as arithmetic: keys are below 2^63, so
+			// the difference's sign is the comparison.
+			i += int(uint64(int64(e)-int64(pivot)) >> 63)
+		}
+		switch {
+		case k < i:
+			a = a[:i]
+		case k > i:
+			// Everything in a[:i] is among the k smallest; select what
+			// is still missing from a[i:].
+			a, k = a[i:], k-i
+		default:
+			return
+		}
+	}
+	slices.Sort(a)
+}
+
+// keepK reduces buf (len > k) to its k smallest position keys plus every
+// other candidate at the same squared distance as the k-th (a tie whose
+// rank by index is not known yet), and returns it with that distance.
+func keepK(buf []uint64, k int) ([]uint64, float32) {
+	selectKeys(buf, k)
+	t := uint32(0)
+	for _, e := range buf[:k] {
+		t = max(t, posKeyD2(e))
+	}
+	m := k
+	for _, e := range buf[k:] {
+		buf[m] = e
+		tie := 0
+		if posKeyD2(e) == t {
+			tie = 1
+		}
+		m += tie
+	}
+	return buf[:m], math.Float32frombits(t)
+}
+
+// rankK stores in out the k nearest of the candidates buf (all of them if
+// there are no more than k) as kents keyed by distance and index, ties
+// broken by the smaller index, in no particular order.
+func rankK(buf []uint64, k int, perm []int32, out []kent) []kent {
+	if len(buf) > k {
+		buf, _ = keepK(buf, k)
+	}
+	out = out[:0]
+	for _, e := range buf {
+		pos := int32(uint32(e))
+		out = append(out, kent{e&^math.MaxUint32 | uint64(uint32(perm[pos])), pos})
+	}
+	if len(out) > k {
+		// Ties at the k-th distance: the smaller indices win.
+		slices.SortFunc(out, cmpKent)
+		out = out[:k]
+	}
+	return out
+}
