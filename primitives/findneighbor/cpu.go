@@ -33,7 +33,7 @@ func (cpuBackend) Build(xyz []float32, eps float32, opts BuildOptions) (Index, e
 	}
 	c := &cpuIndex{n: len(xyz) / 3, eps: eps, opts: opts, nw: workers(opts.Workers)}
 	if math.IsInf(float64(eps), 1) {
-		c.tree = newKDTree(xyz)
+		c.tree = newKDTree(xyz, c.nw)
 	} else {
 		c.g = newGrid(xyz, eps, cellsPerEps, c.nw, opts.Reuse)
 	}

@@ -1,5 +1,11 @@
 package findneighbor
 
+import (
+	"math/bits"
+	"sync"
+	"sync/atomic"
+)
+
 // kdtree answers k-nearest queries with no radius (ε = +Inf), where a grid
 // has no natural cell size: a balanced tree of median splits along the
 // widest axis, points reordered so that every node is a contiguous range.
@@ -20,15 +26,48 @@ type kdNode struct {
 	bb   [6]float32 // min x, y, z, max x, y, z of the node's points
 }
 
-func newKDTree(xyz []float32) *kdtree {
+func newKDTree(xyz []float32, nw int) *kdtree {
 	n := len(xyz) / 3
 	t := &kdtree{xs: make([]float32, n), ys: make([]float32, n), zs: make([]float32, n), perm: make([]int32, n)}
 	for i := range n {
 		t.xs[i], t.ys[i], t.zs[i], t.perm[i] = xyz[3*i], xyz[3*i+1], xyz[3*i+2], int32(i)
 	}
 	t.nodes = make([]kdNode, 1, 2*(n/kdLeaf+1))
-	t.build(0, 0, int32(n))
+	// The top levels split serially down to about 4 subtrees per worker,
+	// which then build in parallel, each into its own nodes, appended after.
+	var tasks []kdTask
+	t.build(&t.nodes, 0, 0, int32(n), bits.Len(uint(4*nw-1)), &tasks)
+	sub := make([][]kdNode, len(tasks))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(nw, len(tasks)) {
+		wg.Go(func() {
+			for j := int(next.Add(1) - 1); j < len(tasks); j = int(next.Add(1) - 1) {
+				sub[j] = make([]kdNode, 1, 2*(int(tasks[j].hi-tasks[j].lo)/kdLeaf+1))
+				t.build(&sub[j], 0, tasks[j].lo, tasks[j].hi, 0, nil)
+			}
+		})
+	}
+	wg.Wait()
+	for j, nodes := range sub {
+		// Local node 0 takes the task's slot; node i ≥ 1 goes to base+i-1.
+		base := int32(len(t.nodes))
+		for i := range nodes {
+			if nodes[i].left >= 0 {
+				nodes[i].left += base - 1
+			}
+		}
+		t.nodes[tasks[j].node] = nodes[0]
+		t.nodes = append(t.nodes, nodes[1:]...)
+	}
 	return t
+}
+
+// kdTask is a subtree left for a parallel build: node, over points
+// [lo, hi).
+type kdTask struct {
+	node   int
+	lo, hi int32
 }
 
 func (t *kdtree) coord(a int, i int32) float32 {
@@ -48,8 +87,14 @@ func (t *kdtree) swap(i, j int32) {
 	t.perm[i], t.perm[j] = t.perm[j], t.perm[i]
 }
 
-// build fills node k with points [lo, hi) and recurses.
-func (t *kdtree) build(k int, lo, hi int32) {
+// build fills node k of nodes with points [lo, hi) and recurses; with
+// depth > 0 and tasks not nil, it stops that many levels down and appends
+// the subtrees still to build to tasks instead.
+func (t *kdtree) build(nodes *[]kdNode, k int, lo, hi int32, depth int, tasks *[]kdTask) {
+	if tasks != nil && depth == 0 {
+		*tasks = append(*tasks, kdTask{k, lo, hi})
+		return
+	}
 	nd := kdNode{lo: lo, hi: hi, left: -1}
 	if lo < hi {
 		nd.bb = [6]float32{t.xs[lo], t.ys[lo], t.zs[lo], t.xs[lo], t.ys[lo], t.zs[lo]}
@@ -68,16 +113,16 @@ func (t *kdtree) build(k int, lo, hi int32) {
 		}
 	}
 	if hi-lo <= kdLeaf || nd.bb[3+axis] == nd.bb[axis] {
-		t.nodes[k] = nd
+		(*nodes)[k] = nd
 		return
 	}
 	mid := lo + (hi-lo)/2
 	t.selectNth(axis, lo, hi, mid)
-	nd.left = int32(len(t.nodes))
-	t.nodes[k] = nd
-	t.nodes = append(t.nodes, kdNode{}, kdNode{})
-	t.build(int(nd.left), lo, mid)
-	t.build(int(nd.left)+1, mid, hi)
+	nd.left = int32(len(*nodes))
+	(*nodes)[k] = nd
+	*nodes = append(*nodes, kdNode{}, kdNode{})
+	t.build(nodes, int(nd.left), lo, mid, depth-1, tasks)
+	t.build(nodes, int(nd.left)+1, mid, hi, depth-1, tasks)
 }
 
 // selectNth reorders [lo, hi) so that position nth holds the point a sort
