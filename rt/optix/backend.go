@@ -105,7 +105,8 @@ func (b *Backend) probe() (findneighbor.Info, error) {
 
 // Build orders the points along a Morton curve, uploads them and builds the
 // GAS. ε = +Inf (plain k nearest neighbours) has no finite primitives: such
-// an index is answered by the brute-force reference backend on the CPU.
+// an index is the cpu backend's (its kd-tree), as in the cuda backend;
+// findneighbor.KNearestAdaptive keeps plain kNN on the GPU instead.
 func (b *Backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
 	if len(xyz)%3 != 0 {
 		return nil, fmt.Errorf("optix: %d coordinates is not a multiple of 3", len(xyz))
@@ -120,7 +121,7 @@ func (b *Backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptio
 		return nil, err
 	}
 	if math.IsInf(float64(eps), 1) {
-		return findneighbor.Brute().Build(xyz, eps, opts)
+		return findneighbor.CPU().Build(xyz, eps, opts)
 	}
 	e, err := getEngine(b.cfg.Spheres)
 	if err != nil {
