@@ -18,6 +18,8 @@ type cpuBackend struct{}
 
 func (cpuBackend) Name() string { return "cpu" }
 
+func (cpuBackend) plainKNN() {}
+
 func (cpuBackend) Probe() (Info, error) {
 	return cpuInfo("cpu", "uniform grid of ε cells in row-major order; kd-tree for ε = +Inf", 10), nil
 }

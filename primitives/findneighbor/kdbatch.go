@@ -1,6 +1,7 @@
 package findneighbor
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -35,10 +36,17 @@ const batchSlack = 1e-4
 type leafScratch struct {
 	kb    kbest
 	stack []kdVisit
-	near  []int32 // the leaves within reach of the current leaf
+	near  []nearLeaf // the leaves within reach of the current leaf
 	keys  []uint64
 	kc    []kent
 	done  []doneQuery
+}
+
+// nearLeaf is a leaf within reach of a batch, with the squared distance
+// between their boxes: no query of the batch is nearer to the leaf.
+type nearLeaf struct {
+	node int32
+	d2   float32
 }
 
 // doneQuery is a query of the current leaf whose k nearest are known: its
@@ -122,8 +130,11 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, sorted bool, emi
 		b := br + sqrt32(bd)
 		lim := b * b * (1 + batchSlack)
 		buf := s.keys[:0]
-		for _, l := range s.near {
-			ln := &t.nodes[l]
+		for _, nl := range s.near {
+			if nl.d2 > lim {
+				break // nearest first: no later leaf is within the bound
+			}
+			ln := &t.nodes[nl.node]
 			if boxDistSq(&ln.bb, x, y, z) > lim {
 				continue
 			}
@@ -153,23 +164,30 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, sorted bool, emi
 func dist2(dx, dy, dz float32) float32 { return dx*dx + dy*dy + dz*dz }
 
 // leavesNear appends to out the non-empty leaves whose boxes come within
-// squared distance lim of box bb.
-func (t *kdtree) leavesNear(bb *[6]float32, lim float32, out []int32, stack *[]kdVisit) []int32 {
+// squared distance lim of box bb, nearest first, so that a query can stop
+// at the first beyond its own bound (a leaf holding a far outlier makes
+// the reach of its batch large, and the list long).
+func (t *kdtree) leavesNear(bb *[6]float32, lim float32, out []nearLeaf, stack *[]kdVisit) []nearLeaf {
 	st := append((*stack)[:0], kdVisit{node: 0})
 	for len(st) > 0 {
 		v := st[len(st)-1].node
 		st = st[:len(st)-1]
 		nd := &t.nodes[v]
-		if nd.hi <= nd.lo || boxBoxDistSq(&nd.bb, bb) > lim {
+		if nd.hi <= nd.lo {
+			continue
+		}
+		d2 := boxBoxDistSq(&nd.bb, bb)
+		if d2 > lim {
 			continue
 		}
 		if nd.left < 0 {
-			out = append(out, v)
+			out = append(out, nearLeaf{v, d2})
 			continue
 		}
 		st = append(st, kdVisit{node: nd.left}, kdVisit{node: nd.left + 1})
 	}
 	*stack = st
+	slices.SortFunc(out, func(a, b nearLeaf) int { return cmp.Compare(a.d2, b.d2) })
 	return out
 }
 
