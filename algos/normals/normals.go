@@ -162,19 +162,29 @@ func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, err
 		return nil, fmt.Errorf("normals: %d coordinates is not a multiple of 3", len(xyz))
 	}
 	n := len(xyz) / 3
-	idx, err := b.Build(xyz, opts.eps(), opts.Build)
-	if err != nil {
-		return nil, fmt.Errorf("normals: build %s index: %w", b.Name(), err)
-	}
-	defer idx.Close()
-
 	k := 0
 	if opts.K > 0 {
 		k = opts.K - 1
 	}
 	mom := make([]findneighbor.Moment, n)
-	if err := idx.Moments(nil, k, mom); err != nil {
-		return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
+	// With K alone there is no radius: plain kNN, which
+	// findneighbor.KNearestMoments serves on the backend's own device
+	// (finite radii; an ε = +Inf kd-tree on the cpu backend). Otherwise one
+	// index of radius ε serves the moments and the orientation graph.
+	var idx findneighbor.Index
+	if opts.Radius == 0 {
+		if err := findneighbor.KNearestMoments(b, xyz, k, opts.Build, mom); err != nil {
+			return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
+		}
+	} else {
+		var err error
+		if idx, err = b.Build(xyz, opts.eps(), opts.Build); err != nil {
+			return nil, fmt.Errorf("normals: build %s index: %w", b.Name(), err)
+		}
+		defer idx.Close()
+		if err := idx.Moments(nil, k, mom); err != nil {
+			return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
+		}
 	}
 	res := solveAll(mom, opts.Eigenvalues, opts.Build.Workers)
 
@@ -184,7 +194,12 @@ func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, err
 	case OrientViewpoint:
 		orientToward(res, xyz, opts.Viewpoint, false, opts.Build.Workers)
 	case OrientConsistent:
-		if err := orientConsistent(res, idx, xyz, opts.orientK()); err != nil {
+		if err := orientConsistent(res, xyz, opts.orientK(), func(k int, nbr []int32) error {
+			if idx == nil {
+				return findneighbor.KNearestAll(b, xyz, k, opts.Build, nbr, nil)
+			}
+			return idx.KNearest(nil, k, nbr, nil)
+		}); err != nil {
 			return nil, err
 		}
 	}

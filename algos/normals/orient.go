@@ -3,8 +3,6 @@ package normals
 import (
 	"fmt"
 	"math"
-
-	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // orientToward flips each defined normal so that it points toward +Z (up)
@@ -47,7 +45,10 @@ func (r *Result) flip(i int) {
 // whole component when its normal points down) gives what a traversal
 // started from that point gives, as Open3D does. Points with NaN normals
 // are left out of the graph.
-func orientConsistent(r *Result, idx findneighbor.Index, xyz []float32, k int) error {
+//
+// knn stores in nbr the k nearest of every point (other than itself,
+// closest first, -1 beyond those found), as Index.KNearest(nil, ...) does.
+func orientConsistent(r *Result, xyz []float32, k int, knn func(k int, nbr []int32) error) error {
 	n := len(r.NormalX)
 	if n < 2 {
 		r.Components = n - r.Undefined
@@ -56,7 +57,7 @@ func orientConsistent(r *Result, idx findneighbor.Index, xyz []float32, k int) e
 	}
 	k = min(k, n-1)
 	nbr := make([]int32, n*k)
-	if err := idx.KNearest(nil, k, nbr, nil); err != nil {
+	if err := knn(k, nbr); err != nil {
 		return fmt.Errorf("normals: orientation graph: %w", err)
 	}
 	g := symmetricGraph(nbr, k, func(i int32) bool { return !math.IsNaN(float64(r.NormalX[i])) })
