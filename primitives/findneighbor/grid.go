@@ -70,23 +70,7 @@ func newGrid(xyz []float32, eps float32, r int, nw int, reuse bool) *grid {
 	n := len(xyz) / 3
 	g := &grid{eps: eps, e2: eps * eps, r: r}
 	g.lim2 = float64(eps) * float64(eps) * (1 + pruneSlack) * (1 + pruneSlack)
-	g.bounds(xyz)
-	extent := 0.0
-	for a := range 3 {
-		g.org[a] = float64(g.lo[a])
-		extent = max(extent, float64(g.hi[a])-float64(g.lo[a]))
-	}
-	g.h = max(float64(eps)*(1+cellSlack)/float64(r), extent/(maxCells-1))
-	if g.h == 0 || math.IsInf(g.h, 0) {
-		g.h = 1 // all points coincide, or ε is +Inf: one cell
-	}
-	for a := range 3 {
-		g.dim[a] = min(maxCells, int64((float64(g.hi[a])-g.org[a])/g.h)+1)
-	}
-	perm, keys, starts := spatialOrder(n, uint64(g.dim[0]*g.dim[1]*g.dim[2]), nw, func(i int) uint64 {
-		cx, cy, cz := g.cell(xyz[3*i], xyz[3*i+1], xyz[3*i+2])
-		return g.key(cx, cy, cz)
-	})
+	perm, keys, starts := g.order(xyz, nw)
 	g.perm = perm
 	g.index(keys, starts)
 	if reuse {
@@ -103,6 +87,42 @@ func newGrid(xyz []float32, eps float32, r int, nw int, reuse bool) *grid {
 		return nil
 	})
 	return g
+}
+
+// order lays out cells of about ε/r (g.eps, g.r) over the bounding box of
+// xyz and sorts the points by cell: spatialOrder's permutation, occupied
+// cell keys and run starts.
+func (g *grid) order(xyz []float32, nw int) (perm []int32, keys []uint64, starts []int32) {
+	g.bounds(xyz)
+	extent := 0.0
+	for a := range 3 {
+		g.org[a] = float64(g.lo[a])
+		extent = max(extent, float64(g.hi[a])-float64(g.lo[a]))
+	}
+	g.h = max(float64(g.eps)*(1+cellSlack)/float64(g.r), extent/(maxCells-1))
+	if g.h == 0 || math.IsInf(g.h, 0) {
+		g.h = 1 // all points coincide, or ε is +Inf: one cell
+	}
+	for a := range 3 {
+		g.dim[a] = min(maxCells, int64((float64(g.hi[a])-g.org[a])/g.h)+1)
+	}
+	return spatialOrder(len(xyz)/3, uint64(g.dim[0]*g.dim[1]*g.dim[2]), nw, func(i int) uint64 {
+		cx, cy, cz := g.cell(xyz[3*i], xyz[3*i+1], xyz[3*i+2])
+		return g.key(cx, cy, cz)
+	})
+}
+
+// CellOrder returns the indices of the points xyz sorted by the cell of a
+// grid of cells about size wide that holds them (cells in row-major order,
+// points of a cell in increasing index), computed on nw goroutines (0:
+// GOMAXPROCS): the order in which the cpu backend's grid visits its own
+// points. A caller that queries an index in blocks of points (to keep
+// per-point results small) gets its locality by taking the points in this
+// order. size must be positive and finite.
+func CellOrder(xyz []float32, size float32, nw int) []int32 {
+	g := &grid{eps: size, r: 1}
+	perm, _, _ := g.order(xyz, workers(nw))
+	return perm
 }
 
 // toSortedColumns rearranges interleaved xyz in place into three columns,
