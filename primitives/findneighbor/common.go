@@ -32,9 +32,22 @@ func checkBuild(xyz []float32, eps float32) error {
 
 // checkFinite reports the first non-finite coordinate of xyz.
 func checkFinite(what string, xyz []float32) error {
-	for i, v := range xyz {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("findneighbor: %s %d has a non-finite coordinate (%g)", what, i/3, v)
+	// A float32 is NaN or ±Inf when its exponent bits are all ones: test
+	// blocks of values without a branch per value, then find the culprit.
+	const block, exp = 1024, 0x7f800000
+	for lo := 0; lo < len(xyz); lo += block {
+		// The missing exponent bits; 0 for NaN or ±Inf.
+		miss := uint32(exp)
+		for _, v := range xyz[lo:min(len(xyz), lo+block)] {
+			miss = min(miss, ^math.Float32bits(v)&exp)
+		}
+		if miss != 0 {
+			continue
+		}
+		for i := lo; ; i++ {
+			if v := xyz[i]; math.Float32bits(v)&exp == exp {
+				return fmt.Errorf("findneighbor: %s %d has a non-finite coordinate (%g)", what, i/3, v)
+			}
 		}
 	}
 	return nil

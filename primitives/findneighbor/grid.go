@@ -153,14 +153,15 @@ func toSortedColumns(xyz []float32, perm []int32) {
 
 func (g *grid) bounds(xyz []float32) {
 	inf := float32(math.Inf(1))
-	g.lo, g.hi = [3]float32{inf, inf, inf}, [3]float32{-inf, -inf, -inf}
+	// Locals, not g's fields, so that the loop keeps them in registers.
+	lx, ly, lz, hx, hy, hz := inf, inf, inf, -inf, -inf, -inf
 	for i := 0; i+2 < len(xyz); i += 3 {
 		p := xyz[i : i+3 : i+3]
-		for a := range 3 {
-			g.lo[a] = min(g.lo[a], p[a])
-			g.hi[a] = max(g.hi[a], p[a])
-		}
+		lx, hx = min(lx, p[0]), max(hx, p[0])
+		ly, hy = min(ly, p[1]), max(hy, p[1])
+		lz, hz = min(lz, p[2]), max(hz, p[2])
 	}
+	g.lo, g.hi = [3]float32{lx, ly, lz}, [3]float32{hx, hy, hz}
 	if len(xyz) == 0 {
 		g.lo, g.hi = [3]float32{}, [3]float32{}
 	}

@@ -1,9 +1,11 @@
 package findneighbor
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -175,5 +177,23 @@ func TestCellOrder(t *testing.T) {
 	}
 	if got := CellOrder(nil, 1, 0); len(got) != 0 {
 		t.Errorf("CellOrder(no points) = %v, want empty", got)
+	}
+}
+
+// TestCheckFiniteNamesThePoint checks that checkFinite finds a NaN or an
+// infinity wherever it is, past its first blocks too, and names its point.
+func TestCheckFiniteNamesThePoint(t *testing.T) {
+	for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+		for _, at := range []int{0, 1500, 3 * 4095} {
+			xyz := make([]float32, 3*4096)
+			xyz[at] = bad
+			err := checkFinite("point", xyz)
+			if want := fmt.Sprintf("point %d has", at/3); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%g at coordinate %d: got %v, want an error with %q", bad, at, err, want)
+			}
+		}
+	}
+	if err := checkFinite("point", []float32{1, -2, 3e38}); err != nil {
+		t.Errorf("finite points: %v", err)
 	}
 }
