@@ -70,7 +70,7 @@ func newGrid(xyz []float32, eps float32, r int, nw int, reuse bool) *grid {
 	n := len(xyz) / 3
 	g := &grid{eps: eps, e2: eps * eps, r: r}
 	g.lim2 = float64(eps) * float64(eps) * (1 + pruneSlack) * (1 + pruneSlack)
-	perm, keys, starts := g.order(xyz, nw)
+	perm, keys, starts := g.order(xyz, nw, !reuse)
 	g.perm = perm
 	g.index(keys, starts)
 	if reuse {
@@ -91,8 +91,10 @@ func newGrid(xyz []float32, eps float32, r int, nw int, reuse bool) *grid {
 
 // order lays out cells of about ε/r (g.eps, g.r) over the bounding box of
 // xyz and sorts the points by cell: spatialOrder's permutation, occupied
-// cell keys and run starts.
-func (g *grid) order(xyz []float32, nw int) (perm []int32, keys []uint64, starts []int32) {
+// cell keys and run starts. With spare memory (4 bytes per point, which
+// Build with Reuse has not) it computes the cell keys once in parallel
+// instead of twice in the sort's serial passes.
+func (g *grid) order(xyz []float32, nw int, spare bool) (perm []int32, keys []uint64, starts []int32) {
 	g.bounds(xyz)
 	extent := 0.0
 	for a := range 3 {
@@ -106,10 +108,24 @@ func (g *grid) order(xyz []float32, nw int) (perm []int32, keys []uint64, starts
 	for a := range 3 {
 		g.dim[a] = min(maxCells, int64((float64(g.hi[a])-g.org[a])/g.h)+1)
 	}
-	return spatialOrder(len(xyz)/3, uint64(g.dim[0]*g.dim[1]*g.dim[2]), nw, func(i int) uint64 {
+	n := len(xyz) / 3
+	keySpace := uint64(g.dim[0] * g.dim[1] * g.dim[2])
+	key := func(i int) uint64 {
 		cx, cy, cz := g.cell(xyz[3*i], xyz[3*i+1], xyz[3*i+2])
 		return g.key(cx, cy, cz)
+	}
+	if !spare || keySpace > math.MaxUint32 {
+		return spatialOrder(n, keySpace, nw, key)
+	}
+	// The keys once, in parallel, for the sort's serial passes to read.
+	ks := make([]uint32, n)
+	_ = parallel(n, nw, nil, func(_, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			ks[i] = uint32(key(i))
+		}
+		return nil
 	})
+	return spatialOrder(n, keySpace, nw, func(i int) uint64 { return uint64(ks[i]) })
 }
 
 // CellOrder returns the indices of the points xyz sorted by the cell of a
@@ -121,7 +137,7 @@ func (g *grid) order(xyz []float32, nw int) (perm []int32, keys []uint64, starts
 // order. size must be positive and finite.
 func CellOrder(xyz []float32, size float32, nw int) []int32 {
 	g := &grid{eps: size, r: 1}
-	perm, _, _ := g.order(xyz, workers(nw))
+	perm, _, _ := g.order(xyz, workers(nw), true)
 	return perm
 }
 
