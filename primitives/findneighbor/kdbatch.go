@@ -18,8 +18,8 @@ import (
 //     leaf: those within r0 + max|q - p0| of the leaf's box, since the ball
 //     of that radius around any query q holds p0 and p0's k nearest, k+1
 //     points of which at most one is q itself;
-//  3. bounds the k-th distance of every further query q the same way from
-//     the done query p nearest to it, r_q ≤ r_p + |q - p|, gathers without
+//  3. bounds the k-th distance of every further query q the same way by
+//     the done queries p, r_q ≤ min r_p + |q - p|, gathers without
 //     branching the points of the listed leaves within that bound (about
 //     1.5 k of them) and selects the k nearest with a quickselect.
 //
@@ -120,14 +120,12 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, sorted bool, emi
 			continue
 		}
 		x, y, z := t.xs[i], t.ys[i], t.zs[i]
-		// The bound from the done query nearest to this one.
-		bd, br := float32(math.Inf(1)), float32(0)
+		// The tightest bound the done queries give (the nearest one's is
+		// not always it; taking them all measured ~5% faster).
+		b := float32(math.Inf(1))
 		for _, d := range s.done {
-			if d2 := dist2(t.xs[d.pos]-x, t.ys[d.pos]-y, t.zs[d.pos]-z); d2 < bd {
-				bd, br = d2, d.r
-			}
+			b = min(b, d.r+sqrt32(dist2(t.xs[d.pos]-x, t.ys[d.pos]-y, t.zs[d.pos]-z)))
 		}
-		b := br + sqrt32(bd)
 		lim := b * b * (1 + batchSlack)
 		buf := s.keys[:0]
 		for _, nl := range s.near {
