@@ -2,6 +2,7 @@ package denoise
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -248,5 +249,75 @@ func TestParseConvention(t *testing.T) {
 	}
 	if _, err := ParseConvention("pdal"); err == nil {
 		t.Error(`ParseConvention("pdal"): got no error, want one`)
+	}
+}
+
+// TestKNNDistancesExact compares knnDistances (the k-nearest moments' Dist,
+// in blocks) with the distance sums of brute-force plain kNN on clouds
+// that take every path: an even surface (finite-radius grid rounds in
+// blocks in cell order), a density falling off with distance (uneven: the
+// cpu backend's kd-tree, all points at once), far isolated points (the radius
+// doubled, then no limit), more than k+1 coincident points, and clouds of
+// no more than k points; on the cpu backend and on brute force's rounds.
+func TestKNNDistancesExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 3))
+	even := make([]float32, 0, 3*6000)
+	for range 6000 {
+		even = append(even, r.Float32()*50, r.Float32()*50, r.Float32()*0.1)
+	}
+	// Density falling off over three orders of magnitude, as in a
+	// terrestrial scan away from the scanner.
+	uneven := make([]float32, 0, 3*6000)
+	for range 6000 {
+		s := float32(math.Exp(r.Float64() * 7))
+		uneven = append(uneven, r.Float32()*s, r.Float32()*s, r.Float32()*0.01)
+	}
+	far := slices.Clone(even[:3*2000])
+	for i := range 10 {
+		d := float32(math.Pow(5, float64(i)))
+		far = append(far, d, -d, d)
+	}
+	dups := make([]float32, 0, 3*900)
+	for range 900 {
+		p := r.IntN(40)
+		dups = append(dups, float32(p%6), float32(p/6), 0)
+	}
+	clouds := []struct {
+		name string
+		xyz  []float32
+	}{{"even", even}, {"uneven", uneven}, {"far points", far}, {"duplicates", dups},
+		{"three points", line(0, 1, 5)}, {"one point", line(2)}}
+	for _, be := range []findneighbor.Backend{findneighbor.CPU(), brute(t)} {
+		for _, c := range clouds {
+			n := len(c.xyz) / 3
+			ref, err := brute(t).Build(c.xyz, float32(math.Inf(1)), findneighbor.BuildOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []int{1, 8, 30} {
+				kk := min(k, n-1)
+				if kk == 0 {
+					continue
+				}
+				idx, dist := make([]int32, n*kk), make([]float32, n*kk)
+				if err := ref.KNearest(nil, kk, idx, dist); err != nil {
+					t.Fatal(err)
+				}
+				sum, found := make([]float64, n), make([]int, n)
+				if err := knnDistances(c.xyz, be, kk, findneighbor.BuildOptions{}, sum, found); err != nil {
+					t.Fatal(err)
+				}
+				for i := range n {
+					var want float64
+					for _, d := range dist[i*kk : (i+1)*kk] {
+						want += float64(d)
+					}
+					if found[i] != kk || math.Abs(sum[i]-want) > 1e-12*want {
+						t.Fatalf("%s backend, %s, k=%d: point %d: %d found, sum %v; want %d, %v", be.Name(), c.name, kk, i, found[i], sum[i], kk, want)
+					}
+				}
+			}
+			ref.Close()
+		}
 	}
 }
