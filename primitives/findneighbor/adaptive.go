@@ -9,9 +9,10 @@ import (
 // Plain kNN (k nearest with no distance limit) on an index built with
 // ε = +Inf is slow on grid backends, which cannot prune it, and GPU backends
 // serve it on the host. KNearestAdaptive answers it exactly with finite
-// radii instead (except on the cpu backend, whose kd-tree serves it best): a first round searches every point within a radius that holds
-// about 2k points for a typical point, later rounds search again, with the
-// radius doubled, only the points that found fewer than k. Points beyond ε
+// radii instead (except where the cpu backend's kd-tree serves it better,
+// see plainKNN): a first round searches every point within a radius that
+// holds about 2k points for a typical point, later rounds search again,
+// with the radius doubled, only the points that found fewer than k. Points beyond ε
 // are farther than every point found within it, so a point that found k
 // within ε has its exact k nearest.
 const (
@@ -215,7 +216,7 @@ const (
 // tuning indexed every point at the returned radius, it returns that index
 // too (the caller closes it); otherwise the index is nil. uneven reports
 // that the last tuning counts spread beyond unevenSpread.
-func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (eps32 float32, last Index, uneven bool, err error) {
+func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (radius float32, last Index, uneven bool, err error) {
 	n := len(xyz) / 3
 	var lo, hi [3]float64
 	for a := range 3 {
