@@ -12,9 +12,9 @@ import (
 // radii instead (except where the cpu backend's kd-tree serves it better,
 // see plainKNN): a first round searches every point within a radius that
 // holds about 2k points for a typical point, later rounds search again,
-// with the radius doubled, only the points that found fewer than k. Points beyond ε
-// are farther than every point found within it, so a point that found k
-// within ε has its exact k nearest.
+// with the radius doubled, only the points that found fewer than k. Points
+// beyond ε are farther than every point found within it, so a point that
+// found k within ε has its exact k nearest.
 const (
 	// adaptiveSample is the number of points whose counts tune the radius.
 	adaptiveSample = 1024
