@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -249,72 +248,17 @@ func pointCount(xyz []float32) (int, error) {
 
 // knnDistances stores in sum[i] the sum of the distances from point i to
 // its k nearest other points and in found[i] how many there were (k, or
-// fewer only when the cloud has fewer than k+1 points). The sum is the Dist
-// of findneighbor's k-nearest moments, found by
-// findneighbor.KNearestAdaptive: finite radii, which every backend prunes
-// and serves on its device, or the cpu backend's kd-tree where the density
-// is uneven. On finite radii it queries knnBlock points at a time, in the
-// grid's cell order (findneighbor.CellOrder) for locality, so that it never
-// holds a Moment (88 bytes) per point: at 1M points the fresh memory for
-// those cost a quarter of the time (docs/denoise.md).
+// fewer only when the cloud has fewer than k+1 points): the Dist and N of
+// findneighbor's k-nearest moments, handed over a block at a time
+// (findneighbor.KNearestMomentsFunc), so that no Moment per point is kept.
 func knnDistances(xyz []float32, b findneighbor.Backend, k int, bo findneighbor.BuildOptions, sum []float64, found []int) error {
-	n := len(sum)
-	var mom []findneighbor.Moment
-	var q []float32
-	// take stores the results m of the points pts and returns those short
-	// of k. A point is among its own k+1 nearest, at distance 0 (with more
-	// than k+1 points on it, another one at 0 is in its place): either
-	// way the other k are its k nearest. In self mode (own) it is not.
-	take := func(pts []int32, m []findneighbor.Moment, own bool, short []int32) []int32 {
+	err := findneighbor.KNearestMomentsFunc(b, xyz, k, bo, func(pts []int32, m []findneighbor.Moment) {
 		for j, i := range pts {
 			sum[i], found[i] = m[j].Dist, int(m[j].N)
-			if !own {
-				found[i]--
-			}
-			if found[i] < k {
-				short = append(short, i)
-			}
 		}
-		return short
-	}
-	err := findneighbor.KNearestAdaptive(b, xyz, k, bo, func(ix findneighbor.Index, _ []float32, pts []int32) ([]int32, error) {
-		e := ix.Eps()
-		if pts == nil && math.IsInf(float64(e), 1) {
-			// The cpu backend's kd-tree: every point at once, in its
-			// leaf-by-leaf self mode.
-			m := make([]findneighbor.Moment, n)
-			if err := ix.Moments(nil, k, m); err != nil {
-				return nil, err
-			}
-			all := make([]int32, n)
-			for i := range all {
-				all[i] = int32(i)
-			}
-			return take(all, m, true, nil), nil
-		}
-		if pts == nil {
-			pts = findneighbor.CellOrder(xyz, e, bo.Workers)
-		}
-		var short []int32
-		for lo := 0; lo < len(pts); lo += knnBlock {
-			blk := pts[lo:min(len(pts), lo+knnBlock)]
-			q = q[:0]
-			for _, i := range blk {
-				q = append(q, xyz[3*i:3*i+3]...)
-			}
-			mom = slices.Grow(mom[:0], len(blk))[:len(blk)]
-			if err := ix.Moments(q, k+1, mom); err != nil {
-				return nil, err
-			}
-			short = take(blk, mom, false, short)
-		}
-		return short, nil
 	})
 	if err != nil {
 		return fmt.Errorf("denoise: %d nearest: %w", k, err)
 	}
 	return nil
 }
-
-// knnBlock is the number of points knnDistances queries at a time.
-const knnBlock = 1 << 15

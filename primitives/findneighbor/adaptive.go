@@ -168,35 +168,107 @@ func KNearestMoments(b Backend, xyz []float32, k int, opts BuildOptions, out []M
 	if err := checkLen("out", len(out), n); err != nil {
 		return err
 	}
-	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, q []float32, pts []int32) ([]int32, error) {
-		var short []int32
-		if q == nil {
-			if err := ix.Moments(nil, k, out); err != nil {
-				return nil, err
-			}
-			for i := range out {
-				if int(out[i].N) < k {
-					short = append(short, int32(i))
-				}
-			}
-			return short, nil
+	var mb momentBlocks
+	store := func(pts []int32, m []Moment) {
+		for j, i := range pts {
+			out[i] = m[j]
 		}
-		m := make([]Moment, len(pts))
-		if err := ix.Moments(q, k+1, m); err != nil {
+	}
+	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, _ []float32, pts []int32) ([]int32, error) {
+		if pts != nil {
+			return mb.query(ix, xyz, pts, k, store)
+		}
+		// Every point at once, in the index's own order, straight into out.
+		if err := ix.Moments(nil, k, out); err != nil {
 			return nil, err
 		}
-		for j, i := range pts {
-			// The point itself, at distance 0, is among the k+1 nearest
-			// unless k+1 others coincide with it; its offset is 0 either
-			// way, so dropping one from the count leaves the k nearest.
-			m[j].N--
-			if int(m[j].N) < k {
-				short = append(short, i)
+		var short []int32
+		for i := range out {
+			if int(out[i].N) < k {
+				short = append(short, int32(i))
 			}
-			out[i] = m[j]
 		}
 		return short, nil
 	})
+}
+
+// KNearestMomentsFunc finds what KNearestMoments finds but hands it to fn a
+// block of points at a time, pts (indices into xyz) with their moments m,
+// valid during the call, each point once, instead of storing a Moment per
+// point (88 bytes, memory that is slow to come by fresh): for callers that
+// reduce each moment at once, such as statistical outlier removal. A
+// finite-radius round queries the points as query sets, momentBlock at a
+// time, in the grid's cell order for the locality of the index's own
+// order; an ε = +Inf first round (the cpu backend's kd-tree, whose query
+// sets are not searched leaf by leaf) searches every point at once.
+func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn func(pts []int32, m []Moment)) error {
+	n := len(xyz) / 3
+	var mb momentBlocks
+	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, _ []float32, pts []int32) ([]int32, error) {
+		switch {
+		case pts == nil && math.IsInf(float64(ix.Eps()), 1):
+			m := make([]Moment, n)
+			if err := ix.Moments(nil, k, m); err != nil {
+				return nil, err
+			}
+			all := make([]int32, n)
+			for i := range all {
+				all[i] = int32(i)
+			}
+			fn(all, m) // the only round: the k nearest, or all n-1 points
+			return nil, nil
+		case pts == nil:
+			pts = cellOrder(xyz, ix.Eps(), opts.Workers)
+		}
+		return mb.query(ix, xyz, pts, k, fn)
+	})
+}
+
+// momentBlock is the number of points momentBlocks queries at a time.
+const momentBlock = 1 << 15
+
+// momentBlocks queries the k-nearest moments of a list of points of the
+// cloud as query sets, a block at a time, reusing its buffers.
+type momentBlocks struct {
+	q    []float32
+	m    []Moment
+	pts  []int32
+	done []Moment
+}
+
+// query queries the points pts of xyz on ix, momentBlock at a time, hands
+// to fn those whose k nearest are found (all of them in the last round,
+// where ix.Eps() is +Inf) and returns the others.
+func (mb *momentBlocks) query(ix Index, xyz []float32, pts []int32, k int, fn func(pts []int32, m []Moment)) ([]int32, error) {
+	last := math.IsInf(float64(ix.Eps()), 1)
+	var short []int32
+	for lo := 0; lo < len(pts); lo += momentBlock {
+		blk := pts[lo:min(len(pts), lo+momentBlock)]
+		mb.q = mb.q[:0]
+		for _, i := range blk {
+			mb.q = append(mb.q, xyz[3*i:3*i+3]...)
+		}
+		mb.m = slices.Grow(mb.m[:0], len(blk))[:len(blk)]
+		if err := ix.Moments(mb.q, k+1, mb.m); err != nil {
+			return nil, err
+		}
+		mb.pts, mb.done = mb.pts[:0], mb.done[:0]
+		for j, i := range blk {
+			// The point itself, at distance 0, is among the k+1 nearest
+			// unless k+1 others coincide with it; its offset and distance
+			// are 0 either way, so dropping one from the count leaves the
+			// k nearest.
+			m := mb.m[j]
+			m.N--
+			if int(m.N) < k && !last {
+				short = append(short, i)
+				continue
+			}
+			mb.pts, mb.done = append(mb.pts, i), append(mb.done, m)
+		}
+		fn(mb.pts, mb.done)
+	}
+	return short, nil
 }
 
 // adaptiveTuneStride thins the points that the tuning indexes hold: with

@@ -128,14 +128,13 @@ func (g *grid) order(xyz []float32, nw int, spare bool) (perm []int32, keys []ui
 	return spatialOrder(n, keySpace, nw, func(i int) uint64 { return uint64(ks[i]) })
 }
 
-// CellOrder returns the indices of the points xyz sorted by the cell of a
+// cellOrder returns the indices of the points xyz sorted by the cell of a
 // grid of cells about size wide that holds them (cells in row-major order,
 // points of a cell in increasing index), computed on nw goroutines (0:
 // GOMAXPROCS): the order in which the cpu backend's grid visits its own
-// points. A caller that queries an index in blocks of points (to keep
-// per-point results small) gets its locality by taking the points in this
-// order. size must be positive and finite.
-func CellOrder(xyz []float32, size float32, nw int) []int32 {
+// points, which queries in blocks take for its locality. size must be
+// positive and finite.
+func cellOrder(xyz []float32, size float32, nw int) []int32 {
 	g := &grid{eps: size, r: 1}
 	perm, _, _ := g.order(xyz, workers(nw), true)
 	return perm

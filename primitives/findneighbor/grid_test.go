@@ -157,7 +157,7 @@ func TestReuseInPlace(t *testing.T) {
 	}
 }
 
-// TestCellOrder checks CellOrder on points whose cells are known: cells of
+// TestCellOrder checks cellOrder on points whose cells are known: cells of
 // 1 from the points' minimum corner, row-major (z, then y, then x), ties
 // by index, every index once.
 func TestCellOrder(t *testing.T) {
@@ -171,12 +171,12 @@ func TestCellOrder(t *testing.T) {
 	}
 	want := []int32{1, 3, 5, 0, 2, 4}
 	for _, nw := range []int{0, 1, 3} {
-		if got := CellOrder(xyz, 1, nw); !slices.Equal(got, want) {
-			t.Errorf("CellOrder(size 1, %d workers) = %v, want %v", nw, got, want)
+		if got := cellOrder(xyz, 1, nw); !slices.Equal(got, want) {
+			t.Errorf("cellOrder(size 1, %d workers) = %v, want %v", nw, got, want)
 		}
 	}
-	if got := CellOrder(nil, 1, 0); len(got) != 0 {
-		t.Errorf("CellOrder(no points) = %v, want empty", got)
+	if got := cellOrder(nil, 1, 0); len(got) != 0 {
+		t.Errorf("cellOrder(no points) = %v, want empty", got)
 	}
 }
 
