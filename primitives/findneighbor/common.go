@@ -111,10 +111,15 @@ func workers(w int) int {
 // first error stops the hand-out of further chunks and is returned.
 // progress, when not nil, is called with the fraction of chunks done.
 func parallel(n, nw int, progress func(float64), fn func(w, lo, hi int) error) error {
+	return parallelChunks(n, max(16, n/(nw*32)), nw, progress, fn)
+}
+
+// parallelChunks is parallel with chunks of the given size: 1 for a few
+// large work items, such as subtrees to build.
+func parallelChunks(n, chunk, nw int, progress func(float64), fn func(w, lo, hi int) error) error {
 	if n == 0 {
 		return nil
 	}
-	chunk := max(16, n/(nw*32))
 	chunks := (n + chunk - 1) / chunk
 	nw = min(nw, chunks)
 	var next, done atomic.Int64

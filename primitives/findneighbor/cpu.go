@@ -207,9 +207,10 @@ func (c *cpuIndex) KNearest(q []float32, k int, idx []int32, dist []float32) err
 const knearestBlock = 256
 
 // knearestSelf is KNearest(nil, ...): it searches the indexed points in
-// the index's order (for locality of the reads) and, block by block, first
-// stores their results contiguously, then copies them to their places in
-// the caller's order, away from the search's hot loop.
+// the index's order (for locality of the reads). The kd-tree does that
+// leaf by leaf (selfNearest) and stores each result in place; the grid,
+// block by block, first stores the results contiguously, then copies them
+// to their places in the caller's order, away from the search's hot loop.
 func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 	xs, ys, zs, perm := c.points()
 	if c.tree != nil {
@@ -277,22 +278,13 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 	xs, ys, zs, perm := c.points()
 	if q == nil && k > 0 && c.tree != nil {
 		return c.tree.selfNearest(k, c.nw, false, c.opts.Progress, func(_ int, self int32, nb []kent) {
-			var m Moment
-			x, y, z := xs[self], ys[self], zs[self]
-			for _, cd := range nb {
-				m.AddNearest(xs[cd.pos], ys[cd.pos], zs[cd.pos], x, y, z, sqrt32(cd.d2()))
-			}
-			out[perm[self]] = m
+			out[perm[self]] = nearestMoment(xs, ys, zs, xs[self], ys[self], zs[self], nb)
 		})
 	}
 	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
 		var m Moment
 		if k > 0 {
-			// The sums run over the neighbours in any order.
-			for _, cd := range c.nearest(s, k, false, x, y, z, self) {
-				m.AddNearest(xs[cd.pos], ys[cd.pos], zs[cd.pos], x, y, z, sqrt32(cd.d2()))
-			}
-			out[i] = m
+			out[i] = nearestMoment(xs, ys, zs, x, y, z, c.nearest(s, k, false, x, y, z, self))
 			return nil
 		}
 		g := c.g
@@ -409,6 +401,16 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 		}
 		return nil
 	})
+}
+
+// nearestMoment sums the offsets and distances from (x, y, z) to its k
+// nearest nb, points of the sorted arrays xs, ys, zs, in any order.
+func nearestMoment(xs, ys, zs []float32, x, y, z float32, nb []kent) Moment {
+	var m Moment
+	for _, cd := range nb {
+		m.AddNearest(xs[cd.pos], ys[cd.pos], zs[cd.pos], x, y, z, sqrt32(cd.d2()))
+	}
+	return m
 }
 
 // momentSpan adds to m the offsets from (x, y, z) to the points of one

@@ -91,9 +91,8 @@ func newGrid(xyz []float32, eps float32, r int, nw int, reuse bool) *grid {
 
 // order lays out cells of about ε/r (g.eps, g.r) over the bounding box of
 // xyz and sorts the points by cell: spatialOrder's permutation, occupied
-// cell keys and run starts. With spare memory (4 bytes per point, which
-// Build with Reuse has not) it computes the cell keys once in parallel
-// instead of twice in the sort's serial passes.
+// cell keys and run starts; spare says 4 bytes per point are to spare
+// (not in Build with Reuse), as spatialOrder asks.
 func (g *grid) order(xyz []float32, nw int, spare bool) (perm []int32, keys []uint64, starts []int32) {
 	g.bounds(xyz)
 	extent := 0.0
@@ -108,24 +107,10 @@ func (g *grid) order(xyz []float32, nw int, spare bool) (perm []int32, keys []ui
 	for a := range 3 {
 		g.dim[a] = min(maxCells, int64((float64(g.hi[a])-g.org[a])/g.h)+1)
 	}
-	n := len(xyz) / 3
-	keySpace := uint64(g.dim[0] * g.dim[1] * g.dim[2])
-	key := func(i int) uint64 {
+	return spatialOrder(len(xyz)/3, uint64(g.dim[0]*g.dim[1]*g.dim[2]), nw, spare, func(i int) uint64 {
 		cx, cy, cz := g.cell(xyz[3*i], xyz[3*i+1], xyz[3*i+2])
 		return g.key(cx, cy, cz)
-	}
-	if !spare || keySpace > math.MaxUint32 {
-		return spatialOrder(n, keySpace, nw, key)
-	}
-	// The keys once, in parallel, for the sort's serial passes to read.
-	ks := make([]uint32, n)
-	_ = parallel(n, nw, nil, func(_, lo, hi int) error {
-		for i := lo; i < hi; i++ {
-			ks[i] = uint32(key(i))
-		}
-		return nil
 	})
-	return spatialOrder(n, keySpace, nw, func(i int) uint64 { return uint64(ks[i]) })
 }
 
 // cellOrder returns the indices of the points xyz sorted by the cell of a

@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// TestSpatialOrderPaths checks that the counting sort, the radix sort and
-// the comparison sort give the same stable order.
+// TestSpatialOrderPaths checks that the counting sort (with and without
+// its keys computed ahead), the radix sort and the comparison sort give the
+// same stable order.
 func TestSpatialOrderPaths(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	const n = 5000
@@ -33,17 +34,19 @@ func TestSpatialOrderPaths(t *testing.T) {
 			}
 			return 0
 		})
-		perm, runs, starts := spatialOrder(n, space, 2, key)
-		if !slices.Equal(perm, want) {
-			t.Errorf("key space %d: order differs from a stable sort", space)
-		}
-		if len(starts) != len(runs)+1 || starts[len(runs)] != n {
-			t.Fatalf("key space %d: %d runs, %d starts", space, len(runs), len(starts))
-		}
-		for c := range runs {
-			for j := starts[c]; j < starts[c+1]; j++ {
-				if keys[perm[j]] != runs[c] {
-					t.Fatalf("key space %d: run %d holds key %d, want %d", space, c, keys[perm[j]], runs[c])
+		for _, spare := range []bool{false, true} {
+			perm, runs, starts := spatialOrder(n, space, 2, spare, key)
+			if !slices.Equal(perm, want) {
+				t.Errorf("key space %d: order differs from a stable sort", space)
+			}
+			if len(starts) != len(runs)+1 || starts[len(runs)] != n {
+				t.Fatalf("key space %d: %d runs, %d starts", space, len(runs), len(starts))
+			}
+			for c := range runs {
+				for j := starts[c]; j < starts[c+1]; j++ {
+					if keys[perm[j]] != runs[c] {
+						t.Fatalf("key space %d: run %d holds key %d, want %d", space, c, keys[perm[j]], runs[c])
+					}
 				}
 			}
 		}

@@ -161,8 +161,6 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, sorted bool, emi
 	}
 }
 
-func dist2(dx, dy, dz float32) float32 { return dx*dx + dy*dy + dz*dz }
-
 // leavesNear appends to out the non-empty leaves whose boxes come within
 // squared distance lim of box bb, nearest first, so that a query can stop
 // at the first beyond its own bound (a leaf holding a far outlier makes
@@ -197,22 +195,4 @@ func boxBoxDistSq(a, b *[6]float32) float32 {
 	dy := max(a[1]-b[4], 0, b[1]-a[4])
 	dz := max(a[2]-b[5], 0, b[2]-a[5])
 	return dx*dx + dy*dy + dz*dz
-}
-
-// sortKents sorts a short run by key (insertion sort; slices.SortFunc
-// beyond a few dozen).
-func sortKents(a []kent) {
-	if len(a) > 48 {
-		slices.SortFunc(a, cmpKent)
-		return
-	}
-	for i := 1; i < len(a); i++ {
-		x := a[i]
-		j := i
-		for j > 0 && x.key < a[j-1].key {
-			a[j] = a[j-1]
-			j--
-		}
-		a[j] = x
-	}
 }

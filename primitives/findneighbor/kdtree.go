@@ -1,10 +1,6 @@
 package findneighbor
 
-import (
-	"math/bits"
-	"sync"
-	"sync/atomic"
-)
+import "math/bits"
 
 // kdtree answers k-nearest queries with no radius (ε = +Inf), where a grid
 // has no natural cell size: a balanced tree of median splits along the
@@ -38,17 +34,11 @@ func newKDTree(xyz []float32, nw int) *kdtree {
 	var tasks []kdTask
 	t.build(&t.nodes, 0, 0, int32(n), bits.Len(uint(4*nw-1)), &tasks)
 	sub := make([][]kdNode, len(tasks))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(nw, len(tasks)) {
-		wg.Go(func() {
-			for j := int(next.Add(1) - 1); j < len(tasks); j = int(next.Add(1) - 1) {
-				sub[j] = make([]kdNode, 1, 2*(int(tasks[j].hi-tasks[j].lo)/kdLeaf+1))
-				t.build(&sub[j], 0, tasks[j].lo, tasks[j].hi, 0, nil)
-			}
-		})
-	}
-	wg.Wait()
+	_ = parallelChunks(len(tasks), 1, nw, nil, func(_, j, _ int) error {
+		sub[j] = make([]kdNode, 1, 2*(int(tasks[j].hi-tasks[j].lo)/kdLeaf+1))
+		t.build(&sub[j], 0, tasks[j].lo, tasks[j].hi, 0, nil)
+		return nil
+	})
 	for j, nodes := range sub {
 		// Local node 0 takes the task's slot; node i ≥ 1 goes to base+i-1.
 		base := int32(len(t.nodes))

@@ -116,3 +116,24 @@ func rankK(buf []uint64, k int, perm []int32, out []kent) []kent {
 	}
 	return out
 }
+
+// sortKents sorts a short run by key (insertion sort; slices.SortFunc
+// beyond a few dozen).
+func sortKents(a []kent) {
+	if len(a) > 48 {
+		slices.SortFunc(a, cmpKent)
+		return
+	}
+	for i := 1; i < len(a); i++ {
+		x := a[i]
+		j := i
+		for j > 0 && x.key < a[j-1].key {
+			a[j] = a[j-1]
+			j--
+		}
+		a[j] = x
+	}
+}
+
+// dist2 is the squared length of the offset (dx, dy, dz).
+func dist2(dx, dy, dz float32) float32 { return dx*dx + dy*dy + dz*dz }
