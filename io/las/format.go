@@ -234,7 +234,7 @@ func putRaw(t core.Type, b []byte, v float64) bool {
 func (f *field) encode(b []byte, rl int, a *core.Attribute, first int64) error {
 	n := a.Len()
 	if f.kind == kindRaw && a.Type == f.raw {
-		f.encodeSame(b, rl, a)
+		codec.PutColumn(a, 0, f.raw, b, f.off, rl, n, le)
 		return nil
 	}
 	if f.kind == kindBits {
@@ -319,50 +319,4 @@ func (f *field) rangeErr(i int64, v float64) error {
 		return fmt.Errorf("las: point %d: %s = %g degrees does not fit this point format", i, f.name, v)
 	}
 	return fmt.Errorf("las: point %d: %s = %g does not fit LAS type %v", i, f.name, v, f.raw)
-}
-
-// encodeSame copies a column whose type is the stored type.
-func (f *field) encodeSame(b []byte, rl int, a *core.Attribute) {
-	switch d := a.Data.(type) {
-	case []uint8:
-		for i, v := range d {
-			b[i*rl+f.off] = v
-		}
-	case []int8:
-		for i, v := range d {
-			b[i*rl+f.off] = uint8(v)
-		}
-	case []uint16:
-		for i, v := range d {
-			le.PutUint16(b[i*rl+f.off:], v)
-		}
-	case []int16:
-		for i, v := range d {
-			le.PutUint16(b[i*rl+f.off:], uint16(v))
-		}
-	case []uint32:
-		for i, v := range d {
-			le.PutUint32(b[i*rl+f.off:], v)
-		}
-	case []int32:
-		for i, v := range d {
-			le.PutUint32(b[i*rl+f.off:], uint32(v))
-		}
-	case []uint64:
-		for i, v := range d {
-			le.PutUint64(b[i*rl+f.off:], v)
-		}
-	case []int64:
-		for i, v := range d {
-			le.PutUint64(b[i*rl+f.off:], uint64(v))
-		}
-	case []float32:
-		for i, v := range d {
-			le.PutUint32(b[i*rl+f.off:], math.Float32bits(v))
-		}
-	case []float64:
-		for i, v := range d {
-			le.PutUint64(b[i*rl+f.off:], math.Float64bits(v))
-		}
-	}
 }

@@ -92,3 +92,66 @@ func getLE(data any, at int, buf []byte, off, stride, n int) bool {
 	}
 	return true
 }
+
+// PutColumn encodes n values of src, from index at, as type t (src's own
+// type: the values are copied bit for bit) into records laid out every
+// stride bytes from off in buf: the twin of GetColumn.
+func PutColumn(src *core.Attribute, at int, t core.Type, buf []byte, off, stride, n int, order binary.ByteOrder) {
+	if order == binary.ByteOrder(binary.LittleEndian) && putLE(src.Data, at, buf, off, stride, n) {
+		return
+	}
+	for j := range n {
+		StoreBits(buf[off+j*stride:], t, order, src.Uint64(at+j))
+	}
+}
+
+// putLE is PutColumn's typed loops for little-endian attributes; it
+// reports false for a type it has no loop for.
+func putLE(data any, at int, buf []byte, off, stride, n int) bool {
+	le := binary.LittleEndian
+	switch d := data.(type) {
+	case []uint8:
+		for j, v := range d[at : at+n] {
+			buf[off+j*stride] = v
+		}
+	case []int8:
+		for j, v := range d[at : at+n] {
+			buf[off+j*stride] = uint8(v)
+		}
+	case []uint16:
+		for j, v := range d[at : at+n] {
+			le.PutUint16(buf[off+j*stride:], v)
+		}
+	case []int16:
+		for j, v := range d[at : at+n] {
+			le.PutUint16(buf[off+j*stride:], uint16(v))
+		}
+	case []uint32:
+		for j, v := range d[at : at+n] {
+			le.PutUint32(buf[off+j*stride:], v)
+		}
+	case []int32:
+		for j, v := range d[at : at+n] {
+			le.PutUint32(buf[off+j*stride:], uint32(v))
+		}
+	case []uint64:
+		for j, v := range d[at : at+n] {
+			le.PutUint64(buf[off+j*stride:], v)
+		}
+	case []int64:
+		for j, v := range d[at : at+n] {
+			le.PutUint64(buf[off+j*stride:], uint64(v))
+		}
+	case []float32:
+		for j, v := range d[at : at+n] {
+			le.PutUint32(buf[off+j*stride:], math.Float32bits(v))
+		}
+	case []float64:
+		for j, v := range d[at : at+n] {
+			le.PutUint64(buf[off+j*stride:], math.Float64bits(v))
+		}
+	default:
+		return false
+	}
+	return true
+}
