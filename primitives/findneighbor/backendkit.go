@@ -1,5 +1,10 @@
 package findneighbor
 
+import (
+	"fmt"
+	"math"
+)
+
 // Helpers for backends that live in other packages (the GPU backends), so
 // that every backend sizes its CSR results and sums its moments one way.
 
@@ -13,4 +18,70 @@ func NewCSR(counts []uint32, opts NeighborOptions) (*CSR, error) { return newCSR
 func (m *Moment) AddNearest(px, py, pz, qx, qy, qz, dist float32) {
 	m.addOffset(px, py, pz, qx, qy, qz)
 	m.Dist += float64(dist)
+}
+
+// The argument checks every backend makes, shared so that all reject the
+// same inputs; name prefixes the error ("findneighbor", "cuda backend",
+// "optix").
+
+// CheckFinite reports the first non-finite coordinate of xyz, naming its
+// point: what says which points ("point", "query").
+func CheckFinite(name, what string, xyz []float32) error {
+	// A float32 is NaN or ±Inf when its exponent bits are all ones: test
+	// blocks of values without a branch per value, then find the culprit.
+	const block, exp = 1024, 0x7f800000
+	for lo := 0; lo < len(xyz); lo += block {
+		// The missing exponent bits; 0 for NaN or ±Inf.
+		miss := uint32(exp)
+		for _, v := range xyz[lo:min(len(xyz), lo+block)] {
+			miss = min(miss, ^math.Float32bits(v)&exp)
+		}
+		if miss != 0 {
+			continue
+		}
+		for i := lo; ; i++ {
+			if v := xyz[i]; math.Float32bits(v)&exp == exp {
+				return fmt.Errorf("%s: %s %d has a non-finite coordinate (%g)", name, what, i/3, v)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckQueries validates the query set q of an index of n points (whole
+// points, finite coordinates) and returns the number of queries: n for
+// q == nil, the indexed points themselves.
+func CheckQueries(name string, q []float32, n int) (int, error) {
+	if q == nil {
+		return n, nil
+	}
+	if len(q)%3 != 0 {
+		return 0, fmt.Errorf("%s: %d query coordinates is not a multiple of 3", name, len(q))
+	}
+	if err := CheckFinite(name, "query", q); err != nil {
+		return 0, err
+	}
+	return len(q) / 3, nil
+}
+
+// CheckLen reports a caller-sized slice of the wrong length.
+func CheckLen(name, what string, got, want int) error {
+	if got != want {
+		return fmt.Errorf("%s: len(%s) = %d, want %d", name, what, got, want)
+	}
+	return nil
+}
+
+// CheckKNearest validates KNearest's arguments for nq queries.
+func CheckKNearest(name string, nq, k int, idx []int32, dist []float32) error {
+	if k < 0 {
+		return fmt.Errorf("%s: k = %d, want ≥ 0", name, k)
+	}
+	if err := CheckLen(name, "idx", len(idx), nq*k); err != nil {
+		return err
+	}
+	if dist != nil {
+		return CheckLen(name, "dist", len(dist), nq*k)
+	}
+	return nil
 }

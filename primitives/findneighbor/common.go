@@ -30,65 +30,22 @@ func checkBuild(xyz []float32, eps float32) error {
 	return checkFinite("point", xyz)
 }
 
-// checkFinite reports the first non-finite coordinate of xyz.
-func checkFinite(what string, xyz []float32) error {
-	// A float32 is NaN or ±Inf when its exponent bits are all ones: test
-	// blocks of values without a branch per value, then find the culprit.
-	const block, exp = 1024, 0x7f800000
-	for lo := 0; lo < len(xyz); lo += block {
-		// The missing exponent bits; 0 for NaN or ±Inf.
-		miss := uint32(exp)
-		for _, v := range xyz[lo:min(len(xyz), lo+block)] {
-			miss = min(miss, ^math.Float32bits(v)&exp)
-		}
-		if miss != 0 {
-			continue
-		}
-		for i := lo; ; i++ {
-			if v := xyz[i]; math.Float32bits(v)&exp == exp {
-				return fmt.Errorf("findneighbor: %s %d has a non-finite coordinate (%g)", what, i/3, v)
-			}
-		}
-	}
-	return nil
-}
+// checkFinite is CheckFinite for this package's backends.
+func checkFinite(what string, xyz []float32) error { return CheckFinite(pkgName, what, xyz) }
 
-// numQueries validates the query set q against the index and returns the
-// number of queries: n for q == nil (the indexed points themselves).
-func numQueries(q []float32, n int) (int, error) {
-	if q == nil {
-		return n, nil
-	}
-	if len(q)%3 != 0 {
-		return 0, fmt.Errorf("findneighbor: %d query coordinates is not a multiple of 3", len(q))
-	}
-	if err := checkFinite("query", q); err != nil {
-		return 0, err
-	}
-	return len(q) / 3, nil
-}
+// numQueries is CheckQueries for this package's backends.
+func numQueries(q []float32, n int) (int, error) { return CheckQueries(pkgName, q, n) }
 
-// checkLen reports a caller-sized slice of the wrong length.
-func checkLen(what string, got, want int) error {
-	if got != want {
-		return fmt.Errorf("findneighbor: len(%s) = %d, want %d", what, got, want)
-	}
-	return nil
-}
+// checkLen is CheckLen for this package's backends.
+func checkLen(what string, got, want int) error { return CheckLen(pkgName, what, got, want) }
 
-// checkKNearest validates KNearest's arguments for nq queries.
+// checkKNearest is CheckKNearest for this package's backends.
 func checkKNearest(nq, k int, idx []int32, dist []float32) error {
-	if k < 0 {
-		return fmt.Errorf("findneighbor: k = %d, want ≥ 0", k)
-	}
-	if err := checkLen("idx", len(idx), nq*k); err != nil {
-		return err
-	}
-	if dist != nil {
-		return checkLen("dist", len(dist), nq*k)
-	}
-	return nil
+	return CheckKNearest(pkgName, nq, k, idx, dist)
 }
+
+// pkgName prefixes the errors of this package's own checks.
+const pkgName = "findneighbor"
 
 // checkClusterCores validates ClusterCores' arguments for n points.
 func checkClusterCores(n int, isCore []bool, label []int32) error {

@@ -117,7 +117,7 @@ func (b *Backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptio
 	if !(eps >= 0) {
 		return nil, fmt.Errorf("optix: ε = %g, want ≥ 0", eps)
 	}
-	if err := checkFinite("point", xyz); err != nil {
+	if err := findneighbor.CheckFinite(pkg, "point", xyz); err != nil {
 		return nil, err
 	}
 	if math.IsInf(float64(eps), 1) {
@@ -166,26 +166,4 @@ func (b *Backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptio
 		return nil, err
 	}
 	return ix, nil
-}
-
-// checkFinite reports the first non-finite coordinate of xyz.
-func checkFinite(what string, xyz []float32) error {
-	n := len(xyz)
-	w := chunks(n)
-	first := make([]int, w)
-	parallelChunks(n, w, func(c, from, to int) {
-		first[c] = -1
-		for i, v := range xyz[from:to] {
-			if v-v != 0 { // NaN or ±Inf
-				first[c] = from + i
-				return
-			}
-		}
-	})
-	for _, i := range first {
-		if i >= 0 {
-			return fmt.Errorf("optix: %s %d has a non-finite coordinate (%g)", what, i/3, xyz[i])
-		}
-	}
-	return nil
 }

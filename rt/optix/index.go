@@ -78,7 +78,7 @@ func (ix *Index) prepare(q []float32) (hostQueries, error) {
 	if len(q)%3 != 0 {
 		return hostQueries{}, fmt.Errorf("optix: %d query coordinates is not a multiple of 3", len(q))
 	}
-	if err := checkFinite("query", q); err != nil {
+	if err := findneighbor.CheckFinite(pkg, "query", q); err != nil {
 		return hostQueries{}, err
 	}
 	h := hostQueries{nq: len(q) / 3, q: q}
@@ -164,16 +164,13 @@ func (ix *Index) run(q []float32, check func(nq int) error, f func(t *cuda.Threa
 	})
 }
 
-func checkLen(what string, got, want int) error {
-	if got != want {
-		return fmt.Errorf("optix: len(%s) = %d, want %d", what, got, want)
-	}
-	return nil
-}
+// pkg prefixes the errors of the argument checks shared with the other
+// backends (findneighbor.CheckLen, ...).
+const pkg = "optix"
 
 // Counts stores in out[i] the number of points within ε of query i.
 func (ix *Index) Counts(q []float32, out []uint32) error {
-	return ix.run(q, func(nq int) error { return checkLen("out", len(out), nq) },
+	return ix.run(q, func(nq int) error { return findneighbor.CheckLen(pkg, "out", len(out), nq) },
 		func(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs) error {
 			if t == nil {
 				clear(out)
@@ -309,7 +306,7 @@ func sqrt32(v float32) float32 { return float32(math.Sqrt(float64(v))) }
 // KNearest stores the k nearest within ε of each query, closest first.
 // Each ray keeps its sorted list in the output buffer in device memory.
 func (ix *Index) KNearest(q []float32, k int, idx []int32, dist []float32) error {
-	return ix.run(q, func(nq int) error { return checkKNearest(nq, k, idx, dist) },
+	return ix.run(q, func(nq int) error { return findneighbor.CheckKNearest(pkg, nq, k, idx, dist) },
 		func(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs) error {
 			if t == nil || k == 0 {
 				for i := range idx {
@@ -329,19 +326,6 @@ func (ix *Index) KNearest(q []float32, k int, idx []int32, dist []float32) error
 			}
 			return nil
 		})
-}
-
-func checkKNearest(nq, k int, idx []int32, dist []float32) error {
-	if k < 0 {
-		return fmt.Errorf("optix: k = %d, want ≥ 0", k)
-	}
-	if err := checkLen("idx", len(idx), nq*k); err != nil {
-		return err
-	}
-	if dist != nil {
-		return checkLen("dist", len(dist), nq*k)
-	}
-	return nil
 }
 
 // knn runs the k-nearest pass, storing indices in idx and returning the
@@ -375,7 +359,7 @@ func (ix *Index) Moments(q []float32, k int, out []findneighbor.Moment) error {
 	if k < 0 {
 		return fmt.Errorf("optix: k = %d, want ≥ 0", k)
 	}
-	return ix.run(q, func(nq int) error { return checkLen("out", len(out), nq) },
+	return ix.run(q, func(nq int) error { return findneighbor.CheckLen(pkg, "out", len(out), nq) },
 		func(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs) error {
 			clear(out)
 			if t == nil {
@@ -457,10 +441,10 @@ func (ix *Index) points(t *cuda.Thread) ([]float32, error) {
 // ray of every other point records its nearest core neighbour. Labels are
 // then read off on the host.
 func (ix *Index) ClusterCores(isCore []bool, label []int32) error {
-	if err := checkLen("isCore", len(isCore), ix.n); err != nil {
+	if err := findneighbor.CheckLen(pkg, "isCore", len(isCore), ix.n); err != nil {
 		return err
 	}
-	if err := checkLen("label", len(label), ix.n); err != nil {
+	if err := findneighbor.CheckLen(pkg, "label", len(label), ix.n); err != nil {
 		return err
 	}
 	parent := make([]int32, ix.n)

@@ -309,11 +309,11 @@ func TestRadixSort30(t *testing.T) {
 // scales with the coordinates (and is never 0).
 func TestHostPrep(t *testing.T) {
 	xyz := []float32{1, 2, 3, 4, 5, 6, 7, float32(math.NaN()), 9}
-	if err := checkFinite("point", xyz); err == nil || !strings.Contains(err.Error(), "point 2 ") {
-		t.Errorf("checkFinite = %v, want an error naming point 2", err)
+	if err := findneighbor.CheckFinite(pkg, "point", xyz); err == nil || !strings.Contains(err.Error(), "point 2 ") {
+		t.Errorf("CheckFinite = %v, want an error naming point 2", err)
 	}
-	if err := checkFinite("point", xyz[:6]); err != nil {
-		t.Errorf("checkFinite(finite) = %v", err)
+	if err := findneighbor.CheckFinite(pkg, "point", xyz[:6]); err != nil {
+		t.Errorf("CheckFinite(finite) = %v", err)
 	}
 	for _, c := range []struct {
 		xyz []float32

@@ -44,29 +44,15 @@ func (ix *index) numQueries(q []float32) (int, error) {
 	if ix.ctx == nil {
 		return 0, errors.New("cuda backend: index used after Close")
 	}
-	if q == nil {
-		return ix.n, nil
-	}
-	if len(q)%3 != 0 {
-		return 0, fmt.Errorf("cuda backend: %d query coordinates is not a multiple of 3", len(q))
-	}
 	if len(q)/3 > math.MaxInt32 {
-		return 0, fmt.Errorf("cuda backend: %d queries exceed the int32 index range", len(q)/3)
+		return 0, fmt.Errorf("%s: %d queries exceed the int32 index range", pkg, len(q)/3)
 	}
-	for i, v := range q {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return 0, fmt.Errorf("cuda backend: query %d has a non-finite coordinate (%g)", i/3, v)
-		}
-	}
-	return len(q) / 3, nil
+	return findneighbor.CheckQueries(pkg, q, ix.n)
 }
 
-func checkLen(what string, got, want int) error {
-	if got != want {
-		return fmt.Errorf("cuda backend: len(%s) = %d, want %d", what, got, want)
-	}
-	return nil
-}
+// pkg prefixes the errors of the argument checks shared with the other
+// backends (findneighbor.CheckLen, ...).
+const pkg = "cuda backend"
 
 // do runs f on the device thread, timing it with the index's events.
 func (ix *index) do(f func(t *rt.Thread) error) error {
@@ -184,7 +170,7 @@ func (ix *index) Counts(q []float32, out []uint32) error {
 	if err != nil {
 		return err
 	}
-	if err := checkLen("out", len(out), nq); err != nil {
+	if err := findneighbor.CheckLen(pkg, "out", len(out), nq); err != nil {
 		return err
 	}
 	return ix.do(func(t *rt.Thread) error { return ix.counts(t, q, nq, out) })
@@ -210,16 +196,8 @@ func (ix *index) KNearest(q []float32, k int, idx []int32, dist []float32) error
 	if err != nil {
 		return err
 	}
-	if k < 0 {
-		return fmt.Errorf("cuda backend: k = %d, want ≥ 0", k)
-	}
-	if err := checkLen("idx", len(idx), nq*k); err != nil {
+	if err := findneighbor.CheckKNearest(pkg, nq, k, idx, dist); err != nil {
 		return err
-	}
-	if dist != nil {
-		if err := checkLen("dist", len(dist), nq*k); err != nil {
-			return err
-		}
 	}
 	if k == 0 || nq == 0 {
 		return nil
@@ -278,7 +256,7 @@ func (ix *index) Moments(q []float32, k int, out []findneighbor.Moment) error {
 	if k < 0 {
 		return fmt.Errorf("cuda backend: k = %d, want ≥ 0", k)
 	}
-	if err := checkLen("out", len(out), nq); err != nil {
+	if err := findneighbor.CheckLen(pkg, "out", len(out), nq); err != nil {
 		return err
 	}
 	if nq == 0 {
@@ -326,10 +304,10 @@ func (ix *index) ClusterCores(isCore []bool, label []int32) error {
 	if ix.ctx == nil {
 		return errors.New("cuda backend: index used after Close")
 	}
-	if err := checkLen("isCore", len(isCore), ix.n); err != nil {
+	if err := findneighbor.CheckLen(pkg, "isCore", len(isCore), ix.n); err != nil {
 		return err
 	}
-	if err := checkLen("label", len(label), ix.n); err != nil {
+	if err := findneighbor.CheckLen(pkg, "label", len(label), ix.n); err != nil {
 		return err
 	}
 	n := ix.n
