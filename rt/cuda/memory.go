@@ -92,6 +92,17 @@ func Upload[T any](t *Thread, dst DevicePtr, src []T, s Stream) error {
 	return t.CopyHtoD(dst, unsafe.Pointer(&src[0]), uint64(len(src))*uint64(unsafe.Sizeof(src[0])), s)
 }
 
+// UploadNew allocates room for src in a, queues the copy of src there on
+// stream s and returns the device pointer.
+func UploadNew[T any](t *Thread, a *Allocs, src []T, s Stream) (DevicePtr, error) {
+	var elem T
+	d, err := a.Alloc(t, uint64(len(src))*uint64(unsafe.Sizeof(elem)))
+	if err != nil {
+		return 0, err
+	}
+	return d, Upload(t, d, src, s)
+}
+
 // Download copies len(dst) elements from src into dst and waits for them.
 func Download[T any](t *Thread, dst []T, src DevicePtr, s Stream) error {
 	if len(dst) == 0 {

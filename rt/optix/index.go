@@ -108,31 +108,22 @@ func (ix *Index) upload(t *cuda.Thread, h hostQueries, tmp *cuda.Allocs) (launch
 			for i, o := range ix.order {
 				inv[o] = int32(i)
 			}
-			d, err := tmp.Alloc(t, uint64(ix.n)*4)
+			d, err := cuda.UploadNew(t, tmp, inv, s)
 			if err != nil {
-				return p, err
-			}
-			if err := cuda.Upload(t, d, inv, s); err != nil {
 				return p, err
 			}
 			p.LaunchToQuery = uint64(d)
 		}
 		return p, nil
 	}
-	d, err := tmp.Alloc(t, uint64(len(h.q))*4)
+	d, err := cuda.UploadNew(t, tmp, h.q, s)
 	if err != nil {
-		return p, err
-	}
-	if err := cuda.Upload(t, d, h.q, s); err != nil {
 		return p, err
 	}
 	p.Q = uint64(d)
 	if h.perm != nil {
-		d, err := tmp.Alloc(t, uint64(len(h.perm))*4)
+		d, err := cuda.UploadNew(t, tmp, h.perm, s)
 		if err != nil {
-			return p, err
-		}
-		if err := cuda.Upload(t, d, h.perm, s); err != nil {
 			return p, err
 		}
 		p.QOut = uint64(d)
@@ -229,11 +220,8 @@ func (ix *Index) fill(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs, 
 	if total == 0 {
 		return nil
 	}
-	dOff, err := tmp.Alloc(t, uint64(len(off))*8)
+	dOff, err := cuda.UploadNew(t, tmp, off, s)
 	if err != nil {
-		return err
-	}
-	if err := cuda.Upload(t, dOff, off, s); err != nil {
 		return err
 	}
 	dNbr, err := tmp.Alloc(t, uint64(total)*4)

@@ -188,11 +188,8 @@ func (ix *index) build(t *rt.Thread, xyz []float32) error {
 	if err := t.Record(ix.ev[0], s); err != nil {
 		return err
 	}
-	dxyz, err := tmp.Alloc(t, uint64(12*n))
+	dxyz, err := rt.UploadNew(t, &tmp, xyz, s)
 	if err != nil {
-		return err
-	}
-	if err := rt.Upload(t, dxyz, xyz, s); err != nil {
 		return err
 	}
 	if err := t.Record(upload, s); err != nil {
