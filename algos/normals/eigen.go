@@ -32,21 +32,61 @@ type eigen3 struct {
 // never NaN; eigenvalues are accurate to about 1e-15·‖A‖ and eigenvectors to
 // about 1e-16·‖A‖ / gap radians.
 func eigenSym3(a sym3) eigen3 {
-	scale := 0.0
+	m, scale, w, _, ok := isolatedEigen(a)
+	if !ok {
+		return specialEigen(a)
+	}
+	e := planeEigen(m, w)
+	for i := range e.Values {
+		e.Values[i] *= scale
+	}
+	return e
+}
+
+// smallestEigen returns what eigenSym3(a) returns as Values[0] and
+// Vectors[0], the smallest eigenvalue and its unit eigenvector, without the
+// other two where it can: when the smallest eigenvalue is the isolated root
+// (neighbourhoods flatter than they are long, most of a surface) its vector
+// is the cross product eigenSym3 starts from and the value its Rayleigh
+// quotient, as there; only the others go through eigenSym3's second stage.
+func smallestEigen(a sym3) (float64, [3]float64) {
+	m, scale, w, smallest, ok := isolatedEigen(a)
+	switch {
+	case !ok:
+		e := specialEigen(a)
+		return e.Values[0], e.Vectors[0]
+	case smallest:
+		return dot(w, mulSym(m, w)) * scale, w
+	}
+	e := planeEigen(m, w)
+	return e.Values[0] * scale, e.Vectors[0]
+}
+
+// isolatedEigen is eigenSym3's first stage: the matrix m = a/scale and the
+// unit eigenvector w of the root of the characteristic cubic farthest from
+// the other two, which is the smallest eigenvalue when smallest is true,
+// else the largest. ok is false for the zero and diagonal matrices, which
+// specialEigen decomposes.
+func isolatedEigen(a sym3) (m sym3, scale float64, w [3]float64, smallest, ok bool) {
 	for _, v := range a {
 		scale = max(scale, math.Abs(v))
 	}
 	if scale == 0 {
-		return eigen3{Vectors: [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}
+		return m, 0, w, false, false
 	}
-	var m sym3
+	// Scale by the power of two above the largest entry: exact, and a
+	// multiplication (a subnormal largest entry is divided by instead).
+	if scale >= 0x1p-1022 {
+		scale = math.Float64frombits(math.Float64bits(scale)&^(1<<52-1)) * 2
+	}
+	inv := 1 / scale
 	for i, v := range a {
-		m[i] = v / scale
+		m[i] = v * inv
 	}
 	xx, xy, xz, yy, yz, zz := m[0], m[1], m[2], m[3], m[4], m[5]
 	off := xy*xy + xz*xz + yz*yz
 	if off == 0 {
-		return diagonalEigen(xx*scale, yy*scale, zz*scale)
+		return m, scale, w, false, false
 	}
 
 	q := (xx + yy + zz) / 3
@@ -55,21 +95,42 @@ func eigenSym3(a sym3) eigen3 {
 	// det(A - qI) / p³, the determinant of B.
 	det := (bxx*(byy*bzz-yz*yz) - xy*(xy*bzz-yz*xz) + xz*(xy*yz-byy*xz)) / (p * p * p)
 	halfDet := min(max(det/2, -1), 1)
-	// The roots of the cubic are β0 ≤ β1 ≤ β2 with β2 = 2cos(θ/3) and
-	// β0 = 2cos(θ/3 + 2π/3). Only the isolated one is used: near a double
-	// root acos amplifies rounding to √ε, but for the root farthest from the
-	// other two (λ2 when det(B) ≥ 0, then β2 - β1 ≥ √3; else λ0) the error
-	// stays at a few ulps.
-	angle := math.Acos(halfDet) / 3
-	if halfDet < 0 {
-		angle += 2 * math.Pi / 3
+	return m, scale, isolatedVector(m, q+p*isolatedRoot(halfDet)), halfDet < 0, true
+}
+
+// isolatedRoot returns the root of the characteristic cubic of B,
+// β³ - 3β - 2h with h = det(B)/2 ∈ [-1, 1], that lies farthest from the
+// other two: β2 ∈ [√3, 2] for h ≥ 0, β0 ∈ [-2, -√3] for h < 0 (the roots
+// are 2cos(θ/3 + 2πk/3) with cos θ = h). Near a double root the
+// trigonometric formula amplifies rounding to √ε, but not for this root.
+// It is computed without trigonometry, which was the costliest part of a
+// solve: the cubic is odd in (β, h), so β2 of |h| serves both signs; a
+// quadratic in 1 - |h| through its ends (2 at |h| = 1, with the slope 2/9
+// the cubic has there, and √3 at 0) starts within 0.0025 of it, and three
+// Newton steps on the cubic, whose slope 3β² - 3 lies in [6, 9] there,
+// reach it to the last bit or two (tested against the trigonometric formula).
+func isolatedRoot(h float64) float64 {
+	const c2 = 2 - 1.7320508075688772 - 2.0/9 // the quadratic's second coefficient (√3 = 1.732…)
+	a := math.Abs(h)
+	t := 1 - a
+	b := 2 - 2.0/9*t - c2*t*t
+	for range 3 {
+		b -= (b*b*b - 3*b - 2*a) / (3*b*b - 3)
 	}
-	w := isolatedVector(m, q+p*2*math.Cos(angle))
-	e := planeEigen(m, w)
-	for i := range e.Values {
-		e.Values[i] *= scale
+	if h < 0 {
+		return -b
 	}
-	return e
+	return b
+}
+
+// specialEigen decomposes the zero and the diagonal matrices: the zero
+// matrix gets eigenvalues 0 and the coordinate axes, a diagonal one its
+// sorted diagonal.
+func specialEigen(a sym3) eigen3 {
+	if a == (sym3{}) {
+		return eigen3{Vectors: [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}
+	}
+	return diagonalEigen(a[0], a[3], a[5])
 }
 
 // planeEigen completes the decomposition of m given the unit eigenvector w
@@ -106,7 +167,8 @@ func planeEigen(m sym3, w [3]float64) eigen3 {
 }
 
 // sortEigen orders e's values ascending, with their vectors, and makes the
-// basis right-handed by choosing the sign of Vectors[0].
+// basis right-handed by choosing the sign of Vectors[2] (Vectors[0] stays
+// as computed, so smallestEigen returns the same vector).
 func sortEigen(e *eigen3) {
 	// Three compare-and-swaps sort three values.
 	for _, ij := range [3][2]int{{0, 1}, {1, 2}, {0, 1}} {
@@ -116,7 +178,7 @@ func sortEigen(e *eigen3) {
 			e.Vectors[i], e.Vectors[j] = e.Vectors[j], e.Vectors[i]
 		}
 	}
-	e.Vectors[0] = cross(e.Vectors[1], e.Vectors[2])
+	e.Vectors[2] = cross(e.Vectors[0], e.Vectors[1])
 }
 
 // diagonalEigen sorts the eigenvalues of diag(x, y, z) with their axes.

@@ -153,7 +153,9 @@ func TestEigenSym3Special(t *testing.T) {
 		{"huge", sym3{3e300, 1e299, 0, 1e300, 0, 2e300}, eigRef(sym3{3e300, 1e299, 0, 1e300, 0, 2e300})},
 	}
 	for _, tc := range tests {
-		checkEigen(t, tc.name, tc.a, eigenSym3(tc.a), tc.want, tol)
+		e := eigenSym3(tc.a)
+		checkEigen(t, tc.name, tc.a, e, tc.want, tol)
+		checkSmallest(t, tc.a, e)
 	}
 }
 
@@ -179,6 +181,7 @@ func TestEigenSym3Rotated(t *testing.T) {
 			a, axes := rotated(rng, l)
 			e := eigenSym3(a)
 			checkEigen(t, "spectrum", a, e, l, 1e-12)
+			checkSmallest(t, a, e)
 			if t.Failed() {
 				t.Fatalf("spectrum %v, matrix %v (seed %d)", l, a, seed)
 			}
@@ -209,6 +212,7 @@ func TestEigenSym3VsJacobi(t *testing.T) {
 		want, vecs := jacobiEigen(a)
 		e := eigenSym3(a)
 		checkEigen(t, "random SPD", a, e, want, 1e-12)
+		checkSmallest(t, a, e)
 		gap := (want[1] - want[0]) / want[2]
 		if gap > 1e-3 {
 			if c := math.Abs(dot(e.Vectors[0], vecs[0])); 1-c > 1e-12 {
@@ -217,6 +221,56 @@ func TestEigenSym3VsJacobi(t *testing.T) {
 		}
 		if t.Failed() {
 			t.Fatalf("matrix %d = %v (seed %d)", n, a, seed)
+		}
+	}
+}
+
+// checkSmallest checks smallestEigen, which skips eigenSym3's second stage
+// where it can, against e = eigenSym3(a): the same smallest eigenvalue (to
+// rounding), a unit eigenvector of it, and the same vector bit for bit
+// where the smallest eigenvalue is simple.
+func checkSmallest(t *testing.T, a sym3, e eigen3) {
+	t.Helper()
+	l, v := smallestEigen(a)
+	norm := max(math.Abs(e.Values[0]), math.Abs(e.Values[2]))
+	res := 0.0 // |av - λv| / norm, computed scaled (no overflow)
+	if norm > 0 {
+		var as sym3
+		for i := range a {
+			as[i] = a[i] / norm
+		}
+		av, ls := mulSym(as, v), l/norm
+		res = math.Sqrt((av[0]-ls*v[0])*(av[0]-ls*v[0]) + (av[1]-ls*v[1])*(av[1]-ls*v[1]) + (av[2]-ls*v[2])*(av[2]-ls*v[2]))
+	}
+	switch {
+	case math.Abs(l-e.Values[0]) > 1e-14*norm:
+		t.Errorf("smallestEigen(%v) = %g, eigenSym3 gives %g", a, l, e.Values[0])
+	case math.Abs(dot(v, v)-1) > 1e-14, res > 1e-13:
+		t.Errorf("smallestEigen(%v): |v| = %.17g, |av - λv| = %g", a, math.Sqrt(dot(v, v)), res)
+	case e.Values[1]-e.Values[0] > 1e-6*norm && v != e.Vectors[0]:
+		t.Errorf("smallestEigen(%v) = %v; eigenSym3 gives %v", a, v, e.Vectors[0])
+	}
+}
+
+// TestIsolatedRoot checks the Newton-polished root against the
+// trigonometric formula over the whole range of det(B)/2, its ends and
+// both zeros included.
+func TestIsolatedRoot(t *testing.T) {
+	hs := []float64{-1, 1, 0, math.Copysign(0, -1), 1e-300, -1e-300, 1 - 1e-16, -1 + 1e-16}
+	for i := range 200001 {
+		hs = append(hs, -1+float64(i)/100000)
+	}
+	for _, h := range hs {
+		want := 2 * math.Cos(math.Acos(h)/3)
+		if h < 0 {
+			want = 2 * math.Cos(math.Acos(h)/3+2*math.Pi/3)
+		}
+		got := isolatedRoot(h)
+		if math.Abs(got-want) > 1e-15 {
+			t.Fatalf("isolatedRoot(%g) = %.17g, trigonometric formula %.17g", h, got, want)
+		}
+		if r := got*got*got - 3*got - 2*h; math.Abs(r) > 1e-14 {
+			t.Fatalf("isolatedRoot(%g) = %.17g leaves the cubic at %g", h, got, r)
 		}
 	}
 }
@@ -232,5 +286,20 @@ func BenchmarkEigenSym3(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		benchEigen = eigenSym3(mats[i%len(mats)])
+	}
+}
+
+var benchSmallest float64
+
+func BenchmarkSmallestEigen(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	mats := make([]sym3, 1024)
+	for i := range mats {
+		mats[i], _ = rotated(rng, [3]float64{rng.Float64() * 1e-3, 1 + rng.Float64(), 2 + rng.Float64()})
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		l, v := smallestEigen(mats[i%len(mats)])
+		benchSmallest = l + v[0]
 	}
 }

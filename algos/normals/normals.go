@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
@@ -166,27 +167,50 @@ func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, err
 	if opts.K > 0 {
 		k = opts.K - 1
 	}
-	mom := make([]findneighbor.Moment, n)
+	res := newResult(n, opts.Eigenvalues)
 	// With K alone there is no radius: plain kNN, which
-	// findneighbor.KNearestMoments serves on the backend's own device
-	// (finite radii; an ε = +Inf kd-tree on the cpu backend). Otherwise one
-	// index of radius ε serves the moments and the orientation graph.
+	// findneighbor.KNearestMomentsFunc serves on the backend's own device
+	// (finite radii; an ε = +Inf kd-tree on the cpu backend) and hands over
+	// block by block, solved as they come. Otherwise one index of radius ε
+	// serves the moments and the orientation graph.
 	var idx findneighbor.Index
 	if opts.Radius == 0 {
-		if err := findneighbor.KNearestMoments(b, xyz, k, opts.Build, mom); err != nil {
+		var undefined atomic.Int64
+		err := findneighbor.KNearestMomentsFunc(b, xyz, k, opts.Build, func(pts []int32, m []findneighbor.Moment) {
+			u := 0
+			for j, i := range pts {
+				if !res.set(int(i), m[j]) {
+					u++
+				}
+			}
+			undefined.Add(int64(u))
+		})
+		if err != nil {
 			return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
 		}
+		res.Undefined = int(undefined.Load())
 	} else {
 		var err error
 		if idx, err = b.Build(xyz, opts.eps(), opts.Build); err != nil {
 			return nil, fmt.Errorf("normals: build %s index: %w", b.Name(), err)
 		}
 		defer idx.Close()
+		mom := make([]findneighbor.Moment, n)
 		if err := idx.Moments(nil, k, mom); err != nil {
 			return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
 		}
+		undefined := make([]int, parallelism(opts.Build.Workers))
+		forBlocks(n, len(undefined), func(w, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if !res.set(i, mom[i]) {
+					undefined[w]++
+				}
+			}
+		})
+		for _, u := range undefined {
+			res.Undefined += u
+		}
 	}
-	res := solveAll(mom, opts.Eigenvalues, opts.Build.Workers)
 
 	switch opts.Orient {
 	case OrientUp:
@@ -206,10 +230,8 @@ func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, err
 	return res, nil
 }
 
-// solveAll turns moments into normals, curvature and eigenvalues, in
-// parallel over blocks of points.
-func solveAll(mom []findneighbor.Moment, eigenvalues bool, workers int) *Result {
-	n := len(mom)
+// newResult allocates the columns of n points.
+func newResult(n int, eigenvalues bool) *Result {
 	r := &Result{
 		NormalX:   make([]float32, n),
 		NormalY:   make([]float32, n),
@@ -221,44 +243,26 @@ func solveAll(mom []findneighbor.Moment, eigenvalues bool, workers int) *Result 
 			r.Eigenvalues[i] = make([]float32, n)
 		}
 	}
-	undefined := make([]int, parallelism(workers))
-	forBlocks(n, len(undefined), func(w, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			pc, ok := solve(mom[i])
-			if !ok {
-				undefined[w]++
-			}
-			r.NormalX[i], r.NormalY[i], r.NormalZ[i] = pc.normal[0], pc.normal[1], pc.normal[2]
-			r.Curvature[i] = pc.curvature
-			if eigenvalues {
-				for j := range 3 {
-					r.Eigenvalues[j][i] = pc.values[j]
-				}
-			}
-		}
-	})
-	for _, u := range undefined {
-		r.Undefined += u
-	}
 	return r
-}
-
-// pca is one point's result.
-type pca struct {
-	normal    [3]float32
-	curvature float32
-	values    [3]float32
 }
 
 var nan32 = float32(math.NaN())
 
-// solve computes the normal, curvature and eigenvalues of the neighbourhood
-// made of the point (offset 0) and the m.N neighbours summarised by m. ok is
-// false, with NaN everywhere, when that is fewer than MinPoints points.
-func solve(m findneighbor.Moment) (p pca, ok bool) {
+// set computes point i's normal, curvature and (when r has the columns)
+// eigenvalues from the moments m of its neighbours, the point itself (offset
+// 0) added. It returns false, with NaN everywhere, when that is fewer than
+// MinPoints points.
+func (r *Result) set(i int, m findneighbor.Moment) bool {
+	eigenvalues := r.Eigenvalues[0] != nil
 	cnt := float64(m.N) + 1
 	if cnt < MinPoints {
-		return pca{[3]float32{nan32, nan32, nan32}, nan32, [3]float32{nan32, nan32, nan32}}, false
+		r.NormalX[i], r.NormalY[i], r.NormalZ[i], r.Curvature[i] = nan32, nan32, nan32, nan32
+		if eigenvalues {
+			for j := range 3 {
+				r.Eigenvalues[j][i] = nan32
+			}
+		}
+		return false
 	}
 	mx, my, mz := m.Sum[0]/cnt, m.Sum[1]/cnt, m.Sum[2]/cnt
 	o := &m.Outer
@@ -267,19 +271,23 @@ func solve(m findneighbor.Moment) (p pca, ok bool) {
 		o[3]/cnt - my*my, o[4]/cnt - my*mz,
 		o[5]/cnt - mz*mz,
 	}
-	e := eigenSym3(c)
-	// The covariance is positive semi-definite; rounding may leave λ0
-	// slightly negative.
-	for i := range e.Values {
-		e.Values[i] = max(e.Values[i], 0)
+	// The normal and curvature come from smallestEigen whether or not the
+	// eigenvalues are asked for, so that asking changes neither.
+	l0, v := smallestEigen(c)
+	if eigenvalues {
+		for j, l := range eigenSym3(c).Values {
+			// The covariance is positive semi-definite; rounding may
+			// leave an eigenvalue slightly negative.
+			r.Eigenvalues[j][i] = float32(max(l, 0))
+		}
 	}
-	v := e.Vectors[0]
-	p.normal = [3]float32{float32(v[0]), float32(v[1]), float32(v[2])}
-	if tr := e.Values[0] + e.Values[1] + e.Values[2]; tr > 0 {
-		p.curvature = float32(e.Values[0] / tr)
+	r.NormalX[i], r.NormalY[i], r.NormalZ[i] = float32(v[0]), float32(v[1]), float32(v[2])
+	r.Curvature[i] = 0
+	// λ0/(λ0+λ1+λ2), the sum being the trace.
+	if tr := c[0] + c[3] + c[5]; tr > 0 {
+		r.Curvature[i] = float32(max(l0, 0) / tr)
 	}
-	p.values = [3]float32{float32(e.Values[0]), float32(e.Values[1]), float32(e.Values[2])}
-	return p, true
+	return true
 }
 
 // parallelism returns the number of goroutines for workers (0: GOMAXPROCS).

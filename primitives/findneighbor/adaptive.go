@@ -35,6 +35,13 @@ const (
 // surface 1.3×.)
 type plainKNN interface{ plainKNN() }
 
+// selfMoments is implemented by indexes that hand the k-nearest moments of
+// their own points over block by block from their workers (the cpu
+// backend's kd-tree); ok is false where the index cannot.
+type selfMoments interface {
+	selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) (ok bool, err error)
+}
+
 // unevenSpread is the spread of the tuning counts, (p90 - p10) / median,
 // beyond which the density counts as uneven: Poisson noise alone gives
 // about 1 at the tuned median of 2k/8 (a real scan gives 6-7).
@@ -168,7 +175,7 @@ func KNearestMoments(b Backend, xyz []float32, k int, opts BuildOptions, out []M
 	if err := checkLen("out", len(out), n); err != nil {
 		return err
 	}
-	var mb momentBlocks
+	mb := momentBlocks{nw: workers(opts.Workers)}
 	store := func(pts []int32, m []Moment) {
 		for j, i := range pts {
 			out[i] = m[j]
@@ -196,17 +203,25 @@ func KNearestMoments(b Backend, xyz []float32, k int, opts BuildOptions, out []M
 // block of points at a time, pts (indices into xyz) with their moments m,
 // valid during the call, each point once, instead of storing a Moment per
 // point (88 bytes, memory that is slow to come by fresh): for callers that
-// reduce each moment at once, such as statistical outlier removal. A
-// finite-radius round queries the points as query sets, momentBlock at a
-// time, in the grid's cell order for the locality of the index's own
-// order; an ε = +Inf first round (the cpu backend's kd-tree, whose query
-// sets are not searched leaf by leaf) searches every point at once.
+// reduce each moment at once, such as statistical outlier removal and PCA
+// normals. fn is called from several goroutines at once (up to
+// opts.Workers), each call with points of its own, so it must only write
+// to places of its points or synchronise. A finite-radius round queries
+// the points as query sets, momentBlock at a time, in the grid's cell
+// order for the locality of the index's own order, and reduces each block
+// in parallel; the cpu backend's ε = +Inf kd-tree hands over its leaves'
+// results from its workers as it finds them.
 func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn func(pts []int32, m []Moment)) error {
 	n := len(xyz) / 3
-	var mb momentBlocks
+	mb := momentBlocks{nw: workers(opts.Workers)}
 	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, _ []float32, pts []int32) ([]int32, error) {
 		switch {
 		case pts == nil && math.IsInf(float64(ix.Eps()), 1):
+			if sm, ok := ix.(selfMoments); ok {
+				if ok, err := sm.selfMomentsFunc(k, fn); ok || err != nil {
+					return nil, err // the only round
+				}
+			}
 			m := make([]Moment, n)
 			if err := ix.Moments(nil, k, m); err != nil {
 				return nil, err
@@ -230,6 +245,7 @@ const momentBlock = 1 << 15
 // momentBlocks queries the k-nearest moments of a list of points of the
 // cloud as query sets, a block at a time, reusing its buffers.
 type momentBlocks struct {
+	nw   int // goroutines that share each block's fn calls
 	q    []float32
 	m    []Moment
 	pts  []int32
@@ -266,7 +282,10 @@ func (mb *momentBlocks) query(ix Index, xyz []float32, pts []int32, k int, fn fu
 			}
 			mb.pts, mb.done = append(mb.pts, i), append(mb.done, m)
 		}
-		fn(mb.pts, mb.done)
+		_ = parallelChunks(len(mb.pts), max(1024, len(mb.pts)/mb.nw), mb.nw, nil, func(_, lo, hi int) error {
+			fn(mb.pts[lo:hi], mb.done[lo:hi])
+			return nil
+		})
 	}
 	return short, nil
 }

@@ -261,6 +261,42 @@ func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 	})
 }
 
+// momentsFuncBlock is the number of points whose moments selfMomentsFunc
+// collects in a worker's buffer before handing them over.
+const momentsFuncBlock = 256
+
+// selfMomentsFunc hands the moments of the k nearest of every indexed
+// point to fn, momentsFuncBlock points at a time from the kd-tree's
+// workers, which search leaf by leaf: no Moment per point is stored and fn
+// reduces each block while it is in cache. ok is false, with nothing done,
+// for a grid index.
+func (c *cpuIndex) selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) (ok bool, err error) {
+	if c.tree == nil {
+		return false, nil
+	}
+	type block struct {
+		pts []int32
+		m   []Moment
+	}
+	bufs := make([]block, c.nw)
+	xs, ys, zs, perm := c.points()
+	err = c.tree.selfNearest(k, c.nw, false, c.opts.Progress, func(w int, self int32, nb []kent) {
+		b := &bufs[w]
+		b.pts = append(b.pts, perm[self])
+		b.m = append(b.m, nearestMoment(xs, ys, zs, xs[self], ys[self], zs[self], nb))
+		if len(b.pts) == momentsFuncBlock {
+			fn(b.pts, b.m)
+			b.pts, b.m = b.pts[:0], b.m[:0]
+		}
+	})
+	for _, b := range bufs {
+		if err == nil && len(b.pts) > 0 {
+			fn(b.pts, b.m)
+		}
+	}
+	return true, err
+}
+
 func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 	nq, err := numQueries(q, c.n)
 	if err != nil {
