@@ -1,6 +1,6 @@
 module github.com/pctk/pctk
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/ebitengine/purego v0.11.3
@@ -8,6 +8,7 @@ require (
 	github.com/paulmach/orb v0.14.0
 	github.com/ungerik/go3d v0.0.0-20251020194721-1bde1320d420
 	github.com/urfave/cli/v2 v2.27.7
+	golang.org/x/sys v0.50.0
 )
 
 require (

@@ -16,12 +16,13 @@ import (
 // posKeyD2 returns the squared distance bits of a position key.
 func posKeyD2(e uint64) uint32 { return uint32(e >> 32) }
 
-// gatherKeys appends to buf the position keys of the points lo..hi-1 of
+// gatherKeysGo appends to buf the position keys of the points lo..hi-1 of
 // the sorted arrays xs, ys, zs within squared distance lim of (x, y, z),
-// except position self. It stores every point and advances past those in,
-// so that the loop never branches on the test (whether a point is in is
-// random).
-func gatherKeys(buf []uint64, xs, ys, zs []float32, lo, hi int32, x, y, z, lim float32, self int32) []uint64 {
+// except position self, in position order. It stores every point and
+// advances past those in, so that the loop never branches on the test
+// (whether a point is in is random). gatherKeys runs it, or the same with
+// AVX-512.
+func gatherKeysGo(buf []uint64, xs, ys, zs []float32, lo, hi int32, x, y, z, lim float32, self int32) []uint64 {
 	n := len(buf)
 	buf = slices.Grow(buf, int(hi-lo))[:n+int(hi-lo)]
 	out := buf[n:]

@@ -1,0 +1,13 @@
+//go:build !amd64
+
+package findneighbor
+
+// hasAVX512 is false off amd64: gatherKeys is gatherKeysGo.
+const hasAVX512 = false
+
+// gatherKeys appends to buf the position keys of the points lo..hi-1 of
+// the sorted arrays xs, ys, zs within squared distance lim of (x, y, z),
+// except position self, in position order (gatherKeysGo).
+func gatherKeys(buf []uint64, xs, ys, zs []float32, lo, hi int32, x, y, z, lim float32, self int32) []uint64 {
+	return gatherKeysGo(buf, xs, ys, zs, lo, hi, x, y, z, lim, self)
+}

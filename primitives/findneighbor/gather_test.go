@@ -1,0 +1,71 @@
+package findneighbor
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestGatherKeysMatchesGo checks gatherKeys (AVX-512 where the CPU has it)
+// against gatherKeysGo bit for bit: spans of every length up to 100 (full
+// steps and every tail), limits that take none, some and all points, ties
+// at the limit, the query's own position inside and outside the span, and
+// keys appended after earlier ones.
+func TestGatherKeysMatchesGo(t *testing.T) {
+	if !hasAVX512 {
+		t.Log("no AVX-512 here: gatherKeys is gatherKeysGo")
+	}
+	const seed = 11
+	rng := rand.New(rand.NewPCG(seed, 1))
+	const n = 300
+	xs, ys, zs := make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range n {
+		// A coarse lattice makes exact ties at the limit common.
+		xs[i], ys[i], zs[i] = float32(rng.IntN(8))/4, float32(rng.IntN(8))/4, float32(rng.IntN(8))/4
+	}
+	for trial := range 20000 {
+		lo := int32(rng.IntN(n))
+		hi := lo + int32(rng.IntN(min(101, n-int(lo)+1)))
+		q := int32(rng.IntN(n))
+		x, y, z := xs[q], ys[q], zs[q]
+		if trial%3 == 0 {
+			x, y, z = rng.Float32()*2, rng.Float32()*2, rng.Float32()*2
+		}
+		self := q
+		if trial%5 == 0 {
+			self = -1
+		}
+		lim := []float32{0, 0.0625, 0.25, 0.5, 1, 3, rng.Float32()}[trial%7]
+		prefix := make([]uint64, rng.IntN(5), 200)
+		for i := range prefix {
+			prefix[i] = rng.Uint64()
+		}
+		want := gatherKeysGo(slices.Clone(prefix), xs, ys, zs, lo, hi, x, y, z, lim, self)
+		got := gatherKeys(slices.Clone(prefix), xs, ys, zs, lo, hi, x, y, z, lim, self)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (seed %d): span [%d, %d), query (%g, %g, %g), lim %g, self %d:\ngot  %x\nwant %x", trial, seed, lo, hi, x, y, z, lim, self, got, want)
+		}
+	}
+}
+
+func BenchmarkGatherKeys(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const n = 1 << 12
+	xs, ys, zs := make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range n {
+		xs[i], ys[i], zs[i] = rng.Float32(), rng.Float32(), rng.Float32()
+	}
+	buf := make([]uint64, 0, 64)
+	for _, impl := range []struct {
+		name string
+		fn   func([]uint64, []float32, []float32, []float32, int32, int32, float32, float32, float32, float32, int32) []uint64
+	}{{"go", gatherKeysGo}, {"dispatch", gatherKeys}} {
+		b.Run(impl.name, func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				lo := int32(i % (n/40 - 1) * 40)
+				// A 40-point leaf, a third of it within the limit.
+				buf = impl.fn(buf[:0], xs, ys, zs, lo, lo+40, 0.5, 0.5, 0.5, 0.06, -1)
+			}
+		})
+	}
+}
