@@ -56,7 +56,12 @@ func smallestEigen(a sym3) (float64, [3]float64) {
 		e := specialEigen(a)
 		return e.Values[0], e.Vectors[0]
 	case smallest:
-		return dot(w, mulSym(m, w)) * scale, w
+		// The Rayleigh quotient wᵀmw, in scalars.
+		x, y, z := w[0], w[1], w[2]
+		mx := m[0]*x + m[1]*y + m[2]*z
+		my := m[1]*x + m[3]*y + m[4]*z
+		mz := m[2]*x + m[4]*y + m[5]*z
+		return (x*mx + y*my + z*mz) * scale, w
 	}
 	e := planeEigen(m, w)
 	return e.Values[0] * scale, e.Vectors[0]
@@ -68,22 +73,21 @@ func smallestEigen(a sym3) (float64, [3]float64) {
 // else the largest. ok is false for the zero and diagonal matrices, which
 // specialEigen decomposes.
 func isolatedEigen(a sym3) (m sym3, scale float64, w [3]float64, smallest, ok bool) {
-	for _, v := range a {
-		scale = max(scale, math.Abs(v))
-	}
+	// Scalars throughout: Go keeps arrays in memory, and the loads and
+	// stores made this solve twice as slow.
+	a0, a1, a2, a3, a4, a5 := a[0], a[1], a[2], a[3], a[4], a[5]
+	scale = max(math.Abs(a0), math.Abs(a1), math.Abs(a2), math.Abs(a3), math.Abs(a4), math.Abs(a5))
 	if scale == 0 {
 		return m, 0, w, false, false
 	}
-	// Scale by the power of two above the largest entry: exact, and a
-	// multiplication (a subnormal largest entry is divided by instead).
-	if scale >= 0x1p-1022 {
+	// Scale by the power of two above the largest entry, which is exact
+	// (a subnormal or huge largest entry is divided by instead).
+	if scale >= 0x1p-1022 && scale < 0x1p1022 {
 		scale = math.Float64frombits(math.Float64bits(scale)&^(1<<52-1)) * 2
 	}
 	inv := 1 / scale
-	for i, v := range a {
-		m[i] = v * inv
-	}
-	xx, xy, xz, yy, yz, zz := m[0], m[1], m[2], m[3], m[4], m[5]
+	xx, xy, xz, yy, yz, zz := a0*inv, a1*inv, a2*inv, a3*inv, a4*inv, a5*inv
+	m = sym3{xx, xy, xz, yy, yz, zz}
 	off := xy*xy + xz*xz + yz*yz
 	if off == 0 {
 		return m, scale, w, false, false
@@ -95,7 +99,32 @@ func isolatedEigen(a sym3) (m sym3, scale float64, w [3]float64, smallest, ok bo
 	// det(A - qI) / p³, the determinant of B.
 	det := (bxx*(byy*bzz-yz*yz) - xy*(xy*bzz-yz*xz) + xz*(xy*yz-byy*xz)) / (p * p * p)
 	halfDet := min(max(det/2, -1), 1)
-	return m, scale, isolatedVector(m, q+p*isolatedRoot(halfDet)), halfDet < 0, true
+	l := q + p*isolatedRoot(halfDet)
+
+	// The eigenvector: the longest cross product of two rows of m - lI,
+	// which span a plane for a simple eigenvalue.
+	r0x, r1y, r2z := xx-l, yy-l, zz-l
+	// r0 = (r0x, xy, xz), r1 = (xy, r1y, yz), r2 = (xz, yz, r2z).
+	c01x, c01y, c01z := xy*yz-xz*r1y, xz*xy-r0x*yz, r0x*r1y-xy*xy
+	c02x, c02y, c02z := xy*r2z-xz*yz, xz*xz-r0x*r2z, r0x*yz-xy*xz
+	c12x, c12y, c12z := r1y*r2z-yz*yz, yz*xz-xy*r2z, xy*yz-r1y*xz
+	d01 := c01x*c01x + c01y*c01y + c01z*c01z
+	d02 := c02x*c02x + c02y*c02y + c02z*c02z
+	d12 := c12x*c12x + c12y*c12y + c12z*c12z
+	bx, by, bz, d := c01x, c01y, c01z, d01
+	if d02 > d {
+		bx, by, bz, d = c02x, c02y, c02z, d02
+	}
+	if d12 > d {
+		bx, by, bz, d = c12x, c12y, c12z, d12
+	}
+	if d == 0 {
+		// Unreachable for a simple eigenvalue up to rounding; any unit
+		// vector is then as good as another.
+		return m, scale, [3]float64{0, 0, 1}, halfDet < 0, true
+	}
+	s := 1 / math.Sqrt(d)
+	return m, scale, [3]float64{bx * s, by * s, bz * s}, halfDet < 0, true
 }
 
 // isolatedRoot returns the root of the characteristic cubic of B,
@@ -186,31 +215,6 @@ func diagonalEigen(x, y, z float64) eigen3 {
 	e := eigen3{Values: [3]float64{x, y, z}, Vectors: [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}
 	sortEigen(&e)
 	return e
-}
-
-// isolatedVector returns a unit eigenvector of m for the eigenvalue l, which
-// must be simple: the rows of m - lI then span a plane, and the longest cross
-// product of two of them is its most accurately computed normal.
-func isolatedVector(m sym3, l float64) [3]float64 {
-	r0 := [3]float64{m[0] - l, m[1], m[2]}
-	r1 := [3]float64{m[1], m[3] - l, m[4]}
-	r2 := [3]float64{m[2], m[4], m[5] - l}
-	c01, c02, c12 := cross(r0, r1), cross(r0, r2), cross(r1, r2)
-	d01, d02, d12 := dot(c01, c01), dot(c02, c02), dot(c12, c12)
-	best, d := c01, d01
-	if d02 > d {
-		best, d = c02, d02
-	}
-	if d12 > d {
-		best, d = c12, d12
-	}
-	if d == 0 {
-		// Unreachable for a simple eigenvalue up to rounding; any unit
-		// vector is then as good as another.
-		return [3]float64{0, 0, 1}
-	}
-	s := 1 / math.Sqrt(d)
-	return [3]float64{best[0] * s, best[1] * s, best[2] * s}
 }
 
 // orthoBasis returns unit vectors u, v with (u, v, w) orthonormal, for unit w.

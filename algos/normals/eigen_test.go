@@ -151,6 +151,7 @@ func TestEigenSym3Special(t *testing.T) {
 		{"rank 2 plane x+y+z=0", sym3{2, -1, -1, 2, -1, 2}, [3]float64{0, 3, 3}},
 		{"tiny", sym3{3e-300, 0, 0, 1e-300, 1e-301, 2e-300}, eigRef(sym3{3e-300, 0, 0, 1e-300, 1e-301, 2e-300})},
 		{"huge", sym3{3e300, 1e299, 0, 1e300, 0, 2e300}, eigRef(sym3{3e300, 1e299, 0, 1e300, 0, 2e300})},
+		{"beyond 2^1023", sym3{1e308, 1e306, 0, 1e307, 0, 2e307}, eigRef(sym3{1e308, 1e306, 0, 1e307, 0, 2e307})},
 	}
 	for _, tc := range tests {
 		e := eigenSym3(tc.a)
