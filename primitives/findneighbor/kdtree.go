@@ -24,34 +24,56 @@ type kdNode struct {
 
 func newKDTree(xyz []float32, nw int) *kdtree {
 	n := len(xyz) / 3
-	t := &kdtree{xs: make([]float32, n), ys: make([]float32, n), zs: make([]float32, n), perm: make([]int32, n)}
-	for i := range n {
-		t.xs[i], t.ys[i], t.zs[i], t.perm[i] = xyz[3*i], xyz[3*i+1], xyz[3*i+2], int32(i)
-	}
-	t.nodes = make([]kdNode, 1, 2*(n/kdLeaf+1))
+	// The tree is built on packed points, so that the partitions move 16
+	// bytes in one place instead of four arrays' entries (1.6× faster),
+	// then split into the arrays the searches scan.
+	b := kdBuild{pts: make([]kdPoint, n)}
+	_ = parallel(n, nw, nil, func(_, lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			b.pts[i] = kdPoint{[3]float32{xyz[3*i], xyz[3*i+1], xyz[3*i+2]}, int32(i)}
+		}
+		return nil
+	})
+	nodes := make([]kdNode, 1, 2*(n/kdLeaf+1))
 	// The top levels split serially down to about 4 subtrees per worker,
 	// which then build in parallel, each into its own nodes, appended after.
 	var tasks []kdTask
-	t.build(&t.nodes, 0, 0, int32(n), bits.Len(uint(4*nw-1)), &tasks)
+	b.build(&nodes, 0, 0, int32(n), bits.Len(uint(4*nw-1)), &tasks)
 	sub := make([][]kdNode, len(tasks))
 	_ = parallelChunks(len(tasks), 1, nw, nil, func(_, j, _ int) error {
 		sub[j] = make([]kdNode, 1, 2*(int(tasks[j].hi-tasks[j].lo)/kdLeaf+1))
-		t.build(&sub[j], 0, tasks[j].lo, tasks[j].hi, 0, nil)
+		b.build(&sub[j], 0, tasks[j].lo, tasks[j].hi, 0, nil)
 		return nil
 	})
-	for j, nodes := range sub {
+	for j, sn := range sub {
 		// Local node 0 takes the task's slot; node i ≥ 1 goes to base+i-1.
-		base := int32(len(t.nodes))
-		for i := range nodes {
-			if nodes[i].left >= 0 {
-				nodes[i].left += base - 1
+		base := int32(len(nodes))
+		for i := range sn {
+			if sn[i].left >= 0 {
+				sn[i].left += base - 1
 			}
 		}
-		t.nodes[tasks[j].node] = nodes[0]
-		t.nodes = append(t.nodes, nodes[1:]...)
+		nodes[tasks[j].node] = sn[0]
+		nodes = append(nodes, sn[1:]...)
 	}
+	t := &kdtree{xs: make([]float32, n), ys: make([]float32, n), zs: make([]float32, n), perm: make([]int32, n), nodes: nodes}
+	_ = parallel(n, nw, nil, func(_, lo, hi int) error {
+		for i, p := range b.pts[lo:hi] {
+			t.xs[lo+i], t.ys[lo+i], t.zs[lo+i], t.perm[lo+i] = p.c[0], p.c[1], p.c[2], p.idx
+		}
+		return nil
+	})
 	return t
 }
+
+// kdPoint is a point while the tree is built: coordinates and index.
+type kdPoint struct {
+	c   [3]float32
+	idx int32
+}
+
+// kdBuild holds the points being arranged into a tree.
+type kdBuild struct{ pts []kdPoint }
 
 // kdTask is a subtree left for a parallel build: node, over points
 // [lo, hi).
@@ -60,41 +82,23 @@ type kdTask struct {
 	lo, hi int32
 }
 
-func (t *kdtree) coord(a int, i int32) float32 {
-	switch a {
-	case 0:
-		return t.xs[i]
-	case 1:
-		return t.ys[i]
-	}
-	return t.zs[i]
-}
-
-func (t *kdtree) swap(i, j int32) {
-	t.xs[i], t.xs[j] = t.xs[j], t.xs[i]
-	t.ys[i], t.ys[j] = t.ys[j], t.ys[i]
-	t.zs[i], t.zs[j] = t.zs[j], t.zs[i]
-	t.perm[i], t.perm[j] = t.perm[j], t.perm[i]
-}
-
 // build fills node k of nodes with points [lo, hi) and recurses; with
 // depth > 0 and tasks not nil, it stops that many levels down and appends
 // the subtrees still to build to tasks instead.
-func (t *kdtree) build(nodes *[]kdNode, k int, lo, hi int32, depth int, tasks *[]kdTask) {
+func (b *kdBuild) build(nodes *[]kdNode, k int, lo, hi int32, depth int, tasks *[]kdTask) {
 	if tasks != nil && depth == 0 {
 		*tasks = append(*tasks, kdTask{k, lo, hi})
 		return
 	}
 	nd := kdNode{lo: lo, hi: hi, left: -1}
 	if lo < hi {
-		nd.bb = [6]float32{t.xs[lo], t.ys[lo], t.zs[lo], t.xs[lo], t.ys[lo], t.zs[lo]}
-		for i := lo + 1; i < hi; i++ {
-			p := [3]float32{t.xs[i], t.ys[i], t.zs[i]}
-			for a := range 3 {
-				nd.bb[a] = min(nd.bb[a], p[a])
-				nd.bb[3+a] = max(nd.bb[3+a], p[a])
-			}
+		c := b.pts[lo].c
+		x0, y0, z0, x1, y1, z1 := c[0], c[1], c[2], c[0], c[1], c[2]
+		for _, p := range b.pts[lo+1 : hi] {
+			x0, y0, z0 = min(x0, p.c[0]), min(y0, p.c[1]), min(z0, p.c[2])
+			x1, y1, z1 = max(x1, p.c[0]), max(y1, p.c[1]), max(z1, p.c[2])
 		}
+		nd.bb = [6]float32{x0, y0, z0, x1, y1, z1}
 	}
 	axis := 0
 	for a := 1; a < 3; a++ {
@@ -107,33 +111,34 @@ func (t *kdtree) build(nodes *[]kdNode, k int, lo, hi int32, depth int, tasks *[
 		return
 	}
 	mid := lo + (hi-lo)/2
-	t.selectNth(axis, lo, hi, mid)
+	b.selectNth(axis, lo, hi, mid)
 	nd.left = int32(len(*nodes))
 	(*nodes)[k] = nd
 	*nodes = append(*nodes, kdNode{}, kdNode{})
-	t.build(nodes, int(nd.left), lo, mid, depth-1, tasks)
-	t.build(nodes, int(nd.left)+1, mid, hi, depth-1, tasks)
+	b.build(nodes, int(nd.left), lo, mid, depth-1, tasks)
+	b.build(nodes, int(nd.left)+1, mid, hi, depth-1, tasks)
 }
 
 // selectNth reorders [lo, hi) so that position nth holds the point a sort
 // along axis would put there, with no greater value before it and no
 // smaller after it (Hoare's quickselect with a median-of-three pivot).
-func (t *kdtree) selectNth(axis int, lo, hi, nth int32) {
+func (b *kdBuild) selectNth(axis int, lo, hi, nth int32) {
+	pts := b.pts
 	hi--
 	for lo < hi {
 		m := lo + (hi-lo)/2
-		a, b, c := t.coord(axis, lo), t.coord(axis, m), t.coord(axis, hi)
-		pivot := max(min(a, b), min(max(a, b), c))
+		x, y, z := pts[lo].c[axis], pts[m].c[axis], pts[hi].c[axis]
+		pivot := max(min(x, y), min(max(x, y), z))
 		i, j := lo, hi
 		for i <= j {
-			for t.coord(axis, i) < pivot {
+			for pts[i].c[axis] < pivot {
 				i++
 			}
-			for t.coord(axis, j) > pivot {
+			for pts[j].c[axis] > pivot {
 				j--
 			}
 			if i <= j {
-				t.swap(i, j)
+				pts[i], pts[j] = pts[j], pts[i]
 				i++
 				j--
 			}
