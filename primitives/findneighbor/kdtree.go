@@ -25,8 +25,9 @@ type kdNode struct {
 func newKDTree(xyz []float32, nw int) *kdtree {
 	n := len(xyz) / 3
 	// The tree is built on packed points, so that the partitions move 16
-	// bytes in one place instead of four arrays' entries (1.6× faster),
-	// then split into the arrays the searches scan.
+	// bytes in one place instead of four arrays' entries (a quarter less
+	// build time on 1M points of a scan), then split into the arrays the
+	// searches scan.
 	b := kdBuild{pts: make([]kdPoint, n)}
 	_ = parallel(n, nw, nil, func(_, lo, hi int) error {
 		for i := lo; i < hi; i++ {
