@@ -1,7 +1,6 @@
 package findneighbor
 
 import (
-	"cmp"
 	"math"
 	"slices"
 )
@@ -56,11 +55,13 @@ type leafScratch struct {
 }
 
 // nearLeaf is a leaf within reach of a batch, with the squared distance
-// between their boxes: no query of the batch is nearer to the leaf.
-type nearLeaf struct {
-	node int32
-	d2   float32
-}
+// between their boxes (no query of the batch is nearer to the leaf): the
+// distance's float32 bits in the high half, the node in the low half, so
+// that sorting the keys sorts by distance.
+type nearLeaf uint64
+
+func (nl nearLeaf) node() int32 { return int32(uint32(nl)) }
+func (nl nearLeaf) d2() float32 { return math.Float32frombits(uint32(nl >> 32)) }
 
 // doneQuery is a query of the current leaf whose k nearest are known: its
 // tree position and k-th distance.
@@ -128,26 +129,26 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, sorted bool, emi
 	reach := r + sqrt32(far)
 	s.near = t.leavesNear(&nd.bb, reach*reach*(1+4*batchSlack), s.near[:0], &s.stack)
 	s.done = append(s.done[:0], doneQuery{p0, r})
+	minR := r // the smallest k-th distance of the done queries
 	for i := lo; i < hi; i++ {
 		if i == p0 {
 			continue
 		}
 		x, y, z := t.xs[i], t.ys[i], t.zs[i]
-		// The tightest bound the done queries give (the nearest one's is
-		// not always it; taking them all measured ~5% faster).
-		b, guess := float32(math.Inf(1)), float32(math.Inf(1))
-		for _, d := range s.done {
-			b = min(b, d.r+sqrt32(dist2(t.xs[d.pos]-x, t.ys[d.pos]-y, t.zs[d.pos]-z)))
-			guess = min(guess, d.r)
-		}
-		guess *= 1 + guessSlack
-		// First the guess, then the bound if fewer than k are within it.
-		var buf []uint64
-		for _, r := range [2]float32{min(guess, b), b} {
-			buf = t.gatherNear(s.near, s.keys[:0], x, y, z, r*r*(1+batchSlack), i)
-			if len(buf) >= k || r == b {
-				break
+		// First the guess; where it holds k, their k-th distance bounds
+		// the query's, so its k nearest are among them (the near leaves
+		// hold every point within the sure bound below, and the k nearest
+		// are within that too).
+		guess := minR * (1 + guessSlack)
+		buf := t.gatherNear(s.near, s.keys[:0], x, y, z, guess*guess*(1+batchSlack), i)
+		if len(buf) < k {
+			// The tightest bound the done queries give (the nearest
+			// one's is not always it).
+			b := float32(math.Inf(1))
+			for _, d := range s.done {
+				b = min(b, d.r+sqrt32(dist2(t.xs[d.pos]-x, t.ys[d.pos]-y, t.zs[d.pos]-z)))
 			}
+			buf = t.gatherNear(s.near, buf[:0], x, y, z, b*b*(1+batchSlack), i)
 		}
 		s.keys = buf
 		if len(buf) < k {
@@ -162,7 +163,9 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, sorted bool, emi
 		for _, e := range c[1:] {
 			worst = max(worst, e.key)
 		}
-		s.done = append(s.done, doneQuery{i, sqrt32(kent{key: worst}.d2())})
+		ri := sqrt32(kent{key: worst}.d2())
+		s.done = append(s.done, doneQuery{i, ri})
+		minR = min(minR, ri)
 		if sorted {
 			sortKents(c)
 		}
@@ -175,10 +178,10 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, sorted bool, emi
 // position self.
 func (t *kdtree) gatherNear(near []nearLeaf, buf []uint64, x, y, z, lim float32, self int32) []uint64 {
 	for _, nl := range near {
-		if nl.d2 > lim {
+		if nl.d2() > lim {
 			break // nearest first: no later leaf is within the bound
 		}
-		ln := &t.nodes[nl.node]
+		ln := &t.nodes[nl.node()]
 		if boxDistSq(&ln.bb, x, y, z) > lim {
 			continue
 		}
@@ -205,13 +208,13 @@ func (t *kdtree) leavesNear(bb *[6]float32, lim float32, out []nearLeaf, stack *
 			continue
 		}
 		if nd.left < 0 {
-			out = append(out, nearLeaf{v, d2})
+			out = append(out, nearLeaf(uint64(math.Float32bits(d2))<<32|uint64(uint32(v))))
 			continue
 		}
 		st = append(st, kdVisit{node: nd.left}, kdVisit{node: nd.left + 1})
 	}
 	*stack = st
-	slices.SortFunc(out, func(a, b nearLeaf) int { return cmp.Compare(a.d2, b.d2) })
+	slices.Sort(out)
 	return out
 }
 
