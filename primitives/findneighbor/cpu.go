@@ -214,7 +214,11 @@ const knearestBlock = 256
 func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 	xs, ys, zs, perm := c.points()
 	if c.tree != nil {
-		return c.tree.selfNearest(k, c.nw, true, c.opts.Progress, func(_ int, self int32, nb []kent) {
+		kcs := make([][]kent, c.nw)
+		return c.tree.selfNearest(k, c.nw, c.opts.Progress, func(w int, self int32, keys []uint64) {
+			nb := toKents(kcs[w][:0], keys, perm)
+			kcs[w] = nb
+			sortKents(nb)
 			o := int(perm[self]) * k
 			var d []float32
 			if dist != nil {
@@ -280,10 +284,10 @@ func (c *cpuIndex) selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) (ok 
 	}
 	bufs := make([]block, c.nw)
 	xs, ys, zs, perm := c.points()
-	err = c.tree.selfNearest(k, c.nw, false, c.opts.Progress, func(w int, self int32, nb []kent) {
+	err = c.tree.selfNearest(k, c.nw, c.opts.Progress, func(w int, self int32, keys []uint64) {
 		b := &bufs[w]
 		b.pts = append(b.pts, perm[self])
-		b.m = append(b.m, nearestMoment(xs, ys, zs, xs[self], ys[self], zs[self], nb))
+		b.m = append(b.m, keysMoment(xs, ys, zs, xs[self], ys[self], zs[self], keys))
 		if len(b.pts) == momentsFuncBlock {
 			fn(b.pts, b.m)
 			b.pts, b.m = b.pts[:0], b.m[:0]
@@ -313,14 +317,19 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 	}
 	xs, ys, zs, perm := c.points()
 	if q == nil && k > 0 && c.tree != nil {
-		return c.tree.selfNearest(k, c.nw, false, c.opts.Progress, func(_ int, self int32, nb []kent) {
-			out[perm[self]] = nearestMoment(xs, ys, zs, xs[self], ys[self], zs[self], nb)
+		return c.tree.selfNearest(k, c.nw, c.opts.Progress, func(_ int, self int32, keys []uint64) {
+			out[perm[self]] = keysMoment(xs, ys, zs, xs[self], ys[self], zs[self], keys)
 		})
 	}
 	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
 		var m Moment
 		if k > 0 {
-			out[i] = nearestMoment(xs, ys, zs, x, y, z, c.nearest(s, k, false, x, y, z, self))
+			nb := c.nearest(s, k, false, x, y, z, self)
+			s.keys = s.keys[:0]
+			for _, e := range nb {
+				s.keys = append(s.keys, posKey(e))
+			}
+			out[i] = keysMoment(xs, ys, zs, x, y, z, s.keys)
 			return nil
 		}
 		g := c.g
@@ -439,14 +448,27 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 	})
 }
 
-// nearestMoment sums the offsets and distances from (x, y, z) to its k
-// nearest nb, points of the sorted arrays xs, ys, zs, in any order.
-func nearestMoment(xs, ys, zs []float32, x, y, z float32, nb []kent) Moment {
-	var m Moment
-	for _, cd := range nb {
-		m.AddNearest(xs[cd.pos], ys[cd.pos], zs[cd.pos], x, y, z, sqrt32(cd.d2()))
+// keysMomentGo sums the offsets and distances from (x, y, z) to its k
+// nearest, given as position keys into the sorted arrays xs, ys, zs, in
+// any order. keysMoment runs it, or the same with AVX-512.
+func keysMomentGo(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
+	var s0, s1, s2, o0, o1, o2, o3, o4, o5, dist float64
+	fx, fy, fz := float64(x), float64(y), float64(z)
+	for _, e := range keys {
+		pos := uint32(e)
+		ex, ey, ez := float64(xs[pos])-fx, float64(ys[pos])-fy, float64(zs[pos])-fz
+		s0 += ex
+		s1 += ey
+		s2 += ez
+		o0 += ex * ex
+		o1 += ex * ey
+		o2 += ex * ez
+		o3 += ey * ey
+		o4 += ey * ez
+		o5 += ez * ez
+		dist += float64(sqrt32(math.Float32frombits(posKeyD2(e))))
 	}
-	return m
+	return Moment{N: uint32(len(keys)), Sum: [3]float64{s0, s1, s2}, Outer: [6]float64{o0, o1, o2, o3, o4, o5}, Dist: dist}
 }
 
 // momentSpan adds to m the offsets from (x, y, z) to the points of one

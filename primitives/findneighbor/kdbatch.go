@@ -50,6 +50,7 @@ type leafScratch struct {
 	stack []kdVisit
 	near  []nearLeaf // the leaves within reach of the current leaf
 	keys  []uint64
+	pk    []uint64 // position keys of a full search's result
 	kc    []kent
 	done  []doneQuery
 }
@@ -70,11 +71,11 @@ type doneQuery struct {
 	r   float32
 }
 
-// selfNearest calls emit(w, self, c) for every indexed point, on nw
+// selfNearest calls emit(w, self, keys) for every indexed point, on nw
 // workers (w is the worker's number): self is the point's tree position,
-// c its k nearest other points (1 ≤ k), in key order when sorted, and
-// valid only during the call.
-func (t *kdtree) selfNearest(k, nw int, sorted bool, progress func(float64), emit func(w int, self int32, c []kent)) error {
+// keys the position keys of its k nearest other points (1 ≤ k), in no
+// particular order, valid only during the call.
+func (t *kdtree) selfNearest(k, nw int, progress func(float64), emit func(w int, self int32, keys []uint64)) error {
 	var leaves []int32
 	for i := range t.nodes {
 		if nd := &t.nodes[i]; nd.left < 0 && nd.hi > nd.lo {
@@ -85,22 +86,26 @@ func (t *kdtree) selfNearest(k, nw int, sorted bool, progress func(float64), emi
 	return parallel(len(leaves), nw, progress, func(w, lo, hi int) error {
 		s := &sc[w]
 		for _, l := range leaves[lo:hi] {
-			t.leafNearest(s, l, k, sorted, func(self int32, c []kent) { emit(w, self, c) })
+			t.leafNearest(s, l, k, func(self int32, keys []uint64) { emit(w, self, keys) })
 		}
 		return nil
 	})
 }
 
 // leafNearest is selfNearest for the queries of one leaf.
-func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, sorted bool, emit func(self int32, c []kent)) {
+func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self int32, keys []uint64)) {
 	nd := &t.nodes[leaf]
 	lo, hi := nd.lo, nd.hi
 	full := func(i int32) float32 {
 		s.kb.reset(k)
 		t.nearest(&s.kb, &s.stack, t.xs[i], t.ys[i], t.zs[i], i)
 		worst := s.kb.worstSq() // before finish, which may reorder a heap
-		s.kb.finish(sorted)
-		emit(i, s.kb.c)
+		s.kb.finish(false)
+		s.pk = s.pk[:0]
+		for _, e := range s.kb.c {
+			s.pk = append(s.pk, posKey(e))
+		}
+		emit(i, s.pk)
 		return worst
 	}
 	// p0: the point nearest the box's centre, searched in full.
@@ -157,18 +162,15 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, sorted bool, emi
 			s.done = append(s.done, doneQuery{i, sqrt32(full(i))})
 			continue
 		}
-		c := rankK(buf, k, t.perm, s.kc)
-		s.kc = c
-		worst := c[0].key
+		c, kc := rankKeys(buf, k, t.perm, s.kc)
+		s.kc = kc
+		worst := c[0]
 		for _, e := range c[1:] {
-			worst = max(worst, e.key)
+			worst = max(worst, e)
 		}
-		ri := sqrt32(kent{key: worst}.d2())
+		ri := sqrt32(math.Float32frombits(posKeyD2(worst)))
 		s.done = append(s.done, doneQuery{i, ri})
 		minR = min(minR, ri)
-		if sorted {
-			sortKents(c)
-		}
 		emit(i, c)
 	}
 }

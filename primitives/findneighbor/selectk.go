@@ -98,25 +98,46 @@ func keepK(buf []uint64, k int) ([]uint64, float32) {
 	return buf[:m], math.Float32frombits(t)
 }
 
+// rankKeys reduces the candidates buf to the k nearest (all of them if
+// there are no more than k), ties at the k-th distance broken by the
+// smaller index, as position keys in no particular order, in buf's
+// memory; kc is scratch for the ties, returned for reuse.
+func rankKeys(buf []uint64, k int, perm []int32, kc []kent) ([]uint64, []kent) {
+	if len(buf) <= k {
+		return buf, kc
+	}
+	buf, _ = keepK(buf, k)
+	if len(buf) == k {
+		return buf, kc
+	}
+	// Ties at the k-th distance: the smaller indices win.
+	kc = toKents(kc[:0], buf, perm)
+	slices.SortFunc(kc, cmpKent)
+	for j, e := range kc[:k] {
+		buf[j] = posKey(e)
+	}
+	return buf[:k], kc
+}
+
 // rankK stores in out the k nearest of the candidates buf (all of them if
 // there are no more than k) as kents keyed by distance and index, ties
 // broken by the smaller index, in no particular order.
 func rankK(buf []uint64, k int, perm []int32, out []kent) []kent {
-	if len(buf) > k {
-		buf, _ = keepK(buf, k)
-	}
-	out = out[:0]
-	for _, e := range buf {
+	keys, out := rankKeys(buf, k, perm, out)
+	return toKents(out[:0], keys, perm)
+}
+
+// toKents appends to out the kents of the position keys.
+func toKents(out []kent, keys []uint64, perm []int32) []kent {
+	for _, e := range keys {
 		pos := int32(uint32(e))
 		out = append(out, kent{e&^math.MaxUint32 | uint64(uint32(perm[pos])), pos})
 	}
-	if len(out) > k {
-		// Ties at the k-th distance: the smaller indices win.
-		slices.SortFunc(out, cmpKent)
-		out = out[:k]
-	}
 	return out
 }
+
+// posKey returns the position key of a kent.
+func posKey(e kent) uint64 { return e.key&^math.MaxUint32 | uint64(uint32(e.pos)) }
 
 // sortKents sorts a short run by key (insertion sort; slices.SortFunc
 // beyond a few dozen).

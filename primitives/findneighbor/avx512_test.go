@@ -1,6 +1,7 @@
 package findneighbor
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -67,5 +68,41 @@ func BenchmarkGatherKeys(b *testing.B) {
 				buf = impl.fn(buf[:0], xs, ys, zs, lo, lo+40, 0.5, 0.5, 0.5, 0.06, -1)
 			}
 		})
+	}
+}
+
+// TestKeysMomentMatchesGo checks keysMoment (AVX-512 where the CPU has
+// it, whose lanes sum in another order) against keysMomentGo: the same
+// count and every sum equal to rounding, for every key count up to 40
+// (full steps and every tail) on offsets far from the query.
+func TestKeysMomentMatchesGo(t *testing.T) {
+	const seed = 12
+	rng := rand.New(rand.NewPCG(seed, 1))
+	const n = 500
+	xs, ys, zs := make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range n {
+		xs[i], ys[i], zs[i] = 100+rng.Float32(), -50+rng.Float32(), rng.Float32()*0.01
+	}
+	for trial := range 5000 {
+		q := rng.IntN(n)
+		x, y, z := xs[q], ys[q], zs[q]
+		var keys []uint64
+		for range trial % 41 {
+			p := rng.IntN(n)
+			d2 := dist2(xs[p]-x, ys[p]-y, zs[p]-z)
+			keys = append(keys, uint64(math.Float32bits(d2))<<32|uint64(p))
+		}
+		got, want := keysMoment(xs, ys, zs, x, y, z, keys), keysMomentGo(xs, ys, zs, x, y, z, keys)
+		close := func(a, b, scale float64) bool { return math.Abs(a-b) <= 1e-12*scale }
+		ok := got.N == want.N && close(got.Dist, want.Dist, want.Dist)
+		for a := range 3 {
+			ok = ok && close(got.Sum[a], want.Sum[a], want.Dist+1e-30)
+		}
+		for a := range 6 {
+			ok = ok && close(got.Outer[a], want.Outer[a], want.Outer[0]+want.Outer[3]+want.Outer[5])
+		}
+		if !ok {
+			t.Fatalf("trial %d (seed %d), %d keys:\ngot  %+v\nwant %+v", trial, seed, len(keys), got, want)
+		}
 	}
 }

@@ -1,5 +1,16 @@
 #include "textflag.h"
 
+// HSUM stores at off(DI) the sum of the 8 float64 lanes of z (y, x: its
+// lower halves), using Y10 and X11.
+#define HSUM(z, y, x, off) \
+	VEXTRACTF64X4 $1, z, Y10 \
+	VADDPD Y10, y, y \
+	VEXTRACTF128 $1, y, X11 \
+	VADDPD X11, x, x \
+	VPERMILPD $1, x, X11 \
+	VADDSD X11, x, x \
+	VMOVSD x, off(DI)
+
 // Lane numbers 0..15, added to a broadcast position.
 DATA iota16<>+0(SB)/4, $0
 DATA iota16<>+4(SB)/4, $1
@@ -106,4 +117,98 @@ full:
 done:
 	VZEROUPPER
 	MOVQ R10, ret+64(FP)
+	RET
+
+// func momentsAVX512(keys *uint64, n int, xs, ys, zs *float32, x, y, z float32, out *[10]float64)
+//
+// 8 keys per step: their positions gather the points' coordinates, which
+// become float64 offsets from (x, y, z); lanes beyond n are zeroed. Z0-Z2
+// sum the offsets, Z3-Z8 their products (xx, xy, xz, yy, yz, zz), Z9 the
+// float32 square roots of the keys' squared distances; each is summed
+// across its lanes at the end.
+TEXT ·momentsAVX512(SB), NOSPLIT, $0-64
+	MOVQ keys+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ xs+16(FP), R8
+	MOVQ ys+24(FP), R9
+	MOVQ zs+32(FP), R10
+	MOVQ out+56(FP), DI
+	VBROADCASTSS x+40(FP), Y16
+	VCVTPS2PD Y16, Z16
+	VBROADCASTSS y+44(FP), Y17
+	VCVTPS2PD Y17, Z17
+	VBROADCASTSS z+48(FP), Y18
+	VCVTPS2PD Y18, Z18
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	XORQ R11, R11 // keys done
+	MOVL $0xff, R12
+
+mloop:
+	MOVQ CX, AX
+	SUBQ R11, AX
+	JLE  mreduce
+	MOVL R12, BX
+	CMPQ AX, $8
+	JGE  mfull
+	BZHIL AX, R12, BX // the first n - i lanes
+
+mfull:
+	KMOVW BX, K1
+	VMOVDQU64.Z (SI)(R11*8), K1, Z20
+	VPMOVQD Z20, Y21 // positions (0 in the lanes beyond n)
+	VPSRLQ $32, Z20, Z22
+	VPMOVQD Z22, Y22
+	VSQRTPS Y22, Y22 // float32 distances, as sqrt32
+	VCVTPS2PD Y22, Z22
+	VADDPD Z22, Z9, Z9
+
+	VPXORD Y23, Y23, Y23
+	KMOVW K1, K2
+	VGATHERDPS (R8)(Y21*4), K2, Y23
+	VCVTPS2PD Y23, Z23
+	VSUBPD.Z Z16, Z23, K1, Z23 // dx, 0 beyond n
+	VPXORD Y24, Y24, Y24
+	KMOVW K1, K2
+	VGATHERDPS (R9)(Y21*4), K2, Y24
+	VCVTPS2PD Y24, Z24
+	VSUBPD.Z Z17, Z24, K1, Z24 // dy
+	VPXORD Y25, Y25, Y25
+	KMOVW K1, K2
+	VGATHERDPS (R10)(Y21*4), K2, Y25
+	VCVTPS2PD Y25, Z25
+	VSUBPD.Z Z18, Z25, K1, Z25 // dz
+
+	VADDPD Z23, Z0, Z0
+	VADDPD Z24, Z1, Z1
+	VADDPD Z25, Z2, Z2
+	VFMADD231PD Z23, Z23, Z3
+	VFMADD231PD Z24, Z23, Z4
+	VFMADD231PD Z25, Z23, Z5
+	VFMADD231PD Z24, Z24, Z6
+	VFMADD231PD Z25, Z24, Z7
+	VFMADD231PD Z25, Z25, Z8
+	ADDQ $8, R11
+	JMP  mloop
+
+mreduce:
+	HSUM(Z0, Y0, X0, 0)
+	HSUM(Z1, Y1, X1, 8)
+	HSUM(Z2, Y2, X2, 16)
+	HSUM(Z3, Y3, X3, 24)
+	HSUM(Z4, Y4, X4, 32)
+	HSUM(Z5, Y5, X5, 40)
+	HSUM(Z6, Y6, X6, 48)
+	HSUM(Z7, Y7, X7, 56)
+	HSUM(Z8, Y8, X8, 64)
+	HSUM(Z9, Y9, X9, 72)
+	VZEROUPPER
 	RET

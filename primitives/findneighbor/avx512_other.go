@@ -11,3 +11,9 @@ const hasAVX512 = false
 func gatherKeys(buf []uint64, xs, ys, zs []float32, lo, hi int32, x, y, z, lim float32, self int32) []uint64 {
 	return gatherKeysGo(buf, xs, ys, zs, lo, hi, x, y, z, lim, self)
 }
+
+// keysMoment sums the offsets and distances from (x, y, z) to the points
+// of the position keys (keysMomentGo).
+func keysMoment(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
+	return keysMomentGo(xs, ys, zs, x, y, z, keys)
+}

@@ -6,9 +6,10 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// hasAVX512 reports that gatherKeys can use gatherKeysAVX512: AVX-512F
-// (with the operating system saving its registers) and BMI2.
-var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasBMI2
+// hasAVX512 reports that gatherKeys and keysMoment can use their AVX-512
+// loops: AVX-512F and VL (with the operating system saving the
+// registers) and BMI2.
+var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2
 
 // gatherKeysAVX512 is gatherKeysGo's loop on 16 points at a time for the
 // n points at xs, ys, zs (positions pos0, pos0+1, ...): it writes the
@@ -32,4 +33,24 @@ func gatherKeys(buf []uint64, xs, ys, zs []float32, lo, hi int32, x, y, z, lim f
 	buf = slices.Grow(buf, len(xs)+8)
 	m := gatherKeysAVX512(&buf[:n+1][n], &xs[0], &ys[0], &zs[0], len(xs), x, y, z, lim, uint32(lo), uint32(self))
 	return buf[:n+m]
+}
+
+// momentsAVX512 is keysMomentGo's loop on 8 keys at a time, with the sums
+// in 8 lanes each (so in another order than keysMomentGo's, equal to
+// rounding): it stores the three offset sums, the six products and the
+// distance sum in out.
+//
+//go:noescape
+func momentsAVX512(keys *uint64, n int, xs, ys, zs *float32, x, y, z float32, out *[10]float64)
+
+// keysMoment sums the offsets and distances from (x, y, z) to the points
+// of the position keys: with AVX-512 where the CPU has it, else
+// keysMomentGo.
+func keysMoment(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
+	if !hasAVX512 || len(keys) == 0 {
+		return keysMomentGo(xs, ys, zs, x, y, z, keys)
+	}
+	var s [10]float64
+	momentsAVX512(&keys[0], len(keys), &xs[0], &ys[0], &zs[0], x, y, z, &s)
+	return Moment{N: uint32(len(keys)), Sum: [3]float64{s[0], s[1], s[2]}, Outer: [6]float64{s[3], s[4], s[5], s[6], s[7], s[8]}, Dist: s[9]}
 }
