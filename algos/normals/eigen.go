@@ -93,9 +93,9 @@ func isolatedEigen(a sym3) (m sym3, scale float64, w [3]float64, smallest, ok bo
 		return m, scale, w, false, false
 	}
 
-	q := (xx + yy + zz) / 3
+	q := (xx + yy + zz) * (1.0 / 3)
 	bxx, byy, bzz := xx-q, yy-q, zz-q
-	p := math.Sqrt((bxx*bxx + byy*byy + bzz*bzz + 2*off) / 6)
+	p := math.Sqrt((bxx*bxx + byy*byy + bzz*bzz + 2*off) * (1.0 / 6))
 	// det(A - qI) / p³, the determinant of B.
 	det := (bxx*(byy*bzz-yz*yz) - xy*(xy*bzz-yz*xz) + xz*(xy*yz-byy*xz)) / (p * p * p)
 	halfDet := min(max(det/2, -1), 1)

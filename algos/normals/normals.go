@@ -264,12 +264,13 @@ func (r *Result) set(i int, m findneighbor.Moment) bool {
 		}
 		return false
 	}
-	mx, my, mz := m.Sum[0]/cnt, m.Sum[1]/cnt, m.Sum[2]/cnt
+	inv := 1 / cnt // one division, not nine
+	mx, my, mz := m.Sum[0]*inv, m.Sum[1]*inv, m.Sum[2]*inv
 	o := &m.Outer
 	c := sym3{
-		o[0]/cnt - mx*mx, o[1]/cnt - mx*my, o[2]/cnt - mx*mz,
-		o[3]/cnt - my*my, o[4]/cnt - my*mz,
-		o[5]/cnt - mz*mz,
+		o[0]*inv - mx*mx, o[1]*inv - mx*my, o[2]*inv - mx*mz,
+		o[3]*inv - my*my, o[4]*inv - my*mz,
+		o[5]*inv - mz*mz,
 	}
 	// The normal and curvature come from smallestEigen whether or not the
 	// eigenvalues are asked for, so that asking changes neither.
