@@ -54,3 +54,11 @@ func keysMoment(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 	momentsAVX512(&keys[0], len(keys), &xs[0], &ys[0], &zs[0], x, y, z, &s)
 	return Moment{N: uint32(len(keys)), Sum: [3]float64{s[0], s[1], s[2]}, Outer: [6]float64{s[3], s[4], s[5], s[6], s[7], s[8]}, Dist: s[9]}
 }
+
+// boxMaskAVX512 sets bit j of masks[j/16] when the squared distance from
+// (x, y, z) to box j of n, as boxDistSq computes it, is within lim; the
+// boxes are six rows of stride floats (min x, y, z, max x, y, z), masks
+// has (n+15)/16 entries.
+//
+//go:noescape
+func boxMaskAVX512(boxes *float32, stride, n int, x, y, z, lim float32, masks *uint16)

@@ -212,3 +212,73 @@ mreduce:
 	HSUM(Z9, Y9, X9, 72)
 	VZEROUPPER
 	RET
+
+// func boxMaskAVX512(boxes *float32, stride, n int, x, y, z, lim float32, masks *uint16)
+//
+// For n boxes stored as six rows of stride floats (min x, y, z, max x, y,
+// z), 16 at a time: bit j of masks[j/16] is set when the squared distance
+// from (x, y, z) to box j, computed as boxDistSq computes it, is within
+// lim.
+TEXT ·boxMaskAVX512(SB), NOSPLIT, $0-48
+	MOVQ boxes+0(FP), SI
+	MOVQ stride+8(FP), AX
+	SHLQ $2, AX
+	LEAQ (SI)(AX*1), R8  // min y
+	LEAQ (R8)(AX*1), R9  // min z
+	LEAQ (R9)(AX*1), R10 // max x
+	LEAQ (R10)(AX*1), R13 // max y
+	LEAQ (R13)(AX*1), DX // max z
+	MOVQ n+16(FP), CX
+	VBROADCASTSS x+24(FP), Z16
+	VBROADCASTSS y+28(FP), Z17
+	VBROADCASTSS z+32(FP), Z18
+	VBROADCASTSS lim+36(FP), Z19
+	MOVQ masks+40(FP), DI
+	VPXORD Z20, Z20, Z20
+	XORQ R11, R11
+	MOVL $0xffff, R12
+
+bloop:
+	MOVQ CX, AX
+	SUBQ R11, AX
+	JLE  bdone
+	MOVL R12, BX
+	CMPQ AX, $16
+	JGE  bfull
+	BZHIL AX, R12, BX
+
+bfull:
+	KMOVW BX, K3
+	VMOVUPS.Z (SI)(R11*4), K3, Z0
+	VMOVUPS.Z (R10)(R11*4), K3, Z1
+	VSUBPS Z16, Z0, Z0 // min x - x
+	VSUBPS Z1, Z16, Z1 // x - max x
+	VMAXPS Z20, Z0, Z0
+	VMAXPS Z1, Z0, Z0
+	VMULPS Z0, Z0, Z0
+	VMOVUPS.Z (R8)(R11*4), K3, Z2
+	VMOVUPS.Z (R13)(R11*4), K3, Z3
+	VSUBPS Z17, Z2, Z2
+	VSUBPS Z3, Z17, Z3
+	VMAXPS Z20, Z2, Z2
+	VMAXPS Z3, Z2, Z2
+	VMULPS Z2, Z2, Z2
+	VMOVUPS.Z (R9)(R11*4), K3, Z4
+	VMOVUPS.Z (DX)(R11*4), K3, Z5
+	VSUBPS Z18, Z4, Z4
+	VSUBPS Z5, Z18, Z5
+	VMAXPS Z20, Z4, Z4
+	VMAXPS Z5, Z4, Z4
+	VMULPS Z4, Z4, Z4
+	VADDPS Z2, Z0, Z0
+	VADDPS Z4, Z0, Z0
+	VCMPPS $2, Z19, Z0, K3, K1
+	KMOVW K1, AX
+	MOVW AX, (DI)
+	ADDQ $2, DI
+	ADDQ $16, R11
+	JMP  bloop
+
+bdone:
+	VZEROUPPER
+	RET

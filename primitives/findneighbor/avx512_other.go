@@ -17,3 +17,8 @@ func gatherKeys(buf []uint64, xs, ys, zs []float32, lo, hi int32, x, y, z, lim f
 func keysMoment(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 	return keysMomentGo(xs, ys, zs, x, y, z, keys)
 }
+
+// boxMaskAVX512 is never called off amd64 (hasAVX512 is false).
+func boxMaskAVX512(boxes *float32, stride, n int, x, y, z, lim float32, masks *uint16) {
+	panic("findneighbor: boxMaskAVX512 without AVX-512")
+}

@@ -106,3 +106,45 @@ func TestKeysMomentMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestBoxMaskMatchesBoxDistSq checks boxMaskAVX512 against boxDistSq on
+// random boxes, queries inside and outside them, limits at exact box
+// distances (ties), for every count up to 40 (full steps and every tail).
+func TestBoxMaskMatchesBoxDistSq(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 here: gatherNear tests boxes with boxDistSq")
+	}
+	const seed = 14
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for trial := range 3000 {
+		n := trial % 41
+		stride := n + rng.IntN(3)
+		boxes := make([]float32, 6*stride)
+		bbs := make([][6]float32, n)
+		for j := range n {
+			for a := range 3 {
+				lo, hi := rng.Float32()*4, rng.Float32()*4
+				bbs[j][a], bbs[j][3+a] = min(lo, hi), max(lo, hi)
+			}
+			for a := range 6 {
+				boxes[a*stride+j] = bbs[j][a]
+			}
+		}
+		x, y, z := rng.Float32()*5-0.5, rng.Float32()*5-0.5, rng.Float32()*5-0.5
+		lim := rng.Float32() * 4
+		if n > 0 && trial%2 == 0 {
+			lim = boxDistSq(&bbs[rng.IntN(n)], x, y, z) // a tie
+		}
+		masks := make([]uint16, (n+15)/16+1)
+		boxMaskAVX512(&append(boxes, 0)[0], stride, n, x, y, z, lim, &masks[0])
+		for j := range n {
+			want := boxDistSq(&bbs[j], x, y, z) <= lim
+			if got := masks[j/16]>>(j%16)&1 == 1; got != want {
+				t.Fatalf("trial %d (seed %d): box %d of %d %v, query (%g, %g, %g), lim %g: in = %v, boxDistSq says %v", trial, seed, j, n, bbs[j], x, y, z, lim, got, want)
+			}
+		}
+		if masks[len(masks)-1] != 0 {
+			t.Fatalf("trial %d: wrote beyond (n+15)/16 masks", trial)
+		}
+	}
+}

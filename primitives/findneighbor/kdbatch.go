@@ -2,7 +2,9 @@ package findneighbor
 
 import (
 	"math"
+	"math/bits"
 	"slices"
+	"sort"
 )
 
 // Leaf-batched k-nearest search of the indexed points themselves, what PCA
@@ -49,6 +51,8 @@ type leafScratch struct {
 	kb    kbest
 	stack []kdVisit
 	near  []nearLeaf // the leaves within reach of the current leaf
+	boxes []float32  // their boxes, for boxMaskAVX512
+	masks []uint16
 	keys  []uint64
 	pk    []uint64 // position keys of a full search's result
 	kc    []kent
@@ -133,6 +137,9 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 	}
 	reach := r + sqrt32(far)
 	s.near = t.leavesNear(&nd.bb, reach*reach*(1+4*batchSlack), s.near[:0], &s.stack)
+	if hasAVX512 {
+		t.nearBoxes(s)
+	}
 	s.done = append(s.done[:0], doneQuery{p0, r})
 	minR := r // the smallest k-th distance of the done queries
 	for i := lo; i < hi; i++ {
@@ -145,7 +152,7 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 		// hold every point within the sure bound below, and the k nearest
 		// are within that too).
 		guess := minR * (1 + guessSlack)
-		buf := t.gatherNear(s.near, s.keys[:0], x, y, z, guess*guess*(1+batchSlack), i)
+		buf := t.gatherNear(s, s.keys[:0], x, y, z, guess*guess*(1+batchSlack), i)
 		if len(buf) < k {
 			// The tightest bound the done queries give (the nearest
 			// one's is not always it).
@@ -153,7 +160,7 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 			for _, d := range s.done {
 				b = min(b, d.r+sqrt32(dist2(t.xs[d.pos]-x, t.ys[d.pos]-y, t.zs[d.pos]-z)))
 			}
-			buf = t.gatherNear(s.near, buf[:0], x, y, z, b*b*(1+batchSlack), i)
+			buf = t.gatherNear(s, buf[:0], x, y, z, b*b*(1+batchSlack), i)
 		}
 		s.keys = buf
 		if len(buf) < k {
@@ -176,20 +183,46 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 }
 
 // gatherNear appends to buf the position keys of the points of the leaves
-// near (nearest first) within squared distance lim of (x, y, z), except
-// position self.
-func (t *kdtree) gatherNear(near []nearLeaf, buf []uint64, x, y, z, lim float32, self int32) []uint64 {
-	for _, nl := range near {
-		if nl.d2() > lim {
-			break // nearest first: no later leaf is within the bound
+// s.near (nearest first) within squared distance lim of (x, y, z), except
+// position self. With AVX-512 it tests the leaves' boxes 16 at a time
+// (s.boxes, which nearBoxes fills), else one by one.
+func (t *kdtree) gatherNear(s *leafScratch, buf []uint64, x, y, z, lim float32, self int32) []uint64 {
+	// Nearest first: no leaf after the first beyond lim is within it.
+	near := s.near[:sort.Search(len(s.near), func(j int) bool { return s.near[j].d2() > lim })]
+	if !hasAVX512 {
+		for _, nl := range near {
+			ln := &t.nodes[nl.node()]
+			if boxDistSq(&ln.bb, x, y, z) <= lim {
+				buf = gatherKeys(buf, t.xs, t.ys, t.zs, ln.lo, ln.hi, x, y, z, lim, self)
+			}
 		}
-		ln := &t.nodes[nl.node()]
-		if boxDistSq(&ln.bb, x, y, z) > lim {
-			continue
+		return buf
+	}
+	if len(near) == 0 {
+		return buf
+	}
+	s.masks = slices.Grow(s.masks[:0], (len(near)+15)/16)[:(len(near)+15)/16]
+	boxMaskAVX512(&s.boxes[0], len(s.near), len(near), x, y, z, lim, &s.masks[0])
+	for w, m := range s.masks {
+		for ; m != 0; m &= m - 1 {
+			ln := &t.nodes[s.near[16*w+bits.TrailingZeros16(m)].node()]
+			buf = gatherKeys(buf, t.xs, t.ys, t.zs, ln.lo, ln.hi, x, y, z, lim, self)
 		}
-		buf = gatherKeys(buf, t.xs, t.ys, t.zs, ln.lo, ln.hi, x, y, z, lim, self)
 	}
 	return buf
+}
+
+// nearBoxes stores the boxes of the leaves s.near in s.boxes for
+// boxMaskAVX512: six rows of len(s.near) floats.
+func (t *kdtree) nearBoxes(s *leafScratch) {
+	n := len(s.near)
+	s.boxes = slices.Grow(s.boxes[:0], 6*n)[:6*n]
+	for j, nl := range s.near {
+		bb := &t.nodes[nl.node()].bb
+		for a := range 6 {
+			s.boxes[a*n+j] = bb[a]
+		}
+	}
 }
 
 // leavesNear appends to out the non-empty leaves whose boxes come within
