@@ -201,11 +201,13 @@ func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, err
 		}
 		undefined := make([]int, parallelism(opts.Build.Workers))
 		forBlocks(n, len(undefined), func(w, lo, hi int) {
+			u := 0 // counted here: undefined[w] shares a cache line with the others
 			for i := lo; i < hi; i++ {
 				if !res.set(i, mom[i]) {
-					undefined[w]++
+					u++
 				}
 			}
+			undefined[w] = u
 		})
 		for _, u := range undefined {
 			res.Undefined += u

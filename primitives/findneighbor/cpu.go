@@ -72,6 +72,7 @@ type scratch struct {
 	kc    []kent
 	rows  []rowVisit
 	stack []kdVisit
+	_     [128]byte // workers' scratch side by side share no cache line
 }
 
 // forQueries calls fn for every query on c.nw workers. In self mode
@@ -217,7 +218,9 @@ func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 		kcs := make([][]kent, c.nw)
 		return c.tree.selfNearest(k, c.nw, c.opts.Progress, func(w int, self int32, keys []uint64) {
 			nb := toKents(kcs[w][:0], keys, perm)
-			kcs[w] = nb
+			if cap(nb) != cap(kcs[w]) {
+				kcs[w] = nb // rarely: the workers' headers share cache lines
+			}
 			sortKents(nb)
 			o := int(perm[self]) * k
 			var d []float32
@@ -281,6 +284,7 @@ func (c *cpuIndex) selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) (ok 
 	type block struct {
 		pts []int32
 		m   []Moment
+		_   [128 - 48]byte // one worker's slice headers per cache line pair: no false sharing
 	}
 	bufs := make([]block, c.nw)
 	xs, ys, zs, perm := c.points()

@@ -57,6 +57,7 @@ type leafScratch struct {
 	pk    []uint64 // position keys of a full search's result
 	kc    []kent
 	done  []doneQuery
+	_     [128]byte // workers' scratch side by side share no cache line
 }
 
 // nearLeaf is a leaf within reach of a batch, with the squared distance

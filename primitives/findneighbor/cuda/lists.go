@@ -146,7 +146,9 @@ func (ix *index) orderLists(csr *findneighbor.CSR, opts findneighbor.NeighborOpt
 					csr.Dist[csr.Offsets[i]+int64(j)] = sqrt32(x.d2)
 				}
 			}
-			scratch[w] = c
+			if cap(c) != cap(scratch[w]) {
+				scratch[w] = c // rarely: the workers' headers share cache lines
+			}
 		}
 	})
 }
