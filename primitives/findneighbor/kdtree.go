@@ -1,6 +1,9 @@
 package findneighbor
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // kdtree answers k-nearest queries with no radius (ε = +Inf), where a grid
 // has no natural cell size: a balanced tree of median splits along the
@@ -13,6 +16,10 @@ type kdtree struct {
 
 // kdLeaf is the most points a leaf holds.
 const kdLeaf = 40
+
+// kdSample is the size of the sample that picks selectNth's pivots on
+// long ranges.
+const kdSample = 63
 
 type kdNode struct {
 	lo, hi int32
@@ -36,14 +43,36 @@ func newKDTree(xyz []float32, nw int) *kdtree {
 		return nil
 	})
 	nodes := make([]kdNode, 1, 2*(n/kdLeaf+1))
-	// The top levels split serially down to about 4 subtrees per worker,
-	// which then build in parallel, each into its own nodes, appended after.
-	var tasks []kdTask
-	b.build(&nodes, 0, 0, int32(n), bits.Len(uint(4*nw-1)), &tasks)
+	// The top levels split level by level, the nodes of a level in
+	// parallel, down to about 4 subtrees per worker, which then build in
+	// parallel, each into its own nodes, appended after.
+	tasks := []kdTask{{0, 0, int32(n)}}
+	for range bits.Len(uint(4*nw - 1)) {
+		type split struct {
+			nd  kdNode
+			mid int32
+			ok  bool
+		}
+		sp := make([]split, len(tasks))
+		_ = parallelChunks(len(tasks), 1, nw, nil, func(_, j, _ int) error {
+			sp[j].nd, sp[j].mid, sp[j].ok = b.split(tasks[j].lo, tasks[j].hi)
+			return nil
+		})
+		var next []kdTask
+		for j, tk := range tasks {
+			if sp[j].ok {
+				sp[j].nd.left = int32(len(nodes))
+				nodes = append(nodes, kdNode{}, kdNode{})
+				next = append(next, kdTask{int(sp[j].nd.left), tk.lo, sp[j].mid}, kdTask{int(sp[j].nd.left) + 1, sp[j].mid, tk.hi})
+			}
+			nodes[tk.node] = sp[j].nd
+		}
+		tasks = next
+	}
 	sub := make([][]kdNode, len(tasks))
 	_ = parallelChunks(len(tasks), 1, nw, nil, func(_, j, _ int) error {
 		sub[j] = make([]kdNode, 1, 2*(int(tasks[j].hi-tasks[j].lo)/kdLeaf+1))
-		b.build(&sub[j], 0, tasks[j].lo, tasks[j].hi, 0, nil)
+		b.build(&sub[j], 0, tasks[j].lo, tasks[j].hi)
 		return nil
 	})
 	for j, sn := range sub {
@@ -83,15 +112,25 @@ type kdTask struct {
 	lo, hi int32
 }
 
-// build fills node k of nodes with points [lo, hi) and recurses; with
-// depth > 0 and tasks not nil, it stops that many levels down and appends
-// the subtrees still to build to tasks instead.
-func (b *kdBuild) build(nodes *[]kdNode, k int, lo, hi int32, depth int, tasks *[]kdTask) {
-	if tasks != nil && depth == 0 {
-		*tasks = append(*tasks, kdTask{k, lo, hi})
+// build fills node k of nodes with points [lo, hi) and recurses.
+func (b *kdBuild) build(nodes *[]kdNode, k int, lo, hi int32) {
+	nd, mid, ok := b.split(lo, hi)
+	if !ok {
+		(*nodes)[k] = nd
 		return
 	}
-	nd := kdNode{lo: lo, hi: hi, left: -1}
+	nd.left = int32(len(*nodes))
+	(*nodes)[k] = nd
+	*nodes = append(*nodes, kdNode{}, kdNode{})
+	b.build(nodes, int(nd.left), lo, mid)
+	b.build(nodes, int(nd.left)+1, mid, hi)
+}
+
+// split returns the node of points [lo, hi) (its left child not set) and,
+// unless it is a leaf (ok false), reorders them around the median of its
+// box's widest axis, the first point of the right child at mid.
+func (b *kdBuild) split(lo, hi int32) (nd kdNode, mid int32, ok bool) {
+	nd = kdNode{lo: lo, hi: hi, left: -1}
 	if lo < hi {
 		c := b.pts[lo].c
 		x0, y0, z0, x1, y1, z1 := c[0], c[1], c[2], c[0], c[1], c[2]
@@ -108,28 +147,44 @@ func (b *kdBuild) build(nodes *[]kdNode, k int, lo, hi int32, depth int, tasks *
 		}
 	}
 	if hi-lo <= kdLeaf || nd.bb[3+axis] == nd.bb[axis] {
-		(*nodes)[k] = nd
-		return
+		return nd, 0, false
 	}
-	mid := lo + (hi-lo)/2
+	mid = lo + (hi-lo)/2
 	b.selectNth(axis, lo, hi, mid)
-	nd.left = int32(len(*nodes))
-	(*nodes)[k] = nd
-	*nodes = append(*nodes, kdNode{}, kdNode{})
-	b.build(nodes, int(nd.left), lo, mid, depth-1, tasks)
-	b.build(nodes, int(nd.left)+1, mid, hi, depth-1, tasks)
+	return nd, mid, true
 }
 
 // selectNth reorders [lo, hi) so that position nth holds the point a sort
 // along axis would put there, with no greater value before it and no
-// smaller after it (Hoare's quickselect with a median-of-three pivot).
+// smaller after it: Hoare's quickselect, its pivot the median of three
+// on short ranges, on long ones the value of the sample of kdSample
+// evenly spaced points next to nth's rank (after Floyd and Rivest), so
+// that nth lands close to the pivot and the next partition leaves little
+// to select from (about 1.5 passes over a range instead of about 3.4).
 func (b *kdBuild) selectNth(axis int, lo, hi, nth int32) {
 	pts := b.pts
 	hi--
+	var sample [kdSample]float32
 	for lo < hi {
-		m := lo + (hi-lo)/2
-		x, y, z := pts[lo].c[axis], pts[m].c[axis], pts[hi].c[axis]
-		pivot := max(min(x, y), min(max(x, y), z))
+		var pivot float32
+		if n := hi - lo + 1; n >= 16*kdSample {
+			for i := range sample {
+				sample[i] = pts[lo+int32(int64(n)*int64(i)/kdSample)].c[axis]
+			}
+			slices.Sort(sample[:])
+			// The sample's rank of nth, moved one toward the middle.
+			r := int64(nth-lo) * kdSample / int64(n)
+			if r < kdSample/2 {
+				r++
+			} else {
+				r--
+			}
+			pivot = sample[min(max(r, 0), kdSample-1)]
+		} else {
+			m := lo + (hi-lo)/2
+			x, y, z := pts[lo].c[axis], pts[m].c[axis], pts[hi].c[axis]
+			pivot = max(min(x, y), min(max(x, y), z))
+		}
 		i, j := lo, hi
 		for i <= j {
 			for pts[i].c[axis] < pivot {
