@@ -127,6 +127,13 @@ func isolatedEigen(a sym3) (m sym3, scale float64, w [3]float64, smallest, ok bo
 	return m, scale, [3]float64{bx * s, by * s, bz * s}, halfDet < 0, true
 }
 
+// The coefficients of isolatedRoot's starting quadratic 2 - c1·t - c2·t²
+// (√3 = 1.732…).
+const (
+	rootC1 = 2.0 / 9
+	rootC2 = 2 - 1.7320508075688772 - rootC1
+)
+
 // isolatedRoot returns the root of the characteristic cubic of B,
 // β³ - 3β - 2h with h = det(B)/2 ∈ [-1, 1], that lies farthest from the
 // other two: β2 ∈ [√3, 2] for h ≥ 0, β0 ∈ [-2, -√3] for h < 0 (the roots
@@ -139,10 +146,9 @@ func isolatedEigen(a sym3) (m sym3, scale float64, w [3]float64, smallest, ok bo
 // Newton steps on the cubic, whose slope 3β² - 3 lies in [6, 9] there,
 // reach it to the last bit or two (tested against the trigonometric formula).
 func isolatedRoot(h float64) float64 {
-	const c2 = 2 - 1.7320508075688772 - 2.0/9 // the quadratic's second coefficient (√3 = 1.732…)
 	a := math.Abs(h)
 	t := 1 - a
-	b := 2 - 2.0/9*t - c2*t*t
+	b := 2 - rootC1*t - rootC2*t*t
 	for range 3 {
 		b -= (b*b*b - 3*b - 2*a) / (3*b*b - 3)
 	}

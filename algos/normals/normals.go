@@ -177,13 +177,7 @@ func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, err
 	if opts.Radius == 0 {
 		var undefined atomic.Int64
 		err := findneighbor.KNearestMomentsFunc(b, xyz, k, opts.Build, func(pts []int32, m []findneighbor.Moment) {
-			u := 0
-			for j, i := range pts {
-				if !res.set(int(i), m[j]) {
-					u++
-				}
-			}
-			undefined.Add(int64(u))
+			undefined.Add(int64(res.setAll(0, pts, m)))
 		})
 		if err != nil {
 			return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
@@ -201,13 +195,7 @@ func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, err
 		}
 		undefined := make([]int, parallelism(opts.Build.Workers))
 		forBlocks(n, len(undefined), func(w, lo, hi int) {
-			u := 0 // counted here: undefined[w] shares a cache line with the others
-			for i := lo; i < hi; i++ {
-				if !res.set(i, mom[i]) {
-					u++
-				}
-			}
-			undefined[w] = u
+			undefined[w] = res.setAll(lo, nil, mom[lo:hi])
 		})
 		for _, u := range undefined {
 			res.Undefined += u
@@ -250,34 +238,85 @@ func newResult(n int, eigenvalues bool) *Result {
 
 var nan32 = float32(math.NaN())
 
-// set computes point i's normal, curvature and (when r has the columns)
-// eigenvalues from the moments m of its neighbours, the point itself (offset
-// 0) added. It returns false, with NaN everywhere, when that is fewer than
-// MinPoints points.
-func (r *Result) set(i int, m findneighbor.Moment) bool {
-	eigenvalues := r.Eigenvalues[0] != nil
-	cnt := float64(m.N) + 1
-	if cnt < MinPoints {
-		r.NormalX[i], r.NormalY[i], r.NormalZ[i], r.Curvature[i] = nan32, nan32, nan32, nan32
-		if eigenvalues {
-			for j := range 3 {
-				r.Eigenvalues[j][i] = nan32
+// setAll computes the normal, curvature and (when r has the columns)
+// eigenvalues of the points whose neighbours' moments are m: point pts[j]
+// for m[j], or off+j when pts is nil. It returns how many have NaN normals
+// (fewer than MinPoints points, the point itself counted). With AVX-512
+// the eigenpairs are solved 8 at a time, to the same bits.
+func (r *Result) setAll(off int, pts []int32, m []findneighbor.Moment) (undefined int) {
+	at := func(j int) int {
+		if pts == nil {
+			return off + j
+		}
+		return int(pts[j])
+	}
+	var c [6][8]float64
+	var out [4][8]float64
+	var cov [8]sym3
+	var ok [8]bool
+	for lo := 0; lo < len(m); lo += 8 {
+		n := min(8, len(m)-lo)
+		var done uint8
+		for j := range n {
+			cov[j], ok[j] = covariance(m[lo+j])
+			for e := range 6 {
+				c[e][j] = cov[j][e]
 			}
 		}
-		return false
+		if hasAVX512 && n == 8 {
+			done = smallestEigen8(&c, &smallestEigen8Consts, &out)
+		}
+		for j := range n {
+			i := at(lo + j)
+			switch {
+			case !ok[j]:
+				r.setNaN(i)
+				undefined++
+			case done>>j&1 == 1:
+				r.store(i, cov[j], out[0][j], [3]float64{out[1][j], out[2][j], out[3][j]})
+			default:
+				l0, v := smallestEigen(cov[j])
+				r.store(i, cov[j], l0, v)
+			}
+		}
+	}
+	return undefined
+}
+
+// covariance returns the covariance of the neighbourhood whose moments
+// are m, the point itself (offset 0) added: Σddᵀ/n - d̄d̄ᵀ with n = m.N+1.
+// ok is false when n < MinPoints.
+func covariance(m findneighbor.Moment) (c sym3, ok bool) {
+	cnt := float64(m.N) + 1
+	if cnt < MinPoints {
+		return c, false
 	}
 	inv := 1 / cnt // one division, not nine
 	mx, my, mz := m.Sum[0]*inv, m.Sum[1]*inv, m.Sum[2]*inv
 	o := &m.Outer
-	c := sym3{
+	return sym3{
 		o[0]*inv - mx*mx, o[1]*inv - mx*my, o[2]*inv - mx*mz,
 		o[3]*inv - my*my, o[4]*inv - my*mz,
 		o[5]*inv - mz*mz,
+	}, true
+}
+
+// setNaN gives point i NaN everywhere.
+func (r *Result) setNaN(i int) {
+	r.NormalX[i], r.NormalY[i], r.NormalZ[i], r.Curvature[i] = nan32, nan32, nan32, nan32
+	if r.Eigenvalues[0] != nil {
+		for j := range 3 {
+			r.Eigenvalues[j][i] = nan32
+		}
 	}
-	// The normal and curvature come from smallestEigen whether or not the
-	// eigenvalues are asked for, so that asking changes neither.
-	l0, v := smallestEigen(c)
-	if eigenvalues {
+}
+
+// store sets point i's normal v and curvature from its covariance c and
+// smallest eigenvalue l0 (smallestEigen's, so that asking for the
+// eigenvalues changes neither), and its eigenvalues when r has the
+// columns.
+func (r *Result) store(i int, c sym3, l0 float64, v [3]float64) {
+	if r.Eigenvalues[0] != nil {
 		for j, l := range eigenSym3(c).Values {
 			// The covariance is positive semi-definite; rounding may
 			// leave an eigenvalue slightly negative.
@@ -290,7 +329,6 @@ func (r *Result) set(i int, m findneighbor.Moment) bool {
 	if tr := c[0] + c[3] + c[5]; tr > 0 {
 		r.Curvature[i] = float32(max(l0, 0) / tr)
 	}
-	return true
 }
 
 // parallelism returns the number of goroutines for workers (0: GOMAXPROCS).
