@@ -62,3 +62,9 @@ func keysMoment(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 //
 //go:noescape
 func boxMaskAVX512(boxes *float32, stride, n int, x, y, z, lim float32, masks *uint16)
+
+// boundsAVX512 stores the minimum coordinates of the n ≥ 1 points at pts
+// in out[0..2] and the maximum in out[4..6], 4 points at a time.
+//
+//go:noescape
+func boundsAVX512(pts *kdPoint, n int, out *[8]float32)

@@ -282,3 +282,51 @@ bfull:
 bdone:
 	VZEROUPPER
 	RET
+
+// func boundsAVX512(pts *kdPoint, n int, out *[8]float32)
+//
+// The minimum (out[0..2]) and maximum (out[4..6]) coordinates of n ≥ 1
+// packed points (x, y, z, index: 16 bytes), 4 points per step; out[3] and
+// out[7] are the index bits' minimum and maximum as floats, meaningless.
+TEXT ·boundsAVX512(SB), NOSPLIT, $0-24
+	MOVQ pts+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ out+16(FP), DI
+	VBROADCASTF32X4 (SI), Z0 // min
+	VMOVAPS Z0, Z1           // max
+	XORQ R11, R11
+	MOVL $0xffff, R12
+
+bbloop:
+	MOVQ CX, AX
+	SUBQ R11, AX
+	JLE  bbdone
+	MOVL R12, BX
+	CMPQ AX, $4
+	JGE  bbfull
+	SHLQ $2, AX
+	BZHIL AX, R12, BX // 4 lanes per point left
+
+bbfull:
+	KMOVW BX, K1
+	MOVQ R11, DX
+	SHLQ $4, DX
+	VMOVUPS (SI)(DX*1), K1, Z2 // lanes beyond n keep no value: masked below
+	VMINPS Z2, Z0, K1, Z0
+	VMAXPS Z2, Z1, K1, Z1
+	ADDQ $4, R11
+	JMP  bbloop
+
+bbdone:
+	VEXTRACTF64X4 $1, Z0, Y2
+	VMINPS Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X2
+	VMINPS X2, X0, X0
+	VMOVUPS X0, 0(DI)
+	VEXTRACTF64X4 $1, Z1, Y2
+	VMAXPS Y2, Y1, Y1
+	VEXTRACTF128 $1, Y1, X2
+	VMAXPS X2, X1, X1
+	VMOVUPS X1, 16(DI)
+	VZEROUPPER
+	RET

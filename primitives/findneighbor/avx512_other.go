@@ -22,3 +22,8 @@ func keysMoment(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 func boxMaskAVX512(boxes *float32, stride, n int, x, y, z, lim float32, masks *uint16) {
 	panic("findneighbor: boxMaskAVX512 without AVX-512")
 }
+
+// boundsAVX512 is never called off amd64 (hasAVX512 is false).
+func boundsAVX512(pts *kdPoint, n int, out *[8]float32) {
+	panic("findneighbor: boundsAVX512 without AVX-512")
+}

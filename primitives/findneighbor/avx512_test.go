@@ -148,3 +148,32 @@ func TestBoxMaskMatchesBoxDistSq(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundsMatchesGo checks boundsAVX512 against a loop over the points,
+// for every count up to 70 (full steps and every tail) at every offset.
+func TestBoundsMatchesGo(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 here: the kd-tree build scans boxes in Go")
+	}
+	const seed = 16
+	rng := rand.New(rand.NewPCG(seed, 1))
+	pts := make([]kdPoint, 200)
+	for i := range pts {
+		pts[i] = kdPoint{[3]float32{rng.Float32()*2 - 1, rng.Float32() * 100, -rng.Float32()}, int32(rng.IntN(1 << 30))}
+	}
+	for n := 1; n <= 70; n++ {
+		for lo := range 5 {
+			var o [8]float32
+			boundsAVX512(&pts[lo], n, &o)
+			for a := range 3 {
+				mn, mx := pts[lo].c[a], pts[lo].c[a]
+				for _, p := range pts[lo : lo+n] {
+					mn, mx = min(mn, p.c[a]), max(mx, p.c[a])
+				}
+				if o[a] != mn || o[4+a] != mx {
+					t.Fatalf("n %d at %d, axis %d (seed %d): bounds %g..%g, want %g..%g", n, lo, a, seed, o[a], o[4+a], mn, mx)
+				}
+			}
+		}
+	}
+}

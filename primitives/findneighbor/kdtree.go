@@ -131,7 +131,12 @@ func (b *kdBuild) build(nodes *[]kdNode, k int, lo, hi int32) {
 // box's widest axis, the first point of the right child at mid.
 func (b *kdBuild) split(lo, hi int32) (nd kdNode, mid int32, ok bool) {
 	nd = kdNode{lo: lo, hi: hi, left: -1}
-	if lo < hi {
+	switch {
+	case hasAVX512 && lo < hi:
+		var o [8]float32
+		boundsAVX512(&b.pts[lo], int(hi-lo), &o)
+		nd.bb = [6]float32{o[0], o[1], o[2], o[4], o[5], o[6]}
+	case lo < hi:
 		c := b.pts[lo].c
 		x0, y0, z0, x1, y1, z1 := c[0], c[1], c[2], c[0], c[1], c[2]
 		for _, p := range b.pts[lo+1 : hi] {
