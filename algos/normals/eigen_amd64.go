@@ -35,7 +35,8 @@ var smallestEigen8Consts = [eigenConsts]float64{
 // smallestEigen8 is smallestEigen on 8 matrices, one per lane of c (c[j]
 // holds entry j of each): for the lanes of the returned mask it stores the
 // smallest eigenvalue in out[0] and its vector in out[1..3], bit for bit
-// what smallestEigen returns; the other lanes are left to smallestEigen.
+// what smallestEigen returns; the others (zero, diagonal and extreme
+// matrices) are left to smallestEigen. out[4] is scratch.
 //
 //go:noescape
-func smallestEigen8(c *[6][8]float64, k *[eigenConsts]float64, out *[4][8]float64) uint8
+func smallestEigen8(c *[6][8]float64, k *[eigenConsts]float64, out *[5][8]float64) uint8

@@ -1,5 +1,61 @@
 #include "textflag.h"
 
+// MULSYM puts m·(x, y, z) in Z19-Z21, m in Z0-Z5, as mulSym: each row
+// (m_i0·x + m_i1·y) + m_i2·z.
+#define MULSYM(x, y, z) \
+	VMULPD x, Z0, Z19; \
+	VMULPD y, Z1, Z8; \
+	VADDPD Z8, Z19, Z19; \
+	VMULPD z, Z2, Z8; \
+	VADDPD Z8, Z19, Z19; \
+	VMULPD x, Z1, Z20; \
+	VMULPD y, Z3, Z8; \
+	VADDPD Z8, Z20, Z20; \
+	VMULPD z, Z4, Z8; \
+	VADDPD Z8, Z20, Z20; \
+	VMULPD x, Z2, Z21; \
+	VMULPD y, Z4, Z8; \
+	VADDPD Z8, Z21, Z21; \
+	VMULPD z, Z5, Z8; \
+	VADDPD Z8, Z21, Z21
+
+// DOT3 puts (x·Z19 + y·Z20) + z·Z21 in dst, as dot.
+#define DOT3(x, y, z, dst) \
+	VMULPD Z19, x, dst; \
+	VMULPD Z20, y, Z8; \
+	VADDPD Z8, dst, dst; \
+	VMULPD Z21, z, Z8; \
+	VADDPD Z8, dst, dst
+
+// ROT sets, where K4, the rotated x = cs·u - sn·v and y = sn·u + cs·v of
+// one component (cs in Z10, sn in Z11), and x = u, y = v elsewhere.
+#define ROT(u, v, x, y) \
+	VMOVAPD u, x; \
+	VMOVAPD v, y; \
+	VMULPD Z10, u, Z6; \
+	VMULPD Z11, v, Z8; \
+	VSUBPD Z8, Z6, K4, x; \
+	VMULPD Z11, u, Z6; \
+	VMULPD Z10, v, Z8; \
+	VADDPD Z8, Z6, K4, y
+
+// CSWAP swaps value a with b and vector (a0, a1, a2) with (b0, b1, b2)
+// where b < a, as sortEigen; K5 and Z8 are scratch.
+#define CSWAP(a, b, a0, a1, a2, b0, b1, b2) \
+	VCMPPD $0x11, a, b, K5; \
+	VMOVAPD a, Z8; \
+	VMOVAPD b, K5, a; \
+	VMOVAPD Z8, K5, b; \
+	VMOVAPD a0, Z8; \
+	VMOVAPD b0, K5, a0; \
+	VMOVAPD Z8, K5, b0; \
+	VMOVAPD a1, Z8; \
+	VMOVAPD b1, K5, a1; \
+	VMOVAPD Z8, K5, b1; \
+	VMOVAPD a2, Z8; \
+	VMOVAPD b2, K5, a2; \
+	VMOVAPD Z8, K5, b2
+
 // NEWTON is one step b -= (b³ - 3b - 2a) / (3b² - 3), b in Z20, 2a in
 // Z17, 3 in Z27; as isolatedRoot: ((b·b)·b - 3·b) - 2a over (3·b)·b - 3.
 #define NEWTON \
@@ -27,16 +83,18 @@
 	VMOVAPD Z10, K2, Z27; \
 	VMOVAPD Z11, K2, Z28
 
-// func smallestEigen8(c *[6][8]float64, k *[eigenConsts]float64, out *[4][8]float64) uint8
+// func smallestEigen8(c *[6][8]float64, k *[eigenConsts]float64, out *[5][8]float64) uint8
 //
-// smallestEigen's common path for 8 symmetric matrices at once, one per
-// float64 lane (c[j][lane] is entry j of matrix lane, in sym3's order):
-// the same operations in the same order (no fused multiply-add), so each
-// lane gets smallestEigen's bits. It stores the smallest eigenvalue in
-// out[0] and its unit eigenvector in out[1..3] and returns the mask of the
-// lanes done; the others (zero, diagonal or extreme matrices, and those
-// whose smallest eigenvalue is not the isolated root) are left to the
-// scalar code. k holds the constants, see eigenConsts in eigen_amd64.go.
+// smallestEigen for 8 symmetric matrices at once, one per float64 lane
+// (c[j][lane] is entry j of matrix lane, in sym3's order), both of its
+// paths: the isolated root is the smallest eigenvalue (h < 0, K3), or the
+// largest, and planeEigen finishes. The same operations in the same order
+// (no fused multiply-add, blends for the branches), so each lane gets
+// smallestEigen's bits. It stores the smallest eigenvalue in out[0] and
+// its unit eigenvector in out[1..3] (out[4] is scratch) and returns the
+// mask of the lanes done; the others (zero, diagonal or extreme matrices,
+// a zero cross product) are left to the scalar code. k holds the
+// constants, see smallestEigen8Consts.
 TEXT ·smallestEigen8(SB), NOSPLIT, $0-25
 	MOVQ c+0(FP), SI
 	MOVQ k+8(FP), DX
@@ -129,7 +187,7 @@ TEXT ·smallestEigen8(SB), NOSPLIT, $0-25
 	VBROADCASTSD 64(DX), Z29 // -1
 	VMAXPD Z29, Z16, Z16
 	VMINPD Z28, Z16, Z16 // h
-	VCMPPD $0x11, Z31, Z16, K1, K1 // h < 0
+	VCMPPD $0x11, Z31, Z16, K3 // h < 0: the smallest root is the isolated one
 
 	// isolatedRoot: b of |h|, three Newton steps, then -b.
 	VBROADCASTSD 0(DX), Z30
@@ -148,9 +206,9 @@ TEXT ·smallestEigen8(SB), NOSPLIT, $0-25
 	NEWTON
 	NEWTON
 	NEWTON
-	VSUBPD Z20, Z31, Z20 // β0 = -b
+	VSUBPD Z20, Z31, K3, Z20 // β = -b (β0) where h < 0, else b (β2)
 	VMULPD Z20, Z14, Z21
-	VADDPD Z21, Z10, Z21 // l = q + pβ0
+	VADDPD Z21, Z10, Z21 // l = q + pβ
 
 	// Rows of m - lI and their cross products; the longest wins.
 	VSUBPD Z21, Z0, Z22 // r0x
@@ -222,12 +280,99 @@ TEXT ·smallestEigen8(SB), NOSPLIT, $0-25
 	VADDPD Z12, Z11, Z11
 	VMULPD Z10, Z27, Z12
 	VADDPD Z12, Z11, Z11
+	// Where h < 0: λ0 = ρ·scale, v0 = w.
+	VMOVUPD Z11, 256(DI) // ρ, kept
 	VMULPD Z7, Z11, Z11
-
 	VMOVUPD Z11, 0(DI)
 	VMOVUPD Z25, 64(DI)
 	VMOVUPD Z26, 128(DI)
 	VMOVUPD Z27, 192(DI)
+
+	// Where h ≥ 0, w belongs to λ2: planeEigen. orthoBasis: u ⊥ w from
+	// the larger of |w0|, |w1|.
+	VBROADCASTSD 0(DX), Z30 // abs mask
+	VPANDQ Z30, Z25, Z8
+	VPANDQ Z30, Z26, Z9
+	VCMPPD $0x1e, Z9, Z8, K2 // |w0| > |w1|
+	VBROADCASTSD 16(DX), Z29 // 1
+	VMULPD Z25, Z25, Z10
+	VMULPD Z27, Z27, Z11
+	VADDPD Z11, Z10, Z10
+	VSQRTPD Z10, Z10
+	VDIVPD Z10, Z29, Z10 // s where |w0| > |w1|
+	VMULPD Z26, Z26, Z11
+	VMULPD Z27, Z27, Z12
+	VADDPD Z12, Z11, Z11
+	VSQRTPD Z11, Z11
+	VDIVPD Z11, Z29, Z11 // s elsewhere
+	VPTERNLOGQ $0xff, Z8, Z8, Z8 // all ones
+	VPXORQ Z30, Z8, Z30          // the sign bit alone
+	VPXORQ Z30, Z27, Z8   // -w2
+	VPXORQ Z30, Z26, Z9   // -w1
+	VMULPD Z10, Z8, Z12   // u0 = -w2·s
+	VMOVAPD Z31, Z8
+	VMOVAPD Z12, K2, Z8   // u0: -w2·s, or 0
+	VMULPD Z27, Z11, Z13  // u1 = w2·s
+	VMOVAPD Z31, K2, Z13  // u1: 0, or w2·s
+	VMULPD Z10, Z25, Z14  // u2 = w0·s
+	VMULPD Z11, Z9, Z12   // -w1·s
+	KNOTB K2, K4
+	VMOVAPD Z12, K4, Z14  // u2: w0·s, or -w1·s
+	VMOVAPD Z8, Z12       // u in Z12-Z14
+	// v = w × u.
+	VMULPD Z14, Z26, Z16
+	VMULPD Z13, Z27, Z8
+	VSUBPD Z8, Z16, Z16
+	VMULPD Z12, Z27, Z17
+	VMULPD Z14, Z25, Z8
+	VSUBPD Z8, Z17, Z17
+	VMULPD Z13, Z25, Z18
+	VMULPD Z12, Z26, Z8
+	VSUBPD Z8, Z18, Z18   // v in Z16-Z18
+	// a = u·mu, b = u·mv, c = v·mv.
+	MULSYM(Z12, Z13, Z14)
+	DOT3(Z12, Z13, Z14, Z22)
+	MULSYM(Z16, Z17, Z18)
+	DOT3(Z12, Z13, Z14, Z23)
+	DOT3(Z16, Z17, Z18, Z24)
+	// One Jacobi rotation where b ≠ 0 (K4).
+	VCMPPD $0x0c, Z31, Z23, K4
+	VSUBPD Z22, Z24, Z8
+	VADDPD Z23, Z23, Z9
+	VDIVPD Z9, Z8, Z8     // tau
+	VMULPD Z8, Z8, Z9
+	VADDPD Z9, Z29, Z9
+	VSQRTPD Z9, Z9
+	VPANDQ Z30, Z8, Z10   // sign of tau
+	VBROADCASTSD 0(DX), Z11
+	VPANDQ Z11, Z8, Z11   // |tau|
+	VADDPD Z9, Z11, Z9
+	VPORQ Z29, Z10, Z10   // copysign(1, tau)
+	VDIVPD Z9, Z10, Z9    // t
+	VMULPD Z9, Z9, Z10
+	VADDPD Z10, Z29, Z10
+	VSQRTPD Z10, Z10
+	VDIVPD Z10, Z29, Z10  // cs
+	VMULPD Z10, Z9, Z11   // sn
+	VMULPD Z23, Z9, Z6    // t·b
+	VSUBPD Z6, Z22, K4, Z22 // la
+	VADDPD Z6, Z24, K4, Z24 // lc
+	ROT(Z12, Z16, Z19, Z28)
+	ROT(Z13, Z17, Z20, Z29)
+	ROT(Z14, Z18, Z21, Z30)
+	// Values (ρ, la, lc) with vectors (w, x, y), sorted by three
+	// compare-and-swaps; the smallest with its vector is the result.
+	VMOVUPD 256(DI), Z6
+	CSWAP(Z6, Z22, Z25, Z26, Z27, Z19, Z20, Z21)
+	CSWAP(Z22, Z24, Z19, Z20, Z21, Z28, Z29, Z30)
+	CSWAP(Z6, Z22, Z25, Z26, Z27, Z19, Z20, Z21)
+	KNOTB K3, K4
+	KANDB K1, K4, K4 // lanes done on this path
+	VMULPD Z7, Z6, Z6
+	VMOVUPD Z6, K4, 0(DI)
+	VMOVUPD Z25, K4, 64(DI)
+	VMOVUPD Z26, K4, 128(DI)
+	VMOVUPD Z27, K4, 192(DI)
 	KMOVW K1, AX
 	VZEROUPPER
 	MOVB AL, ret+24(FP)

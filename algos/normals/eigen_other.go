@@ -6,6 +6,6 @@ package normals
 const hasAVX512 = false
 
 // smallestEigen8 is never called off amd64.
-func smallestEigen8(c *[6][8]float64, k *[14]float64, out *[4][8]float64) uint8 {
+func smallestEigen8(c *[6][8]float64, k *[14]float64, out *[5][8]float64) uint8 {
 	panic("normals: smallestEigen8 without AVX-512")
 }

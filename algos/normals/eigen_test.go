@@ -306,8 +306,8 @@ func BenchmarkSmallestEigen(b *testing.B) {
 }
 
 // TestSmallestEigen8MatchesScalar checks the 8-lane solver against
-// smallestEigen bit for bit on the lanes it takes, and that it takes the
-// common case (smallest eigenvalue isolated) and leaves the others: random
+// smallestEigen bit for bit on the lanes it takes, and that it takes all
+// but the special matrices the scalar code treats apart: random
 // covariances of flat, long and round point sets, planes, lines, zero,
 // diagonal and extreme matrices mixed in each batch.
 func TestSmallestEigen8MatchesScalar(t *testing.T) {
@@ -341,19 +341,19 @@ func TestSmallestEigen8MatchesScalar(t *testing.T) {
 				c[j][lane] = a[j]
 			}
 		}
-		var out [4][8]float64
+		var out [5][8]float64
 		done := smallestEigen8(&c, &smallestEigen8Consts, &out)
 		for lane, a := range mats {
 			l, v := smallestEigen(a)
-			_, _, _, smallest, ok := isolatedEigen(a)
-			// Taken exactly where the scalar code takes the isolated
-			// smallest root with a power-of-two scale; a zero cross
+			_, _, w, _, ok := isolatedEigen(a)
+			// Taken exactly where the scalar code solves by the
+			// isolated root with a power-of-two scale; a zero cross
 			// product, whose stand-in is (0, 0, 1), may be left too.
-			want := ok && smallest && inRange(a)
+			want := ok && inRange(a)
 			if want {
 				wanted++
 			}
-			if got := done>>lane&1 == 1; got && !want || !got && want && v != [3]float64{0, 0, 1} {
+			if got := done>>lane&1 == 1; got && !want || !got && want && w != [3]float64{0, 0, 1} {
 				t.Fatalf("trial %d lane %d (seed %d): %v taken = %v, want %v", trial, lane, seed, a, got, want)
 			}
 			if done>>lane&1 == 0 {
@@ -366,7 +366,7 @@ func TestSmallestEigen8MatchesScalar(t *testing.T) {
 			}
 		}
 	}
-	if taken < wanted*99/100 || taken < 5000 {
+	if taken < wanted*99/100 || taken < 30000 {
 		t.Errorf("8-lane solver took %d of 40000 matrices, the scalar code's common path %d", taken, wanted)
 	}
 }

@@ -251,7 +251,7 @@ func (r *Result) setAll(off int, pts []int32, m []findneighbor.Moment) (undefine
 		return int(pts[j])
 	}
 	var c [6][8]float64
-	var out [4][8]float64
+	var out [5][8]float64
 	var cov [8]sym3
 	var ok [8]bool
 	for lo := 0; lo < len(m); lo += 8 {
