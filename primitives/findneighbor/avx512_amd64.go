@@ -11,14 +11,15 @@ import (
 // registers) and BMI2.
 var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2
 
-// gatherKeysAVX512 is gatherKeysGo's loop on 16 points at a time for the
-// n points at xs, ys, zs (positions pos0, pos0+1, ...): it writes the
-// position keys of those within squared distance lim of (x, y, z), except
-// position skip, to out in position order and returns their number. out
-// must have room for n+8 keys.
+// gatherSpansAVX512 is gatherKeysGo's loop on 16 points at a time for
+// the spans [spans[2j], spans[2j+1]) (j < nspans) of the arrays xs, ys,
+// zs: it writes the position keys of the points within squared distance
+// lim of (x, y, z), except position skip, to out in the spans' order and
+// returns their number. out must have room for all the spans' points and
+// 8 keys more.
 //
 //go:noescape
-func gatherKeysAVX512(out *uint64, xs, ys, zs *float32, n int, x, y, z, lim float32, pos0, skip uint32) int
+func gatherSpansAVX512(out *uint64, xs, ys, zs *float32, spans *int32, nspans int, x, y, z, lim float32, skip uint32) int
 
 // gatherKeys appends to buf the position keys of the points lo..hi-1 of
 // the sorted arrays xs, ys, zs within squared distance lim of (x, y, z),
@@ -28,10 +29,19 @@ func gatherKeys(buf []uint64, xs, ys, zs []float32, lo, hi int32, x, y, z, lim f
 	if !hasAVX512 || hi <= lo {
 		return gatherKeysGo(buf, xs, ys, zs, lo, hi, x, y, z, lim, self)
 	}
+	return gatherSpans(buf, xs, ys, zs, []int32{lo, hi}, int(hi-lo), x, y, z, lim, self)
+}
+
+// gatherSpans appends to buf the position keys of the points of the spans
+// [spans[2j], spans[2j+1]), total points in all, within squared distance
+// lim of (x, y, z), except position self, in order (AVX-512 only).
+func gatherSpans(buf []uint64, xs, ys, zs []float32, spans []int32, total int, x, y, z, lim float32, self int32) []uint64 {
+	if len(spans) == 0 {
+		return buf
+	}
 	n := len(buf)
-	xs, ys, zs = xs[lo:hi], ys[lo:hi], zs[lo:hi]
-	buf = slices.Grow(buf, len(xs)+8)
-	m := gatherKeysAVX512(&buf[:n+1][n], &xs[0], &ys[0], &zs[0], len(xs), x, y, z, lim, uint32(lo), uint32(self))
+	buf = slices.Grow(buf, total+8)
+	m := gatherSpansAVX512(&buf[:n+1][n], &xs[0], &ys[0], &zs[0], &spans[0], len(spans)/2, x, y, z, lim, uint32(self))
 	return buf[:n+m]
 }
 

@@ -30,43 +30,51 @@ DATA iota16<>+56(SB)/4, $14
 DATA iota16<>+60(SB)/4, $15
 GLOBL iota16<>(SB), RODATA|NOPTR, $64
 
-// func gatherKeysAVX512(out *uint64, xs, ys, zs *float32, n int, x, y, z, lim float32, pos0, skip uint32) int
+// func gatherSpansAVX512(out *uint64, xs, ys, zs *float32, spans *int32, nspans int, x, y, z, lim float32, skip uint32) int
 //
-// 16 points per step: the squared distances as gatherKeysGo computes them
-// (no fused multiply-add, the same order of additions, so the same bits),
-// a mask of those within lim and not at position skip, and the position
-// keys of the masked lanes compressed into out, 8 at a time with a full
-// 8-key store (out needs room for 8 keys beyond the last one written).
-TEXT ·gatherKeysAVX512(SB), NOSPLIT, $0-72
+// For the spans of points [spans[2j], spans[2j+1]) of the arrays xs, ys,
+// zs, 16 points per step: the squared distances as gatherKeysGo computes
+// them (no fused multiply-add, the same order of additions, so the same
+// bits), a mask of those within lim and not at position skip, and the
+// position keys of the masked lanes compressed into out, 8 at a time with
+// a full 8-key store (out needs room for 8 keys beyond the last one
+// written). One call serves all the leaves a query gathers from.
+TEXT ·gatherSpansAVX512(SB), NOSPLIT, $0-80
 	MOVQ out+0(FP), DI
 	MOVQ xs+8(FP), SI
 	MOVQ ys+16(FP), R8
 	MOVQ zs+24(FP), R9
-	MOVQ n+32(FP), CX
-	VBROADCASTSS x+40(FP), Z16
-	VBROADCASTSS y+44(FP), Z17
-	VBROADCASTSS z+48(FP), Z18
-	VBROADCASTSS lim+52(FP), Z19
-	MOVL pos0+56(FP), AX
-	VPBROADCASTD AX, Z20
-	VPADDD iota16<>(SB), Z20, Z20
-	MOVL skip+60(FP), AX
+	MOVQ spans+32(FP), R13
+	MOVQ nspans+40(FP), DX
+	VBROADCASTSS x+48(FP), Z16
+	VBROADCASTSS y+52(FP), Z17
+	VBROADCASTSS z+56(FP), Z18
+	VBROADCASTSS lim+60(FP), Z19
+	MOVL skip+64(FP), AX
 	VPBROADCASTD AX, Z21
 	MOVL $16, AX
 	VPBROADCASTD AX, Z22
+	VMOVDQU32 iota16<>(SB), Z23
 	XORQ R10, R10 // keys written
-	XORQ R11, R11 // points done
 	MOVL $0xffff, R12
+
+span:
+	DECQ DX
+	JL   done
+	MOVLQSX 0(R13), R11 // first point of the span
+	MOVLQSX 4(R13), CX  // end of the span
+	ADDQ $8, R13
+	VPBROADCASTD R11, Z20
+	VPADDD Z23, Z20, Z20 // the lanes' positions
 
 loop:
 	MOVQ CX, AX
 	SUBQ R11, AX
-	JLE  done
+	JLE  span
 	MOVL R12, BX
 	CMPQ AX, $16
 	JGE  full
-	BZHIL AX, R12, BX // the first n - i lanes
-
+	BZHIL AX, R12, BX // the lanes left in the span
 full:
 	KMOVW BX, K3
 	VMOVUPS.Z (SI)(R11*4), K3, Z0
@@ -116,7 +124,7 @@ full:
 
 done:
 	VZEROUPPER
-	MOVQ R10, ret+64(FP)
+	MOVQ R10, ret+72(FP)
 	RET
 
 // func momentsAVX512(keys *uint64, n int, xs, ys, zs *float32, x, y, z float32, out *[10]float64)

@@ -27,3 +27,8 @@ func boxMaskAVX512(boxes *float32, stride, n int, x, y, z, lim float32, masks *u
 func boundsAVX512(pts *kdPoint, n int, out *[8]float32) {
 	panic("findneighbor: boundsAVX512 without AVX-512")
 }
+
+// gatherSpans is never called off amd64 (hasAVX512 is false).
+func gatherSpans(buf []uint64, xs, ys, zs []float32, spans []int32, total int, x, y, z, lim float32, self int32) []uint64 {
+	panic("findneighbor: gatherSpans without AVX-512")
+}

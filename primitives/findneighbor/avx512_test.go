@@ -177,3 +177,38 @@ func TestBoundsMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestGatherSpansMatchesGo checks one gatherSpans call over several spans
+// against gatherKeysGo span by span, as the batched kd-tree search uses it.
+func TestGatherSpansMatchesGo(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 here: the leaves are gathered one by one in Go")
+	}
+	const seed = 17
+	rng := rand.New(rand.NewPCG(seed, 1))
+	const n = 400
+	xs, ys, zs := make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range n {
+		xs[i], ys[i], zs[i] = float32(rng.IntN(8))/4, float32(rng.IntN(8))/4, float32(rng.IntN(8))/4
+	}
+	for trial := range 3000 {
+		var spans []int32
+		total := 0
+		for range rng.IntN(9) {
+			lo := int32(rng.IntN(n))
+			hi := lo + int32(rng.IntN(min(50, n-int(lo))+1))
+			spans = append(spans, lo, hi)
+			total += int(hi - lo)
+		}
+		q := int32(rng.IntN(n))
+		x, y, z, lim := xs[q], ys[q], zs[q], []float32{0, 0.25, 0.5, 1, 3}[trial%5]
+		var want []uint64
+		for j := 0; j < len(spans); j += 2 {
+			want = gatherKeysGo(want, xs, ys, zs, spans[j], spans[j+1], x, y, z, lim, q)
+		}
+		got := gatherSpans(make([]uint64, 0, 1), xs, ys, zs, spans, total, x, y, z, lim, q)
+		if !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("trial %d (seed %d): spans %v, query %d, lim %g:\ngot  %x\nwant %x", trial, seed, spans, q, lim, got, want)
+		}
+	}
+}

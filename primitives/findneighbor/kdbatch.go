@@ -53,6 +53,7 @@ type leafScratch struct {
 	near  []nearLeaf // the leaves within reach of the current leaf
 	boxes []float32  // their boxes, for boxMaskAVX512
 	masks []uint16
+	spans []int32 // the leaves a query gathers from, for gatherSpans
 	keys  []uint64
 	pk    []uint64 // position keys of a full search's result
 	kc    []kent
@@ -204,13 +205,16 @@ func (t *kdtree) gatherNear(s *leafScratch, buf []uint64, x, y, z, lim float32, 
 	}
 	s.masks = slices.Grow(s.masks[:0], (len(near)+15)/16)[:(len(near)+15)/16]
 	boxMaskAVX512(&s.boxes[0], len(s.near), len(near), x, y, z, lim, &s.masks[0])
+	s.spans = s.spans[:0]
+	total := 0
 	for w, m := range s.masks {
 		for ; m != 0; m &= m - 1 {
 			ln := &t.nodes[s.near[16*w+bits.TrailingZeros16(m)].node()]
-			buf = gatherKeys(buf, t.xs, t.ys, t.zs, ln.lo, ln.hi, x, y, z, lim, self)
+			s.spans = append(s.spans, ln.lo, ln.hi)
+			total += int(ln.hi - ln.lo)
 		}
 	}
-	return buf
+	return gatherSpans(buf, t.xs, t.ys, t.zs, s.spans, total, x, y, z, lim, self)
 }
 
 // nearBoxes stores the boxes of the leaves s.near in s.boxes for
