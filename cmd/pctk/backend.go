@@ -10,7 +10,7 @@ import (
 // backendFlag is the --backend flag shared by every neighbour-based command.
 var backendFlag = &cli.StringFlag{
 	Name:    "backend",
-	Usage:   "neighbour-search backend: auto, cpu, brute, cuda, optix, optix-sphere",
+	Usage:   "neighbour-search backend: auto (a GPU where usable, but cpu for plain k-nearest work), cpu, brute, cuda, optix, optix-sphere",
 	EnvVars: []string{findneighbor.EnvBackend},
 	Value:   "auto",
 }
@@ -41,12 +41,27 @@ func parseDims(c *cli.Context) (dims string, flat bool, err error) {
 }
 
 // backend resolves --backend; a backend named explicitly that cannot run
-// here is an error, never a silent fallback.
-func backend(c *cli.Context) (findneighbor.Backend, error) {
-	b, err := findneighbor.Get(c.String("backend"))
+// here is an error, never a silent fallback. plainKNN says the command's
+// neighbourhoods are k nearest with no radius (normals --knn alone,
+// statistical outlier removal), for which "auto" takes the cpu backend
+// (backendName).
+func backend(c *cli.Context, plainKNN bool) (findneighbor.Backend, error) {
+	b, err := findneighbor.Get(backendName(c.String("backend"), plainKNN))
 	if err != nil {
 		return nil, err
 	}
 	debugf("backend: %s", b.Name())
 	return b, nil
+}
+
+// backendName returns the backend to get for --backend name: the cpu
+// backend for "auto" (or none) when the work is plain k-nearest, name
+// otherwise. Measured on an H200 with 16 CPU cores, 1M points, KNN 30
+// normals: cpu 0.15 s, cuda 0.45 s (docs/benchmarks.md); the GPU backends
+// win on radius work, which "auto" leaves to them.
+func backendName(name string, plainKNN bool) string {
+	if plainKNN && (name == "" || strings.EqualFold(name, "auto")) {
+		return "cpu"
+	}
+	return name
 }

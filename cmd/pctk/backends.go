@@ -45,8 +45,9 @@ func runBackends(c *cli.Context) error {
 	if c.Bool("json") {
 		return printJSON(struct {
 			Auto     string          `json:"auto"`
+			AutoKNN  string          `json:"auto_knn"` // for plain k-nearest work
 			Backends []backendStatus `json:"backends"`
-		}{auto, list})
+		}{auto, backendName("auto", true), list})
 	}
 	for _, s := range list {
 		if !s.Available {
@@ -63,6 +64,6 @@ func runBackends(c *cli.Context) error {
 			fmt.Printf("%-12s   %s: %s\n", "", k, s.Details[k])
 		}
 	}
-	fmt.Printf("auto picks: %s\n", auto)
+	fmt.Printf("auto picks: %s (%s for plain k-nearest work: normals --knn alone, denoise statistical)\n", auto, backendName("auto", true))
 	return nil
 }

@@ -145,7 +145,7 @@ func runDBSCAN(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	src, err := loadInput(c, a.in, nil)
+	src, err := loadInput(c, a.in, false, nil)
 	if err != nil {
 		return err
 	}

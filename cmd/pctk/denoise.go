@@ -148,7 +148,7 @@ func runDenoiseStatistical(c *cli.Context) error {
 	if err := opts.Validate(); err != nil {
 		return usagef("%v", strings.TrimPrefix(err.Error(), "denoise: "))
 	}
-	return runDenoise(c, a, func(xyz []float32, b findneighbor.Backend, bo findneighbor.BuildOptions) ([]bool, string, error) {
+	return runDenoise(c, a, true, func(xyz []float32, b findneighbor.Backend, bo findneighbor.BuildOptions) ([]bool, string, error) {
 		opts.Build = bo
 		r, err := denoise.Statistical(xyz, b, opts)
 		if err != nil {
@@ -175,7 +175,7 @@ func runDenoiseRadius(c *cli.Context) error {
 	if err := opts.Validate(); err != nil {
 		return usagef("%v", strings.TrimPrefix(err.Error(), "denoise: "))
 	}
-	return runDenoise(c, a, func(xyz []float32, b findneighbor.Backend, bo findneighbor.BuildOptions) ([]bool, string, error) {
+	return runDenoise(c, a, false, func(xyz []float32, b findneighbor.Backend, bo findneighbor.BuildOptions) ([]bool, string, error) {
 		opts.Build = bo
 		r, err := denoise.Radius(xyz, b, opts)
 		if err != nil {
@@ -190,9 +190,10 @@ func runDenoiseRadius(c *cli.Context) error {
 }
 
 // runDenoise reads IN, runs filter on the points that take part, applies
-// the mode and writes OUT.
-func runDenoise(c *cli.Context, a *denoiseArgs, filter denoiseFilter) error {
-	src, err := loadInput(c, a.in, nil)
+// the mode and writes OUT; plainKNN says the filter's neighbourhoods are k
+// nearest with no radius (see backend).
+func runDenoise(c *cli.Context, a *denoiseArgs, plainKNN bool, filter denoiseFilter) error {
+	src, err := loadInput(c, a.in, plainKNN, nil)
 	if err != nil {
 		return err
 	}

@@ -185,7 +185,7 @@ func runNeighbors(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	src, err := loadInput(c, in, nil)
+	src, err := loadInput(c, in, false, nil)
 	if err != nil {
 		return err
 	}
