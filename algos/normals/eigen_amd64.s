@@ -69,14 +69,31 @@
 	VDIVPD Z23, Z21, Z21; \
 	VSUBPD Z21, Z20, Z20
 
+// CROSS puts a × b in (o0, o1, o2), as cross: (a1·b2 - a2·b1,
+// a2·b0 - a0·b2, a0·b1 - a1·b0); t is scratch.
+#define CROSS(a0, a1, a2, b0, b1, b2, o0, o1, o2, t) \
+	VMULPD b2, a1, o0; \
+	VMULPD b1, a2, t; \
+	VSUBPD t, o0, o0; \
+	VMULPD b0, a2, o1; \
+	VMULPD b2, a0, t; \
+	VSUBPD t, o1, o1; \
+	VMULPD b1, a0, o2; \
+	VMULPD b0, a1, t; \
+	VSUBPD t, o2, o2
+
+// NORM2 puts (x·x + y·y) + z·z in dst; t is scratch.
+#define NORM2(x, y, z, dst, t) \
+	VMULPD x, x, dst; \
+	VMULPD y, y, t; \
+	VADDPD t, dst, dst; \
+	VMULPD z, z, t; \
+	VADDPD t, dst, dst
+
 // PICK takes the cross product in Z8-Z10 as the best (Z25-Z27, its squared
 // length in Z28) where its squared length, put in Z11, is greater.
 #define PICK \
-	VMULPD Z8, Z8, Z11; \
-	VMULPD Z9, Z9, Z12; \
-	VADDPD Z12, Z11, Z11; \
-	VMULPD Z10, Z10, Z12; \
-	VADDPD Z12, Z11, Z11; \
+	NORM2(Z8, Z9, Z10, Z11, Z12); \
 	VCMPPD $0x1e, Z28, Z11, K2; \
 	VMOVAPD Z8, K2, Z25; \
 	VMOVAPD Z9, K2, Z26; \
@@ -214,41 +231,12 @@ TEXT ·smallestEigen8(SB), NOSPLIT, $0-25
 	VSUBPD Z21, Z0, Z22 // r0x
 	VSUBPD Z21, Z3, Z23 // r1y
 	VSUBPD Z21, Z5, Z24 // r2z
-	VMULPD Z4, Z1, Z25
-	VMULPD Z23, Z2, Z26
-	VSUBPD Z26, Z25, Z25 // c01x
-	VMULPD Z1, Z2, Z26
-	VMULPD Z4, Z22, Z27
-	VSUBPD Z27, Z26, Z26 // c01y
-	VMULPD Z23, Z22, Z27
-	VMULPD Z1, Z1, Z29
-	VSUBPD Z29, Z27, Z27 // c01z
-	VMULPD Z25, Z25, Z28
-	VMULPD Z26, Z26, Z29
-	VADDPD Z29, Z28, Z28
-	VMULPD Z27, Z27, Z29
-	VADDPD Z29, Z28, Z28 // d = d01
-
-	VMULPD Z24, Z1, Z8
-	VMULPD Z4, Z2, Z9
-	VSUBPD Z9, Z8, Z8 // c02x
-	VMULPD Z2, Z2, Z9
-	VMULPD Z24, Z22, Z10
-	VSUBPD Z10, Z9, Z9 // c02y
-	VMULPD Z4, Z22, Z10
-	VMULPD Z2, Z1, Z11
-	VSUBPD Z11, Z10, Z10 // c02z
+	// r0 = (r0x, xy, xz), r1 = (xy, r1y, yz), r2 = (xz, yz, r2z).
+	CROSS(Z22, Z1, Z2, Z1, Z23, Z4, Z25, Z26, Z27, Z29) // r0 × r1
+	NORM2(Z25, Z26, Z27, Z28, Z29)                      // d = d01
+	CROSS(Z22, Z1, Z2, Z2, Z4, Z24, Z8, Z9, Z10, Z11)   // r0 × r2
 	PICK
-
-	VMULPD Z24, Z23, Z8
-	VMULPD Z4, Z4, Z9
-	VSUBPD Z9, Z8, Z8 // c12x
-	VMULPD Z2, Z4, Z9
-	VMULPD Z24, Z1, Z10
-	VSUBPD Z10, Z9, Z9 // c12y
-	VMULPD Z4, Z1, Z10
-	VMULPD Z2, Z23, Z11
-	VSUBPD Z11, Z10, Z10 // c12z
+	CROSS(Z1, Z23, Z4, Z2, Z4, Z24, Z8, Z9, Z10, Z11)   // r1 × r2
 	PICK
 
 	VCMPPD $0x1e, Z31, Z28, K1, K1 // d > 0
@@ -319,16 +307,7 @@ TEXT ·smallestEigen8(SB), NOSPLIT, $0-25
 	KNOTB K2, K4
 	VMOVAPD Z12, K4, Z14  // u2: w0·s, or -w1·s
 	VMOVAPD Z8, Z12       // u in Z12-Z14
-	// v = w × u.
-	VMULPD Z14, Z26, Z16
-	VMULPD Z13, Z27, Z8
-	VSUBPD Z8, Z16, Z16
-	VMULPD Z12, Z27, Z17
-	VMULPD Z14, Z25, Z8
-	VSUBPD Z8, Z17, Z17
-	VMULPD Z13, Z25, Z18
-	VMULPD Z12, Z26, Z8
-	VSUBPD Z8, Z18, Z18   // v in Z16-Z18
+	CROSS(Z25, Z26, Z27, Z12, Z13, Z14, Z16, Z17, Z18, Z8) // v = w × u
 	// a = u·mu, b = u·mv, c = v·mv.
 	MULSYM(Z12, Z13, Z14)
 	DOT3(Z12, Z13, Z14, Z22)

@@ -278,12 +278,19 @@ func TestIsolatedRoot(t *testing.T) {
 
 var benchEigen eigen3
 
-func BenchmarkEigenSym3(b *testing.B) {
+// benchMatrices returns 1,024 covariances of flat neighbourhoods in random
+// frames.
+func benchMatrices() []sym3 {
 	rng := rand.New(rand.NewPCG(1, 1))
 	mats := make([]sym3, 1024)
 	for i := range mats {
 		mats[i], _ = rotated(rng, [3]float64{rng.Float64() * 1e-3, 1 + rng.Float64(), 2 + rng.Float64()})
 	}
+	return mats
+}
+
+func BenchmarkEigenSym3(b *testing.B) {
+	mats := benchMatrices()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		benchEigen = eigenSym3(mats[i%len(mats)])
@@ -293,11 +300,7 @@ func BenchmarkEigenSym3(b *testing.B) {
 var benchSmallest float64
 
 func BenchmarkSmallestEigen(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	mats := make([]sym3, 1024)
-	for i := range mats {
-		mats[i], _ = rotated(rng, [3]float64{rng.Float64() * 1e-3, 1 + rng.Float64(), 2 + rng.Float64()})
-	}
+	mats := benchMatrices()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		l, v := smallestEigen(mats[i%len(mats)])

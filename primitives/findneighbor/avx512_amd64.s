@@ -1,5 +1,18 @@
 #include "textflag.h"
 
+// AXISDIST puts in d the squared distance along one axis from q to the
+// 16 boxes at R11 of the rows lo (their minima) and hi (maxima), as
+// boxDistSq: max(lo - q, 0, q - hi)²; K3 masks the boxes, Z20 is 0, t is
+// scratch.
+#define AXISDIST(lo, hi, q, d, t) \
+	VMOVUPS.Z (lo)(R11*4), K3, d; \
+	VMOVUPS.Z (hi)(R11*4), K3, t; \
+	VSUBPS q, d, d; \
+	VSUBPS t, q, t; \
+	VMAXPS Z20, d, d; \
+	VMAXPS t, d, d; \
+	VMULPS d, d, d
+
 // HSUM stores at off(DI) the sum of the 8 float64 lanes of z (y, x: its
 // lower halves), using Y10 and X11.
 #define HSUM(z, y, x, off) \
@@ -257,27 +270,9 @@ bloop:
 
 bfull:
 	KMOVW BX, K3
-	VMOVUPS.Z (SI)(R11*4), K3, Z0
-	VMOVUPS.Z (R10)(R11*4), K3, Z1
-	VSUBPS Z16, Z0, Z0 // min x - x
-	VSUBPS Z1, Z16, Z1 // x - max x
-	VMAXPS Z20, Z0, Z0
-	VMAXPS Z1, Z0, Z0
-	VMULPS Z0, Z0, Z0
-	VMOVUPS.Z (R8)(R11*4), K3, Z2
-	VMOVUPS.Z (R13)(R11*4), K3, Z3
-	VSUBPS Z17, Z2, Z2
-	VSUBPS Z3, Z17, Z3
-	VMAXPS Z20, Z2, Z2
-	VMAXPS Z3, Z2, Z2
-	VMULPS Z2, Z2, Z2
-	VMOVUPS.Z (R9)(R11*4), K3, Z4
-	VMOVUPS.Z (DX)(R11*4), K3, Z5
-	VSUBPS Z18, Z4, Z4
-	VSUBPS Z5, Z18, Z5
-	VMAXPS Z20, Z4, Z4
-	VMAXPS Z5, Z4, Z4
-	VMULPS Z4, Z4, Z4
+	AXISDIST(SI, R10, Z16, Z0, Z1)
+	AXISDIST(R8, R13, Z17, Z2, Z3)
+	AXISDIST(R9, DX, Z18, Z4, Z5)
 	VADDPS Z2, Z0, Z0
 	VADDPS Z4, Z0, Z0
 	VCMPPS $2, Z19, Z0, K3, K1

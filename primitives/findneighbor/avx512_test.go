@@ -19,11 +19,7 @@ func TestGatherKeysMatchesGo(t *testing.T) {
 	const seed = 11
 	rng := rand.New(rand.NewPCG(seed, 1))
 	const n = 300
-	xs, ys, zs := make([]float32, n), make([]float32, n), make([]float32, n)
-	for i := range n {
-		// A coarse lattice makes exact ties at the limit common.
-		xs[i], ys[i], zs[i] = float32(rng.IntN(8))/4, float32(rng.IntN(8))/4, float32(rng.IntN(8))/4
-	}
+	xs, ys, zs := latticePoints(rng, n)
 	for trial := range 20000 {
 		lo := int32(rng.IntN(n))
 		hi := lo + int32(rng.IntN(min(101, n-int(lo)+1)))
@@ -187,10 +183,7 @@ func TestGatherSpansMatchesGo(t *testing.T) {
 	const seed = 17
 	rng := rand.New(rand.NewPCG(seed, 1))
 	const n = 400
-	xs, ys, zs := make([]float32, n), make([]float32, n), make([]float32, n)
-	for i := range n {
-		xs[i], ys[i], zs[i] = float32(rng.IntN(8))/4, float32(rng.IntN(8))/4, float32(rng.IntN(8))/4
-	}
+	xs, ys, zs := latticePoints(rng, n)
 	for trial := range 3000 {
 		var spans []int32
 		total := 0
@@ -211,4 +204,14 @@ func TestGatherSpansMatchesGo(t *testing.T) {
 			t.Fatalf("trial %d (seed %d): spans %v, query %d, lim %g:\ngot  %x\nwant %x", trial, seed, spans, q, lim, got, want)
 		}
 	}
+}
+
+// latticePoints returns n random points of a coarse lattice (8 values per
+// axis, a quarter apart), on which exact ties at a limit are common.
+func latticePoints(rng *rand.Rand, n int) (xs, ys, zs []float32) {
+	xs, ys, zs = make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range n {
+		xs[i], ys[i], zs[i] = float32(rng.IntN(8))/4, float32(rng.IntN(8))/4, float32(rng.IntN(8))/4
+	}
+	return xs, ys, zs
 }

@@ -456,23 +456,12 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 // nearest, given as position keys into the sorted arrays xs, ys, zs, in
 // any order. keysMoment runs it, or the same with AVX-512.
 func keysMomentGo(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
-	var s0, s1, s2, o0, o1, o2, o3, o4, o5, dist float64
-	fx, fy, fz := float64(x), float64(y), float64(z)
+	var m Moment
 	for _, e := range keys {
 		pos := uint32(e)
-		ex, ey, ez := float64(xs[pos])-fx, float64(ys[pos])-fy, float64(zs[pos])-fz
-		s0 += ex
-		s1 += ey
-		s2 += ez
-		o0 += ex * ex
-		o1 += ex * ey
-		o2 += ex * ez
-		o3 += ey * ey
-		o4 += ey * ez
-		o5 += ez * ez
-		dist += float64(sqrt32(math.Float32frombits(posKeyD2(e))))
+		m.AddNearest(xs[pos], ys[pos], zs[pos], x, y, z, sqrt32(math.Float32frombits(posKeyD2(e))))
 	}
-	return Moment{N: uint32(len(keys)), Sum: [3]float64{s0, s1, s2}, Outer: [6]float64{o0, o1, o2, o3, o4, o5}, Dist: dist}
+	return m
 }
 
 // momentSpan adds to m the offsets from (x, y, z) to the points of one

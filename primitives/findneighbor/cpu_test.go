@@ -17,6 +17,15 @@ func TestCPUErrors(t *testing.T) { checkErrors(t, fn.CPU()) }
 // the kit's clouds, radii and seeds.
 func TestCPUExact(t *testing.T) { fntest.CheckBackend(t, fn.CPU()) }
 
+// TestCPUExactWithoutAVX512 runs the property test and the lattice ties
+// with the AVX-512 kernels off, so that the Go loops that other CPUs run
+// are tested on every machine.
+func TestCPUExactWithoutAVX512(t *testing.T) {
+	defer fn.WithoutAVX512()()
+	fntest.CheckBackend(t, fn.CPU())
+	TestKNearestTiesOnALattice(t)
+}
+
 func TestAutoPrefersCPU(t *testing.T) {
 	a, err := fn.Get("auto")
 	if err != nil {
