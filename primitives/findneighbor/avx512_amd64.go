@@ -6,9 +6,10 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// hasAVX512 reports that gatherKeys and keysMoment can use their AVX-512
-// loops: AVX-512F and VL (with the operating system saving the
-// registers) and BMI2.
+// hasAVX512 reports that the kernels of avx512_amd64.s can run: AVX-512F
+// and VL (with the operating system saving the registers) and BMI2. The
+// kd-tree's build and batched search and the k-nearest moments use them
+// then, the Go loops otherwise (docs/avx512.md).
 var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2
 
 // gatherSpansAVX512 is gatherKeysGo's loop on 16 points at a time for

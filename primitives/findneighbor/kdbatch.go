@@ -19,16 +19,16 @@ import (
 //     leaf: those within r0 + max|q - p0| of the leaf's box, since the ball
 //     of that radius around any query q holds p0 and p0's k nearest, k+1
 //     points of which at most one is q itself;
-//  3. bounds the k-th distance of every further query q the same way by
-//     the done queries p, r_q ≤ min r_p + |q - p|, gathers without
-//     branching the points of the listed leaves within a guess below that
-//     bound (guessSlack), or within the bound where the guess holds fewer
-//     than k, and selects the k nearest with a quickselect (selectk.go).
+//  3. gathers without branching, for every further query q, the points
+//     of the listed leaves within a guess at q's k-th distance
+//     (guessSlack); where fewer than k are within it, within the bound
+//     the done queries p give the same way, r_q ≤ min r_p + |q - p|,
+//     which the listed leaves cover; and selects the k nearest with a
+//     quickselect (selectk.go).
 //
-// No candidate farther than the bound is ever ranked, and no tree is
-// descended per query: 1.2-1.4× faster than the per-query search on a real
-// scan, 4% slower on uniform 3D points, where the bound holds more
-// (docs/findneighbor.md has the measurements).
+// No tree is descended per query: 1.2-1.4× faster than the per-query
+// search on a real scan before the guess, 4% slower on uniform 3D points,
+// where the bound holds more (docs/findneighbor.md has the measurements).
 
 // batchSlack widens squared bounds against float32 rounding: the bounds
 // come from computed distances a few ulps off their exact values, and the
