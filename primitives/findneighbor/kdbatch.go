@@ -30,6 +30,10 @@ import (
 // search on a real scan before the guess, 4% slower on uniform 3D points,
 // where the bound holds more (docs/findneighbor.md has the measurements).
 
+// nearSortMin is the longest list of near leaves left unsorted where the
+// box masks of AVX-512 run.
+const nearSortMin = 64
+
 // batchSlack widens squared bounds against float32 rounding: the bounds
 // come from computed distances a few ulps off their exact values, and the
 // widening only adds candidates that the selection then ranks exactly.
@@ -51,14 +55,16 @@ type leafScratch struct {
 	kb    kbest
 	stack []kdVisit
 	near  []nearLeaf // the leaves within reach of the current leaf
-	boxes []float32  // their boxes, for boxMaskAVX512
-	masks []uint16
-	spans []int32 // the leaves a query gathers from, for gatherSpans
-	keys  []uint64
-	pk    []uint64 // position keys of a full search's result
-	kc    []kent
-	done  []doneQuery
-	_     [128]byte // workers' scratch side by side share no cache line
+	// nearSorted says near is sorted by distance (nearSortMin).
+	nearSorted bool
+	boxes      []float32 // their boxes, for boxMaskAVX512
+	masks      []uint16
+	spans      []int32 // the leaves a query gathers from, for gatherSpans
+	keys       []uint64
+	pk         []uint64 // position keys of a full search's result
+	kc         []kent
+	done       []doneQuery
+	_          [128]byte // workers' scratch side by side share no cache line
 }
 
 // nearLeaf is a leaf within reach of a batch, with the squared distance
@@ -139,6 +145,15 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 	}
 	reach := r + sqrt32(far)
 	s.near = t.leavesNear(&nd.bb, reach*reach*(1+4*batchSlack), s.near[:0], &s.stack)
+	// Nearest first, so that a query can stop at the first leaf beyond its
+	// own bound: what the box tests one by one need, and the box masks
+	// too where the list is long (a leaf holding a far outlier makes the
+	// reach of its batch large). Sorting the short lists cost more (5% of
+	// KNN normals) than masking all their boxes.
+	s.nearSorted = !hasAVX512 || len(s.near) > nearSortMin
+	if s.nearSorted {
+		slices.Sort(s.near)
+	}
 	if hasAVX512 {
 		t.nearBoxes(s)
 	}
@@ -189,8 +204,11 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 // position self. With AVX-512 it tests the leaves' boxes 16 at a time
 // (s.boxes, which nearBoxes fills), else one by one.
 func (t *kdtree) gatherNear(s *leafScratch, buf []uint64, x, y, z, lim float32, self int32) []uint64 {
-	// Nearest first: no leaf after the first beyond lim is within it.
-	near := s.near[:sort.Search(len(s.near), func(j int) bool { return s.near[j].d2() > lim })]
+	near := s.near
+	if s.nearSorted {
+		// Nearest first: no leaf after the first beyond lim is within it.
+		near = near[:sort.Search(len(near), func(j int) bool { return near[j].d2() > lim })]
+	}
 	if !hasAVX512 {
 		for _, nl := range near {
 			ln := &t.nodes[nl.node()]
@@ -231,9 +249,7 @@ func (t *kdtree) nearBoxes(s *leafScratch) {
 }
 
 // leavesNear appends to out the non-empty leaves whose boxes come within
-// squared distance lim of box bb, nearest first, so that a query can stop
-// at the first beyond its own bound (a leaf holding a far outlier makes
-// the reach of its batch large, and the list long).
+// squared distance lim of box bb, in tree order.
 func (t *kdtree) leavesNear(bb *[6]float32, lim float32, out []nearLeaf, stack *[]kdVisit) []nearLeaf {
 	st := append((*stack)[:0], kdVisit{node: 0})
 	for len(st) > 0 {
@@ -254,7 +270,6 @@ func (t *kdtree) leavesNear(bb *[6]float32, lim float32, out []nearLeaf, stack *
 		st = append(st, kdVisit{node: nd.left}, kdVisit{node: nd.left + 1})
 	}
 	*stack = st
-	slices.Sort(out)
 	return out
 }
 
