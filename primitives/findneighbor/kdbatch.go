@@ -39,6 +39,10 @@ const nearSortMin = 64
 // widening only adds candidates that the selection then ranks exactly.
 const batchSlack = 1e-4
 
+// lastSlack widens the k-th distance of the previous batch's first query
+// into a guess at the next one's.
+const lastSlack = 0.25
+
 // guessSlack widens the guess at a query's k-th distance: the smallest
 // k-th distance of the leaf's done queries, times 1 + guessSlack. The
 // candidates within it are gathered first, and only where fewer than k
@@ -64,6 +68,7 @@ type leafScratch struct {
 	pk         []uint64 // position keys of a full search's result
 	kc         []kent
 	done       []doneQuery
+	lastR      float32   // the k-th distance of the previous batch's p0
 	_          [128]byte // workers' scratch side by side share no cache line
 }
 
@@ -128,7 +133,28 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 			p0, best = i, d2
 		}
 	}
-	r0 := full(p0)
+	// p0's k nearest: gathered from the leaves within a guess of it (the
+	// previous batch's p0's k-th distance, widened by lastSlack) where the
+	// guess holds k of them, else searched from the tree's root.
+	var r0 float32
+	found := false
+	if s.lastR > 0 {
+		g := s.lastR * (1 + lastSlack)
+		x, y, z := t.xs[p0], t.ys[p0], t.zs[p0]
+		t.listNear(s, &[6]float32{x, y, z, x, y, z}, g)
+		buf := t.gatherNear(s, s.keys[:0], x, y, z, g*g*(1+batchSlack), p0)
+		if len(buf) >= k {
+			c, kc := rankKeys(buf, k, t.perm, s.kc)
+			s.keys, s.kc = c[:0], kc
+			r0, found = math.Float32frombits(posKeyD2(slices.Max(c))), true
+			emit(p0, c)
+		} else {
+			s.keys = buf[:0]
+		}
+	}
+	if !found {
+		r0 = full(p0)
+	}
 	if math.IsInf(float64(r0), 1) {
 		// Fewer than k other points in the whole cloud: no bound to use.
 		for i := lo; i < hi; i++ {
@@ -143,20 +169,8 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 	for i := lo; i < hi; i++ {
 		far = max(far, dist2(t.xs[i]-t.xs[p0], t.ys[i]-t.ys[p0], t.zs[i]-t.zs[p0]))
 	}
-	reach := r + sqrt32(far)
-	s.near = t.leavesNear(&nd.bb, reach*reach*(1+4*batchSlack), s.near[:0], &s.stack)
-	// Nearest first, so that a query can stop at the first leaf beyond its
-	// own bound: what the box tests one by one need, and the box masks
-	// too where the list is long (a leaf holding a far outlier makes the
-	// reach of its batch large). Sorting the short lists cost more (5% of
-	// KNN normals) than masking all their boxes.
-	s.nearSorted = !hasAVX512 || len(s.near) > nearSortMin
-	if s.nearSorted {
-		slices.Sort(s.near)
-	}
-	if hasAVX512 {
-		t.nearBoxes(s)
-	}
+	t.listNear(s, &nd.bb, r+sqrt32(far))
+	s.lastR = r
 	s.done = append(s.done[:0], doneQuery{p0, r})
 	minR := r // the smallest k-th distance of the done queries
 	for i := lo; i < hi; i++ {
@@ -196,6 +210,24 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 		s.done = append(s.done, doneQuery{i, ri})
 		minR = min(minR, ri)
 		emit(i, c)
+	}
+}
+
+// listNear lists in s.near the leaves within reach of box bb, and their
+// boxes for boxMaskAVX512 where it runs.
+func (t *kdtree) listNear(s *leafScratch, bb *[6]float32, reach float32) {
+	s.near = t.leavesNear(bb, reach*reach*(1+4*batchSlack), s.near[:0], &s.stack)
+	// Nearest first, so that a query can stop at the first leaf beyond its
+	// own bound: what the box tests one by one need, and the box masks
+	// too where the list is long (a leaf holding a far outlier makes the
+	// reach of its batch large). Sorting the short lists cost more (5% of
+	// KNN normals) than masking all their boxes.
+	s.nearSorted = !hasAVX512 || len(s.near) > nearSortMin
+	if s.nearSorted {
+		slices.Sort(s.near)
+	}
+	if hasAVX512 {
+		t.nearBoxes(s)
 	}
 }
 
