@@ -6,7 +6,7 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// hasAVX512 reports that smallestEigens can solve 8 matrices at once.
+// hasAVX512 reports that solve8 can solve 8 matrices at once.
 var hasAVX512 = cpu.X86.HasAVX512F
 
 // eigenConsts is the number of constants smallestEigen8 reads.
@@ -40,3 +40,13 @@ var smallestEigen8Consts = [eigenConsts]float64{
 //
 //go:noescape
 func smallestEigen8(c *[6][8]float64, k *[eigenConsts]float64, out *[5][8]float64) uint8
+
+// solve8 is smallestEigen8 where the CPU has AVX-512 and solves none of
+// the matrices (mask 0) elsewhere: what smallestEigen8 leaves is solved by
+// smallestEigen.
+func solve8(c *[6][8]float64, out *[5][8]float64) uint8 {
+	if !hasAVX512 {
+		return 0
+	}
+	return smallestEigen8(c, &smallestEigen8Consts, out)
+}

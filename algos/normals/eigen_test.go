@@ -345,7 +345,7 @@ func TestSmallestEigen8MatchesScalar(t *testing.T) {
 			}
 		}
 		var out [5][8]float64
-		done := smallestEigen8(&c, &smallestEigen8Consts, &out)
+		done := solve8(&c, &out)
 		for lane, a := range mats {
 			l, v := smallestEigen(a)
 			_, _, w, _, ok := isolatedEigen(a)

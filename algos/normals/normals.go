@@ -256,15 +256,15 @@ func (r *Result) setAll(off int, pts []int32, m []findneighbor.Moment) (undefine
 	var ok [8]bool
 	for lo := 0; lo < len(m); lo += 8 {
 		n := min(8, len(m)-lo)
-		var done uint8
 		for j := range n {
 			cov[j], ok[j] = covariance(m[lo+j])
 			for e := range 6 {
 				c[e][j] = cov[j][e]
 			}
 		}
-		if hasAVX512 && n == 8 {
-			done = smallestEigen8(&c, &smallestEigen8Consts, &out)
+		var done uint8 // the lanes solve8 solved
+		if n == 8 {
+			done = solve8(&c, &out)
 		}
 		for j := range n {
 			i := at(lo + j)

@@ -168,34 +168,16 @@ func KNearestAll(b Backend, xyz []float32, k int, opts BuildOptions, idx []int32
 
 // KNearestMoments stores in out[i] the moments of the offsets from point i
 // of xyz to its k nearest other points with no distance limit, exactly as
-// Index.Moments(nil, k, out) on an index built with ε = +Inf would, using
-// KNearestAdaptive.
+// Index.Moments(nil, k, out) on an index built with ε = +Inf would: what
+// KNearestMomentsFunc hands over, stored.
 func KNearestMoments(b Backend, xyz []float32, k int, opts BuildOptions, out []Moment) error {
-	n := len(xyz) / 3
-	if err := checkLen("out", len(out), n); err != nil {
+	if err := checkLen("out", len(out), len(xyz)/3); err != nil {
 		return err
 	}
-	mb := momentBlocks{nw: workers(opts.Workers)}
-	store := func(pts []int32, m []Moment) {
+	return KNearestMomentsFunc(b, xyz, k, opts, func(pts []int32, m []Moment) {
 		for j, i := range pts {
 			out[i] = m[j]
 		}
-	}
-	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, _ []float32, pts []int32) ([]int32, error) {
-		if pts != nil {
-			return mb.query(ix, xyz, pts, k, store)
-		}
-		// Every point at once, in the index's own order, straight into out.
-		if err := ix.Moments(nil, k, out); err != nil {
-			return nil, err
-		}
-		var short []int32
-		for i := range out {
-			if int(out[i].N) < k {
-				short = append(short, int32(i))
-			}
-		}
-		return short, nil
 	})
 }
 
@@ -215,27 +197,23 @@ func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn 
 	n := len(xyz) / 3
 	mb := momentBlocks{nw: workers(opts.Workers)}
 	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, _ []float32, pts []int32) ([]int32, error) {
-		switch {
-		case pts == nil && math.IsInf(float64(ix.Eps()), 1):
+		if pts != nil {
+			return mb.query(ix, xyz, pts, k, fn)
+		}
+		if math.IsInf(float64(ix.Eps()), 1) {
+			// The only round, on the cpu backend's kd-tree (plainKNN).
 			if sm, ok := ix.(selfMoments); ok {
 				if ok, err := sm.selfMomentsFunc(k, fn); ok || err != nil {
-					return nil, err // the only round
+					return nil, err
 				}
 			}
-			m := make([]Moment, n)
-			if err := ix.Moments(nil, k, m); err != nil {
-				return nil, err
+			pts = make([]int32, n) // any other index: every point as a query
+			for i := range pts {
+				pts[i] = int32(i)
 			}
-			all := make([]int32, n)
-			for i := range all {
-				all[i] = int32(i)
-			}
-			fn(all, m) // the only round: the k nearest, or all n-1 points
-			return nil, nil
-		case pts == nil:
-			pts = cellOrder(xyz, ix.Eps(), opts.Workers)
+			return mb.query(ix, xyz, pts, k, fn)
 		}
-		return mb.query(ix, xyz, pts, k, fn)
+		return mb.query(ix, xyz, cellOrder(xyz, ix.Eps(), opts.Workers), k, fn)
 	})
 }
 
@@ -359,16 +337,14 @@ func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (radius 
 		}
 		return err
 	}
-	o := opts
-	o.Reuse = false // the caller's points must stay intact
 	var lastEps float32
 	for range adaptiveTuneRounds {
 		if err := closeLast(); err != nil {
 			return 0, nil, false, err
 		}
-		ix, err := b.Build(tune, float32(eps), o)
+		ix, err := buildIndex(b, tune, float32(eps), opts)
 		if err != nil {
-			return 0, nil, false, fmt.Errorf("findneighbor: build %s index (ε %g): %w", b.Name(), eps, err)
+			return 0, nil, false, err
 		}
 		if err := ix.Counts(q, counts); err != nil {
 			ix.Close()
@@ -413,11 +389,20 @@ func useIndex(b Backend, ix Index, eps float32, fn func(Index) ([]int32, error))
 
 // withIndex builds an index of xyz for eps, calls fn with it and closes it.
 func withIndex(b Backend, xyz []float32, eps float32, opts BuildOptions, fn func(Index) ([]int32, error)) ([]int32, error) {
-	// The caller's points must stay intact across rounds.
+	ix, err := buildIndex(b, xyz, eps, opts)
+	if err != nil {
+		return nil, err
+	}
+	return useIndex(b, ix, eps, fn)
+}
+
+// buildIndex builds an index of xyz for eps without Reuse: the caller's
+// points must stay intact across rounds.
+func buildIndex(b Backend, xyz []float32, eps float32, opts BuildOptions) (Index, error) {
 	opts.Reuse = false
 	ix, err := b.Build(xyz, eps, opts)
 	if err != nil {
 		return nil, fmt.Errorf("findneighbor: build %s index (ε %g): %w", b.Name(), eps, err)
 	}
-	return useIndex(b, ix, eps, fn)
+	return ix, nil
 }

@@ -1,6 +1,7 @@
 package findneighbor
 
 import (
+	"math/bits"
 	"slices"
 
 	"golang.org/x/sys/cpu"
@@ -79,3 +80,42 @@ func boxMaskAVX512(boxes *float32, stride, n int, x, y, z, lim float32, masks *u
 //
 //go:noescape
 func boundsAVX512(pts *kdPoint, n int, out *[8]float32)
+
+// gatherNear appends to buf the position keys of the points of the near
+// leaves (s.near, nearPrefix) within squared distance lim of (x, y, z),
+// except position self: with AVX-512 it tests their boxes (which
+// nearBoxes laid out) 16 at a time and gathers the points of those within
+// lim in one call, else gatherNearGo.
+func (t *kdtree) gatherNear(s *leafScratch, buf []uint64, x, y, z, lim float32, self int32) []uint64 {
+	near := s.nearPrefix(lim)
+	if !hasAVX512 {
+		return t.gatherNearGo(near, buf, x, y, z, lim, self)
+	}
+	if len(near) == 0 {
+		return buf
+	}
+	s.masks = slices.Grow(s.masks[:0], (len(near)+15)/16)[:(len(near)+15)/16]
+	boxMaskAVX512(&s.boxes[0], len(s.near), len(near), x, y, z, lim, &s.masks[0])
+	s.spans = s.spans[:0]
+	total := 0
+	for w, m := range s.masks {
+		for ; m != 0; m &= m - 1 {
+			ln := &t.nodes[near[16*w+bits.TrailingZeros16(m)].node()]
+			s.spans = append(s.spans, ln.lo, ln.hi)
+			total += int(ln.hi - ln.lo)
+		}
+	}
+	return gatherSpans(buf, t.xs, t.ys, t.zs, s.spans, total, x, y, z, lim, self)
+}
+
+// nodeBounds returns the box of the packed points pts (at least one):
+// min x, y, z, max x, y, z, with AVX-512 where the CPU has it, else
+// nodeBoundsGo.
+func nodeBounds(pts []kdPoint) [6]float32 {
+	if !hasAVX512 {
+		return nodeBoundsGo(pts)
+	}
+	var o [8]float32
+	boundsAVX512(&pts[0], len(pts), &o)
+	return [6]float32{o[0], o[1], o[2], o[4], o[5], o[6]}
+}

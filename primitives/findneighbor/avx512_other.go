@@ -2,7 +2,7 @@
 
 package findneighbor
 
-// hasAVX512 is false off amd64: gatherKeys is gatherKeysGo.
+// hasAVX512 is false off amd64: every kernel is its Go loop.
 const hasAVX512 = false
 
 // gatherKeys appends to buf the position keys of the points lo..hi-1 of
@@ -18,17 +18,10 @@ func keysMoment(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 	return keysMomentGo(xs, ys, zs, x, y, z, keys)
 }
 
-// boxMaskAVX512 is never called off amd64 (hasAVX512 is false).
-func boxMaskAVX512(boxes *float32, stride, n int, x, y, z, lim float32, masks *uint16) {
-	panic("findneighbor: boxMaskAVX512 without AVX-512")
+// gatherNear is gatherNearGo over nearPrefix.
+func (t *kdtree) gatherNear(s *leafScratch, buf []uint64, x, y, z, lim float32, self int32) []uint64 {
+	return t.gatherNearGo(s.nearPrefix(lim), buf, x, y, z, lim, self)
 }
 
-// boundsAVX512 is never called off amd64 (hasAVX512 is false).
-func boundsAVX512(pts *kdPoint, n int, out *[8]float32) {
-	panic("findneighbor: boundsAVX512 without AVX-512")
-}
-
-// gatherSpans is never called off amd64 (hasAVX512 is false).
-func gatherSpans(buf []uint64, xs, ys, zs []float32, spans []int32, total int, x, y, z, lim float32, self int32) []uint64 {
-	panic("findneighbor: gatherSpans without AVX-512")
-}
+// nodeBounds is nodeBoundsGo.
+func nodeBounds(pts []kdPoint) [6]float32 { return nodeBoundsGo(pts) }

@@ -180,6 +180,20 @@ func (c *cpuIndex) nearest(s *scratch, k int, sorted bool, x, y, z float32, self
 	return kb.c
 }
 
+// nearestKeys is nearest's k nearest (k > 0) as position keys, in no
+// particular order: what the moments need, without the grid's index
+// lookups.
+func (c *cpuIndex) nearestKeys(s *scratch, k int, x, y, z float32, self int32) []uint64 {
+	if c.tree == nil {
+		return c.g.nearestKeys(s, k, x, y, z, self)
+	}
+	s.keys = s.keys[:0]
+	for _, e := range c.nearest(s, k, false, x, y, z, self) {
+		s.keys = append(s.keys, posKey(e))
+	}
+	return s.keys
+}
+
 func (c *cpuIndex) KNearest(q []float32, k int, idx []int32, dist []float32) error {
 	nq, err := numQueries(q, c.n)
 	if err != nil {
@@ -319,21 +333,19 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 	if k == 0 && c.tree != nil {
 		return errInfEps
 	}
-	xs, ys, zs, perm := c.points()
 	if q == nil && k > 0 && c.tree != nil {
-		return c.tree.selfNearest(k, c.nw, c.opts.Progress, func(_ int, self int32, keys []uint64) {
-			out[perm[self]] = keysMoment(xs, ys, zs, xs[self], ys[self], zs[self], keys)
+		_, err := c.selfMomentsFunc(k, func(pts []int32, m []Moment) {
+			for j, i := range pts {
+				out[i] = m[j]
+			}
 		})
+		return err
 	}
+	xs, ys, zs, _ := c.points()
 	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
 		var m Moment
 		if k > 0 {
-			nb := c.nearest(s, k, false, x, y, z, self)
-			s.keys = s.keys[:0]
-			for _, e := range nb {
-				s.keys = append(s.keys, posKey(e))
-			}
-			out[i] = keysMoment(xs, ys, zs, x, y, z, s.keys)
+			out[i] = keysMoment(xs, ys, zs, x, y, z, c.nearestKeys(s, k, x, y, z, self))
 			return nil
 		}
 		g := c.g

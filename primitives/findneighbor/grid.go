@@ -402,22 +402,32 @@ type rowVisit struct {
 	row int
 }
 
-// nearest returns the k nearest points within ε of (x, y, z) (k =
-// math.MaxInt: all of them), except sorted position self, keyed by
-// distance and index, in key order when sorted, in s.kc (valid until the
-// next call). It visits the rows around the query's cell nearest first,
-// gathers their points within the bound without branching on the distance
-// test, and whenever 2k+16 are gathered keeps the k nearest (keepK) and
-// shrinks the bound to the k-th distance: later rows are
-// clipped to the cells within it, and the first row beyond it ends the
-// scan, so that a kNN scans little more than the k-th distance's ball, not
-// ε's.
+// nearest is nearestKeys as kents keyed by distance and index, in key
+// order when sorted, in s.kc (valid until the next call).
 func (g *grid) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int32) []kent {
+	s.kc = toKents(s.kc[:0], g.nearestKeys(s, k, x, y, z, self), g.perm)
+	if sorted {
+		sortKents(s.kc)
+	}
+	return s.kc
+}
+
+// nearestKeys returns the position keys of the k nearest points within ε
+// of (x, y, z) (k = math.MaxInt: all of them), except sorted position
+// self, ties at the k-th distance broken by the smaller index, in no
+// particular order, in s.keys (valid until the next call). It visits the
+// rows around the query's cell nearest first, gathers their points within
+// the bound without branching on the distance test, and whenever 2k+16
+// are gathered keeps the k nearest (keepK) and shrinks the bound to the
+// k-th distance: later rows are clipped to the cells within it, and the
+// first row beyond it ends the scan, so that a kNN scans little more than
+// the k-th distance's ball, not ε's.
+func (g *grid) nearestKeys(s *scratch, k int, x, y, z float32, self int32) []uint64 {
 	buf := s.keys[:0]
 	defer func() { s.keys = buf }()
 	var gp gaps
 	if k == 0 || !g.locate(x, y, z, &s.w, &gp) {
-		return s.kc[:0]
+		return buf
 	}
 	w := &s.w
 	rs := s.rows[:0]
@@ -458,11 +468,8 @@ func (g *grid) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int
 			bound = min(g.lim2, float64(lim)*(1+pruneSlack)*(1+pruneSlack)+floor)
 		}
 	}
-	s.kc = rankK(buf, k, g.perm, s.kc)
-	if sorted {
-		sortKents(s.kc)
-	}
-	return s.kc
+	buf, s.kc = rankKeys(buf, k, g.perm, s.kc)
+	return buf
 }
 
 func sq(v float64) float64 { return v * v }

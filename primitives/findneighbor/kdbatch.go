@@ -2,7 +2,6 @@ package findneighbor
 
 import (
 	"math"
-	"math/bits"
 	"slices"
 	"sort"
 )
@@ -13,8 +12,10 @@ import (
 // another, so instead of descending the tree from the root for each of
 // them it
 //
-//  1. searches the tree for one query p0 of the leaf (the one nearest the
-//     leaf's centre) and gets its k-th distance r0;
+//  1. finds the k nearest of one query p0 of the leaf (the one nearest
+//     the leaf's centre), and so its k-th distance r0: gathered from the
+//     leaves near p0 within a guess from the previous batch (lastSlack),
+//     or searched from the tree's root where the guess holds fewer than k;
 //  2. lists once the leaves that can hold a neighbour of any query of the
 //     leaf: those within r0 + max|q - p0| of the leaf's box, since the ball
 //     of that radius around any query q holds p0 and p0's k nearest, k+1
@@ -49,9 +50,10 @@ const lastSlack = 0.25
 // are, those within the sure bound (min r_p + |q - p|), about 1.3 times
 // the k-th distance on a real scan (median; 2.4 times at p99), while 1.2
 // times the k-th distance of the nearest done query holds it for 98% of
-// the queries (the smallest of the leaf's, taken here, for a few fewer):
-// fewer candidates to scan and to select from, 4-9% faster KNN normals in
-// back-to-back runs.
+// the queries; the smallest of the leaf's, taken here because it costs
+// nothing to keep, holds it for 85% (measured on the tiled table scene,
+// 43.6 candidates kept per query on average): fewer candidates to scan and
+// to select from, 4-9% faster KNN normals in back-to-back runs.
 const guessSlack = 0.2
 
 // leafScratch is one worker's memory for the batched search.
@@ -125,7 +127,7 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 		emit(i, s.pk)
 		return worst
 	}
-	// p0: the point nearest the box's centre, searched in full.
+	// p0: the point nearest the box's centre, the first query.
 	cx, cy, cz := (nd.bb[0]+nd.bb[3])/2, (nd.bb[1]+nd.bb[4])/2, (nd.bb[2]+nd.bb[5])/2
 	p0, best := lo, float32(math.Inf(1))
 	for i := lo; i < hi; i++ {
@@ -142,12 +144,8 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 		g := s.lastR * (1 + lastSlack)
 		x, y, z := t.xs[p0], t.ys[p0], t.zs[p0]
 		t.listNear(s, &[6]float32{x, y, z, x, y, z}, g)
-		buf := t.gatherNear(s, s.keys[:0], x, y, z, g*g*(1+batchSlack), p0)
-		if len(buf) >= k {
-			c, kc := rankKeys(buf, k, t.perm, s.kc)
-			s.keys, s.kc = c[:0], kc
-			r0, found = math.Float32frombits(posKeyD2(slices.Max(c))), true
-			emit(p0, c)
+		if buf := t.gatherNear(s, s.keys[:0], x, y, z, g*g*(1+batchSlack), p0); len(buf) >= k {
+			r0, found = t.emitNearest(s, buf, k, p0, emit), true
 		} else {
 			s.keys = buf[:0]
 		}
@@ -200,17 +198,20 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 			s.done = append(s.done, doneQuery{i, sqrt32(full(i))})
 			continue
 		}
-		c, kc := rankKeys(buf, k, t.perm, s.kc)
-		s.kc = kc
-		worst := c[0]
-		for _, e := range c[1:] {
-			worst = max(worst, e)
-		}
-		ri := sqrt32(math.Float32frombits(posKeyD2(worst)))
+		ri := sqrt32(t.emitNearest(s, buf, k, i, emit))
 		s.done = append(s.done, doneQuery{i, ri})
 		minR = min(minR, ri)
-		emit(i, c)
 	}
+}
+
+// emitNearest ranks the candidates buf (at least k, in s.keys' memory) of
+// query i, hands its k nearest to emit and returns their k-th squared
+// distance.
+func (t *kdtree) emitNearest(s *leafScratch, buf []uint64, k int, i int32, emit func(self int32, keys []uint64)) float32 {
+	c, kc := rankKeys(buf, k, t.perm, s.kc)
+	s.keys, s.kc = c[:0], kc
+	emit(i, c)
+	return math.Float32frombits(posKeyD2(slices.Max(c)))
 }
 
 // listNear lists in s.near the leaves within reach of box bb, and their
@@ -231,40 +232,29 @@ func (t *kdtree) listNear(s *leafScratch, bb *[6]float32, reach float32) {
 	}
 }
 
-// gatherNear appends to buf the position keys of the points of the leaves
-// s.near (nearest first) within squared distance lim of (x, y, z), except
-// position self. With AVX-512 it tests the leaves' boxes 16 at a time
-// (s.boxes, which nearBoxes fills), else one by one.
-func (t *kdtree) gatherNear(s *leafScratch, buf []uint64, x, y, z, lim float32, self int32) []uint64 {
+// nearPrefix returns the leaves of s.near that can hold points within
+// squared distance lim of a query: where the list is sorted, those up to
+// the first beyond lim; else all.
+func (s *leafScratch) nearPrefix(lim float32) []nearLeaf {
 	near := s.near
 	if s.nearSorted {
-		// Nearest first: no leaf after the first beyond lim is within it.
 		near = near[:sort.Search(len(near), func(j int) bool { return near[j].d2() > lim })]
 	}
-	if !hasAVX512 {
-		for _, nl := range near {
-			ln := &t.nodes[nl.node()]
-			if boxDistSq(&ln.bb, x, y, z) <= lim {
-				buf = gatherKeys(buf, t.xs, t.ys, t.zs, ln.lo, ln.hi, x, y, z, lim, self)
-			}
-		}
-		return buf
-	}
-	if len(near) == 0 {
-		return buf
-	}
-	s.masks = slices.Grow(s.masks[:0], (len(near)+15)/16)[:(len(near)+15)/16]
-	boxMaskAVX512(&s.boxes[0], len(s.near), len(near), x, y, z, lim, &s.masks[0])
-	s.spans = s.spans[:0]
-	total := 0
-	for w, m := range s.masks {
-		for ; m != 0; m &= m - 1 {
-			ln := &t.nodes[s.near[16*w+bits.TrailingZeros16(m)].node()]
-			s.spans = append(s.spans, ln.lo, ln.hi)
-			total += int(ln.hi - ln.lo)
+	return near
+}
+
+// gatherNearGo appends to buf the position keys of the points of the
+// leaves near, a prefix of s.near (nearPrefix), within squared distance
+// lim of (x, y, z), except position self, testing the leaves' boxes one by
+// one. gatherNear runs it, or tests 16 boxes at a time with AVX-512.
+func (t *kdtree) gatherNearGo(near []nearLeaf, buf []uint64, x, y, z, lim float32, self int32) []uint64 {
+	for _, nl := range near {
+		ln := &t.nodes[nl.node()]
+		if boxDistSq(&ln.bb, x, y, z) <= lim {
+			buf = gatherKeys(buf, t.xs, t.ys, t.zs, ln.lo, ln.hi, x, y, z, lim, self)
 		}
 	}
-	return gatherSpans(buf, t.xs, t.ys, t.zs, s.spans, total, x, y, z, lim, self)
+	return buf
 }
 
 // nearBoxes stores the boxes of the leaves s.near in s.boxes for

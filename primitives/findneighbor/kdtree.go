@@ -131,19 +131,8 @@ func (b *kdBuild) build(nodes *[]kdNode, k int, lo, hi int32) {
 // box's widest axis, the first point of the right child at mid.
 func (b *kdBuild) split(lo, hi int32) (nd kdNode, mid int32, ok bool) {
 	nd = kdNode{lo: lo, hi: hi, left: -1}
-	switch {
-	case hasAVX512 && lo < hi:
-		var o [8]float32
-		boundsAVX512(&b.pts[lo], int(hi-lo), &o)
-		nd.bb = [6]float32{o[0], o[1], o[2], o[4], o[5], o[6]}
-	case lo < hi:
-		c := b.pts[lo].c
-		x0, y0, z0, x1, y1, z1 := c[0], c[1], c[2], c[0], c[1], c[2]
-		for _, p := range b.pts[lo+1 : hi] {
-			x0, y0, z0 = min(x0, p.c[0]), min(y0, p.c[1]), min(z0, p.c[2])
-			x1, y1, z1 = max(x1, p.c[0]), max(y1, p.c[1]), max(z1, p.c[2])
-		}
-		nd.bb = [6]float32{x0, y0, z0, x1, y1, z1}
+	if lo < hi {
+		nd.bb = nodeBounds(b.pts[lo:hi])
 	}
 	axis := 0
 	for a := 1; a < 3; a++ {
@@ -157,6 +146,18 @@ func (b *kdBuild) split(lo, hi int32) (nd kdNode, mid int32, ok bool) {
 	mid = lo + (hi-lo)/2
 	b.selectNth(axis, lo, hi, mid)
 	return nd, mid, true
+}
+
+// nodeBoundsGo returns the box of the points pts (at least one): min x,
+// y, z, max x, y, z. nodeBounds runs it, or the same with AVX-512.
+func nodeBoundsGo(pts []kdPoint) [6]float32 {
+	c := pts[0].c
+	x0, y0, z0, x1, y1, z1 := c[0], c[1], c[2], c[0], c[1], c[2]
+	for _, p := range pts[1:] {
+		x0, y0, z0 = min(x0, p.c[0]), min(y0, p.c[1]), min(z0, p.c[2])
+		x1, y1, z1 = max(x1, p.c[0]), max(y1, p.c[1]), max(z1, p.c[2])
+	}
+	return [6]float32{x0, y0, z0, x1, y1, z1}
 }
 
 // selectNth reorders [lo, hi) so that position nth holds the point a sort

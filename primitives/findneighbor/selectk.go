@@ -10,7 +10,7 @@ import (
 // the squared distance (never negative nor NaN, so ordered like the value)
 // in the high half and the point's sorted position in the low half. That
 // is half a kent and needs no index lookup per candidate, so gathering and
-// selecting are cheaper; it orders ties by position, and rankK then
+// selecting are cheaper; it orders ties by position, and rankKeys then
 // settles the ties at the k-th distance by index, as the API asks.
 
 // posKeyD2 returns the squared distance bits of a position key.
@@ -117,14 +117,6 @@ func rankKeys(buf []uint64, k int, perm []int32, kc []kent) ([]uint64, []kent) {
 		buf[j] = posKey(e)
 	}
 	return buf[:k], kc
-}
-
-// rankK stores in out the k nearest of the candidates buf (all of them if
-// there are no more than k) as kents keyed by distance and index, ties
-// broken by the smaller index, in no particular order.
-func rankK(buf []uint64, k int, perm []int32, out []kent) []kent {
-	keys, out := rankKeys(buf, k, perm, out)
-	return toKents(out[:0], keys, perm)
 }
 
 // toKents appends to out the kents of the position keys.

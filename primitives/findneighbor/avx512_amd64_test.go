@@ -1,0 +1,110 @@
+package findneighbor
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestBoxMaskMatchesBoxDistSq checks boxMaskAVX512 against boxDistSq on
+// random boxes, queries inside and outside them, limits at exact box
+// distances (ties), for every count up to 40 (full steps and every tail).
+func TestBoxMaskMatchesBoxDistSq(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 here: gatherNear tests boxes with boxDistSq")
+	}
+	const seed = 14
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for trial := range 3000 {
+		n := trial % 41
+		stride := n + rng.IntN(3)
+		boxes := make([]float32, 6*stride)
+		bbs := make([][6]float32, n)
+		for j := range n {
+			for a := range 3 {
+				lo, hi := rng.Float32()*4, rng.Float32()*4
+				bbs[j][a], bbs[j][3+a] = min(lo, hi), max(lo, hi)
+			}
+			for a := range 6 {
+				boxes[a*stride+j] = bbs[j][a]
+			}
+		}
+		x, y, z := rng.Float32()*5-0.5, rng.Float32()*5-0.5, rng.Float32()*5-0.5
+		lim := rng.Float32() * 4
+		if n > 0 && trial%2 == 0 {
+			lim = boxDistSq(&bbs[rng.IntN(n)], x, y, z) // a tie
+		}
+		masks := make([]uint16, (n+15)/16+1)
+		boxMaskAVX512(&append(boxes, 0)[0], stride, n, x, y, z, lim, &masks[0])
+		for j := range n {
+			want := boxDistSq(&bbs[j], x, y, z) <= lim
+			if got := masks[j/16]>>(j%16)&1 == 1; got != want {
+				t.Fatalf("trial %d (seed %d): box %d of %d %v, query (%g, %g, %g), lim %g: in = %v, boxDistSq says %v", trial, seed, j, n, bbs[j], x, y, z, lim, got, want)
+			}
+		}
+		if masks[len(masks)-1] != 0 {
+			t.Fatalf("trial %d: wrote beyond (n+15)/16 masks", trial)
+		}
+	}
+}
+
+// TestBoundsMatchesGo checks boundsAVX512 against a loop over the points,
+// for every count up to 70 (full steps and every tail) at every offset.
+func TestBoundsMatchesGo(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 here: the kd-tree build scans boxes in Go")
+	}
+	const seed = 16
+	rng := rand.New(rand.NewPCG(seed, 1))
+	pts := make([]kdPoint, 200)
+	for i := range pts {
+		pts[i] = kdPoint{[3]float32{rng.Float32()*2 - 1, rng.Float32() * 100, -rng.Float32()}, int32(rng.IntN(1 << 30))}
+	}
+	for n := 1; n <= 70; n++ {
+		for lo := range 5 {
+			var o [8]float32
+			boundsAVX512(&pts[lo], n, &o)
+			for a := range 3 {
+				mn, mx := pts[lo].c[a], pts[lo].c[a]
+				for _, p := range pts[lo : lo+n] {
+					mn, mx = min(mn, p.c[a]), max(mx, p.c[a])
+				}
+				if o[a] != mn || o[4+a] != mx {
+					t.Fatalf("n %d at %d, axis %d (seed %d): bounds %g..%g, want %g..%g", n, lo, a, seed, o[a], o[4+a], mn, mx)
+				}
+			}
+		}
+	}
+}
+
+// TestGatherSpansMatchesGo checks one gatherSpans call over several spans
+// against gatherKeysGo span by span, as the batched kd-tree search uses it.
+func TestGatherSpansMatchesGo(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 here: the leaves are gathered one by one in Go")
+	}
+	const seed = 17
+	rng := rand.New(rand.NewPCG(seed, 1))
+	const n = 400
+	xs, ys, zs := latticePoints(rng, n)
+	for trial := range 3000 {
+		var spans []int32
+		total := 0
+		for range rng.IntN(9) {
+			lo := int32(rng.IntN(n))
+			hi := lo + int32(rng.IntN(min(50, n-int(lo))+1))
+			spans = append(spans, lo, hi)
+			total += int(hi - lo)
+		}
+		q := int32(rng.IntN(n))
+		x, y, z, lim := xs[q], ys[q], zs[q], []float32{0, 0.25, 0.5, 1, 3}[trial%5]
+		var want []uint64
+		for j := 0; j < len(spans); j += 2 {
+			want = gatherKeysGo(want, xs, ys, zs, spans[j], spans[j+1], x, y, z, lim, q)
+		}
+		got := gatherSpans(make([]uint64, 0, 1), xs, ys, zs, spans, total, x, y, z, lim, q)
+		if !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			t.Fatalf("trial %d (seed %d): spans %v, query %d, lim %g:\ngot  %x\nwant %x", trial, seed, spans, q, lim, got, want)
+		}
+	}
+}
