@@ -166,7 +166,9 @@ func nodeBoundsGo(pts []kdPoint) [6]float32 {
 // on short ranges, on long ones the value of the sample of kdSample
 // evenly spaced points next to nth's rank (after Floyd and Rivest), so
 // that nth lands close to the pivot and the next partition leaves little
-// to select from (about 1.5 passes over a range instead of about 3.4).
+// to select from (by the textbook estimate about 1.5 passes over a range
+// instead of about 3.4; the build measured a quarter faster with it and
+// the parallel top levels together).
 func (b *kdBuild) selectNth(axis int, lo, hi, nth int32) {
 	pts := b.pts
 	hi--
