@@ -333,3 +333,168 @@ bbdone:
 	VMOVUPS X1, 16(DI)
 	VZEROUPPER
 	RET
+
+// func kthDistAVX512(keys *uint64, n, k int, lim uint32) uint32
+//
+// kthDist's search (avx512_amd64.go), every probe counting the keys
+// within its distance t 8 at a time. Registers: SI the keys, R12 the end
+// of their full steps, K2 the tail's lanes, R8 k, R9 lo, R10 hi, R11
+// count(lo), R13 count(hi), DI set when the next probe bisects, BX the
+// probe t, AX its count.
+TEXT ·kthDistAVX512(SB), NOSPLIT, $0-36
+	MOVQ keys+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ k+16(FP), R8
+	MOVL lim+24(FP), R10
+	MOVQ CX, R13
+	MOVQ $-1, R9
+	XORQ R11, R11
+	XORQ DI, DI
+	MOVQ CX, AX
+	ANDQ $-8, AX
+	LEAQ (SI)(AX*8), R12
+	ANDL $7, CX
+	MOVL $0xff, AX
+	BZHIL CX, AX, AX
+	KMOVB AX, K2
+	MOVL $0x3f000000, AX // 0.5
+	VMOVD AX, X5
+
+probe:
+	MOVQ R10, CX
+	SUBQ R9, CX // w = hi - lo
+	CMPQ CX, $1
+	JLE  rethi
+	MOVQ CX, BX
+	SHRQ $1, BX
+	ADDQ R9, BX // t = lo + w/2
+	TESTQ DI, DI
+	JNZ  count
+	// t = vlo + (vhi - vlo)(k - count(lo) - 0.5)/(count(hi) - count(lo))
+	// where that is strictly between lo and hi.
+	XORL DX, DX
+	TESTQ R9, R9
+	CMOVQGE R9, DX
+	VMOVD DX, X1 // vlo (0 for lo = -1)
+	VMOVD R10, X2 // vhi
+	VSUBSS X1, X2, X2
+	MOVQ R8, DX
+	SUBQ R11, DX
+	VCVTSI2SSQ DX, X3, X3
+	VSUBSS X5, X3, X3
+	MOVQ R13, DX
+	SUBQ R11, DX
+	VCVTSI2SSQ DX, X4, X4
+	VMULSS X3, X2, X2
+	VDIVSS X4, X2, X2
+	VADDSS X1, X2, X2
+	VMOVD X2, DX
+	CMPQ DX, R9
+	JLE  count
+	CMPQ DX, R10
+	JGE  count
+	MOVQ DX, BX
+
+count:
+	MOVQ BX, DX
+	SHLQ $32, DX
+	MOVL $0xffffffff, AX
+	ORQ  AX, DX
+	VPBROADCASTQ DX, Z0 // the bound: distance t, any position
+	XORQ AX, AX
+	MOVQ SI, DX
+
+cstep:
+	CMPQ DX, R12
+	JAE  ctail
+	VPCMPUQ $5, (DX), Z0, K1 // bound ≥ key
+	KMOVB K1, CX
+	POPCNTL CX, CX
+	ADDQ CX, AX
+	ADDQ $64, DX
+	JMP  cstep
+
+ctail:
+	VMOVDQU64.Z (DX), K2, Z1
+	VPCMPUQ $5, Z1, Z0, K2, K1
+	KMOVB K1, CX
+	POPCNTL CX, CX
+	ADDQ CX, AX
+	CMPQ AX, R8
+	JEQ  rett
+	// The bracket's new end, and whether the next probe bisects: when
+	// this one did not, and the bracket did not halve.
+	MOVQ R10, CX
+	SUBQ R9, CX // the old width
+	CMPQ AX, R8
+	CMOVQLT BX, R9
+	CMOVQLT AX, R11
+	CMOVQGT BX, R10
+	CMOVQGT AX, R13
+	MOVQ R10, DX
+	SUBQ R9, DX
+	SHLQ $1, DX
+	XORL AX, AX
+	CMPQ DX, CX
+	SETGT AL
+	XORQ $1, DI
+	ANDQ AX, DI
+	JMP  probe
+
+rethi:
+	MOVQ R10, BX
+
+rett:
+	MOVL BX, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func keepLEAVX512(keys *uint64, n int, lim uint64) (m int, top uint64)
+//
+// Moves the keys at most lim to the front of the n keys, in order, 8 keys
+// per step, and returns their number and the largest of them (0 if none).
+TEXT ·keepLEAVX512(SB), NOSPLIT, $0-40
+	MOVQ keys+0(FP), SI
+	MOVQ SI, DI
+	MOVQ n+8(FP), CX
+	VPBROADCASTQ lim+16(FP), Z0
+	VPXORQ Z3, Z3, Z3 // largest kept, per lane
+	MOVL $0xff, R12
+
+kloop:
+	TESTQ CX, CX
+	JLE  kdone
+	MOVL R12, BX
+	CMPQ CX, $8
+	JGE  kfull
+	BZHIL CX, R12, BX
+
+kfull:
+	KMOVB BX, K2
+	VMOVDQU64.Z (SI), K2, Z1
+	VPCMPUQ $5, Z1, Z0, K2, K1 // lim ≥ key
+	VPMAXUQ Z1, Z3, K1, Z3
+	VPCOMPRESSQ Z1, K1, Z2
+	KMOVB K1, DX
+	POPCNTL DX, DX
+	BZHIL DX, R12, BX
+	KMOVB BX, K3
+	VMOVDQU64 Z2, K3, (DI)
+	LEAQ (DI)(DX*8), DI
+	ADDQ $64, SI
+	SUBQ $8, CX
+	JMP  kloop
+
+kdone:
+	VEXTRACTI64X4 $1, Z3, Y4
+	VPMAXUQ Y4, Y3, Y3
+	VEXTRACTI128 $1, Y3, X4
+	VPMAXUQ X4, X3, X3
+	VPSHUFD $0x4e, X3, X4
+	VPMAXUQ X4, X3, X3
+	VMOVQ X3, top+32(FP)
+	SUBQ keys+0(FP), DI
+	SHRQ $3, DI
+	MOVQ DI, m+24(FP)
+	VZEROUPPER
+	RET

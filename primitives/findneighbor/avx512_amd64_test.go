@@ -1,6 +1,7 @@
 package findneighbor
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -105,6 +106,46 @@ func TestGatherSpansMatchesGo(t *testing.T) {
 		got := gatherSpans(make([]uint64, 0, 1), xs, ys, zs, spans, total, x, y, z, lim, q)
 		if !slices.Equal(got, want) && len(got)+len(want) > 0 {
 			t.Fatalf("trial %d (seed %d): spans %v, query %d, lim %g:\ngot  %x\nwant %x", trial, seed, spans, q, lim, got, want)
+		}
+	}
+}
+
+// TestKeepKMatchesGo checks keepK with AVX-512 (kthDistAVX512's counting
+// search, keepLEAVX512's compaction) against keepKGo's quickselect: the
+// same keys kept, the same k-th distance, on distances spread as on a
+// line, a surface and in a volume, limits above the farthest key or equal
+// to it, many ties (distances of four values), every k, and counts on
+// both sides of 8-key steps.
+func TestKeepKMatchesGo(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 here: keepK is keepKGo")
+	}
+	const seed = 18
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for trial := range 100000 {
+		n := 2 + rng.IntN(130)
+		k := 1 + rng.IntN(n-1)
+		lim := float32(1.44e-4)
+		dim := float64(1 + trial%3)
+		keys := make([]uint64, n, n+8)
+		top := float32(0)
+		for j := range keys {
+			d := float32(math.Pow(rng.Float64(), 2/dim)) * lim
+			if trial%5 == 0 {
+				d = float32(rng.IntN(4)) * lim / 4
+			}
+			top = max(top, d)
+			keys[j] = uint64(math.Float32bits(d))<<32 | uint64(rng.IntN(1<<20))<<8 | uint64(j)
+		}
+		if trial%4 == 1 {
+			lim = top
+		}
+		want, wantT := keepKGo(slices.Clone(keys), k)
+		got, gotT := keepK(keys, k, lim)
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) || gotT != wantT {
+			t.Fatalf("trial %d (seed %d): n %d, k %d, lim %g: kept %d keys to distance %g, keepKGo %d to %g", trial, seed, n, k, lim, len(got), gotT, len(want), wantT)
 		}
 	}
 }

@@ -25,3 +25,8 @@ func (t *kdtree) gatherNear(s *leafScratch, buf []uint64, x, y, z, lim float32, 
 
 // nodeBounds is nodeBoundsGo.
 func nodeBounds(pts []kdPoint) [6]float32 { return nodeBoundsGo(pts) }
+
+// keepK reduces buf (len > k, squared distances within lim) to its k
+// smallest position keys plus the ties at the k-th distance, and returns
+// it with that distance (keepKGo).
+func keepK(buf []uint64, k int, _ float32) ([]uint64, float32) { return keepKGo(buf, k) }

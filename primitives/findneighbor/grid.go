@@ -464,11 +464,11 @@ func (g *grid) nearestKeys(s *scratch, k int, x, y, z float32, self int32) []uin
 		}
 		buf = gatherKeys(buf, g.xs, g.ys, g.zs, sp.lo, sp.hi, x, y, z, lim, self)
 		if (len(buf)-16)/2 >= k { // 2k+16 gathered (no overflow at k = MaxInt)
-			buf, lim = keepK(buf, k)
+			buf, lim = keepK(buf, k, lim)
 			bound = min(g.lim2, float64(lim)*(1+pruneSlack)*(1+pruneSlack)+floor)
 		}
 	}
-	buf, s.kc = rankKeys(buf, k, g.perm, s.kc)
+	buf, s.kc = rankKeys(buf, k, lim, g.perm, s.kc)
 	return buf
 }
 

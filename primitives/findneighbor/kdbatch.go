@@ -13,19 +13,21 @@ import (
 // them it
 //
 //  1. finds the k nearest of one query p0 of the leaf (the one nearest
-//     the leaf's centre), and so its k-th distance r0: gathered from the
-//     leaves near p0 within a guess from the previous batch (lastSlack),
-//     or searched from the tree's root where the guess holds fewer than k;
-//  2. lists once the leaves that can hold a neighbour of any query of the
-//     leaf: those within r0 + max|q - p0| of the leaf's box, since the ball
-//     of that radius around any query q holds p0 and p0's k nearest, k+1
-//     points of which at most one is q itself;
+//     the leaf's centre), and so its k-th distance r0: gathered within a
+//     guess g from the previous batch (lastSlack) from the leaves within
+//     g + max|q - p0| of the leaf's box, or searched from the tree's root
+//     where the guess holds fewer than k;
+//  2. has then listed once the leaves that can hold a neighbour of any
+//     query of the leaf: those within r0 + max|q - p0| of the leaf's box,
+//     since the ball of that radius around any query q holds p0 and p0's k
+//     nearest, k+1 points of which at most one is q itself (the list for
+//     the guess, r0 ≤ g, serves where the guess held; else it is listed
+//     now);
 //  3. gathers without branching, for every further query q, the points
 //     of the listed leaves within a guess at q's k-th distance
 //     (guessSlack); where fewer than k are within it, within the bound
 //     the done queries p give the same way, r_q ≤ min r_p + |q - p|,
-//     which the listed leaves cover; and selects the k nearest with a
-//     quickselect (selectk.go).
+//     which the listed leaves cover; and selects the k nearest (keepK).
 //
 // No tree is descended per query: 1.2-1.4× faster than the per-query
 // search on a real scan before the guess, 4% slower on uniform 3D points,
@@ -135,17 +137,24 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 			p0, best = i, d2
 		}
 	}
-	// p0's k nearest: gathered from the leaves within a guess of it (the
-	// previous batch's p0's k-th distance, widened by lastSlack) where the
-	// guess holds k of them, else searched from the tree's root.
+	far := float32(0) // the squared distance from p0 to the leaf's farthest point
+	for i := lo; i < hi; i++ {
+		far = max(far, dist2(t.xs[i]-t.xs[p0], t.ys[i]-t.ys[p0], t.zs[i]-t.zs[p0]))
+	}
+	// p0's k nearest: gathered within a guess g (the previous batch's p0's
+	// k-th distance, widened by lastSlack) where it holds k of them, else
+	// searched from the tree's root. The leaves listed for the guess are
+	// those within g + far of the leaf's box: then, when the guess holds,
+	// p0's k-th distance r0 is at most g, and they are all those any query
+	// needs (step 2), listed in one walk of the tree instead of two.
 	var r0 float32
 	found := false
 	if s.lastR > 0 {
 		g := s.lastR * (1 + lastSlack)
-		x, y, z := t.xs[p0], t.ys[p0], t.zs[p0]
-		t.listNear(s, &[6]float32{x, y, z, x, y, z}, g)
-		if buf := t.gatherNear(s, s.keys[:0], x, y, z, g*g*(1+batchSlack), p0); len(buf) >= k {
-			r0, found = t.emitNearest(s, buf, k, p0, emit), true
+		t.listNear(s, &nd.bb, g+sqrt32(far))
+		lim := g * g * (1 + batchSlack)
+		if buf := t.gatherNear(s, s.keys[:0], t.xs[p0], t.ys[p0], t.zs[p0], lim, p0); len(buf) >= k {
+			r0, found = t.emitNearest(s, buf, k, lim, p0, emit), true
 		} else {
 			s.keys = buf[:0]
 		}
@@ -163,11 +172,9 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 		return
 	}
 	r := sqrt32(r0)
-	far := float32(0)
-	for i := lo; i < hi; i++ {
-		far = max(far, dist2(t.xs[i]-t.xs[p0], t.ys[i]-t.ys[p0], t.zs[i]-t.zs[p0]))
+	if !found {
+		t.listNear(s, &nd.bb, r+sqrt32(far))
 	}
-	t.listNear(s, &nd.bb, r+sqrt32(far))
 	s.lastR = r
 	s.done = append(s.done[:0], doneQuery{p0, r})
 	minR := r // the smallest k-th distance of the done queries
@@ -181,7 +188,8 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 		// hold every point within the sure bound below, and the k nearest
 		// are within that too).
 		guess := minR * (1 + guessSlack)
-		buf := t.gatherNear(s, s.keys[:0], x, y, z, guess*guess*(1+batchSlack), i)
+		lim := guess * guess * (1 + batchSlack)
+		buf := t.gatherNear(s, s.keys[:0], x, y, z, lim, i)
 		if len(buf) < k {
 			// The tightest bound the done queries give (the nearest
 			// one's is not always it).
@@ -189,7 +197,8 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 			for _, d := range s.done {
 				b = min(b, d.r+sqrt32(dist2(t.xs[d.pos]-x, t.ys[d.pos]-y, t.zs[d.pos]-z)))
 			}
-			buf = t.gatherNear(s, buf[:0], x, y, z, b*b*(1+batchSlack), i)
+			lim = b * b * (1 + batchSlack)
+			buf = t.gatherNear(s, buf[:0], x, y, z, lim, i)
 		}
 		s.keys = buf
 		if len(buf) < k {
@@ -198,17 +207,17 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 			s.done = append(s.done, doneQuery{i, sqrt32(full(i))})
 			continue
 		}
-		ri := sqrt32(t.emitNearest(s, buf, k, i, emit))
+		ri := sqrt32(t.emitNearest(s, buf, k, lim, i, emit))
 		s.done = append(s.done, doneQuery{i, ri})
 		minR = min(minR, ri)
 	}
 }
 
-// emitNearest ranks the candidates buf (at least k, in s.keys' memory) of
-// query i, hands its k nearest to emit and returns their k-th squared
+// emitNearest ranks the candidates buf (at least k, in s.keys' memory,
+// within squared distance lim) of query i, hands its k nearest to emit and returns their k-th squared
 // distance.
-func (t *kdtree) emitNearest(s *leafScratch, buf []uint64, k int, i int32, emit func(self int32, keys []uint64)) float32 {
-	c, kc := rankKeys(buf, k, t.perm, s.kc)
+func (t *kdtree) emitNearest(s *leafScratch, buf []uint64, k int, lim float32, i int32, emit func(self int32, keys []uint64)) float32 {
+	c, kc := rankKeys(buf, k, lim, t.perm, s.kc)
 	s.keys, s.kc = c[:0], kc
 	emit(i, c)
 	return math.Float32frombits(posKeyD2(slices.Max(c)))

@@ -77,10 +77,12 @@ func selectKeys(a []uint64, k int) {
 	slices.Sort(a)
 }
 
-// keepK reduces buf (len > k) to its k smallest position keys plus every
-// other candidate at the same squared distance as the k-th (a tie whose
-// rank by index is not known yet), and returns it with that distance.
-func keepK(buf []uint64, k int) ([]uint64, float32) {
+// keepKGo reduces buf (len > k) to its k smallest position keys plus
+// every other candidate at the same squared distance as the k-th (a tie
+// whose rank by index is not known yet), and returns it with that
+// distance: a quickselect, then a scan for the ties. keepK runs it, or
+// keepKAVX512.
+func keepKGo(buf []uint64, k int) ([]uint64, float32) {
 	selectKeys(buf, k)
 	t := uint32(0)
 	for _, e := range buf[:k] {
@@ -98,15 +100,15 @@ func keepK(buf []uint64, k int) ([]uint64, float32) {
 	return buf[:m], math.Float32frombits(t)
 }
 
-// rankKeys reduces the candidates buf to the k nearest (all of them if
-// there are no more than k), ties at the k-th distance broken by the
+// rankKeys reduces the candidates buf (within squared distance lim) to the
+// k nearest (all of them if there are no more than k), ties at the k-th distance broken by the
 // smaller index, as position keys in no particular order, in buf's
 // memory; kc is scratch for the ties, returned for reuse.
-func rankKeys(buf []uint64, k int, perm []int32, kc []kent) ([]uint64, []kent) {
+func rankKeys(buf []uint64, k int, lim float32, perm []int32, kc []kent) ([]uint64, []kent) {
 	if len(buf) <= k {
 		return buf, kc
 	}
-	buf, _ = keepK(buf, k)
+	buf, _ = keepK(buf, k, lim)
 	if len(buf) == k {
 		return buf, kc
 	}
