@@ -154,3 +154,19 @@ func keepK(buf []uint64, k int, lim float32) ([]uint64, float32) {
 //
 //go:noescape
 func kthDistAVX512(keys *uint64, n, k int, lim uint32) uint32
+
+// bucketsAVX512 is kdTop.bucketsGo's descent for the n points xyz, 16 at
+// a time: the same table entries, the same comparisons.
+//
+//go:noescape
+func bucketsAVX512(xyz *float32, n int, table *uint32, depth int, out *uint16)
+
+// buckets stores in out the bucket of each point of xyz: with AVX-512
+// where the CPU has it, else bucketsGo.
+func (top *kdTop) buckets(xyz []float32, out []uint16) {
+	if !hasAVX512 || len(out) == 0 || top.depth == 0 {
+		top.bucketsGo(xyz, out)
+		return
+	}
+	bucketsAVX512(&xyz[0], len(out), &top.table[0], top.depth, &out[0])
+}

@@ -498,3 +498,79 @@ kdone:
 	MOVQ DI, m+24(FP)
 	VZEROUPPER
 	RET
+
+// func bucketsAVX512(xyz *float32, n int, table *uint32, depth int, out *uint16)
+//
+// kdTop.bucket for the n points xyz (x, y, z after one another), 16 at a
+// time: each lane descends the depth levels of the table (node v's split
+// bits, their low 2 bits the axis) from node 1, going to 2v+1 where its
+// coordinate along the axis is at least the split, else to 2v.
+TEXT ·bucketsAVX512(SB), NOSPLIT, $0-40
+	MOVQ xyz+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ table+16(FP), R8
+	MOVQ depth+24(FP), R9
+	MOVQ out+32(FP), DI
+	VMOVDQU32 iota16<>(SB), Z23
+	VPADDD Z23, Z23, Z22
+	VPADDD Z23, Z22, Z22 // lane × 3: the lanes' x
+	MOVL $1, AX
+	VPBROADCASTD AX, Z21
+	MOVL $2, AX
+	VPBROADCASTD AX, Z20
+	MOVL $3, AX
+	VPBROADCASTD AX, Z19
+	MOVL $1, AX
+	SHLXL R9, AX, AX
+	VPBROADCASTD AX, Z18 // the first bucket's node
+	MOVL $0xffff, R12
+
+uloop:
+	TESTQ CX, CX
+	JLE  udone
+	MOVL R12, BX
+	CMPQ CX, $16
+	JGE  ufull
+	BZHIL CX, R12, BX
+
+ufull:
+	KMOVW BX, K3
+	VPXORD Z0, Z0, Z0
+	KMOVW K3, K1
+	VGATHERDPS (SI)(Z22*4), K1, Z0
+	VPXORD Z1, Z1, Z1
+	KMOVW K3, K1
+	VGATHERDPS 4(SI)(Z22*4), K1, Z1
+	VPXORD Z2, Z2, Z2
+	KMOVW K3, K1
+	VGATHERDPS 8(SI)(Z22*4), K1, Z2
+	VMOVDQA32 Z21, Z4 // node 1
+	MOVQ R9, DX
+
+ulevel:
+	DECQ DX
+	JL   uleaf
+	KXNORW K1, K1, K1
+	VPGATHERDD (R8)(Z4*4), K1, Z5
+	VPANDD Z19, Z5, Z6
+	VMOVAPS Z0, Z7
+	VPCMPEQD Z21, Z6, K4
+	VMOVAPS Z1, K4, Z7
+	VPCMPEQD Z20, Z6, K5
+	VMOVAPS Z2, K5, Z7
+	VCMPPS $13, Z5, Z7, K6 // coordinate ≥ split
+	VPADDD Z4, Z4, Z4
+	VPADDD Z21, Z4, K6, Z4
+	JMP  ulevel
+
+uleaf:
+	VPSUBD Z18, Z4, Z4
+	VPMOVDW Z4, K3, (DI)
+	ADDQ $192, SI
+	ADDQ $32, DI
+	SUBQ $16, CX
+	JMP  uloop
+
+udone:
+	VZEROUPPER
+	RET

@@ -149,3 +149,40 @@ func TestKeepKMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// TestBucketsMatchesGo checks bucketsAVX512 against kdTop.bucketsGo on
+// top trees of every depth up to 12, for every count up to 40 (full steps
+// and every tail), with points exactly at the splits (ties) and off them.
+func TestBucketsMatchesGo(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 here: kdTop.buckets is bucketsGo")
+	}
+	const seed = 23
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for trial := range 2000 {
+		depth := 1 + trial%12
+		sample := make([]float32, 3*(1+rng.IntN(3000)))
+		for i := range sample {
+			sample[i] = float32(rng.IntN(64)) / 8
+		}
+		top := newKDTop(sample, depth)
+		n := trial % 41
+		xyz := make([]float32, 3*n+3)
+		for i := range xyz {
+			xyz[i] = float32(rng.IntN(66)-1) / 8 // on the sample's grid: ties with splits
+			if trial%2 == 1 {
+				xyz[i] += rng.Float32() / 16
+			}
+		}
+		want := make([]uint16, n+1)
+		top.bucketsGo(xyz[:3*n], want[:n])
+		got := make([]uint16, n+1)
+		got[n], want[n] = 0xbeef, 0xbeef
+		if n > 0 {
+			bucketsAVX512(&xyz[0], n, &top.table[0], depth, &got[0])
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (seed %d): depth %d, %d points: buckets %v, bucketsGo %v (the last is a guard)", trial, seed, depth, n, got, want)
+		}
+	}
+}

@@ -30,3 +30,6 @@ func nodeBounds(pts []kdPoint) [6]float32 { return nodeBoundsGo(pts) }
 // smallest position keys plus the ties at the k-th distance, and returns
 // it with that distance (keepKGo).
 func keepK(buf []uint64, k int, _ float32) ([]uint64, float32) { return keepKGo(buf, k) }
+
+// buckets stores in out the bucket of each point of xyz (bucketsGo).
+func (top *kdTop) buckets(xyz []float32, out []uint16) { top.bucketsGo(xyz, out) }
