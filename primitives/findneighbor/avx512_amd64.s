@@ -1,5 +1,9 @@
 #include "textflag.h"
 
+// kthBisectFrom is the probe of kthDistAVX512 from which every other one
+// bisects.
+#define kthBisectFrom 6
+
 // AXISDIST puts in d the squared distance along one axis from q to the
 // 16 boxes at R11 of the rows lo (their minima) and hi (maxima), as
 // boxDistSq: max(lo - q, 0, q - hi)²; K3 masks the boxes, Z20 is 0, t is
@@ -336,11 +340,13 @@ bbdone:
 
 // func kthDistAVX512(keys *uint64, n, k int, lim uint32) uint32
 //
-// kthDist's search (avx512_amd64.go), every probe counting the keys
-// within its distance t 8 at a time. Registers: SI the keys, R12 the end
-// of their full steps, K2 the tail's lanes, R8 k, R9 lo, R10 hi, R11
-// count(lo), R13 count(hi), DI set when the next probe bisects, BX the
-// probe t, AX its count.
+// kthDistAVX512's search (avx512_amd64.go): every probe counts the keys
+// within its distance t, 8 at a time, and finds the largest distance
+// within t and the smallest beyond it. Registers: SI the keys, R12 the
+// end of their full steps, K2 the tail's lanes, K6 all 8 lanes, R8 k, R9
+// lo, R10 hi, R11 count(lo), R13 count(hi), DI the probes made, BX the
+// probe t, AX its count, CX and DX the largest distance within t and the
+// smallest beyond it.
 TEXT ·kthDistAVX512(SB), NOSPLIT, $0-36
 	MOVQ keys+0(FP), SI
 	MOVQ n+8(FP), CX
@@ -355,21 +361,27 @@ TEXT ·kthDistAVX512(SB), NOSPLIT, $0-36
 	LEAQ (SI)(AX*8), R12
 	ANDL $7, CX
 	MOVL $0xff, AX
+	KMOVW AX, K6
 	BZHIL CX, AX, AX
-	KMOVB AX, K2
+	KMOVW AX, K2
 	MOVL $0x3f000000, AX // 0.5
 	VMOVD AX, X5
 
 probe:
 	MOVQ R10, CX
-	SUBQ R9, CX // w = hi - lo
+	SUBQ R9, CX // hi - lo
 	CMPQ CX, $1
 	JLE  rethi
 	MOVQ CX, BX
 	SHRQ $1, BX
-	ADDQ R9, BX // t = lo + w/2
-	TESTQ DI, DI
+	ADDQ R9, BX // t = lo + (hi - lo)/2
+	INCQ DI
+	CMPQ DI, $kthBisectFrom
+	JL   interp
+	TESTQ $1, DI
 	JNZ  count
+
+interp:
 	// t = vlo + (vhi - vlo)(k - count(lo) - 0.5)/(count(hi) - count(lo))
 	// where that is strictly between lo and hi.
 	XORL DX, DX
@@ -401,13 +413,19 @@ count:
 	MOVL $0xffffffff, AX
 	ORQ  AX, DX
 	VPBROADCASTQ DX, Z0 // the bound: distance t, any position
+	VPXORQ Z2, Z2, Z2 // the largest key within, per lane
+	VPTERNLOGD $0xff, Z3, Z3, Z3 // the smallest beyond
 	XORQ AX, AX
 	MOVQ SI, DX
 
 cstep:
 	CMPQ DX, R12
 	JAE  ctail
-	VPCMPUQ $5, (DX), Z0, K1 // bound ≥ key
+	VMOVDQU64 (DX), Z1
+	VPCMPUQ $5, Z1, Z0, K1 // bound ≥ key
+	KXORW K1, K6, K5
+	VPMAXUQ Z1, Z2, K1, Z2
+	VPMINUQ Z1, Z3, K5, Z3
 	KMOVB K1, CX
 	POPCNTL CX, CX
 	ADDQ CX, AX
@@ -417,29 +435,49 @@ cstep:
 ctail:
 	VMOVDQU64.Z (DX), K2, Z1
 	VPCMPUQ $5, Z1, Z0, K2, K1
+	KXORW K1, K2, K5
+	VPMAXUQ Z1, Z2, K1, Z2
+	VPMINUQ Z1, Z3, K5, Z3
 	KMOVB K1, CX
 	POPCNTL CX, CX
 	ADDQ CX, AX
 	CMPQ AX, R8
 	JEQ  rett
-	// The bracket's new end, and whether the next probe bisects: when
-	// this one did not, and the bracket did not halve.
-	MOVQ R10, CX
-	SUBQ R9, CX // the old width
+	// The largest distance within t (CX) and the smallest beyond (DX).
+	VEXTRACTI64X4 $1, Z2, Y4
+	VPMAXUQ Y4, Y2, Y2
+	VEXTRACTI128 $1, Y2, X4
+	VPMAXUQ X4, X2, X2
+	VPSHUFD $0x4e, X2, X4
+	VPMAXUQ X4, X2, X2
+	VMOVQ X2, CX
+	SHRQ $32, CX
+	VEXTRACTI64X4 $1, Z3, Y4
+	VPMINUQ Y4, Y3, Y3
+	VEXTRACTI128 $1, Y3, X4
+	VPMINUQ X4, X3, X3
+	VPSHUFD $0x4e, X3, X4
+	VPMINUQ X4, X3, X3
+	VMOVQ X3, DX
+	SHRQ $32, DX
+	// One fewer than k within t: the k-th is the smallest beyond.
+	LEAQ 1(AX), BX
+	CMPQ BX, R8
+	JEQ  retnext
+	// Narrow the bracket to the keys: lo just below the smallest
+	// beyond t, hi at the largest within it, so that every probe drops
+	// at least one key from it.
+	DECQ DX
 	CMPQ AX, R8
-	CMOVQLT BX, R9
+	CMOVQLT DX, R9
 	CMOVQLT AX, R11
-	CMOVQGT BX, R10
+	CMOVQGT CX, R10
 	CMOVQGT AX, R13
-	MOVQ R10, DX
-	SUBQ R9, DX
-	SHLQ $1, DX
-	XORL AX, AX
-	CMPQ DX, CX
-	SETGT AL
-	XORQ $1, DI
-	ANDQ AX, DI
 	JMP  probe
+
+retnext:
+	MOVQ DX, BX
+	JMP  rett
 
 rethi:
 	MOVQ R10, BX

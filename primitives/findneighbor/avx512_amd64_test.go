@@ -114,8 +114,8 @@ func TestGatherSpansMatchesGo(t *testing.T) {
 // search, keepLEAVX512's compaction) against keepKGo's quickselect: the
 // same keys kept, the same k-th distance, on distances spread as on a
 // line, a surface and in a volume, limits above the farthest key or equal
-// to it, many ties (distances of four values), every k, and counts on
-// both sides of 8-key steps.
+// to it, many ties (distances of four values, or of six neighbouring
+// floats), every k, and counts on both sides of 8-key steps.
 func TestKeepKMatchesGo(t *testing.T) {
 	if !hasAVX512 {
 		t.Skip("no AVX-512 here: keepK is keepKGo")
@@ -131,8 +131,12 @@ func TestKeepKMatchesGo(t *testing.T) {
 		top := float32(0)
 		for j := range keys {
 			d := float32(math.Pow(rng.Float64(), 2/dim)) * lim
-			if trial%5 == 0 {
+			switch trial % 5 {
+			case 0:
 				d = float32(rng.IntN(4)) * lim / 4
+			case 3:
+				// Neighbouring floats: off-by-one-bit bounds show.
+				d = math.Float32frombits(math.Float32bits(lim/2) + uint32(rng.IntN(6)))
 			}
 			top = max(top, d)
 			keys[j] = uint64(math.Float32bits(d))<<32 | uint64(rng.IntN(1<<20))<<8 | uint64(j)
