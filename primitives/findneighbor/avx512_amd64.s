@@ -47,40 +47,48 @@ DATA iota16<>+56(SB)/4, $14
 DATA iota16<>+60(SB)/4, $15
 GLOBL iota16<>(SB), RODATA|NOPTR, $64
 
-// func gatherSpansAVX512(out *uint64, xs, ys, zs *float32, spans *int32, nspans int, x, y, z, lim float32, skip uint32) int
+// func gatherSpansAVX512(out *uint64, xs, ys, zs *float32, spans *int32, masks *uint16, nmasks int, x, y, z, lim float32, skip uint32) int
 //
 // For the spans of points [spans[2j], spans[2j+1]) of the arrays xs, ys,
-// zs, 16 points per step: the squared distances as gatherKeysGo computes
-// them (no fused multiply-add, the same order of additions, so the same
-// bits), a mask of those within lim and not at position skip, and the
-// position keys of the masked lanes compressed into out, 8 at a time with
-// a full 8-key store (out needs room for 8 keys beyond the last one
-// written). One call serves all the leaves a query gathers from.
-TEXT ·gatherSpansAVX512(SB), NOSPLIT, $0-80
+// zs whose bit j is set in the masks (bit j%16 of masks[j/16], j <
+// 16·nmasks), 16 points per step: the squared distances as gatherKeysGo
+// computes them (no fused multiply-add, the same order of additions, so
+// the same bits), a mask of those within lim and not at position skip,
+// and the position keys of the masked lanes compressed into out, 8 at a
+// time with a full 8-key store (out needs room for 8 keys beyond the last
+// one written). One call serves all the leaves a query gathers from.
+TEXT ·gatherSpansAVX512(SB), NOSPLIT, $0-88
 	MOVQ out+0(FP), DI
 	MOVQ xs+8(FP), SI
 	MOVQ ys+16(FP), R8
 	MOVQ zs+24(FP), R9
 	MOVQ spans+32(FP), R13
-	MOVQ nspans+40(FP), DX
-	VBROADCASTSS x+48(FP), Z16
-	VBROADCASTSS y+52(FP), Z17
-	VBROADCASTSS z+56(FP), Z18
-	VBROADCASTSS lim+60(FP), Z19
-	MOVL skip+64(FP), AX
+	MOVQ masks+40(FP), DX
+	VBROADCASTSS x+56(FP), Z16
+	VBROADCASTSS y+60(FP), Z17
+	VBROADCASTSS z+64(FP), Z18
+	VBROADCASTSS lim+68(FP), Z19
+	MOVL skip+72(FP), AX
 	VPBROADCASTD AX, Z21
 	MOVL $16, AX
 	VPBROADCASTD AX, Z22
 	VMOVDQU32 iota16<>(SB), Z23
 	XORQ R10, R10 // keys written
-	MOVL $0xffff, R12
+
+word:
+	DECQ nmasks+48(FP)
+	JL   done
+	MOVWLZX (DX), R12 // the spans of this word still to gather
+	ADDQ $2, DX
 
 span:
-	DECQ DX
-	JL   done
-	MOVLQSX 0(R13), R11 // first point of the span
-	MOVLQSX 4(R13), CX  // end of the span
-	ADDQ $8, R13
+	TESTL R12, R12
+	JZ   nextword
+	BSFL R12, AX
+	LEAL -1(R12), BX
+	ANDL BX, R12
+	MOVLQSX 0(R13)(AX*8), R11 // first point of the span
+	MOVLQSX 4(R13)(AX*8), CX  // end of the span
 	VPBROADCASTD R11, Z20
 	VPADDD Z23, Z20, Z20 // the lanes' positions
 
@@ -88,10 +96,10 @@ loop:
 	MOVQ CX, AX
 	SUBQ R11, AX
 	JLE  span
-	MOVL R12, BX
+	MOVL $0xffff, BX
 	CMPQ AX, $16
 	JGE  full
-	BZHIL AX, R12, BX // the lanes left in the span
+	BZHIL AX, BX, BX // the lanes left in the span
 full:
 	KMOVW BX, K3
 	VMOVUPS.Z (SI)(R11*4), K3, Z0
@@ -139,9 +147,13 @@ full:
 	ADDQ   $16, R11
 	JMP    loop
 
+nextword:
+	ADDQ $128, R13 // the next 16 spans
+	JMP  word
+
 done:
 	VZEROUPPER
-	MOVQ R10, ret+72(FP)
+	MOVQ R10, ret+80(FP)
 	RET
 
 // func momentsAVX512(keys *uint64, n int, xs, ys, zs *float32, x, y, z float32, out *[10]float64)

@@ -78,8 +78,10 @@ func TestBoundsMatchesGo(t *testing.T) {
 	}
 }
 
-// TestGatherSpansMatchesGo checks one gatherSpans call over several spans
-// against gatherKeysGo span by span, as the batched kd-tree search uses it.
+// TestGatherSpansMatchesGo checks one gatherSpans call over the spans a
+// mask picks from a list against gatherKeysGo span by span, as the
+// batched kd-tree search uses it: lists of up to 40 spans (masks of one
+// to three words), empty spans and masks among them.
 func TestGatherSpansMatchesGo(t *testing.T) {
 	if !hasAVX512 {
 		t.Skip("no AVX-512 here: the leaves are gathered one by one in Go")
@@ -89,23 +91,30 @@ func TestGatherSpansMatchesGo(t *testing.T) {
 	const n = 400
 	xs, ys, zs := latticePoints(rng, n)
 	for trial := range 3000 {
-		var spans []int32
+		ns := rng.IntN(41)
+		spans := make([]int32, 0, 2*ns)
+		masks := make([]uint16, (ns+15)/16)
 		total := 0
-		for range rng.IntN(9) {
+		for j := range ns {
 			lo := int32(rng.IntN(n))
 			hi := lo + int32(rng.IntN(min(50, n-int(lo))+1))
 			spans = append(spans, lo, hi)
-			total += int(hi - lo)
+			if rng.IntN(3) > 0 {
+				masks[j/16] |= 1 << (j % 16)
+				total += int(hi - lo)
+			}
 		}
 		q := int32(rng.IntN(n))
 		x, y, z, lim := xs[q], ys[q], zs[q], []float32{0, 0.25, 0.5, 1, 3}[trial%5]
 		var want []uint64
-		for j := 0; j < len(spans); j += 2 {
-			want = gatherKeysGo(want, xs, ys, zs, spans[j], spans[j+1], x, y, z, lim, q)
+		for j := range ns {
+			if masks[j/16]>>(j%16)&1 == 1 {
+				want = gatherKeysGo(want, xs, ys, zs, spans[2*j], spans[2*j+1], x, y, z, lim, q)
+			}
 		}
-		got := gatherSpans(make([]uint64, 0, 1), xs, ys, zs, spans, total, x, y, z, lim, q)
+		got := gatherSpans(make([]uint64, 0, 1), xs, ys, zs, spans, masks, total, x, y, z, lim, q)
 		if !slices.Equal(got, want) && len(got)+len(want) > 0 {
-			t.Fatalf("trial %d (seed %d): spans %v, query %d, lim %g:\ngot  %x\nwant %x", trial, seed, spans, q, lim, got, want)
+			t.Fatalf("trial %d (seed %d): spans %v, masks %x, query %d, lim %g:\ngot  %x\nwant %x", trial, seed, spans, masks, q, lim, got, want)
 		}
 	}
 }

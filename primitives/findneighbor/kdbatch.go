@@ -63,7 +63,8 @@ type leafScratch struct {
 	nearSorted bool
 	boxes      []float32 // their boxes, for boxMaskAVX512
 	masks      []uint16
-	spans      []int32 // the leaves a query gathers from, for gatherSpans
+	spans      []int32 // their point ranges, for gatherSpans
+	nearMax    int     // the most points one of them holds
 	keys       []uint64
 	pk         []uint64 // position keys of a full search's result
 	kc         []kent
@@ -263,15 +264,20 @@ func (t *kdtree) gatherNearGo(near []nearLeaf, buf []uint64, x, y, z, lim float3
 }
 
 // nearBoxes stores the boxes of the leaves s.near in s.boxes for
-// boxMaskAVX512: six rows of len(s.near) floats.
+// boxMaskAVX512 (six rows of len(s.near) floats), their point ranges in
+// s.spans for gatherSpans and the size of the largest in s.nearMax.
 func (t *kdtree) nearBoxes(s *leafScratch) {
 	n := len(s.near)
 	s.boxes = slices.Grow(s.boxes[:0], 6*n)[:6*n]
+	s.spans = slices.Grow(s.spans[:0], 2*n)[:2*n]
+	s.nearMax = 0
 	for j, nl := range s.near {
-		bb := &t.nodes[nl.node()].bb
+		nd := &t.nodes[nl.node()]
 		for a := range 6 {
-			s.boxes[a*n+j] = bb[a]
+			s.boxes[a*n+j] = nd.bb[a]
 		}
+		s.spans[2*j], s.spans[2*j+1] = nd.lo, nd.hi
+		s.nearMax = max(s.nearMax, int(nd.hi-nd.lo))
 	}
 }
 
