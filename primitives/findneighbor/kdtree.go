@@ -38,6 +38,20 @@ const kdBucket = 1024
 // top tree's splits.
 const kdTopSample = 32
 
+// kdTopMaxDepth bounds the top tree's depth: bucket numbers are uint16.
+// Beyond 2^26 points the buckets grow past kdBucket instead.
+const kdTopMaxDepth = 16
+
+// kdTopDepth returns the depth of the top tree of n points: buckets of at
+// most kdBucket points where kdTopMaxDepth allows.
+func kdTopDepth(n int) int {
+	depth := 0
+	for n>>depth > kdBucket && depth < kdTopMaxDepth {
+		depth++
+	}
+	return depth
+}
+
 // emptyBox is the box of a node without points: every distance to it is
 // +Inf, so that no search enters it.
 var emptyBox = [6]float32{inf32, inf32, inf32, -inf32, -inf32, -inf32}
@@ -57,10 +71,7 @@ func newKDTree(xyz []float32, nw int) *kdtree {
 	// cache), and written to the arrays the searches scan. Its leaves hold
 	// at most kdLeaf points as before; the buckets' sizes vary with the
 	// sample, a few percent.
-	depth := 0
-	for n>>depth > kdBucket {
-		depth++
-	}
+	depth := kdTopDepth(n)
 	top := newKDTop(xyz, depth)
 	t := &kdtree{xs: make([]float32, n), ys: make([]float32, n), zs: make([]float32, n), perm: make([]int32, n)}
 	start := top.scatter(xyz, nw, t.perm)
@@ -187,7 +198,10 @@ func (top *kdTop) bucketsGo(xyz []float32, out []uint16) {
 func (top *kdTop) scatter(xyz []float32, nw int, order []int32) []int32 {
 	n := len(xyz) / 3
 	nb := 1 << top.depth
-	chunk := max(4096, n/(8*nw))
+	// About 8 chunks per worker, but no more than one per 16 points per
+	// bucket, so that the counts (a row of buckets per chunk) stay small
+	// next to the cloud on many cores and deep top trees.
+	chunk := max(4096, n/(8*nw), 16*nb)
 	nc := (n + chunk - 1) / chunk
 	bk := make([]uint16, n)
 	count := make([]int32, nc*nb) // chunk c's points in bucket j at c*nb+j

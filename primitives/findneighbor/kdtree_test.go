@@ -137,3 +137,15 @@ func TestSelectNth(t *testing.T) {
 		}
 	}
 }
+
+// TestKDTopDepth checks that the top tree's buckets hold at most kdBucket
+// points up to 2^26 points, and that no cloud's bucket numbers overflow
+// their uint16.
+func TestKDTopDepth(t *testing.T) {
+	for _, n := range []int{0, 1, kdBucket, kdBucket + 1, 1_000_000, 1 << 26, 1<<26 + 1, 3_000_000_000} {
+		d := kdTopDepth(n)
+		if d > kdTopMaxDepth || (n <= 1<<26 && n>>d > kdBucket) || (d > 0 && n>>(d-1) <= kdBucket) {
+			t.Errorf("%d points: depth %d (buckets of %d)", n, d, n>>d)
+		}
+	}
+}
