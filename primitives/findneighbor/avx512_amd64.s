@@ -28,6 +28,31 @@
 	VADDSD X11, x, x \
 	VMOVSD x, off(DI)
 
+// HREDUCEQ puts in r the op (VPMAXUQ or VPMINUQ) of the 8 uint64 lanes
+// of z (y, x: its lower halves), using X4/Y4.
+#define HREDUCEQ(op, z, y, x, r) \
+	VEXTRACTI64X4 $1, z, Y4 \
+	op Y4, y, y \
+	VEXTRACTI128 $1, y, X4 \
+	op X4, x, x \
+	VPSHUFD $0x4e, x, X4 \
+	op X4, x, x \
+	VMOVQ x, r
+
+// PROBESTEP is one step of kthDistAVX512's probe over the keys at DX, in
+// the lanes of mask k: Z1 the keys, K1 those within the bound Z0 (counted
+// into AX), K5 the others; Z2 keeps the largest within, Z3 the smallest
+// beyond.
+#define PROBESTEP(k) \
+	VMOVDQU64.Z (DX), k, Z1 \
+	VPCMPUQ $5, Z1, Z0, k, K1 \
+	KXORW K1, k, K5 \
+	VPMAXUQ Z1, Z2, K1, Z2 \
+	VPMINUQ Z1, Z3, K5, Z3 \
+	KMOVB K1, CX \
+	POPCNTL CX, CX \
+	ADDQ CX, AX
+
 // Lane numbers 0..15, added to a broadcast position.
 DATA iota16<>+0(SB)/4, $0
 DATA iota16<>+4(SB)/4, $1
@@ -433,44 +458,18 @@ count:
 cstep:
 	CMPQ DX, R12
 	JAE  ctail
-	VMOVDQU64 (DX), Z1
-	VPCMPUQ $5, Z1, Z0, K1 // bound ≥ key
-	KXORW K1, K6, K5
-	VPMAXUQ Z1, Z2, K1, Z2
-	VPMINUQ Z1, Z3, K5, Z3
-	KMOVB K1, CX
-	POPCNTL CX, CX
-	ADDQ CX, AX
+	PROBESTEP(K6)
 	ADDQ $64, DX
 	JMP  cstep
 
 ctail:
-	VMOVDQU64.Z (DX), K2, Z1
-	VPCMPUQ $5, Z1, Z0, K2, K1
-	KXORW K1, K2, K5
-	VPMAXUQ Z1, Z2, K1, Z2
-	VPMINUQ Z1, Z3, K5, Z3
-	KMOVB K1, CX
-	POPCNTL CX, CX
-	ADDQ CX, AX
+	PROBESTEP(K2)
 	CMPQ AX, R8
 	JEQ  rett
 	// The largest distance within t (CX) and the smallest beyond (DX).
-	VEXTRACTI64X4 $1, Z2, Y4
-	VPMAXUQ Y4, Y2, Y2
-	VEXTRACTI128 $1, Y2, X4
-	VPMAXUQ X4, X2, X2
-	VPSHUFD $0x4e, X2, X4
-	VPMAXUQ X4, X2, X2
-	VMOVQ X2, CX
+	HREDUCEQ(VPMAXUQ, Z2, Y2, X2, CX)
 	SHRQ $32, CX
-	VEXTRACTI64X4 $1, Z3, Y4
-	VPMINUQ Y4, Y3, Y3
-	VEXTRACTI128 $1, Y3, X4
-	VPMINUQ X4, X3, X3
-	VPSHUFD $0x4e, X3, X4
-	VPMINUQ X4, X3, X3
-	VMOVQ X3, DX
+	HREDUCEQ(VPMINUQ, Z3, Y3, X3, DX)
 	SHRQ $32, DX
 	// One fewer than k within t: the k-th is the smallest beyond.
 	LEAQ 1(AX), BX
@@ -536,13 +535,8 @@ kfull:
 	JMP  kloop
 
 kdone:
-	VEXTRACTI64X4 $1, Z3, Y4
-	VPMAXUQ Y4, Y3, Y3
-	VEXTRACTI128 $1, Y3, X4
-	VPMAXUQ X4, X3, X3
-	VPSHUFD $0x4e, X3, X4
-	VPMAXUQ X4, X3, X3
-	VMOVQ X3, top+32(FP)
+	HREDUCEQ(VPMAXUQ, Z3, Y3, X3, AX)
+	MOVQ AX, top+32(FP)
 	SUBQ keys+0(FP), DI
 	SHRQ $3, DI
 	MOVQ DI, m+24(FP)
