@@ -9,8 +9,8 @@ import (
 // Plain kNN (k nearest with no distance limit) on an index built with
 // ε = +Inf is slow on grid backends, which cannot prune it, and GPU backends
 // serve it on the host. KNearestAdaptive answers it exactly with finite
-// radii instead (except where the cpu backend's kd-tree serves it better,
-// see plainKNN): a first round searches every point within a radius that
+// radii instead (except on the cpu backend, whose kd-tree serves it
+// better, see plainKNN): a first round searches every point within a radius that
 // holds about 2k points for a typical point, later rounds search again,
 // with the radius doubled, only the points that found fewer than k. Points
 // beyond ε are farther than every point found within it, so a point that
@@ -26,13 +26,14 @@ const (
 )
 
 // plainKNN is implemented by backends whose index built with ε = +Inf
-// answers the k nearest of its own points faster than finite radii do where
-// the density is uneven: the cpu backend's kd-tree, whose leaves adapt to
-// the density (kdbatch.go), where one ε fits the dense and the sparse parts
-// badly. KNearestAdaptive runs a single round on such an index when the
-// tuning counts are uneven. (Measured on 1M points, docs/findneighbor.md:
-// on a real scan the tree takes 0.8× the grid's time, on an even synthetic
-// surface 1.3×.)
+// answers the k nearest of its own points faster than finite radii do: the
+// cpu backend's kd-tree, searched leaf by leaf (kdbatch.go), whose leaves
+// follow the density where one ε fits a scan's dense and sparse parts
+// badly. KNearestAdaptive runs a single round on such an index, with no
+// radius tuning. (Measured on 1M points, docs/findneighbor.md: the tree
+// took 0.8× the grid rounds' time on a real scan, and since the fourth
+// session 0.6× on an even synthetic surface and on uniform 3D points too,
+// where it had taken 1.3×.)
 type plainKNN interface{ plainKNN() }
 
 // selfMoments is implemented by indexes that hand the k-nearest moments of
@@ -41,11 +42,6 @@ type plainKNN interface{ plainKNN() }
 type selfMoments interface {
 	selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) (ok bool, err error)
 }
-
-// unevenSpread is the spread of the tuning counts, (p90 - p10) / median,
-// beyond which the density counts as uneven: Poisson noise alone gives
-// about 1 at the tuned median of 2k/8 (a real scan gives 6-7).
-const unevenSpread = 3
 
 // RoundFunc runs one round of KNearestAdaptive on ix for the points pts of
 // the cloud and returns the points of pts that found fewer than k within
@@ -74,18 +70,13 @@ func KNearestAdaptive(b Backend, xyz []float32, k int, opts BuildOptions, fn Rou
 	if len(xyz) == 0 {
 		return nil
 	}
-	eps, ix, uneven, err := adaptiveRadius(b, xyz, k, opts)
-	if err != nil {
+	if _, ok := b.(plainKNN); ok {
+		// One round, which is also the last, on an ε = +Inf index.
+		_, err := withIndex(b, xyz, float32(math.Inf(1)), opts, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) })
 		return err
 	}
-	if _, ok := b.(plainKNN); ok && uneven {
-		// One round, which is also the last, on an ε = +Inf index.
-		if ix != nil {
-			if err := ix.Close(); err != nil {
-				return err
-			}
-		}
-		_, err := withIndex(b, xyz, float32(math.Inf(1)), opts, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) })
+	eps, ix, err := adaptiveRadius(b, xyz, k, opts)
+	if err != nil {
 		return err
 	}
 	var short []int32
@@ -283,9 +274,8 @@ const (
 // other points: a first guess from the bounding box, as if the points
 // filled it uniformly, tuned on the neighbour counts of a sample. When the
 // tuning indexed every point at the returned radius, it returns that index
-// too (the caller closes it); otherwise the index is nil. uneven reports
-// that the last tuning counts spread beyond unevenSpread.
-func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (radius float32, last Index, uneven bool, err error) {
+// too (the caller closes it); otherwise the index is nil.
+func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (radius float32, last Index, err error) {
 	n := len(xyz) / 3
 	var lo, hi [3]float64
 	for a := range 3 {
@@ -301,7 +291,7 @@ func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (radius 
 	diag := math.Sqrt((hi[0]-lo[0])*(hi[0]-lo[0]) + (hi[1]-lo[1])*(hi[1]-lo[1]) + (hi[2]-lo[2])*(hi[2]-lo[2]))
 	if diag == 0 || math.IsNaN(diag) {
 		// Every point coincides: any radius finds them all.
-		return 1, nil, false, nil
+		return 1, nil, nil
 	}
 	vol := 1.0
 	for a := range 3 {
@@ -340,21 +330,19 @@ func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (radius 
 	var lastEps float32
 	for range adaptiveTuneRounds {
 		if err := closeLast(); err != nil {
-			return 0, nil, false, err
+			return 0, nil, err
 		}
 		ix, err := buildIndex(b, tune, float32(eps), opts)
 		if err != nil {
-			return 0, nil, false, err
+			return 0, nil, err
 		}
 		if err := ix.Counts(q, counts); err != nil {
 			ix.Close()
-			return 0, nil, false, fmt.Errorf("findneighbor: %s backend (ε %g): %w", b.Name(), eps, err)
+			return 0, nil, fmt.Errorf("findneighbor: %s backend (ε %g): %w", b.Name(), eps, err)
 		}
 		last, lastEps = ix, float32(eps)
 		slices.Sort(counts)
-		p10, p50, p90 := float64(counts[len(counts)/10]), float64(counts[len(counts)/2]), float64(counts[len(counts)*9/10])
-		uneven = p90-p10 > unevenSpread*p50
-		med := (p50 - 1) * scale // the point itself is counted
+		med := (float64(counts[len(counts)/2]) - 1) * scale // the point itself is counted
 		target := float64(2 * k)
 		if med >= target/2 && med <= target*2 {
 			break
@@ -369,10 +357,10 @@ func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (radius 
 	}
 	if stride > 1 || float32(e) != lastEps {
 		if err := closeLast(); err != nil {
-			return 0, nil, false, err
+			return 0, nil, err
 		}
 	}
-	return float32(e), last, uneven, nil
+	return float32(e), last, nil
 }
 
 // useIndex calls fn with ix (built for eps) and closes it.
