@@ -254,11 +254,12 @@ func TestParseConvention(t *testing.T) {
 
 // TestKNNDistancesExact compares knnDistances (the k-nearest moments' Dist,
 // in blocks) with the distance sums of brute-force plain kNN on clouds
-// that take every path: an even surface (finite-radius grid rounds in
-// blocks in cell order), a density falling off with distance (uneven: the
-// cpu backend's kd-tree, all points at once), far isolated points (the radius
-// doubled, then no limit), more than k+1 coincident points, and clouds of
-// no more than k points; on the cpu backend and on brute force's rounds.
+// that take every path: an even surface and a density falling off with
+// distance (on brute force, finite-radius rounds in blocks in cell order;
+// on the cpu backend, its kd-tree, all points at once), far isolated
+// points (the radius doubled, then no limit), more than k+1 coincident
+// points, and clouds of no more than k points; on the cpu backend and on
+// brute force's rounds.
 func TestKNNDistancesExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 3))
 	even := make([]float32, 0, 3*6000)
