@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -446,7 +447,8 @@ const benchRadius = 0.005
 // I/O); cpu-ms/op its CPU time: in-process for pctk, process_time() around
 // the call for Open3D, and for PCL the whole process's user+system time
 // (its load and compressed save included, so an upper bound). ns/op for the
-// peers is the whole process run.
+// peers is the whole process run. After each mode it logs pctk's speed-up
+// over the faster peer, in wall and in CPU time.
 func BenchmarkPeers(b *testing.B) {
 	xyz := benchCloud(b)
 	path := filepath.Join(b.TempDir(), "bench.pcd")
@@ -454,6 +456,8 @@ func BenchmarkPeers(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, mode := range []Options{{K: 30}, {Radius: benchRadius}} {
+		// times holds each tool's wall and CPU time per run, by name.
+		times := map[string][2]time.Duration{}
 		name := "knn" + strconv.Itoa(mode.K)
 		pclArgs := []string{"-k", strconv.Itoa(mode.K)}
 		if mode.K == 0 {
@@ -465,7 +469,7 @@ func BenchmarkPeers(b *testing.B) {
 				continue
 			}
 			b.Run(name+"/pctk-"+be.Name(), func(b *testing.B) {
-				peerLoop(b, func() (wall, cpu time.Duration, err error) {
+				times["pctk-"+be.Name()] = peerLoop(b, func() (wall, cpu time.Duration, err error) {
 					t, c := time.Now(), cpuTime()
 					benchResult, err = Estimate(xyz, be, mode)
 					return time.Since(t), cpuTime() - c, err
@@ -476,7 +480,7 @@ func BenchmarkPeers(b *testing.B) {
 			if err := exec.Command(python3, "-c", "import open3d").Run(); err != nil {
 				b.Skipf("Open3D for %s is not available: %v", python3, err)
 			}
-			peerLoop(b, func() (wall, cpu time.Duration, err error) {
+			times["open3d"] = peerLoop(b, func() (wall, cpu time.Duration, err error) {
 				out, err := exec.Command(python3, "-c", open3dBenchScript, path, strconv.Itoa(mode.K), strconv.FormatFloat(mode.Radius, 'g', -1, 64)).Output()
 				if err != nil {
 					return 0, 0, err
@@ -494,7 +498,7 @@ func BenchmarkPeers(b *testing.B) {
 				b.Skipf("pcl_normal_estimation is not available: %v", err)
 			}
 			out := filepath.Join(b.TempDir(), "pcl.pcd")
-			peerLoop(b, func() (wall, cpu time.Duration, err error) {
+			times["pcl"] = peerLoop(b, func() (wall, cpu time.Duration, err error) {
 				cmd := exec.Command(exe, append([]string{path, out}, pclArgs...)...)
 				msg, err := cmd.CombinedOutput()
 				if err != nil {
@@ -508,12 +512,34 @@ func BenchmarkPeers(b *testing.B) {
 				return time.Duration(ms * float64(time.Millisecond)), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), err
 			})
 		})
+		logSpeedUp(b, name, times)
 	}
 }
 
-// peerLoop runs one tool b.N times and reports the wall and CPU time of the
-// estimation per run.
-func peerLoop(b *testing.B, run func() (wall, cpu time.Duration, err error)) {
+// logSpeedUp logs each pctk backend's speed-up over the faster peer (the
+// smaller wall time), in wall and in CPU time, where both ran.
+func logSpeedUp(b *testing.B, mode string, times map[string][2]time.Duration) {
+	var peer string
+	for _, p := range []string{"open3d", "pcl"} {
+		if t, ok := times[p]; ok && (peer == "" || t[0] < times[peer][0]) {
+			peer = p
+		}
+	}
+	if peer == "" {
+		return
+	}
+	for tool, t := range times {
+		if strings.HasPrefix(tool, "pctk-") && t[0] > 0 && t[1] > 0 {
+			b.Logf("%s: %s %.3f s (%.3f s CPU), %s %.3f s (%.3f s CPU): %.1f× faster, %.1f× in CPU time",
+				mode, tool, t[0].Seconds(), t[1].Seconds(), peer, times[peer][0].Seconds(), times[peer][1].Seconds(),
+				float64(times[peer][0])/float64(t[0]), float64(times[peer][1])/float64(t[1]))
+		}
+	}
+}
+
+// peerLoop runs one tool b.N times, reports the wall and CPU time of the
+// estimation per run and returns them.
+func peerLoop(b *testing.B, run func() (wall, cpu time.Duration, err error)) [2]time.Duration {
 	var wall, cpu time.Duration
 	for b.Loop() {
 		w, c, err := run()
@@ -525,4 +551,5 @@ func peerLoop(b *testing.B, run func() (wall, cpu time.Duration, err error)) {
 	}
 	b.ReportMetric(float64(wall.Nanoseconds())/float64(b.N)/1e6, "ms/op")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/1e6, "cpu-ms/op")
+	return [2]time.Duration{wall / time.Duration(b.N), cpu / time.Duration(b.N)}
 }
