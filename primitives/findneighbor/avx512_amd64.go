@@ -171,3 +171,29 @@ func (top *kdTop) buckets(xyz []float32, out []uint16) {
 	}
 	bucketsAVX512(&xyz[0], len(out), &top.table[0], top.depth, &out[0])
 }
+
+// momentSpansAVX512 is momentSpansGo's loop on 16 points at a time over
+// the spans (nspans of them), with the sums in 8 lanes per half (in another
+// order than momentSpan's, equal to rounding): it stores the three offset
+// sums and the six products in out and returns the number of points.
+//
+//go:noescape
+func momentSpansAVX512(xs, ys, zs *float32, spans *span, nspans int, x, y, z, e2 float32, self int32, out *[9]float64) int
+
+// momentSpans adds to m the offsets from (x, y, z) to the points of the
+// spans sp within ε (e2 = ε²), except sorted position self (-1: none):
+// with AVX-512 where the CPU has it, else momentSpansGo.
+func momentSpans(m *Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float32, self int32) {
+	if !hasAVX512 || len(sp) == 0 || len(xs) == 0 {
+		momentSpansGo(m, xs, ys, zs, sp, x, y, z, e2, self)
+		return
+	}
+	var o [9]float64
+	m.N += uint32(momentSpansAVX512(&xs[0], &ys[0], &zs[0], &sp[0], len(sp), x, y, z, e2, self, &o))
+	for a := range 3 {
+		m.Sum[a] += o[a]
+	}
+	for a := range 6 {
+		m.Outer[a] += o[3+a]
+	}
+}

@@ -53,6 +53,27 @@
 	POPCNTL CX, CX \
 	ADDQ CX, AX
 
+// MOMENTHALF adds to the sums Z0-Z8 the float64 offsets of 8 points (x,
+// y, z in the float32 registers y, the lanes of mask k) from the query
+// Z24-Z26: Z0-Z2 the offsets, Z3-Z8 their products xx xy xz yy yz zz.
+// Z27-Z29 are scratch.
+#define MOMENTHALF(px, py, pz, k) \
+	VCVTPS2PD px, Z27 \
+	VCVTPS2PD py, Z28 \
+	VCVTPS2PD pz, Z29 \
+	VSUBPD Z24, Z27, Z27 \
+	VSUBPD Z25, Z28, Z28 \
+	VSUBPD Z26, Z29, Z29 \
+	VADDPD Z27, Z0, k, Z0 \
+	VADDPD Z28, Z1, k, Z1 \
+	VADDPD Z29, Z2, k, Z2 \
+	VFMADD231PD Z27, Z27, k, Z3 \
+	VFMADD231PD Z28, Z27, k, Z4 \
+	VFMADD231PD Z29, Z27, k, Z5 \
+	VFMADD231PD Z28, Z28, k, Z6 \
+	VFMADD231PD Z29, Z28, k, Z7 \
+	VFMADD231PD Z29, Z29, k, Z8
+
 // Lane numbers 0..15, added to a broadcast position.
 DATA iota16<>+0(SB)/4, $0
 DATA iota16<>+4(SB)/4, $1
@@ -616,5 +637,103 @@ uleaf:
 	JMP  uloop
 
 udone:
+	VZEROUPPER
+	RET
+
+// func momentSpansAVX512(xs, ys, zs *float32, spans *span, nspans int, x, y, z, e2 float32, self int32, out *[9]float64) int
+//
+// momentSpan over the spans [spans[j].lo, spans[j].hi) of the arrays xs,
+// ys, zs, 16 points per step: the squared distances as momentSpan
+// computes them, a mask of those not beyond e2 (as its test, NaN kept) and
+// not at position self, and for the masked lanes the float64 offsets from
+// (x, y, z) summed with their products in 8 lanes per half (in another
+// order than momentSpan's, equal to rounding); out gets the three offset
+// sums and the six products, the result is the number of points summed.
+TEXT ·momentSpansAVX512(SB), NOSPLIT, $0-80
+	MOVQ xs+0(FP), SI
+	MOVQ ys+8(FP), R8
+	MOVQ zs+16(FP), R9
+	MOVQ spans+24(FP), R13
+	MOVQ nspans+32(FP), DX
+	VBROADCASTSS x+40(FP), Z16
+	VBROADCASTSS y+44(FP), Z17
+	VBROADCASTSS z+48(FP), Z18
+	VBROADCASTSS e2+52(FP), Z19
+	MOVL self+56(FP), AX
+	VPBROADCASTD AX, Z21
+	MOVL $16, AX
+	VPBROADCASTD AX, Z22
+	VMOVDQU32 iota16<>(SB), Z23
+	VCVTPS2PD Y16, Z24 // the query in float64
+	VCVTPS2PD Y17, Z25
+	VCVTPS2PD Y18, Z26
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	XORQ R10, R10 // points summed
+
+mspan:
+	DECQ DX
+	JL   mdone
+	MOVLQSX 0(R13), R11 // first point of the span
+	MOVLQSX 4(R13), CX  // end of the span
+	ADDQ $8, R13
+	VPBROADCASTD R11, Z20
+	VPADDD Z23, Z20, Z20 // the lanes' positions
+
+mstep:
+	MOVQ CX, AX
+	SUBQ R11, AX
+	JLE  mspan
+	MOVL $0xffff, BX
+	CMPQ AX, $16
+	JGE  mfull16
+	BZHIL AX, BX, BX // the lanes left in the span
+mfull16:
+	KMOVW BX, K3
+	VMOVUPS.Z (SI)(R11*4), K3, Z9
+	VMOVUPS.Z (R8)(R11*4), K3, Z10
+	VMOVUPS.Z (R9)(R11*4), K3, Z11
+	VSUBPS Z16, Z9, Z12
+	VSUBPS Z17, Z10, Z13
+	VSUBPS Z18, Z11, Z14
+	VMULPS Z12, Z12, Z12
+	VMULPS Z13, Z13, Z13
+	VMULPS Z14, Z14, Z14
+	VADDPS Z13, Z12, Z12
+	VADDPS Z14, Z12, Z12
+	VCMPPS $10, Z19, Z12, K3, K1 // not d² > e2 (NGT), in the span
+	VPCMPD $4, Z21, Z20, K1, K1 // and not self
+	KMOVW K1, AX
+	POPCNTL AX, AX
+	ADDQ AX, R10
+	MOMENTHALF(Y9, Y10, Y11, K1)
+	VEXTRACTF64X4 $1, Z9, Y9
+	VEXTRACTF64X4 $1, Z10, Y10
+	VEXTRACTF64X4 $1, Z11, Y11
+	KSHIFTRW $8, K1, K2
+	MOMENTHALF(Y9, Y10, Y11, K2)
+	VPADDD Z22, Z20, Z20
+	ADDQ   $16, R11
+	JMP    mstep
+
+mdone:
+	MOVQ out+64(FP), DI
+	HSUM(Z0, Y0, X0, 0)
+	HSUM(Z1, Y1, X1, 8)
+	HSUM(Z2, Y2, X2, 16)
+	HSUM(Z3, Y3, X3, 24)
+	HSUM(Z4, Y4, X4, 32)
+	HSUM(Z5, Y5, X5, 40)
+	HSUM(Z6, Y6, X6, 48)
+	HSUM(Z7, Y7, X7, 56)
+	HSUM(Z8, Y8, X8, 64)
+	MOVQ R10, ret+72(FP)
 	VZEROUPPER
 	RET

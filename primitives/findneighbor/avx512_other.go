@@ -33,3 +33,10 @@ func keepK(buf []uint64, k int, _ float32) ([]uint64, float32) { return keepKGo(
 
 // buckets stores in out the bucket of each point of xyz (bucketsGo).
 func (top *kdTop) buckets(xyz []float32, out []uint16) { top.bucketsGo(xyz, out) }
+
+// momentSpans adds to m the offsets from (x, y, z) to the points of the
+// spans sp within ε (e2 = ε²), except sorted position self
+// (momentSpansGo).
+func momentSpans(m *Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float32, self int32) {
+	momentSpansGo(m, xs, ys, zs, sp, x, y, z, e2, self)
+}

@@ -354,13 +354,7 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 			return nil
 		}
 		s.sp = g.spans(x, y, z, &s.w, s.sp)
-		for _, r := range s.sp {
-			skip := int32(-1)
-			if self >= r.lo && self < r.hi {
-				skip = self - r.lo
-			}
-			momentSpan(&m, g.xs[r.lo:r.hi], g.ys[r.lo:r.hi], g.zs[r.lo:r.hi], x, y, z, g.e2, skip)
-		}
+		momentSpans(&m, g.xs, g.ys, g.zs, s.sp, x, y, z, g.e2, self)
 		out[i] = m
 		return nil
 	})
@@ -474,6 +468,20 @@ func keysMomentGo(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 		m.AddNearest(xs[pos], ys[pos], zs[pos], x, y, z, sqrt32(math.Float32frombits(posKeyD2(e))))
 	}
 	return m
+}
+
+// momentSpansGo adds to m the offsets from (x, y, z) to the points of the
+// spans sp of the sorted arrays xs, ys, zs within ε (e2 = ε²), leaving out
+// sorted position self (-1: none). momentSpans runs it, or the same with
+// AVX-512.
+func momentSpansGo(m *Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float32, self int32) {
+	for _, r := range sp {
+		skip := int32(-1)
+		if self >= r.lo && self < r.hi {
+			skip = self - r.lo
+		}
+		momentSpan(m, xs[r.lo:r.hi], ys[r.lo:r.hi], zs[r.lo:r.hi], x, y, z, e2, skip)
+	}
 }
 
 // momentSpan adds to m the offsets from (x, y, z) to the points of one
