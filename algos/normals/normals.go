@@ -189,17 +189,14 @@ func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, err
 			return nil, fmt.Errorf("normals: build %s index: %w", b.Name(), err)
 		}
 		defer idx.Close()
-		mom := make([]findneighbor.Moment, n)
-		if err := idx.Moments(nil, k, mom); err != nil {
+		var undefined atomic.Int64
+		err = findneighbor.MomentsFunc(idx, k, opts.Build.Workers, func(pts []int32, m []findneighbor.Moment) {
+			undefined.Add(int64(res.setAll(0, pts, m)))
+		})
+		if err != nil {
 			return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
 		}
-		undefined := make([]int, parallelism(opts.Build.Workers))
-		forBlocks(n, len(undefined), func(w, lo, hi int) {
-			undefined[w] = res.setAll(lo, nil, mom[lo:hi])
-		})
-		for _, u := range undefined {
-			res.Undefined += u
-		}
+		res.Undefined = int(undefined.Load())
 	}
 
 	switch opts.Orient {

@@ -208,6 +208,37 @@ func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn 
 	})
 }
 
+// MomentsFunc calls fn with the moments of the indexed points of ix, what
+// ix.Moments(nil, k, out) would store, a block at a time: m[j] is the
+// moment of point pts[j], both valid during the call only. fn is called
+// concurrently (up to nw goroutines, 0: GOMAXPROCS), each call with
+// points of its own, so it must only write to places of its points or
+// synchronise. The cpu backend's index hands them over from its workers
+// as it computes them, so that no Moment per point is stored (88 bytes
+// each); any other index computes them in one Moments call and hands them
+// over in blocks.
+func MomentsFunc(ix Index, k, nw int, fn func(pts []int32, m []Moment)) error {
+	if sm, ok := ix.(selfMoments); ok {
+		if ok, err := sm.selfMomentsFunc(k, fn); ok || err != nil {
+			return err
+		}
+	}
+	n := ix.Len()
+	m := make([]Moment, n)
+	if err := ix.Moments(nil, k, m); err != nil {
+		return err
+	}
+	pts := make([]int32, n)
+	for i := range pts {
+		pts[i] = int32(i)
+	}
+	nw = workers(nw)
+	return parallelChunks(n, max(1024, n/nw), nw, nil, func(_, lo, hi int) error {
+		fn(pts[lo:hi], m[lo:hi])
+		return nil
+	})
+}
+
 // momentBlock is the number of points momentBlocks queries at a time.
 const momentBlock = 1 << 15
 

@@ -88,3 +88,52 @@ func TestKNearestAdaptiveExact(t *testing.T) {
 		}
 	}
 }
+
+// TestMomentsFuncMatchesMoments checks that MomentsFunc hands over, once
+// per point, exactly what Moments(nil, k) stores: on the cpu backend's grid
+// (radius and k nearest within it) and kd-tree (streamed from the workers)
+// and on brute force (one Moments call, then blocks).
+func TestMomentsFuncMatchesMoments(t *testing.T) {
+	const seed = 25
+	r := fntest.Rand(seed)
+	xyz := fntest.Clustered(r, 5000, 6, 300, 3)
+	n := len(xyz) / 3
+	inf := float32(math.Inf(1))
+	cases := []struct {
+		be  fn.Backend
+		eps float32
+		k   int
+	}{{fn.CPU(), 2.5, 0}, {fn.CPU(), 2.5, 7}, {fn.CPU(), inf, 7}, {fn.Brute(), 2.5, 0}, {fn.Brute(), 2.5, 7}}
+	for _, c := range cases {
+		ix, err := c.be.Build(xyz, c.eps, fn.BuildOptions{Workers: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]fn.Moment, n)
+		if err := ix.Moments(nil, c.k, want); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]fn.Moment, n)
+		seen := make([]int32, n)
+		err = fn.MomentsFunc(ix, c.k, 3, func(pts []int32, m []fn.Moment) {
+			for j, i := range pts {
+				got[i] = m[j]
+				seen[i]++ // each point once: no two calls share one
+			}
+		})
+		ix.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := 0
+		for i := range n {
+			total += int(want[i].N)
+			if seen[i] != 1 || got[i] != want[i] {
+				t.Fatalf("%s, ε %g, k %d: point %d handed over %d times, %+v, Moments stores %+v", c.be.Name(), c.eps, c.k, i, seen[i], got[i], want[i])
+			}
+		}
+		if total < 5*n {
+			t.Fatalf("%s, ε %g, k %d: %.1f neighbours per point, too few to tell the points apart", c.be.Name(), c.eps, c.k, float64(total)/float64(n))
+		}
+	}
+}

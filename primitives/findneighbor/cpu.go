@@ -286,14 +286,15 @@ func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 // collects in a worker's buffer before handing them over.
 const momentsFuncBlock = 256
 
-// selfMomentsFunc hands the moments of the k nearest of every indexed
-// point to fn, momentsFuncBlock points at a time from the kd-tree's
-// workers, which search leaf by leaf: no Moment per point is stored and fn
-// reduces each block while it is in cache. ok is false, with nothing done,
-// for a grid index.
+// selfMomentsFunc hands the moments of every indexed point (Moments(nil,
+// k)) to fn, momentsFuncBlock points at a time from the workers, so that no
+// Moment per point is stored and fn reduces each block while it is in
+// cache: on the kd-tree (ε = +Inf, k > 0) as its leaf-by-leaf search finds
+// the k nearest, on the grid in its sorted order. It always serves (ok is
+// true); the result is for the selfMoments interface.
 func (c *cpuIndex) selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) (ok bool, err error) {
-	if c.tree == nil {
-		return false, nil
+	if c.tree != nil && k == 0 {
+		return true, errInfEps
 	}
 	type block struct {
 		pts []int32
@@ -301,16 +302,29 @@ func (c *cpuIndex) selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) (ok 
 		_   [128 - 48]byte // one worker's slice headers per cache line pair: no false sharing
 	}
 	bufs := make([]block, c.nw)
-	xs, ys, zs, perm := c.points()
-	err = c.tree.selfNearest(k, c.nw, c.opts.Progress, func(w int, self int32, keys []uint64) {
+	add := func(w int, i int32, m Moment) {
 		b := &bufs[w]
-		b.pts = append(b.pts, perm[self])
-		b.m = append(b.m, keysMoment(xs, ys, zs, xs[self], ys[self], zs[self], keys))
+		b.pts = append(b.pts, i)
+		b.m = append(b.m, m)
 		if len(b.pts) == momentsFuncBlock {
 			fn(b.pts, b.m)
 			b.pts, b.m = b.pts[:0], b.m[:0]
 		}
-	})
+	}
+	xs, ys, zs, perm := c.points()
+	if c.tree != nil {
+		err = c.tree.selfNearest(k, c.nw, c.opts.Progress, func(w int, self int32, keys []uint64) {
+			add(w, perm[self], keysMoment(xs, ys, zs, xs[self], ys[self], zs[self], keys))
+		})
+	} else {
+		sc := make([]scratch, c.nw)
+		err = parallel(c.n, c.nw, c.opts.Progress, func(w, lo, hi int) error {
+			for i := lo; i < hi; i++ {
+				add(w, perm[i], c.moment(&sc[w], k, xs[i], ys[i], zs[i], int32(i)))
+			}
+			return nil
+		})
+	}
 	for _, b := range bufs {
 		if err == nil && len(b.pts) > 0 {
 			fn(b.pts, b.m)
@@ -341,23 +355,28 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 		})
 		return err
 	}
-	xs, ys, zs, _ := c.points()
 	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
-		var m Moment
-		if k > 0 {
-			out[i] = keysMoment(xs, ys, zs, x, y, z, c.nearestKeys(s, k, x, y, z, self))
-			return nil
-		}
-		g := c.g
-		if g.allWithin(x, y, z) {
-			out[i] = g.momentAll(x, y, z, self >= 0)
-			return nil
-		}
-		s.sp = g.spans(x, y, z, &s.w, s.sp)
-		momentSpans(&m, g.xs, g.ys, g.zs, s.sp, x, y, z, g.e2, self)
-		out[i] = m
+		out[i] = c.moment(s, k, x, y, z, self)
 		return nil
 	})
+}
+
+// moment is Moments for the query (x, y, z), sorted position self (-1: a
+// separate query): the k nearest's on either index, all within ε's (k =
+// 0) on the grid.
+func (c *cpuIndex) moment(s *scratch, k int, x, y, z float32, self int32) Moment {
+	if k > 0 {
+		xs, ys, zs, _ := c.points()
+		return keysMoment(xs, ys, zs, x, y, z, c.nearestKeys(s, k, x, y, z, self))
+	}
+	g := c.g
+	if g.allWithin(x, y, z) {
+		return g.momentAll(x, y, z, self >= 0)
+	}
+	var m Moment
+	s.sp = g.spans(x, y, z, &s.w, s.sp)
+	momentSpans(&m, g.xs, g.ys, g.zs, s.sp, x, y, z, g.e2, self)
+	return m
 }
 
 func (c *cpuIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) {
