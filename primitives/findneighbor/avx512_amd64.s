@@ -74,6 +74,48 @@
 	VFMADD231PD Z29, Z28, k, Z7 \
 	VFMADD231PD Z29, Z29, k, Z8
 
+// DIST16 loads the 16 points at position R11 of the arrays SI, R8, R9 (x,
+// y, z; the lanes of K3) into px, py, pz and puts their squared distances
+// from the query Z16-Z18 in d, as dist2 computes them (no fused
+// multiply-add, the same order of additions: the same bits); t1 and t2
+// are scratch.
+#define DIST16(px, py, pz, d, t1, t2) \
+	VMOVUPS.Z (SI)(R11*4), K3, px \
+	VMOVUPS.Z (R8)(R11*4), K3, py \
+	VMOVUPS.Z (R9)(R11*4), K3, pz \
+	VSUBPS Z16, px, d \
+	VSUBPS Z17, py, t1 \
+	VSUBPS Z18, pz, t2 \
+	VMULPS d, d, d \
+	VMULPS t1, t1, t1 \
+	VMULPS t2, t2, t2 \
+	VADDPS t1, d, d \
+	VADDPS t2, d, d
+
+// ZEROSUMS clears the moment sums Z0-Z8.
+#define ZEROSUMS \
+	VPXORQ Z0, Z0, Z0 \
+	VPXORQ Z1, Z1, Z1 \
+	VPXORQ Z2, Z2, Z2 \
+	VPXORQ Z3, Z3, Z3 \
+	VPXORQ Z4, Z4, Z4 \
+	VPXORQ Z5, Z5, Z5 \
+	VPXORQ Z6, Z6, Z6 \
+	VPXORQ Z7, Z7, Z7 \
+	VPXORQ Z8, Z8, Z8
+
+// STORESUMS stores the lane sums of Z0-Z8 at 0(DI)..64(DI) (HSUM).
+#define STORESUMS \
+	HSUM(Z0, Y0, X0, 0) \
+	HSUM(Z1, Y1, X1, 8) \
+	HSUM(Z2, Y2, X2, 16) \
+	HSUM(Z3, Y3, X3, 24) \
+	HSUM(Z4, Y4, X4, 32) \
+	HSUM(Z5, Y5, X5, 40) \
+	HSUM(Z6, Y6, X6, 48) \
+	HSUM(Z7, Y7, X7, 56) \
+	HSUM(Z8, Y8, X8, 64)
+
 // Lane numbers 0..15, added to a broadcast position.
 DATA iota16<>+0(SB)/4, $0
 DATA iota16<>+4(SB)/4, $1
@@ -148,17 +190,7 @@ loop:
 	BZHIL AX, BX, BX // the lanes left in the span
 full:
 	KMOVW BX, K3
-	VMOVUPS.Z (SI)(R11*4), K3, Z0
-	VMOVUPS.Z (R8)(R11*4), K3, Z1
-	VMOVUPS.Z (R9)(R11*4), K3, Z2
-	VSUBPS Z16, Z0, Z0
-	VSUBPS Z17, Z1, Z1
-	VSUBPS Z18, Z2, Z2
-	VMULPS Z0, Z0, Z0
-	VMULPS Z1, Z1, Z1
-	VMULPS Z2, Z2, Z2
-	VADDPS Z1, Z0, Z0
-	VADDPS Z2, Z0, Z0
+	DIST16(Z9, Z10, Z11, Z0, Z1, Z2)
 	VCMPPS $2, Z19, Z0, K3, K1 // d² ≤ lim, in the span
 	VPCMPD $4, Z21, Z20, K1, K1 // and not skip
 
@@ -222,15 +254,7 @@ TEXT ·momentsAVX512(SB), NOSPLIT, $0-64
 	VCVTPS2PD Y17, Z17
 	VBROADCASTSS z+48(FP), Y18
 	VCVTPS2PD Y18, Z18
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	VPXORQ Z3, Z3, Z3
-	VPXORQ Z4, Z4, Z4
-	VPXORQ Z5, Z5, Z5
-	VPXORQ Z6, Z6, Z6
-	VPXORQ Z7, Z7, Z7
-	VPXORQ Z8, Z8, Z8
+	ZEROSUMS
 	VPXORQ Z9, Z9, Z9
 	XORQ R11, R11 // keys done
 	MOVL $0xff, R12
@@ -283,15 +307,7 @@ mfull:
 	JMP  mloop
 
 mreduce:
-	HSUM(Z0, Y0, X0, 0)
-	HSUM(Z1, Y1, X1, 8)
-	HSUM(Z2, Y2, X2, 16)
-	HSUM(Z3, Y3, X3, 24)
-	HSUM(Z4, Y4, X4, 32)
-	HSUM(Z5, Y5, X5, 40)
-	HSUM(Z6, Y6, X6, 48)
-	HSUM(Z7, Y7, X7, 56)
-	HSUM(Z8, Y8, X8, 64)
+	STORESUMS
 	HSUM(Z9, Y9, X9, 72)
 	VZEROUPPER
 	RET
@@ -667,15 +683,7 @@ TEXT ·momentSpansAVX512(SB), NOSPLIT, $0-80
 	VCVTPS2PD Y16, Z24 // the query in float64
 	VCVTPS2PD Y17, Z25
 	VCVTPS2PD Y18, Z26
-	VPXORQ Z0, Z0, Z0
-	VPXORQ Z1, Z1, Z1
-	VPXORQ Z2, Z2, Z2
-	VPXORQ Z3, Z3, Z3
-	VPXORQ Z4, Z4, Z4
-	VPXORQ Z5, Z5, Z5
-	VPXORQ Z6, Z6, Z6
-	VPXORQ Z7, Z7, Z7
-	VPXORQ Z8, Z8, Z8
+	ZEROSUMS
 	XORQ R10, R10 // points summed
 
 mspan:
@@ -697,17 +705,7 @@ mstep:
 	BZHIL AX, BX, BX // the lanes left in the span
 mfull16:
 	KMOVW BX, K3
-	VMOVUPS.Z (SI)(R11*4), K3, Z9
-	VMOVUPS.Z (R8)(R11*4), K3, Z10
-	VMOVUPS.Z (R9)(R11*4), K3, Z11
-	VSUBPS Z16, Z9, Z12
-	VSUBPS Z17, Z10, Z13
-	VSUBPS Z18, Z11, Z14
-	VMULPS Z12, Z12, Z12
-	VMULPS Z13, Z13, Z13
-	VMULPS Z14, Z14, Z14
-	VADDPS Z13, Z12, Z12
-	VADDPS Z14, Z12, Z12
+	DIST16(Z9, Z10, Z11, Z12, Z13, Z14)
 	VCMPPS $10, Z19, Z12, K3, K1 // not d² > e2 (NGT), in the span
 	VPCMPD $4, Z21, Z20, K1, K1 // and not self
 	KMOVW K1, AX
@@ -725,15 +723,7 @@ mfull16:
 
 mdone:
 	MOVQ out+64(FP), DI
-	HSUM(Z0, Y0, X0, 0)
-	HSUM(Z1, Y1, X1, 8)
-	HSUM(Z2, Y2, X2, 16)
-	HSUM(Z3, Y3, X3, 24)
-	HSUM(Z4, Y4, X4, 32)
-	HSUM(Z5, Y5, X5, 40)
-	HSUM(Z6, Y6, X6, 48)
-	HSUM(Z7, Y7, X7, 56)
-	HSUM(Z8, Y8, X8, 64)
+	STORESUMS
 	MOVQ R10, ret+72(FP)
 	VZEROUPPER
 	RET
