@@ -10,7 +10,7 @@ import (
 // backendFlag is the --backend flag shared by every neighbour-based command.
 var backendFlag = &cli.StringFlag{
 	Name:    "backend",
-	Usage:   "neighbour-search backend: auto (a GPU where usable, but cpu for plain k-nearest work), cpu, brute, cuda, optix, optix-sphere",
+	Usage:   "neighbour-search backend: auto (a GPU where usable, but cpu for normals and statistical removal), cpu, brute, cuda, optix, optix-sphere",
 	EnvVars: []string{findneighbor.EnvBackend},
 	Value:   "auto",
 }
@@ -41,12 +41,12 @@ func parseDims(c *cli.Context) (dims string, flat bool, err error) {
 }
 
 // backend resolves --backend; a backend named explicitly that cannot run
-// here is an error, never a silent fallback. plainKNN says the command's
-// neighbourhoods are k nearest with no radius (normals --knn alone,
-// statistical outlier removal), for which "auto" takes the cpu backend
-// (backendName).
-func backend(c *cli.Context, plainKNN bool) (findneighbor.Backend, error) {
-	b, err := findneighbor.Get(backendName(c.String("backend"), plainKNN))
+// here is an error, never a silent fallback. cpuWork says the command is
+// one the cpu backend does faster than the GPU backends measured so far
+// (PCA normals, any neighbourhood; statistical outlier removal), for which
+// "auto" takes the cpu backend (backendName).
+func backend(c *cli.Context, cpuWork bool) (findneighbor.Backend, error) {
+	b, err := findneighbor.Get(backendName(c.String("backend"), cpuWork))
 	if err != nil {
 		return nil, err
 	}
@@ -55,12 +55,15 @@ func backend(c *cli.Context, plainKNN bool) (findneighbor.Backend, error) {
 }
 
 // backendName returns the backend to get for --backend name: the cpu
-// backend for "auto" (or none) when the work is plain k-nearest, name
-// otherwise. Measured on an H200 with 16 CPU cores, 1M points, KNN 30
-// normals: cpu 0.15 s, cuda 0.45 s (docs/benchmarks.md); the GPU backends
-// win on radius work, which "auto" leaves to them.
-func backendName(name string, plainKNN bool) string {
-	if plainKNN && (name == "" || strings.EqualFold(name, "auto")) {
+// backend for "auto" (or none) when the work is cpuWork, name otherwise.
+// Measured on an H200 with 16 CPU cores (docs/benchmarks.md): normals of
+// 1M and 4M points, KNN 30, radius and hybrid, cpu 1.5-3.6× faster than
+// cuda; statistical removal of 1M points cpu 0.23 s, cuda 0.58 s. The GPU
+// backends win on counts, lists and clustering (DBSCAN, radius removal,
+// neighbours: Counts of 16M points 190× the cpu backend), which "auto"
+// leaves to them.
+func backendName(name string, cpuWork bool) string {
+	if cpuWork && (name == "" || strings.EqualFold(name, "auto")) {
 		return "cpu"
 	}
 	return name

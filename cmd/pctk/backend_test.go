@@ -3,12 +3,12 @@ package main
 import "testing"
 
 // TestBackendName checks that "auto" (or no name) takes the cpu backend
-// for plain k-nearest work only, and that a named backend is kept.
+// for the work it does best only, and that a named backend is kept.
 func TestBackendName(t *testing.T) {
 	tests := []struct {
-		name     string
-		plainKNN bool
-		want     string
+		name    string
+		cpuWork bool
+		want    string
 	}{
 		{"auto", true, "cpu"},
 		{"", true, "cpu"},
@@ -20,8 +20,8 @@ func TestBackendName(t *testing.T) {
 		{"brute", false, "brute"},
 	}
 	for _, tc := range tests {
-		if got := backendName(tc.name, tc.plainKNN); got != tc.want {
-			t.Errorf("backendName(%q, plainKNN %v) = %q, want %q", tc.name, tc.plainKNN, got, tc.want)
+		if got := backendName(tc.name, tc.cpuWork); got != tc.want {
+			t.Errorf("backendName(%q, cpuWork %v) = %q, want %q", tc.name, tc.cpuWork, got, tc.want)
 		}
 	}
 }

@@ -45,7 +45,7 @@ func runBackends(c *cli.Context) error {
 	if c.Bool("json") {
 		return printJSON(struct {
 			Auto     string          `json:"auto"`
-			AutoKNN  string          `json:"auto_knn"` // for plain k-nearest work
+			AutoKNN  string          `json:"auto_knn"` // for normals and statistical removal (cpuWork)
 			Backends []backendStatus `json:"backends"`
 		}{auto, backendName("auto", true), list})
 	}
@@ -64,6 +64,6 @@ func runBackends(c *cli.Context) error {
 			fmt.Printf("%-12s   %s: %s\n", "", k, s.Details[k])
 		}
 	}
-	fmt.Printf("auto picks: %s (%s for plain k-nearest work: normals --knn alone, denoise statistical)\n", auto, backendName("auto", true))
+	fmt.Printf("auto picks: %s (%s for normals and denoise statistical)\n", auto, backendName("auto", true))
 	return nil
 }

@@ -190,10 +190,10 @@ func runDenoiseRadius(c *cli.Context) error {
 }
 
 // runDenoise reads IN, runs filter on the points that take part, applies
-// the mode and writes OUT; plainKNN says the filter's neighbourhoods are k
-// nearest with no radius (see backend).
-func runDenoise(c *cli.Context, a *denoiseArgs, plainKNN bool, filter denoiseFilter) error {
-	src, err := loadInput(c, a.in, plainKNN, nil)
+// the mode and writes OUT; cpuWork says "auto" takes the cpu backend for
+// the filter (statistical: k nearest with no radius; see backend).
+func runDenoise(c *cli.Context, a *denoiseArgs, cpuWork bool, filter denoiseFilter) error {
+	src, err := loadInput(c, a.in, cpuWork, nil)
 	if err != nil {
 		return err
 	}

@@ -62,13 +62,13 @@ type input struct {
 	start   time.Time    // when reading began, once the backend was ready
 }
 
-// loadInput resolves --backend (for plain k-nearest work when plainKNN,
-// see backend), then reads IN and checks the cloud with check
+// loadInput resolves --backend (for work the cpu backend does best when
+// cpuWork, see backend), then reads IN and checks the cloud with check
 // (Cloud.Validate when nil), naming IN in the check's error. The backend
 // comes first so that a backend that cannot run fails before a long read,
 // and its set-up is not counted as reading.
-func loadInput(c *cli.Context, in string, plainKNN bool, check func(*core.Cloud) error) (*input, error) {
-	b, err := backend(c, plainKNN)
+func loadInput(c *cli.Context, in string, cpuWork bool, check func(*core.Cloud) error) (*input, error) {
+	b, err := backend(c, cpuWork)
 	if err != nil {
 		return nil, err
 	}

@@ -127,7 +127,7 @@ func runNormals(c *cli.Context) error {
 		return err
 	}
 	var finite []int
-	src, err := loadInput(c, in, opts.Radius == 0, func(cloud *core.Cloud) (err error) {
+	src, err := loadInput(c, in, true, func(cloud *core.Cloud) (err error) {
 		finite, err = normalsInput(cloud, c.Bool("keep-nan"))
 		return err
 	})
