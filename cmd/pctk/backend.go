@@ -57,8 +57,9 @@ func backend(c *cli.Context, cpuWork bool) (findneighbor.Backend, error) {
 // backendName returns the backend to get for --backend name: the cpu
 // backend for "auto" (or none) when the work is cpuWork, name otherwise.
 // Measured on an H200 with 16 CPU cores (docs/benchmarks.md): normals of
-// 1M and 4M points, KNN 30, radius and hybrid, cpu 1.5-3.6× faster than
-// cuda; statistical removal of 1M points cpu 0.23 s, cuda 0.58 s. The GPU
+// 1M and 4M points, KNN 30, radius and hybrid, cpu faster than cuda in
+// every case, 1.1-5×; statistical removal of 1M points cpu 0.23 s, cuda
+// 0.58 s. The GPU
 // backends win on counts, lists and clustering (DBSCAN, radius removal,
 // neighbours: Counts of 16M points 190× the cpu backend), which "auto"
 // leaves to them.
