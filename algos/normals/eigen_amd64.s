@@ -1,31 +1,22 @@
 #include "textflag.h"
 
+// DOT puts (a·x + b·y) + c·z in dst, as dot; Z8 is scratch.
+#define DOT(a, b, c, x, y, z, dst) \
+	VMULPD x, a, dst; \
+	VMULPD y, b, Z8; \
+	VADDPD Z8, dst, dst; \
+	VMULPD z, c, Z8; \
+	VADDPD Z8, dst, dst
+
 // MULSYM puts m·(x, y, z) in Z19-Z21, m in Z0-Z5, as mulSym: each row
 // (m_i0·x + m_i1·y) + m_i2·z.
 #define MULSYM(x, y, z) \
-	VMULPD x, Z0, Z19; \
-	VMULPD y, Z1, Z8; \
-	VADDPD Z8, Z19, Z19; \
-	VMULPD z, Z2, Z8; \
-	VADDPD Z8, Z19, Z19; \
-	VMULPD x, Z1, Z20; \
-	VMULPD y, Z3, Z8; \
-	VADDPD Z8, Z20, Z20; \
-	VMULPD z, Z4, Z8; \
-	VADDPD Z8, Z20, Z20; \
-	VMULPD x, Z2, Z21; \
-	VMULPD y, Z4, Z8; \
-	VADDPD Z8, Z21, Z21; \
-	VMULPD z, Z5, Z8; \
-	VADDPD Z8, Z21, Z21
+	DOT(Z0, Z1, Z2, x, y, z, Z19); \
+	DOT(Z1, Z3, Z4, x, y, z, Z20); \
+	DOT(Z2, Z4, Z5, x, y, z, Z21)
 
 // DOT3 puts (x·Z19 + y·Z20) + z·Z21 in dst, as dot.
-#define DOT3(x, y, z, dst) \
-	VMULPD Z19, x, dst; \
-	VMULPD Z20, y, Z8; \
-	VADDPD Z8, dst, dst; \
-	VMULPD Z21, z, Z8; \
-	VADDPD Z8, dst, dst
+#define DOT3(x, y, z, dst) DOT(x, y, z, Z19, Z20, Z21, dst)
 
 // ROT sets, where K4, the rotated x = cs·u - sn·v and y = sn·u + cs·v of
 // one component (cs in Z10, sn in Z11), and x = u, y = v elsewhere.

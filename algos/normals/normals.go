@@ -173,31 +173,23 @@ func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, err
 	// (finite radii; an ε = +Inf kd-tree on the cpu backend) and hands over
 	// block by block, solved as they come. Otherwise one index of radius ε
 	// serves the moments and the orientation graph.
+	var undefined atomic.Int64
+	set := func(pts []int32, m []findneighbor.Moment) { undefined.Add(int64(res.setAll(pts, m))) }
 	var idx findneighbor.Index
+	var err error
 	if opts.Radius == 0 {
-		var undefined atomic.Int64
-		err := findneighbor.KNearestMomentsFunc(b, xyz, k, opts.Build, func(pts []int32, m []findneighbor.Moment) {
-			undefined.Add(int64(res.setAll(0, pts, m)))
-		})
-		if err != nil {
-			return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
-		}
-		res.Undefined = int(undefined.Load())
+		err = findneighbor.KNearestMomentsFunc(b, xyz, k, opts.Build, set)
 	} else {
-		var err error
 		if idx, err = b.Build(xyz, opts.eps(), opts.Build); err != nil {
 			return nil, fmt.Errorf("normals: build %s index: %w", b.Name(), err)
 		}
 		defer idx.Close()
-		var undefined atomic.Int64
-		err = findneighbor.MomentsFunc(idx, k, opts.Build.Workers, func(pts []int32, m []findneighbor.Moment) {
-			undefined.Add(int64(res.setAll(0, pts, m)))
-		})
-		if err != nil {
-			return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
-		}
-		res.Undefined = int(undefined.Load())
+		err = findneighbor.MomentsFunc(idx, k, opts.Build.Workers, set)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)
+	}
+	res.Undefined = int(undefined.Load())
 
 	switch opts.Orient {
 	case OrientUp:
@@ -237,16 +229,10 @@ var nan32 = float32(math.NaN())
 
 // setAll computes the normal, curvature and (when r has the columns)
 // eigenvalues of the points whose neighbours' moments are m: point pts[j]
-// for m[j], or off+j when pts is nil. It returns how many have NaN normals
+// for m[j]. It returns how many have NaN normals
 // (fewer than MinPoints points, the point itself counted). With AVX-512
 // the eigenpairs are solved 8 at a time, to the same bits.
-func (r *Result) setAll(off int, pts []int32, m []findneighbor.Moment) (undefined int) {
-	at := func(j int) int {
-		if pts == nil {
-			return off + j
-		}
-		return int(pts[j])
-	}
+func (r *Result) setAll(pts []int32, m []findneighbor.Moment) (undefined int) {
 	var c [6][8]float64
 	var out [5][8]float64
 	var cov [8]sym3
@@ -264,7 +250,7 @@ func (r *Result) setAll(off int, pts []int32, m []findneighbor.Moment) (undefine
 			done = solve8(&c, &out)
 		}
 		for j := range n {
-			i := at(lo + j)
+			i := int(pts[lo+j])
 			switch {
 			case !ok[j]:
 				r.setNaN(i)

@@ -36,11 +36,11 @@ const (
 // where it had taken 1.3×.)
 type plainKNN interface{ plainKNN() }
 
-// selfMoments is implemented by indexes that hand the k-nearest moments of
-// their own points over block by block from their workers (the cpu
-// backend's kd-tree); ok is false where the index cannot.
+// selfMoments is implemented by indexes that hand the moments of their own
+// points (Moments(nil, k)) over block by block from their workers (the cpu
+// backend's, grid or kd-tree); MomentsFunc uses it.
 type selfMoments interface {
-	selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) (ok bool, err error)
+	selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) error
 }
 
 // RoundFunc runs one round of KNearestAdaptive on ix for the points pts of
@@ -185,7 +185,6 @@ func KNearestMoments(b Backend, xyz []float32, k int, opts BuildOptions, out []M
 // in parallel; the cpu backend's ε = +Inf kd-tree hands over its leaves'
 // results from its workers as it finds them.
 func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn func(pts []int32, m []Moment)) error {
-	n := len(xyz) / 3
 	mb := momentBlocks{nw: workers(opts.Workers)}
 	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, _ []float32, pts []int32) ([]int32, error) {
 		if pts != nil {
@@ -193,16 +192,7 @@ func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn 
 		}
 		if math.IsInf(float64(ix.Eps()), 1) {
 			// The only round, on the cpu backend's kd-tree (plainKNN).
-			if sm, ok := ix.(selfMoments); ok {
-				if ok, err := sm.selfMomentsFunc(k, fn); ok || err != nil {
-					return nil, err
-				}
-			}
-			pts = make([]int32, n) // any other index: every point as a query
-			for i := range pts {
-				pts[i] = int32(i)
-			}
-			return mb.query(ix, xyz, pts, k, fn)
+			return nil, MomentsFunc(ix, k, opts.Workers, fn)
 		}
 		return mb.query(ix, xyz, cellOrder(xyz, ix.Eps(), opts.Workers), k, fn)
 	})
@@ -219,9 +209,7 @@ func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn 
 // over in blocks.
 func MomentsFunc(ix Index, k, nw int, fn func(pts []int32, m []Moment)) error {
 	if sm, ok := ix.(selfMoments); ok {
-		if ok, err := sm.selfMomentsFunc(k, fn); ok || err != nil {
-			return err
-		}
+		return sm.selfMomentsFunc(k, fn)
 	}
 	n := ix.Len()
 	m := make([]Moment, n)

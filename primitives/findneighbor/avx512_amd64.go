@@ -85,20 +85,20 @@ func boxMaskAVX512(boxes *float32, stride, n int, x, y, z, lim float32, masks *u
 func boundsAVX512(pts *kdPoint, n int, out *[8]float32)
 
 // gatherNear appends to buf the position keys of the points of the near
-// leaves (s.near, nearPrefix) within squared distance lim of (x, y, z),
-// except position self: with AVX-512 it tests their boxes (which
-// nearBoxes laid out) 16 at a time and gathers the points of those within
-// lim in one call, else gatherNearGo.
+// leaves s.near within squared distance lim of (x, y, z), except position
+// self: with AVX-512 it tests their boxes (which nearBoxes laid out) 16 at
+// a time and gathers the points of those within lim in one call, else
+// gatherNearGo over nearPrefix.
 func (t *kdtree) gatherNear(s *leafScratch, buf []uint64, x, y, z, lim float32, self int32) []uint64 {
-	near := s.nearPrefix(lim)
 	if !hasAVX512 {
-		return t.gatherNearGo(near, buf, x, y, z, lim, self)
+		return t.gatherNearGo(s.nearPrefix(lim), buf, x, y, z, lim, self)
 	}
-	if len(near) == 0 {
+	n := len(s.near)
+	if n == 0 {
 		return buf
 	}
-	s.masks = slices.Grow(s.masks[:0], (len(near)+15)/16)[:(len(near)+15)/16]
-	boxMaskAVX512(&s.boxes[0], len(s.near), len(near), x, y, z, lim, &s.masks[0])
+	s.masks = slices.Grow(s.masks[:0], (n+15)/16)[:(n+15)/16]
+	boxMaskAVX512(&s.boxes[0], n, n, x, y, z, lim, &s.masks[0])
 	leaves := 0
 	for _, m := range s.masks {
 		leaves += bits.OnesCount16(m)
@@ -149,9 +149,10 @@ func keepK(buf []uint64, k int, lim float32) ([]uint64, float32) {
 // otherwise the bracket narrows to those two, so that every probe drops a
 // key from it. The probes interpolate between the bracket's ends, as if
 // the count grew like the squared distance (as on a surface), every other
-// one from the sixth on bisecting, so that a bad guess costs at most
-// about 70 probes. On the benchmark's scan: 2.35 probes for 45 keys, k =
-// 30 (4.8 counting alone, 108 partition steps for the quickselect).
+// one from the sixth on bisecting, so that by construction a bad guess
+// costs at most 70 probes (6 + 2·32 bits). On the benchmark's scan: 2.35
+// probes for 45 keys, k = 30 (4.8 counting alone, 108 partition steps for
+// the quickselect; measured by replaying 10k recorded candidate sets).
 //
 //go:noescape
 func kthDistAVX512(keys *uint64, n, k int, lim uint32) uint32
@@ -184,7 +185,7 @@ func momentSpansAVX512(xs, ys, zs *float32, spans *span, nspans int, x, y, z, e2
 // spans sp within ε (e2 = ε²), except sorted position self (-1: none):
 // with AVX-512 where the CPU has it, else momentSpansGo.
 func momentSpans(m *Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float32, self int32) {
-	if !hasAVX512 || len(sp) == 0 || len(xs) == 0 {
+	if !hasAVX512 || len(sp) == 0 {
 		momentSpansGo(m, xs, ys, zs, sp, x, y, z, e2, self)
 		return
 	}

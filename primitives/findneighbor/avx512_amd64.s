@@ -92,6 +92,15 @@
 	VADDPS t1, d, d \
 	VADDPS t2, d, d
 
+// POSLANES sets up the span kernels' position lanes: Z21 the position to
+// leave out (AX, which it overwrites), Z22 16 in every lane, Z23 the lane
+// numbers.
+#define POSLANES \
+	VPBROADCASTD AX, Z21 \
+	MOVL $16, AX \
+	VPBROADCASTD AX, Z22 \
+	VMOVDQU32 iota16<>(SB), Z23
+
 // ZEROSUMS clears the moment sums Z0-Z8.
 #define ZEROSUMS \
 	VPXORQ Z0, Z0, Z0 \
@@ -157,10 +166,7 @@ TEXT ·gatherSpansAVX512(SB), NOSPLIT, $0-88
 	VBROADCASTSS z+64(FP), Z18
 	VBROADCASTSS lim+68(FP), Z19
 	MOVL skip+72(FP), AX
-	VPBROADCASTD AX, Z21
-	MOVL $16, AX
-	VPBROADCASTD AX, Z22
-	VMOVDQU32 iota16<>(SB), Z23
+	POSLANES
 	XORQ R10, R10 // keys written
 
 word:
@@ -676,10 +682,7 @@ TEXT ·momentSpansAVX512(SB), NOSPLIT, $0-80
 	VBROADCASTSS z+48(FP), Z18
 	VBROADCASTSS e2+52(FP), Z19
 	MOVL self+56(FP), AX
-	VPBROADCASTD AX, Z21
-	MOVL $16, AX
-	VPBROADCASTD AX, Z22
-	VMOVDQU32 iota16<>(SB), Z23
+	POSLANES
 	VCVTPS2PD Y16, Z24 // the query in float64
 	VCVTPS2PD Y17, Z25
 	VCVTPS2PD Y18, Z26

@@ -7,15 +7,22 @@ import (
 	"testing"
 )
 
+// kernelRand skips t where the CPU has no AVX-512, saying that goPath runs
+// instead, and returns the random source of seed.
+func kernelRand(t *testing.T, seed uint64, goPath string) *rand.Rand {
+	t.Helper()
+	if !hasAVX512 {
+		t.Skip("no AVX-512 here: " + goPath)
+	}
+	return rand.New(rand.NewPCG(seed, 1))
+}
+
 // TestBoxMaskMatchesBoxDistSq checks boxMaskAVX512 against boxDistSq on
 // random boxes, queries inside and outside them, limits at exact box
 // distances (ties), for every count up to 40 (full steps and every tail).
 func TestBoxMaskMatchesBoxDistSq(t *testing.T) {
-	if !hasAVX512 {
-		t.Skip("no AVX-512 here: gatherNear tests boxes with boxDistSq")
-	}
 	const seed = 14
-	rng := rand.New(rand.NewPCG(seed, 1))
+	rng := kernelRand(t, seed, "gatherNear tests boxes with boxDistSq")
 	for trial := range 3000 {
 		n := trial % 41
 		stride := n + rng.IntN(3)
@@ -52,11 +59,8 @@ func TestBoxMaskMatchesBoxDistSq(t *testing.T) {
 // TestBoundsMatchesGo checks boundsAVX512 against a loop over the points,
 // for every count up to 70 (full steps and every tail) at every offset.
 func TestBoundsMatchesGo(t *testing.T) {
-	if !hasAVX512 {
-		t.Skip("no AVX-512 here: the kd-tree build scans boxes in Go")
-	}
 	const seed = 16
-	rng := rand.New(rand.NewPCG(seed, 1))
+	rng := kernelRand(t, seed, "the kd-tree build scans boxes in Go")
 	pts := make([]kdPoint, 200)
 	for i := range pts {
 		pts[i] = kdPoint{[3]float32{rng.Float32()*2 - 1, rng.Float32() * 100, -rng.Float32()}, int32(rng.IntN(1 << 30))}
@@ -83,11 +87,8 @@ func TestBoundsMatchesGo(t *testing.T) {
 // batched kd-tree search uses it: lists of up to 40 spans (masks of one
 // to three words), empty spans and masks among them.
 func TestGatherSpansMatchesGo(t *testing.T) {
-	if !hasAVX512 {
-		t.Skip("no AVX-512 here: the leaves are gathered one by one in Go")
-	}
 	const seed = 17
-	rng := rand.New(rand.NewPCG(seed, 1))
+	rng := kernelRand(t, seed, "the leaves are gathered one by one in Go")
 	const n = 400
 	xs, ys, zs := latticePoints(rng, n)
 	for trial := range 3000 {
@@ -126,11 +127,8 @@ func TestGatherSpansMatchesGo(t *testing.T) {
 // to it, many ties (distances of four values, or of six neighbouring
 // floats), every k, and counts on both sides of 8-key steps.
 func TestKeepKMatchesGo(t *testing.T) {
-	if !hasAVX512 {
-		t.Skip("no AVX-512 here: keepK is keepKGo")
-	}
 	const seed = 18
-	rng := rand.New(rand.NewPCG(seed, 1))
+	rng := kernelRand(t, seed, "keepK is keepKGo")
 	for trial := range 100000 {
 		n := 2 + rng.IntN(130)
 		k := 1 + rng.IntN(n-1)
@@ -167,11 +165,8 @@ func TestKeepKMatchesGo(t *testing.T) {
 // top trees of every depth up to 12, for every count up to 40 (full steps
 // and every tail), with points exactly at the splits (ties) and off them.
 func TestBucketsMatchesGo(t *testing.T) {
-	if !hasAVX512 {
-		t.Skip("no AVX-512 here: kdTop.buckets is bucketsGo")
-	}
 	const seed = 23
-	rng := rand.New(rand.NewPCG(seed, 1))
+	rng := kernelRand(t, seed, "kdTop.buckets is bucketsGo")
 	for trial := range 2000 {
 		depth := 1 + trial%12
 		sample := make([]float32, 3*(1+rng.IntN(3000)))

@@ -290,11 +290,10 @@ const momentsFuncBlock = 256
 // k)) to fn, momentsFuncBlock points at a time from the workers, so that no
 // Moment per point is stored and fn reduces each block while it is in
 // cache: on the kd-tree (ε = +Inf, k > 0) as its leaf-by-leaf search finds
-// the k nearest, on the grid in its sorted order. It always serves (ok is
-// true); the result is for the selfMoments interface.
-func (c *cpuIndex) selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) (ok bool, err error) {
+// the k nearest, on the grid in its sorted order.
+func (c *cpuIndex) selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) (err error) {
 	if c.tree != nil && k == 0 {
-		return true, errInfEps
+		return errInfEps
 	}
 	type block struct {
 		pts []int32
@@ -330,7 +329,7 @@ func (c *cpuIndex) selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) (ok 
 			fn(b.pts, b.m)
 		}
 	}
-	return true, err
+	return err
 }
 
 func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
@@ -344,16 +343,15 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 	if k < 0 {
 		return fmt.Errorf("findneighbor: k = %d, want ≥ 0", k)
 	}
-	if k == 0 && c.tree != nil {
-		return errInfEps
-	}
-	if q == nil && k > 0 && c.tree != nil {
-		_, err := c.selfMomentsFunc(k, func(pts []int32, m []Moment) {
+	if q == nil {
+		return c.selfMomentsFunc(k, func(pts []int32, m []Moment) {
 			for j, i := range pts {
 				out[i] = m[j]
 			}
 		})
-		return err
+	}
+	if k == 0 && c.tree != nil {
+		return errInfEps
 	}
 	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
 		out[i] = c.moment(s, k, x, y, z, self)

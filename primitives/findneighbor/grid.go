@@ -468,7 +468,7 @@ func (g *grid) nearestKeys(s *scratch, k int, x, y, z float32, self int32) []uin
 			bound = min(g.lim2, float64(lim)*(1+pruneSlack)*(1+pruneSlack)+floor)
 		}
 	}
-	buf, s.kc = rankKeys(buf, k, lim, g.perm, s.kc)
+	buf, _, s.kc = rankKeys(buf, k, lim, g.perm, s.kc)
 	return buf
 }
 

@@ -56,21 +56,19 @@ const guessSlack = 0.2
 
 // leafScratch is one worker's memory for the batched search.
 type leafScratch struct {
-	kb    kbest
-	stack []kdVisit
-	near  []nearLeaf // the leaves within reach of the current leaf
-	// nearSorted says near is sorted by distance (without AVX-512).
-	nearSorted bool
-	boxes      []float32 // their boxes, for boxMaskAVX512
-	masks      []uint16
-	spans      []int32 // their point ranges, for gatherSpans
-	nearMax    int     // the most points one of them holds
-	keys       []uint64
-	pk         []uint64 // position keys of a full search's result
-	kc         []kent
-	done       []doneQuery
-	lastR      float32   // the k-th distance of the previous batch's p0
-	_          [128]byte // workers' scratch side by side share no cache line
+	kb      kbest
+	stack   []kdVisit
+	near    []nearLeaf // the leaves within reach of the current leaf
+	boxes   []float32  // their boxes, for boxMaskAVX512
+	masks   []uint16
+	spans   []int32 // their point ranges, for gatherSpans
+	nearMax int     // the most points one of them holds
+	keys    []uint64
+	pk      []uint64 // position keys of a full search's result
+	kc      []kent
+	done    []doneQuery
+	lastR   float32   // the k-th distance of the previous batch's p0
+	_       [128]byte // workers' scratch side by side share no cache line
 }
 
 // nearLeaf is a leaf within reach of a batch, with the squared distance
@@ -211,13 +209,13 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 }
 
 // emitNearest ranks the candidates buf (at least k, in s.keys' memory,
-// within squared distance lim) of query i, hands its k nearest to emit and returns their k-th squared
-// distance.
+// within squared distance lim) of query i, hands its k nearest to emit and
+// returns their k-th squared distance.
 func (t *kdtree) emitNearest(s *leafScratch, buf []uint64, k int, lim float32, i int32, emit func(self int32, keys []uint64)) float32 {
-	c, kc := rankKeys(buf, k, lim, t.perm, s.kc)
+	c, d2, kc := rankKeys(buf, k, lim, t.perm, s.kc)
 	s.keys, s.kc = c[:0], kc
 	emit(i, c)
-	return math.Float32frombits(posKeyD2(slices.Max(c)))
+	return d2
 }
 
 // listNear lists in s.near the leaves within reach of box bb, and their
@@ -229,24 +227,19 @@ func (t *kdtree) listNear(s *leafScratch, bb *[6]float32, reach float32) {
 	// AVX-512 test 16 boxes per step, cheaper than sorting even where a
 	// leaf holding a far outlier makes its batch's list long (sorting the
 	// lists longer than 64 cost 3% of KNN normals, the shorter ones 5%).
-	s.nearSorted = !hasAVX512
-	if s.nearSorted {
-		slices.Sort(s.near)
-	}
 	if hasAVX512 {
 		t.nearBoxes(s)
+	} else {
+		slices.Sort(s.near)
 	}
 }
 
-// nearPrefix returns the leaves of s.near that can hold points within
-// squared distance lim of a query: where the list is sorted, those up to
-// the first beyond lim; else all.
+// nearPrefix returns the leaves of s.near (sorted, without AVX-512) that
+// can hold points within squared distance lim of a query: those up to the
+// first beyond lim.
 func (s *leafScratch) nearPrefix(lim float32) []nearLeaf {
 	near := s.near
-	if s.nearSorted {
-		near = near[:sort.Search(len(near), func(j int) bool { return near[j].d2() > lim })]
-	}
-	return near
+	return near[:sort.Search(len(near), func(j int) bool { return near[j].d2() > lim })]
 }
 
 // gatherNearGo appends to buf the position keys of the points of the

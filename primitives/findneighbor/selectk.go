@@ -81,7 +81,7 @@ func selectKeys(a []uint64, k int) {
 // every other candidate at the same squared distance as the k-th (a tie
 // whose rank by index is not known yet), and returns it with that
 // distance: a quickselect, then a scan for the ties. keepK runs it, or
-// keepKAVX512.
+// the same with AVX-512.
 func keepKGo(buf []uint64, k int) ([]uint64, float32) {
 	selectKeys(buf, k)
 	t := uint32(0)
@@ -101,16 +101,22 @@ func keepKGo(buf []uint64, k int) ([]uint64, float32) {
 }
 
 // rankKeys reduces the candidates buf (within squared distance lim) to the
-// k nearest (all of them if there are no more than k), ties at the k-th distance broken by the
-// smaller index, as position keys in no particular order, in buf's
-// memory; kc is scratch for the ties, returned for reuse.
-func rankKeys(buf []uint64, k int, lim float32, perm []int32, kc []kent) ([]uint64, []kent) {
+// k nearest (all of them if there are no more than k), ties at the k-th
+// distance broken by the smaller index, as position keys in no particular
+// order, in buf's memory, and returns them with the largest of their
+// squared distances (0 for none); kc is scratch for the ties, returned for
+// reuse.
+func rankKeys(buf []uint64, k int, lim float32, perm []int32, kc []kent) ([]uint64, float32, []kent) {
 	if len(buf) <= k {
-		return buf, kc
+		t := uint64(0)
+		for _, e := range buf {
+			t = max(t, e)
+		}
+		return buf, math.Float32frombits(posKeyD2(t)), kc
 	}
-	buf, _ = keepK(buf, k, lim)
+	buf, t := keepK(buf, k, lim)
 	if len(buf) == k {
-		return buf, kc
+		return buf, t, kc
 	}
 	// Ties at the k-th distance: the smaller indices win.
 	kc = toKents(kc[:0], buf, perm)
@@ -118,7 +124,7 @@ func rankKeys(buf []uint64, k int, lim float32, perm []int32, kc []kent) ([]uint
 	for j, e := range kc[:k] {
 		buf[j] = posKey(e)
 	}
-	return buf[:k], kc
+	return buf[:k], t, kc
 }
 
 // toKents appends to out the kents of the position keys.
