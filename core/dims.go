@@ -46,6 +46,7 @@ const (
 	DimNeighborCount     = "NeighborCount"
 	DimKnnMeanDistance   = "KnnMeanDistance"
 	DimOutlier           = "Outlier"
+	DimObjectID          = "ObjectID"
 )
 
 var dimensions = []Dimension{
@@ -80,6 +81,7 @@ var dimensions = []Dimension{
 	{DimNeighborCount, Uint32, "number of other points within the search radius"},
 	{DimKnnMeanDistance, Float32, "mean distance to the k nearest neighbours"},
 	{DimOutlier, Uint8, "1 when an outlier filter flagged the point"},
+	{DimObjectID, Int64, "ground-truth object of a synthetic scene, 0-based; -1 is noise"},
 }
 
 // LookupDimension returns the well-known dimension named name (case-sensitive,
