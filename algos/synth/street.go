@@ -160,7 +160,7 @@ func (s *street) inBuilding(x, y float64) bool {
 }
 
 // Street returns a LiDAR-like street scene of o.Points points with ground
-// truth: Classification (ASPRS: 2 ground, 6 building, 5 high vegetation, 14
+// truth: single returns (ReturnNumber and NumberOfReturns 1), Classification (ASPRS: 2 ground, 6 building, 5 high vegetation, 14
 // wire conductor, 15 transmission tower for poles, 64 (user-defined) cars,
 // 7 and 18 low and high noise), Intensity, and ObjectID (0 the ground, 1..
 // one per building, tree, car and the power line with its poles, Noise for
@@ -220,7 +220,7 @@ func Street(o Options) (*core.Cloud, error) {
 	noise(shareScattered, -2, 25)
 	noise(shareOutliers*0.7, 40, 80)
 	noise(shareOutliers*0.3, -15, -5)
-	return makeCloud(o.Points, o.Seed, parts, core.DimClassification, core.DimIntensity, core.DimObjectID), nil
+	return makeCloud(o.Points, o.Seed, parts, core.DimIntensity, core.DimReturnNumber, core.DimNumberOfReturns, core.DimClassification, core.DimObjectID), nil
 }
 
 // sampler returns points of a tree: 10% on the trunk (a cylinder of radius

@@ -113,7 +113,8 @@ func makeCloud(n int, seed uint64, parts []part, attrs ...string) *core.Cloud {
 				r := rand.New(rand.NewPCG(seed, uint64(j.part)<<32|uint64(j.block)))
 				span := int(p.intensity[1]) - int(p.intensity[0]) + 1
 				for i := j.start; i < j.start+j.n; i++ {
-					c.X[i], c.Y[i], c.Z[i], cls[i] = p.sample(r)
+					x, y, z, class := p.sample(r)
+					c.X[i], c.Y[i], c.Z[i], cls[i] = mm(x), mm(y), mm(z), class
 					inten[i] = p.intensity[0] + uint16(r.IntN(span))
 					obj[i] = p.object
 				}
@@ -132,12 +133,22 @@ func makeCloud(n int, seed uint64, parts []part, attrs ...string) *core.Cloud {
 			c.Attrs = append(c.Attrs, &core.Attribute{Name: name, Type: core.Uint8, Data: cls})
 		case core.DimIntensity:
 			c.Attrs = append(c.Attrs, &core.Attribute{Name: name, Type: core.Uint16, Data: inten})
+		case core.DimReturnNumber, core.DimNumberOfReturns:
+			one := make([]uint8, n)
+			for i := range one {
+				one[i] = 1
+			}
+			c.Attrs = append(c.Attrs, &core.Attribute{Name: name, Type: core.Uint8, Data: one})
 		case core.DimObjectID:
 			c.Attrs = append(c.Attrs, &core.Attribute{Name: name, Type: core.Int64, Data: obj})
 		}
 	}
 	return c
 }
+
+// mm rounds a coordinate to a millimetre, as LiDAR files store them, so
+// that a LAS writer keeps them exactly with a scale of 0.001.
+func mm(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 // apportion splits n points over parts in proportion to their shares by
 // the largest-remainder method (ties to the earlier part), so the counts add
@@ -169,7 +180,8 @@ func apportion(n int, parts []part) []int {
 	return counts
 }
 
-// Uniform returns o.Points points uniform in the cube [0, Extent)³, with no
+// Uniform returns o.Points points uniform in the cube [0, Extent]³ (to the
+// millimetre, as every generator rounds coordinates), with no
 // attributes.
 func Uniform(o Options) (*core.Cloud, error) {
 	if err := o.Validate(); err != nil {

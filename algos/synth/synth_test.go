@@ -69,8 +69,8 @@ func TestUniformBounds(t *testing.T) {
 	}
 	b, _ := c.Bounds()
 	for i := range 3 {
-		if b.Min[i] < 0 || b.Max[i] >= 5 || b.Max[i]-b.Min[i] < 4.5 {
-			t.Errorf("axis %d spans [%g, %g], want most of [0, 5)", i, b.Min[i], b.Max[i])
+		if b.Min[i] < 0 || b.Max[i] > 5 || b.Max[i]-b.Min[i] < 4.5 {
+			t.Errorf("axis %d spans [%g, %g], want most of [0, 5]", i, b.Min[i], b.Max[i])
 		}
 	}
 }
