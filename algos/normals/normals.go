@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,19 +93,22 @@ type Options struct {
 // Validate reports whether the options describe a neighbourhood.
 func (o Options) Validate() error {
 	r := o.Radius
+	if !math.IsInf(r, 1) {
+		if err := findneighbor.CheckRadius("normals", "radius", r, true); err != nil {
+			return err
+		}
+	}
 	switch {
-	case math.IsNaN(r) || r < 0 || math.IsInf(r, -1):
-		return fmt.Errorf("normals: radius %g, want > 0, or 0 for none", r)
-	case o.K < 0:
-		return fmt.Errorf("normals: k = %d, want ≥ %d, or 0 for none", o.K, MinPoints)
-	case o.K > 0 && o.K < MinPoints:
-		return fmt.Errorf("normals: k = %d counts the point itself; fewer than %d points define no plane", o.K, MinPoints)
+	case o.K != 0 && o.K < MinPoints:
+		return &findneighbor.ParamError{Op: "normals", Param: "k", Value: strconv.Itoa(o.K),
+			Want: fmt.Sprintf("≥ %d, the point itself included (fewer points define no plane), or 0 for none", MinPoints)}
 	case o.K == 0 && (r == 0 || math.IsInf(r, 1)):
 		return errors.New("normals: give a radius, k, or both")
 	case o.Orient < OrientNone || o.Orient > OrientConsistent:
 		return fmt.Errorf("normals: invalid orientation %d", int(o.Orient))
-	case o.OrientK < 0:
-		return fmt.Errorf("normals: orientation k = %d, want ≥ 0", o.OrientK)
+	}
+	if err := findneighbor.CheckMin("normals", "orient_k", o.OrientK, 0); err != nil {
+		return err
 	}
 	for _, v := range o.Viewpoint {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
