@@ -67,4 +67,3 @@ func TestCounts(t *testing.T) {
 		t.Error("Counts with eps +Inf: want an error")
 	}
 }
-
