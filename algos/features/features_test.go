@@ -134,9 +134,8 @@ func want(xyz []float32, i int, o Options) (vals [numFeatures]float64, cond [3]f
 }
 
 // agree reports whether feature f agrees: both NaN, or within featureTol
-// (relative to the value for EigenvalueSum and Omnivariance, which carry
-// the cloud's units), eigenvector features only where the gaps of cond
-// allow, Omnivariance and Eigenentropy as flatTol says.
+// (relative to values above 1), eigenvector features only where the gaps
+// of cond allow, Omnivariance and Eigenentropy as flatTol says.
 func agree(f Feature, got, want float64, cond [3]float64) bool {
 	flat := cond[2] < flatTol
 	switch f {
@@ -156,14 +155,13 @@ func agree(f Feature, got, want float64, cond [3]float64) bool {
 	if math.IsNaN(want) || math.IsNaN(got) {
 		return math.IsNaN(want) == math.IsNaN(got)
 	}
-	tol := featureTol
-	switch f {
-	case EigenvalueSum:
-		tol *= max(math.Abs(want), 1e-30)
-	case Omnivariance:
+	// Relative above 1: EigenvalueSum, Omnivariance, Eigenentropy and, in
+	// sqrt mode, SurfaceVariation carry the cloud's units.
+	tol := featureTol * max(math.Abs(want), 1)
+	if f == Omnivariance {
 		// The cube root's condition number 1/3 times the relative error
 		// of λ3, about 1e-16·λ1/λ3.
-		tol = max(tol, 1e-15/cond[2]) * max(math.Abs(want), 1e-30)
+		tol = max(featureTol, 1e-15/cond[2]) * max(math.Abs(want), 1e-30)
 	}
 	return math.Abs(got-want) <= tol
 }
