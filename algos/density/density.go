@@ -12,6 +12,11 @@ import (
 // last bit of the ratio; it is 8.4e-7 relative below π.
 const PDALPi = 3.14159
 
+// fourThirds is C++'s (4.0 / 3.0), rounded to float64 before it multiplies,
+// so that Radial's factor rounds as PDAL's does (a Go constant expression
+// would be computed exactly and round once).
+var fourThirds = 4.0 / 3.0
+
 // RadialOptions configure Radial.
 type RadialOptions struct {
 	// Radius is the sphere's radius R in the coordinates' units (PDAL's
@@ -39,7 +44,7 @@ func Radial(xyz []float32, b findneighbor.Backend, opts RadialOptions) ([]float6
 		return nil, fmt.Errorf("density: %w", err)
 	}
 	r := opts.Radius
-	factor := 1.0 / ((4.0 / 3.0) * PDALPi * (r * r * r))
+	factor := 1.0 / (fourThirds * PDALPi * (r * r * r))
 	out := make([]float64, len(counts))
 	for i, c := range counts {
 		out[i] = float64(c+1) * factor
