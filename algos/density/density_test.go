@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/algos/algotest"
-	"github.com/pctk/pctk/io/pcio"
 	_ "github.com/pctk/pctk/io/pcd"
+	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
