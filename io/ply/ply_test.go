@@ -220,12 +220,14 @@ func TestBadInput(t *testing.T) {
 		{Name: "truncated, size unknown", In: threePoints[:len(threePoints)-5], Stream: true, Want: "ply: file cut short at byte offset 139: header promises 3 vertices, 2 present", EOF: true},
 		{Name: "2^40 points, size known", In: sprintf(binHeader, int64(1)<<40) + "abc", Want: "header promises 1099511627776 vertices, 0 present", EOF: true},
 		{Name: "2^40 points, size unknown", In: sprintf(binHeader, int64(1)<<40) + string(make([]byte, 100)), Stream: true, Want: "header promises 1099511627776 vertices, 8 present", EOF: true},
-		{Name: "bad ascii value", In: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty uchar r\nend_header\n1 2\n3 256\n", Want: `ply: line 8: bad uint8 value "256"`},
-		{Name: "ascii too few values", In: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nend_header\n1\n", Stream: true, Want: "file cut short at byte offset 68 (line 7): header promises 2 vertices, 1 present", EOF: true},
+		{Name: "no coordinates", In: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float red\nend_header\n1\n", Want: "ply: line 5: vertex element has no x, y property"},
+		{Name: "no y", In: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float z\nend_header\n1 2\n", Want: "ply: line 6: vertex element has no y property"},
+		{Name: "bad ascii value", In: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty uchar r\nend_header\n1 0 2\n3 0 256\n", Want: `ply: line 9: bad uint8 value "256"`},
+		{Name: "ascii too few values", In: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nend_header\n1 0\n", Stream: true, Want: "file cut short at byte offset 87 (line 8): header promises 2 vertices, 1 present", EOF: true},
 		{Name: "negative list length", In: "ply\nformat ascii 1.0\nelement face 1\nproperty list char int v\nend_header\n-3 1 2 3\n", Want: "list v: negative length -3"},
 		{Name: "list longer than file", In: "ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list uint int v\nend_header\n\xff\xff\xff\x7f", Want: "list v: length 2147483647 exceeds the 0 bytes left"},
 		{Name: "list longer than stream", In: "ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list uint int v\nend_header\n\xff\xff\xff\x7f\x00\x00\x00\x00", Stream: true, Want: "element face record 0 of 1", EOF: true},
-		{Name: "face truncated after vertices", In: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nelement face 2\nproperty list uchar int v\nend_header\n1\n3 0 0 0\n", Stream: true, Want: "element face record 1 of 2", EOF: true},
+		{Name: "face truncated after vertices", In: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nelement face 2\nproperty list uchar int v\nend_header\n1 0\n3 0 0 0\n", Stream: true, Want: "element face record 1 of 2", EOF: true},
 		{Name: "long line", In: "ply\n" + strings.Repeat("x", 2<<20), Want: "header line longer than"},
 	}
 	codecUnderTest.RunBad(t, "ply: ", cases)

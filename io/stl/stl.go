@@ -137,7 +137,13 @@ func ReadMesh(r io.Reader, opts ...pcio.ReadOptions) (m *Mesh, err error) {
 		}
 	}()
 	if err := hstl.CopyAll(bytes.NewReader(data), collector{m}); err != nil {
-		err := parseError(err)
+		if ascii && !endsSolid(data) {
+			// hschendel/stl reports a facet cut short only as skipped.
+			err = &FormatError{Codec: codecName, Pos: codec.Pos{Offset: int64(len(data))},
+				Msg: fmt.Sprintf("file cut short: no endsolid line at the end, %d whole facets before", len(m.Triangles)), Err: io.ErrUnexpectedEOF}
+		} else {
+			err = parseError(err)
+		}
 		if !opt.Salvage || !errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, err
 		}
@@ -147,6 +153,14 @@ func ReadMesh(r io.Reader, opts ...pcio.ReadOptions) (m *Mesh, err error) {
 		return nil, codec.Errorf(codecName, codec.Pos{}, "cannot tell binary from ascii STL")
 	}
 	return m, nil
+}
+
+// endsSolid reports whether the last line of ascii STL data that is not
+// blank begins with "endsolid".
+func endsSolid(data []byte) bool {
+	data = bytes.TrimRight(data, " \t\r\n")
+	last := data[bytes.LastIndexByte(data, '\n')+1:]
+	return bytes.HasPrefix(bytes.TrimLeft(last, " \t"), []byte("endsolid"))
 }
 
 // parseError turns an error of hschendel/stl, which lists each bad line as
