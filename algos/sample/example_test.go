@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pctk/pctk/algos/sample"
-	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // Thinning a line of points 0.1 apart to points at least 0.25 apart: the
@@ -16,7 +15,7 @@ func Example() {
 	for i := range 10 {
 		xyz = append(xyz, float32(i)*0.1, 0, 0)
 	}
-	r, err := sample.Poisson(xyz, findneighbor.Brute(), sample.Options{Radius: 0.25})
+	r, err := sample.Poisson(xyz, sample.Options{Radius: 0.25})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
-	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 
 	_ "github.com/pctk/pctk/io/las" // the scans' codecs
 	_ "github.com/pctk/pctk/io/pcd"
@@ -63,14 +62,15 @@ func pdalSample(xyz []float32, r float64) []bool {
 
 // clouds are the synthetic test clouds: a blob, a noisy plane, a lattice
 // whose spacing equals the radius exactly (pairs at exactly r are kept,
-// as in PDAL), and runs of coincident points.
+// as in PDAL), clusters far apart (a grid too sparse for an array), and
+// runs of coincident points.
 func clouds(seed uint64) []struct {
 	name string
 	xyz  []float32
 	r    float64
 } {
 	rng := rand.New(rand.NewPCG(seed, 16))
-	var blob, plane, lattice, dups []float32
+	var blob, plane, lattice, dups, far []float32
 	for range 3000 {
 		blob = append(blob, float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64()))
 		plane = append(plane, float32(rng.Float64()*5), float32(rng.Float64()*5), float32(rng.NormFloat64()*0.01))
@@ -88,6 +88,10 @@ func clouds(seed uint64) []struct {
 			lattice[3*a+k], lattice[3*b+k] = lattice[3*b+k], lattice[3*a+k]
 		}
 	})
+	for i := range 2000 { // clusters 1e4 radii apart: a sparse grid
+		c := float32(i%5) * 1e4
+		far = append(far, c+float32(rng.NormFloat64()), float32(rng.NormFloat64()), c+float32(rng.NormFloat64()))
+	}
 	for i := range 500 {
 		p := []float32{float32(i % 23), float32(i % 7), 0}
 		dups = append(dups, p...)
@@ -100,6 +104,7 @@ func clouds(seed uint64) []struct {
 	}{
 		{"blob", blob, 0.3}, {"blob wide", blob, 1.1}, {"plane", plane, 0.12},
 		{"lattice", lattice, 0.5}, {"lattice diagonal", lattice, 0.71}, {"duplicates", dups, 1},
+		{"far clusters", far, 1},
 	}
 }
 
@@ -157,21 +162,16 @@ func check(t *testing.T, ctx string, xyz []float32, r float64, got *Result, want
 	}
 }
 
-// TestAgainstPDALRule holds every backend to PDAL's rule on the synthetic
-// clouds, with lists held in one batch and in many.
+// TestAgainstPDALRule holds Poisson to PDAL's rule on the synthetic
+// clouds.
 func TestAgainstPDALRule(t *testing.T) {
 	const seed = 3
 	for _, c := range clouds(seed) {
-		want := pdalSample(c.xyz, c.r)
-		for _, b := range fntest.Usable(t) {
-			for _, maxEntries := range []int64{0, 500} {
-				got, err := Poisson(c.xyz, b, Options{Radius: c.r, MaxEntries: maxEntries})
-				if err != nil {
-					t.Fatal(err)
-				}
-				check(t, fmt.Sprintf("%s %s (seed %d, %d points) r %g, max entries %d", b.Name(), c.name, seed, len(c.xyz)/3, c.r, maxEntries), c.xyz, c.r, got, want)
-			}
+		got, err := Poisson(c.xyz, Options{Radius: c.r})
+		if err != nil {
+			t.Fatal(err)
 		}
+		check(t, fmt.Sprintf("%s (seed %d, %d points) r %g", c.name, seed, len(c.xyz)/3, c.r), c.xyz, c.r, got, pdalSample(c.xyz, c.r))
 	}
 }
 
@@ -185,24 +185,22 @@ func TestLatticeTies(t *testing.T) {
 			xyz = append(xyz, float32(i)*0.25, float32(j)*0.25, 0)
 		}
 	}
-	for _, b := range fntest.Usable(t) {
-		for _, tc := range []struct {
-			r    float64
-			kept int
-		}{{0.25, 36}, {0.2500001, 18}, {0.36, 9}} {
-			got, err := Poisson(xyz, b, Options{Radius: tc.r})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Kept != tc.kept {
-				t.Errorf("%s: radius %g on a 0.25 lattice of 36: %d kept, want %d", b.Name(), tc.r, got.Kept, tc.kept)
-			}
+	for _, tc := range []struct {
+		r    float64
+		kept int
+	}{{0.25, 36}, {0.2500001, 18}, {0.36, 9}} {
+		got, err := Poisson(xyz, Options{Radius: tc.r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Kept != tc.kept {
+			t.Errorf("radius %g on a 0.25 lattice of 36: %d kept, want %d", tc.r, got.Kept, tc.kept)
 		}
 	}
 }
 
-// TestScans compares every backend with PDAL's rule on real scans at
-// radii of 2 and 6 median spacings.
+// TestScans compares Poisson with PDAL's rule on real scans at radii of 2
+// and 6 median spacings.
 func TestScans(t *testing.T) {
 	for _, rel := range []string{"pcd/bun0.pcd", "las/haystack_rock.las"} {
 		path := filepath.Join("../../../shared/data", rel)
@@ -215,7 +213,7 @@ func TestScans(t *testing.T) {
 		}
 		xyz := c.Local(false).XYZ
 		if n := len(xyz) / 3; n > 8000 {
-			// The brute backend is O(N²) and so is check: every s-th point.
+			// check is O(N·kept): every s-th point.
 			s := (n + 7999) / 8000
 			var sub []float32
 			for i := 0; i < n; i += s {
@@ -225,15 +223,12 @@ func TestScans(t *testing.T) {
 		}
 		spacing := medianSpacing(t, xyz)
 		for _, r := range []float64{2 * spacing, 6 * spacing} {
-			want := pdalSample(xyz, r)
-			for _, b := range fntest.Usable(t) {
-				got, err := Poisson(xyz, b, Options{Radius: r, MaxEntries: 20000})
-				if err != nil {
-					t.Fatal(err)
-				}
-				check(t, fmt.Sprintf("%s %s (%d points) r %.4g", b.Name(), rel, len(xyz)/3, r), xyz, r, got, want)
-				t.Logf("%s %s (%d points) r %.4g: %d kept, as PDAL's rule", b.Name(), rel, len(xyz)/3, r, got.Kept)
+			got, err := Poisson(xyz, Options{Radius: r})
+			if err != nil {
+				t.Fatal(err)
 			}
+			check(t, fmt.Sprintf("%s (%d points) r %.4g", rel, len(xyz)/3, r), xyz, r, got, pdalSample(xyz, r))
+			t.Logf("%s (%d points) r %.4g: %d kept, as PDAL's rule", rel, len(xyz)/3, r, got.Kept)
 		}
 	}
 }
@@ -261,18 +256,22 @@ func TestValidate(t *testing.T) {
 		{Options{Radius: -1}, "radius"},
 		{Options{Radius: math.NaN()}, "radius"},
 		{Options{Radius: math.Inf(1)}, "radius"},
-		{Options{Radius: 1e-50}, "radius"},
-		{Options{Radius: 1, MaxEntries: -1}, "max entries"},
 	} {
 		err := tc.o.Validate()
 		if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%+v: Validate() = %v, want %q", tc.o, err, tc.err)
 		}
 	}
-	if _, err := Poisson([]float32{1, 2}, findneighbor.Brute(), Options{Radius: 1}); err == nil {
+	if _, err := Poisson([]float32{1, 2}, Options{Radius: 1}); err == nil {
 		t.Error("Poisson of 2 coordinates: no error")
 	}
-	r, err := Poisson(nil, findneighbor.Brute(), Options{Radius: 1})
+	if _, err := Poisson([]float32{0, 0, 0, 1e30, 0, 0}, Options{Radius: 1e-10}); err == nil || !strings.Contains(err.Error(), "too small") {
+		t.Errorf("Poisson with 1e40 cells along x: %v, want an error", err)
+	}
+	if _, err := Poisson([]float32{0, 0, float32(math.NaN())}, Options{Radius: 1}); err == nil || !strings.Contains(err.Error(), "finite") {
+		t.Errorf("Poisson of a NaN point: %v, want an error", err)
+	}
+	r, err := Poisson(nil, Options{Radius: 1})
 	if err != nil || len(r.Keep) != 0 || r.Kept != 0 {
 		t.Errorf("Poisson of no points = %+v, %v", r, err)
 	}
