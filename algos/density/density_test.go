@@ -180,3 +180,42 @@ func nearBoundary(xyz []float32, i int, r float64) bool {
 	}
 	return false
 }
+
+// TestKnnMeanDistanceDuplicates checks KnnMeanDistance against one
+// KNearest call on duplicated points, where a point's own hit can hide
+// behind copies with smaller indices.
+func TestKnnMeanDistanceDuplicates(t *testing.T) {
+	xyz := make([]float32, 0, 3*3000)
+	for i := range 3000 {
+		xyz = append(xyz, float32(i%500)*0.1, float32(i%7), 0)
+	}
+	ix, err := findneighbor.CPU().Build(xyz, 0.25, findneighbor.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{1, 3, 2000} {
+		got, err := KnnMeanDistance(xyz, findneighbor.CPU(), k, 0.25, findneighbor.BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx, dist := make([]int32, 3000*k), make([]float32, 3000*k)
+		if err := ix.KNearest(nil, k, idx, dist); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 3000 {
+			var sum float64
+			n := 0
+			for j := i * k; j < (i+1)*k && idx[j] >= 0; j++ {
+				sum += float64(dist[j])
+				n++
+			}
+			want := float32(math.NaN())
+			if n > 0 {
+				want = float32(sum / float64(n))
+			}
+			if !algotest.Near[float32](1e-6)(got[i], want) {
+				t.Fatalf("k %d point %d: got %g, want %g", k, i, got[i], want)
+			}
+		}
+	}
+}
