@@ -212,16 +212,16 @@ func TestValidate(t *testing.T) {
 		want string // substring of the error, "" for none
 	}{
 		{"statistical zero value", StatisticalOptions{}.Validate(), ""},
-		{"statistical negative k", StatisticalOptions{K: -1}.Validate(), "K must be at least 1"},
+		{"statistical negative k", StatisticalOptions{K: -1}.Validate(), "k -1: want ≥ 1"},
 		{"statistical nan ratio", StatisticalOptions{StdRatio: math.NaN()}.Validate(), "finite"},
 		{"statistical inf ratio", StatisticalOptions{StdRatio: math.Inf(1)}.Validate(), "finite"},
 		{"statistical convention", StatisticalOptions{Convention: 7}.Validate(), "unknown convention"},
-		{"radius zero value", RadiusOptions{}.Validate(), "radius must be positive"},
-		{"radius negative", RadiusOptions{Radius: -1}.Validate(), "radius must be positive"},
-		{"radius nan", RadiusOptions{Radius: math.NaN()}.Validate(), "radius must be positive"},
-		{"radius beyond float32", RadiusOptions{Radius: 1e300}.Validate(), "radius must be positive"},
-		{"radius underflows float32", RadiusOptions{Radius: 1e-300}.Validate(), "radius must be positive"},
-		{"radius negative min", RadiusOptions{Radius: 1, MinNeighbors: -2}.Validate(), "must not be negative"},
+		{"radius zero value", RadiusOptions{}.Validate(), "radius 0: want a finite number > 0"},
+		{"radius negative", RadiusOptions{Radius: -1}.Validate(), "radius "},
+		{"radius nan", RadiusOptions{Radius: math.NaN()}.Validate(), "radius "},
+		{"radius beyond float32", RadiusOptions{Radius: 1e300}.Validate(), "float32 range"},
+		{"radius underflows float32", RadiusOptions{Radius: 1e-300}.Validate(), "radius "},
+		{"radius negative min", RadiusOptions{Radius: 1, MinNeighbors: -2}.Validate(), "min_neighbors -2: want ≥ 0"},
 		{"radius ok", RadiusOptions{Radius: .1, MinNeighbors: 5}.Validate(), ""},
 	}
 	for _, tc := range tests {

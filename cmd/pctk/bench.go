@@ -32,6 +32,7 @@ func init() {
 			&cli.IntFlag{Name: "repeat", Value: 5, Usage: "runs per operation (median reported)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for generated points"},
 			&cli.BoolFlag{Name: "json", Usage: "print results as JSON"},
+			salvageFlag,
 		},
 		Action: runBench,
 	})
@@ -113,7 +114,7 @@ func benchPoints(c *cli.Context) ([]float32, float64, error) {
 		if c.Float64("eps") <= 0 {
 			return nil, 0, usagef("bench FILE needs --eps")
 		}
-		cloud, _, err := readCloud(c.Args().First())
+		cloud, _, err := readCloud(c, c.Args().First())
 		if err != nil {
 			return nil, 0, err
 		}

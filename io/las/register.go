@@ -16,7 +16,7 @@ func init() {
 		Magic:      [][]byte{[]byte("LASF")},
 		Variants:   Variants,
 		Decode:     Decode,
-		NewDecoder: func(r io.Reader) (pcio.Decoder, error) { return NewDecoder(r) },
+		NewDecoder: func(r io.Reader, opts ...pcio.ReadOptions) (pcio.Decoder, error) { return NewDecoder(r, opts...) },
 		Encode:     Encode,
 		NewEncoder: func(w io.Writer, h *pcio.Header, variant string) (pcio.Encoder, error) {
 			return NewEncoder(w, h, variant)

@@ -64,17 +64,22 @@ type Decoder struct {
 	buf   []byte
 	soa   []byte // decompressed binary_compressed data
 	err   error
+	opt   pcio.ReadOptions
 }
 
 // NewDecoder reads a PCD header from r (and, for binary_compressed data,
-// decompresses the data).
-func NewDecoder(r io.Reader) (*Decoder, error) {
+// decompresses the data). Ascii or binary points cut short are an error (a
+// *codec.ShortError) unless opts (at most one) asks to salvage them: then
+// the whole points before the cut are read and the error goes to the
+// options' Warn. Compressed data cut short cannot be salvaged: it holds
+// each field's values one after the other.
+func NewDecoder(r io.Reader, opts ...pcio.ReadOptions) (*Decoder, error) {
 	cr := codec.NewReader(codecName, r)
 	h, comments, count, err := readHeader(cr)
 	if err != nil {
 		return nil, err
 	}
-	d := &Decoder{r: cr, h: h, known: cr.Remaining() >= 0, row: int(h.rowSize())}
+	d := &Decoder{r: cr, h: h, known: cr.Remaining() >= 0, row: int(h.rowSize()), opt: pcio.Options(opts)}
 	crs, comments := codec.SplitCRS(comments)
 	d.hdr = &pcio.Header{Count: count, Meta: core.Metadata{Format: codecName, Comments: comments, CRS: crs, Extra: map[string]any{codecName: h}}}
 	d.slots, d.hdr.Schema = slots(h, 0)
@@ -94,6 +99,9 @@ func NewDecoder(r io.Reader) (*Decoder, error) {
 		err = codec.CheckCount(codecName, cr.Offset(), "points", count, int64(d.row), cr.Remaining())
 	default:
 		err = d.decompress(count)
+	}
+	if _, short := err.(*codec.ShortError); short {
+		d.known, err = false, nil // read on to find where the data ends
 	}
 	if err != nil {
 		return nil, err
@@ -154,9 +162,15 @@ func (d *Decoder) Read(max int) (*core.Cloud, error) {
 	}
 	n := codec.ChunkSize(max, d.hdr.Count-d.read, d.known)
 	c := codec.NewChunk(d.hdr, n)
+	first := d.read
 	if err := d.decodeInto(c, 0, n); err != nil {
 		d.err = err
-		return nil, err
+		if c, err = codec.Salvage(d.opt, err, c, first); err != nil {
+			return nil, err
+		}
+		if d.err = io.EOF; c.Len() == 0 {
+			return nil, io.EOF
+		}
 	}
 	return c, nil
 }
@@ -212,13 +226,22 @@ func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
 		}
 		buf := d.buf[:n*d.row]
 		start := d.r.Offset().Offset
-		if err := d.r.ReadFull(buf); err != nil {
-			got := (d.r.Offset().Offset - start) / int64(d.row)
-			return codec.ReadErr(codecName, codec.Pos{Offset: start + got*int64(d.row)}, err, "point %d of %d", d.read+got, d.hdr.Count)
+		err := d.r.ReadFull(buf)
+		got := (d.r.Offset().Offset - start) / int64(d.row)
+		if err != nil {
+			n = int(got) // decode the whole points before the cut
 		}
 		for i := range d.slots {
 			s := &d.slots[i]
 			getColumn(c, s, at, buf, s.off, d.row, n)
+		}
+		if err != nil {
+			d.read += got
+			pos := codec.Pos{Offset: start + got*int64(d.row)}
+			if short := codec.Short(codecName, pos, err, "points", d.read, d.hdr.Count); short != nil {
+				return short
+			}
+			return codec.ReadErr(codecName, pos, err, "point %d of %d", d.read, d.hdr.Count)
 		}
 	case d.h.Data == ASCII:
 		for j := range n {
@@ -226,7 +249,11 @@ func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
 				s := &d.slots[i]
 				tok, err := d.r.Token(true)
 				if err != nil {
-					return codec.ReadErr(codecName, d.r.Pos(), err, "point %d of %d", d.read+int64(j), d.hdr.Count)
+					d.read += int64(j) // the whole points before the cut
+					if short := codec.Short(codecName, d.r.Pos(), err, "points", d.read, d.hdr.Count); short != nil {
+						return short
+					}
+					return codec.ReadErr(codecName, d.r.Pos(), err, "point %d of %d", d.read, d.hdr.Count)
 				}
 				v, err := parseText(tok, s)
 				if err != nil {
@@ -256,11 +283,11 @@ func parseText(tok []byte, s *slot) (uint64, error) {
 	return codec.ParseText(tok, core.Float32)
 }
 
-// Decode reads a whole PCD file.
-func Decode(r io.Reader) (*core.Cloud, error) {
-	d, err := NewDecoder(r)
+// Decode reads a whole PCD file, with options as NewDecoder.
+func Decode(r io.Reader, opts ...pcio.ReadOptions) (*core.Cloud, error) {
+	d, err := NewDecoder(r, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return codec.DecodeAll(d.hdr, d.known, d.decodeInto, d.Read)
+	return codec.DecodeAll(d.hdr, d.known, d.opt, d.decodeInto, d.Read)
 }

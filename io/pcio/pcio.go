@@ -27,15 +27,22 @@ type Format struct {
 	Extensions []string
 	// Magic are byte prefixes that identify the format when sniffing.
 	Magic [][]byte
+	// Probe, for a format that may lack magic bytes (binary STL), reports
+	// whether head, an input's first bytes, may begin a file of this format
+	// whose size is size (-1 when unknown). It is asked only when no
+	// format's Magic matches, and for a file, neither does its extension.
+	Probe func(head []byte, size int64) bool
 	// Variants are the encodings Encode accepts besides "" (the codec's
 	// default, which keeps the source's encoding when the cloud came from
 	// this format). "ply" offers "ascii", "binary" and "binary-be"; on the
 	// command line they are spelled "ply-ascii" and so on.
 	Variants []string
-	// Decode reads a whole file. Required.
-	Decode func(r io.Reader) (*core.Cloud, error)
-	// NewDecoder starts a streaming read; nil when the codec cannot stream.
-	NewDecoder func(r io.Reader) (Decoder, error)
+	// Decode reads a whole file; opts holds at most one ReadOptions, none
+	// reading strictly. Required.
+	Decode func(r io.Reader, opts ...ReadOptions) (*core.Cloud, error)
+	// NewDecoder starts a streaming read, with options as Decode; nil when
+	// the codec cannot stream.
+	NewDecoder func(r io.Reader, opts ...ReadOptions) (Decoder, error)
 	// Encode writes a whole cloud in the given variant. Nil for read-only formats.
 	Encode func(w io.Writer, c *core.Cloud, variant string) error
 	// NewEncoder starts a streaming write of a cloud whose schema, metadata and
@@ -45,6 +52,38 @@ type Format struct {
 	// format (LAS version, point format, scale, ...) for "pctk info"; nil
 	// when the format has none beyond the common ones.
 	Describe func(m *core.Metadata) []Fact
+}
+
+// ReadOptions are the choices every decoder accepts. The zero value reads
+// strictly: a file cut short in its point data, or damaged there, is an
+// error that wraps io.ErrUnexpectedEOF (a cut file) and names the byte
+// offset and how many points the header promised and how many are present.
+type ReadOptions struct {
+	// Salvage reads what a damaged file holds instead of failing: the
+	// whole points before the cut of a file cut short, and, in codecs that
+	// can find their feet again after a bad part (LAZ chunks), the data
+	// after it. Each defect read past goes to Warn; defects of the header
+	// are still errors.
+	Salvage bool
+	// Warn receives each defect Salvage read past; nil drops them.
+	Warn func(error)
+}
+
+// Options returns the first of opts, or the zero ReadOptions when there is
+// none: codecs take their options as a variadic last argument, so that
+// Decode(r) reads strictly.
+func Options(opts []ReadOptions) ReadOptions {
+	if len(opts) == 0 {
+		return ReadOptions{}
+	}
+	return opts[0]
+}
+
+// Warning passes err, a defect read past with Salvage, to o.Warn when set.
+func (o ReadOptions) Warning(err error) {
+	if o.Warn != nil {
+		o.Warn(err)
+	}
 }
 
 // Fact is one labelled header fact shown by "pctk info".
@@ -154,7 +193,14 @@ func Sniff(r io.Reader) (*Format, io.Reader, error) {
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, br, err
 	}
+	size := int64(-1)
+	if len(head) < sniffLen {
+		size = int64(len(head)) // all of it
+	}
 	f, err := match(head)
+	if err != nil {
+		f, err = probe(head, size, err)
+	}
 	return f, br, err
 }
 
@@ -174,4 +220,15 @@ func match(head []byte) (*Format, error) {
 		return nil, fmt.Errorf("%w: empty input", ErrUnknownFormat)
 	}
 	return nil, fmt.Errorf("%w: no known magic bytes at offset 0", ErrUnknownFormat)
+}
+
+// probe finds the format whose Probe accepts head, the first bytes of an
+// input of size bytes (-1 when unknown); err is returned when none does.
+func probe(head []byte, size int64, err error) (*Format, error) {
+	for _, f := range Formats() {
+		if f.Probe != nil && f.Probe(head, size) {
+			return f, nil
+		}
+	}
+	return nil, err
 }

@@ -17,7 +17,7 @@ func init() {
 		Extensions: []string{".tst"},
 		Magic:      [][]byte{[]byte("TST1")},
 		Variants:   []string{"ascii", "binary-be"},
-		Decode:     func(r io.Reader) (*core.Cloud, error) { return core.New(0), nil },
+		Decode:     func(r io.Reader, _ ...ReadOptions) (*core.Cloud, error) { return core.New(0), nil },
 	})
 }
 

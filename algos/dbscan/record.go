@@ -1,0 +1,33 @@
+package dbscan
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"strconv"
+)
+
+// CountsRecordPrefix starts the record CountsRecord writes: a metadata
+// comment, kept by formats with comments (PLY, PCD), that tells a later run
+// how a cloud's NeighborCount attribute was computed.
+const CountsRecordPrefix = "pctk dbscan NeighborCount:"
+
+// CountsRecord describes how stage-1 neighbour counts (Run.Counts) were
+// computed for the points x, y, z (the file's float64 coordinates): ε,
+// dims ("xyz" or "xy"), whether lon/lat were projected (geographic), the
+// point count and an FNV-64a hash of the exact coordinates. Counts may be
+// passed back as Options.Counts only when a cloud carries the record of the
+// run at hand, character for character.
+func CountsRecord(x, y, z []float64, eps float64, dims string, geographic bool) string {
+	h := fnv.New64a()
+	var buf [24]byte
+	for i := range x {
+		binary.LittleEndian.PutUint64(buf[0:], math.Float64bits(x[i]))
+		binary.LittleEndian.PutUint64(buf[8:], math.Float64bits(y[i]))
+		binary.LittleEndian.PutUint64(buf[16:], math.Float64bits(z[i]))
+		h.Write(buf[:])
+	}
+	return fmt.Sprintf("%s eps=%s dims=%s geographic=%t points=%d xyz-fnv64a=%016x",
+		CountsRecordPrefix, strconv.FormatFloat(eps, 'g', -1, 64), dims, geographic, len(x), h.Sum64())
+}

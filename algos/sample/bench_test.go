@@ -1,0 +1,124 @@
+package sample
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/primitives/findneighbor"
+)
+
+// benchScan is the real scan of the benchmarks: 460,400 points of a
+// Kinect-like table scene.
+const benchScan = "../../../shared/data/pcd/table_scene_lms400.pcd"
+
+// python3 is Debian's interpreter, where python3-open3d installs.
+const python3 = "/usr/bin/python3"
+
+// open3dScript times Open3D's voxel_down_sample of the scan of argument 1
+// with voxels of side argument 2 (no file I/O) and prints the wall seconds
+// and the number of points it keeps.
+const open3dScript = `
+import sys, time
+import open3d as o3d
+pc = o3d.io.read_point_cloud(sys.argv[1])
+t = time.perf_counter()
+out = pc.voxel_down_sample(float(sys.argv[2]))
+print(time.perf_counter() - t, len(out.points))
+`
+
+var benchKeep []bool
+
+// BenchmarkPeers thins the table scene at radii of 2 and 6 median
+// spacings, in one run: pctk's Poisson; PDAL's own algorithm
+// (SampleFilter::voxelize: the same pass over a std::map of voxels,
+// written out in Go with a Go map as the tests' reference); and Open3D's
+// voxel_down_sample
+// with voxels of side R, the fastest peer thinning by distance (it keeps
+// one averaged point per voxel, not a Poisson-disk sample). It logs the
+// times and counts side by side.
+func BenchmarkPeers(b *testing.B) {
+	if _, err := os.Stat(benchScan); err != nil {
+		b.Skipf("%s absent: %v", benchScan, err)
+	}
+	c, _, err := pcio.ReadFile(benchScan)
+	if err != nil {
+		b.Fatal(err)
+	}
+	xyz := c.Local(false).XYZ
+	cpu, err := findneighbor.Get("cpu")
+	if err != nil {
+		b.Skip(err)
+	}
+	n := len(xyz) / 3
+	idx, dist := make([]int32, n), make([]float32, n)
+	if err := findneighbor.KNearestAll(cpu, xyz, 1, findneighbor.BuildOptions{}, idx, dist); err != nil {
+		b.Fatal(err)
+	}
+	slices.Sort(dist)
+	spacing := float64(dist[n/2])
+	for _, f := range []float64{2, 6} {
+		r := f * spacing
+		name := fmt.Sprintf("r%gx", f)
+		times := map[string]time.Duration{}
+		kept := map[string]int{}
+		timed := func(tool string, run func() int) {
+			b.Run(name+"/"+tool, func(b *testing.B) {
+				var wall time.Duration
+				for b.Loop() {
+					t := time.Now()
+					kept[tool] = run()
+					wall += time.Since(t)
+				}
+				times[tool] = wall / time.Duration(b.N)
+			})
+		}
+		timed("pctk", func() int {
+			res, err := Poisson(xyz, Options{Radius: r})
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchKeep = res.Keep
+			return res.Kept
+		})
+		timed("pdal-rule-go", func() int {
+			benchKeep = pdalSample(xyz, r)
+			k := 0
+			for _, v := range benchKeep {
+				if v {
+					k++
+				}
+			}
+			return k
+		})
+		b.Run(name+"/open3d-voxel", func(b *testing.B) {
+			if err := exec.Command(python3, "-c", "import open3d").Run(); err != nil {
+				b.Skipf("Open3D for %s is not available: %v", python3, err)
+			}
+			var wall float64
+			for b.Loop() {
+				out, err := exec.Command(python3, "-c", open3dScript, benchScan, strconv.FormatFloat(r, 'g', -1, 64)).Output()
+				if err != nil {
+					b.Fatal(err)
+				}
+				var w float64
+				var k int
+				if _, err := fmt.Sscan(string(out), &w, &k); err != nil {
+					b.Fatalf("open3d printed %q: %v", out, err)
+				}
+				wall += w
+				kept["open3d-voxel"] = k
+			}
+			times["open3d-voxel"] = time.Duration(wall / float64(b.N) * float64(time.Second))
+			b.ReportMetric(wall/float64(b.N)*1e3, "ms/op")
+		})
+		for tool, t := range times {
+			b.Logf("%d points, r = %.4g (%g spacings): %s %.3f s, %d kept", n, r, f, tool, t.Seconds(), kept[tool])
+		}
+	}
+}
