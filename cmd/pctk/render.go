@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/pctk/pctk/algos/render"
-	"github.com/pctk/pctk/io/pcio"
 	"github.com/urfave/cli/v2"
 )
 
@@ -31,7 +30,7 @@ func init() {
 			"Examples:\n" +
 			"   pctk render clusters.las clusters.png --color cluster\n" +
 			"   pctk render street.las front.png --view front --color classification --splat 2",
-		Flags:  renderFlags(""),
+		Flags:  append(renderFlags(""), salvageFlag, forceFlag),
 		Action: runRender,
 	})
 }
@@ -45,7 +44,10 @@ func runRender(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cloud, _, err := readCloud(in)
+	if err := checkOutputs(c, out); err != nil {
+		return err
+	}
+	cloud, _, err := readCloud(c, in)
 	if err != nil {
 		return err
 	}
@@ -54,7 +56,7 @@ func runRender(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if err := pcio.WriteAtomic(out, func(w io.Writer) error { return png.Encode(w, img) }); err != nil {
+	if err := writeFile(c, out, func(w io.Writer) error { return png.Encode(w, img) }); err != nil {
 		return err
 	}
 	infof("drew %d points of %s into %s (%dx%d) in %.2f s", cloud.Len(), in, out, img.Rect.Dx(), img.Rect.Dy(), time.Since(start).Seconds())

@@ -27,7 +27,7 @@ func init() {
 			"Examples:\n" +
 			"   pctk synth street street.las --points 2000000\n" +
 			"   pctk synth blobs blobs.ply --points 100000 --clusters 20 --extent 500",
-		Flags: []cli.Flag{formatFlag,
+		Flags: []cli.Flag{formatFlag, forceFlag,
 			&cli.IntFlag{Name: "points", Value: 1_000_000, Usage: "number of points"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed: the same seed gives the same scene"},
 			&cli.Float64Flag{Name: "extent", Usage: "uniform, blobs: side of the cube in cloud units (default: cube root of --points)"},
@@ -49,6 +49,9 @@ func runSynth(c *cli.Context) error {
 	o := synth.Options{Points: c.Int("points"), Seed: c.Uint64("seed"), Extent: c.Float64("extent"), Clusters: c.Int("clusters")}
 	if err := o.Validate(); err != nil {
 		return usagef("%v", err)
+	}
+	if err := checkOutputs(c, out); err != nil {
+		return err
 	}
 	start := time.Now()
 	cloud, err := gen(o)
