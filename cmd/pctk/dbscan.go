@@ -62,9 +62,10 @@ ellipsoid at the cloud's centre; the summary states the largest scale error
 		&cli.BoolFlag{Name: "recount", Usage: "count neighbours even when the input's NeighborCount matches"},
 		&cli.StringFlag{Name: "geojson", Usage: "write cluster hulls as a GeoJSON FeatureCollection to `FILE`"},
 	},
-	Dims:    true,
-	Params:  map[string]string{"eps": "eps", "min_pts": "min-pts", "min_cluster_size": "min-cluster-size", "workers": "workers"},
-	Prepare: prepareDBSCAN,
+	Dims:        true,
+	IgnoreClass: true,
+	Params:      map[string]string{"eps": "eps", "min_pts": "min-pts", "min_cluster_size": "min-cluster-size", "workers": "workers"},
+	Prepare:     prepareDBSCAN,
 }
 
 // dbscanArgs are the parsed and checked flags of pctk dbscan.
