@@ -46,6 +46,7 @@ const (
 	DimNeighborCount     = "NeighborCount"
 	DimKnnMeanDistance   = "KnnMeanDistance"
 	DimOutlier           = "Outlier"
+	DimRadialDensity     = "RadialDensity"
 )
 
 var dimensions = []Dimension{
@@ -80,6 +81,7 @@ var dimensions = []Dimension{
 	{DimNeighborCount, Uint32, "number of other points within the search radius"},
 	{DimKnnMeanDistance, Float32, "mean distance to the k nearest neighbours"},
 	{DimOutlier, Uint8, "1 when an outlier filter flagged the point"},
+	{DimRadialDensity, Float64, "points within a radius, itself included, per unit volume (PDAL)"},
 }
 
 // LookupDimension returns the well-known dimension named name (case-sensitive,

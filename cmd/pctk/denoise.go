@@ -103,11 +103,11 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 			return nil, err
 		}
 		return &Job{CPUWork: true, Compute: func(p *Points) (*Result, error) {
-			others := p.Len() - 1
 			if opts.Convention == denoise.Open3D {
-				others++
+				p.WarnClamped("k", opts.K, p.Len(), "point") // K counts the point itself
+			} else {
+				p.WarnClamped("k", opts.K, max(p.Len()-1, 0), "other point")
 			}
-			p.WarnClamped("k", opts.K, max(others, 0), "point")
 			opts.Build = p.Build
 			r, err := denoise.Statistical(p.XYZ, p.Backend, opts)
 			if err != nil {
