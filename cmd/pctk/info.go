@@ -27,14 +27,14 @@ func init() {
 
 // infoReport is what "pctk info" prints; its JSON form is stable.
 type infoReport struct {
-	File       string       `json:"file"`
-	Format     string       `json:"format"`
-	Points     int          `json:"points"`
-	Bounds     *boundsInfo  `json:"bounds,omitempty"`
-	Attributes []attrInfo   `json:"attributes"`
-	CRS        *crsInfo     `json:"crs,omitempty"`
-	Comments   []string     `json:"comments,omitempty"`
-	Header     []pcio.Fact  `json:"header,omitempty"`
+	File       string      `json:"file"`
+	Format     string      `json:"format"`
+	Points     int         `json:"points"`
+	Bounds     *boundsInfo `json:"bounds,omitempty"`
+	Attributes []attrInfo  `json:"attributes"`
+	CRS        *crsInfo    `json:"crs,omitempty"`
+	Comments   []string    `json:"comments,omitempty"`
+	Header     []pcio.Fact `json:"header,omitempty"`
 }
 
 // boundsInfo is the cloud's bounding box, with lower-case JSON keys like
