@@ -39,12 +39,6 @@ only the outliers, to inspect them. --ignore-class 7,18 leaves points of those
 classes out entirely: they are nobody's neighbours, never outliers, and are
 written unchanged (dropped only by --invert, which keeps outliers alone).`,
 		Subcommands: []*cli.Command{denoiseStatistical.Command(), denoiseRadius.Command()},
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usagef("denoise: unknown method %q: want statistical or radius (see pctk help denoise)", c.Args().First())
-			}
-			return usagef("denoise needs a method: pctk denoise statistical|radius IN OUT (see pctk help denoise)")
-		},
 	})
 }
 
