@@ -198,13 +198,7 @@ func (a *denoiseArgs) result(p *Points, sub []bool, stats string, fields map[str
 		}
 	}
 	n := p.Cloud.Len()
-	outlier := sub
-	if p.Index != nil {
-		outlier = make([]bool, n)
-		for k, i := range p.Index {
-			outlier[i] = sub[k]
-		}
-	}
+	outlier := p.Spread(sub, false)
 	nOut := 0
 	for _, o := range outlier {
 		if o {

@@ -100,6 +100,26 @@ type Points struct {
 // Len returns the number of points that take part.
 func (p *Points) Len() int { return len(p.XYZ) / 3 }
 
+// Spread returns per-point flags of the taking-part points (sub, one per
+// point of XYZ) as one flag per cloud point, rest for the points that take
+// no part: the outliers of a filter (rest false), the points a thinning
+// keeps (rest true).
+func (p *Points) Spread(sub []bool, rest bool) []bool {
+	if p.Index == nil {
+		return sub
+	}
+	out := make([]bool, p.Cloud.Len())
+	if rest {
+		for i := range out {
+			out[i] = true
+		}
+	}
+	for k, i := range p.Index {
+		out[i] = sub[k]
+	}
+	return out
+}
+
 // WarnClamped says on stderr, when a neighbourhood size k given by --flag
 // exceeds the available neighbours (noun: "point", "other point"), that
 // every point then uses all it has, as PCL and Open3D do, rather than
