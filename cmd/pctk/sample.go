@@ -35,26 +35,18 @@ out are kept. No neighbour index is used: --backend changes nothing.`,
 				if err != nil {
 					return nil, err
 				}
-				keep := make([]uint8, p.Cloud.Len())
-				for k, ok := range r.Keep {
-					if i := k; !ok {
-						if p.Index != nil {
-							i = p.Index[k]
-						}
-						keep[i] = 1 // dropped, for now
-					}
-				}
-				var idx []int // the kept points, and those left out
-				for i := range keep {
-					if keep[i] ^= 1; keep[i] == 1 {
-						idx = append(idx, i)
+				keep, flags := p.Spread(r.Keep, true), make([]uint8, p.Cloud.Len())
+				var idx []int // the kept points, and those that take no part
+				for i, k := range keep {
+					if k {
+						idx, flags[i] = append(idx, i), 1
 					}
 				}
 				return &Result{JSON: map[string]any{"radius": opts.Radius, "kept": r.Kept},
 					Lines: []string{fmt.Sprintf("radius %g: %d of %d points kept", opts.Radius, r.Kept, p.Len())},
 					Edit: func(c *core.Cloud) (*core.Cloud, error) {
 						if flag != "" {
-							return c, c.SetAttr(core.NewColumn(flag, keep))
+							return c, c.SetAttr(core.NewColumn(flag, flags))
 						}
 						return c.Select(idx), nil
 					}}, nil
