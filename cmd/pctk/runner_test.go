@@ -206,3 +206,31 @@ func TestDensityCommand(t *testing.T) {
 		t.Errorf("with point 1 ignored: RadialDensity %v, want [%g NaN %g ...]", d, f, f)
 	}
 }
+
+// TestNormalsKeepNaNAndIgnoreClass: the points --keep-nan leaves out
+// (non-finite) and those --ignore-class leaves out both get NaN normals;
+// the others get the normals of the plane they lie on, computed without
+// the ignored point (which lies off the plane).
+func TestNormalsKeepNaNAndIgnoreClass(t *testing.T) {
+	dir := t.TempDir()
+	c := core.New(12)
+	cls, _ := c.AddAttr(core.DimClassification, core.Uint8)
+	for i := range 10 {
+		c.X[i], c.Y[i] = float64(i%4), float64(i/4)
+	}
+	c.X[10], c.Y[10], c.Z[10] = math.NaN(), 0, 0
+	c.X[11], c.Y[11], c.Z[11] = 1.5, 0.5, 3 // off the plane z = 0
+	cls.SetFloat64(11, 18)
+	in, out := filepath.Join(dir, "in.ply"), filepath.Join(dir, "out.ply")
+	writeTestCloud(t, in, c)
+	pctkRun(t, 0, "normals", in, out, "--knn", "4", "--keep-nan", "--ignore-class", "18")
+	nz := floatColumn(t, readTestCloud(t, out), core.DimNormalZ)
+	for i, v := range nz {
+		switch {
+		case i >= 10 && !math.IsNaN(float64(v)):
+			t.Errorf("point %d (left out): NormalZ %v, want NaN", i, v)
+		case i < 10 && math.Abs(float64(v)-1) > 1e-6:
+			t.Errorf("point %d: NormalZ %v, want 1 (the plane z = 0, oriented up)", i, v)
+		}
+	}
+}
