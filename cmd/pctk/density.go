@@ -12,12 +12,10 @@ func init() {
 	commands = append(commands, (&Filter{
 		Name:  "density",
 		Usage: "write each point's RadialDensity, points within a radius per unit volume (PDAL filters.radialdensity)",
-		Description: `Adds RadialDensity (float64): the number of points within --radius R, the
-point itself included, divided by the sphere's volume 4/3·π·R³, as PDAL's
-filters.radialdensity computes it (docs/density.md). --radius is required,
-a finite number > 0.`,
+		Description: `Adds RadialDensity (float64): the points within --radius R (a finite number > 0),
+itself included, over the sphere's volume 4/3·π·R³, as PDAL computes it (docs/density.md).`,
 		Examples:    []string{"pctk density scan.las out.las --radius 1"},
-		Flags:       []cli.Flag{&cli.Float64Flag{Name: "radius", Usage: "sphere radius in coordinate units (required)"}},
+		Flags:       []cli.Flag{&cli.Float64Flag{Name: "radius", Usage: "sphere radius in coordinate units (required)", DefaultText: "none"}},
 		IgnoreClass: true,
 		Params:      map[string]string{"radius": "radius"},
 		Prepare: func(c *cli.Context) (*Job, error) {
