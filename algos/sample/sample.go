@@ -3,6 +3,8 @@ package sample
 import (
 	"fmt"
 	"math"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // cellSlack widens the grid's cells over Radius so that two points closer
@@ -20,12 +22,10 @@ type Options struct {
 	Radius float64
 }
 
-// Validate reports whether the options make sense.
+// Validate reports whether the options make sense: a radius out of its
+// limits is a *findneighbor.ParamError naming "radius".
 func (o Options) Validate() error {
-	if r := o.Radius; !(r > 0) || math.IsInf(r, 0) {
-		return fmt.Errorf("sample: radius %g, want a finite number > 0", r)
-	}
-	return nil
+	return findneighbor.CheckRadius("sample", "radius", o.Radius, false)
 }
 
 // Result says which points Poisson keeps.
@@ -55,10 +55,10 @@ func Poisson(xyz []float32, opts Options) (*Result, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	if len(xyz)%3 != 0 {
-		return nil, fmt.Errorf("sample: %d coordinates is not a multiple of 3", len(xyz))
+	n, err := findneighbor.CheckPoints("sample", xyz)
+	if err != nil {
+		return nil, err
 	}
-	n := len(xyz) / 3
 	res := &Result{Keep: make([]bool, n)}
 	if n == 0 {
 		return res, nil
