@@ -120,6 +120,14 @@ func (p *Points) Spread(sub []bool, rest bool) []bool {
 	return out
 }
 
+// cloudIndex returns the cloud index of the k-th point that takes part.
+func (p *Points) cloudIndex(k int) int {
+	if p.Index == nil {
+		return k
+	}
+	return p.Index[k]
+}
+
 // WarnClamped says on stderr, when a neighbourhood size k given by --flag
 // exceeds the available neighbours (noun: "point", "other point"), that
 // every point then uses all it has, as PCL and Open3D do, rather than
@@ -135,7 +143,8 @@ type Result struct {
 	// Columns hold one value per point that takes part. The runner spreads
 	// them over the cloud (points that take no part get NaN in float
 	// columns, 0 in integer ones) and sets them in order, replacing
-	// columns of the same names.
+	// columns of the same names. A column with one value per cloud point
+	// (a filter that fills the others itself) is set as it is.
 	Columns []*core.Attribute
 	// Edit, when set, changes the cloud once the columns are set and
 	// returns the cloud to write: classify points, drop some, add a
@@ -429,10 +438,10 @@ func participants(cloud *core.Cloud, ignore, selected []int) ([]int, error) {
 }
 
 // spread returns col, one value per index in part, as a column of n
-// values: NaN (float columns) or 0 elsewhere. A nil part means col already
-// has a value per point.
+// values: NaN (float columns) or 0 elsewhere. A nil part, or a col of n
+// values, means col already has a value per point.
 func spread(col *core.Attribute, part []int, n int) *core.Attribute {
-	if part == nil {
+	if part == nil || col.Len() == n {
 		return col
 	}
 	out := core.NewAttribute(col.Name, col.Type, n)

@@ -234,3 +234,37 @@ func TestNormalsKeepNaNAndIgnoreClass(t *testing.T) {
 		}
 	}
 }
+
+// TestDBSCANIgnoreClass: ground points (class 2) that bridge two groups
+// are left out with --ignore-class 2, so the groups are two clusters; the
+// ground gets ClusterID -1 but is neither noise (kept by --drop-noise) nor
+// in a hull, and the counts carry no reuse record.
+func TestDBSCANIgnoreClass(t *testing.T) {
+	dir := t.TempDir()
+	xs := []float64{0, 1, 2, 3, 4, 5, 6, 50}
+	c := core.New(len(xs))
+	cls, _ := c.AddAttr(core.DimClassification, core.Uint8)
+	for i, x := range xs {
+		c.X[i], c.Y[i], c.Z[i] = 500000+x, 4100000, 12
+	}
+	cls.SetFloat64(3, 2) // the bridge at x = 3
+	in, out, hulls := filepath.Join(dir, "in.ply"), filepath.Join(dir, "out.ply"), filepath.Join(dir, "h.geojson")
+	writeTestCloud(t, in, c)
+	pctkRun(t, 0, "dbscan", in, out, "--eps", "1.5", "--min-pts", "2", "--ignore-class", "2", "--drop-noise", "--geojson", hulls)
+	got := readTestCloud(t, out)
+	if ids, want := intColumn(t, got, core.DimClusterID), []int64{0, 0, 0, -1, 1, 1, 1}; !slices.Equal(ids, want) {
+		t.Errorf("ClusterID = %v, want %v (x = 50 dropped as noise, the bridge kept)", ids, want)
+	}
+	for _, s := range got.Meta.Comments {
+		if strings.HasPrefix(s, "pctk dbscan NeighborCount:") {
+			t.Errorf("counts of a subset carry a reuse record: %q", s)
+		}
+	}
+	data, err := os.ReadFile(hulls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(data); strings.Count(s, `"Feature"`) != 2 || strings.Contains(s, "500003,") {
+		t.Errorf("hulls: want 2 features without the ignored point at x = 500003: %s", s)
+	}
+}
