@@ -1,22 +1,12 @@
 package algotest
 
 import (
-	"fmt"
 	"math"
 	"testing"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
-
-// recorder collects errors instead of failing the test.
-type recorder struct {
-	testing.TB
-	errs []string
-}
-
-func (r *recorder) Errorf(format string, args ...any) {
-	r.errs = append(r.errs, fmt.Sprintf(format, args...))
-}
 
 // TestCheckCatches runs Check on a neighbour count that is right, wrong on
 // every backend, and wrong only off the cpu backend (brute here), and
@@ -37,7 +27,7 @@ func TestCheckCatches(t *testing.T) {
 			}
 		}, true},
 	} {
-		r := &recorder{TB: t}
+		r := &fntest.Recorder{TB: t}
 		Check(r, tc.name, func(b findneighbor.Backend) ([]uint32, error) {
 			c, err := findneighbor.Counts(b, xyz, 1.5, findneighbor.BuildOptions{})
 			if err == nil {
@@ -45,8 +35,8 @@ func TestCheckCatches(t *testing.T) {
 			}
 			return c, err
 		}, want, Exact[uint32])
-		if caught := len(r.errs) > 0; caught != tc.caught {
-			t.Errorf("%s: caught %v (%q), want %v", tc.name, caught, r.errs, tc.caught)
+		if caught := len(r.Errs) > 0; caught != tc.caught {
+			t.Errorf("%s: caught %v (%q), want %v", tc.name, caught, r.Errs, tc.caught)
 		}
 	}
 	if want[0] != 1 || want[1] != 2 || want[2] != 1 || want[3] != 0 {
