@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
@@ -63,13 +63,7 @@ func BenchmarkPeers(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	n := len(xyz) / 3
-	idx, dist := make([]int32, n), make([]float32, n)
-	if err := findneighbor.KNearestAll(cpu, xyz, 1, findneighbor.BuildOptions{}, idx, dist); err != nil {
-		b.Fatal(err)
-	}
-	slices.Sort(dist)
-	spacing := float64(dist[n/2])
+	n, spacing := len(xyz)/3, algotest.MedianSpacing(b, cpu, xyz)
 	for _, f := range []float64{2, 6} {
 		r := f * spacing
 		name := fmt.Sprintf("r%gx", f)
