@@ -11,6 +11,7 @@ import (
 	"github.com/pctk/pctk/algos/features"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
 // TestFeaturesCommand checks pctk features against features.Compute on the
@@ -70,6 +71,52 @@ func TestFeaturesUsage(t *testing.T) {
 		}
 		if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, old) {
 			t.Errorf("features %v: OUT changed (%v)", tc.args, err)
+		}
+	}
+}
+
+// TestFeaturesBackendsAgree computes the features of the shipped scan on
+// the GPU backends this package registers, where they run (cuda and optix
+// on a GPU machine), and compares them with the cpu backend's:
+// GPU moments accumulate in float32, so within 1e-3; the eigenvector
+// features only where the eigenvalues are 1% apart (raw mode: Linearity
+// and Planarity are those gaps).
+func TestFeaturesBackendsAgree(t *testing.T) {
+	xyz := readTestCloud(t, sample).Local(false).XYZ
+	for _, o := range []features.Options{{K: 10}, {Radius: 4}} {
+		o.Mode, o.Features = features.Raw, features.All()
+		ref, err := features.Compute(xyz, findneighbor.CPU(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range fntest.Usable(t) {
+			if b.Name() == "cpu" || b.Name() == "brute" {
+				continue // algos/features holds them to brute force
+			}
+			got, err := features.Compute(xyz, b, o)
+			if err != nil {
+				t.Fatalf("%s K %d radius %g: %v", b.Name(), o.K, o.Radius, err)
+			}
+			bad := 0
+			for j, f := range ref.Features {
+				for i, w := range ref.Values[j] {
+					lin, pla := ref.Values[features.Linearity][i], ref.Values[features.Planarity][i]
+					switch {
+					case f == features.Eigenentropy || f == features.Omnivariance: // ill-conditioned when flat
+						continue
+					case f == features.Verticality && min(lin, pla) < 0.01, f == features.DemantkeVerticality && pla < 0.01:
+						continue
+					}
+					if v := got.Values[j][i]; math.Abs(v-w) > 1e-3*max(1, math.Abs(w)) {
+						if bad++; bad <= 5 {
+							t.Errorf("%s K %d radius %g: point %d %s = %g, cpu %g", b.Name(), o.K, o.Radius, i, f, v, w)
+						}
+					}
+				}
+			}
+			if got.Skipped != ref.Skipped {
+				t.Errorf("%s K %d radius %g: %d skipped, cpu %d", b.Name(), o.K, o.Radius, got.Skipped, ref.Skipped)
+			}
 		}
 	}
 }
