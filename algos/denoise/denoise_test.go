@@ -1,13 +1,16 @@
 package denoise
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
 // line returns points on the x axis at the given positions.
@@ -319,6 +322,34 @@ func TestKNNDistancesExact(t *testing.T) {
 				}
 			}
 			ref.Close()
+		}
+	}
+}
+
+// TestRadiusOnEveryBackend holds Radius to a brute-force count on every
+// usable backend, and to the cpu backend's flags (algotest).
+func TestRadiusOnEveryBackend(t *testing.T) {
+	for _, c := range fntest.Clouds(5, 500) {
+		for _, tc := range []struct {
+			r    float64
+			min  int
+			self bool
+		}{{0.05, 1, false}, {0.1, 3, false}, {0.1, 3, true}} {
+			counts := algotest.Counts(c.XYZ, float32(tc.r))
+			want := make([]bool, len(counts))
+			for i, n := range counts {
+				if tc.self {
+					n++
+				}
+				want[i] = int(n) < tc.min
+			}
+			algotest.Check(t, fmt.Sprintf("%s r=%g min=%d self=%v", c.Name, tc.r, tc.min, tc.self), func(b findneighbor.Backend) ([]bool, error) {
+				res, err := Radius(c.XYZ, b, RadiusOptions{Radius: tc.r, MinNeighbors: tc.min, CountSelf: tc.self})
+				if err != nil {
+					return nil, err
+				}
+				return res.Outlier, nil
+			}, want, algotest.Exact[bool])
 		}
 	}
 }

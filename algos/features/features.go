@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pctk/pctk/algos/internal/eigen"
+	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -45,8 +46,8 @@ const (
 )
 
 var featureNames = [numFeatures]string{
-	"Linearity", "Planarity", "Scattering", "Verticality", "Omnivariance",
-	"Anisotropy", "Eigenentropy", "EigenvalueSum", "SurfaceVariation", "DemantkeVerticality",
+	core.DimLinearity, core.DimPlanarity, core.DimScattering, core.DimVerticality, core.DimOmnivariance,
+	core.DimAnisotropy, core.DimEigenentropy, core.DimEigenvalueSum, core.DimSurfaceVariation, core.DimDemantkeVerticality,
 }
 
 // String returns PDAL's dimension name of f.
@@ -180,21 +181,27 @@ type Options struct {
 }
 
 // Validate reports whether the options describe a neighbourhood and known
-// features.
+// features. A parameter out of its limits is a *findneighbor.ParamError
+// naming it ("k", "radius", "min_k").
 func (o Options) Validate() error {
-	r := o.Radius
 	switch {
-	case math.IsNaN(r) || r < 0 || math.IsInf(r, 0) || (r > 0 && !(float32(r) > 0)) || math.IsInf(float64(float32(r)), 0):
-		return fmt.Errorf("features: radius %g, want > 0 and finite in float32, or 0 for k nearest", r)
-	case o.K < 0:
-		return fmt.Errorf("features: k = %d, want > 0", o.K)
-	case o.K > 0 && r > 0:
+	case o.K != 0 && o.Radius != 0:
 		return errors.New("features: give k or a radius, not both")
-	case o.K == 0 && r == 0:
+	case o.K == 0 && o.Radius == 0:
 		return errors.New("features: give k or a radius")
-	case o.MinK < 0:
-		return fmt.Errorf("features: min k = %d, want ≥ 0", o.MinK)
-	case o.Mode < SQRT || o.Mode > Normalized:
+	case o.Radius != 0:
+		if err := findneighbor.CheckRadius("features", "radius", o.Radius, false); err != nil {
+			return err
+		}
+	default:
+		if err := findneighbor.CheckMin("features", "k", o.K, 1); err != nil {
+			return err
+		}
+	}
+	if err := findneighbor.CheckMin("features", "min_k", o.MinK, 0); err != nil {
+		return err
+	}
+	if o.Mode < SQRT || o.Mode > Normalized {
 		return fmt.Errorf("features: invalid mode %d", int(o.Mode))
 	}
 	for _, f := range o.Features {
@@ -246,10 +253,10 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	if len(xyz)%3 != 0 {
-		return nil, fmt.Errorf("features: %d coordinates is not a multiple of 3", len(xyz))
+	n, err := findneighbor.CheckPoints("features", xyz)
+	if err != nil {
+		return nil, err
 	}
-	n := len(xyz) / 3
 	fs := opts.features()
 	res := &Result{Features: fs, Values: make([][]float64, len(fs))}
 	for j := range fs {
@@ -277,7 +284,6 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 		}
 		skipped.Add(int64(s))
 	}
-	var err error
 	if opts.Radius == 0 {
 		err = findneighbor.KNearestMomentsFunc(b, xyz, opts.K, opts.Build, set)
 	} else {

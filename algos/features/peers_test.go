@@ -7,10 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"testing"
 
+	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
@@ -128,19 +128,6 @@ func loadScan(t testing.TB, rel string) []float32 {
 	return c.Local(false).XYZ
 }
 
-// medianSpacing returns the median distance from a point to its nearest
-// other point.
-func medianSpacing(t testing.TB, b findneighbor.Backend, xyz []float32) float64 {
-	t.Helper()
-	n := len(xyz) / 3
-	idx, dist := make([]int32, n), make([]float32, n)
-	if err := findneighbor.KNearestAll(b, xyz, 1, findneighbor.BuildOptions{}, idx, dist); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(dist)
-	return float64(dist[n/2])
-}
-
 // TestAgainstPDALDefinition compares every backend with a numpy
 // implementation of PDAL's filter on real scans (PDAL itself is not
 // packaged by Debian 12), for k nearest and radius neighbourhoods and each
@@ -161,7 +148,7 @@ func TestAgainstPDALDefinition(t *testing.T) {
 			}
 			xyz, n = sub, len(sub)/3
 		}
-		spacing := medianSpacing(t, findneighbor.Brute(), xyz)
+		spacing := algotest.MedianSpacing(t, findneighbor.Brute(), xyz)
 		dir := t.TempDir()
 		cloud, queries := filepath.Join(dir, "xyz.f64"), filepath.Join(dir, "q.i64")
 		stride := max(1, n/peerQueries)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
@@ -143,27 +144,6 @@ func comparePeer(r *Result, px, py, pz, peerCurv []float32) peerStats {
 	return s
 }
 
-// medianSpacing returns the median of the distances from each point to its
-// 4 nearest neighbours, leaving out duplicates (every point of bun0.pcd is
-// there twice or four times), to scale a radius to the cloud.
-func medianSpacing(t *testing.T, b findneighbor.Backend, xyz []float32) float64 {
-	t.Helper()
-	ix, err := b.Build(xyz, float32(math.Inf(1)), findneighbor.BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	const k = 4
-	n := len(xyz) / 3
-	idx, dist := make([]int32, k*n), make([]float32, k*n)
-	if err := ix.KNearest(nil, k, idx, dist); err != nil {
-		t.Fatal(err)
-	}
-	dist = slices.DeleteFunc(dist, func(d float32) bool { return d == 0 || math.IsInf(float64(d), 1) })
-	slices.Sort(dist)
-	return float64(dist[len(dist)/2])
-}
-
 // collinearTol bounds λ1/λ2 of the neighbourhoods where PCL's float32
 // eigen33 finds no eigenvector: for (nearly) collinear points every cross
 // product of rows of C - λ0 I vanishes and PCL normalises a zero vector.
@@ -213,7 +193,7 @@ func TestAgainstPCL(t *testing.T) {
 			b, path, xyz := peerInput(t, name)
 			cases := []Options{{K: peerK}}
 			if name == radiusScan {
-				cases = append(cases, Options{Radius: 3 * medianSpacing(t, b, xyz)})
+				cases = append(cases, Options{Radius: 3 * algotest.MedianSpacing(t, b, xyz)})
 			}
 			for _, opts := range cases {
 				args := []string{"-k", strconv.Itoa(opts.K)}
@@ -302,7 +282,7 @@ func TestAgainstOpen3D(t *testing.T) {
 			b, path, xyz := peerInput(t, name)
 			cases := []Options{{K: peerK}}
 			if name == radiusScan {
-				cases = append(cases, Options{K: peerK, Radius: 3 * medianSpacing(t, b, xyz)})
+				cases = append(cases, Options{K: peerK, Radius: 3 * algotest.MedianSpacing(t, b, xyz)})
 			}
 			for _, opts := range cases {
 				out := filepath.Join(t.TempDir(), "o3d.bin")

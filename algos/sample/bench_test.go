@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
@@ -21,16 +22,23 @@ const benchScan = "../../../shared/data/pcd/table_scene_lms400.pcd"
 const python3 = "/usr/bin/python3"
 
 // open3dScript times Open3D's voxel_down_sample of the scan of argument 1
-// with voxels of side argument 2 (no file I/O) and prints the wall seconds
-// and the number of points it keeps.
+// with voxels of side argument 2 (no file I/O) and prints the wall and
+// process CPU seconds and the number of points it keeps.
 const open3dScript = `
 import sys, time
 import open3d as o3d
 pc = o3d.io.read_point_cloud(sys.argv[1])
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 out = pc.voxel_down_sample(float(sys.argv[2]))
-print(time.perf_counter() - t, len(out.points))
+print(time.perf_counter() - t, time.process_time() - c, len(out.points))
 `
+
+// cpuTime returns the CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 var benchKeep []bool
 
@@ -55,27 +63,23 @@ func BenchmarkPeers(b *testing.B) {
 	if err != nil {
 		b.Skip(err)
 	}
-	n := len(xyz) / 3
-	idx, dist := make([]int32, n), make([]float32, n)
-	if err := findneighbor.KNearestAll(cpu, xyz, 1, findneighbor.BuildOptions{}, idx, dist); err != nil {
-		b.Fatal(err)
-	}
-	slices.Sort(dist)
-	spacing := float64(dist[n/2])
+	n, spacing := len(xyz)/3, algotest.MedianSpacing(b, cpu, xyz)
 	for _, f := range []float64{2, 6} {
 		r := f * spacing
 		name := fmt.Sprintf("r%gx", f)
-		times := map[string]time.Duration{}
+		// times holds each tool's wall and CPU time per run.
+		times := map[string][2]time.Duration{}
 		kept := map[string]int{}
 		timed := func(tool string, run func() int) {
 			b.Run(name+"/"+tool, func(b *testing.B) {
-				var wall time.Duration
+				var wall, cpu time.Duration
 				for b.Loop() {
-					t := time.Now()
+					t, c := time.Now(), cpuTime()
 					kept[tool] = run()
-					wall += time.Since(t)
+					wall, cpu = wall+time.Since(t), cpu+cpuTime()-c
 				}
-				times[tool] = wall / time.Duration(b.N)
+				times[tool] = [2]time.Duration{wall / time.Duration(b.N), cpu / time.Duration(b.N)}
+				b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 			})
 		}
 		timed("pctk", func() int {
@@ -100,25 +104,31 @@ func BenchmarkPeers(b *testing.B) {
 			if err := exec.Command(python3, "-c", "import open3d").Run(); err != nil {
 				b.Skipf("Open3D for %s is not available: %v", python3, err)
 			}
-			var wall float64
+			var wall, cpu float64
 			for b.Loop() {
 				out, err := exec.Command(python3, "-c", open3dScript, benchScan, strconv.FormatFloat(r, 'g', -1, 64)).Output()
 				if err != nil {
 					b.Fatal(err)
 				}
-				var w float64
+				var w, c float64
 				var k int
-				if _, err := fmt.Sscan(string(out), &w, &k); err != nil {
+				if _, err := fmt.Sscan(string(out), &w, &c, &k); err != nil {
 					b.Fatalf("open3d printed %q: %v", out, err)
 				}
-				wall += w
+				wall, cpu = wall+w, cpu+c
 				kept["open3d-voxel"] = k
 			}
-			times["open3d-voxel"] = time.Duration(wall / float64(b.N) * float64(time.Second))
-			b.ReportMetric(wall/float64(b.N)*1e3, "ms/op")
+			n := float64(b.N)
+			times["open3d-voxel"] = [2]time.Duration{time.Duration(wall / n * 1e9), time.Duration(cpu / n * 1e9)}
+			b.ReportMetric(wall/n*1e3, "ms/op")
+			b.ReportMetric(cpu/n*1e3, "cpu-ms/op")
 		})
-		for tool, t := range times {
-			b.Logf("%d points, r = %.4g (%g spacings): %s %.3f s, %d kept", n, r, f, tool, t.Seconds(), kept[tool])
+		p := times["pctk"]
+		for _, tool := range []string{"pctk", "pdal-rule-go", "open3d-voxel"} {
+			if t, ok := times[tool]; ok {
+				b.Logf("%d points, r = %.4g (%g spacings): %s %.3f s (%.3f s CPU), %d kept; pctk %.1f× faster, %.1f× in CPU time",
+					n, r, f, tool, t[0].Seconds(), t[1].Seconds(), kept[tool], float64(t[0])/float64(p[0]), float64(t[1])/float64(p[1]))
+			}
 		}
 	}
 }

@@ -3,7 +3,8 @@ package sample
 import (
 	"fmt"
 	"math"
-	"math/bits"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // cellSlack widens the grid's cells over Radius so that two points closer
@@ -21,12 +22,10 @@ type Options struct {
 	Radius float64
 }
 
-// Validate reports whether the options make sense.
+// Validate reports whether the options make sense: a radius out of its
+// limits is a *findneighbor.ParamError naming "radius".
 func (o Options) Validate() error {
-	if r := o.Radius; !(r > 0) || math.IsInf(r, 0) {
-		return fmt.Errorf("sample: radius %g, want a finite number > 0", r)
-	}
-	return nil
+	return findneighbor.CheckRadius("sample", "radius", o.Radius, false)
 }
 
 // Result says which points Poisson keeps.
@@ -56,10 +55,10 @@ func Poisson(xyz []float32, opts Options) (*Result, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	if len(xyz)%3 != 0 {
-		return nil, fmt.Errorf("sample: %d coordinates is not a multiple of 3", len(xyz))
+	n, err := findneighbor.CheckPoints("sample", xyz)
+	if err != nil {
+		return nil, err
 	}
-	n := len(xyz) / 3
 	res := &Result{Keep: make([]bool, n)}
 	if n == 0 {
 		return res, nil
@@ -137,19 +136,27 @@ func newGrid(xyz []float32, side float64) (*grid, error) {
 			return nil, fmt.Errorf("sample: radius %g is too small for a cloud %g across (more than 2³¹ cells)", side, hi[a]-lo[a])
 		}
 	}
-	size := 1 << bits.Len(uint(2*n)) // load factor ≤ 1/2
-	g := &grid{cell: make([]int32, n), table: make([]slot, size)}
+	// The table starts small and doubles past a load of 1/2, so that it
+	// stays as small as the occupied cells allow (fewer cache misses).
+	g := &grid{cell: make([]int32, n), table: make([]slot, 1024)}
+	var last slot // the previous point's cell: scans run cell after cell
 	for i := range n {
 		var k [3]int32
 		for a := range 3 {
 			k[a] = int32((float64(xyz[3*i+a]) - lo[a]) * inv)
 		}
-		s := g.find(k)
-		if s.id == 0 {
-			s.k, s.id = k, int32(len(g.key))+1
-			g.key = append(g.key, k)
+		if last.id == 0 || k != last.k {
+			s := g.find(k)
+			if s.id == 0 {
+				s.k, s.id = k, int32(len(g.key))+1
+				g.key = append(g.key, k)
+				if 2*len(g.key) > len(g.table) {
+					g.grow()
+				}
+			}
+			last = *s
 		}
-		g.cell[i] = s.id - 1
+		g.cell[i] = last.id - 1
 	}
 	m := len(g.key)
 	g.nbr, g.done, g.head = make([][27]int32, m), make([]bool, m), make([]int32, m)
@@ -157,6 +164,17 @@ func newGrid(xyz []float32, side float64) (*grid, error) {
 		g.head[c] = -1
 	}
 	return g, nil
+}
+
+// grow doubles the table.
+func (g *grid) grow() {
+	old := g.table
+	g.table = make([]slot, 2*len(old))
+	for _, s := range old {
+		if s.id != 0 {
+			*g.find(s.k) = s
+		}
+	}
 }
 
 // find returns the slot of cell k: its own, or the empty one where it

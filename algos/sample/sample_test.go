@@ -6,10 +6,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 
@@ -221,7 +221,7 @@ func TestScans(t *testing.T) {
 			}
 			xyz = sub
 		}
-		spacing := medianSpacing(t, xyz)
+		spacing := algotest.MedianSpacing(t, findneighbor.Brute(), xyz)
 		for _, r := range []float64{2 * spacing, 6 * spacing} {
 			got, err := Poisson(xyz, Options{Radius: r})
 			if err != nil {
@@ -231,19 +231,6 @@ func TestScans(t *testing.T) {
 			t.Logf("%s (%d points) r %.4g: %d kept, as PDAL's rule", rel, len(xyz)/3, r, got.Kept)
 		}
 	}
-}
-
-// medianSpacing returns the median distance from a point to its nearest
-// other point.
-func medianSpacing(t testing.TB, xyz []float32) float64 {
-	t.Helper()
-	n := len(xyz) / 3
-	idx, dist := make([]int32, n), make([]float32, n)
-	if err := findneighbor.KNearestAll(findneighbor.Brute(), xyz, 1, findneighbor.BuildOptions{}, idx, dist); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(dist)
-	return float64(dist[n/2])
 }
 
 func TestValidate(t *testing.T) {

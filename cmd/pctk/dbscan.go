@@ -43,6 +43,10 @@ when OUT is -), --summary FILE writes the JSON to FILE. --geojson FILE writes
 each cluster's XY convex hull, size and bounding box in the cloud's own X/Y
 units (lon/lat with --geographic).
 
+--ignore-class 2 leaves points of those classes (here ground) out: they are
+nobody's neighbours, get ClusterID -1 and count 0, and are neither noise
+(--drop-noise keeps them, --classify-noise leaves them) nor in any hull.
+
 --geographic reads X, Y as WGS84 longitude, latitude in degrees and clusters
 in metres: orb's Mercator projection rescaled to true metres on the
 ellipsoid at the cloud's centre; the summary states the largest scale error
@@ -143,8 +147,13 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 	rec := dbscan.CountsRecord(cloud.X, cloud.Y, cloud.Z, a.opts.Eps, p.Dims, a.geo)
 	opts := a.opts
 	var err error
-	if opts.Counts, err = reusableCounts(cloud, rec, a); err != nil {
-		return nil, err
+	switch {
+	case p.Index == nil:
+		if opts.Counts, err = reusableCounts(cloud, rec, a); err != nil {
+			return nil, err
+		}
+	case a.reuse:
+		return nil, usagef("--reuse-counts: the input's counts are of every point, not of those --ignore-class leaves")
 	}
 	opts.Progress = p.Progress
 	run, err := dbscan.Cluster(p.XYZ, p.Backend, opts)
@@ -153,40 +162,49 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 	}
 	res := &Result{Columns: []*core.Attribute{core.NewColumn(core.DimNeighborCount, run.Counts)}}
 	for _, r := range run.Results {
-		ids := make([]int64, len(r.Labels))
-		for i, l := range r.Labels {
-			ids[i] = int64(l)
+		// Points left out by --ignore-class are in no cluster: -1.
+		ids := make([]int64, cloud.Len())
+		for i := range ids {
+			ids[i] = int64(dbscan.Noise)
+		}
+		for k, l := range r.Labels {
+			ids[p.cloudIndex(k)] = int64(l)
 		}
 		res.Columns = append(res.Columns, core.NewColumn(a.attributeFor(r.MinPts), ids))
 	}
-	first := run.Results[0]
+	// Noise of the first result, per cloud point; points left out are not.
+	noise := make([]bool, len(run.Results[0].Labels))
+	for k, l := range run.Results[0].Labels {
+		noise[k] = l == dbscan.Noise
+	}
+	noise = p.Spread(noise, false)
 	res.Edit = func(c *core.Cloud) (*core.Cloud, error) {
 		c.Meta.Comments = slices.DeleteFunc(c.Meta.Comments, func(s string) bool {
 			return strings.HasPrefix(s, dbscan.CountsRecordPrefix)
 		})
-		if !a.drop {
-			// Counts of a cloud with points dropped describe the input,
-			// not the output, so only an undropped cloud carries the record.
+		if !a.drop && p.Index == nil {
+			// Counts of a cloud with points dropped or left out describe
+			// other points than the output's, so they carry no record.
 			c.Meta.Comments = append(c.Meta.Comments, rec)
 		}
 		if a.classify {
-			if err := classifyNoise(c, first.Labels); err != nil {
+			if err := classifyNoise(c, noise); err != nil {
 				return nil, err
 			}
 		}
 		if !a.drop {
 			return c, nil
 		}
-		keep := make([]int, 0, c.Len()-first.NoiseCount)
-		for i, l := range first.Labels {
-			if l != dbscan.Noise {
+		keep := make([]int, 0, c.Len())
+		for i, n := range noise {
+			if !n {
 				keep = append(keep, i)
 			}
 		}
 		return c.Select(keep), nil
 	}
 	if a.geojsonPath != "" {
-		res.Side = []SideOutput{{Path: a.geojsonPath, Write: func(w io.Writer) error { return writeHulls(w, cloud, run) }}}
+		res.Side = []SideOutput{{Path: a.geojsonPath, Write: func(w io.Writer) error { return writeHulls(w, cloud, p.Index, run) }}}
 	}
 	sum := newDBSCANSummary(a, p, run)
 	res.Lines = sum.lines()
@@ -231,9 +249,10 @@ func reusableCounts(c *core.Cloud, rec string, a *dbscanArgs) ([]uint32, error) 
 	return counts, nil
 }
 
-// classifyNoise sets Classification to noiseClass on noise points, adding a
-// uint8 Classification (0, never classified, elsewhere) when missing.
-func classifyNoise(c *core.Cloud, labels []int32) error {
+// classifyNoise sets Classification to noiseClass on the noise points,
+// adding a uint8 Classification (0, never classified, elsewhere) when
+// missing.
+func classifyNoise(c *core.Cloud, noise []bool) error {
 	cls := c.Attr(core.DimClassification)
 	if cls == nil {
 		var err error
@@ -241,8 +260,8 @@ func classifyNoise(c *core.Cloud, labels []int32) error {
 			return err
 		}
 	}
-	for i, l := range labels {
-		if l == dbscan.Noise {
+	for i, n := range noise {
+		if n {
 			cls.SetFloat64(i, noiseClass)
 		}
 	}

@@ -29,8 +29,16 @@ func hullGeometry(hull [][2]float64) orb.Geometry {
 }
 
 // writeHulls writes to w each cluster's XY convex hull with its size and
-// bounding box as a GeoJSON FeatureCollection (orb/geojson).
-func writeHulls(w io.Writer, c *core.Cloud, run *dbscan.Run) error {
+// bounding box as a GeoJSON FeatureCollection (orb/geojson). run's labels
+// are of the points index lists (nil: all of c).
+func writeHulls(w io.Writer, c *core.Cloud, index []int, run *dbscan.Run) error {
+	x, y, z := c.X, c.Y, c.Z
+	if index != nil {
+		x, y, z = make([]float64, len(index)), make([]float64, len(index)), make([]float64, len(index))
+		for k, i := range index {
+			x[k], y[k], z[k] = c.X[i], c.Y[i], c.Z[i]
+		}
+	}
 	fc := geojson.NewFeatureCollection()
 	for _, r := range run.Results {
 		offsets, order := dbscan.Members(r.Labels, len(r.Sizes))
@@ -40,7 +48,7 @@ func writeHulls(w io.Writer, c *core.Cloud, run *dbscan.Run) error {
 			hi := [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
 			nCore := 0
 			for _, i := range idx {
-				p := [3]float64{c.X[i], c.Y[i], c.Z[i]}
+				p := [3]float64{x[i], y[i], z[i]}
 				for d := range 3 {
 					lo[d], hi[d] = min(lo[d], p[d]), max(hi[d], p[d])
 				}
@@ -48,7 +56,7 @@ func writeHulls(w io.Writer, c *core.Cloud, run *dbscan.Run) error {
 					nCore++
 				}
 			}
-			f := geojson.NewFeature(hullGeometry(dbscan.Hull(c.X, c.Y, idx)))
+			f := geojson.NewFeature(hullGeometry(dbscan.Hull(x, y, idx)))
 			f.BBox = geojson.NewBBox(orb.Bound{Min: orb.Point{lo[0], lo[1]}, Max: orb.Point{hi[0], hi[1]}})
 			f.Properties = geojson.Properties{
 				"cluster": k, "min_pts": r.MinPts, "size": r.Sizes[k], "core": nCore,

@@ -14,6 +14,7 @@ type dbscanSummary struct {
 	Input        string          `json:"input"`
 	Output       string          `json:"output"`
 	Points       int             `json:"points"`
+	Ignored      int             `json:"ignored,omitempty"` // left out by --ignore-class
 	Eps          float64         `json:"eps"`
 	Dims         string          `json:"dims"`
 	Geographic   bool            `json:"geographic"`
@@ -48,7 +49,7 @@ const summaryLargest = 5
 
 func newDBSCANSummary(a *dbscanArgs, p *Points, run *dbscan.Run) *dbscanSummary {
 	s := &dbscanSummary{
-		Input: p.In, Output: p.Out, Points: p.Cloud.Len(), Eps: a.opts.Eps, Dims: p.Dims, Geographic: a.geo, ScaleError: a.scaleErr,
+		Input: p.In, Output: p.Out, Points: p.Cloud.Len(), Ignored: p.Cloud.Len() - p.Len(), Eps: a.opts.Eps, Dims: p.Dims, Geographic: a.geo, ScaleError: a.scaleErr,
 		Backend: run.Backend, CountsReused: run.CountsReused,
 		Seconds: dbscanTimes{Build: run.Build.Seconds(), Stage1: run.Stage1.Seconds()},
 	}
@@ -76,7 +77,11 @@ func (s *dbscanSummary) lines() []string {
 	if s.Geographic {
 		geo = fmt.Sprintf(", lon/lat in metres (scale error ≤ %.2g%%)", 100*s.ScaleError)
 	}
-	out := []string{fmt.Sprintf("dbscan: eps %g, %s%s; %s", s.Eps, s.Dims, geo, stage1)}
+	ignored := ""
+	if s.Ignored > 0 {
+		ignored = fmt.Sprintf(", %s ignored by class", count(s.Ignored, "point"))
+	}
+	out := []string{fmt.Sprintf("dbscan: eps %g, %s%s%s; %s", s.Eps, s.Dims, geo, ignored, stage1)}
 	for _, r := range s.Results {
 		dropped := ""
 		if r.Dropped > 0 {

@@ -39,12 +39,6 @@ only the outliers, to inspect them. --ignore-class 7,18 leaves points of those
 classes out entirely: they are nobody's neighbours, never outliers, and are
 written unchanged (dropped only by --invert, which keeps outliers alone).`,
 		Subcommands: []*cli.Command{denoiseStatistical.Command(), denoiseRadius.Command()},
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usagef("denoise: unknown method %q: want statistical or radius (see pctk help denoise)", c.Args().First())
-			}
-			return usagef("denoise needs a method: pctk denoise statistical|radius IN OUT (see pctk help denoise)")
-		},
 	})
 }
 
@@ -103,11 +97,11 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 			return nil, err
 		}
 		return &Job{CPUWork: true, Compute: func(p *Points) (*Result, error) {
-			others := p.Len() - 1
 			if opts.Convention == denoise.Open3D {
-				others++
+				p.WarnClamped("k", opts.K, p.Len(), "point") // K counts the point itself
+			} else {
+				p.WarnClamped("k", opts.K, max(p.Len()-1, 0), "other point")
 			}
-			p.WarnClamped("k", opts.K, max(others, 0), "point")
 			opts.Build = p.Build
 			r, err := denoise.Statistical(p.XYZ, p.Backend, opts)
 			if err != nil {
@@ -204,13 +198,7 @@ func (a *denoiseArgs) result(p *Points, sub []bool, stats string, fields map[str
 		}
 	}
 	n := p.Cloud.Len()
-	outlier := sub
-	if p.Index != nil {
-		outlier = make([]bool, n)
-		for k, i := range p.Index {
-			outlier[i] = sub[k]
-		}
-	}
+	outlier := p.Spread(sub, false)
 	nOut := 0
 	for _, o := range outlier {
 		if o {

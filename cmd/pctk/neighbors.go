@@ -75,11 +75,7 @@ func computeNeighbors(p *Points, radius float64, k int) (*Result, error) {
 			return nil, err
 		}
 		res.Columns = append(res.Columns, core.NewColumn(core.DimNeighborCount, counts))
-		v := make([]float64, len(counts))
-		for i, n := range counts {
-			v[i] = float64(n)
-		}
-		st := newDensityStats(v)
+		st := newDensityStats(counts)
 		fields["neighbor_count"] = st
 		res.Lines = append(res.Lines, fmt.Sprintf("NeighborCount within %g (%s): %s", radius, p.Dims, st))
 		if p.Index == nil {
@@ -99,15 +95,11 @@ func computeNeighbors(p *Points, radius float64, k int) (*Result, error) {
 			return nil, err
 		}
 		res.Columns = append(res.Columns, core.NewColumn(core.DimKnnMeanDistance, mean))
-		v := make([]float64, len(mean))
-		for i, d := range mean {
-			v[i] = float64(d)
-		}
 		within := ""
 		if radius > 0 {
 			within = fmt.Sprintf(" within %g", radius)
 		}
-		st := newDensityStats(v)
+		st := newDensityStats(mean)
 		fields["knn_mean_distance"] = st
 		res.Lines = append(res.Lines, fmt.Sprintf("KnnMeanDistance, %d nearest%s (%s): %s", k, within, p.Dims, st))
 	}
@@ -130,8 +122,13 @@ type densityStats struct {
 	Values int     `json:"values"`
 }
 
-func newDensityStats(v []float64) densityStats {
-	s := slices.DeleteFunc(slices.Clone(v), math.IsNaN)
+func newDensityStats[T uint32 | float32 | float64](v []T) densityStats {
+	s := make([]float64, 0, len(v))
+	for _, x := range v {
+		if x == x { // not NaN
+			s = append(s, float64(x))
+		}
+	}
 	st := densityStats{NaN: len(v) - len(s), Values: len(s)}
 	if len(s) == 0 {
 		return st

@@ -100,6 +100,34 @@ type Points struct {
 // Len returns the number of points that take part.
 func (p *Points) Len() int { return len(p.XYZ) / 3 }
 
+// Spread returns per-point flags of the taking-part points (sub, one per
+// point of XYZ) as one flag per cloud point, rest for the points that take
+// no part: the outliers of a filter (rest false), the points a thinning
+// keeps (rest true).
+func (p *Points) Spread(sub []bool, rest bool) []bool {
+	if p.Index == nil {
+		return sub
+	}
+	out := make([]bool, p.Cloud.Len())
+	if rest {
+		for i := range out {
+			out[i] = true
+		}
+	}
+	for k, i := range p.Index {
+		out[i] = sub[k]
+	}
+	return out
+}
+
+// cloudIndex returns the cloud index of the k-th point that takes part.
+func (p *Points) cloudIndex(k int) int {
+	if p.Index == nil {
+		return k
+	}
+	return p.Index[k]
+}
+
 // WarnClamped says on stderr, when a neighbourhood size k given by --flag
 // exceeds the available neighbours (noun: "point", "other point"), that
 // every point then uses all it has, as PCL and Open3D do, rather than
@@ -115,7 +143,8 @@ type Result struct {
 	// Columns hold one value per point that takes part. The runner spreads
 	// them over the cloud (points that take no part get NaN in float
 	// columns, 0 in integer ones) and sets them in order, replacing
-	// columns of the same names.
+	// columns of the same names. A column with one value per cloud point
+	// (a filter that fills the others itself) is set as it is.
 	Columns []*core.Attribute
 	// Edit, when set, changes the cloud once the columns are set and
 	// returns the cloud to write: classify points, drop some, add a
@@ -194,6 +223,7 @@ func (f *Filter) Command() *cli.Command {
 	}
 }
 
+// run is the action of every filter: see Filter.
 func (f *Filter) run(c *cli.Context) error {
 	in, out, err := inOut(c)
 	if err != nil {
@@ -222,87 +252,33 @@ func (f *Filter) run(c *cli.Context) error {
 	if err := checkOutputs(c, append([]string{out, summaryPath}, job.Outputs...)...); err != nil {
 		return err
 	}
-
-	check := (*core.Cloud).Validate
-	var selected []int
-	if job.Select != nil {
-		check = func(cl *core.Cloud) (err error) {
-			selected, err = job.Select(cl)
-			return err
-		}
-	}
-	src, err := loadInput(c, in, job.CPUWork, check)
+	p, src, err := loadPoints(c, job, in, out, ignore, flat)
 	if err != nil {
 		return err
 	}
-	cloud := src.cloud
-	if _, _, err := pcio.OutputFormat(out, c.String("format"), src.from); err != nil {
-		return usagef("%v", err)
-	}
-	part, err := participants(cloud, ignore, selected)
-	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
-	}
-	var local core.Local
-	if job.Project != nil {
-		if local, err = job.Project(cloud, flat); err != nil {
-			return fmt.Errorf("%s: %w", in, err)
-		}
-	} else {
-		local = cloud.Local(flat)
-	}
-	xyz, origin := local.XYZ, local.Origin
-	if part != nil {
-		xyz = make([]float32, 0, 3*len(part))
-		for _, i := range part {
-			xyz = append(xyz, local.XYZ[3*i:3*i+3]...)
-		}
-	}
-	local = core.Local{} // the filter owns xyz now
-
+	p.Dims, p.Flat = dims, flat
 	report, finish := stageProgress(f.label())
-	p := &Points{
-		In: in, Out: out, Cloud: cloud, From: src.from, XYZ: xyz, Origin: origin, Index: part, Dims: dims, Flat: flat,
-		Backend: src.backend, Progress: report,
-		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name), Progress: func(done float64) { report("", done) }},
-	}
+	p.Progress = report
+	p.Build = findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name), Progress: func(done float64) { report("", done) }}
+
 	t1 := time.Now()
 	res, err := job.Compute(p)
 	finish()
 	if err != nil {
-		if pe := f.paramError(err); pe != err {
-			return pe
-		}
 		var ue usageError
-		if errors.As(err, &ue) {
-			return err
+		if pe := f.paramError(err); errors.As(pe, &ue) {
+			return pe
 		}
 		return fmt.Errorf("%s: %w", in, err)
 	}
 	t2 := time.Now()
-	for _, col := range res.Columns {
-		if err := cloud.SetAttr(spread(col, part, cloud.Len())); err != nil {
-			return err
-		}
-	}
-	written := cloud
-	if res.Edit != nil {
-		if written, err = res.Edit(cloud); err != nil {
-			return err
-		}
-	}
-	for _, s := range res.Side {
-		if err := writeFile(c, s.Path, s.Write); err != nil {
-			return err
-		}
-	}
-	if err := writeCloud(c, out, written, src.from); err != nil {
+	if err := writeResult(c, p, res); err != nil {
 		return err
 	}
 	t3 := time.Now()
 	t := Timings{Read: t1.Sub(src.start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds()}
 
-	var doc any = summaryDoc{Command: f.label(), Input: in, Output: out, Points: cloud.Len(), Used: p.Len(), Backend: src.backend.Name(), Seconds: t, Result: res.JSON}
+	var doc any = summaryDoc{Command: f.label(), Input: in, Output: out, Points: p.Cloud.Len(), Used: p.Len(), Backend: p.Backend.Name(), Seconds: t, Result: res.JSON}
 	if res.Doc != nil {
 		doc = res.Doc(t)
 	}
@@ -323,9 +299,76 @@ func (f *Filter) run(c *cli.Context) error {
 	for _, l := range res.Lines {
 		infof("%s", l)
 	}
-	infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", f.label(), count(cloud.Len(), "point"), src.backend.Name(),
+	infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", f.label(), count(p.Cloud.Len(), "point"), p.Backend.Name(),
 		t3.Sub(src.start).Seconds(), t.Read, t.Compute, t.Write)
 	return nil
+}
+
+// loadPoints resolves the backend, reads and checks IN (job.Select or
+// Cloud.Validate), checks OUT's format now that IN's is known, and returns
+// the float32 coordinates of the points that take part: those job.Select
+// keeps whose class is not in ignore.
+func loadPoints(c *cli.Context, job *Job, in, out string, ignore []int, flat bool) (*Points, *input, error) {
+	check := (*core.Cloud).Validate
+	var selected []int
+	if job.Select != nil {
+		check = func(cl *core.Cloud) (err error) {
+			selected, err = job.Select(cl)
+			return err
+		}
+	}
+	src, err := loadInput(c, in, job.CPUWork, check)
+	if err != nil {
+		return nil, nil, err
+	}
+	cloud := src.cloud
+	if _, _, err := pcio.OutputFormat(out, c.String("format"), src.from); err != nil {
+		return nil, nil, usagef("%v", err)
+	}
+	part, err := participants(cloud, ignore, selected)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", in, err)
+	}
+	var local core.Local
+	if job.Project != nil {
+		if local, err = job.Project(cloud, flat); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", in, err)
+		}
+	} else {
+		local = cloud.Local(flat)
+	}
+	xyz := local.XYZ
+	if part != nil {
+		xyz = make([]float32, 0, 3*len(part))
+		for _, i := range part {
+			xyz = append(xyz, local.XYZ[3*i:3*i+3]...)
+		}
+	}
+	p := &Points{In: in, Out: out, Cloud: cloud, From: src.from, XYZ: xyz, Origin: local.Origin, Index: part, Backend: src.backend}
+	return p, src, nil
+}
+
+// writeResult sets the result's columns, edits the cloud, and writes the
+// side outputs and then OUT, each atomically.
+func writeResult(c *cli.Context, p *Points, res *Result) error {
+	for _, col := range res.Columns {
+		if err := p.Cloud.SetAttr(spread(col, p.Index, p.Cloud.Len())); err != nil {
+			return err
+		}
+	}
+	written := p.Cloud
+	if res.Edit != nil {
+		var err error
+		if written, err = res.Edit(p.Cloud); err != nil {
+			return err
+		}
+	}
+	for _, s := range res.Side {
+		if err := writeFile(c, s.Path, s.Write); err != nil {
+			return err
+		}
+	}
+	return writeCloud(c, p.Out, written, p.From)
 }
 
 // paramError turns an algorithm's findneighbor.ParamError into a usage
@@ -395,10 +438,10 @@ func participants(cloud *core.Cloud, ignore, selected []int) ([]int, error) {
 }
 
 // spread returns col, one value per index in part, as a column of n
-// values: NaN (float columns) or 0 elsewhere. A nil part means col already
-// has a value per point.
+// values: NaN (float columns) or 0 elsewhere. A nil part, or a col of n
+// values, means col already has a value per point.
 func spread(col *core.Attribute, part []int, n int) *core.Attribute {
-	if part == nil {
+	if part == nil || col.Len() == n {
 		return col
 	}
 	out := core.NewAttribute(col.Name, col.Type, n)

@@ -88,7 +88,8 @@ func (o ReadOptions) Warning(err error) {
 
 // Fact is one labelled header fact shown by "pctk info".
 type Fact struct {
-	Key, Value string
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // Header is what a streaming decoder knows before the points: the point
