@@ -94,7 +94,7 @@ func TestReliability(t *testing.T) {
 		{"LAS cut after its header", []string{"convert", p["header.las"], out}, "", 1,
 			[]string{"header.las: las: file cut short at byte offset", "header promises 21932 points", " 0 present"}, []string{"o.ply"}, out},
 		{"LAS cut, from stdin", []string{"info", "-"}, p["cut.las"], 1,
-			[]string{"-: las: file cut short at byte offset 100000", "4983 present"}, nil, ""},
+			[]string{"standard input: las: file cut short at byte offset 100000", "4983 present"}, nil, ""},
 		{"PLY cut", []string{"convert", p["cut.ply"], outLAS}, "", 1,
 			[]string{"cut.ply: ply: file cut short at byte offset", "header promises 4 vertices, 2 present"}, []string{"o.las"}, outLAS},
 		{"PCD cut", []string{"convert", p["cut.pcd"], outLAS}, "", 1,

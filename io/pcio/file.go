@@ -23,7 +23,7 @@ func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 	if path == Stdio {
 		f, r, err := Sniff(os.Stdin)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", "standard input", err)
+			return nil, nil, nil, fmt.Errorf("%s: %w", Name(path), err)
 		}
 		return f, r, io.NopCloser(nil), nil
 	}
@@ -62,8 +62,18 @@ func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 	return f, r, fh, nil
 }
 
+// Name is how messages name path: "standard input" (or output) for "-",
+// else path itself.
+func Name(path string) string {
+	if path == Stdio {
+		return "standard input"
+	}
+	return path
+}
+
 // ReadFile reads a whole cloud from path ("-" for standard input) with
-// the given options (at most one; none reads strictly). Errors name the path.
+// the given options (at most one; none reads strictly). Errors name the
+// path (see Name).
 func ReadFile(path string, opts ...ReadOptions) (*core.Cloud, *Format, error) {
 	f, r, c, err := Open(path)
 	if err != nil {
@@ -72,7 +82,7 @@ func ReadFile(path string, opts ...ReadOptions) (*core.Cloud, *Format, error) {
 	defer c.Close()
 	cloud, err := f.Decode(r, opts...)
 	if err != nil {
-		return nil, f, fmt.Errorf("%s: %w", path, err)
+		return nil, f, fmt.Errorf("%s: %w", Name(path), err)
 	}
 	return cloud, f, nil
 }
