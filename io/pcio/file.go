@@ -131,9 +131,10 @@ func WriteFile(path string, f *Format, variant string, c *core.Cloud, opts ...Wr
 }
 
 // CheckOutput checks that path can be written, before any work is done: "-"
-// always can; otherwise the folder must exist and take new files, and an
-// existing file (a symbolic link's target) must be a regular file with
-// a write permission bit unless Force. Errors name path.
+// always can, and so can a device or named pipe; otherwise the folder must
+// exist and take new files, and an existing file (a symbolic link's
+// target) must not be a folder, and have a write permission bit unless
+// Force. Errors name path.
 func CheckOutput(path string, opts ...WriteOptions) error {
 	if path == Stdio {
 		return nil
@@ -149,8 +150,10 @@ func CheckOutput(path string, opts ...WriteOptions) error {
 func checkOutput(target string, o WriteOptions) error {
 	fi, err := os.Stat(target)
 	switch {
+	case err == nil && fi.IsDir():
+		return errors.New("is a folder")
 	case err == nil && !fi.Mode().IsRegular():
-		return fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+		return nil // a device or a named pipe, written as it is
 	case err == nil && fi.Mode().Perm()&0o222 == 0 && !o.Force:
 		return ErrReadOnly
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
@@ -203,7 +206,7 @@ func dir(path string) string {
 // appear all at once: it writes a temporary file in the same folder, syncs
 // it and renames it over path, so that a failure never leaves a half-written
 // file. A symbolic link path is followed: its target is replaced and the
-// link kept. The new file keeps the old one's permissions. A path
+// link kept. A device or named pipe (/dev/null) is written directly. The new file keeps the old one's permissions. A path
 // CheckOutput refuses is refused before write is called. "-" writes to
 // standard output directly; when that is a terminal, binary data is
 // refused with ErrTerminal unless Force. Errors do not name path: callers
@@ -222,6 +225,9 @@ func WriteAtomic(path string, write func(w io.Writer) error, opts ...WriteOption
 	target := resolve(path)
 	if err := checkOutput(target, writeOptions(opts)); err != nil {
 		return err
+	}
+	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() {
+		return writeDevice(target, write)
 	}
 	tmp, err := os.CreateTemp(dir(target), "."+filepath.Base(target)+".tmp*")
 	if err != nil {
@@ -248,6 +254,20 @@ func WriteAtomic(path string, write func(w io.Writer) error, opts ...WriteOption
 		_ = os.Chmod(tmp.Name(), 0o644)
 	}
 	return os.Rename(tmp.Name(), target)
+}
+
+// writeDevice writes to a device or named pipe (/dev/null, a FIFO), which
+// cannot be replaced by a rename.
+func writeDevice(path string, write func(w io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // textWriter passes text through to w and refuses binary data with
