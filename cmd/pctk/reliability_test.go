@@ -103,6 +103,12 @@ func TestReliability(t *testing.T) {
 			[]string{"cut.stl: stl: file cut short at byte offset 154: header promises 2 triangles", "1 present"}, []string{"o.ply"}, out},
 		{"salvage a cut LAS", []string{"info", "--salvage", p["cut.las"]}, "", 0,
 			[]string{"cut.las: warning: salvaged: las: file cut short", "4983 present"}, nil, ""},
+		{"salvage a cut PLY", []string{"convert", "--salvage", p["cut.ply"], outLAS}, "", 0,
+			[]string{"cut.ply: warning: salvaged: ply: file cut short", "2 present", "converted 2 points"}, nil, ""},
+		{"salvage a cut PCD", []string{"convert", "--salvage", p["cut.pcd"], out}, "", 0,
+			[]string{"cut.pcd: warning: salvaged: pcd: file cut short", "3 present", "converted 3 points"}, nil, ""},
+		{"salvage a cut STL", []string{"info", "--salvage", p["cut.stl"]}, "", 0,
+			[]string{"cut.stl: warning: salvaged: stl: file cut short", "1 present"}, nil, ""},
 		// Coordinates missing, a field named twice.
 		{"PLY without x y z", []string{"convert", p["noxyz.ply"], outLAS}, "", 1, []string{"noxyz.ply: ply: line 5: vertex element has no x, y property"}, nil, outLAS},
 		{"PCD without x y z", []string{"convert", p["noxyz.pcd"], outLAS}, "", 1, []string{"noxyz.pcd: pcd: line 9: no x, y field"}, nil, outLAS},
