@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/png"
 	"io"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pctk/pctk/algos/render"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -41,6 +43,9 @@ type Filter struct {
 	Flags []cli.Flag
 	// Dims adds --dims xyz|xy; IgnoreClass adds --ignore-class.
 	Dims, IgnoreClass bool
+	// Preview, when set, adds --preview FILE.png: a picture of the written
+	// cloud from the top, coloured as Preview says (a pctk render --color).
+	Preview string
 	// Params maps the parameter names of the algorithm's
 	// findneighbor.ParamError to the filter's flags ("k": "knn"), so that
 	// a parameter out of its limits is a usage error naming the flag.
@@ -191,6 +196,7 @@ type summaryDoc struct {
 var (
 	jsonFlag        = &cli.BoolFlag{Name: "json", Usage: "print the summary as JSON on stdout (not when OUT is -)"}
 	summaryFlag     = &cli.StringFlag{Name: "summary", Usage: "write the summary as JSON to `FILE`"}
+	previewFlag     = &cli.StringFlag{Name: "preview", Usage: "also draw the result from the top into a PNG `FILE` (see pctk render)"}
 	ignoreClassFlag = &cli.StringFlag{Name: "ignore-class", Usage: "comma list of Classification codes whose points take no part (e.g. 7,18): they are nobody's neighbours and get no value (NaN, 0)"}
 )
 
@@ -209,6 +215,9 @@ func (f *Filter) Command() *cli.Command {
 	}
 	if f.IgnoreClass {
 		flags = append(flags, ignoreClassFlag)
+	}
+	if f.Preview != "" {
+		flags = append(flags, previewFlag)
 	}
 	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag)
 	desc := f.Description
@@ -277,6 +286,7 @@ type step struct {
 	ignore      []int
 	jsonOut     bool
 	summaryPath string
+	previewPath string
 }
 
 // prepare checks the filter's flags in c, before anything is read, and
@@ -296,6 +306,9 @@ func (f *Filter) prepare(c *cli.Context, out string) (*step, error) {
 		}
 	}
 	s.jsonOut, s.summaryPath = c.Bool(jsonFlag.Name), c.String(summaryFlag.Name)
+	if f.Preview != "" {
+		s.previewPath = c.String(previewFlag.Name)
+	}
 	if s.jsonOut && out == pcio.Stdio {
 		return nil, usagef("--json prints on stdout, where OUT - writes the cloud; use --summary FILE")
 	}
@@ -308,7 +321,7 @@ func (f *Filter) prepare(c *cli.Context, out string) (*step, error) {
 // outputs lists the files the step writes besides OUT, to be checked
 // before any work.
 func (s *step) outputs() []string {
-	return append([]string{s.summaryPath}, s.job.Outputs...)
+	return append([]string{s.summaryPath, s.previewPath}, s.job.Outputs...)
 }
 
 // compute checks the cloud (job.Select or Cloud.Validate), takes the
@@ -376,7 +389,15 @@ func (s *step) apply(p *Points, res *Result) (*core.Cloud, error) {
 			return nil, err
 		}
 	}
-	for _, o := range res.Side {
+	side := res.Side
+	if s.previewPath != "" {
+		img, err := render.Render(written, render.Options{Color: s.f.Preview})
+		if err != nil {
+			return nil, err
+		}
+		side = append(side, SideOutput{s.previewPath, func(w io.Writer) error { return png.Encode(w, img) }})
+	}
+	for _, o := range side {
 		if err := writeFile(s.c, o.Path, o.Write); err != nil {
 			return nil, err
 		}

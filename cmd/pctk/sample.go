@@ -10,8 +10,9 @@ import (
 
 func init() {
 	commands = append(commands, (&Filter{
-		Name:  "sample",
-		Usage: "thin to a Poisson-disk sample, kept points at least --radius apart (PDAL filters.sample)",
+		Name:    "sample",
+		Preview: "z",
+		Usage:   "thin to a Poisson-disk sample, kept points at least --radius apart (PDAL filters.sample)",
 		Description: `Keeps, in input order, each point no kept point is closer to than --radius R,
 as PDAL's filters.sample: kept points are at least R apart and every dropped
 point lies within R of a kept one (docs/sample.md). --dimension NAME keeps
