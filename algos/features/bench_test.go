@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -63,8 +64,8 @@ var benchResult *Result
 // computation alone (no file I/O), cpu-ms/op its CPU time. It logs pctk's
 // speed-up over Open3D.
 func BenchmarkPeers(b *testing.B) {
-	path := filepath.Join(sharedData, benchScan)
-	xyz := loadScan(b, benchScan)
+	xyz := algotest.Scan(b, benchScan)
+	path := filepath.Join(algotest.SharedData, benchScan)
 	var pctk = map[string][2]time.Duration{}
 	for _, be := range findneighbor.Backends() {
 		if _, err := be.Probe(); err != nil || be.Name() == "brute" {

@@ -11,19 +11,12 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/algos/algotest"
-	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
-
-	_ "github.com/pctk/pctk/io/las" // the scans' codecs
-	_ "github.com/pctk/pctk/io/pcd"
 )
 
 // python3 is Debian's interpreter, where python3-numpy installs.
 const python3 = "/usr/bin/python3"
-
-// sharedData holds the real scans, relative to this package.
-const sharedData = "../../../shared/data"
 
 // peerQueries is about how many points of a scan the numpy reference
 // computes (brute force over the whole scan for each).
@@ -121,21 +114,6 @@ func requireNumpy(t *testing.T) {
 	t.Skip(msg)
 }
 
-// loadScan reads a scan of ../shared/data as local float32 coordinates, or
-// skips when the folder is absent.
-func loadScan(t testing.TB, rel string) []float32 {
-	t.Helper()
-	path := filepath.Join(sharedData, rel)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s absent (the shared data folder is not part of a fresh clone): %v", path, err)
-	}
-	c, _, err := pcio.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c.Local(false).XYZ
-}
-
 // TestAgainstPDALDefinition compares every backend with a numpy
 // implementation of PDAL's filter on real scans (PDAL itself is not
 // packaged by Debian 12), for k nearest and radius neighbourhoods and each
@@ -143,7 +121,7 @@ func loadScan(t testing.TB, rel string) []float32 {
 func TestAgainstPDALDefinition(t *testing.T) {
 	requireNumpy(t)
 	for _, scan := range []string{"pcd/bun0.pcd", "las/haystack_rock.las"} {
-		xyz := loadScan(t, scan)
+		xyz := algotest.Scan(t, scan)
 		n := len(xyz) / 3
 		bs := fntest.Usable(t)
 		if n > peerPoints {

@@ -2,21 +2,20 @@ package sample
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pctk/pctk/algos/algotest"
-	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // benchScan is the real scan of the benchmarks: 460,400 points of a
 // Kinect-like table scene.
-const benchScan = "../../../shared/data/pcd/table_scene_lms400.pcd"
+const benchScan = "pcd/table_scene_lms400.pcd"
 
 // python3 is Debian's interpreter, where python3-open3d installs.
 const python3 = "/usr/bin/python3"
@@ -51,14 +50,8 @@ var benchKeep []bool
 // one averaged point per voxel, not a Poisson-disk sample). It logs the
 // times and counts side by side.
 func BenchmarkPeers(b *testing.B) {
-	if _, err := os.Stat(benchScan); err != nil {
-		b.Skipf("%s absent: %v", benchScan, err)
-	}
-	c, _, err := pcio.ReadFile(benchScan)
-	if err != nil {
-		b.Fatal(err)
-	}
-	xyz := c.Local(false).XYZ
+	xyz := algotest.Scan(b, benchScan)
+	path := filepath.Join(algotest.SharedData, benchScan)
 	cpu, err := findneighbor.Get("cpu")
 	if err != nil {
 		b.Skip(err)
@@ -106,7 +99,7 @@ func BenchmarkPeers(b *testing.B) {
 			}
 			var wall, cpu float64
 			for b.Loop() {
-				out, err := exec.Command(python3, "-c", open3dScript, benchScan, strconv.FormatFloat(r, 'g', -1, 64)).Output()
+				out, err := exec.Command(python3, "-c", open3dScript, path, strconv.FormatFloat(r, 'g', -1, 64)).Output()
 				if err != nil {
 					b.Fatal(err)
 				}
