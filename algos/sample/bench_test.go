@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,13 +30,6 @@ t, c = time.perf_counter(), time.process_time()
 out = pc.voxel_down_sample(float(sys.argv[2]))
 print(time.perf_counter() - t, time.process_time() - c, len(out.points))
 `
-
-// cpuTime returns the CPU time this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 var benchKeep []bool
 
@@ -67,9 +59,9 @@ func BenchmarkPeers(b *testing.B) {
 			b.Run(name+"/"+tool, func(b *testing.B) {
 				var wall, cpu time.Duration
 				for b.Loop() {
-					t, c := time.Now(), cpuTime()
+					t, c := time.Now(), algotest.CPUTime()
 					kept[tool] = run()
-					wall, cpu = wall+time.Since(t), cpu+cpuTime()-c
+					wall, cpu = wall+time.Since(t), cpu+algotest.CPUTime()-c
 				}
 				times[tool] = [2]time.Duration{wall / time.Duration(b.N), cpu / time.Duration(b.N)}
 				b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
