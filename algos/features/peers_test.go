@@ -2,7 +2,6 @@ package features
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -99,27 +98,12 @@ for j in range(0, len(args), 4):
 // rowLen is the number of float64 pdalScript writes per query.
 const rowLen = 24
 
-// requireNumpy skips the test when numpy is missing, or fails it under
-// CI=true, where .ci/deps/debian-peers.sh must have installed it.
-func requireNumpy(t *testing.T) {
-	t.Helper()
-	err := exec.Command(python3, "-c", "import numpy").Run()
-	if err == nil {
-		return
-	}
-	msg := fmt.Sprintf("numpy for %s is not available (%v); .ci/deps/debian-peers.sh installs python3-numpy", python3, err)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
-
 // TestAgainstPDALDefinition compares every backend with a numpy
 // implementation of PDAL's filter on real scans (PDAL itself is not
 // packaged by Debian 12), for k nearest and radius neighbourhoods and each
 // mode, on about peerQueries points of each scan.
 func TestAgainstPDALDefinition(t *testing.T) {
-	requireNumpy(t)
+	algotest.RequirePeer(t, "numpy for "+python3+" (Debian python3-numpy)", exec.Command(python3, "-c", "import numpy").Run())
 	for _, scan := range []string{"pcd/bun0.pcd", "las/haystack_rock.las"} {
 		xyz := algotest.Scan(t, scan)
 		n := len(xyz) / 3
