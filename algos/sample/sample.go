@@ -20,7 +20,13 @@ const maxAxisCells = 1 << 31
 type Options struct {
 	// Radius is the smallest distance between kept points, PDAL's radius.
 	Radius float64
+	// Progress, when not nil, is called now and then with the fraction of
+	// the points done.
+	Progress func(done float64)
 }
+
+// progressEvery is how many points Poisson decides between Progress calls.
+const progressEvery = 1 << 16
 
 // Validate reports whether the options make sense: a radius out of its
 // limits is a *findneighbor.ParamError naming "radius".
@@ -71,6 +77,9 @@ func Poisson(xyz []float32, opts Options) (*Result, error) {
 	// next links the kept points of a cell, newest first; -1 ends a list.
 	next := make([]int32, n)
 	for i := range n {
+		if opts.Progress != nil && i%progressEvery == 0 {
+			opts.Progress(float64(i) / float64(n))
+		}
 		c := g.cell[i]
 		keep := true
 	search:
