@@ -32,6 +32,7 @@ out are kept. No neighbour index is used: --backend changes nothing.`,
 				return nil, err
 			}
 			return &Job{CPUWork: true, Compute: func(p *Points) (*Result, error) {
+				opts.Progress = p.Build.Progress
 				r, err := poisson.Poisson(p.XYZ, opts)
 				if err != nil {
 					return nil, err
