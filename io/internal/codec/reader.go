@@ -145,6 +145,16 @@ func isSep(b byte, comma bool) bool {
 	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f' || (comma && b == ',')
 }
 
+// unread puts b, bytes just read with Read, back in front of the input;
+// line is the number of the line b starts on.
+func (r *Reader) unread(b []byte, line int) {
+	r.off -= int64(len(b))
+	r.line = line - 1
+	if len(b) > 0 {
+		r.br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(b)), r.br), 64<<10)
+	}
+}
+
 // Read reads up to len(p) bytes, for use as an io.Reader of the rest of the
 // input.
 func (r *Reader) Read(p []byte) (int, error) {
