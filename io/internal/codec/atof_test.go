@@ -66,7 +66,7 @@ func TestParseFloatEdges(t *testing.T) {
 func TestParseFloatRandom(t *testing.T) {
 	const seed = 22
 	rng := rand.New(rand.NewPCG(seed, seed))
-	n := 300000
+	n := 100000
 	if testing.Short() {
 		n = 30000
 	}

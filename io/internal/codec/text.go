@@ -3,7 +3,6 @@ package codec
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"runtime"
@@ -41,9 +40,14 @@ type TextLayout struct {
 	// Delim separates fields: 0 for runs of blanks (space, tab), else a
 	// byte such as ',' or ';' around which blanks are trimmed.
 	Delim byte
+	// Comma makes commas separate fields as blanks do, when Delim is 0
+	// (PCD files by some writers).
+	Comma bool
 	// Comment starts a line that is skipped (0 for none), as are blank
 	// lines.
 	Comment byte
+
+	bytes byteClasses
 }
 
 // TextDst is where a record's values go: for field i, Set[i](j, bits)
@@ -91,6 +95,7 @@ const textBlock = 16 << 20
 // NewTextReader starts reading records laid out as lay from r, at r's
 // current position.
 func NewTextReader(r *Reader, lay *TextLayout) *TextReader {
+	lay.prepare()
 	return &TextReader{r: r, lay: lay, line: r.Pos().Line, bpr: 12 * len(lay.Fields)}
 }
 
@@ -117,7 +122,8 @@ func (t *TextReader) Fill(dst TextDst, at, n int) (int, error) {
 			}
 			continue
 		}
-		k, used, lines, err := parseBlock(t.lay, pending[:end], dst, at+got, n-got, t.line)
+		parts := max(1, min(runtime.GOMAXPROCS(0), end/minPart))
+		k, used, lines, err := parseBlock(t.lay, pending[:end], t.eof && end == len(pending), parts, dst, at+got, n-got, t.line)
 		if k > 0 {
 			t.bpr = max(used/k, 1)
 		}
@@ -191,11 +197,14 @@ type part struct {
 }
 
 // parseBlock parses at most n records from block, which holds whole lines
-// (the last may lack its newline at the end of input), into dst from index
-// at; line is the number of the block's first line. It returns the records
-// parsed, the bytes and newlines they span, and the first error.
-func parseBlock(lay *TextLayout, block []byte, dst TextDst, at, n, line int) (int, int, int, error) {
-	parts := splitLines(block, runtime.GOMAXPROCS(0))
+// (the last may lack its newline at the end of input: last is true when
+// the block ends the input), into dst from index at; line is the number of
+// the block's first line. It cuts the block into k parts parsed in
+// parallel. It returns the records parsed, the bytes and
+// newlines they span, and the first error.
+func parseBlock(lay *TextLayout, block []byte, last bool, k int, dst TextDst, at, n, line int) (int, int, int, error) {
+	lay.prepare()
+	parts := splitLines(block, k)
 	parallel(len(parts), func(i int) {
 		p := &parts[i]
 		p.lines, p.records = countLines(block[p.lo:p.hi], lay.Comment)
@@ -220,11 +229,11 @@ func parseBlock(lay *TextLayout, block []byte, dst TextDst, at, n, line int) (in
 	}
 	parallel(len(parts), func(i int) {
 		p := &parts[i]
-		p.err = parseLines(lay, block[p.lo:p.hi], dst, starts[i], lines[i])
+		p.records, p.err = parseLines(lay, block[p.lo:p.hi], last && p.hi == len(block), dst, starts[i], lines[i])
 	})
 	for i := range parts {
 		if parts[i].err != nil {
-			return starts[i] - at, parts[i].lo, lines[i] - line, parts[i].err
+			return starts[i] - at + parts[i].records, parts[i].lo, lines[i] - line, parts[i].err
 		}
 	}
 	return total, parts[len(parts)-1].hi, nl, nil
@@ -236,7 +245,6 @@ const minPart = 256 << 10
 // splitLines cuts block into at most k parts of about equal size, each
 // starting at a line start.
 func splitLines(block []byte, k int) []part {
-	k = max(1, min(k, len(block)/minPart))
 	out := make([]part, 0, k)
 	lo := 0
 	for i := 1; i <= k && lo < len(block); i++ {
@@ -320,34 +328,46 @@ func cutAfter(b []byte, n int, comment byte) int {
 }
 
 // parseLines parses the records of b, lines of which the first is number
-// line, into dst from index at.
-func parseLines(lay *TextLayout, b []byte, dst TextDst, at, line int) error {
+// line, into dst from index at. When b ends the input (last), a last record
+// cut short is an io.ErrUnexpectedEOF: the file was truncated. It returns
+// the records parsed before the first error.
+func parseLines(lay *TextLayout, b []byte, last bool, dst TextDst, at, line int) (int, error) {
+	first := at
 	for i := 0; i < len(b); line++ {
 		var l []byte
 		l, i = nextLine(b, i)
 		if !isRecord(l, lay.Comment) {
 			continue
 		}
-		if err := parseRecord(lay, l, dst, at, line); err != nil {
-			return err
+		if short, err := parseRecord(lay, l, dst, at, line); err != nil {
+			if fe, ok := err.(*FormatError); ok && short && last && !hasRecord(b[i:], lay.Comment) {
+				fe.Err = io.ErrUnexpectedEOF
+			}
+			return at - first, err
 		}
 		at++
 	}
-	return nil
+	return at - first, nil
 }
 
-// parseRecord parses one line into record j of dst.
-func parseRecord(lay *TextLayout, l []byte, dst TextDst, j, line int) error {
+// hasRecord reports whether b holds a record.
+func hasRecord(b []byte, comment byte) bool {
+	_, records := countLines(b, comment)
+	return records > 0
+}
+
+// parseRecord parses one line into record j of dst. short reports a line
+// with too few values.
+func parseRecord(lay *TextLayout, l []byte, dst TextDst, j, line int) (short bool, err error) {
 	i := 0
 	for f := range lay.Fields {
-		tok, next, ok := field(l, i, lay.Delim, f == 0)
+		tok, next, ok := lay.field(l, i, f == 0)
 		if !ok {
-			return Errorf(lay.Codec, Pos{Line: line, Col: f + 1}, "%d values, want %d", f, len(lay.Fields))
+			return true, Errorf(lay.Codec, Pos{Line: line, Col: f + 1}, "%d values, want %d", f, len(lay.Fields))
 		}
 		i = next
 		fd := &lay.Fields[f]
 		var v uint64
-		var err error
 		if fd.Parse != nil {
 			v, err = fd.Parse(tok)
 		} else {
@@ -358,50 +378,70 @@ func parseRecord(lay *TextLayout, l []byte, dst TextDst, j, line int) error {
 			if errors.Is(err, ErrRange) {
 				why = "out of range"
 			}
-			return &FormatError{Codec: lay.Codec, Pos: Pos{Line: line, Col: f + 1},
-				Msg: fmt.Sprintf("%s: %s %v value %.40q", fd.Name, why, fd.Type, tok)}
+			return false, Errorf(lay.Codec, Pos{Line: line, Col: f + 1}, "%s: %s %v value %.40q", fd.Name, why, fd.Type, tok)
 		}
 		if set := dst[f]; set != nil {
 			set(j, v)
 		}
 	}
-	if _, _, ok := field(l, i, lay.Delim, false); ok {
+	if _, _, ok := lay.field(l, i, false); ok {
 		n := len(lay.Fields)
 		for k := i; ; n++ {
-			_, next, ok := field(l, k, lay.Delim, false)
+			_, next, ok := lay.field(l, k, false)
 			if !ok {
 				break
 			}
 			k = next
 		}
-		return Errorf(lay.Codec, Pos{Line: line, Col: len(lay.Fields) + 1}, "%d values, want %d", n, len(lay.Fields))
+		return false, Errorf(lay.Codec, Pos{Line: line, Col: len(lay.Fields) + 1}, "%d values, want %d", n, len(lay.Fields))
 	}
-	return nil
+	return false, nil
 }
 
 // field returns the field of l starting at or after i, blanks trimmed,
 // and where the next one starts; ok is false when l has no more fields.
 // With a delimiter, the first field of a line needs no delimiter before
-// it, the others start after one.
-func field(l []byte, i int, delim byte, first bool) (tok []byte, next int, ok bool) {
-	for i < len(l) && isBlank(l[i]) {
+// it, the others start after one (so that an empty field is one).
+func (lay *TextLayout) field(l []byte, i int, first bool) (tok []byte, next int, ok bool) {
+	pad, end := &lay.bytes.pad, &lay.bytes.end
+	for i < len(l) && pad[l[i]] {
 		i++
 	}
-	if delim != 0 && !first {
-		if i == len(l) || l[i] != delim {
+	if lay.Delim != 0 && !first {
+		if i == len(l) || l[i] != lay.Delim {
 			return nil, i, false
 		}
-		for i++; i < len(l) && isBlank(l[i]); i++ {
+		for i++; i < len(l) && pad[l[i]]; i++ {
 		}
 	}
-	if delim == 0 && i == len(l) {
+	if lay.Delim == 0 && i == len(l) {
 		return nil, i, false
 	}
 	j := i
-	for j < len(l) && !isBlank(l[j]) && (delim == 0 || l[j] != delim) {
+	for j < len(l) && !end[l[j]] {
 		j++
 	}
 	return l[i:j], j, true
+}
+
+// byteClasses are the bytes that pad a field and those that end one, as
+// tables: a test per byte of the body.
+type byteClasses struct {
+	pad, end [256]bool
+	ready    bool
+}
+
+// prepare fills lay.bytes from Delim and Comma.
+func (lay *TextLayout) prepare() {
+	if lay.bytes.ready {
+		return
+	}
+	for c := range 256 {
+		b := byte(c)
+		lay.bytes.pad[c] = isBlank(b) && b != lay.Delim || lay.Delim == 0 && lay.Comma && b == ','
+		lay.bytes.end[c] = lay.bytes.pad[c] || lay.Delim != 0 && b == lay.Delim
+	}
+	lay.bytes.ready = true
 }
 
 // WriteLines writes n records, one a line, formatted by appendRecord
