@@ -15,7 +15,8 @@ import (
 const Stdio = "-"
 
 // Open opens path for reading ("-" is standard input) and identifies its
-// format: by magic bytes first, then by extension. For a regular file the
+// format: by magic bytes first, then by extension, then by a format's Sniff
+// (text clouds). For a regular file the
 // reader returned is the *os.File itself, positioned at 0, so codecs can
 // seek and check header counts against the file size. The caller closes rc.
 func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
@@ -46,6 +47,9 @@ func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 	f, err = match(head[:n])
 	if err != nil {
 		if g, gerr := ByExtension(path); gerr == nil {
+			return g, r, fh, nil
+		}
+		if g := sniff(head[:n]); g != nil {
 			return g, r, fh, nil
 		}
 		fh.Close()

@@ -27,6 +27,10 @@ type Format struct {
 	Extensions []string
 	// Magic are byte prefixes that identify the format when sniffing.
 	Magic [][]byte
+	// Sniff, when set, recognises the format from the first bytes of an
+	// input (up to 512) that no format's Magic matched: a fallback for
+	// formats without magic bytes, such as text clouds.
+	Sniff func(head []byte) bool
 	// Variants are the encodings Encode accepts besides "" (the codec's
 	// default, which keeps the source's encoding when the cloud came from
 	// this format). "ply" offers "ascii", "binary" and "binary-be"; on the
@@ -155,7 +159,23 @@ func Sniff(r io.Reader) (*Format, io.Reader, error) {
 		return nil, br, err
 	}
 	f, err := match(head)
+	if err != nil {
+		if g := sniff(head); g != nil {
+			return g, br, nil
+		}
+	}
 	return f, br, err
+}
+
+// sniff finds a format without magic bytes whose Sniff recognises head,
+// or returns nil.
+func sniff(head []byte) *Format {
+	for _, f := range Formats() {
+		if f.Sniff != nil && f.Sniff(head) {
+			return f
+		}
+	}
+	return nil
 }
 
 // sniffLen is how many leading bytes format detection looks at.

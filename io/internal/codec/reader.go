@@ -40,6 +40,10 @@ func NewReader(codec string, r io.Reader) *Reader {
 // Pos returns the position of the next byte (line is the line it is on).
 func (r *Reader) Pos() Pos { return Pos{Offset: r.off, Line: r.line + 1} }
 
+// SetLine numbers the line of the next byte n, for a reader started at a
+// line other than the first of a file.
+func (r *Reader) SetLine(n int) { r.line = n - 1 }
+
 // Offset returns the position of the next byte without a line number, as
 // binary data reports it.
 func (r *Reader) Offset() Pos { return Pos{Offset: r.off} }

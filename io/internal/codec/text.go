@@ -188,6 +188,48 @@ func (t *TextReader) Close() {
 	t.buf, t.off = nil, 0
 }
 
+// CountRecords counts the records of the text body that r holds from its
+// current position to its end, on every core, and seeks back to where it
+// started: what a streaming decoder announces when the file has no count.
+func CountRecords(r io.ReadSeeker, lay *TextLayout) (int64, error) {
+	start, err := r.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, err
+	}
+	buf := make([]byte, textBlock)
+	var n int64
+	carry := 0
+	for {
+		k, err := io.ReadFull(r, buf[carry:])
+		end := carry + k
+		last := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !last {
+			return 0, err
+		}
+		cut := end
+		if !last {
+			cut = bytes.LastIndexByte(buf[:end], '\n') + 1
+			if cut == 0 {
+				return 0, Errorf(lay.Codec, Pos{}, "line longer than %d bytes", len(buf))
+			}
+		}
+		parts := splitLines(buf[:cut], max(1, min(runtime.GOMAXPROCS(0), cut/minPart)))
+		parallel(len(parts), func(i int) {
+			p := &parts[i]
+			_, p.records = countLines(buf[p.lo:p.hi], lay.Comment)
+		})
+		for _, p := range parts {
+			n += int64(p.records)
+		}
+		if last {
+			break
+		}
+		carry = copy(buf, buf[cut:end])
+	}
+	_, err = r.Seek(start, io.SeekStart)
+	return n, err
+}
+
 // part is a piece of a block cut at a line start.
 type part struct {
 	lo, hi  int // bytes [lo, hi) of the block
