@@ -113,7 +113,7 @@ func benchPoints(c *cli.Context) ([]float32, float64, error) {
 		if c.Float64("eps") <= 0 {
 			return nil, 0, usagef("bench FILE needs --eps")
 		}
-		cloud, _, err := readCloud(c.Args().First())
+		cloud, _, err := readCloud(c, c.Args().First())
 		if err != nil {
 			return nil, 0, err
 		}

@@ -53,7 +53,7 @@ func runInfo(c *cli.Context) error {
 		return usagef("info needs exactly one FILE (or - for stdin), got %d argument(s)", c.NArg())
 	}
 	path := c.Args().First()
-	cloud, f, err := readCloud(path)
+	cloud, f, err := readCloud(c, path)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 // formatFlag is the --format flag shared by every command that writes a cloud.
 var formatFlag = &cli.StringFlag{
 	Name:  "format",
-	Usage: "output format: ply, ply-ascii, ply-binary, ply-binary-be, pcd, pcd-ascii, pcd-binary, pcd-compressed, las, las-1.2, las-1.3, las-1.4 (default: from OUT's extension)",
+	Usage: "output format: ply, ply-ascii, ply-binary, ply-binary-be, pcd, pcd-ascii, pcd-binary, pcd-compressed, las, las-1.2, las-1.3, las-1.4, text, csv (default: from OUT's extension)",
 }
 
 // inOut returns the IN and OUT arguments of a processing command, which
@@ -28,8 +28,8 @@ func inOut(c *cli.Context) (in, out string, err error) {
 }
 
 // readCloud reads a whole cloud from path ("-" for stdin).
-func readCloud(path string) (*core.Cloud, *pcio.Format, error) {
-	cloud, f, err := pcio.ReadFile(path)
+func readCloud(c *cli.Context, path string) (*core.Cloud, *pcio.Format, error) {
+	cloud, f, err := readFile(c, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,7 +73,7 @@ func loadInput(c *cli.Context, in string, cpuWork bool, check func(*core.Cloud) 
 		return nil, err
 	}
 	src := &input{backend: b, start: time.Now()}
-	if src.cloud, src.from, err = readCloud(in); err != nil {
+	if src.cloud, src.from, err = readCloud(c, in); err != nil {
 		return nil, err
 	}
 	if check == nil {
@@ -91,6 +91,9 @@ func writeCloud(c *cli.Context, path string, cloud *core.Cloud, from *pcio.Forma
 	f, variant, err := pcio.OutputFormat(path, c.String("format"), from)
 	if err != nil {
 		return usagef("%v", err)
+	}
+	if f, err = withText(c, f, false); err != nil {
+		return err
 	}
 	if err := pcio.WriteFile(path, f, variant, cloud); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

@@ -65,6 +65,7 @@ func newApp() *cli.App {
 	for _, cmd := range app.Commands {
 		cmd.OnUsageError = app.OnUsageError
 	}
+	addTextFlags(app.Commands)
 	return app
 }
 

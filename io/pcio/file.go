@@ -60,12 +60,22 @@ func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 
 // ReadFile reads a whole cloud from path ("-" for standard input). Errors
 // name the path.
-func ReadFile(path string) (*core.Cloud, *Format, error) {
+func ReadFile(path string) (*core.Cloud, *Format, error) { return ReadFileWith(path, nil) }
+
+// ReadFileWith is ReadFile where bind, when not nil, gives the format to
+// decode with from the one identified: the same format bound to options
+// the file cannot tell (see io/text.WithOptions), or an error.
+func ReadFileWith(path string, bind func(*Format) (*Format, error)) (*core.Cloud, *Format, error) {
 	f, r, c, err := Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer c.Close()
+	if bind != nil {
+		if f, err = bind(f); err != nil {
+			return nil, nil, err
+		}
+	}
 	cloud, err := f.Decode(r)
 	if err != nil {
 		return nil, f, fmt.Errorf("%s: %w", path, err)
