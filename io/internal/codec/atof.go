@@ -48,25 +48,23 @@ func ParseFloat64(b []byte) (float64, error) {
 }
 
 // ParseFloat32 is ParseFloat64 for strconv.ParseFloat(string(b), 32): the
-// nearest float32, not the float64 rounded again. Only Clinger's fast path
-// (a mantissa below 2²⁴, a power of ten below 10¹⁰, float32 arithmetic) is
-// taken here; the rest goes to strconv.
+// float32 nearest the decimal, not the float64 rounded again. It rounds the
+// exact float64 result to float32, which gives the same float32 unless the
+// float64 lies exactly halfway between two float32s (a float32 midpoint has
+// 25 significant bits, so it is a float64: were it strictly between the
+// decimal and the float64, it would be a nearer float64); then, and for
+// float32 subnormals and overflow, strconv decides.
 func ParseFloat32(b []byte) (float32, error) {
-	man, exp, neg, ok := readDecimal(b)
-	if ok && man < 1<<24 && exp >= -10 && exp <= 10 {
-		f := float32(man)
-		if exp < 0 {
-			f /= float32(exactPow10[-exp])
-		} else {
-			f *= float32(exactPow10[exp])
+	f, err := ParseFloat64(b)
+	if err == nil {
+		a := math.Abs(f)
+		bits := math.Float64bits(f)
+		if a >= 0x1p-126 && a <= math.MaxFloat32 && bits&(1<<29-1) != 1<<28 || a == 0 || math.IsInf(f, 0) || f != f {
+			return float32(f), nil
 		}
-		if neg {
-			f = -f
-		}
-		return f, nil
 	}
-	f, err := strconv.ParseFloat(string(b), 32)
-	return float32(f), err
+	g, err := strconv.ParseFloat(string(b), 32)
+	return float32(g), err
 }
 
 // exactPow10 are the powers of ten that float64 holds exactly.

@@ -107,6 +107,16 @@ func TestParseFloatRandom(t *testing.T) {
 		checkFloat64(t, s)
 		checkFloat32(t, s)
 		checkFloat32(t, strconv.FormatFloat(float64(float32(f)), 'g', -1, 32))
+		// Halfway between two float32s, and decimals whose nearest
+		// float64 is that midpoint: where rounding twice goes wrong.
+		x := math.Float32frombits(rng.Uint32() &^ (1 << 31))
+		if !math.IsInf(float64(x), 0) && !math.IsNaN(float64(x)) {
+			m := (float64(x) + float64(math.Nextafter32(x, float32(math.Inf(1))))) / 2
+			for _, s := range []string{strconv.FormatFloat(m, 'g', -1, 64), strconv.FormatFloat(m, 'e', 40, 64),
+				strconv.FormatFloat(math.Nextafter(m, 0), 'g', -1, 64), strconv.FormatFloat(math.Nextafter(m, 2*m), 'g', -1, 64)} {
+				checkFloat32(t, s)
+			}
+		}
 	}
 }
 
