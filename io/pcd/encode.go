@@ -342,11 +342,5 @@ func Encode(w io.Writer, c *core.Cloud, variant string) error {
 		size = 4
 	}
 	e, err := newEncoder(w, &pcio.Header{Count: int64(c.Len()), Schema: c.Attrs, Meta: c.Meta}, variant, size)
-	if err != nil {
-		return err
-	}
-	if err := e.Write(c); err != nil {
-		return err
-	}
-	return e.Close()
+	return codec.EncodeWhole(e, err, c)
 }

@@ -145,11 +145,5 @@ func Encode(w io.Writer, c *core.Cloud) error { return EncodeOptions(w, c, Optio
 // neither o nor the source says.
 func EncodeOptions(w io.Writer, c *core.Cloud, o Options, def byte) error {
 	e, err := NewEncoder(w, &pcio.Header{Count: int64(c.Len()), Schema: c.Attrs, Meta: c.Meta}, o, def)
-	if err != nil {
-		return err
-	}
-	if err := e.Write(c); err != nil {
-		return err
-	}
-	return e.Close()
+	return codec.EncodeWhole(e, err, c)
 }
