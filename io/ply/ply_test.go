@@ -3,10 +3,12 @@ package ply
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/pctk/pctk/io/internal/codectest"
 
@@ -301,5 +303,46 @@ func TestFloatCoordinates(t *testing.T) {
 	// A float64 NaN keeps being NaN in four bytes, not its payload.
 	if msg := codectest.Diff(c, d, false); msg != "" {
 		t.Error(msg)
+	}
+}
+
+// TestAsciiVerticesThenFaces reads an ascii file whose vertices span many
+// parallel parts and several blocks (with CRLF, blank lines and a last
+// vertex line straddling a read), then faces: the vertices in order, and the
+// faces from where the vertices end.
+func TestAsciiVerticesThenFaces(t *testing.T) {
+	const n = 300_000
+	var b strings.Builder
+	fmt.Fprintf(&b, "ply\nformat ascii 1.0\nelement vertex %d\nproperty double x\nproperty float y\nproperty float z\nelement face 2\nproperty list uchar int vertex_indices\nend_header\n", n)
+	for i := range n {
+		fmt.Fprintf(&b, "%d.25 %d 0.5", i, -i)
+		if i%7 == 0 {
+			b.WriteString("\r\n\n")
+		} else {
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("3 0 1 2\n3 299997 299998 299999\n")
+	for name, r := range map[string]io.Reader{"file": strings.NewReader(b.String()), "stream": iotest.HalfReader(strings.NewReader(b.String()))} {
+		c, err := Decode(r)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i := range n {
+			if c.X[i] != float64(i)+0.25 || c.Y[i] != float64(-i) || c.Z[i] != 0.5 {
+				t.Fatalf("%s: vertex %d = %v %v %v", name, i, c.X[i], c.Y[i], c.Z[i])
+			}
+		}
+		h := c.Meta.Extra["ply"].(*Header)
+		var face *Element
+		for _, e := range h.Elements {
+			if e.Name == "face" {
+				face = e
+			}
+		}
+		// Canonical little-endian records: count byte, then int32 indices.
+		if face == nil || len(face.Data) != 26 || face.Data[0] != 3 || face.Data[13] != 3 || face.Data[22] != 0xdf {
+			t.Fatalf("%s: faces %+v", name, face)
+		}
 	}
 }
