@@ -33,6 +33,13 @@ func TestTextFlags(t *testing.T) {
 	if got, _ := os.ReadFile(out); !strings.HasPrefix(string(got), "X Y Z Column4 Column5\n1.00 -0.00 0.00 7.00 200.00\n") {
 		t.Errorf("--precision 2 gave\n%s", got)
 	}
+	// Standard input without an extension: recognised as text from its
+	// content, after the binary magics.
+	cmd := pctkCmd(t, "-q", "convert", "--columns", "x,y,z,intensity:uint16,red:uint8", "-", "-", "--format", "csv")
+	cmd.Stdin = strings.NewReader(body)
+	if got, err := cmd.Output(); err != nil || string(got) != strings.ReplaceAll(want, " ", ",") {
+		t.Errorf("stdin to stdout as csv: %v\n%s", err, got)
+	}
 	pctkRun(t, 2, "convert", "--columns", "x,y,z", ply, out)
 	pctkRun(t, 2, "convert", "--precision", "3", in, ply)
 	pctkRun(t, 1, "convert", "--columns", "x,y,z", in, out) // 5 values a line, 3 names
