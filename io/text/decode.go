@@ -19,7 +19,6 @@ type Decoder struct {
 	hdr   *pcio.Header
 	cols  []column
 	count int64 // points announced by a count line, or counted; -1 if unknown
-	line  bool  // the count came from a count line (more points are an error)
 	read  int64
 	err   error
 }
@@ -85,7 +84,7 @@ func newDecoder(r io.Reader, o Options, count bool) (*Decoder, error) {
 	for _, c := range cols {
 		lay.Fields = append(lay.Fields, codec.TextField{Name: c.name, Type: c.t})
 	}
-	d := &Decoder{r: cr, text: codec.NewTextReader(cr, lay), cols: cols, count: pre.count, line: pre.count >= 0}
+	d := &Decoder{r: cr, text: codec.NewTextReader(cr, lay), cols: cols, count: pre.count}
 	crs, comments := codec.SplitCRS(pre.comments)
 	h := &Header{Delim: pre.delim, Names: names, HeaderLine: pre.names != nil, CountLine: pre.count >= 0}
 	d.hdr = &pcio.Header{Meta: core.Metadata{Format: codecName, Comments: comments, CRS: crs, Extra: map[string]any{codecName: h}}}
@@ -95,7 +94,7 @@ func newDecoder(r io.Reader, o Options, count bool) (*Decoder, error) {
 		}
 	}
 	switch {
-	case d.line:
+	case pre.count >= 0:
 		// Each point takes at least a byte per value and a newline.
 		if err := codec.CheckCount(codecName, at, "points", d.count, int64(len(cols))+1, cr.Remaining()+1); err != nil {
 			return nil, err
@@ -164,14 +163,17 @@ func (d *Decoder) fill(c *core.Cloud, at, n int) (int, error) {
 }
 
 // checkEnd reports io.EOF when nothing but blank lines and comments
-// follow the points a count line announced, else an error.
+// follow the points announced, else an error.
 func (d *Decoder) checkEnd() error {
 	line := d.text.Line()
 	got, err := d.text.Fill(make(codec.TextDst, len(d.cols)), 0, 1)
-	if err == nil && got == 0 {
+	switch {
+	case err != nil:
+		return err
+	case got == 0:
 		return io.EOF
 	}
-	return errorf(codec.Pos{Line: line}, "more points than the %d of the count line", d.count)
+	return errorf(codec.Pos{Line: line}, "more points than the %d announced (count line, or counted before reading)", d.count)
 }
 
 // seq returns 0, 1, ..., n-1.

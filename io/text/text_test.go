@@ -99,7 +99,7 @@ func TestBadInput(t *testing.T) {
 		{Name: "empty field", In: "1,2,3\n1,,3\n", Want: `line 2, column 2: Y: bad float64 value ""`},
 		{Name: "cut short", In: "3\n1 2 3\n4 5 6\n", Want: "point 2 of 3", EOF: true},
 		{Name: "cut mid line", In: "1 2 3\n4 5", Want: "line 2, column 3: 2 values, want 3", EOF: true},
-		{Name: "more than count", In: "1\n1 2 3\n4 5 6\n", Want: "line 3: more points than the 1 of the count line"},
+		{Name: "more than count", In: "1\n1 2 3\n4 5 6\n", Want: "line 3: more points than the 1 announced"},
 		{Name: "no x", In: "A Y Z\n1 2 3\n", Want: `line 1: no X column among ["A" "Y" "Z"]`},
 		{Name: "duplicate", In: "X Y Z x\n1 2 3 4\n", Want: "line 1: duplicate column X"},
 		{Name: "header count mismatch", In: "X Y Z I\n1 2 3\n", Want: "line 2: the header names 4 columns, the line has 3 values"},
