@@ -252,6 +252,11 @@ func readPreamble(r *codec.Reader) (*preamble, error) {
 		if err != nil {
 			return nil, err
 		}
+		if at.Offset == 0 && strings.HasPrefix(line, bom) {
+			// Spreadsheets' UTF-8 byte order mark: the first line
+			// starts after it.
+			line, at.Offset = line[len(bom):], int64(len(bom))
+		}
 		t := strings.TrimSpace(line)
 		switch {
 		case t == "":
@@ -298,6 +303,9 @@ func readPreamble(r *codec.Reader) (*preamble, error) {
 	return p, nil
 }
 
+// bom is the UTF-8 byte order mark some spreadsheets start files with.
+const bom = "\ufeff"
+
 // detectDelim returns the separator of a line: ';' when it has one, else
 // ',' when it has one, else 0 (runs of blanks).
 func detectDelim(line string) byte {
@@ -342,6 +350,7 @@ func Sniff(head []byte) bool {
 		}
 	}
 	header := false
+	head = bytes.TrimPrefix(head, []byte(bom))
 	for len(head) > 0 {
 		i := bytes.IndexByte(head, '\n')
 		if i < 0 {

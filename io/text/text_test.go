@@ -48,6 +48,8 @@ func TestDecode(t *testing.T) {
 	}{
 		{"xyz spaces", "1 2 3\n4\t5   6\r\n", Options{}, nil, []point{{1, 2, 3}, {4, 5, 6}}},
 		{"csv header", "X,Y,Z,Intensity\n1.5, 2.5 ,3.5,7\n", Options{}, []string{"Intensity:float64"}, []point{{1.5, 2.5, 3.5, 7}}},
+		{"byte order mark", "\ufeffX,Y,Z\r\n1,2,3\r\n", Options{}, nil, []point{{1, 2, 3}}},
+		{"byte order mark, no header", "\ufeff1,2,3\r\n", Options{}, nil, []point{{1, 2, 3}}},
 		{"semicolon", "x;y;z;classification\n1;2;3;2\n", Options{}, []string{"Classification:float64"}, []point{{1, 2, 3, 2}}},
 		{"cloudcompare", "//X,Y,Z,R,G,B,intensity,Nx,Ny,Nz\n1\n1.5,2,3,255,0,10,0.5,0,0,1\n", Options{},
 			[]string{"Red:float64", "Green:float64", "Blue:float64", "Intensity:float64", "NormalX:float64", "NormalY:float64", "NormalZ:float64"},
@@ -279,6 +281,7 @@ func TestSniff(t *testing.T) {
 		ok bool
 	}{
 		{"1 2 3\n", true},
+		{"\ufeff1;2;3\n", true},
 		{"# c\n//X,Y,Z\n5\n1,2,3\n", true},
 		{"X Y Z\n1 2 3\n", true},
 		{"1 2 3", false},
