@@ -1,6 +1,7 @@
 package text
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pctk/pctk/core"
 )
 
 // TestNumpySavetxt reads what numpy.savetxt writes (its default '%.18e'
@@ -65,9 +68,10 @@ np.savetxt(d + '/header.csv', a, fmt='%.17g', delimiter=',', header='x y z inten
 
 // TestCloudCompare reads the ASCII files CloudCompare's command line
 // writes from a PLY cloud (header line "//X,Y,Z,R,G,B,...", point count
-// line, commas; and plain blanks without header): colours and scalar
-// fields exact, coordinates as CloudCompare's float32 holds them, normals
-// as it compresses them.
+// line, commas; and plain blanks without header), and from our own text of
+// the same cloud (which it reads with its colours, normals and scalar
+// field): colours and scalar fields exact, coordinates as CloudCompare's
+// float32 holds them, normals as it compresses them.
 func TestCloudCompare(t *testing.T) {
 	cc, err := exec.LookPath("CloudCompare")
 	if err != nil {
@@ -87,18 +91,44 @@ func TestCloudCompare(t *testing.T) {
 	if err := os.WriteFile(in, []byte(ply), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Our own text of the same cloud, which CloudCompare must read with
+	// its colours, normals and scalar field, and export again.
+	ours := core.New(len(want))
+	for _, n := range []string{core.DimRed, core.DimGreen, core.DimBlue} {
+		ours.AddAttr(n, core.Uint8)
+	}
+	ours.AddAttr(core.DimIntensity, core.Float32)
+	for _, n := range []string{core.DimNormalX, core.DimNormalY, core.DimNormalZ} {
+		ours.AddAttr(n, core.Float32)
+	}
+	for i, p := range want {
+		ours.X[i], ours.Y[i], ours.Z[i] = p[0], p[1], p[2]
+		for k, a := range ours.Attrs {
+			a.SetFloat64(i, p[3+k])
+		}
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, ours); err != nil {
+		t.Fatal(err)
+	}
+	oursPath := filepath.Join(dir, "ours.txt")
+	if err := os.WriteFile(oursPath, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
-		name  string
-		flags []string
-		attrs string
+		name, in string
+		flags    []string
+		attrs    string
 	}{
-		{"header.csv", []string{"-SEP", "COMMA", "-ADD_HEADER", "-ADD_PTS_COUNT", "-EXT", "csv"},
+		{"header.csv", in, []string{"-SEP", "COMMA", "-ADD_HEADER", "-ADD_PTS_COUNT", "-EXT", "csv"},
 			"Red:float64 Green:float64 Blue:float64 Intensity:float64 NormalX:float64 NormalY:float64 NormalZ:float64"},
-		{"plain.asc", []string{"-SEP", "SPACE"},
+		{"plain.asc", in, []string{"-SEP", "SPACE"},
 			"Column4:float64 Column5:float64 Column6:float64 Column7:float64 Column8:float64 Column9:float64 Column10:float64"},
+		{"ours.asc", oursPath, []string{"-ADD_HEADER"},
+			"Red:float64 Green:float64 Blue:float64 Scalar_field:float64 NormalX:float64 NormalY:float64 NormalZ:float64"},
 	} {
 		out := filepath.Join(dir, c.name)
-		args := append([]string{"-SILENT", "-AUTO_SAVE", "OFF", "-O", in, "-C_EXPORT_FMT", "ASC", "-PREC", "12"}, c.flags...)
+		args := append([]string{"-SILENT", "-AUTO_SAVE", "OFF", "-O", c.in, "-C_EXPORT_FMT", "ASC", "-PREC", "12"}, c.flags...)
 		args = append(args, "-SAVE_CLOUDS", "FILE", out)
 		cmd := exec.Command(cc, args...)
 		cmd.Env = append(os.Environ(), "QT_QPA_PLATFORM=offscreen")
