@@ -46,6 +46,9 @@ func parseDims(c *cli.Context) (dims string, flat bool, err error) {
 // (PCA normals, any neighbourhood; statistical outlier removal), for which
 // "auto" takes the cpu backend (backendName).
 func backend(c *cli.Context, cpuWork bool) (findneighbor.Backend, error) {
+	if err := checkBackend("--backend", c.String("backend")); err != nil {
+		return nil, err
+	}
 	b, err := findneighbor.Get(backendName(c.String("backend"), cpuWork))
 	if err != nil {
 		return nil, err
@@ -68,4 +71,23 @@ func backendName(name string, cpuWork bool) string {
 		return "cpu"
 	}
 	return name
+}
+
+// checkBackend returns a usage error naming flag when name is not a
+// backend pctk knows ("auto" and "" included, in any case): a name no build
+// has is a mistake in the call, while a known backend that cannot run here
+// (cuda without a GPU) is an error of the machine, found by Get.
+func checkBackend(flag, name string) error {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "" || name == "auto" {
+		return nil
+	}
+	var names []string
+	for _, b := range findneighbor.Backends() {
+		if b.Name() == name {
+			return nil
+		}
+		names = append(names, b.Name())
+	}
+	return usagef("%s: unknown backend %q (known: auto, %s)", flag, name, strings.Join(names, ", "))
 }

@@ -32,6 +32,7 @@ func init() {
 			&cli.IntFlag{Name: "repeat", Value: 5, Usage: "runs per operation (median reported)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for generated points"},
 			&cli.BoolFlag{Name: "json", Usage: "print results as JSON"},
+			salvageFlag,
 		},
 		Action: runBench,
 	})
@@ -48,18 +49,26 @@ type benchRow struct {
 }
 
 func runBench(c *cli.Context) error {
-	xyz, eps, err := benchPoints(c)
-	if err != nil {
-		return err
-	}
-	n := len(xyz) / 3
 	names := strings.Split(c.String("backends"), ",")
+	for _, name := range names {
+		if err := checkBackend("--backends", name); err != nil {
+			return err
+		}
+	}
+	if c.Int("repeat") < 1 {
+		return usagef("--repeat: want at least 1 run, got %d", c.Int("repeat"))
+	}
 	ops := strings.Split(c.String("ops"), ",")
 	for _, op := range ops {
 		if !slices.Contains([]string{"counts", "knn", "moments", "dbscan", "kmoments"}, op) {
 			return usagef("unknown op %q", op)
 		}
 	}
+	xyz, eps, err := benchPoints(c)
+	if err != nil {
+		return err
+	}
+	n := len(xyz) / 3
 	infof("bench: %d points, eps %g, backends %s, ops %s, repeat %d", n, eps, strings.Join(names, ","), strings.Join(ops, ","), c.Int("repeat"))
 	var rows []benchRow
 	base := map[string]float64{}

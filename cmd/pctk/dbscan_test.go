@@ -277,7 +277,7 @@ func TestDBSCANUsageErrors(t *testing.T) {
 		{[]string{in, out, "--eps", "1", "--reuse-counts"}, 2}, // no NeighborCount in the input
 		{[]string{in, out, "--eps", "1", "--geographic"}, 1},   // Y = 4100000 is no latitude
 		{[]string{nanPath, out, "--eps", "1"}, 1},
-		{[]string{in, out, "--eps", "1", "--backend", "nosuch"}, 1},
+		{[]string{in, out, "--eps", "1", "--backend", "nosuch"}, 2}, // a backend no build has: usage (issue 15)
 	}
 	for _, tt := range tests {
 		args := append([]string{"pctk", "-q", "dbscan"}, tt.args...)

@@ -170,7 +170,7 @@ func TestNeighborsErrors(t *testing.T) {
 		{[]string{in, out, "--radius", "-1"}, 2},
 		{[]string{in, out, "--knn", "-3"}, 2},
 		{[]string{in, out, "--radius", "1", "--dims", "xz"}, 2},
-		{[]string{in, out, "--radius", "1", "--backend", "nonesuch"}, 1},
+		{[]string{in, out, "--radius", "1", "--backend", "nonesuch"}, 2}, // a backend no build has: usage (issue 15)
 		{[]string{bad, out, "--radius", "1"}, 1},
 	} {
 		if code := run(append([]string{"pctk", "-q", "neighbors"}, tt.args...)); code != tt.code {

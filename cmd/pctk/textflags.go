@@ -69,7 +69,9 @@ func withText(c *cli.Context, f *pcio.Format, input bool) (*pcio.Format, error) 
 	return text.WithOptions(f, o), nil
 }
 
-// readFile is pcio.ReadFile with --columns bound to a text input.
+// readFile is pcio.ReadFile with --salvage's options and --columns bound
+// to a text input.
 func readFile(c *cli.Context, path string) (*core.Cloud, *pcio.Format, error) {
-	return pcio.ReadFileWith(path, func(f *pcio.Format) (*pcio.Format, error) { return withText(c, f, true) })
+	bind := func(f *pcio.Format) (*pcio.Format, error) { return withText(c, f, true) }
+	return pcio.ReadFileWith(path, bind, readOptions(c, path))
 }

@@ -14,27 +14,31 @@ import (
 
 // Decoder reads a text cloud in chunks.
 type Decoder struct {
-	r     *codec.Reader
 	text  *codec.TextReader
 	hdr   *pcio.Header
 	cols  []column
 	count int64 // points announced by a count line, or counted; -1 if unknown
+	line  bool  // count is a count line's
+	known bool  // the input can hold count points: they may be allocated at once
 	read  int64
+	opt   pcio.ReadOptions
 	err   error
 }
 
 // NewDecoder reads the header of a text cloud (comments, header line,
 // count line) from r, with o naming columns the file does not. Without a
 // count line the points are counted first, on every core, so that Header
-// reports them; r is read whole into memory when it cannot seek.
-func NewDecoder(r io.Reader, o Options) (*Decoder, error) {
-	return newDecoder(r, o, true)
+// reports them; r is read whole into memory when it cannot seek. opts (at
+// most one) may ask to salvage a file cut short: the whole points before
+// the cut, with a warning.
+func NewDecoder(r io.Reader, o Options, opts ...pcio.ReadOptions) (*Decoder, error) {
+	return newDecoder(r, o, true, pcio.Options(opts))
 }
 
 // newDecoder is NewDecoder; count tells whether points not announced by a
 // count line are counted (a streaming decoder must tell Header.Count,
 // Decode needs not).
-func newDecoder(r io.Reader, o Options, count bool) (*Decoder, error) {
+func newDecoder(r io.Reader, o Options, count bool, opt pcio.ReadOptions) (*Decoder, error) {
 	rs, ok := r.(io.ReadSeeker)
 	var base int64
 	if ok {
@@ -79,12 +83,12 @@ func newDecoder(r io.Reader, o Options, count bool) (*Decoder, error) {
 		return nil, err
 	}
 	cr := codec.NewReader(codecName, rs)
-	cr.SetLine(pre.dataLine)
+	cr.SetStart(codec.Pos{Offset: pre.dataOff, Line: pre.dataLine})
 	lay := &codec.TextLayout{Codec: codecName, Delim: pre.delim, Comment: '#'}
 	for _, c := range cols {
 		lay.Fields = append(lay.Fields, codec.TextField{Name: c.name, Type: c.t})
 	}
-	d := &Decoder{r: cr, text: codec.NewTextReader(cr, lay), cols: cols, count: pre.count}
+	d := &Decoder{text: codec.NewTextReader(cr, lay), cols: cols, count: pre.count, line: pre.count >= 0, opt: opt}
 	crs, comments := codec.SplitCRS(pre.comments)
 	h := &Header{Delim: pre.delim, Names: names, HeaderLine: pre.names != nil, CountLine: pre.count >= 0}
 	d.hdr = &pcio.Header{Meta: core.Metadata{Format: codecName, Comments: comments, CRS: crs, Extra: map[string]any{codecName: h}}}
@@ -94,15 +98,20 @@ func newDecoder(r io.Reader, o Options, count bool) (*Decoder, error) {
 		}
 	}
 	switch {
-	case pre.count >= 0:
-		// Each point takes at least a byte per value and a newline.
-		if err := codec.CheckCount(codecName, at, "points", d.count, int64(len(cols))+1, cr.Remaining()+1); err != nil {
+	case d.line:
+		// Each point takes at least a byte per value and a newline. A
+		// count the input cannot hold is read on without trusting it,
+		// to report where the data ends (or, salvaging, keep it).
+		err := codec.CheckCount(codecName, at, "points", d.count, int64(len(cols))+1, cr.Remaining()+1)
+		if _, short := err.(*codec.ShortError); err != nil && !short {
 			return nil, err
 		}
+		d.known = err == nil
 	case count:
 		if d.count, err = codec.CountRecords(rs, lay); err != nil {
 			return nil, err
 		}
+		d.known = true
 	}
 	d.hdr.Count = max(d.count, 0)
 	return d, nil
@@ -124,19 +133,33 @@ func (d *Decoder) Read(limit int) (*core.Cloud, error) {
 			d.err = d.checkEnd()
 			return nil, d.err
 		}
-		n = codec.ChunkSize(limit, d.count-d.read, d.r.Remaining() >= 0)
+		n = codec.ChunkSize(limit, d.count-d.read, d.known)
 	}
 	c := codec.NewChunk(d.hdr, n)
+	first := d.read
 	got, err := d.fill(c, 0, n)
 	if err == nil && got == 0 && d.count < 0 {
 		err = io.EOF
 	}
 	if err != nil {
 		d.err = err
-		return nil, err
+		if !d.line && d.opt.Salvage && errors.Is(err, io.ErrUnexpectedEOF) {
+			// Without a count line, a last line cut short is the only
+			// sign of a cut: salvaging drops it, with a warning.
+			d.opt.Warning(err)
+			codec.Truncate(c, got)
+			err = nil
+		} else if c, err = codec.Salvage(d.opt, err, c, first); err != nil {
+			return nil, err
+		}
+		d.err = io.EOF // salvaged: the points before the cut, then the end
+		if c.Len() == 0 {
+			return nil, io.EOF
+		}
+		return c, nil
 	}
 	if got < n {
-		c = c.Select(seq(got))
+		codec.Truncate(c, got)
 	}
 	return c, nil
 }
@@ -156,8 +179,10 @@ func (d *Decoder) fill(c *core.Cloud, at, n int) (int, error) {
 	}
 	got, err := d.text.Fill(dst, at, n)
 	d.read += int64(got)
-	if err == nil && got < n && d.count >= 0 {
-		err = codec.ReadErr(codecName, codec.Pos{Line: d.text.Line()}, io.ErrUnexpectedEOF, "point %d of %d", d.read, d.count)
+	if d.line || d.count >= 0 && err == nil {
+		// Fewer points than a count line announced, or the last one
+		// cut: short. (Fewer than counted: the file changed meanwhile.)
+		err = d.text.Short(err, got, n, "points", d.read, d.count)
 	}
 	return got, err
 }
@@ -176,29 +201,24 @@ func (d *Decoder) checkEnd() error {
 	return errorf(codec.Pos{Line: line}, "more points than the %d announced (count line, or counted before reading)", d.count)
 }
 
-// seq returns 0, 1, ..., n-1.
-func seq(n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = i
-	}
-	return s
+// Decode reads a whole text cloud with default options; opts as
+// NewDecoder.
+func Decode(r io.Reader, opts ...pcio.ReadOptions) (*core.Cloud, error) {
+	return DecodeOptions(r, Options{}, opts...)
 }
 
-// Decode reads a whole text cloud with default options.
-func Decode(r io.Reader) (*core.Cloud, error) { return DecodeOptions(r, Options{}) }
-
 // DecodeOptions reads a whole text cloud, with o naming columns the file
-// does not.
-func DecodeOptions(r io.Reader, o Options) (*core.Cloud, error) {
-	d, err := newDecoder(r, o, false)
+// does not; opts as NewDecoder.
+func DecodeOptions(r io.Reader, o Options, opts ...pcio.ReadOptions) (*core.Cloud, error) {
+	d, err := newDecoder(r, o, false, pcio.Options(opts))
 	if err != nil {
 		return nil, err
 	}
-	if d.count >= 0 {
+	if d.known {
+		// A count line the input can hold: one allocation.
 		c := codec.NewChunk(d.hdr, int(d.count))
 		if _, err := d.fill(c, 0, c.Len()); err != nil {
-			return nil, err
+			return codec.Salvage(d.opt, err, c, 0)
 		}
 		if err := d.checkEnd(); err != io.EOF {
 			return nil, err

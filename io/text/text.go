@@ -98,9 +98,13 @@ func newFormat(name string, o Options) *pcio.Format {
 	f := &pcio.Format{
 		Name:       name,
 		Extensions: []string{".xyz", ".txt", ".asc", ".pts"},
-		Decode:     func(r io.Reader) (*core.Cloud, error) { return DecodeOptions(r, o) },
-		NewDecoder: func(r io.Reader) (pcio.Decoder, error) { return NewDecoder(r, o) },
-		Describe:   Describe,
+		Decode: func(r io.Reader, opts ...pcio.ReadOptions) (*core.Cloud, error) {
+			return DecodeOptions(r, o, opts...)
+		},
+		NewDecoder: func(r io.Reader, opts ...pcio.ReadOptions) (pcio.Decoder, error) {
+			return NewDecoder(r, o, opts...)
+		},
+		Describe: Describe,
 	}
 	def := byte(' ')
 	if name == nameCSV {

@@ -99,18 +99,46 @@ func TestBadInput(t *testing.T) {
 		{Name: "short line", In: "1 2 3\n1 2\n4 5 6\n", Want: "line 2, column 3: 2 values, want 3"},
 		{Name: "long line", In: "1,2,3\n1,2,3,4\n", Want: "line 2, column 4: 4 values, want 3"},
 		{Name: "empty field", In: "1,2,3\n1,,3\n", Want: `line 2, column 2: Y: bad float64 value ""`},
-		{Name: "cut short", In: "3\n1 2 3\n4 5 6\n", Want: "point 2 of 3", EOF: true},
+		{Name: "cut short", In: "3\n1 2 3\n4 5 6\n", Want: "file cut short at byte offset 14 (line 4): header promises 3 points, 2 present", EOF: true},
 		{Name: "cut mid line", In: "1 2 3\n4 5", Want: "line 2, column 3: 2 values, want 3", EOF: true},
 		{Name: "more than count", In: "1\n1 2 3\n4 5 6\n", Want: "line 3: more points than the 1 announced"},
 		{Name: "no x", In: "A Y Z\n1 2 3\n", Want: `line 1: no X column among ["A" "Y" "Z"]`},
 		{Name: "duplicate", In: "X Y Z x\n1 2 3 4\n", Want: "line 1: duplicate column X"},
 		{Name: "header count mismatch", In: "X Y Z I\n1 2 3\n", Want: "line 2: the header names 4 columns, the line has 3 values"},
 		{Name: "one bad value", In: "X Y Z\nabc\n1 2 3\n", Want: `line 2: a line with one value "abc" is neither a point count nor a point`},
-		{Name: "huge count", In: "99999999999\n1 2 3\n", Want: "header promises 99999999999 points"},
+		{Name: "huge count", In: "99999999999\n1 2 3\n", Want: "file cut short at byte offset 18 (line 3): header promises 99999999999 points, 1 present", EOF: true},
 	})
 	_, err := DecodeOptions(strings.NewReader("1 2 3\n"), Options{Columns: []string{"x", "y", "z:int8"}})
 	if err == nil || !strings.Contains(err.Error(), "coordinates are float64") {
 		t.Errorf("typed z: error %v, want coordinates are float64", err)
+	}
+}
+
+// TestSalvage reads files cut short with pcio.ReadOptions.Salvage: the
+// whole points before the cut, and one warning.
+func TestSalvage(t *testing.T) {
+	for _, c := range []struct{ name, in, warn string }{
+		{"count line", "3\n1 2 3\n4 5 6\n", "header promises 3 points, 2 present"},
+		{"count line, cut line", "3\n1 2 3\n4 5 6\n7 8", "header promises 3 points, 2 present"},
+		{"no count, cut line", "1 2 3\n4 5 6\n7 8", "line 3, column 3: 2 values, want 3: unexpected EOF"},
+	} {
+		for _, stream := range []bool{false, true} {
+			var warnings []string
+			o := pcio.ReadOptions{Salvage: true, Warn: func(err error) { warnings = append(warnings, err.Error()) }}
+			var got *core.Cloud
+			var err error
+			if stream {
+				var d *Decoder
+				if d, err = NewDecoder(strings.NewReader(c.in), Options{}, o); err == nil {
+					got, err = d.Read(100)
+				}
+			} else {
+				got, err = Decode(strings.NewReader(c.in), o)
+			}
+			if err != nil || got.Len() != 2 || got.X[1] != 4 || len(warnings) != 1 || !strings.Contains(warnings[0], c.warn) {
+				t.Errorf("%s (stream %v): %v, %v; warnings %q, want 2 points and one warning %q", c.name, stream, got, err, warnings, c.warn)
+			}
+		}
 	}
 }
 

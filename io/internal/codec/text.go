@@ -180,6 +180,20 @@ func (t *TextReader) more(need int) error {
 	return nil
 }
 
+// Short returns the error of a decoder whose Fill of n records parsed got
+// of them and returned err: nil when all were read; a *ShortError when the
+// body ended first, or its last record was cut short (err wraps
+// io.ErrUnexpectedEOF), at the end of the data, with present whole
+// records (what names them, "points") of the promised; else err.
+func (t *TextReader) Short(err error, got, n int, what string, present, promised int64) error {
+	if err == nil && got == n || err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return err
+	}
+	// The body ended: every byte of the input was read.
+	end := Pos{Offset: t.r.Offset().Offset, Line: t.line + bytes.Count(t.buf[t.off:], []byte{'\n'})}
+	return &ShortError{Codec: t.lay.Codec, Pos: end, What: what, Promised: promised, Present: present}
+}
+
 // Close gives the bytes read ahead but not parsed back to the Reader, so
 // that what follows the records (more PLY elements) reads from where they
 // end.
