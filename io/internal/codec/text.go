@@ -20,7 +20,7 @@ import (
 // errors included (the first bad line in file order), is that of reading
 // the lines one after the other.
 
-// TextField is one value of a text record: its type, and where it goes.
+// TextField is one value of a text record: its name and how it is parsed.
 type TextField struct {
 	// Name names the field in errors ("x", "intensity").
 	Name string
@@ -47,11 +47,12 @@ type TextLayout struct {
 	// lines.
 	Comment byte
 
-	bytes byteClasses
+	classes byteClasses // from Delim and Comma, by prepare
 }
 
-// TextDst is where a record's values go: for field i, Set[i](j, bits)
-// stores value bits (as ParseText returns them) of record j; nil skips it.
+// TextDst is where a record's values go: dst[i](j, bits) stores the value
+// of field i of record j (bits as ParseText returns them); a nil entry
+// skips the field. Setters of different records run concurrently.
 type TextDst []func(j int, v uint64)
 
 // Column returns the setter of TextDst for a field of type t going into
@@ -459,7 +460,7 @@ func parseRecord(lay *TextLayout, l []byte, dst TextDst, j, line int) (short boo
 // With a delimiter, the first field of a line needs no delimiter before
 // it, the others start after one (so that an empty field is one).
 func (lay *TextLayout) field(l []byte, i int, first bool) (tok []byte, next int, ok bool) {
-	pad, end := &lay.bytes.pad, &lay.bytes.end
+	pad, end := &lay.classes.pad, &lay.classes.end
 	for i < len(l) && pad[l[i]] {
 		i++
 	}
@@ -487,17 +488,17 @@ type byteClasses struct {
 	ready    bool
 }
 
-// prepare fills lay.bytes from Delim and Comma.
+// prepare fills lay.classes from Delim and Comma.
 func (lay *TextLayout) prepare() {
-	if lay.bytes.ready {
+	if lay.classes.ready {
 		return
 	}
 	for c := range 256 {
 		b := byte(c)
-		lay.bytes.pad[c] = isBlank(b) && b != lay.Delim || lay.Delim == 0 && lay.Comma && b == ','
-		lay.bytes.end[c] = lay.bytes.pad[c] || lay.Delim != 0 && b == lay.Delim
+		lay.classes.pad[c] = isBlank(b) && b != lay.Delim || lay.Delim == 0 && lay.Comma && b == ','
+		lay.classes.end[c] = lay.classes.pad[c] || lay.Delim != 0 && b == lay.Delim
 	}
-	lay.bytes.ready = true
+	lay.classes.ready = true
 }
 
 // WriteLines writes n records, one a line, formatted by appendRecord

@@ -187,7 +187,7 @@ func TestDelimited(t *testing.T) {
 		{'\t', false, "1\t2\t3", true},
 	} {
 		lay := *textLayout
-		lay.Delim, lay.Comma, lay.bytes = c.delim, c.comma, byteClasses{}
+		lay.Delim, lay.Comma, lay.classes = c.delim, c.comma, byteClasses{}
 		lay.prepare()
 		dst, gx, gi := textDst(1)
 		_, err := parseRecord(&lay, []byte(c.in), dst, 0, 1)
