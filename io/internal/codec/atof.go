@@ -43,9 +43,39 @@ func ParseFloat64(b []byte) (float64, error) {
 		if f, ok := eiselLemire(man, exp, neg); ok {
 			return f, nil
 		}
+		if f, ok := dyadic(man, exp, neg); ok {
+			return f, nil
+		}
 	}
 	return strconv.ParseFloat(string(b), 64)
 }
+
+// dyadic converts man·10^exp exactly when it is q·2^exp with an integer q,
+// that is when 5^-exp divides man (exp from -27: 5²⁷ < 2⁶⁴): float64(q) is
+// q correctly rounded and the power of two is exact, so the result is
+// correctly rounded too. These are the decimals a float32 or a float64
+// written in full has ("55.534515380859375"), which lie exactly on a
+// float64, where Eisel-Lemire, working on an approximation of 10^exp,
+// cannot tell which side of it the value is and gives up.
+func dyadic(man uint64, exp int, neg bool) (float64, bool) {
+	if exp >= 0 || exp < -27 || man%pow5[-exp] != 0 {
+		return 0, false
+	}
+	f := math.Ldexp(float64(man/pow5[-exp]), exp)
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+// pow5 are the powers of five that fit a uint64 up to 5²⁷.
+var pow5 = func() (p [28]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 5
+	}
+	return p
+}()
 
 // ParseFloat32 is ParseFloat64 for strconv.ParseFloat(string(b), 32): the
 // float32 nearest the decimal, not the float64 rounded again. It rounds the
