@@ -172,3 +172,15 @@ func BenchmarkParseFloat64(b *testing.B) {
 		}
 	})
 }
+
+// FuzzParseFloat compares ParseFloat64 and ParseFloat32 with strconv on
+// arbitrary input.
+func FuzzParseFloat(f *testing.F) {
+	for _, s := range atofEdges {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		checkFloat64(t, s)
+		checkFloat32(t, s)
+	})
+}
