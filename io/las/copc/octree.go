@@ -1,0 +1,348 @@
+package copc
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+
+	"github.com/pctk/pctk/core"
+)
+
+// Parameters of the octree a writer builds, as untwine (and so PDAL's
+// writers.copc) chooses them: untwine/Common.hpp CellCount,
+// epf/EpfTypes.hpp MaxPointsPerNode, bu/Processor.cpp MinimumPoints and
+// MinimumTotalPoints.
+const (
+	// cellCount is the number of grid cells across a node, which sets the
+	// spacing: the root's is its side / cellCount.
+	cellCount = 128
+	// maxLeafPoints is the most points a leaf holds before it splits.
+	maxLeafPoints = 100_000
+	// minChildPoints: a child with fewer points moves whole into its parent.
+	minChildPoints = 100
+	// minTotalPoints: children holding fewer points in all move whole into
+	// their parent.
+	minTotalPoints = 1500
+	// buildLevels is the depth of the grid the points are sorted on; no
+	// leaf lies deeper. 3·21 bits fill a uint64 Morton code.
+	buildLevels = 21
+)
+
+// octreeParams are the builder's thresholds; tests shrink them to get
+// deep trees from few points.
+type octreeParams struct {
+	maxLeaf, minChild, minTotal int
+}
+
+var defaultParams = octreeParams{maxLeafPoints, minChildPoints, minTotalPoints}
+
+// node is a node of an octree being built.
+type node struct {
+	key      Key
+	pts      []int32 // the points the node keeps, indices into the cloud
+	children []*node // non-nil children only
+}
+
+// cubeFor returns the root cube for points within b, as untwine chooses
+// it: centred on the box, with the box's longest side. A flat or
+// single-point box gets a side of at least minSide.
+func cubeFor(b core.Bounds, minSide float64) core.Bounds {
+	side := max(b.Max[0]-b.Min[0], b.Max[1]-b.Min[1], b.Max[2]-b.Min[2], minSide)
+	c := b.Center()
+	var cube core.Bounds
+	for k := range 3 {
+		cube.Min[k] = c[k] - side/2
+		cube.Max[k] = c[k] + side/2
+		// Rounding may leave the box's ends a hair outside: widen.
+		for cube.Min[k] > b.Min[k] {
+			cube.Min[k] = math.Nextafter(cube.Min[k], math.Inf(-1))
+		}
+		for cube.Max[k] < b.Max[k] {
+			cube.Max[k] = math.Nextafter(cube.Max[k], math.Inf(1))
+		}
+	}
+	return cube
+}
+
+// buildOctree arranges the points xyz (x, y, z interleaved) in an octree
+// over cube the way untwine does (bu/Processor.cpp): points go to leaves
+// of at most maxLeaf points; then, from the deepest level up, each parent
+// takes from its children a spatially even sample: the children's points
+// in random order, each taken when its cell of a grid over the parent
+// (cells spacing/√3 wide, so two taken points are at least about the
+// level's spacing apart) is still empty. The points a parent does not take
+// stay in the child. Children with fewer than minChild points, or all
+// children when they hold fewer than minTotal in all, move up whole. So
+// the nodes down to any level hold a fair thinning of the cloud. The
+// random order is seeded from each node's key, so output is reproducible.
+func buildOctree(xyz []float64, cube core.Bounds, prm octreeParams, workers int) *node {
+	n := len(xyz) / 3
+	type coded struct {
+		code uint64
+		i    int32
+	}
+	cs := make([]coded, n)
+	for i := range n {
+		p := [3]float64{xyz[3*i], xyz[3*i+1], xyz[3*i+2]}
+		k := keyAt(p, cube, buildLevels)
+		cs[i] = coded{morton(uint32(k.X), uint32(k.Y), uint32(k.Z)), int32(i)}
+	}
+	slices.SortFunc(cs, func(a, b coded) int {
+		if a.code != b.code {
+			if a.code < b.code {
+				return -1
+			}
+			return 1
+		}
+		return int(a.i - b.i)
+	})
+	order := make([]int32, n)
+	codes := make([]uint64, n)
+	for i, c := range cs {
+		order[i], codes[i] = c.i, c.code
+	}
+	root := split(RootKey, order, codes, prm.maxLeaf)
+	b := &builder{xyz: xyz, cube: cube, prm: prm}
+	b.sampleTree(root, workers)
+	prune(root)
+	return root
+}
+
+// morton interleaves the low 21 bits of x, y and z (x lowest), so that
+// sorting by the code lists every octree node's points contiguously.
+func morton(x, y, z uint32) uint64 {
+	return spread(x) | spread(y)<<1 | spread(z)<<2
+}
+
+// spread puts bit i of v at bit 3i.
+func spread(v uint32) uint64 {
+	x := uint64(v) & 0x1fffff
+	x = (x | x<<32) & 0x1f00000000ffff
+	x = (x | x<<16) & 0x1f0000ff0000ff
+	x = (x | x<<8) & 0x100f00f00f00f00f
+	x = (x | x<<4) & 0x10c30c30c30c30c3
+	x = (x | x<<2) & 0x1249249249249249
+	return x
+}
+
+// split makes the subtree of key from its points (sorted by Morton code):
+// a leaf when they are few enough, else a node with a child per occupied
+// octant.
+func split(key Key, pts []int32, codes []uint64, maxLeaf int) *node {
+	nd := &node{key: key}
+	if len(pts) <= maxLeaf || key.Level >= buildLevels {
+		nd.pts = pts
+		return nd
+	}
+	shift := uint(3 * (buildLevels - 1 - key.Level))
+	lo := 0
+	for lo < len(pts) {
+		oct := int(codes[lo] >> shift & 7)
+		hi := lo + sortSearch(codes[lo:], func(c uint64) bool { return int(c>>shift&7) > oct })
+		nd.children = append(nd.children, split(key.Child(oct), pts[lo:hi], codes[lo:hi], maxLeaf))
+		lo = hi
+	}
+	return nd
+}
+
+// sortSearch returns the first index of s for which f is true (false
+// before, true after it).
+func sortSearch(s []uint64, f func(uint64) bool) int {
+	lo, hi := 0, len(s)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if f(s[m]) {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
+}
+
+// builder holds what sampling needs.
+type builder struct {
+	xyz  []float64
+	cube core.Bounds
+	prm  octreeParams
+}
+
+// sampleTree samples every internal node of the tree, children before
+// parents, subtrees of the first levels in parallel on workers goroutines.
+func (b *builder) sampleTree(root *node, workers int) {
+	var subtrees []*node
+	var collect func(nd *node)
+	collect = func(nd *node) {
+		if nd.key.Level >= 2 || len(nd.children) == 0 {
+			subtrees = append(subtrees, nd)
+			return
+		}
+		for _, c := range nd.children {
+			collect(c)
+		}
+	}
+	collect(root)
+	var wg sync.WaitGroup
+	next := make(chan *node)
+	for range max(workers, 1) {
+		wg.Go(func() {
+			g := newGrid()
+			for nd := range next {
+				b.sampleSubtree(nd, g)
+			}
+		})
+	}
+	for _, nd := range subtrees {
+		next <- nd
+	}
+	close(next)
+	wg.Wait()
+	// The top levels, above the subtrees, last.
+	g := newGrid()
+	var top func(nd *node)
+	top = func(nd *node) {
+		if nd.key.Level >= 2 || len(nd.children) == 0 {
+			return
+		}
+		for _, c := range nd.children {
+			top(c)
+		}
+		b.sample(nd, g)
+	}
+	top(root)
+}
+
+// sampleSubtree samples the internal nodes of nd's subtree, bottom up.
+func (b *builder) sampleSubtree(nd *node, g *grid) {
+	for _, c := range nd.children {
+		b.sampleSubtree(c, g)
+	}
+	if len(nd.children) > 0 {
+		b.sample(nd, g)
+	}
+}
+
+// sample moves into internal node nd its share of its children's points,
+// as untwine's Processor::runLocal and sample do.
+func (b *builder) sample(nd *node, g *grid) {
+	total := 0
+	for _, c := range nd.children {
+		total += len(c.pts)
+	}
+	var cand []*node
+	for _, c := range nd.children {
+		if len(c.pts) < b.prm.minChild || total < b.prm.minTotal {
+			nd.pts = append(nd.pts, c.pts...)
+			c.pts = nil
+		} else {
+			cand = append(cand, c)
+		}
+	}
+	if len(cand) == 0 {
+		return
+	}
+	// The grid over nd: untwine's VoxelInfo spacing (side/cellCount, 1.5
+	// times that below the root) and cells spacing/√3 wide.
+	nb := nd.key.Bounds(b.cube)
+	width := (nb.Max[0] - nb.Min[0]) / cellCount
+	if nd.key.Level > 0 {
+		width *= 1.5
+	}
+	width /= math.Sqrt(3)
+	type ref struct {
+		child *node
+		at    int
+	}
+	var refs []ref
+	for _, c := range cand {
+		for i := range c.pts {
+			refs = append(refs, ref{c, i})
+		}
+	}
+	k := nd.key
+	rng := rand.New(rand.NewPCG(uint64(k.Level)<<32|uint64(uint32(k.X)), uint64(uint32(k.Y))<<32|uint64(uint32(k.Z))))
+	rng.Shuffle(len(refs), func(i, j int) { refs[i], refs[j] = refs[j], refs[i] })
+	taken := make(map[*node][]bool, len(cand))
+	for _, c := range cand {
+		taken[c] = make([]bool, len(c.pts))
+	}
+	for _, r := range refs {
+		p := r.child.pts[r.at]
+		var cell [3]uint32
+		for a := range 3 {
+			cell[a] = uint32(min(max((b.xyz[3*int(p)+a]-nb.Min[a])/width, 0), gridSide-1))
+		}
+		if g.set(cell) {
+			nd.pts = append(nd.pts, p)
+			taken[r.child][r.at] = true
+		}
+	}
+	g.clear()
+	for _, c := range cand {
+		kept := c.pts[:0:0]
+		for i, p := range c.pts {
+			if !taken[c][i] {
+				kept = append(kept, p)
+			}
+		}
+		c.pts = kept
+	}
+	slices.Sort(nd.pts)
+}
+
+// gridSide is the number of cells along each axis of a sampling grid:
+// 128·√3 cells across the root, fewer below it, fit in 256.
+const gridSide = 256
+
+// grid is a set of occupied cells, a bit per cell, cleared after each use
+// by visiting only the words set.
+type grid struct {
+	bits []uint64
+	used []uint32
+}
+
+func newGrid() *grid { return &grid{bits: make([]uint64, gridSide*gridSide*gridSide/64)} }
+
+// set marks cell c and reports whether it was empty.
+func (g *grid) set(c [3]uint32) bool {
+	i := (c[0]*gridSide+c[1])*gridSide + c[2]
+	w, m := i/64, uint64(1)<<(i%64)
+	if g.bits[w]&m != 0 {
+		return false
+	}
+	if g.bits[w] == 0 {
+		g.used = append(g.used, w)
+	}
+	g.bits[w] |= m
+	return true
+}
+
+func (g *grid) clear() {
+	for _, w := range g.used {
+		g.bits[w] = 0
+	}
+	g.used = g.used[:0]
+}
+
+// prune drops the subtrees that hold no points and reports whether nd's
+// subtree holds any.
+func prune(nd *node) bool {
+	kept := nd.children[:0]
+	for _, c := range nd.children {
+		if prune(c) {
+			kept = append(kept, c)
+		}
+	}
+	nd.children = kept
+	return len(nd.pts) > 0 || len(kept) > 0
+}
+
+// walk calls fn for every node of the tree in depth-first order, children
+// by octant.
+func (nd *node) walk(fn func(*node)) {
+	fn(nd)
+	for _, c := range nd.children {
+		c.walk(fn)
+	}
+}
