@@ -4,6 +4,12 @@ package las
 // themselves need (io/las/copc fetches and compresses the records of each
 // octree node on its own).
 
+import (
+	"fmt"
+
+	"github.com/pctk/pctk/core"
+)
+
 // ParseHeader decodes the public header block at the start of b, which
 // must hold at least the standard header size of the file's version.
 func ParseHeader(b []byte) (*Header, error) {
@@ -22,3 +28,145 @@ func ParseHeader(b []byte) (*Header, error) {
 // DataFormat returns the point data format number (0-10), without the LAZ
 // compression bits.
 func (h *Header) DataFormat() int { return h.pointFormat() }
+
+// NewVLR returns a VLR with the given user ID, record ID, description and
+// payload.
+func NewVLR(user string, record uint16, desc string, data []byte) VLR {
+	return newVLR(user, record, desc, data)
+}
+
+// AppendVLR appends the encoding of v to b: a VLR header, or an EVLR
+// header when extended, then the payload.
+func AppendVLR(b []byte, v *VLR, extended bool) []byte { return appendVLR(b, v, extended) }
+
+// RecordWriter encodes point records for a writer that places them itself
+// (COPC): LAS 1.4, point formats 6, 7 or 8 (the ones COPC allows), every
+// column that no native field holds in Extra Bytes, the source's scale
+// and offset when the points still fit them. It keeps the header fields
+// the records determine (bounds, counts by return) as it goes.
+type RecordWriter struct {
+	e   *Encoder
+	buf recordBuffer
+}
+
+// recordBuffer collects what the Encoder writes.
+type recordBuffer struct{ b []byte }
+
+func (r *recordBuffer) Write(p []byte) (int, error) {
+	r.b = append(r.b, p...)
+	return len(p), nil
+}
+
+// NewRecordWriter plans the records of the n points of c (its schema,
+// metadata and coordinates choose the layout, scale and offset). It fails
+// for columns that need waveform formats 9 or 10.
+func NewRecordWriter(c *core.Cloud) (*RecordWriter, error) {
+	rw := &RecordWriter{}
+	e, err := newEncoder(&rw.buf, c.Attrs, &c.Meta, int64(c.Len()), "1.4")
+	if err != nil {
+		return nil, err
+	}
+	if e.lay.pf > 8 {
+		return nil, fmt.Errorf("las: the waveform fields need point format %d; these records hold formats 6 to 8", e.lay.pf)
+	}
+	b, ok := c.Bounds()
+	switch {
+	case !ok:
+		e.setScale([3]float64{0.001, 0.001, 0.001}, [3]float64{})
+	case e.src != nil && fits(b, e.src.Header.Scale, e.src.Header.Offset):
+		e.setScale(e.src.Header.Scale, e.src.Header.Offset)
+	default:
+		e.setScale(chooseScale(b, c, 1))
+	}
+	rw.e = e
+	return rw, nil
+}
+
+// PointFormat returns the point data format (6-8) and the record length.
+func (rw *RecordWriter) PointFormat() (format uint8, recLen int) {
+	return uint8(rw.e.lay.pf), rw.e.lay.recLen
+}
+
+// Scale returns the scale and offset of the coordinates.
+func (rw *RecordWriter) Scale() (scale, offset [3]float64) { return rw.e.hdr.Scale, rw.e.hdr.Offset }
+
+// Records encodes the points of c, which has the schema the writer was
+// planned for, and returns their records (valid until the next call).
+func (rw *RecordWriter) Records(c *core.Cloud) ([]byte, error) {
+	rw.buf.b = rw.buf.b[:0]
+	if err := rw.e.Write(c); err != nil {
+		return nil, err
+	}
+	return rw.buf.b, nil
+}
+
+// Head returns the header and VLRs of the file: first the VLRs in first,
+// then the source's (less those of COPC and LASzip, which describe the
+// source's own layout, and with the Extra Bytes and CRS records of the
+// new layout); the point format byte has bit 7 set (LAZ) when laz. The
+// points start right after them, pointBytes long, and evlrs (encoded
+// EVLRs, the number n) after those, before the source's EVLRs that Tail
+// returns. Call it after every record is written.
+func (rw *RecordWriter) Head(first []VLR, laz bool, pointBytes uint64, evlrs int) []byte {
+	e := rw.e
+	e.setCounts()
+	h := e.hdr
+	vlrs := append([]VLR(nil), first...)
+	for _, v := range e.vlrs {
+		if !layoutVLR(&v) {
+			vlrs = append(vlrs, v)
+		}
+	}
+	h.HeaderSize = headerSize14
+	h.Extra = nil
+	h.NumVLRs = uint32(len(vlrs))
+	size := headerSize14
+	for _, v := range vlrs {
+		size += vlrHeaderSize + len(v.Data)
+	}
+	h.PointOffset = uint32(size)
+	if laz {
+		h.PointFormat |= 0x80
+	}
+	if e.written > 0 {
+		h.Min, h.Max = e.lo, e.hi
+	} else {
+		h.Min, h.Max = [3]float64{}, [3]float64{}
+	}
+	h.WaveformStart = 0
+	h.EVLRStart, h.NumEVLRs = 0, uint32(evlrs+len(rw.tailEVLRs()))
+	if h.NumEVLRs > 0 {
+		h.EVLRStart = uint64(size) + pointBytes
+	}
+	b := h.marshal()
+	for i := range vlrs {
+		b = appendVLR(b, &vlrs[i], false)
+	}
+	return b
+}
+
+// Tail returns the source's EVLRs to write after the caller's, encoded.
+func (rw *RecordWriter) Tail() []byte {
+	var b []byte
+	for _, v := range rw.tailEVLRs() {
+		b = appendVLR(b, &v, true)
+	}
+	return b
+}
+
+func (rw *RecordWriter) tailEVLRs() []VLR {
+	var out []VLR
+	for _, v := range rw.e.evlrs() {
+		if !layoutVLR(&v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// layoutVLR reports whether v describes how a file's points are stored
+// (the COPC info and hierarchy records, the LASzip record) rather than
+// the data, so that it does not carry over to another file.
+func layoutVLR(v *VLR) bool {
+	return v.User() == "copc" || v.Is("laszip encoded", 22204)
+}

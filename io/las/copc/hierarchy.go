@@ -97,3 +97,63 @@ func loadPage(r io.ReaderAt, off uint64, n int64, size int64, root Key) (page, e
 	}
 	return p, nil
 }
+
+// Paging of the hierarchy a writer emits, as untwine's
+// CopcSupport::emitRoot: a page holds its root node and the nodes below
+// it down to pageLevels levels deeper; a subtree starting there gets a
+// page of its own when it has more than pageMinNodes nodes, else it joins
+// the page.
+const (
+	pageLevels   = 4
+	pageMinNodes = 50
+)
+
+// hnode is a node of the hierarchy a writer emits.
+type hnode struct {
+	entry    Entry // Offset, ByteSize and PointCount of the node's chunk
+	children []*hnode
+	size     int // nodes in the subtree, itself included
+}
+
+// count sets the subtree sizes.
+func (h *hnode) count() int {
+	h.size = 1
+	for _, c := range h.children {
+		h.size += c.count()
+	}
+	return h.size
+}
+
+// appendPages appends the hierarchy pages of root's tree to b, which
+// will start at byte offset base of the file, child pages before their
+// parents, and returns b and the root page's offset and size. levels and
+// minNodes set the paging (pageLevels and pageMinNodes).
+func appendPages(b []byte, base uint64, root *hnode, levels int32, minNodes int) ([]byte, uint64, int) {
+	root.count()
+	var emit func(b []byte, top *hnode) ([]byte, uint64, int)
+	emit = func(b []byte, top *hnode) ([]byte, uint64, int) {
+		stop := top.entry.Key.Level + levels
+		entries := []Entry{top.entry}
+		var children func(h *hnode)
+		children = func(h *hnode) {
+			for _, c := range h.children {
+				if c.entry.Key.Level != stop || c.size <= minNodes {
+					entries = append(entries, c.entry)
+					children(c)
+					continue
+				}
+				var off uint64
+				var n int
+				b, off, n = emit(b, c)
+				entries = append(entries, Entry{Key: c.entry.Key, Offset: off, ByteSize: int32(n), PointCount: -1})
+			}
+		}
+		children(top)
+		off := base + uint64(len(b))
+		for _, e := range entries {
+			b = appendEntry(b, e)
+		}
+		return b, off, len(entries) * EntrySize
+	}
+	return emit(b, root)
+}
