@@ -5,7 +5,9 @@ package las
 // octree node on its own).
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 
 	"github.com/pctk/pctk/core"
 )
@@ -169,4 +171,65 @@ func (rw *RecordWriter) tailEVLRs() []VLR {
 // the data, so that it does not carry over to another file.
 func layoutVLR(v *VLR) bool {
 	return v.User() == "copc" || v.Is("laszip encoded", 22204)
+}
+
+// ParseEVLRHeader decodes the 60-byte header of an EVLR and returns the
+// record without its payload and the payload's length.
+func ParseEVLRHeader(b []byte) (VLR, uint64) { return parseVLRHeader(b, true) }
+
+// RecordReader decodes the point records of one LAS file into columns,
+// for readers that fetch and decompress the records themselves (COPC).
+type RecordReader struct {
+	d *Decoder
+}
+
+// NewRecordReader reads the header and VLRs in head, the first bytes of
+// a LAS or LAZ file up to its point data.
+func NewRecordReader(head []byte) (*RecordReader, error) {
+	if len(head) <= offPointFormat {
+		return nil, formatErr("public header block", 0, "%d bytes is less than the %d of LAS 1.0", len(head), headerSize12)
+	}
+	// The records come uncompressed: read the head as plain LAS's.
+	b := append([]byte(nil), head...)
+	b[offPointFormat] &^= 0xc0
+	d, err := NewDecoder(struct{ io.Reader }{bytes.NewReader(b)})
+	if err != nil {
+		return nil, err
+	}
+	d.info.Header.PointFormat = head[offPointFormat]
+	return &RecordReader{d: d}, nil
+}
+
+// Info returns the header and VLRs read.
+func (rr *RecordReader) Info() *Info { return rr.d.info }
+
+// RecordLen returns the bytes per point record.
+func (rr *RecordReader) RecordLen() int { return rr.d.recLen }
+
+// AddEVLRs adds EVLRs read separately to the Info, and takes the CRS from
+// them when the VLRs have none.
+func (rr *RecordReader) AddEVLRs(vs []VLR) {
+	d := rr.d
+	d.info.EVLRs = append(d.info.EVLRs, vs...)
+	if d.header.Meta.CRS.IsZero() {
+		d.header.Meta.CRS = crsFromVLRs(d.info.EVLRs)
+	}
+}
+
+// NewCloud returns a cloud of n points with the file's columns, zeroed,
+// and its metadata.
+func (rr *RecordReader) NewCloud(n int) *core.Cloud {
+	c := core.New(n)
+	c.Attrs = rr.d.schema()
+	for _, a := range c.Attrs {
+		a.Data = core.NewAttribute(a.Name, a.Type, n).Data
+	}
+	c.Meta = rr.d.header.Meta
+	return c
+}
+
+// Decode decodes the n records in b into points at to at+n-1 of c, a
+// cloud from NewCloud. Calls on disjoint ranges may run concurrently.
+func (rr *RecordReader) Decode(c *core.Cloud, at int, b []byte, n int) {
+	rr.d.decodeInto(c, at, b, n)
 }

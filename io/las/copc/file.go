@@ -9,6 +9,7 @@ import (
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/las"
+	"github.com/pctk/pctk/io/las/internal/laz"
 )
 
 // File is an open COPC file: its LAS header, its info VLR, and the
@@ -24,8 +25,10 @@ type File struct {
 	// Info is the COPC info VLR.
 	Info Info
 
-	mu    sync.Mutex
-	pages map[uint64]page // loaded pages by byte offset
+	mu     sync.Mutex
+	pages  map[uint64]page // loaded pages by byte offset
+	rr     *las.RecordReader
+	lazVLR *laz.VLR
 }
 
 // Is reports whether head, the first bytes of a file (at least 395), is

@@ -346,3 +346,15 @@ func (nd *node) walk(fn func(*node)) {
 		c.walk(fn)
 	}
 }
+
+// boundsOf returns the box around the points xyz (x, y, z interleaved).
+func boundsOf(xyz []float64) core.Bounds {
+	b := core.Bounds{Min: [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
+	for i := 0; i < len(xyz); i += 3 {
+		for k := range 3 {
+			b.Min[k] = min(b.Min[k], xyz[i+k])
+			b.Max[k] = max(b.Max[k], xyz[i+k])
+		}
+	}
+	return b
+}

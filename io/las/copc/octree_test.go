@@ -4,8 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/pctk/pctk/core"
 )
 
 // randomXYZ returns n points, a dense cluster and a sparse spread, from seed.
@@ -22,15 +20,6 @@ func randomXYZ(n int, seed uint64) []float64 {
 		xyz[3*i+2] = 100 + rng.Float64()*s/10
 	}
 	return xyz
-}
-
-func boundsOf(xyz []float64) core.Bounds {
-	c := core.New(len(xyz) / 3)
-	for i := range c.X {
-		c.X[i], c.Y[i], c.Z[i] = xyz[3*i], xyz[3*i+1], xyz[3*i+2]
-	}
-	b, _ := c.Bounds()
-	return b
 }
 
 func TestOctreeKeepsEveryPointInItsCube(t *testing.T) {
