@@ -167,3 +167,51 @@ func TestPDALTwins(t *testing.T) {
 		}
 	}
 }
+
+// encodeFile compresses records as a LAZ point block: the chunk table
+// offset, the chunks and the table, with offsets from start.
+func encodeFile(t testing.TB, v *VLR, recs []byte, recLen int, start int64, workers int) []byte {
+	t.Helper()
+	out := make([]byte, 8)
+	w, err := NewWriter(v, recLen, Options{Workers: workers}, func(b []byte) error {
+		out = append(out, b...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(recs); i += 7000 * recLen {
+		if err := w.Write(recs[i:min(len(recs), i+7000*recLen)]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chunks, err := w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint64(out, uint64(start+int64(len(out))))
+	return AppendTable(out, chunks, v.ChunkSize == VariableChunkSize)
+}
+
+// TestEncodeLikeLASzip re-encodes the records of LAS twins and expects the
+// bytes LASzip wrote, chunk table included.
+func TestEncodeLikeLASzip(t *testing.T) {
+	cases := []struct{ laz, las string }{
+		{"pdal/laz/autzen_trim.laz", "pdal/las/autzen_trim.las"},
+		{"pdal/laz/simple.laz", "pdal/laszip/basefile.las"},
+		{"laz/lion_takanawa/r0.laz", "las/lion_takanawa/r0.las"},
+	}
+	for _, c := range cases {
+		z := readLAS(t, shared(t, c.laz))
+		s := readLAS(t, shared(t, c.las))
+		got := encodeFile(t, z.layout.VLR, s.records(), s.layout.RecLen, z.layout.Start, 2)
+		want := z.data[z.layout.Start:z.layout.End]
+		if !bytes.Equal(got, want) {
+			i := 0
+			for i < min(len(got), len(want)) && got[i] == want[i] {
+				i++
+			}
+			t.Errorf("%s: encoded %d bytes, LASzip %d; first difference at byte %d", c.laz, len(got), len(want), i)
+		}
+	}
+}
