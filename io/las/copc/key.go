@@ -105,3 +105,15 @@ func overlaps(a, b core.Bounds) bool {
 	}
 	return true
 }
+
+// ParseKey parses a key written as String writes it, "level-x-y-z".
+func ParseKey(s string) (Key, error) {
+	var k Key
+	if _, err := fmt.Sscanf(s, "%d-%d-%d-%d", &k.Level, &k.X, &k.Y, &k.Z); err != nil {
+		return Key{}, fmt.Errorf("copc: key %q: %w", s, err)
+	}
+	if !k.Valid() {
+		return Key{}, fmt.Errorf("copc: key %q out of range", s)
+	}
+	return k, nil
+}

@@ -124,18 +124,9 @@ func (f *File) ReadNodes(nodes []Entry, q *pcio.Query, workers int) (*core.Cloud
 					errs[i] = cerr
 					continue
 				}
-				e := nodes[i]
-				if cap(src) < int(e.ByteSize) {
-					src = make([]byte, e.ByteSize)
-				}
-				src = src[:e.ByteSize]
-				if _, err := f.r.ReadAt(src, int64(e.Offset)); err != nil {
-					errs[i] = fmt.Errorf("copc: node %s: reading %d bytes at byte offset %d: %w", e.Key, e.ByteSize, e.Offset, err)
-					continue
-				}
-				dst := make([]byte, int(e.PointCount)*rl)
-				if _, err := codec.Decode(src, int(e.PointCount), dst, 0); err != nil {
-					errs[i] = fmt.Errorf("copc: node %s: chunk at byte offset %d: %w", e.Key, e.Offset, err)
+				dst, err := f.nodeRecords(codec, nodes[i], &src)
+				if err != nil {
+					errs[i] = err
 					continue
 				}
 				kept[i] = filterRecords(dst, rl, h, q)
@@ -182,4 +173,39 @@ func filterRecords(b []byte, rl int, h *las.Header, q *pcio.Query) []byte {
 		}
 	}
 	return out
+}
+
+// NodeRecords returns the decompressed point records of node e, as they
+// are stored (point format and record length of the header).
+func (f *File) NodeRecords(e Entry) ([]byte, error) {
+	_, lv, err := f.records()
+	if err != nil {
+		return nil, err
+	}
+	codec, err := laz.NewChunkCodec(lv.Items)
+	if err != nil {
+		return nil, err
+	}
+	var src []byte
+	return f.nodeRecords(codec, e, &src)
+}
+
+// nodeRecords fetches node e's chunk into *src (reused between calls) and
+// decompresses it with codec.
+func (f *File) nodeRecords(codec *laz.ChunkCodec, e Entry, src *[]byte) ([]byte, error) {
+	if e.PointCount <= 0 {
+		return nil, nil
+	}
+	if cap(*src) < int(e.ByteSize) {
+		*src = make([]byte, e.ByteSize)
+	}
+	b := (*src)[:e.ByteSize]
+	if _, err := f.r.ReadAt(b, int64(e.Offset)); err != nil {
+		return nil, fmt.Errorf("copc: node %s: reading %d bytes at byte offset %d: %w", e.Key, e.ByteSize, e.Offset, err)
+	}
+	dst := make([]byte, int(e.PointCount)*codec.RecordLen())
+	if _, err := codec.Decode(b, int(e.PointCount), dst, 0); err != nil {
+		return nil, fmt.Errorf("copc: node %s: chunk of %d bytes at byte offset %d: %w", e.Key, e.ByteSize, e.Offset, err)
+	}
+	return dst, nil
 }
