@@ -1,0 +1,241 @@
+package laz
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// lazPerfDir returns the folder of the laz-perf conformance package,
+// skipping the test when node or the installed package is missing.
+func lazPerfDir(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node not found: install Node.js 20 to run the laz-perf conformance tests")
+	}
+	dir, err := filepath.Abs(filepath.Join("testdata", "lazperf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "laz-perf", "package.json")); err != nil {
+		t.Skip("laz-perf is not installed: run .ci/deps/npm-laz.sh")
+	}
+	return dir
+}
+
+// lazPerfResult is what testdata/lazperf/decode.mjs reports.
+type lazPerfResult struct {
+	Points  int     `json:"points"`
+	RecLen  int     `json:"recLen"`
+	Seconds float64 `json:"seconds"`
+}
+
+// lazPerfDecode decodes the LAZ file path with laz-perf and returns its
+// records (when records is true) and its report; repeats > 1 keeps the
+// fastest of that many decodes.
+func lazPerfDecode(t testing.TB, path string, records bool, repeats int) ([]byte, lazPerfResult) {
+	t.Helper()
+	dir := lazPerfDir(t)
+	args := []string{filepath.Join(dir, "decode.mjs"), path}
+	out := ""
+	if records {
+		out = filepath.Join(t.TempDir(), "records.raw")
+		args = append(args, out)
+	} else {
+		args = append(args, "")
+	}
+	args = append(args, string(rune('0'+min(repeats, 9))))
+	cmd := exec.Command("node", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("laz-perf on %s: %v\n%s", path, err, tail(stderr.String(), 2000))
+	}
+	var res lazPerfResult
+	if err := json.Unmarshal(stdout, &res); err != nil {
+		t.Fatalf("laz-perf on %s: %v in %q", path, err, stdout)
+	}
+	if !records {
+		return nil, res
+	}
+	recs, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs, res
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// TestCOPCMatchesLazPerf decodes PDAL's COPC files (point format 7,
+// layered chunks of variable size) and expects laz-perf's records.
+func TestCOPCMatchesLazPerf(t *testing.T) {
+	for _, name := range []string{"1.2-with-color.copc.laz", "autzen_clip_native.copc.laz"} {
+		path := shared(t, filepath.Join("pdal", "copc", name))
+		f := readLAS(t, path)
+		if f.format != 7 || !f.layout.VLR.Layered() {
+			t.Fatalf("%s: format %d, compressor %d; want a layered format 7 file", name, f.format, f.layout.VLR.Compressor)
+		}
+		got, err := decodeAll(f, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want, res := lazPerfDecode(t, path, true, 1)
+		if res.Points != int(f.layout.Count) || res.RecLen != f.layout.RecLen {
+			t.Fatalf("%s: laz-perf gives %d records of %d bytes, the header %d of %d", name, res.Points, res.RecLen, f.layout.Count, f.layout.RecLen)
+		}
+		compareRecords(t, name, got, want, f.layout.RecLen)
+	}
+}
+
+// buildLAZ returns a LAZ file of the records recs of point format f: a LAS
+// 1.2 header for formats 0-5 and 1.4 for 6-10, the LASzip VLR, and the
+// chunks of chunkSize points (v.ChunkSize) with their table.
+func buildLAZ(t testing.TB, f uint8, recLen int, recs []byte, chunkSize uint32) []byte {
+	t.Helper()
+	le := binary.LittleEndian
+	v, err := NewVLR(f, recLen, chunkSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := v.Marshal()
+	hdr := 227
+	minor := byte(2)
+	if f >= 6 {
+		hdr, minor = 375, 4
+	}
+	n := len(recs) / recLen
+	start := hdr + 54 + len(payload)
+	b := make([]byte, start)
+	copy(b, "LASF")
+	b[24], b[25] = 1, minor
+	copy(b[26:], "pctk laz test")
+	le.PutUint16(b[94:], uint16(hdr))
+	le.PutUint32(b[96:], uint32(start))
+	le.PutUint32(b[100:], 1)
+	b[104] = f | 0x80 // bit 7: compressed, as LASzip marks it
+	le.PutUint16(b[105:], uint16(recLen))
+	if f < 6 {
+		le.PutUint32(b[107:], uint32(n))
+	}
+	for i := range 3 {
+		le.PutUint64(b[131+8*i:], 0x3F847AE147AE147B) // scale 0.01
+	}
+	if f >= 6 {
+		le.PutUint64(b[247:], uint64(n))
+	}
+	vlr := b[hdr:]
+	copy(vlr[2:], VLRUserID)
+	le.PutUint16(vlr[18:], VLRRecordID)
+	le.PutUint16(vlr[20:], uint16(len(payload)))
+	copy(vlr[54:], payload)
+	return append(b, encodeFile(t, v, recs, recLen, int64(start), 2)...)
+}
+
+// randomRecords10 returns n records of point format f in 0-3 (with extra
+// bytes after the format's base length): coordinates that walk and jump,
+// every other byte random, so that every field changes in every way.
+func randomRecords10(rng *rand.Rand, f uint8, recLen, n int) []byte {
+	recs := make([]byte, n*recLen)
+	var x, y, z int32
+	le := binary.LittleEndian
+	for i := range n {
+		r := recs[i*recLen : (i+1)*recLen]
+		for k := range r {
+			r[k] = byte(rng.IntN(256) * rng.IntN(2))
+		}
+		if rng.IntN(30) == 0 {
+			x, y, z = rng.Int32(), rng.Int32(), rng.Int32()
+		}
+		x, y, z = x+rng.Int32N(100)-50, y+rng.Int32N(100)-50, z+rng.Int32N(10)-5
+		le.PutUint32(r[0:], uint32(x))
+		le.PutUint32(r[4:], uint32(y))
+		le.PutUint32(r[8:], uint32(z))
+	}
+	return recs
+}
+
+// TestLazPerfConformance writes LAZ of point formats 0-3 and 6-8, with
+// and without extra bytes, from real files and random records, and
+// expects laz-perf to decode every record as it was written.
+func TestLazPerfConformance(t *testing.T) {
+	lazPerfDir(t)
+	type source struct {
+		name   string
+		format uint8
+		recLen int
+		recs   []byte
+	}
+	var sources []source
+	base := map[uint8]int{0: 20, 1: 28, 2: 26, 3: 34, 6: 30, 7: 36, 8: 38}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, f := range []uint8{0, 1, 2, 3, 6, 7, 8} {
+		for _, extra := range []int{0, 5} {
+			rl := base[f] + extra
+			var recs []byte
+			if f < 6 {
+				recs = randomRecords10(rng, f, rl, 20000)
+			} else {
+				recs = randomRecords(rng, f, rl, 20000)
+			}
+			sources = append(sources, source{"random", f, rl, recs})
+		}
+	}
+	if dir := sharedDir(); dir != "" {
+		for _, rel := range []string{"las/lion_takanawa/r0.las", "pdal/las/autzen_trim.las", "pdal/las/extrabytes.las", "pdal/las/100-points.las", "pdal/las/simple.las", "pdal/las/test1_4.las", "pdal/las/wontcompress3.las"} {
+			path := filepath.Join(dir, rel)
+			if _, err := os.Stat(path); err != nil {
+				continue
+			}
+			s := readLAS(t, path)
+			if _, ok := base[s.format]; ok && s.layout.Count > 0 {
+				sources = append(sources, source{rel, s.format, s.layout.RecLen, s.records()})
+			}
+		}
+		// the COPC file's records, re-encoded as a plain LAZ of format 7
+		c := readLAS(t, filepath.Join(dir, "pdal/copc/1.2-with-color.copc.laz"))
+		if recs, err := decodeAll(c, Options{}); err == nil {
+			sources = append(sources, source{"1.2-with-color.copc.laz", 7, c.layout.RecLen, recs})
+		}
+	}
+	for _, s := range sources {
+		name := filepath.Base(s.name) + "/format" + string(rune('0'+s.format)) + "/len" + itoa(s.recLen)
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.laz")
+			if err := os.WriteFile(path, buildLAZ(t, s.format, s.recLen, s.recs, 5000), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, res := lazPerfDecode(t, path, true, 1)
+			if res.RecLen != s.recLen {
+				t.Fatalf("laz-perf reads records of %d bytes, want %d", res.RecLen, s.recLen)
+			}
+			compareRecords(t, name, got, s.recs, s.recLen)
+		})
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// sharedDir returns ../shared/data relative to this package, or "" when
+// it is absent.
+func sharedDir() string {
+	p := filepath.Join("..", "..", "..", "..", "..", "shared", "data")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}

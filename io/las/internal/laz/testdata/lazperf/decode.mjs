@@ -1,0 +1,41 @@
+// Decodes a LAZ file with laz-perf (LASzip compiled to WASM) and writes its
+// point records, raw, to the output file (when given); prints
+// {"points": n, "recLen": bytes, "seconds": decode time} on stdout.
+// Usage: node decode.mjs in.laz [out.raw] [repeats]
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+
+const require = createRequire(import.meta.url);
+const { createLazPerf } = require('laz-perf');
+
+const [input, output, repeatArg] = process.argv.slice(2);
+const repeats = Math.max(1, Number(repeatArg || 1));
+const lp = await createLazPerf();
+const data = fs.readFileSync(input);
+const filePtr = lp._malloc(data.length);
+lp.HEAPU8.set(data, filePtr);
+
+let out;
+let best = Infinity;
+let n = 0;
+let recLen = 0;
+for (let r = 0; r < repeats; r++) {
+  const laszip = new lp.LASZip();
+  const t0 = process.hrtime.bigint();
+  laszip.open(filePtr, data.length);
+  n = laszip.getCount();
+  recLen = laszip.getPointLength();
+  const ptr = lp._malloc(recLen);
+  const keep = output && r === 0;
+  if (keep) out = Buffer.alloc(n * recLen);
+  for (let i = 0; i < n; i++) {
+    laszip.getPoint(ptr);
+    if (keep) out.set(lp.HEAPU8.subarray(ptr, ptr + recLen), i * recLen);
+  }
+  const s = Number(process.hrtime.bigint() - t0) / 1e9;
+  best = Math.min(best, s);
+  lp._free(ptr);
+  laszip.delete();
+}
+if (output) fs.writeFileSync(output, out);
+console.log(JSON.stringify({ points: n, recLen, seconds: best }));
