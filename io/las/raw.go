@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/pctk/pctk/core"
 )
@@ -64,7 +66,8 @@ func (r *recordBuffer) Write(p []byte) (int, error) {
 // for columns that need waveform formats 9 or 10.
 func NewRecordWriter(c *core.Cloud) (*RecordWriter, error) {
 	rw := &RecordWriter{}
-	e, err := newEncoder(&rw.buf, c.Attrs, &c.Meta, int64(c.Len()), "1.4")
+	m := withoutArrayExtra(&c.Meta)
+	e, err := newEncoder(&rw.buf, c.Attrs, m, int64(c.Len()), "1.4")
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +85,29 @@ func NewRecordWriter(c *core.Cloud) (*RecordWriter, error) {
 	}
 	rw.e = e
 	return rw, nil
+}
+
+// withoutArrayExtra returns m, or a copy of it whose LAS Info lacks the
+// Extra Bytes fields of the array data types 11-30, which LAS 1.4 R14
+// deprecates and COPC readers (copc.js) reject: their columns then get a
+// descriptor each, of types 1-10.
+func withoutArrayExtra(m *core.Metadata) *core.Metadata {
+	src := InfoOf(m)
+	if src == nil {
+		return m
+	}
+	keep := slices.DeleteFunc(slices.Clone(src.Extra), func(ef ExtraField) bool {
+		return ef.Descriptor != nil && ef.Descriptor[ebType] > 10
+	})
+	if len(keep) == len(src.Extra) {
+		return m
+	}
+	info := *src
+	info.Extra = keep
+	out := *m
+	out.Extra = maps.Clone(m.Extra)
+	out.Extra[MetaKey] = &info
+	return &out
 }
 
 // PointFormat returns the point data format (6-8) and the record length.

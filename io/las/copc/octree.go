@@ -44,25 +44,23 @@ type node struct {
 	children []*node // non-nil children only
 }
 
-// cubeFor returns the root cube for points within b, as untwine chooses
-// it: centred on the box, with the box's longest side. A flat or
-// single-point box gets a side of at least minSide.
-func cubeFor(b core.Bounds, minSide float64) core.Bounds {
-	side := max(b.Max[0]-b.Min[0], b.Max[1]-b.Min[1], b.Max[2]-b.Min[2], minSide)
-	c := b.Center()
-	var cube core.Bounds
-	for k := range 3 {
-		cube.Min[k] = c[k] - side/2
-		cube.Max[k] = c[k] + side/2
-		// Rounding may leave the box's ends a hair outside: widen.
-		for cube.Min[k] > b.Min[k] {
-			cube.Min[k] = math.Nextafter(cube.Min[k], math.Inf(-1))
+// cubeFor returns the centre and half size of the root cube for points
+// within b, as untwine chooses it: centred on the box, with the box's
+// longest side, at least minSide. The half size is widened until the cube
+// readers compute, centre ± half size (Info.Cube), holds the box despite
+// rounding.
+func cubeFor(b core.Bounds, minSide float64) (center [3]float64, halfsize float64) {
+	halfsize = max(b.Max[0]-b.Min[0], b.Max[1]-b.Min[1], b.Max[2]-b.Min[2], minSide) / 2
+	center = b.Center()
+	for k := 0; k < 3; {
+		if center[k]-halfsize > b.Min[k] || center[k]+halfsize < b.Max[k] {
+			halfsize = math.Nextafter(halfsize, math.Inf(1))
+			k = 0
+			continue
 		}
-		for cube.Max[k] < b.Max[k] {
-			cube.Max[k] = math.Nextafter(cube.Max[k], math.Inf(1))
-		}
+		k++
 	}
-	return cube
+	return center, halfsize
 }
 
 // buildOctree arranges the points xyz (x, y, z interleaved) in an octree

@@ -34,7 +34,8 @@ func TestOctreeKeepsEveryPointInItsCube(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			xyz := randomXYZ(tc.n, 3)
-			cube := cubeFor(boundsOf(xyz), 0.001)
+			c, h := cubeFor(boundsOf(xyz), 0.001)
+			cube := (&Info{Center: c, Halfsize: h}).Cube()
 			root := buildOctree(xyz, cube, tc.prm, 2)
 			seen := make([]int, tc.n)
 			depth := 0
@@ -80,7 +81,8 @@ func TestOctreeRootIsAThinning(t *testing.T) {
 		xyz[3*i+1] = 4000000 + (xyz[3*i+1]-4000000)/1000
 		xyz[3*i+2] = 100 + (xyz[3*i+2]-100)/1000
 	}
-	cube := cubeFor(boundsOf(xyz), 0.001)
+	c, h := cubeFor(boundsOf(xyz), 0.001)
+	cube := (&Info{Center: c, Halfsize: h}).Cube()
 	root := buildOctree(xyz, cube, octreeParams{maxLeaf: 2000, minChild: 10, minTotal: 50}, 2)
 	side := cube.Max[0] - cube.Min[0]
 	width := side / cellCount / math.Sqrt(3)

@@ -75,16 +75,14 @@ func Write(w io.Writer, c *core.Cloud, opt *WriteOptions) error {
 	var order []int
 	var tree *hnode
 	if n > 0 {
-		b := boundsOf(xyz)
-		cube := cubeFor(b, max(scale[0], scale[1], scale[2]))
+		info.Center, info.Halfsize = cubeFor(boundsOf(xyz), max(scale[0], scale[1], scale[2]))
+		info.Spacing = 2 * info.Halfsize / cellCount
+		cube := info.Cube()
 		prm := defaultParams
 		if opt.params != nil {
 			prm = *opt.params
 		}
 		root := buildOctree(xyz, cube, prm, workers)
-		info.Center = cube.Center()
-		info.Halfsize = (cube.Max[0] - cube.Min[0]) / 2
-		info.Spacing = 2 * info.Halfsize / cellCount
 		tree, order = hierarchyOf(root)
 	}
 	if gps := c.Attr(core.DimGpsTime); gps != nil {
