@@ -49,12 +49,17 @@ func newLayeredCodec(items []Item) (*layeredCodec, error) {
 	if len(items) == 0 || items[0].Type != ItemPoint14 {
 		return nil, &UnsupportedError{Msg: "layered chunks whose first item is not POINT14"}
 	}
+	for i, it := range items {
+		if err := checkItem(it, true); err != nil {
+			return nil, fmt.Errorf("laz: item %d: %w", i, err)
+		}
+		if it.Version != 3 && it.Version != 4 {
+			return nil, &UnsupportedError{Msg: fmt.Sprintf("layered item type %d version %d (LASzip has versions 3 and 4)", it.Type, it.Version)}
+		}
+	}
 	c := &layeredCodec{recLen: point14Size}
 	c.point.version = items[0].Version
-	for i, it := range items[1:] {
-		if err := checkItem(it, true); err != nil {
-			return nil, fmt.Errorf("laz: item %d: %w", i+1, err)
-		}
+	for _, it := range items[1:] {
 		var x layeredItem
 		switch it.Type {
 		case ItemRGB14:
