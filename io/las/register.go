@@ -23,6 +23,18 @@ func init() {
 		},
 		Describe: Describe,
 	})
+	pcio.Register(&pcio.Format{
+		Name:       "laz",
+		Extensions: []string{".laz"},
+		Variants:   Variants,
+		Decode:     Decode,
+		NewDecoder: func(r io.Reader) (pcio.Decoder, error) { return NewDecoder(r) },
+		Encode:     EncodeLAZ,
+		NewEncoder: func(w io.Writer, h *pcio.Header, variant string) (pcio.Encoder, error) {
+			return NewLAZEncoder(w, h, variant)
+		},
+		Describe: Describe,
+	})
 }
 
 // Describe lists the LAS header facts of a cloud read from LAS: version,

@@ -161,8 +161,18 @@ func (rd *Reader) start(i int) {
 	}()
 }
 
+// maxPointsPerByte bounds the points a compressed byte can honestly hold.
+// 50,000 identical records compress to about 150 points per byte, and the
+// adaptive models' floor of about 0.008 bits per POINT10 record allows some
+// 1,000; a chunk claiming more is corrupt, and the bound keeps a crafted
+// header from making the reader allocate what no file of its size holds.
+const maxPointsPerByte = 4096
+
 // decode reads and decodes one chunk of the table.
 func (rd *Reader) decode(c *ChunkCodec, ch Chunk) ([]byte, error) {
+	if int64(ch.Points) > maxPointsPerByte*ch.Bytes {
+		return nil, fmt.Errorf("%d points cannot fit in %d bytes", ch.Points, ch.Bytes)
+	}
 	src := make([]byte, ch.Bytes)
 	if k, err := rd.r.ReadAt(src, ch.Offset); k < len(src) {
 		if err == nil || errors.Is(err, io.EOF) {
@@ -189,6 +199,9 @@ func (rd *Reader) nextSeq() ([]byte, int, error) {
 	n := int(min(uint64(l.VLR.ChunkSize), rd.left))
 	if l.VLR.Compressor == CompressorPointwise {
 		n = int(rd.left)
+	}
+	if int64(n) > maxPointsPerByte*(l.End-rd.seqPos) {
+		return nil, 0, &ChunkError{Index: rd.next, Offset: rd.seqPos, Err: fmt.Errorf("%d points cannot fit in the %d bytes left", n, l.End-rd.seqPos)}
 	}
 	if cap(rd.recs) < n*l.RecLen {
 		rd.recs = make([]byte, n*l.RecLen)

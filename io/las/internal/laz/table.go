@@ -38,6 +38,9 @@ func ChunkTable(r io.ReaderAt, l *Layout) ([]Chunk, string, error) {
 	if l.Count == 0 {
 		return nil, "", nil
 	}
+	if l.End > l.Size || l.End-l.Start < 8 {
+		return nil, "", &FormatError{What: "point data", Offset: l.Start, Msg: fmt.Sprintf("%d points in the %d bytes up to byte %d", l.Count, max(l.End-l.Start, 0), l.End)}
+	}
 	if v.Compressor == CompressorPointwise {
 		if l.Count > uint64(maxInt) {
 			return nil, "", &FormatError{What: "point count", Offset: l.Start, Msg: fmt.Sprintf("%d points in one pointwise stream", l.Count)}
