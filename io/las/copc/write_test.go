@@ -2,13 +2,13 @@ package copc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/pctk/pctk/core"
@@ -70,25 +70,31 @@ func randomCloud(n int, seed uint64) *core.Cloud {
 // of the named columns as one comparable string; absent columns count as
 // zero, as a reader fills them.
 func pointKeys(c *core.Cloud, names []string) []string {
+	cols := make([]*core.Attribute, len(names))
+	for k, n := range names {
+		cols[k] = c.Attr(n)
+	}
 	out := make([]string, c.Len())
-	var sb strings.Builder
+	var b []byte
 	for i := range out {
-		sb.Reset()
-		fmt.Fprintf(&sb, "%v %v %v", c.X[i], c.Y[i], c.Z[i])
-		for _, n := range names {
+		b = b[:0]
+		for _, v := range [3]float64{c.X[i], c.Y[i], c.Z[i]} {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
+		for k, a := range cols {
 			v := 0.0
-			if a := c.Attr(n); a != nil {
+			if a != nil {
 				v = a.Float64(i)
 			}
-			if n == core.DimScanAngleRank {
+			if names[k] == core.DimScanAngleRank {
 				// Formats 6-10 store the angle in steps of 0.006°, so a
 				// whole-degree angle of formats 0-5 comes back as the
 				// nearest step (-11° as -10.998°), in PDAL as here.
 				v = math.Round(v / 0.006)
 			}
-			fmt.Fprintf(&sb, " %v", v)
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 		}
-		out[i] = sb.String()
+		out[i] = string(b)
 	}
 	return out
 }
@@ -114,9 +120,18 @@ func sameMultiset(t *testing.T, what string, got, want *core.Cloud) {
 	slices.Sort(w)
 	for i := range g {
 		if g[i] != w[i] {
-			t.Fatalf("%s: sorted point %d differs (columns X Y Z %v):\n got  %s\n want %s", what, i, names, g[i], w[i])
+			t.Fatalf("%s: sorted point %d differs (columns X Y Z %v):\n got  %v\n want %v", what, i, names, decodeKey(g[i]), decodeKey(w[i]))
 		}
 	}
+}
+
+// decodeKey turns a key of pointKeys back into its values, for messages.
+func decodeKey(k string) []float64 {
+	out := make([]float64, len(k)/8)
+	for i := range out {
+		out[i] = math.Float64frombits(binary.LittleEndian.Uint64([]byte(k[8*i:])))
+	}
+	return out
 }
 
 // writeCOPC writes c as COPC into a temporary file and opens it.
