@@ -1,0 +1,237 @@
+package las
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/las/internal/laz"
+	"github.com/pctk/pctk/io/pcio"
+)
+
+// lazTwins pairs the LAZ files of ../shared/data with their LAS twins.
+func lazTwins(t *testing.T) [][2]string {
+	var pairs [][2]string
+	for _, z := range sharedFiles(t, "laz/lion_takanawa/*.laz") {
+		name := strings.TrimSuffix(filepath.Base(z), ".laz") + ".las"
+		pairs = append(pairs, [2]string{z, filepath.Join(sharedData, "las", "lion_takanawa", name)})
+	}
+	base := filepath.Join(sharedData, "pdal", "laszip", "basefile.las")
+	for _, z := range []string{"laszip/laszip-generated.laz", "laszip/laszip-generated_with2bytespadding.laz", "laszip/liblas-generated.laz", "laz/simple.laz", "laz/simple-laszip-compressor-version-1.2r0.laz"} {
+		pairs = append(pairs, [2]string{filepath.Join(sharedData, "pdal", z), base})
+	}
+	return append(pairs, [2]string{filepath.Join(sharedData, "pdal", "laz", "autzen_trim.laz"), filepath.Join(sharedData, "pdal", "las", "autzen_trim.las")})
+}
+
+// TestLAZTwins decodes every shared LAZ file with a LAS twin, from a file
+// and from a stream, and checks every point against the twin's records.
+func TestLAZTwins(t *testing.T) {
+	for _, p := range lazTwins(t) {
+		zb, err := os.ReadFile(p[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		sb := mustRead(t, p[1])
+		name := filepath.Base(p[0])
+		for _, r := range []io.Reader{bytes.NewReader(zb), bytes.NewBuffer(zb)} {
+			c, err := Decode(r)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if w := InfoOf(&c.Meta).Warnings; len(w) > 0 {
+				t.Errorf("%s: unexpected warnings %q", name, w)
+			}
+			checkAgainstRaw(t, name, c, sb)
+		}
+	}
+}
+
+// recordsOf returns the point records of a file read through the package:
+// decompressed for LAZ.
+func recordsOf(t *testing.T, b []byte) (*Info, []byte) {
+	t.Helper()
+	d, err := NewDecoder(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []byte
+	for {
+		recs, _, err := d.next(1 << 20)
+		if err == io.EOF {
+			return d.Info(), out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, recs...)
+	}
+}
+
+// TestLASLAZLAS writes every shared LAS file as LAZ and back: the point
+// records, VLRs and EVLRs come back byte for byte, the LAZ holds the
+// LASzip VLR and the compression bit, and it is smaller than the LAS.
+func TestLASLAZLAS(t *testing.T) {
+	files := append(sharedFiles(t, "las/*.las"), sharedFiles(t, "pdal/las/*.las")...)
+	files = append(files, sharedFiles(t, "las/lion_takanawa/r0*.las")...)
+	for _, f := range files {
+		orig := mustRead(t, f)
+		name := filepath.Base(f)
+		c, err := Decode(bytes.NewReader(orig))
+		if err != nil {
+			continue // the deliberately broken PDAL files
+		}
+		var z bytes.Buffer
+		if err := EncodeLAZ(&z, c, ""); err != nil {
+			t.Errorf("%s: encode LAZ: %v", name, err)
+			continue
+		}
+		zb := z.Bytes()
+		if zb[104]&0x80 == 0 || zb[104]&0x3f != orig[104]&0x3f {
+			t.Errorf("%s: LAZ point format byte 0x%02x for LAS format %d", name, zb[104], orig[104])
+		}
+		info, recs := recordsOf(t, zb)
+		if findVLR(info.VLRs, laz.VLRUserID, laz.VLRRecordID) != len(info.VLRs)-1 {
+			t.Errorf("%s: the LASzip VLR is not the last VLR", name)
+		}
+		_, _, _, _, _, want := rawRecords(t, orig)
+		if !bytes.Equal(recs, want) {
+			t.Errorf("%s: LAZ records differ from the LAS ones (%d vs %d bytes)", name, len(recs), len(want))
+			continue
+		}
+		back, err := Decode(bytes.NewReader(zb))
+		if err != nil {
+			t.Fatalf("%s: decode LAZ: %v", name, err)
+		}
+		var l bytes.Buffer
+		if err := Encode(&l, back, ""); err != nil {
+			t.Fatalf("%s: LAZ to LAS: %v", name, err)
+		}
+		// The LAS written from the LAZ is the LAS written from the LAS
+		// (which is the original itself but for what the writer mends).
+		var direct bytes.Buffer
+		if err := Encode(&direct, c, ""); err != nil {
+			t.Fatal(err)
+		}
+		if lb := l.Bytes(); !bytes.Equal(lb, direct.Bytes()) {
+			t.Errorf("%s: LAS -> LAZ -> LAS differs from LAS -> LAS at byte %d of %d", name, firstDiff(lb, direct.Bytes()), len(lb))
+		}
+		if c.Len() > 1000 && len(zb) >= len(orig) {
+			t.Errorf("%s: LAZ of %d bytes is not smaller than the LAS of %d", name, len(zb), len(orig))
+		}
+	}
+}
+
+// TestLAZStreaming writes LAZ through the streaming encoder, to a file and
+// to a stream that cannot seek, and reads it back chunk by chunk.
+func TestLAZStreaming(t *testing.T) {
+	c := decodeShared(t, "pdal/las/autzen_trim.las")
+	for _, seekable := range []bool{true, false} {
+		var buf bytes.Buffer
+		var w io.Writer = &buf
+		var f *os.File
+		if seekable {
+			var err error
+			f, err = os.Create(filepath.Join(t.TempDir(), "a.laz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w = f
+		}
+		h := &pcio.Header{Count: int64(c.Len()), Schema: c.Attrs, Meta: c.Meta}
+		e, err := NewLAZEncoder(w, h, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for lo := 0; lo < c.Len(); lo += 30000 {
+			if err := e.Write(slice(c, lo, min(lo+30000, c.Len()))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b := buf.Bytes()
+		if seekable {
+			f.Close()
+			b = mustRead(t, f.Name())
+		}
+		d, err := NewDecoder(bytes.NewBuffer(b))
+		if err != nil {
+			t.Fatalf("seekable %v: %v", seekable, err)
+		}
+		n := 0
+		for {
+			part, err := d.Read(7777)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range part.Len() {
+				if part.X[i] != c.X[n+i] || part.Attrs[13].Float64(i) != c.Attrs[13].Float64(n+i) {
+					t.Fatalf("seekable %v: point %d differs", seekable, n+i)
+				}
+			}
+			n += part.Len()
+		}
+		if n != c.Len() {
+			t.Errorf("seekable %v: read %d points, wrote %d", seekable, n, c.Len())
+		}
+	}
+}
+
+// slice returns points lo to hi-1 of c as a cloud sharing its columns.
+func slice(c *core.Cloud, lo, hi int) *core.Cloud {
+	out := core.New(0)
+	out.X, out.Y, out.Z = c.X[lo:hi], c.Y[lo:hi], c.Z[lo:hi]
+	for _, a := range c.Attrs {
+		out.Attrs = append(out.Attrs, sliceAttr(a, lo, hi))
+	}
+	out.Meta = c.Meta
+	return out
+}
+
+// TestLAZDamage cuts and corrupts a LAZ file: every read fails with an
+// error naming the chunk and its byte offset, or (the chunk table lost)
+// decodes all points with a warning; never a shorter cloud.
+func TestLAZDamage(t *testing.T) {
+	zb := mustRead(t, filepath.Join(sharedData, "pdal", "laz", "autzen_trim.laz"))
+	start := int(le.Uint32(zb[96:]))
+	cases := []struct {
+		name string
+		edit func([]byte) []byte
+		want string // in the error; "" for a warning and all points
+	}{
+		{"cut in chunk 1", func(b []byte) []byte { return b[:start+400000] }, "chunk 1 at byte"},
+		{"chunk 0 garbled", func(b []byte) []byte {
+			for i := start + 5000; i < start+5100; i++ {
+				b[i] ^= 0x5a
+			}
+			return b
+		}, "chunk 0 at byte 2152"},
+		{"table offset zeroed", func(b []byte) []byte { clear(b[start : start+8]); return b }, ""},
+		{"table lost", func(b []byte) []byte { return b[:len(b)-20] }, ""},
+	}
+	for _, tc := range cases {
+		b := tc.edit(bytes.Clone(zb))
+		c, err := Decode(bytes.NewReader(b))
+		if tc.want == "" {
+			if err != nil || c.Len() != 110000 {
+				t.Errorf("%s: %v", tc.name, err)
+				continue
+			}
+			if w := InfoOf(&c.Meta).Warnings; len(w) != 1 || !strings.Contains(w[0], "chunk") {
+				t.Errorf("%s: warnings %q, want one about the chunk table", tc.name, w)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
