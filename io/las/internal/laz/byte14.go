@@ -1,7 +1,5 @@
 package laz
 
-import "github.com/pctk/pctk/io/las/internal/arith"
-
 // The BYTE14 layered codec (LASzip compressor versions 3 and 4) codes n
 // extra bytes per point, each byte in its own layer, as the difference to
 // the same byte of its scanner channel context's last point. Followed:
@@ -30,18 +28,10 @@ type byte14Codec struct {
 	contexts [4]byte14Context
 	cur      uint32
 
-	dec     []arith.Decoder
-	decodes []bool
-	enc     []arith.Encoder
-	changed []bool
+	layerCoders // one layer per byte
 }
 
-func newByte14Codec(version uint16, n int) *byte14Codec {
-	return &byte14Codec{version: version, n: n}
-}
-
-func (c *byte14Codec) size() int   { return c.n }
-func (c *byte14Codec) layers() int { return c.n }
+func (c *byte14Codec) size() int { return c.n }
 
 func (c *byte14Codec) startContext(ctx, from uint32) {
 	c.contexts[ctx].start(c.contexts[from].coder.last)
@@ -63,23 +53,6 @@ func (c *byte14Codec) switchTo(ctx uint32) []byte {
 	return c.contexts[from].coder.last
 }
 
-func (c *byte14Codec) initDecoder(first []byte, ctx uint32, layers [][]byte) error {
-	if c.dec == nil {
-		c.dec = make([]arith.Decoder, c.n)
-		c.decodes = make([]bool, c.n)
-	}
-	for i, l := range layers {
-		c.decodes[i] = len(l) > 0
-		if c.decodes[i] {
-			if err := c.dec[i].Init(l); err != nil {
-				return layerError("BYTE14", i, err)
-			}
-		}
-	}
-	c.begin(first, ctx)
-	return nil
-}
-
 func (c *byte14Codec) decode(b []byte, ctx uint32) {
 	last := c.switchTo(ctx)
 	models := c.contexts[c.cur].coder.m
@@ -89,29 +62,6 @@ func (c *byte14Codec) decode(b []byte, ctx uint32) {
 		}
 	}
 	copy(b[:c.n], last)
-}
-
-func (c *byte14Codec) err() error {
-	for i := range c.dec {
-		if c.decodes[i] {
-			if err := c.dec[i].Err(); err != nil {
-				return layerError("BYTE14", i, err)
-			}
-		}
-	}
-	return nil
-}
-
-func (c *byte14Codec) initEncoder(first []byte, ctx uint32) {
-	if c.enc == nil {
-		c.enc = make([]arith.Encoder, c.n)
-		c.changed = make([]bool, c.n)
-	}
-	for i := range c.enc {
-		c.enc[i].Reset()
-		c.changed[i] = false
-	}
-	c.begin(first, ctx)
 }
 
 func (c *byte14Codec) encode(b []byte, ctx uint32) {
@@ -125,15 +75,4 @@ func (c *byte14Codec) encode(b []byte, ctx uint32) {
 			last[i] = b[i]
 		}
 	}
-}
-
-func (c *byte14Codec) finish(layers [][]byte) [][]byte {
-	for i := range c.n {
-		var b []byte
-		if c.changed[i] {
-			b = c.enc[i].Finish()
-		}
-		layers = append(layers, b)
-	}
-	return layers
 }

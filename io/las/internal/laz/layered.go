@@ -17,6 +17,8 @@ package laz
 import (
 	"errors"
 	"fmt"
+
+	"github.com/pctk/pctk/io/las/internal/arith"
 )
 
 // layerError names the layer of an item whose stream failed.
@@ -24,15 +26,84 @@ func layerError(item string, layer int, err error) error {
 	return fmt.Errorf("laz: %s layer %d: %w", item, layer, err)
 }
 
-// layeredItem is the codec of one item after POINT14.
+// layerCoders holds the arithmetic coders of an item's layers, one stream
+// per layer, in either direction.
+type layerCoders struct {
+	name    string
+	dec     []arith.Decoder
+	decodes []bool // the layer has bytes and is wanted
+	enc     []arith.Encoder
+	changed []bool // a value of the layer changed within the chunk
+}
+
+func newLayerCoders(name string, n int) layerCoders {
+	return layerCoders{name: name, dec: make([]arith.Decoder, n), decodes: make([]bool, n),
+		enc: make([]arith.Encoder, n), changed: make([]bool, n)}
+}
+
+// layers returns the item's layer count.
+func (s *layerCoders) layers() int { return len(s.dec) }
+
+// initDecoders starts the layers' decoders on their bytes; empty layers
+// (unchanged within the chunk, or not wanted) are not decoded.
+func (s *layerCoders) initDecoders(layers [][]byte) error {
+	for i, l := range layers {
+		s.decodes[i] = len(l) > 0
+		if s.decodes[i] {
+			if err := s.dec[i].Init(l); err != nil {
+				return layerError(s.name, i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// err reports the first decoded layer whose stream failed.
+func (s *layerCoders) err() error {
+	for i := range s.dec {
+		if s.decodes[i] {
+			if err := s.dec[i].Err(); err != nil {
+				return layerError(s.name, i, err)
+			}
+		}
+	}
+	return nil
+}
+
+// initEncoders starts the layers' encoders.
+func (s *layerCoders) initEncoders() {
+	for i := range s.enc {
+		s.enc[i].Reset()
+		s.changed[i] = false
+	}
+}
+
+// finish ends the layers' streams and appends their bytes to layers; a
+// layer whose values never changed within the chunk is empty.
+func (s *layerCoders) finish(layers [][]byte) [][]byte {
+	for i := range s.enc {
+		var b []byte
+		if s.changed[i] {
+			b = s.enc[i].Finish()
+		}
+		layers = append(layers, b)
+	}
+	return layers
+}
+
+// layeredItem is the codec of one item after POINT14. A chunk starts
+// with initDecoders or initEncoders, then begin from the first point's
+// item in the context POINT14 starts in; every further point is decoded
+// or encoded in the context POINT14 hands it.
 type layeredItem interface {
 	size() int   // the item's bytes
 	layers() int // the item's layer count
-	initDecoder(first []byte, ctx uint32, layers [][]byte) error
+	initDecoders(layers [][]byte) error
+	initEncoders()
+	begin(first []byte, ctx uint32)
 	decode(b []byte, ctx uint32)
-	err() error
-	initEncoder(first []byte, ctx uint32)
 	encode(b []byte, ctx uint32)
+	err() error
 	finish(layers [][]byte) [][]byte
 }
 
@@ -58,18 +129,18 @@ func newLayeredCodec(items []Item) (*layeredCodec, error) {
 		}
 	}
 	c := &layeredCodec{recLen: point14Size}
-	c.point.version = items[0].Version
+	c.point = point14Codec{version: items[0].Version, layerCoders: newLayerCoders("POINT14", p14Layers)}
 	for _, it := range items[1:] {
 		var x layeredItem
 		switch it.Type {
 		case ItemRGB14:
-			x = &rgb14Codec{version: it.Version}
+			x = &rgb14Codec{version: it.Version, layerCoders: newLayerCoders("RGB14", 1)}
 		case ItemRGBNIR14:
-			x = &rgb14Codec{version: it.Version, nir: true}
+			x = &rgb14Codec{version: it.Version, nir: true, layerCoders: newLayerCoders("RGBNIR14", 2)}
 		case ItemWavePacket14:
-			x = &wavepacket14Codec{version: it.Version}
+			x = &wavepacket14Codec{version: it.Version, layerCoders: newLayerCoders("WAVEPACKET14", 1)}
 		case ItemByte14:
-			x = &byte14Codec{version: it.Version, n: int(it.Size)}
+			x = &byte14Codec{version: it.Version, n: int(it.Size), layerCoders: newLayerCoders("BYTE14", int(it.Size))}
 		default:
 			return nil, &UnsupportedError{Msg: fmt.Sprintf("item type %d after POINT14", it.Type)}
 		}
@@ -179,28 +250,21 @@ func (c *layeredCodec) decodeChunk(items []Item, src []byte, n int, dst []byte, 
 	if len(layers[p14ReturnsXY]) == 0 && n > 1 {
 		return chunkError(sizesAt, "empty POINT14 returns/XY layer for %d points", n)
 	}
-	ctx, err := c.point.initDecoder(src, (*[p14Layers][]byte)(layers[:p14Layers]))
+	ctx, err := c.point.initDecoder(src, layers[:p14Layers])
 	if err != nil {
 		return err
 	}
 	off := point14Size
 	k = p14Layers
 	for _, x := range c.others {
-		if err := x.initDecoder(src[off:], ctx, layers[k:k+x.layers()]); err != nil {
+		if err := x.initDecoders(layers[k : k+x.layers()]); err != nil {
 			return err
 		}
+		x.begin(src[off:], ctx)
 		off += x.size()
 		k += x.layers()
 	}
-	for i := 1; i < n; i++ {
-		rec := dst[i*rl : (i+1)*rl]
-		ctx := c.point.decode(rec)
-		off := point14Size
-		for _, x := range c.others {
-			x.decode(rec[off:], ctx)
-			off += x.size()
-		}
-	}
+	c.code(dst, n, false)
 	if err := c.point.err(); err != nil {
 		return err
 	}
@@ -210,6 +274,29 @@ func (c *layeredCodec) decodeChunk(items []Item, src []byte, n int, dst []byte, 
 		}
 	}
 	return nil
+}
+
+// code decodes points 1 to n-1 of a chunk into recs, or encodes them from
+// recs, after the first point began the chunk.
+func (c *layeredCodec) code(recs []byte, n int, encode bool) {
+	for i := 1; i < n; i++ {
+		rec := recs[i*c.recLen : (i+1)*c.recLen]
+		var ctx uint32
+		if encode {
+			ctx = c.point.encode(rec)
+		} else {
+			ctx = c.point.decode(rec)
+		}
+		off := point14Size
+		for _, x := range c.others {
+			if encode {
+				x.encode(rec[off:], ctx)
+			} else {
+				x.decode(rec[off:], ctx)
+			}
+			off += x.size()
+		}
+	}
 }
 
 // itemName returns the LASzip name of a layered item type.
@@ -249,18 +336,11 @@ func (c *layeredCodec) encodeChunk(recs []byte, n int, out []byte) ([]byte, erro
 	ctx := c.point.initEncoder(recs)
 	off := point14Size
 	for _, x := range c.others {
-		x.initEncoder(recs[off:], ctx)
+		x.initEncoders()
+		x.begin(recs[off:], ctx)
 		off += x.size()
 	}
-	for i := 1; i < n; i++ {
-		rec := recs[i*rl : (i+1)*rl]
-		ctx := c.point.encode(rec)
-		off := point14Size
-		for _, x := range c.others {
-			x.encode(rec[off:], ctx)
-			off += x.size()
-		}
-	}
+	c.code(recs, n, true)
 	layers := c.point.finish(nil)
 	for _, x := range c.others {
 		layers = x.finish(layers)

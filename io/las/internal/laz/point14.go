@@ -115,6 +115,28 @@ func (p *point14) pack(b []byte) {
 	le.PutUint64(b[22:], p.gps)
 }
 
+// returnContext is the context of the changed flags that follow the
+// point p: 1 for a first return, plus 2 for a last one, plus 4 when its
+// GPS time changed (LASzip's lpr).
+func (p *point14) returnContext() uint32 {
+	c := b2u(p.ret == 1) | b2u(p.ret >= p.nret)<<1
+	if p.gpsChanged {
+		c += 4
+	}
+	return c
+}
+
+// fieldContexts returns the contexts that a point's number of returns n,
+// return number r and GPS time change pick: idx for the X and Y medians
+// (the return map, times 2, plus the GPS bit), l for the last Z (the
+// return level), cpr for intensity and class (2 for a first return, plus
+// 1 for a last one), the GPS bit, and single for a pulse of one return.
+func fieldContexts(n, r uint32, gpsChange bool) (idx, l, cpr, gpsBit, single uint32) {
+	gpsBit = b2u(gpsChange)
+	cpr = b2u(r == 1)<<1 | b2u(r >= n)
+	return uint32(returnMap6[n][r])<<1 | gpsBit, returnLevel8(n, r), cpr, gpsBit, b2u(n == 1)
+}
+
 // point14Context is the state of one scanner channel.
 type point14Context struct {
 	unused bool
@@ -208,14 +230,8 @@ type point14Codec struct {
 	contexts [4]point14Context
 	cur      uint32 // the current context: the last point's scanner channel
 
-	// decoding: which layers hold data (changed in the chunk and wanted)
-	dec     [p14Layers]arith.Decoder
-	decodes [p14Layers]bool
-	corrupt bool // a GPS time sequence switch that no encoder writes
-
-	// encoding: the layers' encoders and whether a value changed
-	enc     [p14Layers]arith.Encoder
-	changed [p14Layers]bool
+	layerCoders
+	corrupt bool // decoding met GPS time sequence switches no encoder writes
 }
 
 // start begins a chunk at its first point p and returns the context the
@@ -243,16 +259,10 @@ func (c *point14Codec) itemContext(switched bool) uint32 {
 // initDecoder starts decoding a chunk whose first point is first; layers
 // holds the bytes of each layer, nil for those not wanted. It returns the
 // other items' starting context.
-func (c *point14Codec) initDecoder(first []byte, layers *[p14Layers][]byte) (uint32, error) {
+func (c *point14Codec) initDecoder(first []byte, layers [][]byte) (uint32, error) {
 	c.corrupt = false
-	for i, l := range layers {
-		c.decodes[i] = len(l) > 0
-		if !c.decodes[i] {
-			continue
-		}
-		if err := c.dec[i].Init(l); err != nil {
-			return 0, layerError("POINT14", i, err)
-		}
+	if err := c.initDecoders(layers); err != nil {
+		return 0, err
 	}
 	var p point14
 	p.unpack(first)
@@ -261,12 +271,8 @@ func (c *point14Codec) initDecoder(first []byte, layers *[p14Layers][]byte) (uin
 
 // err reports the first failing layer's error.
 func (c *point14Codec) err() error {
-	for i := range c.dec {
-		if c.decodes[i] {
-			if err := c.dec[i].Err(); err != nil {
-				return layerError("POINT14", i, err)
-			}
-		}
+	if err := c.layerCoders.err(); err != nil {
+		return err
 	}
 	if c.corrupt {
 		return layerError("POINT14", p14GPSTime, arith.ErrCorrupt)
@@ -281,16 +287,7 @@ func (c *point14Codec) decode(b []byte) uint32 {
 	last := &ctx.last
 	d := &c.dec[p14ReturnsXY]
 
-	lpr := uint32(0)
-	if last.ret == 1 {
-		lpr = 1
-	}
-	if last.ret >= last.nret {
-		lpr += 2
-	}
-	if last.gpsChanged {
-		lpr += 4
-	}
+	lpr := last.returnContext()
 	changed := d.DecodeSymbol(ctx.mChanged[lpr])
 
 	switched := changed&(1<<6) != 0
@@ -330,19 +327,7 @@ func (c *point14Codec) decode(b []byte) uint32 {
 	}
 	last.ret = r
 
-	m := uint32(returnMap6[n][r])
-	l := returnLevel8(n, r)
-	cpr := uint32(0)
-	if r == 1 {
-		cpr = 2
-	}
-	if r >= n {
-		cpr++
-	}
-	gpsBit := b2u(gpsChange)
-	single := b2u(n == 1)
-
-	idx := m<<1 | gpsBit
+	idx, l, cpr, gpsBit, single := fieldContexts(n, r, gpsChange)
 	diff := ctx.icDX.Decompress(d, ctx.lastXDiff[idx].get(), single)
 	last.x += diff
 	ctx.lastXDiff[idx].add(diff)
@@ -491,10 +476,7 @@ func (g *gpstime11v2) encodeMulti(e *arith.Encoder, diff int32) {
 // initEncoder starts encoding a chunk whose first point is first and
 // returns the other items' starting context.
 func (c *point14Codec) initEncoder(first []byte) uint32 {
-	for i := range c.enc {
-		c.enc[i].Reset()
-		c.changed[i] = false
-	}
+	c.initEncoders()
 	c.changed[p14ReturnsXY] = true
 	c.changed[p14Z] = true
 	var p point14
@@ -510,16 +492,7 @@ func (c *point14Codec) encode(b []byte) uint32 {
 	last := &ctx.last
 	e := &c.enc[p14ReturnsXY]
 
-	lpr := uint32(0)
-	if last.ret == 1 {
-		lpr = 1
-	}
-	if last.ret >= last.nret {
-		lpr += 2
-	}
-	if last.gpsChanged {
-		lpr += 4
-	}
+	lpr := last.returnContext()
 	switched := p.channel != c.cur
 	if switched && !c.contexts[p.channel].unused {
 		last = &c.contexts[p.channel].last
@@ -564,19 +537,7 @@ func (c *point14Codec) encode(b []byte) uint32 {
 		}
 	}
 
-	m := uint32(returnMap6[n][r])
-	l := returnLevel8(n, r)
-	cpr := uint32(0)
-	if r == 1 {
-		cpr = 2
-	}
-	if r >= n {
-		cpr++
-	}
-	gpsBit := b2u(gpsChange)
-	single := b2u(n == 1)
-
-	idx := m<<1 | gpsBit
+	idx, l, cpr, gpsBit, single := fieldContexts(n, r, gpsChange)
 	diff := p.x - last.x
 	ctx.icDX.Compress(e, ctx.lastXDiff[idx].get(), diff, single)
 	ctx.lastXDiff[idx].add(diff)
@@ -666,17 +627,4 @@ func encodeGPS14(g *gpstime11v2, e *arith.Encoder, t int64) {
 		g.lastTime[l] = t
 		return
 	}
-}
-
-// finish ends the chunk's layers and returns their bytes; a layer whose
-// values never changed in the chunk is empty.
-func (c *point14Codec) finish(layers [][]byte) [][]byte {
-	for i := range c.enc {
-		var b []byte
-		if c.changed[i] {
-			b = c.enc[i].Finish()
-		}
-		layers = append(layers, b)
-	}
-	return layers
 }

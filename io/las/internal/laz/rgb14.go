@@ -81,15 +81,11 @@ func (x *rgb14Context) put(b []byte) {
 
 // rgb14Codec codes an RGB14 (nir false) or RGBNIR14 item in one direction.
 type rgb14Codec struct {
-	version  uint16
-	nir      bool
-	contexts [4]rgb14Context
-	cur      uint32 // the current context
-
-	dec     [2]arith.Decoder // RGB, NIR
-	decodes [2]bool
-	enc     [2]arith.Encoder
-	changed [2]bool
+	version     uint16
+	nir         bool
+	contexts    [4]rgb14Context
+	cur         uint32 // the current context
+	layerCoders        // RGB, and NIR for RGBNIR14
 }
 
 func (c *rgb14Codec) size() int {
@@ -97,20 +93,6 @@ func (c *rgb14Codec) size() int {
 		return 8
 	}
 	return 6
-}
-
-func (c *rgb14Codec) layers() int {
-	if c.nir {
-		return 2
-	}
-	return 1
-}
-
-func (c *rgb14Codec) name() string {
-	if c.nir {
-		return "RGBNIR14"
-	}
-	return "RGB14"
 }
 
 func (c *rgb14Codec) startContext(ctx, from uint32) {
@@ -135,19 +117,6 @@ func (c *rgb14Codec) switchTo(ctx uint32) *rgb14Context {
 	return &c.contexts[from]
 }
 
-func (c *rgb14Codec) initDecoder(first []byte, ctx uint32, layers [][]byte) error {
-	for i, l := range layers {
-		c.decodes[i] = len(l) > 0
-		if c.decodes[i] {
-			if err := c.dec[i].Init(l); err != nil {
-				return layerError(c.name(), i, err)
-			}
-		}
-	}
-	c.begin(first, ctx)
-	return nil
-}
-
 func (c *rgb14Codec) decode(b []byte, ctx uint32) {
 	last := c.switchTo(ctx)
 	x := &c.contexts[c.cur]
@@ -168,25 +137,6 @@ func (c *rgb14Codec) decode(b []byte, ctx uint32) {
 		last.nirLast = v
 	}
 	last.put(b[:c.size()])
-}
-
-func (c *rgb14Codec) err() error {
-	for i := range c.layers() {
-		if c.decodes[i] {
-			if err := c.dec[i].Err(); err != nil {
-				return layerError(c.name(), i, err)
-			}
-		}
-	}
-	return nil
-}
-
-func (c *rgb14Codec) initEncoder(first []byte, ctx uint32) {
-	for i := range c.enc {
-		c.enc[i].Reset()
-		c.changed[i] = false
-	}
-	c.begin(first, ctx)
 }
 
 func (c *rgb14Codec) encode(b []byte, ctx uint32) {
@@ -218,15 +168,4 @@ func (c *rgb14Codec) encode(b []byte, ctx uint32) {
 		c.changed[1] = true
 	}
 	last.nirLast = v
-}
-
-func (c *rgb14Codec) finish(layers [][]byte) [][]byte {
-	for i := range c.layers() {
-		var b []byte
-		if c.changed[i] {
-			b = c.enc[i].Finish()
-		}
-		layers = append(layers, b)
-	}
-	return layers
 }

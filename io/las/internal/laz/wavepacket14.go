@@ -1,7 +1,5 @@
 package laz
 
-import "github.com/pctk/pctk/io/las/internal/arith"
-
 // The WAVEPACKET14 layered codec (LASzip compressor versions 3 and 4)
 // codes the 29-byte wave packet of point formats 9 and 10 in one layer,
 // with WAVEPACKET13's scheme (wavepacket13.go) per scanner channel
@@ -23,15 +21,10 @@ type wavepacket14Codec struct {
 	version  uint16
 	contexts [4]wavepacket14Context
 	cur      uint32
-
-	dec     arith.Decoder
-	decodes bool
-	enc     arith.Encoder
-	changed bool
+	layerCoders
 }
 
-func (c *wavepacket14Codec) size() int   { return wavepacketSize }
-func (c *wavepacket14Codec) layers() int { return 1 }
+func (c *wavepacket14Codec) size() int { return wavepacketSize }
 
 func (c *wavepacket14Codec) startContext(ctx, from uint32) {
 	var b [wavepacketSize]byte
@@ -78,41 +71,15 @@ func withLast(coder *wavepacket13v1, last *wavepacket, f func()) {
 	coder.last = own
 }
 
-func (c *wavepacket14Codec) initDecoder(first []byte, ctx uint32, layers [][]byte) error {
-	c.decodes = len(layers[0]) > 0
-	if c.decodes {
-		if err := c.dec.Init(layers[0]); err != nil {
-			return layerError("WAVEPACKET14", 0, err)
-		}
-	}
-	c.begin(first, ctx)
-	return nil
-}
-
 // decode decodes the next wave packet into b. Without its layer, b takes
 // the last packet: the chunk's first, as LASzip leaves it.
 func (c *wavepacket14Codec) decode(b []byte, ctx uint32) {
 	coder, last := c.switchTo(ctx)
-	if c.decodes {
-		withLast(coder, last, func() { coder.decode(&c.dec, b) })
+	if c.decodes[0] {
+		withLast(coder, last, func() { coder.decode(&c.dec[0], b) })
 		return
 	}
 	last.put(b)
-}
-
-func (c *wavepacket14Codec) err() error {
-	if c.decodes {
-		if err := c.dec.Err(); err != nil {
-			return layerError("WAVEPACKET14", 0, err)
-		}
-	}
-	return nil
-}
-
-func (c *wavepacket14Codec) initEncoder(first []byte, ctx uint32) {
-	c.enc.Reset()
-	c.changed = false
-	c.begin(first, ctx)
 }
 
 func (c *wavepacket14Codec) encode(b []byte, ctx uint32) {
@@ -120,15 +87,7 @@ func (c *wavepacket14Codec) encode(b []byte, ctx uint32) {
 	var w wavepacket
 	w.get(b)
 	if w != *last {
-		c.changed = true
+		c.changed[0] = true
 	}
-	withLast(coder, last, func() { coder.encode(&c.enc, b) })
-}
-
-func (c *wavepacket14Codec) finish(layers [][]byte) [][]byte {
-	var b []byte
-	if c.changed {
-		b = c.enc.Finish()
-	}
-	return append(layers, b)
+	withLast(coder, last, func() { coder.encode(&c.enc[0], b) })
 }
