@@ -33,9 +33,11 @@ const (
 // deep trees from few points.
 type octreeParams struct {
 	maxLeaf, minChild, minTotal int
+	// cells is the number of grid cells across a node (cellCount).
+	cells int
 }
 
-var defaultParams = octreeParams{maxLeafPoints, minChildPoints, minTotalPoints}
+var defaultParams = octreeParams{maxLeafPoints, minChildPoints, minTotalPoints, cellCount}
 
 // node is a node of an octree being built.
 type node struct {
@@ -243,7 +245,7 @@ func (b *builder) sample(nd *node, g *grid) {
 	// The grid over nd: untwine's VoxelInfo spacing (side/cellCount, 1.5
 	// times that below the root) and cells spacing/√3 wide.
 	nb := nd.key.Bounds(b.cube)
-	width := (nb.Max[0] - nb.Min[0]) / cellCount
+	width := (nb.Max[0] - nb.Min[0]) / float64(b.prm.cells)
 	if nd.key.Level > 0 {
 		width *= 1.5
 	}
@@ -290,7 +292,7 @@ func (b *builder) sample(nd *node, g *grid) {
 }
 
 // gridSide is the number of cells along each axis of a sampling grid:
-// 128·√3 cells across the root, fewer below it, fit in 256.
+// cellCount·√3 cells across the root, fewer below it, fit in 256.
 const gridSide = 256
 
 // grid is a set of occupied cells, a bit per cell, cleared after each use

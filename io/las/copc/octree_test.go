@@ -29,7 +29,7 @@ func TestOctreeKeepsEveryPointInItsCube(t *testing.T) {
 		prm  octreeParams
 	}{
 		{"default", 20000, defaultParams},
-		{"deep", 20000, octreeParams{maxLeaf: 500, minChild: 10, minTotal: 50}},
+		{"deep", 20000, octreeParams{maxLeaf: 500, minChild: 10, minTotal: 50, cells: cellCount}},
 		{"one point", 1, defaultParams},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,7 +83,7 @@ func TestOctreeRootIsAThinning(t *testing.T) {
 	}
 	c, h := cubeFor(boundsOf(xyz), 0.001)
 	cube := (&Info{Center: c, Halfsize: h}).Cube()
-	root := buildOctree(xyz, cube, octreeParams{maxLeaf: 2000, minChild: 10, minTotal: 50}, 2)
+	root := buildOctree(xyz, cube, octreeParams{maxLeaf: 2000, minChild: 10, minTotal: 50, cells: cellCount}, 2)
 	side := cube.Max[0] - cube.Min[0]
 	width := side / cellCount / math.Sqrt(3)
 	cells := map[[3]int]int{}

@@ -75,13 +75,13 @@ func Write(w io.Writer, c *core.Cloud, opt *WriteOptions) error {
 	var order []int
 	var tree *hnode
 	if n > 0 {
-		info.Center, info.Halfsize = cubeFor(boundsOf(xyz), max(scale[0], scale[1], scale[2]))
-		info.Spacing = 2 * info.Halfsize / cellCount
-		cube := info.Cube()
 		prm := defaultParams
 		if opt.params != nil {
 			prm = *opt.params
 		}
+		info.Center, info.Halfsize = cubeFor(boundsOf(xyz), max(scale[0], scale[1], scale[2]))
+		info.Spacing = 2 * info.Halfsize / float64(prm.cells)
+		cube := info.Cube()
 		root := buildOctree(xyz, cube, prm, workers)
 		tree, order = hierarchyOf(root)
 	}

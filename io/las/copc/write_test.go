@@ -16,8 +16,11 @@ import (
 	"github.com/pctk/pctk/io/pcio"
 )
 
-// smallTree makes deep octrees with many hierarchy pages from few points.
-var smallTree = &WriteOptions{Workers: 2, params: &octreeParams{maxLeaf: 400, minChild: 20, minTotal: 100}, pageLevels: 2, pageMinNodes: 3}
+// smallTree makes deep octrees with many hierarchy pages from few points:
+// small leaves, and a grid of 16 cells across a node (spacing side/16), so
+// that shallow levels thin a cloud of thousands of points as they thin
+// millions with 128.
+var smallTree = &WriteOptions{Workers: 2, params: &octreeParams{maxLeaf: 400, minChild: 20, minTotal: 100, cells: 16}, pageLevels: 2, pageMinNodes: 3}
 
 // readLAS reads a shared LAS file, skipping when it is absent.
 func readLAS(t testing.TB, rel string) *core.Cloud {
