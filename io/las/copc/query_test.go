@@ -256,3 +256,28 @@ func mustFormat(t *testing.T, path string) *pcio.Format {
 	}
 	return f
 }
+
+// TestPlainReadEqualsIndexRead checks that a plain read of a COPC file (a
+// LAZ read, what every command does without a query) returns the points
+// the octree holds (in the file's chunk order, which for other writers
+// need not be the hierarchy's depth-first order).
+func TestPlainReadEqualsIndexRead(t *testing.T) {
+	for _, qf := range queryFiles(t) {
+		var buf bytes.Buffer
+		if _, err := qf.cr.r.(*bytes.Reader).WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "x.copc.laz")
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		plain, f, err := pcio.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", qf.name, err)
+		}
+		if f.Name == "copc" {
+			t.Fatalf("%s: a plain read went through the COPC reader, not LAZ", qf.name)
+		}
+		sameMultiset(t, qf.name+" ("+f.Name+" read)", plain, qf.full)
+	}
+}
