@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pctk/pctk/io/las/internal/arith"
 )
 
 // layeredItems returns the items of point format f with extra extra bytes,
@@ -319,4 +321,44 @@ func FuzzLayeredChunk(f *testing.F) {
 		dst := make([]byte, int(n)*rl)
 		_ = decodeLayeredChunk(items, chunk, int(n), dst, 0)
 	})
+}
+
+// TestGPSTimeSharedWithV2 checks that decodeTime and encodeTime with the
+// version 2 symbols (unchanged true) write and read GPSTIME11 v2's exact
+// streams, so that one GPS time codec serves both item families.
+func TestGPSTimeSharedWithV2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	recs := randomRecords(rng, 6, 30, 5000)
+	times := make([][]byte, 5000)
+	for i := range times {
+		times[i] = recs[i*30+22 : i*30+30]
+	}
+	for i := 100; i < 5000; i += 97 { // runs of unchanged times
+		copy(times[i], times[i-1])
+	}
+	var ref, own arith.Encoder
+	a, b := newGPSTime11v2(), newGPSTime11v2()
+	a.init(times[0])
+	b.init(times[0])
+	ref.Reset()
+	own.Reset()
+	for _, tm := range times[1:] {
+		a.encode(&ref, tm)
+		b.encodeTime(&own, int64(le.Uint64(tm)), true)
+	}
+	want := bytes.Clone(ref.Finish())
+	if got := own.Finish(); !bytes.Equal(got, want) {
+		t.Fatalf("encodeTime wrote %d bytes, GPSTIME11 v2 %d", len(got), len(want))
+	}
+	var d arith.Decoder
+	if err := d.Init(want); err != nil {
+		t.Fatal(err)
+	}
+	c := newGPSTime11v2()
+	c.init(times[0])
+	for i, tm := range times[1:] {
+		if !c.decodeTime(&d, true) || c.lastTime[c.last] != int64(le.Uint64(tm)) {
+			t.Fatalf("time %d: got %x, want %x", i+1, c.lastTime[c.last], tm)
+		}
+	}
 }

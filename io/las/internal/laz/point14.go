@@ -32,13 +32,9 @@ const (
 // point14Size is the byte length of a POINT14 item.
 const point14Size = 30
 
-// Symbols of the version 3 GPS time models: as version 2's
-// (gpstime11.go) without the "unchanged" code, since the layer codes a
-// time only when the changed flags say it changed.
-const (
-	gps14CodeFull = gpsMulti - gpsMultiMinus + 1
-	gps14Total    = gpsMulti - gpsMultiMinus + 5
-)
+// gps14Total is the alphabet of POINT14's GPS time multiplier model: one
+// less than version 2's (gpstime11.go), without its "unchanged" symbol.
+const gps14Total = gpsMultiTotal - 1
 
 // returnMap6 maps (number of returns, return number) to the context of
 // the XY predictions (LASzip's number_return_map_6ctx in
@@ -364,7 +360,7 @@ func (c *point14Codec) decode(b []byte) uint32 {
 		last.pointSource = uint16(ctx.icSource.Decompress(&c.dec[p14PointSource], int32(last.pointSource), 0))
 	}
 	if c.decodes[p14GPSTime] && gpsChange {
-		if !decodeGPS14(ctx.gps, &c.dec[p14GPSTime]) {
+		if !ctx.gps.decodeTime(&c.dec[p14GPSTime], false) {
 			c.corrupt = true
 		}
 		last.gps = uint64(ctx.gps.lastTime[ctx.gps.last])
@@ -374,33 +370,40 @@ func (c *point14Codec) decode(b []byte) uint32 {
 	return c.itemContext(switched)
 }
 
-// decodeGPS14 decodes the next GPS time into g.lastTime[g.last] (LASzip's
-// v3 read_gps_time). It reports false for a second switch of sequence in
-// a row, which no encoder writes.
-func decodeGPS14(g *gpstime11v2, d *arith.Decoder) bool {
-	for range 2 {
+// decodeTime decodes the next GPS time into g.lastTime[g.last], with the
+// symbols of GPSTIME11 version 2 (unchanged true: LASzip's
+// LASreadItemCompressed_GPSTIME11_v2::read) or of POINT14's GPS time
+// layer (unchanged false: read_gps_time of lasreaditemcompressed_v3.cpp),
+// which has no "unchanged" symbols since the changed flags say when a time
+// is coded; its other symbols are version 2's less one. It reports false
+// after more switches of sequence than any encoder writes.
+func (g *gpstime11v2) decodeTime(d *arith.Decoder, unchanged bool) bool {
+	off := b2u(unchanged)
+	for range 4 {
 		l := g.last
 		if g.lastDiff[l] == 0 {
-			switch multi := d.DecodeSymbol(g.m0Diff); multi {
-			case 0:
+			switch sym := d.DecodeSymbol(g.m0Diff); {
+			case unchanged && sym == 0:
+			case sym == off:
 				g.lastDiff[l] = g.ic.Decompress(d, 0, 0)
 				g.lastTime[l] += int64(g.lastDiff[l])
 				g.extreme[l] = 0
-			case 1:
+			case sym == off+1:
 				g.full(d)
 			default:
-				g.last = (l + int(multi) - 1) & 3
+				g.last = (l + int(sym-off) - 1) & 3
 				continue
 			}
 			return true
 		}
-		switch multi := int32(d.DecodeSymbol(g.mMulti)); {
-		case multi < gps14CodeFull:
-			g.lastTime[l] += int64(g.decodeMulti(d, multi))
-		case multi == gps14CodeFull:
+		switch sym := int32(d.DecodeSymbol(g.mMulti)); {
+		case sym < gpsMultiUnchanged:
+			g.lastTime[l] += int64(g.decodeMulti(d, sym))
+		case unchanged && sym == gpsMultiUnchanged:
+		case sym == gpsMultiUnchanged+int32(off):
 			g.full(d)
 		default:
-			g.last = (l + int(multi) - gps14CodeFull) & 3
+			g.last = (l + int(sym-int32(off)) - gpsMultiUnchanged) & 3
 			continue
 		}
 		return true
@@ -583,21 +586,32 @@ func (c *point14Codec) encode(b []byte) uint32 {
 	}
 	if gpsChange {
 		c.changed[p14GPSTime] = true
-		encodeGPS14(ctx.gps, &c.enc[p14GPSTime], int64(p.gps))
+		ctx.gps.encodeTime(&c.enc[p14GPSTime], int64(p.gps), false)
 	}
 	*last = p
 	last.gpsChanged = gpsChange
 	return c.itemContext(switched)
 }
 
-// encodeGPS14 encodes the GPS time bits t (LASzip's v3 write_gps_time).
-func encodeGPS14(g *gpstime11v2, e *arith.Encoder, t int64) {
-	for range 2 {
+// encodeTime encodes the GPS time bits t with the symbols of GPSTIME11
+// version 2 (unchanged true) or of POINT14's GPS time layer (unchanged
+// false), as decodeTime decodes them (LASzip's write_gps_time).
+func (g *gpstime11v2) encodeTime(e *arith.Encoder, t int64, unchanged bool) {
+	off := b2u(unchanged)
+	for range 4 {
 		l := g.last
+		if unchanged && t == g.lastTime[l] {
+			if g.lastDiff[l] == 0 {
+				e.EncodeSymbol(g.m0Diff, 0)
+			} else {
+				e.EncodeSymbol(g.mMulti, gpsMultiUnchanged)
+			}
+			return
+		}
 		diff, ok := fits32(t - g.lastTime[l])
 		if g.lastDiff[l] == 0 {
 			if ok {
-				e.EncodeSymbol(g.m0Diff, 0)
+				e.EncodeSymbol(g.m0Diff, off)
 				g.ic.Compress(e, 0, diff, 0)
 				g.lastDiff[l] = diff
 				g.extreme[l] = 0
@@ -605,21 +619,21 @@ func encodeGPS14(g *gpstime11v2, e *arith.Encoder, t int64) {
 				return
 			}
 			if i := g.otherSequence(t); i > 0 {
-				e.EncodeSymbol(g.m0Diff, uint32(i+1))
+				e.EncodeSymbol(g.m0Diff, off+1+uint32(i))
 				g.last = (l + i) & 3
 				continue
 			}
-			e.EncodeSymbol(g.m0Diff, 1)
+			e.EncodeSymbol(g.m0Diff, off+1)
 			g.encodeFull(e, t)
 			return
 		}
 		if !ok {
 			if i := g.otherSequence(t); i > 0 {
-				e.EncodeSymbol(g.mMulti, uint32(gps14CodeFull+i))
+				e.EncodeSymbol(g.mMulti, gpsMultiUnchanged+off+uint32(i))
 				g.last = (l + i) & 3
 				continue
 			}
-			e.EncodeSymbol(g.mMulti, gps14CodeFull)
+			e.EncodeSymbol(g.mMulti, gpsMultiUnchanged+off)
 			g.encodeFull(e, t)
 			return
 		}
