@@ -16,9 +16,9 @@ func init() {
 		Name:      "info",
 		Usage:     "print a file's format, point count, bounds, attributes with min/max and CRS",
 		ArgsUsage: "FILE",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the facts as JSON"},
-		},
+		}, queryFlags...),
 		Action: runInfo,
 	})
 }
@@ -53,11 +53,20 @@ func runInfo(c *cli.Context) error {
 		return usagef("info needs exactly one FILE (or - for stdin), got %d argument(s)", c.NArg())
 	}
 	path := c.Args().First()
-	cloud, f, err := readCloud(path)
+	q, err := queryOf(c)
+	if err != nil {
+		return err
+	}
+	cloud, f, err := readQuery(path, q)
 	if err != nil {
 		return err
 	}
 	r := describe(path, f, cloud)
+	octree, err := copcFacts(path, q)
+	if err != nil {
+		return err
+	}
+	r.Header = append(r.Header, octree...)
 	if c.Bool("json") {
 		return printJSON(r)
 	}
