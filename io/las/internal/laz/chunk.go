@@ -119,6 +119,9 @@ func (p *pointwise) decode(src []byte, n int, dst []byte) (int, error) {
 	d := &p.dec
 	d.Init(src[rl:])
 	for i := 1; i < n; i++ {
+		if i&1023 == 0 && d.Err() != nil {
+			break // corrupt or cut: stop early rather than decode zeros
+		}
 		rec := dst[i*rl : (i+1)*rl]
 		for j := range p.steps {
 			s := &p.steps[j]

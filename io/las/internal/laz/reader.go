@@ -162,11 +162,12 @@ func (rd *Reader) start(i int) {
 }
 
 // maxPointsPerByte bounds the points a compressed byte can honestly hold.
-// 50,000 identical records compress to about 150 points per byte, and the
-// adaptive models' floor of about 0.008 bits per POINT10 record allows some
-// 1,000; a chunk claiming more is corrupt, and the bound keeps a crafted
-// header from making the reader allocate what no file of its size holds.
-const maxPointsPerByte = 4096
+// 50,000 identical records compress to about 150 points per byte (and the
+// adaptive models' floor of about 0.008 bits per POINT10 record would allow
+// some 1,000 in chunks of millions); a chunk claiming more is corrupt, and
+// the bound keeps a crafted header from making the reader allocate what no
+// file of its size holds.
+const maxPointsPerByte = 1024
 
 // decode reads and decodes one chunk of the table.
 func (rd *Reader) decode(c *ChunkCodec, ch Chunk) ([]byte, error) {
