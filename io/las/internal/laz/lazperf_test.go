@@ -30,9 +30,10 @@ func lazPerfDir(t testing.TB) string {
 
 // lazPerfResult is what testdata/lazperf/decode.mjs reports.
 type lazPerfResult struct {
-	Points  int     `json:"points"`
-	RecLen  int     `json:"recLen"`
-	Seconds float64 `json:"seconds"`
+	Points     int     `json:"points"`
+	RecLen     int     `json:"recLen"`
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpuSeconds"`
 }
 
 // lazPerfDecode decodes the LAZ file path with laz-perf and returns its
