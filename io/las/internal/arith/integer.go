@@ -19,9 +19,9 @@ type IntCompressor struct {
 	corrMin, corrMax         int32
 	k                        uint32
 
-	mBits  []*SymbolModel // one per context: k
-	mCorr0 *BitModel      // corrections of 0 or 1
-	mCorr  []*SymbolModel // index k >= 1: the high bits of a k-bit correction
+	mBits  []SymbolModel // one per context: k
+	mCorr0 BitModel      // corrections of 0 or 1
+	mCorr  []SymbolModel // index k >= 1: the high bits of a k-bit correction
 }
 
 // NewIntCompressor returns a compressor of bits-bit values with contexts
@@ -51,26 +51,26 @@ func NewIntCompressor(bits, contexts, bitsHigh, rng uint32) *IntCompressor {
 		ic.corrMin = math.MinInt32
 		ic.corrMax = math.MaxInt32
 	}
-	ic.mBits = make([]*SymbolModel, contexts)
+	ic.mBits = make([]SymbolModel, contexts)
 	for i := range ic.mBits {
-		ic.mBits[i] = NewSymbolModel(ic.corrBits + 1)
+		ic.mBits[i] = newSymbolModel(ic.corrBits + 1)
 	}
-	ic.mCorr0 = NewBitModel()
-	ic.mCorr = make([]*SymbolModel, ic.corrBits+1)
+	ic.mCorr0.Init()
+	ic.mCorr = make([]SymbolModel, ic.corrBits+1)
 	for i := uint32(1); i <= ic.corrBits; i++ {
-		ic.mCorr[i] = NewSymbolModel(1 << min(i, bitsHigh))
+		ic.mCorr[i] = newSymbolModel(1 << min(i, bitsHigh))
 	}
 	return ic
 }
 
 // Init resets every model to its initial state.
 func (ic *IntCompressor) Init() {
-	for _, m := range ic.mBits {
-		m.Init()
+	for i := range ic.mBits {
+		ic.mBits[i].Init()
 	}
 	ic.mCorr0.Init()
-	for _, m := range ic.mCorr[1:] {
-		m.Init()
+	for i := range ic.mCorr {
+		ic.mCorr[i].Init()
 	}
 }
 
@@ -80,7 +80,7 @@ func (ic *IntCompressor) K() uint32 { return ic.k }
 
 // Decompress decodes the value predicted as pred in context ctx.
 func (ic *IntCompressor) Decompress(d *Decoder, pred int32, ctx uint32) int32 {
-	real := pred + ic.readCorrector(d, ic.mBits[ctx])
+	real := pred + ic.readCorrector(d, &ic.mBits[ctx])
 	if real < 0 {
 		real += int32(ic.corrRange)
 	} else if uint32(real) >= ic.corrRange {
@@ -93,17 +93,17 @@ func (ic *IntCompressor) readCorrector(d *Decoder, mBits *SymbolModel) int32 {
 	k := d.DecodeSymbol(mBits)
 	ic.k = k
 	if k == 0 {
-		return int32(d.DecodeBit(ic.mCorr0))
+		return int32(d.DecodeBit(&ic.mCorr0))
 	}
 	if k >= 32 {
 		return ic.corrMin
 	}
 	var c int32
 	if k <= ic.bitsHigh {
-		c = int32(d.DecodeSymbol(ic.mCorr[k]))
+		c = int32(d.DecodeSymbol(&ic.mCorr[k]))
 	} else {
 		k1 := k - ic.bitsHigh
-		c = int32(d.DecodeSymbol(ic.mCorr[k]))
+		c = int32(d.DecodeSymbol(&ic.mCorr[k]))
 		c = c<<k1 | int32(d.ReadBits(k1))
 	}
 	if c >= 1<<(k-1) {
@@ -120,7 +120,7 @@ func (ic *IntCompressor) Compress(e *Encoder, pred, real int32, ctx uint32) {
 	} else if c > ic.corrMax {
 		c -= int32(ic.corrRange)
 	}
-	ic.writeCorrector(e, c, ic.mBits[ctx])
+	ic.writeCorrector(e, c, &ic.mBits[ctx])
 }
 
 func (ic *IntCompressor) writeCorrector(e *Encoder, c int32, mBits *SymbolModel) {
@@ -138,7 +138,7 @@ func (ic *IntCompressor) writeCorrector(e *Encoder, c int32, mBits *SymbolModel)
 	ic.k = k
 	e.EncodeSymbol(mBits, k)
 	if k == 0 {
-		e.EncodeBit(ic.mCorr0, uint32(c))
+		e.EncodeBit(&ic.mCorr0, uint32(c))
 		return
 	}
 	if k >= 32 {
@@ -150,10 +150,10 @@ func (ic *IntCompressor) writeCorrector(e *Encoder, c int32, mBits *SymbolModel)
 		c--
 	}
 	if k <= ic.bitsHigh {
-		e.EncodeSymbol(ic.mCorr[k], uint32(c))
+		e.EncodeSymbol(&ic.mCorr[k], uint32(c))
 		return
 	}
 	k1 := k - ic.bitsHigh
-	e.EncodeSymbol(ic.mCorr[k], uint32(c)>>k1)
+	e.EncodeSymbol(&ic.mCorr[k], uint32(c)>>k1)
 	e.WriteBits(k1, uint32(c)&(1<<k1-1))
 }

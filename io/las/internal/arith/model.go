@@ -76,10 +76,15 @@ type SymbolModel struct {
 // [2, 2048]; NewSymbolModel panics otherwise, since n always comes from a
 // codec's constant, never from input.
 func NewSymbolModel(n uint32) *SymbolModel {
+	m := newSymbolModel(n)
+	return &m
+}
+
+func newSymbolModel(n uint32) SymbolModel {
 	if n < 2 || n > maxSymbols {
 		panic("arith: symbol model needs 2 to 2048 symbols")
 	}
-	return &SymbolModel{symbols: n, lastSymbol: n - 1}
+	return SymbolModel{symbols: n, lastSymbol: n - 1}
 }
 
 // Init marks the model to be reset to its initial, equiprobable state at
@@ -90,17 +95,24 @@ func (m *SymbolModel) Init() { m.ready = false }
 // decoding asks for the look-up table of alphabets above 16 symbols.
 func (m *SymbolModel) reset(decoding bool) {
 	n := m.symbols
-	if m.dist == nil {
-		m.dist = make([]uint32, n)
-		m.count = make([]uint32, n)
-	}
-	if decoding && n > 16 && m.table == nil {
-		bits := uint32(3)
-		for n > 1<<(bits+2) {
-			bits++
+	if m.dist == nil || decoding && n > 16 && m.table == nil {
+		// One allocation for the distribution, the counts and the
+		// decoder's table, so that a model's data sit together.
+		size := 2 * n
+		var bits uint32
+		if decoding && n > 16 {
+			bits = 3
+			for n > 1<<(bits+2) {
+				bits++
+			}
+			size += 1<<bits + 2
 		}
-		m.table = make([]uint32, 1<<bits+2)
-		m.tableShift = dmLengthShift - bits
+		buf := make([]uint32, size)
+		m.dist, m.count = buf[:n:n], buf[n:2*n:2*n]
+		if bits > 0 {
+			m.table = buf[2*n:]
+			m.tableShift = dmLengthShift - bits
+		}
 	}
 	m.totalCount = 0
 	m.updateCycle = n

@@ -61,6 +61,10 @@ type Reader struct {
 	seqPos int64
 	seqBuf []byte
 	recs   []byte
+	// free holds record and source buffers for reuse, so that a steady
+	// read allocates nothing per chunk; last is the chunk Next returned.
+	free chan []byte
+	last []byte
 }
 
 // NewReader prepares the decoding of the points l describes from r.
@@ -78,6 +82,7 @@ func NewReader(r io.ReaderAt, l Layout, opt Options) (*Reader, error) {
 	rd := &Reader{r: r, l: l, opt: opt, chunks: chunks, left: l.Count}
 	n := opt.workers()
 	rd.codecs = make(chan *ChunkCodec, n)
+	rd.free = make(chan []byte, 6*n)
 	for range n {
 		c, err := NewChunkCodec(l.VLR.Items)
 		if err != nil {
@@ -101,6 +106,10 @@ func (rd *Reader) Chunks() []Chunk { return rd.chunks }
 func (rd *Reader) Next() ([]byte, int, error) {
 	if rd.left == 0 {
 		return nil, 0, io.EOF
+	}
+	if rd.last != nil {
+		rd.put(rd.last)
+		rd.last = nil
 	}
 	if rd.seq != nil {
 		return rd.nextSeq()
@@ -131,6 +140,7 @@ func (rd *Reader) Next() ([]byte, int, error) {
 			continue
 		}
 		rd.left -= uint64(j.chunk.Points)
+		rd.last = j.recs
 		return j.recs, j.chunk.Points, nil
 	}
 }
@@ -174,22 +184,44 @@ func (rd *Reader) decode(c *ChunkCodec, ch Chunk) ([]byte, error) {
 	if int64(ch.Points) > maxPointsPerByte*ch.Bytes {
 		return nil, fmt.Errorf("%d points cannot fit in %d bytes", ch.Points, ch.Bytes)
 	}
-	src := make([]byte, ch.Bytes)
+	src := rd.get(int(ch.Bytes))
+	defer rd.put(src)
 	if k, err := rd.r.ReadAt(src, ch.Offset); k < len(src) {
 		if err == nil || errors.Is(err, io.EOF) {
 			err = errShort
 		}
 		return nil, err
 	}
-	dst := make([]byte, ch.Points*rd.l.RecLen)
+	dst := rd.get(ch.Points * rd.l.RecLen)
 	used, err := c.Decode(src, ch.Points, dst, rd.opt.Select)
 	if err != nil {
+		rd.put(dst)
 		return nil, err
 	}
 	if used > len(src) {
 		return nil, fmt.Errorf("decoding took %d bytes, the table gives %d", used, len(src))
 	}
 	return dst, nil
+}
+
+// get returns a buffer of n bytes, reused when one is free.
+func (rd *Reader) get(n int) []byte {
+	select {
+	case b := <-rd.free:
+		if cap(b) >= n {
+			return b[:n]
+		}
+	default:
+	}
+	return make([]byte, n)
+}
+
+// put offers b for reuse.
+func (rd *Reader) put(b []byte) {
+	select {
+	case rd.free <- b:
+	default:
+	}
 }
 
 // nextSeq decodes the next chunk of a file without a chunk table: its
