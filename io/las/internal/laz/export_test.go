@@ -7,10 +7,10 @@ import (
 
 // For the external tests (package laz_test), which reach io/las.
 
-// LazPerfRecords decodes the LAZ file path with laz-perf and returns its
-// records, skipping the test when node or laz-perf is missing.
-func LazPerfRecords(t testing.TB, path string) []byte {
-	recs, _ := lazPerfDecode(t, path, true, 1)
+// LazPerfRecords decodes the LAZ files paths with laz-perf and returns
+// their records, skipping the test when node or laz-perf is missing.
+func LazPerfRecords(t testing.TB, paths []string) [][]byte {
+	recs, _ := lazPerfDecodeAll(t, paths, true, 1)
 	return recs
 }
 
