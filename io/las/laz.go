@@ -338,3 +338,31 @@ func EncodeLAZ(w io.Writer, c *core.Cloud, variant string) error {
 func NewLAZEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
 	return newStreamEncoder(w, h, variant, true)
 }
+
+// lazSummary describes a LAZ file's compression for Describe: the LASzip
+// version that wrote it, the compressor, the chunk size and the items.
+func lazSummary(info *Info) string {
+	i := findVLR(info.VLRs, laz.VLRUserID, laz.VLRRecordID)
+	if i < 0 {
+		return "LAZ, without a LASzip VLR"
+	}
+	v, err := laz.ParseVLR(info.VLRs[i].Data)
+	if err != nil {
+		return "LAZ, unreadable LASzip VLR: " + err.Error()
+	}
+	kind := map[uint16]string{laz.CompressorPointwise: "pointwise", laz.CompressorPointwiseChunk: "pointwise chunked", laz.CompressorLayeredChunk: "layered chunked"}[v.Compressor]
+	chunks := fmt.Sprintf("chunks of %d points", v.ChunkSize)
+	switch {
+	case v.Compressor == laz.CompressorPointwise:
+		chunks = "no chunks"
+	case v.ChunkSize == laz.VariableChunkSize:
+		chunks = "chunks of variable size"
+	}
+	names := map[uint16]string{laz.ItemByte: "BYTE", laz.ItemPoint10: "POINT10", laz.ItemGPSTime11: "GPSTIME11", laz.ItemRGB12: "RGB12", laz.ItemWavePacket13: "WAVEPACKET13",
+		laz.ItemPoint14: "POINT14", laz.ItemRGB14: "RGB14", laz.ItemRGBNIR14: "RGBNIR14", laz.ItemWavePacket14: "WAVEPACKET14", laz.ItemByte14: "BYTE14"}
+	s := fmt.Sprintf("LAZ (LASzip %d.%dr%d), %s, %s, items", v.VersionMajor, v.VersionMinor, v.VersionRev, kind, chunks)
+	for _, it := range v.Items {
+		s += fmt.Sprintf(" %s v%d (%d bytes)", names[it.Type], it.Version, it.Size)
+	}
+	return s
+}

@@ -53,6 +53,9 @@ func Describe(m *core.Metadata) []pcio.Fact {
 	add("LAS version", "%s", h.Version())
 	add("point format", "%d", h.pointFormat())
 	add("point record length", "%d bytes (%d extra)", h.RecordLength, int(h.RecordLength)-formatSizes[min(h.pointFormat(), 10)])
+	if h.isLAZ() {
+		add("compression", "%s", lazSummary(info))
+	}
 	add("point count", "%d (legacy field %d)", h.PointCount(), h.LegacyCount)
 	var byRet []string
 	for i := range 15 {
