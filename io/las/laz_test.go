@@ -312,7 +312,7 @@ func FuzzDecodeLAZ(f *testing.F) {
 // TestDescribeLAZ shows the compression of a LAZ file in pctk info.
 func TestDescribeLAZ(t *testing.T) {
 	for rel, want := range map[string]string{
-		"pdal/laz/autzen_trim.laz": "LAZ (LASzip 2.2r0), pointwise chunked, chunks of 50000 points, items POINT10 v2 (20 bytes) GPSTIME11 v2 (8 bytes) RGB12 v2 (6 bytes)",
+		"pdal/laz/autzen_trim.laz":                            "LAZ (LASzip 2.2r0), pointwise chunked, chunks of 50000 points, items POINT10 v2 (20 bytes) GPSTIME11 v2 (8 bytes) RGB12 v2 (6 bytes)",
 		"pdal/laz/simple-laszip-compressor-version-1.2r0.laz": "LAZ (LASzip 1.2r0), pointwise, no chunks, items POINT10 v1 (20 bytes) GPSTIME11 v1 (8 bytes) RGB12 v1 (6 bytes)",
 	} {
 		c := decodeShared(t, rel)
