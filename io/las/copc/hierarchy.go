@@ -3,6 +3,8 @@ package copc
 import (
 	"fmt"
 	"io"
+
+	"github.com/pctk/pctk/io/las/internal/laz"
 )
 
 // EntrySize is the size of one hierarchy entry.
@@ -51,6 +53,8 @@ func parsePage(b []byte, off, size int64) ([]Entry, error) {
 			return nil, formatErr("hierarchy entry", at+16, "node %s: %d bytes at offset %d run past the end of the file (%d bytes)", e.Key, e.ByteSize, e.Offset, size)
 		case e.PointCount == -1 && (e.ByteSize == 0 || e.ByteSize%EntrySize != 0):
 			return nil, formatErr("hierarchy entry", at+24, "node %s: child page of %d bytes", e.Key, e.ByteSize)
+		case e.PointCount > 0 && int64(e.PointCount) > laz.MaxPointsPerByte*int64(e.ByteSize):
+			return nil, formatErr("hierarchy entry", at+28, "node %s: %d points cannot fit in a chunk of %d bytes", e.Key, e.PointCount, e.ByteSize)
 		}
 		es[i] = e
 	}

@@ -21,6 +21,9 @@ func (f *File) records() (*las.RecordReader, *laz.VLR, error) {
 		return f.rr, f.lazVLR, nil
 	}
 	h := f.Header
+	if int64(h.PointOffset) > f.size {
+		return nil, nil, formatErr("offset to point data", 96, "%d lies past the end of the file (%d bytes)", h.PointOffset, f.size)
+	}
 	head := make([]byte, h.PointOffset)
 	if _, err := f.r.ReadAt(head, 0); err != nil {
 		return nil, nil, fmt.Errorf("copc: reading the VLRs (bytes 0 to %d): %w", h.PointOffset, err)
