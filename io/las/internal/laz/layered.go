@@ -17,6 +17,7 @@ package laz
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/pctk/pctk/io/las/internal/arith"
 )
@@ -112,6 +113,7 @@ type layeredCodec struct {
 	point  point14Codec
 	others []layeredItem
 	recLen int
+	pool   *sync.Pool // where release returns it
 }
 
 // newLayeredCodec returns the codec of items, which must start with
@@ -186,12 +188,41 @@ var ErrPointCount = errors.New("laz: chunk point count differs")
 // another's values except through the channel/returns/XY layer, which is
 // always decoded, so the fields sel needs are exact.
 func decodeLayeredChunk(items []Item, src []byte, n int, dst []byte, sel Selection) error {
-	c, err := newLayeredCodec(items)
+	c, err := pooledCodec(items)
 	if err != nil {
 		return err
 	}
+	defer c.release()
 	return c.decodeChunk(items, src, n, dst, sel)
 }
+
+// codecPools holds a pool of layered codecs per item list: a chunk starts
+// every context it uses afresh (as LASzip re-initializes its models per
+// chunk), so codecs pass from chunk to chunk and keep only their models'
+// storage, which small chunks (COPC nodes) would otherwise allocate anew.
+var codecPools sync.Map // string of the items -> *sync.Pool
+
+// pooledCodec returns a codec of items from their pool, or a new one.
+func pooledCodec(items []Item) (*layeredCodec, error) {
+	key := fmt.Sprint(items)
+	p, ok := codecPools.Load(key)
+	if !ok {
+		p, _ = codecPools.LoadOrStore(key, &sync.Pool{})
+	}
+	pool := p.(*sync.Pool)
+	if c, ok := pool.Get().(*layeredCodec); ok {
+		return c, nil
+	}
+	c, err := newLayeredCodec(items)
+	if err != nil {
+		return nil, err
+	}
+	c.pool = pool
+	return c, nil
+}
+
+// release returns the codec to its pool.
+func (c *layeredCodec) release() { c.pool.Put(c) }
 
 // chunkError reports a malformed chunk at byte offset off of the chunk.
 func chunkError(off int, format string, args ...any) error {
@@ -317,10 +348,11 @@ func itemName(t uint16) string {
 // encodeLayeredChunk encodes the n records recs (of the items' total size)
 // as one layered chunk.
 func encodeLayeredChunk(items []Item, recs []byte, n int) ([]byte, error) {
-	c, err := newLayeredCodec(items)
+	c, err := pooledCodec(items)
 	if err != nil {
 		return nil, err
 	}
+	defer c.release()
 	return c.encodeChunk(recs, n, nil)
 }
 
