@@ -242,7 +242,7 @@ func (b *builder) sample(nd *node, g *grid) {
 	if len(cand) == 0 {
 		return
 	}
-	// The grid over nd: untwine's VoxelInfo spacing (side/cellCount, 1.5
+	// The grid over nd: untwine's VoxelInfo spacing (side/cells, 1.5
 	// times that below the root) and cells spacing/√3 wide.
 	nb := nd.key.Bounds(b.cube)
 	width := (nb.Max[0] - nb.Min[0]) / float64(b.prm.cells)
@@ -250,45 +250,37 @@ func (b *builder) sample(nd *node, g *grid) {
 		width *= 1.5
 	}
 	width /= math.Sqrt(3)
-	type ref struct {
-		child *node
-		at    int
-	}
-	var refs []ref
-	for _, c := range cand {
-		for i := range c.pts {
-			refs = append(refs, ref{c, i})
+	// The candidates, each with the index of its child in cand, in a
+	// random order seeded by nd's key.
+	g.pts, g.owner = g.pts[:0], g.owner[:0]
+	for ci, c := range cand {
+		g.pts = append(g.pts, c.pts...)
+		for range c.pts {
+			g.owner = append(g.owner, uint8(ci))
 		}
 	}
 	k := nd.key
 	rng := rand.New(rand.NewPCG(uint64(k.Level)<<32|uint64(uint32(k.X)), uint64(uint32(k.Y))<<32|uint64(uint32(k.Z))))
-	rng.Shuffle(len(refs), func(i, j int) { refs[i], refs[j] = refs[j], refs[i] })
-	taken := make(map[*node][]bool, len(cand))
+	rng.Shuffle(len(g.pts), func(i, j int) {
+		g.pts[i], g.pts[j] = g.pts[j], g.pts[i]
+		g.owner[i], g.owner[j] = g.owner[j], g.owner[i]
+	})
 	for _, c := range cand {
-		taken[c] = make([]bool, len(c.pts))
+		c.pts = c.pts[:0]
 	}
-	for _, r := range refs {
-		p := r.child.pts[r.at]
+	for i, p := range g.pts {
 		var cell [3]uint32
 		for a := range 3 {
 			cell[a] = uint32(min(max((b.xyz[3*int(p)+a]-nb.Min[a])/width, 0), gridSide-1))
 		}
 		if g.set(cell) {
 			nd.pts = append(nd.pts, p)
-			taken[r.child][r.at] = true
+		} else {
+			c := cand[g.owner[i]]
+			c.pts = append(c.pts, p)
 		}
 	}
 	g.clear()
-	for _, c := range cand {
-		kept := c.pts[:0:0]
-		for i, p := range c.pts {
-			if !taken[c][i] {
-				kept = append(kept, p)
-			}
-		}
-		c.pts = kept
-	}
-	slices.Sort(nd.pts)
 }
 
 // gridSide is the number of cells along each axis of a sampling grid:
@@ -296,10 +288,12 @@ func (b *builder) sample(nd *node, g *grid) {
 const gridSide = 256
 
 // grid is a set of occupied cells, a bit per cell, cleared after each use
-// by visiting only the words set.
+// by visiting only the words set, with a worker's scratch space.
 type grid struct {
-	bits []uint64
-	used []uint32
+	bits  []uint64
+	used  []uint32
+	pts   []int32 // candidates of the node being sampled
+	owner []uint8 // their children
 }
 
 func newGrid() *grid { return &grid{bits: make([]uint64, gridSide*gridSide*gridSide/64)} }
@@ -326,8 +320,10 @@ func (g *grid) clear() {
 }
 
 // prune drops the subtrees that hold no points and reports whether nd's
-// subtree holds any.
+// subtree holds any. It sorts each node's points by index, so that they
+// keep the source's order (scan order, which LAZ compresses best).
 func prune(nd *node) bool {
+	slices.Sort(nd.pts)
 	kept := nd.children[:0]
 	for _, c := range nd.children {
 		if prune(c) {
