@@ -283,30 +283,7 @@ func FuzzDecodeLAZ(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := Decode(bytes.NewReader(b))
-		cs, errs := Decode(bytes.NewBuffer(b))
-		if (err == nil) != (errs == nil) {
-			t.Fatalf("seeker error %v, stream error %v", err, errs)
-		}
-		if err != nil {
-			return
-		}
-		if c.Len() != cs.Len() {
-			t.Fatalf("seeker read %d points, stream %d", c.Len(), cs.Len())
-		}
-		var z bytes.Buffer
-		if err := EncodeLAZ(&z, c, ""); err != nil {
-			return
-		}
-		back, err := Decode(bytes.NewReader(z.Bytes()))
-		if err != nil {
-			t.Fatalf("decode of re-encoded LAZ: %v", err)
-		}
-		if back.Len() != c.Len() {
-			t.Fatalf("re-encoded LAZ has %d points, want %d", back.Len(), c.Len())
-		}
-	})
+	f.Fuzz(func(t *testing.T, b []byte) { fuzzRoundTrip(t, b, EncodeLAZ) })
 }
 
 // TestDescribeLAZ shows the compression of a LAZ file in pctk info.

@@ -21,9 +21,12 @@ const (
 )
 
 // step is one item of a record: its codec and its bytes in the record.
+// The per-record loops switch on kind and call the concrete codec; start
+// (once per chunk) goes through the interface.
 type step struct {
 	kind     int
 	off, end int
+	start    interface{ init(item []byte) }
 
 	p10v1 *point10v1
 	p10v2 *point10v2
@@ -36,29 +39,7 @@ type step struct {
 	wave  *wavepacket13v1
 }
 
-func (s *step) init(rec []byte) {
-	item := rec[s.off:s.end]
-	switch s.kind {
-	case kindPoint10v1:
-		s.p10v1.init(item)
-	case kindPoint10v2:
-		s.p10v2.init(item)
-	case kindGPSv1:
-		s.gpsv1.init(item)
-	case kindGPSv2:
-		s.gpsv2.init(item)
-	case kindRGBv1:
-		s.rgbv1.init(item)
-	case kindRGBv2:
-		s.rgbv2.init(item)
-	case kindByteV1:
-		s.bytv1.init(item)
-	case kindByteV2:
-		s.bytv2.init(item)
-	case kindWave:
-		s.wave.init(item)
-	}
-}
+func (s *step) init(rec []byte) { s.start.init(rec[s.off:s.end]) }
 
 // pointwise codes the records of formats 0-5: the first record of a chunk
 // raw, the others with every item's codec interleaved in one arithmetic
@@ -77,23 +58,32 @@ func newPointwise(items []Item) (*pointwise, error) {
 		p.recLen = s.end
 		switch {
 		case it.Type == ItemPoint10 && it.Version == 1:
-			s.kind, s.p10v1 = kindPoint10v1, newPoint10v1()
+			s.p10v1 = newPoint10v1()
+			s.kind, s.start = kindPoint10v1, s.p10v1
 		case it.Type == ItemPoint10 && it.Version == 2:
-			s.kind, s.p10v2 = kindPoint10v2, newPoint10v2()
+			s.p10v2 = newPoint10v2()
+			s.kind, s.start = kindPoint10v2, s.p10v2
 		case it.Type == ItemGPSTime11 && it.Version == 1:
-			s.kind, s.gpsv1 = kindGPSv1, newGPSTime11v1()
+			s.gpsv1 = newGPSTime11v1()
+			s.kind, s.start = kindGPSv1, s.gpsv1
 		case it.Type == ItemGPSTime11 && it.Version == 2:
-			s.kind, s.gpsv2 = kindGPSv2, newGPSTime11v2()
+			s.gpsv2 = newGPSTime11v2()
+			s.kind, s.start = kindGPSv2, s.gpsv2
 		case it.Type == ItemRGB12 && it.Version == 1:
-			s.kind, s.rgbv1 = kindRGBv1, newRGB12v1()
+			s.rgbv1 = newRGB12v1()
+			s.kind, s.start = kindRGBv1, s.rgbv1
 		case it.Type == ItemRGB12 && it.Version == 2:
-			s.kind, s.rgbv2 = kindRGBv2, newRGB12v2()
+			s.rgbv2 = newRGB12v2()
+			s.kind, s.start = kindRGBv2, s.rgbv2
 		case it.Type == ItemByte && it.Version == 1:
-			s.kind, s.bytv1 = kindByteV1, newByteV1(int(it.Size))
+			s.bytv1 = newByteV1(int(it.Size))
+			s.kind, s.start = kindByteV1, s.bytv1
 		case it.Type == ItemByte && it.Version == 2:
-			s.kind, s.bytv2 = kindByteV2, newByteV2(int(it.Size))
+			s.bytv2 = newByteV2(int(it.Size))
+			s.kind, s.start = kindByteV2, s.bytv2
 		case it.Type == ItemWavePacket13 && it.Version == 1:
-			s.kind, s.wave = kindWave, newWavePacket13v1()
+			s.wave = newWavePacket13v1()
+			s.kind, s.start = kindWave, s.wave
 		default:
 			return nil, &UnsupportedError{Msg: fmt.Sprintf("item type %d version %d in a pointwise chunk", it.Type, it.Version)}
 		}

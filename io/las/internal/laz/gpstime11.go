@@ -75,64 +75,7 @@ func (c *gpstime11v2) keepExtreme(diff int32) {
 }
 
 func (c *gpstime11v2) decode(d *arith.Decoder, out []byte) {
-	// A switch to another sequence restarts the decision; the bound keeps
-	// a corrupt stream from looping (every switch consumes a symbol, and
-	// at most three switches can be meaningful in a row).
-	for range 8 {
-		l := c.last
-		if c.lastDiff[l] == 0 {
-			multi := d.DecodeSymbol(c.m0Diff)
-			switch {
-			case multi == 1:
-				c.lastDiff[l] = c.ic.Decompress(d, 0, 0)
-				c.lastTime[l] += int64(c.lastDiff[l])
-				c.extreme[l] = 0
-			case multi == 2:
-				c.full(d)
-			case multi > 2:
-				c.last = (l + int(multi) - 2) & 3
-				continue
-			}
-			break
-		}
-		multi := int32(d.DecodeSymbol(c.mMulti))
-		switch {
-		case multi == 1:
-			c.lastTime[l] += int64(c.ic.Decompress(d, c.lastDiff[l], 1))
-			c.extreme[l] = 0
-		case multi < gpsMultiUnchanged:
-			var diff int32
-			switch {
-			case multi == 0:
-				diff = c.ic.Decompress(d, 0, 7)
-				c.keepExtreme(diff)
-			case multi < gpsMulti:
-				ctx := uint32(2)
-				if multi >= 10 {
-					ctx = 3
-				}
-				diff = c.ic.Decompress(d, multi*c.lastDiff[l], ctx)
-			case multi == gpsMulti:
-				diff = c.ic.Decompress(d, gpsMulti*c.lastDiff[l], 4)
-				c.keepExtreme(diff)
-			default:
-				multi = gpsMulti - multi
-				if multi > gpsMultiMinus {
-					diff = c.ic.Decompress(d, multi*c.lastDiff[l], 5)
-				} else {
-					diff = c.ic.Decompress(d, gpsMultiMinus*c.lastDiff[l], 6)
-					c.keepExtreme(diff)
-				}
-			}
-			c.lastTime[l] += int64(diff)
-		case multi == gpsMultiCodeFull:
-			c.full(d)
-		case multi > gpsMultiCodeFull:
-			c.last = (l + int(multi) - gpsMultiCodeFull) & 3
-			continue
-		}
-		break
-	}
+	c.decodeTime(d, true)
 	le.PutUint64(out, uint64(c.lastTime[c.last]))
 }
 
@@ -152,78 +95,7 @@ func quantize(f float32) int32 {
 func fits32(d int64) (int32, bool) { return int32(d), d == int64(int32(d)) }
 
 func (c *gpstime11v2) encode(e *arith.Encoder, item []byte) {
-	t := int64(le.Uint64(item))
-	for range 4 {
-		l := c.last
-		if c.lastDiff[l] == 0 {
-			if t == c.lastTime[l] {
-				e.EncodeSymbol(c.m0Diff, 0)
-				return
-			}
-			if diff, ok := fits32(t - c.lastTime[l]); ok {
-				e.EncodeSymbol(c.m0Diff, 1)
-				c.ic.Compress(e, 0, diff, 0)
-				c.lastDiff[l] = diff
-				c.extreme[l] = 0
-				c.lastTime[l] = t
-				return
-			}
-			if i := c.otherSequence(t); i > 0 {
-				e.EncodeSymbol(c.m0Diff, uint32(i+2))
-				c.last = (l + i) & 3
-				continue
-			}
-			e.EncodeSymbol(c.m0Diff, 2)
-			c.encodeFull(e, t)
-			return
-		}
-		if t == c.lastTime[l] {
-			e.EncodeSymbol(c.mMulti, gpsMultiUnchanged)
-			return
-		}
-		diff, ok := fits32(t - c.lastTime[l])
-		if !ok {
-			if i := c.otherSequence(t); i > 0 {
-				e.EncodeSymbol(c.mMulti, uint32(gpsMultiCodeFull+i))
-				c.last = (l + i) & 3
-				continue
-			}
-			e.EncodeSymbol(c.mMulti, gpsMultiCodeFull)
-			c.encodeFull(e, t)
-			return
-		}
-		multi := quantize(float32(diff) / float32(c.lastDiff[l]))
-		switch {
-		case multi == 1:
-			e.EncodeSymbol(c.mMulti, 1)
-			c.ic.Compress(e, c.lastDiff[l], diff, 1)
-			c.extreme[l] = 0
-		case multi > 0 && multi < gpsMulti:
-			e.EncodeSymbol(c.mMulti, uint32(multi))
-			ctx := uint32(2)
-			if multi >= 10 {
-				ctx = 3
-			}
-			c.ic.Compress(e, multi*c.lastDiff[l], diff, ctx)
-		case multi >= gpsMulti:
-			e.EncodeSymbol(c.mMulti, gpsMulti)
-			c.ic.Compress(e, gpsMulti*c.lastDiff[l], diff, 4)
-			c.keepExtreme(diff)
-		case multi < 0 && multi > gpsMultiMinus:
-			e.EncodeSymbol(c.mMulti, uint32(gpsMulti-multi))
-			c.ic.Compress(e, multi*c.lastDiff[l], diff, 5)
-		case multi < 0:
-			e.EncodeSymbol(c.mMulti, gpsMulti-gpsMultiMinus)
-			c.ic.Compress(e, gpsMultiMinus*c.lastDiff[l], diff, 6)
-			c.keepExtreme(diff)
-		default:
-			e.EncodeSymbol(c.mMulti, 0)
-			c.ic.Compress(e, 0, diff, 7)
-			c.keepExtreme(diff)
-		}
-		c.lastTime[l] = t
-		return
-	}
+	c.encodeTime(e, int64(le.Uint64(item)), true)
 }
 
 // otherSequence returns the step i in 1..3 to the first other sequence

@@ -37,6 +37,26 @@ func (p *point10) put(b []byte) {
 	le.PutUint16(b[18:], p.psid)
 }
 
+// changedLow returns the low four bits both versions' "changed values"
+// symbol give classification (8), scan angle (4), user data (2) and point
+// source ID (1) when q's differ from p's.
+func (p *point10) changedLow(q *point10) uint32 {
+	var changed uint32
+	if p.class != q.class {
+		changed |= 8
+	}
+	if p.angle != q.angle {
+		changed |= 4
+	}
+	if p.user != q.user {
+		changed |= 2
+	}
+	if p.psid != q.psid {
+		changed |= 1
+	}
+	return changed
+}
+
 // returnMap maps (number of returns, return number) to one of 16 contexts
 // (LASzip's number_return_map, laszip_common_v2.hpp): the 15 valid pairs
 // get their own, and the invalid ones are folded onto nearby contexts.
@@ -259,24 +279,12 @@ func (c *point10v2) encode(e *arith.Encoder, item []byte) {
 	q.get(item)
 	p := &c.last
 	m, l, single := returnContext(q.bits)
-	var changed uint32
+	changed := p.changedLow(&q)
 	if p.bits != q.bits {
 		changed |= 32
 	}
 	if c.lastIntensity[m] != q.intensity {
 		changed |= 16
-	}
-	if p.class != q.class {
-		changed |= 8
-	}
-	if p.angle != q.angle {
-		changed |= 4
-	}
-	if p.user != q.user {
-		changed |= 2
-	}
-	if p.psid != q.psid {
-		changed |= 1
 	}
 	e.EncodeSymbol(c.mChanged, changed)
 	if changed&32 != 0 {

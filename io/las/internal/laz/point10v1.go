@@ -134,24 +134,12 @@ func (c *point10v1) encode(e *arith.Encoder, item []byte) {
 	c.icDY.Compress(e, median3(&c.lastDY), dy, min(k, 19))
 	k = (k + c.icDY.K()) / 2
 	c.icZ.Compress(e, p.z, q.z, min(k, 19))
-	var changed uint32
+	changed := p.changedLow(&q)
 	if p.intensity != q.intensity {
 		changed |= 32
 	}
 	if p.bits != q.bits {
 		changed |= 16
-	}
-	if p.class != q.class {
-		changed |= 8
-	}
-	if p.angle != q.angle {
-		changed |= 4
-	}
-	if p.user != q.user {
-		changed |= 2
-	}
-	if p.psid != q.psid {
-		changed |= 1
 	}
 	e.EncodeSymbol(c.mChanged, changed)
 	if changed&32 != 0 {
