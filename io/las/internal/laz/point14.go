@@ -1,8 +1,6 @@
 package laz
 
-import (
-	"github.com/pctk/pctk/io/las/internal/arith"
-)
+import "github.com/pctk/pctk/io/las/internal/arith"
 
 // The POINT14 layered codec (LASzip compressor versions 3 and 4) codes the
 // 30 bytes of a LAS 1.4 point (formats 6 to 10) in nine layers, each its
@@ -12,7 +10,7 @@ import (
 // (a "context"), created from the previous channel's last point when the
 // channel first appears in a chunk. Followed: LASzip's
 // lasreaditemcompressed_v3.cpp and laswriteitemcompressed_v3.cpp (and their
-// v4 twins, see pointContext), laz-perf's field_point14.cpp and laz-rs's
+// v4 twins, see itemContext), laz-perf's field_point14.cpp and laz-rs's
 // src/las/point6.rs; docs/laz.md cites them.
 
 // Layers of POINT14, in their order in a chunk.
@@ -159,8 +157,8 @@ type point14Context struct {
 	gps         *gpstime11v2 // the GPS time sequences, v3 symbols
 }
 
-// init (re)starts the context from the point p: models are created on the
-// context's first use in a chunk and reset at every later one.
+// init starts the context from the point p at its first use in a chunk:
+// its models are created the first time and reset every later time.
 func (c *point14Context) init(p *point14) {
 	if c.mChannel == nil {
 		for i := range c.mChanged {
