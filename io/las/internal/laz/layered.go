@@ -177,9 +177,10 @@ func layerWanted(sel Selection, t uint16, l int) bool {
 	return sel.Has(SelectExtraBytes)
 }
 
-// ErrPointCount reports a chunk whose own point count differs from the
-// count the caller expects from the chunk table or the header.
-var ErrPointCount = errors.New("laz: chunk point count differs")
+// ErrPointCount reports a chunk that holds fewer points than the caller
+// expects from the chunk table or the header. (A chunk that holds more
+// gives the points expected, as LASzip reads it.)
+var ErrPointCount = errors.New("laz: chunk holds fewer points than expected")
 
 // decodeLayeredChunk decodes the n points of the layered chunk src into
 // dst (n records of the items' total size). Layers that sel does not need
@@ -245,7 +246,7 @@ func (c *layeredCodec) decodeChunk(items []Item, src []byte, n int, dst []byte, 
 		return chunkError(len(src), "chunk of %d bytes ends in its first point or count", len(src))
 	}
 	copy(dst, src[:rl])
-	if count := le.Uint32(src[rl:]); int64(count) != int64(n) {
+	if count := le.Uint32(src[rl:]); int64(count) < int64(n) {
 		return fmt.Errorf("%w: %d in the chunk, %d expected", ErrPointCount, count, n)
 	}
 	// layer sizes, then layer bytes; unwanted layers stay nil

@@ -294,6 +294,10 @@ func TestLayeredCorrupt(t *testing.T) {
 	if err := decodeLayeredChunk(items, chunk, n+1, make([]byte, len(recs)+rl), 0); !errors.Is(err, ErrPointCount) {
 		t.Errorf("wrong count: got %v, want ErrPointCount", err)
 	}
+	// a chunk holding more points than expected gives the first ones
+	if err := decodeLayeredChunk(items, chunk, n-10, got[:(n-10)*rl], 0); err != nil || firstDiff(got[:(n-10)*rl], recs[:(n-10)*rl], rl) >= 0 {
+		t.Errorf("fewer points than the chunk holds: %v", err)
+	}
 	for cut := 0; cut < len(chunk); cut += 1 + cut/3 {
 		if err := decodeLayeredChunk(items, chunk[:cut], n, got, 0); err == nil {
 			t.Errorf("chunk cut at %d of %d: no error", cut, len(chunk))
