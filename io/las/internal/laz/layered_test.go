@@ -413,3 +413,28 @@ func TestLayeredVersionsDiffer(t *testing.T) {
 		t.Error("a version 4 chunk decodes exactly as version 3")
 	}
 }
+
+// TestLayeredGPSBits checks GPS times that compare equal as doubles but
+// differ in bits (+0 and -0, NaN payloads): the encoder compares bits, so
+// they come back exactly (LASzip compares doubles and would keep +0 for a
+// following -0).
+func TestLayeredGPSBits(t *testing.T) {
+	items, rl := layeredItems(t, 6, 0, 3)
+	times := []uint64{0, 1 << 63, 0, math.Float64bits(math.NaN()), 0x7FF8000000000001, 0x7FF8000000000001, 1 << 63, math.Float64bits(1e9)}
+	recs := make([]byte, len(times)*rl)
+	for i, tm := range times {
+		le.PutUint64(recs[i*rl+22:], tm)
+		recs[i*rl+14] = 0x11
+	}
+	chunk, err := encodeLayeredChunk(items, recs, len(times))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, len(recs))
+	if err := decodeLayeredChunk(items, chunk, len(times), got, 0); err != nil {
+		t.Fatal(err)
+	}
+	if i := firstDiff(got, recs, rl); i >= 0 {
+		t.Fatalf("record %d: GPS time bits %x, want %x", i, got[i*rl+22:i*rl+30], recs[i*rl+22:i*rl+30])
+	}
+}
