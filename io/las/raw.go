@@ -121,6 +121,9 @@ func (rw *RecordWriter) Scale() (scale, offset [3]float64) { return rw.e.hdr.Sca
 // Records encodes the points of c, which has the schema the writer was
 // planned for, and returns their records (valid until the next call).
 func (rw *RecordWriter) Records(c *core.Cloud) ([]byte, error) {
+	if need := c.Len() * rw.e.lay.recLen; cap(rw.buf.b) < need {
+		rw.buf.b = make([]byte, 0, need)
+	}
 	rw.buf.b = rw.buf.b[:0]
 	if err := rw.e.Write(c); err != nil {
 		return nil, err

@@ -78,35 +78,73 @@ func cubeFor(b core.Bounds, minSide float64) (center [3]float64, halfsize float6
 // random order is seeded from each node's key, so output is reproducible.
 func buildOctree(xyz []float64, cube core.Bounds, prm octreeParams, workers int) *node {
 	n := len(xyz) / 3
-	type coded struct {
-		code uint64
-		i    int32
-	}
-	cs := make([]coded, n)
+	codes := make([]uint64, n)
+	order := make([]int32, n)
 	for i := range n {
 		p := [3]float64{xyz[3*i], xyz[3*i+1], xyz[3*i+2]}
 		k := keyAt(p, cube, buildLevels)
-		cs[i] = coded{morton(uint32(k.X), uint32(k.Y), uint32(k.Z)), int32(i)}
+		codes[i], order[i] = morton(uint32(k.X), uint32(k.Y), uint32(k.Z)), int32(i)
 	}
-	slices.SortFunc(cs, func(a, b coded) int {
-		if a.code != b.code {
-			if a.code < b.code {
-				return -1
-			}
-			return 1
-		}
-		return int(a.i - b.i)
-	})
-	order := make([]int32, n)
-	codes := make([]uint64, n)
-	for i, c := range cs {
-		order[i], codes[i] = c.i, c.code
-	}
+	radixSort(codes, order)
 	root := split(RootKey, order, codes, prm.maxLeaf)
 	b := &builder{xyz: xyz, cube: cube, prm: prm}
 	b.sampleTree(root, workers)
 	prune(root)
+	sortPoints(root, n)
 	return root
+}
+
+// radixSort sorts codes, 63-bit Morton codes, and order with them, stably
+// (so points of one cell stay in index order): four passes of 16 bits,
+// each from one pair of slices into the other, so that the result ends in
+// the caller's slices.
+func radixSort(codes []uint64, order []int32) {
+	n := len(codes)
+	c2, o2 := make([]uint64, n), make([]int32, n)
+	var count [1 << 16]int
+	for shift := uint(0); shift < 64; shift += 16 {
+		clear(count[:])
+		for _, c := range codes {
+			count[c>>shift&0xffff]++
+		}
+		sum := 0
+		for i, k := range count {
+			count[i] = sum
+			sum += k
+		}
+		for i, c := range codes {
+			d := c >> shift & 0xffff
+			c2[count[d]], o2[count[d]] = c, order[i]
+			count[d]++
+		}
+		codes, c2 = c2, codes
+		order, o2 = o2, order
+	}
+}
+
+// sortPoints puts every node's points in index order, so that they keep
+// the source's order (scan order, which LAZ compresses best): a counting
+// sort by node over the n points, linear in n.
+func sortPoints(root *node, n int) {
+	var nodes []*node
+	root.walk(func(nd *node) { nodes = append(nodes, nd) })
+	owner := make([]int32, n)
+	start := make([]int, len(nodes)+1)
+	for id, nd := range nodes {
+		for _, p := range nd.pts {
+			owner[p] = int32(id)
+		}
+		start[id+1] = start[id] + len(nd.pts)
+	}
+	all := make([]int32, start[len(nodes)])
+	next := slices.Clone(start[:len(nodes)])
+	for i, id := range owner {
+		all[next[id]] = int32(i)
+		next[id]++
+	}
+	for id, nd := range nodes {
+		nd.pts = all[start[id]:start[id+1]]
+	}
 }
 
 // morton interleaves the low 21 bits of x, y and z (x lowest), so that
@@ -320,10 +358,8 @@ func (g *grid) clear() {
 }
 
 // prune drops the subtrees that hold no points and reports whether nd's
-// subtree holds any. It sorts each node's points by index, so that they
-// keep the source's order (scan order, which LAZ compresses best).
+// subtree holds any.
 func prune(nd *node) bool {
-	slices.Sort(nd.pts)
 	kept := nd.children[:0]
 	for _, c := range nd.children {
 		if prune(c) {
