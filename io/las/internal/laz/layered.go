@@ -22,9 +22,10 @@ import (
 	"github.com/pctk/pctk/io/las/internal/arith"
 )
 
-// layerError names the layer of an item whose stream failed.
+// layerError names the layer of an item whose stream failed (the chunk
+// reader adds the chunk and its offset).
 func layerError(item string, layer int, err error) error {
-	return fmt.Errorf("laz: %s layer %d: %w", item, layer, err)
+	return fmt.Errorf("%s layer %d: %w", item, layer, err)
 }
 
 // layerCoders holds the arithmetic coders of an item's layers, one stream
