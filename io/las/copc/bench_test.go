@@ -2,7 +2,11 @@ package copc
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"math/rand/v2"
 	"testing"
 
@@ -120,5 +124,37 @@ func BenchmarkQuery(b *testing.B) {
 			n = got.Len()
 		}
 		b.ReportMetric(float64(n), "points")
+	})
+	// The peer: copc.js 0.0.8 (laz-perf 0.0.7, WASM) decoding every node of
+	// the same file from memory, timed inside node (start-up excluded).
+	b.Run("copcjs-full", func(b *testing.B) {
+		node, err := exec.LookPath("node")
+		if err != nil {
+			b.Skip("node not found")
+		}
+		if _, err := os.Stat(filepath.Join(conformanceDir, "node_modules", "copc")); err != nil {
+			b.Skip("copc.js not installed; run .ci/deps/npm-copc.sh")
+		}
+		path := filepath.Join(b.TempDir(), "bench.copc.laz")
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		var res struct {
+			Points int     `json:"points"`
+			MS     float64 `json:"ms"`
+		}
+		for b.Loop() {
+			cmd := exec.Command(node, "bench.mjs", path, "3")
+			cmd.Dir = conformanceDir
+			out, err := cmd.Output()
+			if err != nil {
+				b.Fatalf("bench.mjs: %v", err)
+			}
+			if err := json.Unmarshal(out, &res); err != nil {
+				b.Fatalf("bench.mjs: %v: %s", err, out)
+			}
+		}
+		b.ReportMetric(float64(res.Points), "points")
+		b.ReportMetric(res.MS*1e6, "peer-ns/op")
 	})
 }
