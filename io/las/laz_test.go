@@ -304,3 +304,56 @@ func TestDescribeLAZ(t *testing.T) {
 		}
 	}
 }
+
+// TestLAZEVLRs writes LAZ with EVLRs (LAS 1.3's waveform record, LAS
+// 1.4's) through the whole-cloud and streaming encoders, to a file and to
+// a stream: the EVLRs follow the chunk table, the header points at them,
+// and readers with and without seeking find them.
+func TestLAZEVLRs(t *testing.T) {
+	wave := newVLR(userSpec, recWaveform, "waveform data", bytes.Repeat([]byte{1, 2, 3}, 1000))
+	other := newVLR("pctk_test", 7, "big record", bytes.Repeat([]byte{9}, 70000))
+	for _, tc := range []struct {
+		minor uint8
+		pf    int
+		evlrs []VLR
+	}{
+		{3, 4, []VLR{wave}},
+		{4, 9, []VLR{wave, other}},
+		{4, 6, []VLR{other}},
+	} {
+		c := randomCloud(t, 9, 70000, tc.pf <= 5, formatColumns(tc.pf))
+		c.Meta.Extra = map[string]any{MetaKey: &Info{Header: Header{VersionMajor: 1, VersionMinor: tc.minor, PointFormat: uint8(tc.pf), Scale: [3]float64{0.001, 0.001, 0.001}, Offset: [3]float64{500000, 4100000, 0}}, EVLRs: tc.evlrs}}
+		var whole bytes.Buffer
+		if err := EncodeLAZ(&whole, c, ""); err != nil {
+			t.Fatal(err)
+		}
+		var streamed bytes.Buffer // cannot seek: built in memory
+		h := &pcio.Header{Count: int64(c.Len()), Schema: c.Attrs, Meta: c.Meta}
+		e, err := NewLAZEncoder(&streamed, h, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Write(c); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		for name, b := range map[string][]byte{"whole": whole.Bytes(), "streamed": streamed.Bytes()} {
+			for _, r := range []io.Reader{bytes.NewReader(b), bytes.NewBuffer(b)} {
+				back, err := Decode(r)
+				if err != nil {
+					t.Fatalf("1.%d format %d %s: %v", tc.minor, tc.pf, name, err)
+				}
+				info := InfoOf(&back.Meta)
+				if len(info.EVLRs) != len(tc.evlrs) || !bytes.Equal(info.EVLRs[len(info.EVLRs)-1].Data, tc.evlrs[len(tc.evlrs)-1].Data) {
+					t.Fatalf("1.%d format %d %s: got %d EVLRs, want %d", tc.minor, tc.pf, name, len(info.EVLRs), len(tc.evlrs))
+				}
+				if len(info.Warnings) > 0 {
+					t.Errorf("1.%d format %d %s: warnings %q", tc.minor, tc.pf, name, info.Warnings)
+				}
+				sameCloud(t, fmt.Sprintf("1.%d format %d %s", tc.minor, tc.pf, name), back, c)
+			}
+		}
+	}
+}
