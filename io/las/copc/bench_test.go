@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codectest"
 	"github.com/pctk/pctk/io/las"
 	"github.com/pctk/pctk/io/pcio"
 )
@@ -128,13 +129,7 @@ func BenchmarkQuery(b *testing.B) {
 	// The peer: copc.js 0.0.8 (laz-perf 0.0.7, WASM) decoding every node of
 	// the same file from memory, timed inside node (start-up excluded).
 	b.Run("copcjs-full", func(b *testing.B) {
-		node, err := exec.LookPath("node")
-		if err != nil {
-			b.Skip("node not found")
-		}
-		if _, err := os.Stat(filepath.Join(conformanceDir, "node_modules", "copc")); err != nil {
-			b.Skip("copc.js not installed; run .ci/deps/npm-copc.sh")
-		}
+		node := codectest.NodePeer(b, conformanceDir, ".ci/deps/npm-copc.sh", "copc")
 		path := filepath.Join(b.TempDir(), "bench.copc.laz")
 		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 			b.Fatal(err)

@@ -5,10 +5,11 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/pctk/pctk/io/internal/codectest"
 )
 
 // conformanceDir holds check.mjs and, once .ci/deps/npm-copc.sh has run,
@@ -51,22 +52,10 @@ func (r *copcJS) records(t *testing.T, i int) []byte {
 // node or copc.js is missing.
 func runCopcJS(t *testing.T, files ...string) map[string]*copcJS {
 	t.Helper()
-	missing := func(why string) {
-		msg := why + "; run .ci/deps/npm-copc.sh to install copc.js into io/las/copc/" + conformanceDir + "/node_modules"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node not found")
-	}
-	if _, err := os.Stat(filepath.Join(conformanceDir, "node_modules", "copc", "package.json")); err != nil {
-		missing("npm package copc not installed")
-	}
+	node := codectest.NodePeer(t, conformanceDir, ".ci/deps/npm-copc.sh", "copc")
 	abs := make([]string, len(files))
 	for i, f := range files {
+		var err error
 		if abs[i], err = filepath.Abs(f); err != nil {
 			t.Fatal(err)
 		}

@@ -196,8 +196,8 @@ func TestParsePageRejectsBadEntries(t *testing.T) {
 		var fe *FormatError
 		if !errors.As(err, &fe) {
 			t.Errorf("%s: error %v, want a FormatError", tc.name, err)
-		} else if fe.Offset < 500+EntrySize || fe.Offset >= 500+2*EntrySize {
-			t.Errorf("%s: error at byte offset %d, want within the second entry [532, 564)", tc.name, fe.Offset)
+		} else if fe.Pos.Offset < 500+EntrySize || fe.Pos.Offset >= 500+2*EntrySize {
+			t.Errorf("%s: error at byte offset %d, want within the second entry [532, 564)", tc.name, fe.Pos.Offset)
 		}
 	}
 	if _, err := parsePage(good[:31], 0, 100); err == nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codec"
 )
 
 var le = binary.LittleEndian
@@ -95,21 +96,11 @@ func (in *Info) Cube() core.Bounds {
 // LevelSpacing returns the point spacing at octree level d: Spacing / 2^d.
 func (in *Info) LevelSpacing(d int) float64 { return math.Ldexp(in.Spacing, -d) }
 
-// FormatError reports malformed COPC structure: the record, its byte
-// offset in the file and what is wrong.
-type FormatError struct {
-	// Field names the record ("info VLR", "hierarchy page", ...).
-	Field string
-	// Offset is its byte offset in the file.
-	Offset int64
-	// Msg says what is wrong.
-	Msg string
-}
+// FormatError reports malformed COPC structure: the byte offset in the
+// file, and the record and what is wrong with it in the message.
+type FormatError = codec.FormatError
 
-func (e *FormatError) Error() string {
-	return fmt.Sprintf("copc: %s at byte offset %d: %s", e.Field, e.Offset, e.Msg)
-}
-
+// formatErr returns a FormatError about field at byte offset off.
 func formatErr(field string, off int64, format string, args ...any) error {
-	return &FormatError{Field: field, Offset: off, Msg: fmt.Sprintf(format, args...)}
+	return codec.Errorf("copc", codec.Pos{Offset: off}, "%s: %s", field, fmt.Sprintf(format, args...))
 }
