@@ -100,7 +100,7 @@ func readQuery(path string, q *pcio.Query) (*core.Cloud, *pcio.Format, error) {
 // copcFacts describes the octree of a COPC file for "pctk info": its
 // cube, spacing, depth, nodes and points per level, and with a query how
 // many nodes, points and bytes the query reads. It returns nil for other
-// files.
+// files, and a warning fact when the index is damaged.
 func copcFacts(path string, q *pcio.Query) ([]pcio.Fact, error) {
 	if path == pcio.Stdio {
 		return nil, nil
@@ -114,20 +114,22 @@ func copcFacts(path string, q *pcio.Query) ([]pcio.Fact, error) {
 	if err != nil {
 		return nil, err
 	}
+	var fs []pcio.Fact
+	add := func(k, format string, args ...any) {
+		fs = append(fs, pcio.Fact{Key: k, Value: fmt.Sprintf(format, args...)})
+	}
 	f, err := copc.Open(fh, st.Size())
 	if errors.Is(err, copc.ErrNotCOPC) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	var all *copc.Plan
+	if err == nil {
+		all, err = f.Plan(nil)
 	}
-	all, err := f.Plan(nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var fs []pcio.Fact
-	add := func(k, format string, args ...any) {
-		fs = append(fs, pcio.Fact{Key: k, Value: fmt.Sprintf(format, args...)})
+		// The points were read (as LAZ); only the index is damaged.
+		add("warning", "the COPC index is unusable: %v", err)
+		return fs, nil
 	}
 	in := &f.Info
 	cube := in.Cube()
