@@ -249,6 +249,14 @@ func TestReadFileQuery(t *testing.T) {
 	}
 }
 
+func TestLongestExtensionWins(t *testing.T) {
+	for path, want := range map[string]string{"a.copc.laz": "copc", "b.COPC.LAZ": "copc", "c.laz": "laz", "d.las": "las", "copc.laz": "laz"} {
+		if got := mustFormat(t, path).Name; got != want {
+			t.Errorf("%s: format %s, want %s", path, got, want)
+		}
+	}
+}
+
 func mustFormat(t *testing.T, path string) *pcio.Format {
 	f, err := pcio.ByExtension(path)
 	if err != nil {
