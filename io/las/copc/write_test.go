@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pctk/pctk/core"
@@ -282,5 +283,16 @@ func TestWriteEmptyCloud(t *testing.T) {
 	}
 	if _, err := f.Read(&pcio.Query{Levels: 1}, 1); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestWriteRefusesWaveforms(t *testing.T) {
+	c := randomCloud(10, 1)
+	if _, err := c.AddAttr(las.DimWaveformDataOffset, core.Uint64); err != nil {
+		t.Fatal(err)
+	}
+	err := Write(&bytes.Buffer{}, c, nil)
+	if err == nil || !strings.Contains(err.Error(), "waveform") {
+		t.Errorf("writing waveform fields: error %v, want one naming them", err)
 	}
 }
