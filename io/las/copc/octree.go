@@ -80,11 +80,18 @@ func buildOctree(xyz []float64, cube core.Bounds, prm octreeParams, workers int)
 	n := len(xyz) / 3
 	codes := make([]uint64, n)
 	order := make([]int32, n)
-	for i := range n {
-		p := [3]float64{xyz[3*i], xyz[3*i+1], xyz[3*i+2]}
-		k := keyAt(p, cube, buildLevels)
-		codes[i], order[i] = morton(uint32(k.X), uint32(k.Y), uint32(k.Z)), int32(i)
+	var wg sync.WaitGroup
+	step := (n + max(workers, 1) - 1) / max(workers, 1)
+	for lo := 0; lo < n; lo += step {
+		wg.Go(func() {
+			for i := lo; i < min(lo+step, n); i++ {
+				p := [3]float64{xyz[3*i], xyz[3*i+1], xyz[3*i+2]}
+				k := keyAt(p, cube, buildLevels)
+				codes[i], order[i] = morton(uint32(k.X), uint32(k.Y), uint32(k.Z)), int32(i)
+			}
+		})
 	}
+	wg.Wait()
 	radixSort(codes, order)
 	root := split(RootKey, order, codes, prm.maxLeaf)
 	b := &builder{xyz: xyz, cube: cube, prm: prm}
