@@ -106,19 +106,19 @@ func (d *Decoder) DecodeSymbol(m *SymbolModel) uint32 {
 	if !m.ready {
 		m.reset(true)
 	}
+	value, y := d.value, d.length
+	length := y >> dmLengthShift
+	dist := m.dist
 	var sym, x uint32
-	y := d.length
-	if m.table != nil {
-		d.length >>= dmLengthShift
-		dv := d.value / d.length
-		t := dv >> m.tableShift
-		if t >= uint32(len(m.table))-1 {
+	if tab := m.table; tab != nil {
+		dv := value / length
+		t := dv >> (m.tableShift & 31)
+		if t >= uint32(len(tab))-1 {
 			d.bad = true
-			t = uint32(len(m.table)) - 2
+			t = uint32(len(tab)) - 2
 		}
-		sym = m.table[t]
-		n := m.table[t+1] + 1
-		dist := m.dist
+		sym = tab[t]
+		n := tab[t+1] + 1
 		for n > sym+1 {
 			k := (sym + n) >> 1
 			if dist[k] > dv {
@@ -127,18 +127,16 @@ func (d *Decoder) DecodeSymbol(m *SymbolModel) uint32 {
 				sym = k
 			}
 		}
-		x = dist[sym] * d.length
+		x = dist[sym] * length
 		if sym != m.lastSymbol {
-			y = dist[sym+1] * d.length
+			y = dist[sym+1] * length
 		}
 	} else {
-		d.length >>= dmLengthShift
 		n := m.symbols
 		k := n >> 1
-		dist := m.dist
 		for {
-			z := d.length * dist[k]
-			if z > d.value {
+			z := length * dist[k]
+			if z > value {
 				n = k
 				y = z
 			} else {
@@ -151,7 +149,7 @@ func (d *Decoder) DecodeSymbol(m *SymbolModel) uint32 {
 			}
 		}
 	}
-	d.value -= x
+	d.value = value - x
 	d.length = y - x
 	if d.length < minLength {
 		d.renorm()
