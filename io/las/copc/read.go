@@ -104,6 +104,10 @@ func (f *File) Read(q *pcio.Query, workers int) (*core.Cloud, error) {
 }
 
 // ReadNodes reads the points of the given nodes that lie inside q's box.
+// Without a box every point of the nodes is kept, so the cloud is sized
+// from the hierarchy's counts and each node decodes straight into its
+// place; with one, the nodes' records are filtered first and decoded into
+// place once the counts are known.
 func (f *File) ReadNodes(nodes []Entry, q *pcio.Query, workers int) (*core.Cloud, error) {
 	rr, lv, err := f.records()
 	if err != nil {
@@ -113,7 +117,15 @@ func (f *File) ReadNodes(nodes []Entry, q *pcio.Query, workers int) (*core.Cloud
 		workers = runtime.GOMAXPROCS(0)
 	}
 	rl := rr.RecordLen()
-	h := f.Header
+	direct := q == nil || q.Bounds == nil
+	at := make([]int, len(nodes)+1)
+	var c *core.Cloud
+	if direct {
+		for i, e := range nodes {
+			at[i+1] = at[i] + int(max(e.PointCount, 0))
+		}
+		c = rr.NewCloud(at[len(nodes)])
+	}
 	kept := make([][]byte, len(nodes))
 	errs := make([]error, len(nodes))
 	next := make(chan int)
@@ -121,18 +133,24 @@ func (f *File) ReadNodes(nodes []Entry, q *pcio.Query, workers int) (*core.Cloud
 	for range workers {
 		wg.Go(func() {
 			codec, cerr := laz.NewChunkCodec(lv.Items)
-			var src []byte
+			var src, dst []byte
 			for i := range next {
 				if cerr != nil {
 					errs[i] = cerr
 					continue
 				}
-				dst, err := f.nodeRecords(codec, nodes[i], &src)
-				if err != nil {
-					errs[i] = err
-					continue
+				if !direct {
+					dst = nil // kept[i] holds on to the records
 				}
-				kept[i] = filterRecords(dst, rl, h, q)
+				recs, err := f.nodeRecords(codec, nodes[i], &src, &dst)
+				switch {
+				case err != nil:
+					errs[i] = err
+				case direct:
+					rr.Decode(c, at[i], recs, len(recs)/rl)
+				default:
+					kept[i] = filterRecords(recs, rl, f.Header, q)
+				}
 			}
 		})
 	}
@@ -141,19 +159,20 @@ func (f *File) ReadNodes(nodes []Entry, q *pcio.Query, workers int) (*core.Cloud
 	}
 	close(next)
 	wg.Wait()
-	total := 0
-	for i, err := range errs {
+	for _, err := range errs {
 		if err != nil {
 			return nil, err
 		}
-		total += len(kept[i]) / rl
 	}
-	c := rr.NewCloud(total)
-	at := 0
+	if direct {
+		return c, nil
+	}
 	for i := range kept {
-		n, start := len(kept[i])/rl, at
-		wg.Go(func() { rr.Decode(c, start, kept[i], n) })
-		at += n
+		at[i+1] = at[i] + len(kept[i])/rl
+	}
+	c = rr.NewCloud(at[len(nodes)])
+	for i := range kept {
+		wg.Go(func() { rr.Decode(c, at[i], kept[i], len(kept[i])/rl) })
 	}
 	wg.Wait()
 	return c, nil
@@ -189,13 +208,14 @@ func (f *File) NodeRecords(e Entry) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var src []byte
-	return f.nodeRecords(codec, e, &src)
+	var src, dst []byte
+	return f.nodeRecords(codec, e, &src, &dst)
 }
 
-// nodeRecords fetches node e's chunk into *src (reused between calls) and
-// decompresses it with codec.
-func (f *File) nodeRecords(codec *laz.ChunkCodec, e Entry, src *[]byte) ([]byte, error) {
+// nodeRecords fetches node e's chunk into *src and decompresses it with
+// codec into *dst, both reused between calls when large enough, and
+// returns the records.
+func (f *File) nodeRecords(codec *laz.ChunkCodec, e Entry, src, dst *[]byte) ([]byte, error) {
 	if e.PointCount <= 0 {
 		return nil, nil
 	}
@@ -206,9 +226,13 @@ func (f *File) nodeRecords(codec *laz.ChunkCodec, e Entry, src *[]byte) ([]byte,
 	if _, err := f.r.ReadAt(b, int64(e.Offset)); err != nil {
 		return nil, fmt.Errorf("copc: node %s: reading %d bytes at byte offset %d: %w", e.Key, e.ByteSize, e.Offset, err)
 	}
-	dst := make([]byte, int(e.PointCount)*codec.RecordLen())
-	if _, err := codec.Decode(b, int(e.PointCount), dst, 0); err != nil {
+	n := int(e.PointCount) * codec.RecordLen()
+	if cap(*dst) < n {
+		*dst = make([]byte, n)
+	}
+	recs := (*dst)[:n]
+	if _, err := codec.Decode(b, int(e.PointCount), recs, 0); err != nil {
 		return nil, fmt.Errorf("copc: node %s: chunk of %d bytes at byte offset %d: %w", e.Key, e.ByteSize, e.Offset, err)
 	}
-	return dst, nil
+	return recs, nil
 }
