@@ -7,6 +7,9 @@ import (
 
 // For the external tests (package laz_test), which reach io/las.
 
+// RequireLazPerf skips the test when node or laz-perf is missing.
+func RequireLazPerf(t testing.TB) { lazPerfDir(t) }
+
 // LazPerfRecords decodes the LAZ files paths with laz-perf and returns
 // their records, skipping the test when node or laz-perf is missing.
 func LazPerfRecords(t testing.TB, paths []string) [][]byte {

@@ -29,6 +29,7 @@ func records(b []byte) (format uint8, recLen int, recs []byte) {
 // without extra bytes, and expects laz-perf 0.0.7 to decode exactly the
 // records io/las writes as LAS from the same cloud.
 func TestLazPerfThroughLAS(t *testing.T) {
+	laz.RequireLazPerf(t)
 	type source struct {
 		name string
 		las  []byte

@@ -25,7 +25,7 @@ func lazPerfDir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "laz-perf", "package.json")); err != nil {
-		t.Skip("laz-perf is not installed: run .ci/deps/npm-laz.sh")
+		t.Skip("laz-perf is not installed: run .ci/deps/npm-las.sh")
 	}
 	return dir
 }
