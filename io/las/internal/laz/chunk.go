@@ -217,16 +217,47 @@ func NewChunkCodec(items []Item) (*ChunkCodec, error) {
 func (c *ChunkCodec) RecordLen() int { return c.recLen }
 
 // Decode decodes the n records of the chunk at the start of src into dst
-// (n*RecordLen bytes). It returns the bytes the chunk took, known only for
-// pointwise chunks (0 for layered ones, whose size the chunk table gives).
+// (n*RecordLen bytes) and returns the bytes the chunk took.
 func (c *ChunkCodec) Decode(src []byte, n int, dst []byte, sel Selection) (int, error) {
 	if len(dst) < n*c.recLen {
 		return 0, fmt.Errorf("laz: %d-byte buffer for %d records of %d bytes", len(dst), n, c.recLen)
 	}
 	if c.layered {
-		return 0, decodeLayeredChunk(c.items, src, n, dst, sel)
+		used, err := layeredChunkLen(c.items, src)
+		if err != nil {
+			return 0, err
+		}
+		return used, decodeLayeredChunk(c.items, src[:used], n, dst, sel)
 	}
 	return c.point.decode(src, n, dst)
+}
+
+// layeredChunkLen returns the bytes of the layered chunk at the start of
+// src from its header: the first record, the point count, the layer sizes
+// and the layers. A src too short to hold them gives arith.ErrShortStream,
+// as a pointwise chunk does, so that a reader scanning without a chunk
+// table reads more.
+func layeredChunkLen(items []Item, src []byte) (int, error) {
+	c, err := pooledCodec(items)
+	if err != nil {
+		return 0, err
+	}
+	defer c.release()
+	layers := p14Layers
+	for _, x := range c.others {
+		layers += x.layers()
+	}
+	at := c.recLen + 4
+	end := at + 4*layers
+	if end <= len(src) {
+		for i := range layers {
+			end += int(le.Uint32(src[at+4*i:]))
+		}
+	}
+	if end > len(src) {
+		return 0, fmt.Errorf("%w: the layered chunk needs %d bytes, %d are left", arith.ErrShortStream, end, len(src))
+	}
+	return end, nil
 }
 
 // Encode returns the compressed chunk of the n records recs, appended to

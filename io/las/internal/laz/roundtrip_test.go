@@ -139,3 +139,33 @@ func TestRoundTripFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestLayeredWithoutTable reads layered chunks (formats 6-8) whose chunk
+// table is lost, found one after the other from their layer sizes.
+func TestLayeredWithoutTable(t *testing.T) {
+	base := map[uint8]int{6: 30, 7: 36, 8: 38}
+	for f, rl := range base {
+		r := rand.New(rand.NewPCG(uint64(f), 9))
+		n := 2000 + r.IntN(1000)
+		recs := randomRecords(r, f, rl, n)
+		v, err := NewVLR(f, rl, 700)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const start = 375
+		file := &lasFile{data: append(make([]byte, start), encodeFile(t, v, recs, rl, start, 2)...)}
+		file.layout = Layout{VLR: v, RecLen: rl, Count: uint64(n), Start: start, End: int64(len(file.data)), Size: int64(len(file.data))}
+		binary.LittleEndian.PutUint64(file.data[start:], 0)
+		var warned []string
+		got, err := decodeAll(file, Options{Warn: func(s string) { warned = append(warned, s) }})
+		if err != nil {
+			t.Fatalf("format %d: %v", f, err)
+		}
+		if !bytes.Equal(got, recs) {
+			compareRecords(t, "layered without table", got, recs, rl)
+		}
+		if len(warned) != 1 {
+			t.Errorf("format %d: warnings %q, want one about the chunk table", f, warned)
+		}
+	}
+}

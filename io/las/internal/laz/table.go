@@ -84,9 +84,6 @@ func (l *Layout) noTable(why string) ([]Chunk, string, error) {
 	if l.VLR.ChunkSize == VariableChunkSize {
 		return nil, "", &FormatError{What: "chunk table", Offset: l.Start, Msg: why + "; chunks of variable size cannot be found without it"}
 	}
-	if l.VLR.Layered() {
-		return nil, "", &UnsupportedError{Msg: why + "; layered chunks are not read without a chunk table"}
-	}
 	return nil, why + "; chunks are found by decoding them in turn", nil
 }
 
