@@ -215,3 +215,36 @@ func TestEncodeLikeLASzip(t *testing.T) {
 		}
 	}
 }
+
+// TestPDALMatchesLazPerf decodes every LAZ of PDAL's laz/ and laszip/
+// folders with laz-perf 0.0.7 too and expects its records (the files
+// whose pointwise compressor laz-perf does not read are checked against
+// their LAS twin in TestPDALTwins only).
+func TestPDALMatchesLazPerf(t *testing.T) {
+	lazPerfDir(t)
+	var paths []string
+	for _, dir := range []string{"pdal/laz", "pdal/laszip"} {
+		ps, _ := filepath.Glob(filepath.Join(shared(t, dir), "*.laz"))
+		for _, p := range ps {
+			if readLAS(t, p).layout.VLR.Compressor != CompressorPointwise {
+				paths = append(paths, p)
+			}
+		}
+	}
+	if len(paths) != 5 {
+		t.Errorf("%d chunked LAZ files in PDAL's laz/ and laszip/, want 5", len(paths))
+	}
+	want, _ := lazPerfDecodeAll(t, paths, true, 1)
+	for i, p := range paths {
+		f := readLAS(t, p)
+		got, err := decodeAll(f, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if len(want[i]) != int(f.layout.Count)*f.layout.RecLen {
+			t.Errorf("%s: laz-perf gives %d bytes of records, want %d", p, len(want[i]), int(f.layout.Count)*f.layout.RecLen)
+		}
+		compareRecords(t, filepath.Base(p), got, want[i], f.layout.RecLen)
+	}
+}
