@@ -90,9 +90,7 @@ func Write(w io.Writer, c *core.Cloud, opt *WriteOptions) error {
 	}
 
 	// Records in node order, then one chunk per node.
-	idx := make([]int, 0, n)
-	idx = append(idx, order...)
-	recs, err := rw.Records(c.Select(idx))
+	recs, err := rw.Records(c.Select(order))
 	if err != nil {
 		return fmt.Errorf("copc: %w", err)
 	}
@@ -114,12 +112,12 @@ func Write(w io.Writer, c *core.Cloud, opt *WriteOptions) error {
 	pos := pointStart + 8
 	table := make([]laz.Chunk, len(nodes))
 	for i, nd := range nodes {
-		nd.entry.Offset, nd.entry.ByteSize = pos, int32(len(chunks[i]))
-		pos += uint64(len(chunks[i]))
-		table[i] = laz.Chunk{Offset: int64(nd.entry.Offset), Bytes: int64(len(chunks[i])), Points: int(nd.entry.PointCount)}
 		if len(chunks[i]) > math.MaxInt32 {
 			return fmt.Errorf("copc: node %s compresses to %d bytes, more than a hierarchy entry holds", nd.entry.Key, len(chunks[i]))
 		}
+		nd.entry.Offset, nd.entry.ByteSize = pos, int32(len(chunks[i]))
+		pos += uint64(len(chunks[i]))
+		table[i] = laz.Chunk{Offset: int64(nd.entry.Offset), Bytes: int64(len(chunks[i])), Points: int(nd.entry.PointCount)}
 	}
 	tablePos := pos
 	tableBytes := laz.AppendTable(nil, table, true)
