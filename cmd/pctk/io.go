@@ -15,7 +15,7 @@ import (
 // formatFlag is the --format flag shared by every command that writes a cloud.
 var formatFlag = &cli.StringFlag{
 	Name:  "format",
-	Usage: "output format: ply, ply-ascii, ply-binary, ply-binary-be, pcd, pcd-ascii, pcd-binary, pcd-compressed, las, las-1.2, las-1.3, las-1.4 (default: from OUT's extension)",
+	Usage: "output format: ply, ply-ascii, ply-binary, ply-binary-be, pcd, pcd-ascii, pcd-binary, pcd-compressed, las, las-1.2, las-1.3, las-1.4, laz, laz-1.2, laz-1.3, laz-1.4 (default: from OUT's extension)",
 }
 
 // inOut returns the IN and OUT arguments of a processing command, which
