@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -246,5 +247,38 @@ func TestPDALMatchesLazPerf(t *testing.T) {
 			t.Errorf("%s: laz-perf gives %d bytes of records, want %d", p, len(want[i]), int(f.layout.Count)*f.layout.RecLen)
 		}
 		compareRecords(t, filepath.Base(p), got, want[i], f.layout.RecLen)
+	}
+}
+
+// TestSalvage garbles one chunk of a LAZ file: without salvage the read
+// fails naming the chunk and its offset; with it the other chunks' points
+// come through, exactly, and a warning names the skipped chunk.
+func TestSalvage(t *testing.T) {
+	z := readLAS(t, shared(t, "pdal/laz/autzen_trim.laz"))
+	s := readLAS(t, shared(t, "pdal/las/autzen_trim.las"))
+	chunks, _, err := ChunkTable(bytes.NewReader(z.data), &z.layout)
+	if err != nil || len(chunks) != 3 {
+		t.Fatalf("%d chunks, %v; want 3", len(chunks), err)
+	}
+	bad := bytes.Clone(z.data)
+	for i := chunks[1].Offset + 100; i < chunks[1].Offset+200; i++ {
+		bad[i] ^= 0xa5
+	}
+	f := &lasFile{data: bad, layout: z.layout}
+	_, err = decodeAll(f, Options{})
+	var ce *ChunkError
+	if !errors.As(err, &ce) || ce.Index != 1 || ce.Offset != chunks[1].Offset {
+		t.Fatalf("error %v, want a ChunkError for chunk 1 at byte %d", err, chunks[1].Offset)
+	}
+	var warned []string
+	got, err := decodeAll(f, Options{Salvage: true, Warn: func(s string) { warned = append(warned, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rl := s.layout.RecLen
+	want := append(bytes.Clone(s.records()[:50000*rl]), s.records()[100000*rl:]...)
+	compareRecords(t, "salvaged", got, want, rl)
+	if len(warned) != 1 || !strings.Contains(warned[0], "chunk 1 at byte") || !strings.Contains(warned[0], "50000 points are skipped") {
+		t.Errorf("warnings %q, want one naming chunk 1 and its 50000 points", warned)
 	}
 }
