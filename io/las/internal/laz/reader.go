@@ -61,10 +61,11 @@ type Reader struct {
 	seqPos int64
 	seqBuf []byte
 	recs   []byte
-	// free holds record and source buffers for reuse, so that a steady
-	// read allocates nothing per chunk; last is the chunk Next returned.
-	free chan []byte
-	last []byte
+	// recsFree and srcFree hold record and source buffers for reuse, so
+	// that a steady read allocates nothing per chunk; last is the chunk
+	// Next returned.
+	recsFree, srcFree chan []byte
+	last              []byte
 }
 
 // NewReader prepares the decoding of the points l describes from r.
@@ -82,7 +83,8 @@ func NewReader(r io.ReaderAt, l Layout, opt Options) (*Reader, error) {
 	rd := &Reader{r: r, l: l, opt: opt, chunks: chunks, left: l.Count}
 	n := opt.workers()
 	rd.codecs = make(chan *ChunkCodec, n)
-	rd.free = make(chan []byte, 6*n)
+	rd.recsFree = make(chan []byte, 3*n)
+	rd.srcFree = make(chan []byte, 3*n)
 	for range n {
 		c, err := NewChunkCodec(l.VLR.Items)
 		if err != nil {
@@ -108,7 +110,7 @@ func (rd *Reader) Next() ([]byte, int, error) {
 		return nil, 0, io.EOF
 	}
 	if rd.last != nil {
-		rd.put(rd.last)
+		put(rd.recsFree, rd.last)
 		rd.last = nil
 	}
 	if rd.seq != nil {
@@ -184,18 +186,18 @@ func (rd *Reader) decode(c *ChunkCodec, ch Chunk) ([]byte, error) {
 	if int64(ch.Points) > maxPointsPerByte*ch.Bytes {
 		return nil, fmt.Errorf("%d points cannot fit in %d bytes", ch.Points, ch.Bytes)
 	}
-	src := rd.get(int(ch.Bytes))
-	defer rd.put(src)
+	src := get(rd.srcFree, int(ch.Bytes))
+	defer put(rd.srcFree, src)
 	if k, err := rd.r.ReadAt(src, ch.Offset); k < len(src) {
 		if err == nil || errors.Is(err, io.EOF) {
 			err = errShort
 		}
 		return nil, err
 	}
-	dst := rd.get(ch.Points * rd.l.RecLen)
+	dst := get(rd.recsFree, ch.Points*rd.l.RecLen)
 	used, err := c.Decode(src, ch.Points, dst, rd.opt.Select)
 	if err != nil {
-		rd.put(dst)
+		put(rd.recsFree, dst)
 		return nil, err
 	}
 	if used > len(src) {
@@ -204,10 +206,10 @@ func (rd *Reader) decode(c *ChunkCodec, ch Chunk) ([]byte, error) {
 	return dst, nil
 }
 
-// get returns a buffer of n bytes, reused when one is free.
-func (rd *Reader) get(n int) []byte {
+// get returns a buffer of n bytes, reused from free when one is there.
+func get(free chan []byte, n int) []byte {
 	select {
-	case b := <-rd.free:
+	case b := <-free:
 		if cap(b) >= n {
 			return b[:n]
 		}
@@ -217,9 +219,9 @@ func (rd *Reader) get(n int) []byte {
 }
 
 // put offers b for reuse.
-func (rd *Reader) put(b []byte) {
+func put(free chan []byte, b []byte) {
 	select {
-	case rd.free <- b:
+	case free <- b:
 	default:
 	}
 }
