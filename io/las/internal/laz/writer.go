@@ -16,6 +16,9 @@ type Writer struct {
 	chunks []Chunk
 	off    int64 // offset of the next chunk from the first
 	err    error
+	// recsFree and outFree hold record and output buffers for reuse, so
+	// that a steady write allocates nothing per chunk.
+	recsFree, outFree chan []byte
 }
 
 type encJob struct {
@@ -27,7 +30,9 @@ type encJob struct {
 }
 
 // NewWriter returns a Writer of chunks of the points v describes, with
-// recLen bytes per record. v.ChunkSize must be fixed (not variable).
+// recLen bytes per record. v.ChunkSize must be fixed (not variable). emit
+// gets each compressed chunk in order and must not keep it after it
+// returns (its buffer is reused).
 func NewWriter(v *VLR, recLen int, opt Options, emit func([]byte) error) (*Writer, error) {
 	if err := v.Check(recLen); err != nil {
 		return nil, err
@@ -36,7 +41,8 @@ func NewWriter(v *VLR, recLen int, opt Options, emit func([]byte) error) (*Write
 		return nil, &UnsupportedError{Msg: fmt.Sprintf("writing compressor %d with chunk size %d", v.Compressor, v.ChunkSize)}
 	}
 	n := opt.workers()
-	w := &Writer{v: v, recLen: recLen, size: int(min(v.ChunkSize, 1<<24)), emit: emit, codecs: make(chan *ChunkCodec, n)}
+	w := &Writer{v: v, recLen: recLen, size: int(min(v.ChunkSize, 1<<24)), emit: emit, codecs: make(chan *ChunkCodec, n),
+		recsFree: make(chan []byte, 3*n), outFree: make(chan []byte, 3*n)}
 	for range n {
 		c, err := NewChunkCodec(v.Items)
 		if err != nil {
@@ -58,7 +64,7 @@ func (w *Writer) Write(recs []byte) error {
 	full := w.size * w.recLen
 	for len(recs) > 0 {
 		if w.open == nil {
-			w.open = make([]byte, 0, full)
+			w.open = get(w.recsFree, full)[:0]
 		}
 		k := min(full-len(w.open), len(recs))
 		w.open = append(w.open, recs[:k]...)
@@ -87,7 +93,7 @@ func (w *Writer) submit() error {
 		defer close(j.done)
 		c := <-w.codecs
 		defer func() { w.codecs <- c }()
-		j.out, j.err = c.Encode(j.recs, j.n, nil)
+		j.out, j.err = c.Encode(j.recs, j.n, get(w.outFree, 0))
 	}()
 	return nil
 }
@@ -110,6 +116,8 @@ func (w *Writer) pop() error {
 	}
 	w.chunks = append(w.chunks, Chunk{Offset: w.off, Bytes: int64(len(j.out)), Points: j.n})
 	w.off += int64(len(j.out))
+	put(w.recsFree, j.recs)
+	put(w.outFree, j.out[:0])
 	return nil
 }
 
