@@ -12,16 +12,17 @@ import (
 )
 
 // FuzzDecode decodes arbitrary bytes, as a file and as a stream; whatever
-// decodes must encode (or fail with an error) and decode again to as many
-// points. The seed corpus in testdata/fuzz/FuzzDecode holds small valid
-// files of each version and the broken ones of TestBadInput's kinds.
+// decodes must encode (or fail with an error) and decode again to the same
+// cloud: coordinates, every column bit for bit, the CRS. The seed corpus in
+// testdata/fuzz/FuzzDecode holds small valid files of each version and the
+// broken ones of TestBadInput's kinds.
 func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) { fuzzRoundTrip(t, b, Encode) })
 }
 
 // fuzzRoundTrip decodes b as a file and as a stream, expects the same
 // outcome from both, and re-encodes what decodes with encode (Encode or
-// EncodeLAZ): that must fail or decode again to as many points.
+// EncodeLAZ): that must fail or decode again to the same cloud.
 func fuzzRoundTrip(t *testing.T, b []byte, encode func(io.Writer, *core.Cloud, string) error) {
 	c, err := Decode(bytes.NewReader(b))
 	cs, errs := Decode(bytes.NewBuffer(b))
@@ -42,8 +43,9 @@ func fuzzRoundTrip(t *testing.T, b []byte, encode func(io.Writer, *core.Cloud, s
 	if err != nil {
 		t.Fatalf("decode of re-encoded file: %v", err)
 	}
-	if back.Len() != c.Len() {
-		t.Fatalf("re-encoded file has %d points, want %d", back.Len(), c.Len())
+	sameCloud(t, "re-encoded file", back, c)
+	if back.Meta.CRS.EPSG != c.Meta.CRS.EPSG || back.Meta.CRS.WKT != c.Meta.CRS.WKT {
+		t.Fatalf("re-encoded file has CRS %+v, want %+v", back.Meta.CRS, c.Meta.CRS)
 	}
 }
 
