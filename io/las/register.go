@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	pcio.Register(&pcio.Format{
+	las := &pcio.Format{
 		Name:       "las",
 		Extensions: []string{".las"},
 		Magic:      [][]byte{[]byte("LASF")},
@@ -22,19 +22,17 @@ func init() {
 			return NewEncoder(w, h, variant)
 		},
 		Describe: Describe,
-	})
-	pcio.Register(&pcio.Format{
-		Name:       "laz",
-		Extensions: []string{".laz"},
-		Variants:   Variants,
-		Decode:     Decode,
-		NewDecoder: func(r io.Reader) (pcio.Decoder, error) { return NewDecoder(r) },
-		Encode:     EncodeLAZ,
-		NewEncoder: func(w io.Writer, h *pcio.Header, variant string) (pcio.Encoder, error) {
-			return NewLAZEncoder(w, h, variant)
-		},
-		Describe: Describe,
-	})
+	}
+	pcio.Register(las)
+	// LAZ reads as LAS does (sniffing finds "las" by the shared magic; the
+	// decoder sees the compression) and writes compressed.
+	laz := *las
+	laz.Name, laz.Extensions, laz.Magic = "laz", []string{".laz"}, nil
+	laz.Encode = EncodeLAZ
+	laz.NewEncoder = func(w io.Writer, h *pcio.Header, variant string) (pcio.Encoder, error) {
+		return NewLAZEncoder(w, h, variant)
+	}
+	pcio.Register(&laz)
 }
 
 // Describe lists the LAS header facts of a cloud read from LAS: version,
