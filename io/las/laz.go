@@ -14,11 +14,14 @@ import (
 	"github.com/pctk/pctk/io/pcio"
 )
 
-// lazSalvage says whether chunks that do not decode are skipped with a
-// warning instead of failing the read. It is false until io/las has a
-// read option for salvaging (the same one that salvages a LAS file cut
-// short).
+// lazSalvage says whether chunks that do not decode are skipped instead of
+// failing the read; lazSkipped reports each one. They are the hooks for
+// the read option that salvages a LAS file cut short, once io/las has it
+// (then: return d.opt.Salvage, and d.opt.Warning(err) besides the Info
+// warning); until then reads are strict.
 func (d *Decoder) lazSalvage() bool { return false }
+
+func (d *Decoder) lazSkipped(err error) { d.warnf("%v", err) }
 
 // lazReader hands out the records of a LAZ file chunk by chunk.
 type lazReader struct {
@@ -68,7 +71,7 @@ func (d *Decoder) openLAZ() error {
 		end = start
 	}
 	l := laz.Layout{VLR: v, RecLen: d.recLen, Count: d.left, Start: d.pos, End: end, Size: size}
-	rd, err := laz.NewReader(ra, l, laz.Options{Salvage: d.lazSalvage(), Warn: func(s string) { d.warnf("%s", s) }})
+	rd, err := laz.NewReader(ra, l, laz.Options{Salvage: d.lazSalvage(), Skip: d.lazSkipped, Warn: func(s string) { d.warnf("%s", s) }})
 	if err != nil {
 		return err
 	}

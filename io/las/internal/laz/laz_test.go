@@ -271,7 +271,7 @@ func TestSalvage(t *testing.T) {
 		t.Fatalf("error %v, want a ChunkError for chunk 1 at byte %d", err, chunks[1].Offset)
 	}
 	var warned []string
-	got, err := decodeAll(f, Options{Salvage: true, Warn: func(s string) { warned = append(warned, s) }})
+	got, err := decodeAll(f, Options{Salvage: true, Skip: func(err error) { warned = append(warned, err.Error()) }})
 	if err != nil {
 		t.Fatal(err)
 	}

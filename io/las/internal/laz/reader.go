@@ -15,10 +15,14 @@ type Options struct {
 	Workers int
 	// Select names the fields the caller needs (zero: all).
 	Select Selection
-	// Salvage skips chunks that do not decode, with a warning, instead of
-	// failing.
+	// Salvage skips chunks that do not decode instead of failing; each
+	// skipped chunk goes to Skip.
 	Salvage bool
-	// Warn receives the warnings (nil: dropped).
+	// Skip receives, when salvaging, the error of each chunk skipped
+	// (nil: dropped).
+	Skip func(error)
+	// Warn receives what was wrong but could be read past without
+	// salvaging, such as a lost chunk table (nil: dropped).
 	Warn func(string)
 }
 
@@ -134,7 +138,9 @@ func (rd *Reader) Next() ([]byte, int, error) {
 				rd.drain()
 				return nil, 0, err
 			}
-			rd.opt.warn("%v; its %d points are skipped", err, j.chunk.Points)
+			if rd.opt.Skip != nil {
+				rd.opt.Skip(fmt.Errorf("%w; its %d points are skipped", err, j.chunk.Points))
+			}
 			rd.left -= uint64(j.chunk.Points)
 			if rd.left == 0 {
 				return nil, 0, io.EOF
