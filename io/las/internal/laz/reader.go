@@ -103,10 +103,6 @@ func NewReader(r io.ReaderAt, l Layout, opt Options) (*Reader, error) {
 	return rd, nil
 }
 
-// Chunks returns the chunk table, nil when the chunks are found one after
-// the other.
-func (rd *Reader) Chunks() []Chunk { return rd.chunks }
-
 // Next returns the records of the next chunk (n*RecLen bytes, valid until
 // the next call), or io.EOF after the last.
 func (rd *Reader) Next() ([]byte, int, error) {
