@@ -1,6 +1,9 @@
 package arith
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // IntCompressor codes integers as corrections to a prediction (LASzip's
 // IntegerCompressor): the number k of significant bits of the correction
@@ -130,11 +133,7 @@ func (ic *IntCompressor) writeCorrector(e *Encoder, c int32, mBits *SymbolModel)
 	} else {
 		c1 = uint32(c - 1)
 	}
-	k := uint32(0)
-	for c1 != 0 {
-		c1 >>= 1
-		k++
-	}
+	k := uint32(bits.Len32(c1)) // significant bits of the magnitude
 	ic.k = k
 	e.EncodeSymbol(mBits, k)
 	if k == 0 {
