@@ -321,7 +321,7 @@ func TestLAZEVLRs(t *testing.T) {
 		{4, 9, []VLR{wave, other}},
 		{4, 6, []VLR{other}},
 	} {
-		c := randomCloud(t, 9, 70000, tc.pf <= 5, formatColumns(tc.pf))
+		c := randomCloud(t, 9, 51000, tc.pf <= 5, formatColumns(tc.pf)) // two chunks
 		c.Meta.Extra = map[string]any{MetaKey: &Info{Header: Header{VersionMajor: 1, VersionMinor: tc.minor, PointFormat: uint8(tc.pf), Scale: [3]float64{0.001, 0.001, 0.001}, Offset: [3]float64{500000, 4100000, 0}}, EVLRs: tc.evlrs}}
 		var whole bytes.Buffer
 		if err := EncodeLAZ(&whole, c, ""); err != nil {
