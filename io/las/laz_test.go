@@ -2,9 +2,11 @@ package las
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -356,4 +358,50 @@ func TestLAZEVLRs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLASzipReadsPctkLAZ has LASzip's C++ (the peer testdata/laszip in
+// io/las/internal/laz builds; PCTK_LASZIP_BENCH names it) decode the LAZ
+// pctk writes from every shared LAS file and expects the digest of every
+// field of every point that LASzip gives for the LAS itself.
+func TestLASzipReadsPctkLAZ(t *testing.T) {
+	bin := os.Getenv("PCTK_LASZIP_BENCH")
+	if bin == "" {
+		t.Skip("set PCTK_LASZIP_BENCH to LASzip's peer (io/las/internal/laz/testdata/laszip/build.sh) to run")
+	}
+	digest := func(path string) (string, error) {
+		out, err := exec.Command(bin, "decode", path).Output()
+		var r struct{ Digest string }
+		if err == nil {
+			err = json.Unmarshal(out, &r)
+		}
+		return r.Digest, err
+	}
+	files := append(sharedFiles(t, "las/*.las"), sharedFiles(t, "pdal/las/*.las")...)
+	files = append(files, sharedFiles(t, "las/lion_takanawa/r0*.las")...)
+	checked := 0
+	for _, f := range files {
+		want, err := digest(f)
+		if err != nil {
+			continue // LASzip does not read it as LAS (PDAL's broken files)
+		}
+		c, err := Decode(bytes.NewReader(mustRead(t, f)))
+		if err != nil {
+			continue
+		}
+		path := filepath.Join(t.TempDir(), "x.laz")
+		var z bytes.Buffer
+		if err := EncodeLAZ(&z, c, ""); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := digest(path)
+		if err != nil || got != want {
+			t.Errorf("%s: LASzip reads pctk's LAZ as %s (%v), the LAS as %s", filepath.Base(f), got, err, want)
+		}
+		checked++
+	}
+	t.Logf("LASzip read %d LAZ files pctk wrote", checked)
 }
