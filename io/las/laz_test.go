@@ -403,5 +403,27 @@ func TestLASzipReadsPctkLAZ(t *testing.T) {
 		}
 		checked++
 	}
+	// Random clouds of every point format, waveform packets included.
+	for pf := range 11 {
+		c := randomCloud(t, uint64(pf), 2000, pf <= 5, append(formatColumns(pf), core.DimClusterID))
+		paths := [2]string{filepath.Join(t.TempDir(), "x.las"), filepath.Join(t.TempDir(), "x.laz")}
+		for i, enc := range []func(io.Writer, *core.Cloud, string) error{Encode, EncodeLAZ} {
+			var b bytes.Buffer
+			if err := enc(&b, c, ""); err != nil {
+				t.Fatalf("format %d: %v", pf, err)
+			}
+			if err := os.WriteFile(paths[i], b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := digest(paths[0])
+		if err != nil {
+			t.Fatalf("format %d: LASzip on the LAS: %v", pf, err)
+		}
+		if got, err := digest(paths[1]); err != nil || got != want {
+			t.Errorf("format %d: LASzip reads pctk's LAZ as %s (%v), the LAS as %s", pf, got, err, want)
+		}
+		checked++
+	}
 	t.Logf("LASzip read %d LAZ files pctk wrote", checked)
 }
