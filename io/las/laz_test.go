@@ -244,16 +244,7 @@ func TestLAZDamage(t *testing.T) {
 // extra bytes, and reads them back exactly.
 func TestLAZEachFormat(t *testing.T) {
 	for pf := range 11 {
-		legacy := pf <= 5
-		cols := append(formatColumns(pf), core.DimClusterID)
-		variant := "1.4"
-		if pf == 4 || pf == 5 {
-			variant = "1.3" // waveform formats of the legacy family
-		}
-		if legacy && pf != 4 && pf != 5 {
-			variant = "1.2"
-		}
-		c := randomCloud(t, uint64(pf), 3000, legacy, cols)
+		c, variant := formatCloud(t, pf, 3000)
 		var z bytes.Buffer
 		if err := EncodeLAZ(&z, c, variant); err != nil {
 			t.Fatalf("format %d: %v", pf, err)
@@ -267,6 +258,20 @@ func TestLAZEachFormat(t *testing.T) {
 			t.Errorf("format %d written as point format byte 0x%02x", pf, got)
 		}
 	}
+}
+
+// formatCloud returns a random cloud of n points with the columns of
+// point format pf and an extra-bytes column, and the variant that writes
+// it in that format: LAS 1.2 for formats 0-3, 1.3 for 4 and 5, 1.4 beyond.
+func formatCloud(t testing.TB, pf, n int) (*core.Cloud, string) {
+	variant := "1.4"
+	switch {
+	case pf == 4 || pf == 5:
+		variant = "1.3"
+	case pf < 4:
+		variant = "1.2"
+	}
+	return randomCloud(t, uint64(pf), n, pf <= 5, append(formatColumns(pf), core.DimClusterID)), variant
 }
 
 // FuzzDecodeLAZ decodes arbitrary bytes seeded with small LAZ files of
@@ -405,11 +410,11 @@ func TestLASzipReadsPctkLAZ(t *testing.T) {
 	}
 	// Random clouds of every point format, waveform packets included.
 	for pf := range 11 {
-		c := randomCloud(t, uint64(pf), 2000, pf <= 5, append(formatColumns(pf), core.DimClusterID))
+		c, variant := formatCloud(t, pf, 2000)
 		paths := [2]string{filepath.Join(t.TempDir(), "x.las"), filepath.Join(t.TempDir(), "x.laz")}
 		for i, enc := range []func(io.Writer, *core.Cloud, string) error{Encode, EncodeLAZ} {
 			var b bytes.Buffer
-			if err := enc(&b, c, ""); err != nil {
+			if err := enc(&b, c, variant); err != nil {
 				t.Fatalf("format %d: %v", pf, err)
 			}
 			if err := os.WriteFile(paths[i], b.Bytes(), 0o644); err != nil {
@@ -426,4 +431,53 @@ func TestLASzipReadsPctkLAZ(t *testing.T) {
 		checked++
 	}
 	t.Logf("LASzip read %d LAZ files pctk wrote", checked)
+}
+
+// TestPctkReadsLASzipLAZ has LASzip's C++ (PCTK_LASZIP_BENCH, as above)
+// compress the shared LAS files and random ones of every point format
+// 0-10 (formats 6-10 with its layered v3 codecs), and expects pctk to
+// decode exactly the LAS's records from each.
+func TestPctkReadsLASzipLAZ(t *testing.T) {
+	bin := os.Getenv("PCTK_LASZIP_BENCH")
+	if bin == "" {
+		t.Skip("set PCTK_LASZIP_BENCH to LASzip's peer (io/las/internal/laz/testdata/laszip/build.sh) to run")
+	}
+	dir := t.TempDir()
+	var sources []string
+	for _, f := range append(sharedFiles(t, "pdal/las/*.las"), sharedFiles(t, "las/*.las")...) {
+		sources = append(sources, f)
+	}
+	for pf := range 11 {
+		c, variant := formatCloud(t, pf, 3000)
+		var b bytes.Buffer
+		if err := Encode(&b, c, variant); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("random%d.las", pf))
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sources = append(sources, p)
+	}
+	checked := 0
+	for _, f := range sources {
+		z := filepath.Join(dir, "x.laz")
+		if err := exec.Command(bin, "encode", f, z).Run(); err != nil {
+			continue // LASzip does not read it as LAS (PDAL's broken files)
+		}
+		orig := mustRead(t, f)
+		if _, err := Decode(bytes.NewReader(orig)); err != nil {
+			continue
+		}
+		_, want := recordsOf(t, orig)
+		info, got := recordsOf(t, mustRead(t, z))
+		if !info.Header.isLAZ() {
+			t.Fatalf("%s: LASzip did not compress it", f)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: pctk decodes LASzip's LAZ (%s) to other records (%d vs %d bytes)", filepath.Base(f), lazSummary(info), len(got), len(want))
+		}
+		checked++
+	}
+	t.Logf("pctk read %d LAZ files LASzip wrote", checked)
 }

@@ -3,7 +3,7 @@
 // prints one JSON line: points, wall and CPU seconds, and a digest of the
 // decoded fields. LASzip is not packaged where pctk is developed; build.sh
 // compiles this against LASzip's source.
-// Usage: bench decode in.laz | bench encode in.laz out.laz
+// Usage: bench decode in.laz | bench encode in.la[sz] out.laz
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   laszip_point* p; laszip_get_point_pointer(r, &p);
   unsigned long long sum = 14695981039346656037ULL;
   std::vector<laszip_point> pts;
+  std::vector<laszip_U8> extra;
   bool enc = strcmp(argv[1], "encode") == 0;
   if (enc) pts.resize(n);
   for (laszip_I64 i = 0; i < n; i++) {
@@ -41,7 +42,11 @@ int main(int argc, char** argv) {
     sum = (sum ^ g) * 1099511628211ULL;
     for (int k = 0; k < 29; k++) sum = (sum ^ p->wave_packet[k]) * 1099511628211ULL;
     for (int k = 0; k < p->num_extra_bytes; k++) sum = (sum ^ p->extra_bytes[k]) * 1099511628211ULL;
-    if (enc) pts[i] = *p;
+    if (enc) {
+      // extra_bytes points into the reader's buffer: keep a copy per point.
+      pts[i] = *p;
+      extra.insert(extra.end(), p->extra_bytes, p->extra_bytes + p->num_extra_bytes);
+    }
   }
   double w1 = now(), c1 = cpu();
   if (!enc) {
@@ -50,10 +55,17 @@ int main(int argc, char** argv) {
   }
   laszip_POINTER w; laszip_create(&w);
   laszip_set_header(w, h);
+  if (h->point_data_format > 5) laszip_request_native_extension(w, 1); // layered v3, not compatibility mode
   double w2 = now(), c2 = cpu();
   if (laszip_open_writer(w, argv[3], 1)) { char* e; laszip_get_error(w, &e); fprintf(stderr, "open writer: %s\n", e); return 1; }
   laszip_point* q; laszip_get_point_pointer(w, &q);
-  for (laszip_I64 i = 0; i < n; i++) { laszip_set_point(w, &pts[i]); laszip_write_point(w); }
+  size_t at = 0;
+  for (laszip_I64 i = 0; i < n; i++) {
+    pts[i].extra_bytes = extra.data() + at;
+    at += pts[i].num_extra_bytes;
+    laszip_set_point(w, &pts[i]);
+    laszip_write_point(w);
+  }
   laszip_close_writer(w);
   double w3 = now(), c3 = cpu();
   printf("{\"peer\":\"LASzip %d.%d.%d\",\"op\":\"encode\",\"points\":%lld,\"seconds\":%.4f,\"cpuSeconds\":%.4f}\n", LASZIP_API_VERSION_MAJOR, LASZIP_API_VERSION_MINOR, LASZIP_API_VERSION_PATCH, (long long)n, w3 - w2, c3 - c2);
