@@ -18,7 +18,7 @@ import (
 // formatFlag is the --format flag shared by every command that writes a cloud.
 var formatFlag = &cli.StringFlag{
 	Name:  "format",
-	Usage: "output format: ply, ply-ascii, ply-binary, ply-binary-be, pcd, pcd-ascii, pcd-binary, pcd-compressed, las, las-1.2, las-1.3, las-1.4, text, csv (default: from OUT's extension)",
+	Usage: "output format: ply, ply-ascii, ply-binary, ply-binary-be, pcd, pcd-ascii, pcd-binary, pcd-compressed, las, las-1.2, las-1.3, las-1.4, laz, laz-1.2, laz-1.3, laz-1.4, copc, text, csv (default: from OUT's extension)",
 }
 
 // salvageFlag is --salvage, one definition for every command that reads a
@@ -99,7 +99,11 @@ func inOut(c *cli.Context) (in, out string, err error) {
 // damaged file with --salvage, with --columns for a text file. Errors name
 // path.
 func readCloud(c *cli.Context, path string) (*core.Cloud, *pcio.Format, error) {
-	cloud, f, err := readFile(c, path)
+	q, err := queryOf(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	cloud, f, err := readFile(c, path, q)
 	if err != nil {
 		return nil, nil, err
 	}

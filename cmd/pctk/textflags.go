@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"slices"
 	"strings"
 
@@ -69,9 +70,14 @@ func withText(c *cli.Context, f *pcio.Format, input bool) (*pcio.Format, error) 
 	return text.WithOptions(f, o), nil
 }
 
-// readFile is pcio.ReadFile with --salvage's options and --columns bound
-// to a text input.
-func readFile(c *cli.Context, path string) (*core.Cloud, *pcio.Format, error) {
+// readFile is pcio.ReadFileQuery with --columns bound to a text input,
+// --salvage's options and the query of --bounds, --level and --resolution
+// (nil: the whole file).
+func readFile(c *cli.Context, path string, q *pcio.Query) (*core.Cloud, *pcio.Format, error) {
 	bind := func(f *pcio.Format) (*pcio.Format, error) { return withText(c, f, true) }
-	return pcio.ReadFileWith(path, bind, readOptions(c, path))
+	cloud, f, err := pcio.ReadFileQuery(path, q, bind, readOptions(c, path))
+	if errors.Is(err, pcio.ErrNoIndex) {
+		return nil, nil, usageError{err.Error()}
+	}
+	return cloud, f, err
 }
