@@ -210,7 +210,7 @@ func (e *Encoder) evlrs() []VLR {
 	change := planCRS(e.crs, crsFromVLRs(append(slices.Clone(e.src.VLRs), e.src.EVLRs...)))
 	var out []VLR
 	for _, v := range e.src.EVLRs {
-		if !change.drops(&v) {
+		if !change.drops(&v) && !layoutVLR(&v) {
 			out = append(out, v)
 		}
 	}

@@ -15,13 +15,14 @@ import (
 )
 
 // lazSalvage says whether chunks that do not decode are skipped instead of
-// failing the read; lazSkipped reports each one. They are the hooks for
-// the read option that salvages a LAS file cut short, once io/las has it
-// (then: return d.opt.Salvage, and d.opt.Warning(err) besides the Info
-// warning); until then reads are strict.
-func (d *Decoder) lazSalvage() bool { return false }
+// failing the read (pcio.ReadOptions.Salvage, the option that also reads a
+// LAS file cut short); lazSkipped reports each one.
+func (d *Decoder) lazSalvage() bool { return d.opt.Salvage }
 
-func (d *Decoder) lazSkipped(err error) { d.warnf("%v", err) }
+func (d *Decoder) lazSkipped(err error) {
+	d.warnf("%v", err)
+	d.opt.Warning(err)
+}
 
 // lazReader hands out the records of a LAZ file chunk by chunk.
 type lazReader struct {
@@ -205,12 +206,15 @@ func canSeek(ws io.WriteSeeker) bool {
 	return err == nil
 }
 
-// lazVLRs drops the source's LASzip VLR from vs and, when writing LAZ,
-// appends the one describing the records written, as LASzip does.
+// lazVLRs drops the source's records of how its points were stored (the
+// LASzip VLR, COPC's info and hierarchy: see layoutVLR) from vs and, when
+// writing LAZ, appends the one describing the records written, as LASzip
+// does. A COPC file converted to LAS or LAZ is then no longer taken for
+// COPC with a stale index.
 func (e *Encoder) lazVLRs(vs []VLR) []VLR {
 	out := vs[:0:0]
 	for _, v := range vs {
-		if !v.Is(laz.VLRUserID, laz.VLRRecordID) {
+		if !layoutVLR(&v) {
 			out = append(out, v)
 		}
 	}

@@ -236,6 +236,18 @@ func TestLAZDamage(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
+		// With salvage, the damaged chunk is skipped with a warning and
+		// the whole chunks are read: chunk 0 of 50,000 points garbled
+		// leaves the other 60,000.
+		if tc.name == "chunk 0 garbled" {
+			var warned []string
+			c, err := Decode(bytes.NewReader(b), pcio.ReadOptions{Salvage: true, Warn: func(err error) { warned = append(warned, err.Error()) }})
+			if err != nil {
+				t.Errorf("%s, salvaged: %v", tc.name, err)
+			} else if c.Len() != 60000 || len(warned) != 1 || !strings.Contains(warned[0], tc.want) {
+				t.Errorf("%s, salvaged: %d points, warnings %q; want 60000 points and one warning naming the chunk", tc.name, c.Len(), warned)
+			}
+		}
 	}
 }
 

@@ -1,9 +1,15 @@
 package copc
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/las"
 )
 
 // sharedDir is where the shared test data lives, relative to this package.
@@ -49,6 +55,35 @@ func TestSharedHierarchyCountsEveryPoint(t *testing.T) {
 		t.Logf("%s: info %+v, %d nodes, %d pages, %d points, count %d", filepath.Base(path), f.Info, len(p.Nodes), p.Pages, p.Points(), f.Header.PointCount())
 		if got, want := p.Points(), int64(f.Header.PointCount()); got != want {
 			t.Errorf("%s: hierarchy holds %d points, header says %d", path, got, want)
+		}
+	}
+}
+
+// TestConvertedIsNotCOPC writes a COPC file's points as LAS and LAZ: the
+// outputs must not carry the info VLR and hierarchy EVLR, which would
+// describe an octree they no longer have, and must hold every point.
+func TestConvertedIsNotCOPC(t *testing.T) {
+	for _, path := range sharedFiles(t) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := las.Decode(bytes.NewReader(src))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for _, enc := range []func(io.Writer, *core.Cloud, string) error{las.Encode, las.EncodeLAZ} {
+			var buf bytes.Buffer
+			if err := enc(&buf, c, ""); err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			if _, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len())); !errors.Is(err, ErrNotCOPC) {
+				t.Errorf("%s written again: Open says %v, want ErrNotCOPC", filepath.Base(path), err)
+			}
+			back, err := las.Decode(bytes.NewReader(buf.Bytes()))
+			if err != nil || back.Len() != c.Len() {
+				t.Errorf("%s written again: %v, %d points; want %d", filepath.Base(path), err, back.Len(), c.Len())
+			}
 		}
 	}
 }
