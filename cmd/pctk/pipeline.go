@@ -31,9 +31,9 @@ a list for a comma list), or one of PDAL's filters.dbscan, filters.outlier,
 filters.normal, filters.radialdensity, filters.covariancefeatures and
 filters.sample with PDAL's option names (docs/pipeline.md lists the mapping;
 the computation is pctk's).`,
-		Flags: []cli.Flag{formatFlag, backendFlag, salvageFlag, forceFlag,
+		Flags: append([]cli.Flag{formatFlag, backendFlag, salvageFlag, forceFlag,
 			&cli.StringFlag{Name: "file", Usage: "read the pipeline from a JSON `FILE` instead of the arguments"},
-		},
+		}, queryFlags...),
 		Action: runPipeline,
 	})
 }

@@ -30,7 +30,7 @@ func init() {
 			"Examples:\n" +
 			"   pctk render clusters.las clusters.png --color cluster\n" +
 			"   pctk render street.las front.png --view front --color classification --splat 2",
-		Flags:  append(renderFlags(""), salvageFlag, forceFlag),
+		Flags:  append(append(renderFlags(""), salvageFlag, forceFlag), queryFlags...),
 		Action: runRender,
 	})
 }

@@ -220,6 +220,7 @@ func (f *Filter) Command() *cli.Command {
 		flags = append(flags, previewFlag)
 	}
 	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag)
+	flags = append(flags, queryFlags...)
 	desc := f.Description
 	if len(f.Examples) > 0 {
 		desc += "\n\nExamples:\n  " + strings.Join(f.Examples, "\n  ")
