@@ -62,6 +62,11 @@ func (b *Backend) Name() string {
 	return n
 }
 
+// MaxPriority is the highest priority Probe reports (with RT cores), known
+// without probing (findneighbor.PriorityBound): "auto" leaves OptiX
+// unprobed when the cuda backend, which ranks above it, is usable.
+func (b *Backend) MaxPriority() int { return priorityRTCores }
+
 // Probe opens libnvoptix.so.1, builds the pipeline on GPU 0 and reports the
 // GPU, the driver, the ABI and the RT-core version.
 func (b *Backend) Probe() (findneighbor.Info, error) {

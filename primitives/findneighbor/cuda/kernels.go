@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
-	"sync"
 
 	rt "github.com/pctk/pctk/rt/cuda"
 )
@@ -29,18 +28,9 @@ type kernels struct {
 	ccInit, ccUnion, ccFlatten, ccLabel     rt.Function
 }
 
-var (
-	kernMu sync.Mutex
-	loaded *kernels
-)
-
-// loadKernels loads the module into the thread's context once.
+// loadKernels loads the module into the thread's context; startDevice
+// calls it once.
 func loadKernels(t *rt.Thread) (*kernels, error) {
-	kernMu.Lock()
-	defer kernMu.Unlock()
-	if loaded != nil {
-		return loaded, nil
-	}
 	ptx := gridPTX
 	if p := os.Getenv(EnvPTX); p != "" {
 		b, err := os.ReadFile(p)
@@ -72,6 +62,5 @@ func loadKernels(t *rt.Thread) (*kernels, error) {
 			return nil, err
 		}
 	}
-	loaded = k
 	return k, nil
 }
