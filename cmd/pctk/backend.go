@@ -44,14 +44,11 @@ func parseDims(c *cli.Context) (dims string, flat bool, err error) {
 // here is an error, never a silent fallback. cpuWork says the command is
 // one the cpu backend does faster than the GPU backends measured so far
 // (PCA normals, any neighbourhood; statistical outlier removal), for which
-// "auto" takes the cpu backend (backendName).
+// "auto" takes the cpu backend (backendName). An unknown name fails at
+// once; the probe and the device's start-up run in the background
+// (startBackend), and a backend that cannot run fails at its first Build.
 func backend(c *cli.Context, cpuWork bool) (findneighbor.Backend, error) {
-	b, err := findneighbor.Get(backendName(c.String("backend"), cpuWork))
-	if err != nil {
-		return nil, err
-	}
-	debugf("backend: %s", b.Name())
-	return b, nil
+	return startBackend(backendName(c.String("backend"), cpuWork))
 }
 
 // backendName returns the backend to get for --backend name: the cpu

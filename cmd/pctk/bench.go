@@ -32,6 +32,7 @@ func init() {
 			&cli.IntFlag{Name: "repeat", Value: 5, Usage: "runs per operation (median reported)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for generated points"},
 			&cli.BoolFlag{Name: "json", Usage: "print results as JSON"},
+			&cli.BoolFlag{Name: "e2e", Usage: "time whole `pctk dbscan` commands on FILE (--eps, --min-pts, --backends, --repeat) split into start-up, read, upload, build, query, download, write, next to `pctk convert` of FILE"},
 		},
 		Action: runBench,
 	})
@@ -48,6 +49,9 @@ type benchRow struct {
 }
 
 func runBench(c *cli.Context) error {
+	if c.Bool("e2e") {
+		return runBenchE2E(c)
+	}
 	xyz, eps, err := benchPoints(c)
 	if err != nil {
 		return err

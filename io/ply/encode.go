@@ -239,6 +239,14 @@ func (e *Encoder) Write(c *core.Cloud) error {
 		e.err = err
 		return err
 	}
+	if s, ok := e.sink.(*binarySink); ok && e.lists == nil {
+		return e.writeBinary(c, s)
+	}
+	return e.writeValues(c)
+}
+
+// writeValues writes the vertices of c value by value through the sink.
+func (e *Encoder) writeValues(c *core.Cloud) error {
 	coords := [3][]float64{c.X, c.Y, c.Z}
 	for j := range c.Len() {
 		for _, col := range e.cols {

@@ -1,0 +1,92 @@
+package ply
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcio"
+)
+
+// TestWriteBinaryMatchesValuePath encodes a cloud with a column of every
+// attribute type, in several batches of blocks, with the parallel binary
+// path and with the value-by-value path, in both byte orders and with float
+// and double coordinates: the files must be identical.
+func TestWriteBinaryMatchesValuePath(t *testing.T) {
+	c, n := binaryTestCloud()
+	for _, variant := range []string{"binary", "binary-be"} {
+		for _, coord := range []string{"float", "double"} {
+			fast, slow, ferr, serr := encodeBothWays(t, c, n, variant, coord)
+			if ferr != nil || serr != nil {
+				t.Fatalf("%s %s: errors %v, %v", variant, coord, ferr, serr)
+			}
+			if !bytes.Equal(fast, slow) {
+				i := 0
+				for i < min(len(fast), len(slow)) && fast[i] == slow[i] {
+					i++
+				}
+				t.Errorf("%s, %s coordinates: parallel path differs from the value path at byte %d (lengths %d, %d)", variant, coord, i, len(fast), len(slow))
+			}
+		}
+	}
+	// A value that does not fit the PLY type fails both paths alike, at
+	// the first such vertex.
+	a := c.Attr("a_int64")
+	a.SetUint64(n-5, 1<<40)
+	a.SetUint64(3*blockRecords+7, 1<<41)
+	_, _, ferr, serr := encodeBothWays(t, c, n, "binary", "float")
+	if ferr == nil || serr == nil || ferr.Error() != serr.Error() {
+		t.Errorf("value too wide: parallel path error %v, value path error %v, want the same error", ferr, serr)
+	}
+}
+
+// encodeBothWays encodes c with Write and with writeValues.
+func encodeBothWays(t *testing.T, c *core.Cloud, n int, variant, coord string) (fast, slow []byte, ferr, serr error) {
+	t.Helper()
+	var bufs [2]bytes.Buffer
+	var errs [2]error
+	for k := range bufs {
+		e, err := newEncoder(&bufs[k], &pcio.Header{Count: int64(n), Schema: c.Attrs, Meta: c.Meta}, variant, coord)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == 0 {
+			errs[k] = e.Write(c)
+		} else {
+			errs[k] = e.writeValues(c)
+		}
+		if errs[k] == nil {
+			errs[k] = e.Close()
+		}
+	}
+	return bufs[0].Bytes(), bufs[1].Bytes(), errs[0], errs[1]
+}
+
+// binaryTestCloud has a column of every attribute type and spans several
+// batches of blocks.
+func binaryTestCloud() (*core.Cloud, int) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 5*blockRecords + 123
+	c := core.New(n)
+	for i := range n {
+		c.X[i], c.Y[i], c.Z[i] = float64(rng.Float32()*1000), rng.NormFloat64()*1e6, float64(i)
+	}
+	for ty := core.Int8; ty <= core.Float64; ty++ {
+		a := core.NewAttribute("a_"+ty.String(), ty, n)
+		for i := range n {
+			v := rng.Uint64()
+			switch ty {
+			case core.Int64: // PLY has no 64-bit integers: int64 is written as int
+				v = uint64(int64(int32(v)))
+			case core.Uint64:
+				v = uint64(uint32(v))
+			}
+			a.SetUint64(i, v)
+		}
+		if err := c.SetAttr(a); err != nil {
+			panic(err)
+		}
+	}
+	return c, n
+}
