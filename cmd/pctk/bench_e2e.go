@@ -179,11 +179,11 @@ func runBenchE2E(c *cli.Context) error {
 			Rows []e2eRow `json:"rows"`
 		}{in, c.Float64("eps"), rows})
 	}
-	if !strings.Contains(c.String("backends"), fncuda.Name) {
-		// no GPU start-up to report
-	} else if st, ok := fncuda.Started(); ok {
-		fmt.Printf("GPU start-up (background): driver %.1f ms, context %.1f ms, kernels %.1f ms, pinned buffers %.1f ms\n",
-			ms(st.Driver), ms(st.Context), ms(st.Module), ms(st.Staging))
+	if strings.Contains(c.String("backends"), fncuda.Name) {
+		if st, ok := fncuda.Started(); ok {
+			fmt.Printf("GPU start-up (background): driver %.1f ms, context %.1f ms, kernels %.1f ms (%s), pinned buffers %.1f ms\n",
+				ms(st.Driver), ms(st.Context), ms(st.Module), st.Image, ms(st.Staging))
+		}
 	}
 	fmt.Printf("%-7s %3s %7s %6s %7s %7s %7s %7s %7s %7s %7s %7s %7s %7s %7s %8s %8s\n", "backend", "run",
 		"start", "wait", "read", "build", "upload", "dbuild", "counts", "cluster", "query", "dload", "write", "other", "total", "convert", "ratio")

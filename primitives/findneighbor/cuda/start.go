@@ -29,6 +29,9 @@ type StartTimes struct {
 	Staging time.Duration
 	// Total is the whole start-up, from Start to ready.
 	Total time.Duration
+	// Image says which code was loaded: the fatbin, or the PTX for a GPU
+	// the fatbin has no machine code for.
+	Image string
 }
 
 var (
