@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math"
 	"os"
@@ -231,27 +230,12 @@ func runDBSCAN(c *cli.Context) error {
 }
 
 // countsRecord describes how NeighborCount is computed for this cloud and
-// these flags: ε, dims, projection, point count and a hash of the exact
-// float64 coordinates. A later run reuses counts only when its record
-// matches this one character for character.
+// these flags: ε, dims, projection, point count and a digest of the exact
+// float64 coordinates (core.Cloud.HashXYZ). A later run reuses counts only
+// when its record matches this one character for character.
 func countsRecord(c *core.Cloud, a *dbscanArgs) string {
-	h := fnv.New64a()
-	var buf [24]byte
-	for i := range c.X {
-		putFloat(buf[0:], c.X[i])
-		putFloat(buf[8:], c.Y[i])
-		putFloat(buf[16:], c.Z[i])
-		h.Write(buf[:])
-	}
-	return fmt.Sprintf("%s eps=%s dims=%s geographic=%t points=%d xyz-fnv64a=%016x",
-		countsRecordPrefix, strconv.FormatFloat(a.opts.Eps, 'g', -1, 64), a.dims, a.geo, c.Len(), h.Sum64())
-}
-
-func putFloat(b []byte, v float64) {
-	u := math.Float64bits(v)
-	for k := range 8 {
-		b[k] = byte(u >> (8 * k))
-	}
+	return fmt.Sprintf("%s eps=%s dims=%s geographic=%t points=%d xyz-hash=%016x",
+		countsRecordPrefix, strconv.FormatFloat(a.opts.Eps, 'g', -1, 64), a.dims, a.geo, c.Len(), c.HashXYZ())
 }
 
 // reusableCounts returns the input's NeighborCount as stage-1 counts when
