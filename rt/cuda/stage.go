@@ -185,11 +185,11 @@ func asBytes[T any](v []T) []byte {
 const copyGrain = 1 << 20
 
 // parallelCopy copies src into dst (same length) on up to GOMAXPROCS
-// goroutines (at most 8: a few cores saturate memory bandwidth), so that
+// goroutines (at most 16), so that
 // large copies, and the page faults of fresh destination memory, are not
 // bound to one core.
 func parallelCopy(dst, src []byte) {
-	parts := min(runtime.GOMAXPROCS(0), 8, len(src)/copyGrain)
+	parts := min(runtime.GOMAXPROCS(0), 16, len(src)/copyGrain)
 	if parts < 2 {
 		copy(dst, src)
 		return
