@@ -30,15 +30,20 @@ func startBackend(name string) (findneighbor.Backend, error) {
 	if n != "" && n != "auto" && !registered(n) {
 		return findneighbor.Get(name) // the registry's "unknown backend" error
 	}
+	// Start the device of every backend name could resolve to (the one
+	// named, or for auto every backend that has a device to start) now,
+	// alongside the probe rather than after it: both take a fraction of a
+	// second, and the probe's driver initialisation is shared.
+	for _, b := range findneighbor.Backends() {
+		if s, ok := b.(starter); ok && (n == "" || n == "auto" || b.Name() == n) {
+			s.Start()
+		}
+	}
 	p := &pendingBackend{name: name, done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		if p.b, p.err = findneighbor.Get(name); p.err != nil {
-			return
-		}
-		debugf("backend: %s", p.b.Name())
-		if s, ok := p.b.(starter); ok {
-			s.Start()
+		if p.b, p.err = findneighbor.Get(name); p.err == nil {
+			debugf("backend: %s", p.b.Name())
 		}
 	}()
 	if observeBackend != nil {

@@ -32,6 +32,7 @@ func init() {
 			&cli.IntFlag{Name: "repeat", Value: 5, Usage: "runs per operation (median reported)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for generated points"},
 			&cli.BoolFlag{Name: "json", Usage: "print results as JSON"},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "with --e2e: write a CPU profile of the runs to `FILE` (go tool pprof)"},
 			&cli.BoolFlag{Name: "e2e", Usage: "time whole `pctk dbscan` commands on FILE (--eps, --min-pts, --backends, --repeat) split into start-up, read, upload, build, query, download, write, next to `pctk convert` of FILE"},
 		},
 		Action: runBench,

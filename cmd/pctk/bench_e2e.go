@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,6 +139,17 @@ func runBenchE2E(c *cli.Context) error {
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "out"+filepath.Ext(in))
 	eps := strconv.FormatFloat(c.Float64("eps"), 'g', -1, 64)
+	if path := c.String("cpuprofile"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	var rows []e2eRow
 	defer func() { observeBackend = nil }()
 	for _, name := range strings.Split(c.String("backends"), ",") {
