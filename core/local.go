@@ -26,12 +26,14 @@ func (c *Cloud) Local(flat bool) Local {
 		o[2] = 0
 	}
 	xyz := make([]float32, 3*c.Len())
-	for i := range c.X {
-		xyz[3*i] = float32(c.X[i] - o[0])
-		xyz[3*i+1] = float32(c.Y[i] - o[1])
-		if !flat {
-			xyz[3*i+2] = float32(c.Z[i] - o[2])
+	forRanges(splitRanges(c.Len(), parallelGrain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			xyz[3*i] = float32(c.X[i] - o[0])
+			xyz[3*i+1] = float32(c.Y[i] - o[1])
+			if !flat {
+				xyz[3*i+2] = float32(c.Z[i] - o[2])
+			}
 		}
-	}
+	})
 	return Local{Origin: o, XYZ: xyz}
 }

@@ -1,10 +1,6 @@
 package core
 
-import (
-	"math"
-	"runtime"
-	"sync"
-)
+import "math"
 
 // hashBlock is the number of points HashXYZ digests per block.
 const hashBlock = 1 << 16
@@ -25,31 +21,17 @@ const (
 func (c *Cloud) HashXYZ() uint64 {
 	n := c.Len()
 	blocks := make([]uint64, (n+hashBlock-1)/hashBlock)
-	var wg sync.WaitGroup
-	var next int
-	var mu sync.Mutex
-	for range min(runtime.GOMAXPROCS(0), len(blocks)) {
-		wg.Go(func() {
-			for {
-				mu.Lock()
-				b := next
-				next++
-				mu.Unlock()
-				if b >= len(blocks) {
-					return
-				}
-				lo, hi := b*hashBlock, min((b+1)*hashBlock, n)
-				h := uint64(fnvOffset64)
-				for i := lo; i < hi; i++ {
-					h = fnvWord(h, math.Float64bits(c.X[i]))
-					h = fnvWord(h, math.Float64bits(c.Y[i]))
-					h = fnvWord(h, math.Float64bits(c.Z[i]))
-				}
-				blocks[b] = h
+	forRanges(splitRanges(len(blocks), 1), func(_, lo, hi int) {
+		for b := lo; b < hi; b++ {
+			h := uint64(fnvOffset64)
+			for i := b * hashBlock; i < min((b+1)*hashBlock, n); i++ {
+				h = fnvWord(h, math.Float64bits(c.X[i]))
+				h = fnvWord(h, math.Float64bits(c.Y[i]))
+				h = fnvWord(h, math.Float64bits(c.Z[i]))
 			}
-		})
-	}
-	wg.Wait()
+			blocks[b] = h
+		}
+	})
 	h := uint64(fnvOffset64)
 	for _, d := range blocks {
 		h = fnvWord(h, d)
