@@ -3,6 +3,8 @@ package core
 import (
 	"fmt"
 	"math"
+
+	"github.com/pctk/pctk/internal/par"
 )
 
 // Cloud is a point cloud: float64 coordinates plus ordered attribute columns
@@ -116,9 +118,9 @@ func (c *Cloud) Validate() error {
 		}
 	}
 	// The first non-finite point of each range; the lowest is reported.
-	rs := splitRanges(n, parallelGrain)
+	rs := par.Ranges(n, par.Grain)
 	bad := make([]int, len(rs))
-	forRanges(rs, func(r, lo, hi int) {
+	par.For(rs, func(r, lo, hi int) {
 		bad[r] = -1
 		for i := lo; i < hi; i++ {
 			if !finite(c.X[i]) || !finite(c.Y[i]) || !finite(c.Z[i]) {
@@ -174,10 +176,10 @@ func (c *Cloud) Append(src *Cloud) error {
 // Bounds returns the axis-aligned bounding box of the points, ignoring
 // non-finite coordinates. ok is false for a cloud with no finite point.
 func (c *Cloud) Bounds() (b Bounds, ok bool) {
-	rs := splitRanges(c.Len(), parallelGrain)
+	rs := par.Ranges(c.Len(), par.Grain)
 	parts := make([]Bounds, len(rs))
 	found := make([]bool, len(rs))
-	forRanges(rs, func(r, lo, hi int) {
+	par.For(rs, func(r, lo, hi int) {
 		parts[r], found[r] = c.boundsOf(lo, hi)
 	})
 	b = emptyBounds()

@@ -1,6 +1,10 @@
 package core
 
-import "math"
+import (
+	"math"
+
+	"github.com/pctk/pctk/internal/par"
+)
 
 // hashBlock is the number of points HashXYZ digests per block.
 const hashBlock = 1 << 16
@@ -21,7 +25,7 @@ const (
 func (c *Cloud) HashXYZ() uint64 {
 	n := c.Len()
 	blocks := make([]uint64, (n+hashBlock-1)/hashBlock)
-	forRanges(splitRanges(len(blocks), 1), func(_, lo, hi int) {
+	par.For(par.Ranges(len(blocks), 1), func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
 			h := uint64(fnvOffset64)
 			for i := b * hashBlock; i < min((b+1)*hashBlock, n); i++ {

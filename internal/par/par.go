@@ -1,17 +1,20 @@
-package core
+// Package par runs loops over ranges of indices on all cores, with results
+// that do not depend on the number of cores: each range keeps its own
+// result, merged in order by the caller.
+package par
 
 import (
 	"runtime"
 	"sync"
 )
 
-// parallelGrain is the fewest points a goroutine of the cloud-wide passes
-// takes: below it, a goroutine costs more than the work it saves.
-const parallelGrain = 1 << 16
+// Grain is a good least range size for light per-item work (a few
+// nanoseconds an item): below it, a goroutine costs more than it saves.
+const Grain = 1 << 16
 
-// splitRanges cuts [0, n) into consecutive ranges of at least grain items,
+// Ranges cuts [0, n) into consecutive ranges of at least grain items,
 // about four per core (a single range for small n).
-func splitRanges(n, grain int) [][2]int {
+func Ranges(n, grain int) [][2]int {
 	procs := runtime.GOMAXPROCS(0)
 	size := max(grain, (n+4*procs-1)/(4*procs), 1)
 	var rs [][2]int
@@ -21,11 +24,11 @@ func splitRanges(n, grain int) [][2]int {
 	return rs
 }
 
-// forRanges calls fn(i, lo, hi) for every range i of rs, on up to
+// For calls fn(i, lo, hi) for every range i of rs, on up to
 // GOMAXPROCS goroutines (on the caller's alone for a single range).
 // Callers keep a result per range and merge them in order, so results do
 // not depend on the number of cores.
-func forRanges(rs [][2]int, fn func(i, lo, hi int)) {
+func For(rs [][2]int, fn func(i, lo, hi int)) {
 	if len(rs) == 1 {
 		fn(0, rs[0][0], rs[0][1])
 		return
