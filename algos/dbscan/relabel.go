@@ -1,0 +1,158 @@
+package dbscan
+
+import (
+	"fmt"
+	"math"
+	"sync/atomic"
+
+	"github.com/pctk/pctk/internal/par"
+)
+
+// coreFlags sets core[i] when point i, with counts[i] other points within
+// ε, is a core point for minPts (the point itself counted), and returns the
+// number of core points. It runs on all cores.
+func coreFlags(counts []uint32, minPts int, core []bool) int {
+	rs := par.Ranges(len(counts), par.Grain)
+	n := make([]int, len(rs))
+	par.For(rs, func(r, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			// c+1 ≥ m without overflow for c = MaxUint32.
+			core[i] = uint64(counts[i])+1 >= uint64(minPts)
+			if core[i] {
+				n[r]++
+			}
+		}
+	})
+	total := 0
+	for _, c := range n {
+		total += c
+	}
+	return total
+}
+
+// relabel turns ClusterCores' labels (the smallest core index of each
+// component) into cluster numbers 0..C−1 in order of each cluster's smallest
+// point index, drops clusters smaller than minSize, and fills Sizes and
+// NoiseCount. It checks the backend's labels on the way: a label must be
+// Noise (never for a core point) or the index of a core point, and a core
+// point's label is at most its own index; the first offending point is
+// reported.
+//
+// It runs in passes over ranges of points on all cores: check the labels
+// and find each label's first point (an atomic minimum in scratch); collect,
+// range by range and so in point order, the points that are their label's
+// first, which numbers the clusters; then renumber every point and count
+// the sizes. The result does not depend on the number of cores.
+func (r *Result) relabel(scratch []int32, minSize int) error {
+	n := len(r.Labels)
+	rs := par.Ranges(n, par.Grain)
+	par.For(rs, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			scratch[i] = math.MaxInt32
+		}
+	})
+	errs := make([]error, len(rs))
+	par.For(rs, func(k, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			l := r.Labels[i]
+			if err := r.checkLabel(i, l); err != nil {
+				errs[k] = err
+				return
+			}
+			if l == Noise {
+				continue
+			}
+			for first := &scratch[l]; ; {
+				cur := atomic.LoadInt32(first)
+				if int32(i) >= cur || atomic.CompareAndSwapInt32(first, cur, int32(i)) {
+					break
+				}
+			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	// The points that come first in their cluster, in point order.
+	firsts := make([][]int32, len(rs))
+	par.For(rs, func(k, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if l := r.Labels[i]; l != Noise && scratch[l] == int32(i) {
+				firsts[k] = append(firsts[k], int32(i))
+			}
+		}
+	})
+	// scratch[label] becomes the cluster number; a label is a point index
+	// and only labels are read from here on.
+	c := int32(0)
+	for _, f := range firsts {
+		for _, i := range f {
+			scratch[r.Labels[i]] = c
+			c++
+		}
+	}
+	counts := make([]int64, c)
+	par.For(rs, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if l := r.Labels[i]; l != Noise {
+				r.Labels[i] = scratch[l]
+				atomic.AddInt64(&counts[scratch[l]], 1)
+			}
+		}
+	})
+	sizes := make([]int, c)
+	for k, m := range counts {
+		sizes[k] = int(m)
+	}
+	if minSize > 1 {
+		// Renumber the kept clusters in their existing order.
+		keep := scratch[:len(sizes)]
+		var kept []int
+		for c, s := range sizes {
+			if s < minSize {
+				keep[c] = Noise
+				r.Dropped++
+				continue
+			}
+			keep[c] = int32(len(kept))
+			kept = append(kept, s)
+		}
+		par.For(rs, func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if l := r.Labels[i]; l >= 0 {
+					r.Labels[i] = keep[l]
+				}
+			}
+		})
+		sizes = kept
+	}
+	r.Sizes = sizes
+	if r.Sizes == nil {
+		r.Sizes = []int{}
+	}
+	r.NoiseCount = n
+	for _, s := range sizes {
+		r.NoiseCount -= s
+	}
+	return nil
+}
+
+// checkLabel reports a label ClusterCores may not give point i.
+func (r *Result) checkLabel(i int, l int32) error {
+	n := len(r.Labels)
+	switch {
+	case l == Noise:
+		if r.Core[i] {
+			return fmt.Errorf("core point %d labelled noise", i)
+		}
+	case l < 0 || int(l) >= n:
+		return fmt.Errorf("point %d has label %d outside [-1, %d)", i, l, n)
+	case !r.Core[l]:
+		return fmt.Errorf("point %d has label %d, which is not a core point", i, l)
+	case r.Core[i] && int(l) > i:
+		return fmt.Errorf("core point %d has label %d, not its component's smallest index", i, l)
+	}
+	return nil
+}
