@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/urfave/cli/v2"
 )
@@ -203,9 +204,11 @@ func benchDBSCAN(ix findneighbor.Index, n, minPts int) error {
 		return err
 	}
 	core := make([]bool, n)
-	for i, c := range counts {
-		core[i] = int(c)+1 >= minPts
-	}
+	par.For(par.Ranges(n, par.Grain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			core[i] = int(counts[i])+1 >= minPts
+		}
+	})
 	return ix.ClusterCores(core, make([]int32, n))
 }
 
