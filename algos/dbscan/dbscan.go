@@ -201,4 +201,3 @@ func Cluster(xyz []float32, b findneighbor.Backend, opts Options) (*Run, error) 
 	}
 	return run, nil
 }
-

@@ -114,18 +114,21 @@ func (st *Stager) UploadBytes(t *Thread, dst DevicePtr, src []byte, s Stream) er
 func (st *Stager) DownloadBytes(t *Thread, dst []byte, src DevicePtr, s Stream) error {
 	c := st.chunk()
 	nchunks := (len(dst) + c - 1) / c
+	// chunk k lies at dst[off:off+n] and travels through buffer k%2.
+	chunk := func(k int) (off, n int, b []byte, err error) {
+		off = k * c
+		b, err = st.claim(t, k%2)
+		return off, min(c, len(dst)-off), b, err
+	}
 	queue := func(k int) error {
-		i := k % 2
-		b, err := st.claim(t, i)
+		off, n, b, err := chunk(k)
 		if err != nil {
 			return err
 		}
-		off := k * c
-		n := min(c, len(dst)-off)
 		if err := t.CopyDtoHAsync(unsafe.Pointer(&b[0]), src.Add(uint64(off)), uint64(n), s); err != nil {
 			return err
 		}
-		return st.release(t, i, s)
+		return st.release(t, k%2, s)
 	}
 	for k := range min(2, nchunks) {
 		if err := queue(k); err != nil {
@@ -133,13 +136,10 @@ func (st *Stager) DownloadBytes(t *Thread, dst []byte, src DevicePtr, s Stream) 
 		}
 	}
 	for k := range nchunks {
-		i := k % 2
-		b, err := st.claim(t, i)
+		off, n, b, err := chunk(k)
 		if err != nil {
 			return err
 		}
-		off := k * c
-		n := min(c, len(dst)-off)
 		parallelCopy(dst[off:off+n], b[:n])
 		if k+2 < nchunks {
 			if err := queue(k + 2); err != nil {
