@@ -16,6 +16,7 @@ import (
 	"github.com/paulmach/orb/geojson"
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/urfave/cli/v2"
 )
@@ -193,9 +194,11 @@ func runDBSCAN(c *cli.Context) error {
 	for _, r := range run.Results {
 		id := core.NewAttribute(a.attributeFor(r.MinPts), core.Int64, cloud.Len())
 		ids := id.Data.([]int64)
-		for i, l := range r.Labels {
-			ids[i] = int64(l)
-		}
+		par.For(par.Ranges(len(ids), par.Grain), func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				ids[i] = int64(r.Labels[i])
+			}
+		})
 		if err := cloud.SetAttr(id); err != nil {
 			return err
 		}
