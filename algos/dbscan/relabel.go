@@ -15,13 +15,15 @@ func coreFlags(counts []uint32, minPts int, core []bool) int {
 	rs := par.Ranges(len(counts), par.Grain)
 	n := make([]int, len(rs))
 	par.For(rs, func(r, lo, hi int) {
+		k := 0 // local: neighbouring n[r] share cache lines
 		for i := lo; i < hi; i++ {
 			// c+1 ≥ m without overflow for c = MaxUint32.
 			core[i] = uint64(counts[i])+1 >= uint64(minPts)
 			if core[i] {
-				n[r]++
+				k++
 			}
 		}
+		n[r] = k
 	})
 	total := 0
 	for _, c := range n {
@@ -93,19 +95,7 @@ func (r *Result) relabel(scratch []int32, minSize int) error {
 			c++
 		}
 	}
-	counts := make([]int64, c)
-	par.For(rs, func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if l := r.Labels[i]; l != Noise {
-				r.Labels[i] = scratch[l]
-				atomic.AddInt64(&counts[scratch[l]], 1)
-			}
-		}
-	})
-	sizes := make([]int, c)
-	for k, m := range counts {
-		sizes[k] = int(m)
-	}
+	sizes := r.renumber(rs, scratch, int(c))
 	if minSize > 1 {
 		// Renumber the kept clusters in their existing order.
 		keep := scratch[:len(sizes)]
@@ -137,6 +127,47 @@ func (r *Result) relabel(scratch []int32, minSize int) error {
 		r.NoiseCount -= s
 	}
 	return nil
+}
+
+// renumber replaces each label by its cluster number, scratch[label], and
+// returns the clusters' sizes. Each range counts into its own array when
+// those fit in 4 bytes a point (a few clusters, or short clouds), else into
+// shared counters with atomic adds: one shared counter per cluster would
+// have every core contend for the large clusters' cache lines.
+func (r *Result) renumber(rs [][2]int, scratch []int32, clusters int) []int {
+	sizes := make([]int, clusters)
+	if clusters*len(rs) <= len(r.Labels) {
+		local := make([][]int32, len(rs))
+		par.For(rs, func(k, lo, hi int) {
+			cnt := make([]int32, clusters)
+			for i := lo; i < hi; i++ {
+				if l := r.Labels[i]; l != Noise {
+					r.Labels[i] = scratch[l]
+					cnt[scratch[l]]++
+				}
+			}
+			local[k] = cnt
+		})
+		for _, cnt := range local {
+			for c, m := range cnt {
+				sizes[c] += int(m)
+			}
+		}
+		return sizes
+	}
+	shared := make([]int64, clusters)
+	par.For(rs, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if l := r.Labels[i]; l != Noise {
+				r.Labels[i] = scratch[l]
+				atomic.AddInt64(&shared[scratch[l]], 1)
+			}
+		}
+	})
+	for c, m := range shared {
+		sizes[c] = int(m)
+	}
+	return sizes
 }
 
 // checkLabel reports a label ClusterCores may not give point i.

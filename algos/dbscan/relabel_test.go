@@ -12,16 +12,24 @@ import (
 // TestRelabelMatchesSequential runs relabel on labels of many ranges (core
 // points labelled by their component's smallest core index, border points
 // by any core point, noise) with one and four cores, with and without a
-// minimum cluster size, against the definition computed in one plain pass.
+// minimum cluster size, against the definition computed in one plain pass;
+// with few clusters (sizes counted per range) and very many (shared
+// counters).
 func TestRelabelMatchesSequential(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
+	for _, newEvery := range []int{50, 2} {
+		relabelCase(t, newEvery)
+	}
+}
+
+func relabelCase(t *testing.T, newEvery int) {
+	rng := rand.New(rand.NewPCG(5, uint64(newEvery)))
 	n := 4*par.Grain + 77
 	core := make([]bool, n)
 	labels := make([]int32, n)
 	var roots []int32
 	for i := range n {
 		switch {
-		case rng.IntN(50) == 0 || len(roots) == 0: // a new component
+		case rng.IntN(newEvery) == 0 || len(roots) == 0: // a new component
 			core[i], labels[i] = true, int32(i)
 			roots = append(roots, int32(i))
 		case rng.IntN(4) == 0:
@@ -48,7 +56,7 @@ func TestRelabelMatchesSequential(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !slices.Equal(r.Labels, want.Labels) || !slices.Equal(r.Sizes, want.Sizes) || r.NoiseCount != want.NoiseCount || r.Dropped != want.Dropped {
-				t.Errorf("min size %d, GOMAXPROCS %d: %d clusters, noise %d, dropped %d; want %d, %d, %d (labels equal: %v)", minSize, procs,
+				t.Errorf("new component every %d points, min size %d, GOMAXPROCS %d: %d clusters, noise %d, dropped %d; want %d, %d, %d (labels equal: %v)", newEvery, minSize, procs,
 					len(r.Sizes), r.NoiseCount, r.Dropped, len(want.Sizes), want.NoiseCount, want.Dropped, slices.Equal(r.Labels, want.Labels))
 			}
 		}
