@@ -4,16 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/internal/codec"
 )
-
-// blockRecords is the number of vertices one goroutine of writeBinary
-// encodes at a time.
-const blockRecords = 1 << 15
 
 // binaryField writes one vertex property: get reads point j's value as
 // raw bits (specialised on the column's Go type, no per-value type switch)
@@ -32,8 +26,9 @@ type binaryField struct {
 }
 
 // writeBinary is Write for binary encodings without list properties: it
-// encodes blocks of whole records on all cores and writes them in order,
-// producing exactly the bytes of the value-by-value path, at memory speed.
+// encodes blocks of whole records on all cores and writes them in order
+// (codec.WriteRecords), producing exactly the bytes of the value-by-value
+// path, at memory speed.
 func (e *Encoder) writeBinary(c *core.Cloud, s *binarySink) error {
 	coords := [3][]float64{c.X, c.Y, c.Z}
 	fields := make([]binaryField, len(e.cols))
@@ -50,55 +45,30 @@ func (e *Encoder) writeBinary(c *core.Cloud, s *binarySink) error {
 		fields[i] = f
 		rec += f.size
 	}
-	n := c.Len()
-	workers := runtime.GOMAXPROCS(0)
-	bufs := make([][]byte, workers)
-	errs := make([]error, workers)
-	for lo := 0; lo < n; lo += workers * blockRecords {
-		var wg sync.WaitGroup
-		for w := range workers {
-			a := lo + w*blockRecords
-			if a >= n {
-				break
-			}
-			b := min(a+blockRecords, n)
-			bufs[w] = bufs[w][:0]
-			wg.Go(func() { bufs[w], errs[w] = e.encodeBlock(fields, rec, a, b, bufs[w]) })
-		}
-		wg.Wait()
-		for w := range workers {
-			if lo+w*blockRecords >= n {
-				break
-			}
-			if errs[w] != nil {
-				e.err = errs[w]
-				return e.err
-			}
-			if _, err := s.w.Write(bufs[w]); err != nil {
-				e.err = err
-				return err
-			}
-		}
+	if err := codec.WriteRecords(s.w, c.Len(), rec, func(buf []byte, lo, hi int) error {
+		return e.encodeBlock(fields, rec, lo, hi, buf)
+	}); err != nil {
+		e.err = err
+		return err
 	}
-	e.written += int64(n)
+	e.written += int64(c.Len())
 	return nil
 }
 
-// encodeBlock appends the records of vertices [a, b) to buf.
-func (e *Encoder) encodeBlock(fields []binaryField, rec, a, b int, buf []byte) ([]byte, error) {
-	buf = append(buf, make([]byte, rec*(b-a))...)
+// encodeBlock fills buf with the records of vertices [a, b).
+func (e *Encoder) encodeBlock(fields []binaryField, rec, a, b int, buf []byte) error {
 	for _, f := range fields {
 		at := f.off
 		for j := a; j < b; j++ {
 			v := f.get(j)
 			if f.narrow && !fits(v, f.from, f.col.t) {
-				return buf, fmt.Errorf("ply: vertex %d: %s value %d does not fit PLY type %s", e.written+int64(j), f.attr.Name, f.attr.Int64(j), f.col.prop.Type)
+				return fmt.Errorf("ply: vertex %d: %s value %d does not fit PLY type %s", e.written+int64(j), f.attr.Name, f.attr.Int64(j), f.col.prop.Type)
 			}
 			f.put(buf[at:at+f.size], v)
 			at += rec
 		}
 	}
-	return buf, nil
+	return nil
 }
 
 // storeFunc returns a function storing size bytes of v in order.

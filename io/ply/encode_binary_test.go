@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codec"
 	"github.com/pctk/pctk/io/pcio"
 )
 
@@ -34,7 +35,7 @@ func TestWriteBinaryMatchesValuePath(t *testing.T) {
 	// the first such vertex.
 	a := c.Attr("a_int64")
 	a.SetUint64(n-5, 1<<40)
-	a.SetUint64(3*blockRecords+7, 1<<41)
+	a.SetUint64(3*codec.RecordBlock+7, 1<<41)
 	_, _, ferr, serr := encodeBothWays(t, c, n, "binary", "float")
 	if ferr == nil || serr == nil || ferr.Error() != serr.Error() {
 		t.Errorf("value too wide: parallel path error %v, value path error %v, want the same error", ferr, serr)
@@ -67,7 +68,7 @@ func encodeBothWays(t *testing.T, c *core.Cloud, n int, variant, coord string) (
 // batches of blocks.
 func binaryTestCloud() (*core.Cloud, int) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	n := 5*blockRecords + 123
+	n := 5*codec.RecordBlock + 123
 	c := core.New(n)
 	for i := range n {
 		c.X[i], c.Y[i], c.Z[i] = float64(rng.Float32()*1000), rng.NormFloat64()*1e6, float64(i)
