@@ -14,205 +14,165 @@ type Attribute struct {
 	Data any
 }
 
+// Number is the set of Go element types an attribute column can hold, one
+// per Type.
+type Number interface {
+	int8 | uint8 | int16 | uint16 | int32 | uint32 | int64 | uint64 | float32 | float64
+}
+
+// TypeOf returns the Type of a column of T values.
+func TypeOf[T Number]() Type {
+	var z T
+	switch any(z).(type) {
+	case int8:
+		return Int8
+	case uint8:
+		return Uint8
+	case int16:
+		return Int16
+	case uint16:
+		return Uint16
+	case int32:
+		return Int32
+	case uint32:
+		return Uint32
+	case int64:
+		return Int64
+	case uint64:
+		return Uint64
+	case float32:
+		return Float32
+	}
+	return Float64
+}
+
+// NewColumn returns a column named name holding data, its Type derived from
+// T, so that the Type and the data cannot disagree (a Float32 column holding
+// []float64 cannot be built). The column keeps data; it does not copy it.
+func NewColumn[T Number](name string, data []T) *Attribute {
+	return &Attribute{Name: name, Type: TypeOf[T](), Data: data}
+}
+
 // NewAttribute returns a zeroed column of n values of type t.
 func NewAttribute(name string, t Type, n int) *Attribute {
-	return &Attribute{Name: name, Type: t, Data: makeSlice(t, n)}
-}
-
-func makeSlice(t Type, n int) any {
-	switch t {
-	case Int8:
-		return make([]int8, n)
-	case Uint8:
-		return make([]uint8, n)
-	case Int16:
-		return make([]int16, n)
-	case Uint16:
-		return make([]uint16, n)
-	case Int32:
-		return make([]int32, n)
-	case Uint32:
-		return make([]uint32, n)
-	case Int64:
-		return make([]int64, n)
-	case Uint64:
-		return make([]uint64, n)
-	case Float32:
-		return make([]float32, n)
-	case Float64:
-		return make([]float64, n)
+	if !t.Valid() {
+		panic(fmt.Sprintf("core: NewAttribute with invalid type %v", t))
 	}
-	panic(fmt.Sprintf("core: NewAttribute with invalid type %v", t))
+	return &Attribute{Name: name, Type: t, Data: columnOps[t].make(n)}
 }
 
-// Len returns the number of values in the column.
+// ops are the operations on a column's data of one Type, written once for
+// every element type by opsOf: each method of Attribute is one look-up in
+// columnOps, instead of a switch over the ten types per method.
+type ops struct {
+	make       func(n int) any
+	len        func(d any) (int, bool) // false: d is not of this type
+	float64    func(d any, i int) float64
+	int64      func(d any, i int) int64
+	uint64     func(d any, i int) uint64
+	setUint64  func(d any, i int, v uint64)
+	setFloat64 func(d any, i int, v float64)
+	append     func(d, src any) any
+}
+
+// columnOps holds the operations of each valid Type.
+var columnOps = [...]ops{
+	Int8: opsOf[int8](), Uint8: opsOf[uint8](), Int16: opsOf[int16](), Uint16: opsOf[uint16](),
+	Int32: opsOf[int32](), Uint32: opsOf[uint32](), Int64: opsOf[int64](), Uint64: opsOf[uint64](),
+	Float32: opsOf[float32](), Float64: opsOf[float64](),
+}
+
+func opsOf[T Number]() ops {
+	return ops{
+		make: func(n int) any { return make([]T, n) },
+		len: func(d any) (int, bool) {
+			s, ok := d.([]T)
+			return len(s), ok
+		},
+		float64:    func(d any, i int) float64 { return float64(d.([]T)[i]) },
+		int64:      func(d any, i int) int64 { return int64(d.([]T)[i]) },
+		uint64:     func(d any, i int) uint64 { return toBits(d.([]T)[i]) },
+		setUint64:  func(d any, i int, v uint64) { d.([]T)[i] = fromBits[T](v) },
+		setFloat64: func(d any, i int, v float64) { d.([]T)[i] = T(v) },
+		append:     func(d, src any) any { return append(d.([]T), src.([]T)...) },
+	}
+}
+
+// toBits widens v to 64 bits: integers sign- or zero-extended, floats as
+// their IEEE bits.
+func toBits[T Number](v T) uint64 {
+	switch f := any(v).(type) {
+	case float32:
+		return uint64(math.Float32bits(f))
+	case float64:
+		return math.Float64bits(f)
+	}
+	return uint64(v)
+}
+
+// fromBits is toBits' inverse, truncating integers to T.
+func fromBits[T Number](v uint64) T {
+	var z T
+	switch any(z).(type) {
+	case float32:
+		return any(math.Float32frombits(uint32(v))).(T)
+	case float64:
+		return any(math.Float64frombits(v)).(T)
+	}
+	return T(v)
+}
+
+// ops returns the operations of the column's type; it panics, naming the
+// column, when the type is invalid.
+func (a *Attribute) ops() *ops {
+	if !a.Type.Valid() {
+		panic("core: attribute " + a.Name + " has invalid type " + a.Type.String())
+	}
+	return &columnOps[a.Type]
+}
+
+// Check reports a column whose Data does not hold the slice type its Type
+// names (a Float32 column holding []float64): columns built with NewColumn
+// or NewAttribute always pass.
+func (a *Attribute) Check() error {
+	if !a.Type.Valid() {
+		return fmt.Errorf("core: attribute %s has invalid type %v", a.Name, a.Type)
+	}
+	if _, ok := columnOps[a.Type].len(a.Data); !ok {
+		return fmt.Errorf("core: attribute %s is %v but holds %T", a.Name, a.Type, a.Data)
+	}
+	return nil
+}
+
+// Len returns the number of values in the column, 0 when its data does not
+// match its type (see Check).
 func (a *Attribute) Len() int {
-	switch d := a.Data.(type) {
-	case []int8:
-		return len(d)
-	case []uint8:
-		return len(d)
-	case []int16:
-		return len(d)
-	case []uint16:
-		return len(d)
-	case []int32:
-		return len(d)
-	case []uint32:
-		return len(d)
-	case []int64:
-		return len(d)
-	case []uint64:
-		return len(d)
-	case []float32:
-		return len(d)
-	case []float64:
-		return len(d)
+	if !a.Type.Valid() {
+		return 0
 	}
-	return 0
+	n, _ := columnOps[a.Type].len(a.Data)
+	return n
 }
 
 // Float64 returns value i converted to float64 (exact for every type except
 // 64-bit integers beyond 2^53).
-func (a *Attribute) Float64(i int) float64 {
-	switch d := a.Data.(type) {
-	case []int8:
-		return float64(d[i])
-	case []uint8:
-		return float64(d[i])
-	case []int16:
-		return float64(d[i])
-	case []uint16:
-		return float64(d[i])
-	case []int32:
-		return float64(d[i])
-	case []uint32:
-		return float64(d[i])
-	case []int64:
-		return float64(d[i])
-	case []uint64:
-		return float64(d[i])
-	case []float32:
-		return float64(d[i])
-	case []float64:
-		return d[i]
-	}
-	panic("core: attribute " + a.Name + " has no data")
-}
+func (a *Attribute) Float64(i int) float64 { return a.ops().float64(a.Data, i) }
 
 // Int64 returns value i as int64; floats are truncated toward zero and
 // uint64 values above MaxInt64 wrap.
-func (a *Attribute) Int64(i int) int64 {
-	switch d := a.Data.(type) {
-	case []int8:
-		return int64(d[i])
-	case []uint8:
-		return int64(d[i])
-	case []int16:
-		return int64(d[i])
-	case []uint16:
-		return int64(d[i])
-	case []int32:
-		return int64(d[i])
-	case []uint32:
-		return int64(d[i])
-	case []int64:
-		return d[i]
-	case []uint64:
-		return int64(d[i])
-	case []float32:
-		return int64(d[i])
-	case []float64:
-		return int64(d[i])
-	}
-	panic("core: attribute " + a.Name + " has no data")
-}
+func (a *Attribute) Int64(i int) int64 { return a.ops().int64(a.Data, i) }
 
 // Uint64 returns the raw bits of value i widened to 64 bits: integers are
 // sign- or zero-extended, floats give their IEEE bits. It is the lossless
 // accessor codecs use to copy values without conversion.
-func (a *Attribute) Uint64(i int) uint64 {
-	switch d := a.Data.(type) {
-	case []int8:
-		return uint64(d[i])
-	case []uint8:
-		return uint64(d[i])
-	case []int16:
-		return uint64(d[i])
-	case []uint16:
-		return uint64(d[i])
-	case []int32:
-		return uint64(d[i])
-	case []uint32:
-		return uint64(d[i])
-	case []int64:
-		return uint64(d[i])
-	case []uint64:
-		return d[i]
-	case []float32:
-		return uint64(math.Float32bits(d[i]))
-	case []float64:
-		return math.Float64bits(d[i])
-	}
-	panic("core: attribute " + a.Name + " has no data")
-}
+func (a *Attribute) Uint64(i int) uint64 { return a.ops().uint64(a.Data, i) }
 
 // SetUint64 stores raw bits v (as Uint64 returns them) at index i.
-func (a *Attribute) SetUint64(i int, v uint64) {
-	switch d := a.Data.(type) {
-	case []int8:
-		d[i] = int8(v)
-	case []uint8:
-		d[i] = uint8(v)
-	case []int16:
-		d[i] = int16(v)
-	case []uint16:
-		d[i] = uint16(v)
-	case []int32:
-		d[i] = int32(v)
-	case []uint32:
-		d[i] = uint32(v)
-	case []int64:
-		d[i] = int64(v)
-	case []uint64:
-		d[i] = v
-	case []float32:
-		d[i] = math.Float32frombits(uint32(v))
-	case []float64:
-		d[i] = math.Float64frombits(v)
-	default:
-		panic("core: attribute " + a.Name + " has no data")
-	}
-}
+func (a *Attribute) SetUint64(i int, v uint64) { a.ops().setUint64(a.Data, i, v) }
 
 // SetFloat64 stores v at index i, converting to the column's type (integer
 // types truncate toward zero; out-of-range values wrap as Go conversions do).
-func (a *Attribute) SetFloat64(i int, v float64) {
-	switch d := a.Data.(type) {
-	case []int8:
-		d[i] = int8(v)
-	case []uint8:
-		d[i] = uint8(v)
-	case []int16:
-		d[i] = int16(v)
-	case []uint16:
-		d[i] = uint16(v)
-	case []int32:
-		d[i] = int32(v)
-	case []uint32:
-		d[i] = uint32(v)
-	case []int64:
-		d[i] = int64(v)
-	case []uint64:
-		d[i] = uint64(v)
-	case []float32:
-		d[i] = float32(v)
-	case []float64:
-		d[i] = v
-	default:
-		panic("core: attribute " + a.Name + " has no data")
-	}
-}
+func (a *Attribute) SetFloat64(i int, v float64) { a.ops().setFloat64(a.Data, i, v) }
 
 // Range returns the minimum and maximum of the column, ignoring NaN values.
 // ok is false when the column is empty or holds only NaN.
@@ -249,27 +209,4 @@ func (a *Attribute) Select(idx []int) *Attribute {
 }
 
 // appendFrom appends the n values of src (same Type) to a.
-func (a *Attribute) appendFrom(src *Attribute) {
-	switch d := a.Data.(type) {
-	case []int8:
-		a.Data = append(d, src.Data.([]int8)...)
-	case []uint8:
-		a.Data = append(d, src.Data.([]uint8)...)
-	case []int16:
-		a.Data = append(d, src.Data.([]int16)...)
-	case []uint16:
-		a.Data = append(d, src.Data.([]uint16)...)
-	case []int32:
-		a.Data = append(d, src.Data.([]int32)...)
-	case []uint32:
-		a.Data = append(d, src.Data.([]uint32)...)
-	case []int64:
-		a.Data = append(d, src.Data.([]int64)...)
-	case []uint64:
-		a.Data = append(d, src.Data.([]uint64)...)
-	case []float32:
-		a.Data = append(d, src.Data.([]float32)...)
-	case []float64:
-		a.Data = append(d, src.Data.([]float64)...)
-	}
-}
+func (a *Attribute) appendFrom(src *Attribute) { a.Data = a.ops().append(a.Data, src.Data) }

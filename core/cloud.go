@@ -82,6 +82,9 @@ func (c *Cloud) AddAttr(name string, t Type) (*Attribute, error) {
 
 // SetAttr adds column a, replacing any column of the same name in place.
 func (c *Cloud) SetAttr(a *Attribute) error {
+	if err := a.Check(); err != nil {
+		return err
+	}
 	if a.Len() != c.Len() {
 		return fmt.Errorf("core: attribute %s has %d values for %d points", a.Name, a.Len(), c.Len())
 	}
@@ -105,7 +108,8 @@ func (c *Cloud) RemoveAttr(name string) {
 	}
 }
 
-// Validate checks that every column has one value per point and that every
+// Validate checks that every column holds the data its type names (see
+// Attribute.Check) and one value per point, and that every
 // coordinate is finite. The error names the first offending point.
 func (c *Cloud) Validate() error {
 	n := c.Len()
@@ -113,6 +117,9 @@ func (c *Cloud) Validate() error {
 		return fmt.Errorf("core: X, Y, Z have %d, %d, %d values", n, len(c.Y), len(c.Z))
 	}
 	for _, a := range c.Attrs {
+		if err := a.Check(); err != nil {
+			return err
+		}
 		if a.Len() != n {
 			return fmt.Errorf("core: attribute %s has %d values for %d points", a.Name, a.Len(), n)
 		}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -153,5 +154,49 @@ func TestLookupDimension(t *testing.T) {
 	}
 	if _, ok := LookupDimension("intensity"); ok {
 		t.Error("LookupDimension is case-insensitive; PDAL names are case-sensitive")
+	}
+}
+
+func TestNewColumnTypes(t *testing.T) {
+	tests := []struct {
+		col  *Attribute
+		want Type
+	}{
+		{NewColumn("a", []int8{-1}), Int8},
+		{NewColumn("a", []uint8{1}), Uint8},
+		{NewColumn("a", []int16{-1}), Int16},
+		{NewColumn("a", []uint16{1}), Uint16},
+		{NewColumn("a", []int32{-1}), Int32},
+		{NewColumn("a", []uint32{1}), Uint32},
+		{NewColumn("a", []int64{-1}), Int64},
+		{NewColumn("a", []uint64{1}), Uint64},
+		{NewColumn("a", []float32{-1.5}), Float32},
+		{NewColumn("a", []float64{-1.5}), Float64},
+	}
+	for _, tt := range tests {
+		if tt.col.Type != tt.want || tt.col.Check() != nil || tt.col.Len() != 1 {
+			t.Errorf("NewColumn(%T): type %v, check %v, len %d; want %v, nil, 1", tt.col.Data, tt.col.Type, tt.col.Check(), tt.col.Len(), tt.want)
+		}
+		// Raw bits survive a copy through Uint64/SetUint64 for every type.
+		b := NewAttribute("b", tt.want, 1)
+		b.SetUint64(0, tt.col.Uint64(0))
+		if b.Float64(0) != tt.col.Float64(0) || b.Int64(0) != tt.col.Int64(0) {
+			t.Errorf("%v: copy through Uint64 gives %v, want %v", tt.want, b.Float64(0), tt.col.Float64(0))
+		}
+	}
+}
+
+func TestMismatchedColumnRejected(t *testing.T) {
+	c := New(2)
+	bad := &Attribute{Name: "NormalX", Type: Float32, Data: []float64{1, 2}}
+	if err := c.SetAttr(bad); err == nil || !strings.Contains(err.Error(), "float32 but holds []float64") {
+		t.Errorf("SetAttr(Float32 holding []float64) = %v, want a type mismatch error", err)
+	}
+	c.Attrs = append(c.Attrs, bad)
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "NormalX") {
+		t.Errorf("Validate with a Float32 column holding []float64 = %v, want an error naming it", err)
+	}
+	if err := c.SetAttr(NewColumn("NormalX", []float32{1, 2})); err != nil {
+		t.Errorf("SetAttr(NewColumn) = %v", err)
 	}
 }

@@ -46,6 +46,19 @@ const (
 	DimNeighborCount     = "NeighborCount"
 	DimKnnMeanDistance   = "KnnMeanDistance"
 	DimOutlier           = "Outlier"
+	DimObjectID          = "ObjectID"
+	DimRadialDensity     = "RadialDensity"
+	// PDAL's covariance features (filters.covariancefeatures).
+	DimLinearity           = "Linearity"
+	DimPlanarity           = "Planarity"
+	DimScattering          = "Scattering"
+	DimVerticality         = "Verticality"
+	DimOmnivariance        = "Omnivariance"
+	DimAnisotropy          = "Anisotropy"
+	DimEigenentropy        = "Eigenentropy"
+	DimEigenvalueSum       = "EigenvalueSum"
+	DimSurfaceVariation    = "SurfaceVariation"
+	DimDemantkeVerticality = "DemantkeVerticality"
 )
 
 var dimensions = []Dimension{
@@ -80,6 +93,18 @@ var dimensions = []Dimension{
 	{DimNeighborCount, Uint32, "number of other points within the search radius"},
 	{DimKnnMeanDistance, Float32, "mean distance to the k nearest neighbours"},
 	{DimOutlier, Uint8, "1 when an outlier filter flagged the point"},
+	{DimObjectID, Int64, "ground-truth object of a synthetic scene, 0-based; -1 is noise"},
+	{DimRadialDensity, Float64, "points within a radius, itself included, per unit volume (PDAL)"},
+	{DimLinearity, Float64, "covariance feature (λ1-λ2)/λ1: larger in linear regions (PDAL)"},
+	{DimPlanarity, Float64, "covariance feature (λ2-λ3)/λ1: larger in planar regions (PDAL)"},
+	{DimScattering, Float64, "covariance feature λ3/λ1: larger in scattered 3D regions (PDAL)"},
+	{DimVerticality, Float64, "covariance feature: larger for vertical structure (PDAL)"},
+	{DimOmnivariance, Float64, "covariance feature: cube root of the eigenvalues' product (PDAL)"},
+	{DimAnisotropy, Float64, "covariance feature (λ1-λ3)/λ1 (PDAL)"},
+	{DimEigenentropy, Float64, "covariance feature -Σλ ln λ: larger in disordered regions (PDAL)"},
+	{DimEigenvalueSum, Float64, "sum of the covariance's eigenvalues (PDAL)"},
+	{DimSurfaceVariation, Float64, "covariance feature λ3/Σλ: larger where the surface varies (PDAL)"},
+	{DimDemantkeVerticality, Float64, "covariance feature 1-|v3·z|: larger for vertical structure (PDAL)"},
 }
 
 // LookupDimension returns the well-known dimension named name (case-sensitive,

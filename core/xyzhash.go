@@ -15,23 +15,24 @@ const (
 	fnvPrime64  = 1099511628211
 )
 
-// HashXYZ returns a 64-bit digest of the exact float64 coordinates, for
+// HashXYZ returns a 64-bit digest of the exact float64 coordinates x, y, z
+// (of equal length), for
 // records that must tell whether a cloud's points changed: the FNV-1a hash
 // of the little-endian bytes of x, y, z of each block of 65536 points,
 // blocks digested in parallel, then FNV-1a over the blocks' digests (8
 // little-endian bytes each) in order. The value depends only on the
 // coordinates, not on the number of cores; 4M points take a few
 // milliseconds where one sequential FNV-1a pass takes a quarter second.
-func (c *Cloud) HashXYZ() uint64 {
-	n := c.Len()
+func HashXYZ(x, y, z []float64) uint64 {
+	n := len(x)
 	blocks := make([]uint64, (n+hashBlock-1)/hashBlock)
 	par.For(par.Ranges(len(blocks), 1), func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
 			h := uint64(fnvOffset64)
 			for i := b * hashBlock; i < min((b+1)*hashBlock, n); i++ {
-				h = fnvWord(h, math.Float64bits(c.X[i]))
-				h = fnvWord(h, math.Float64bits(c.Y[i]))
-				h = fnvWord(h, math.Float64bits(c.Z[i]))
+				h = fnvWord(h, math.Float64bits(x[i]))
+				h = fnvWord(h, math.Float64bits(y[i]))
+				h = fnvWord(h, math.Float64bits(z[i]))
 			}
 			blocks[b] = h
 		}

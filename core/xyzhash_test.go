@@ -36,7 +36,7 @@ func TestHashXYZ(t *testing.T) {
 		want := ref(c)
 		for _, procs := range []int{1, 4} {
 			old := runtime.GOMAXPROCS(procs)
-			got := c.HashXYZ()
+			got := HashXYZ(c.X, c.Y, c.Z)
 			runtime.GOMAXPROCS(old)
 			if got != want {
 				t.Errorf("%d points, GOMAXPROCS %d: HashXYZ = %016x, want %016x", n, procs, got, want)
@@ -44,7 +44,7 @@ func TestHashXYZ(t *testing.T) {
 		}
 		if n > 0 {
 			c.Z[n-1] = math.Nextafter(c.Z[n-1], math.Inf(1))
-			if c.HashXYZ() == want {
+			if HashXYZ(c.X, c.Y, c.Z) == want {
 				t.Errorf("%d points: HashXYZ did not change with the last coordinate", n)
 			}
 		}

@@ -3,8 +3,8 @@ package dbscan
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -49,33 +49,27 @@ const (
 
 // Validate checks the options for a cloud of n points.
 func (o *Options) Validate(n int) error {
-	if math.IsNaN(o.Eps) || math.IsInf(o.Eps, 0) || o.Eps <= 0 {
-		return fmt.Errorf("dbscan: eps must be a positive finite number, got %g", o.Eps)
-	}
-	if float32(o.Eps) <= 0 || math.IsInf(float64(float32(o.Eps)), 0) {
-		return fmt.Errorf("dbscan: eps %g is out of float32 range", o.Eps)
+	if err := findneighbor.CheckRadius("dbscan", "eps", o.Eps, false); err != nil {
+		return err
 	}
 	if len(o.MinPts) == 0 {
-		return errors.New("dbscan: no min_pts value given")
+		return &findneighbor.ParamError{Op: "dbscan", Param: "min_pts", Value: "(none)", Want: "at least one value"}
 	}
 	for i, m := range o.MinPts {
-		if m < 1 {
-			return fmt.Errorf("dbscan: min_pts must be at least 1, got %d", m)
+		if err := findneighbor.CheckMin("dbscan", "min_pts", m, 1); err != nil {
+			return err
 		}
 		if slices.Contains(o.MinPts[:i], m) {
-			return fmt.Errorf("dbscan: min_pts %d given twice", m)
+			return &findneighbor.ParamError{Op: "dbscan", Param: "min_pts", Value: strconv.Itoa(m), Want: "each value once (given twice)"}
 		}
 	}
-	if o.MinClusterSize < 0 {
-		return fmt.Errorf("dbscan: min_cluster_size must not be negative, got %d", o.MinClusterSize)
+	if err := findneighbor.CheckMin("dbscan", "min_cluster_size", o.MinClusterSize, 0); err != nil {
+		return err
 	}
 	if o.Counts != nil && len(o.Counts) != n {
 		return fmt.Errorf("dbscan: %d precomputed counts for %d points", len(o.Counts), n)
 	}
-	if o.Workers < 0 {
-		return fmt.Errorf("dbscan: workers must not be negative, got %d", o.Workers)
-	}
-	return nil
+	return findneighbor.CheckMin("dbscan", "workers", o.Workers, 0)
 }
 
 // Run is the outcome of Cluster: the shared neighbour counts and one Result
@@ -120,12 +114,9 @@ type Result struct {
 // Cluster runs DBSCAN on the points xyz (interleaved x, y, z float32,
 // relative to a local origin; set z to 0 for 2D data) with backend b.
 func Cluster(xyz []float32, b findneighbor.Backend, opts Options) (*Run, error) {
-	if len(xyz)%3 != 0 {
-		return nil, fmt.Errorf("dbscan: %d coordinates is not a multiple of 3", len(xyz))
-	}
-	n := len(xyz) / 3
-	if n > math.MaxInt32 {
-		return nil, fmt.Errorf("dbscan: %d points exceed the limit of %d", n, math.MaxInt32)
+	n, err := findneighbor.CheckPoints("dbscan", xyz)
+	if err != nil {
+		return nil, err
 	}
 	if err := opts.Validate(n); err != nil {
 		return nil, err

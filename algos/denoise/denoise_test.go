@@ -1,13 +1,16 @@
 package denoise
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
 // line returns points on the x axis at the given positions.
@@ -212,16 +215,16 @@ func TestValidate(t *testing.T) {
 		want string // substring of the error, "" for none
 	}{
 		{"statistical zero value", StatisticalOptions{}.Validate(), ""},
-		{"statistical negative k", StatisticalOptions{K: -1}.Validate(), "K must be at least 1"},
+		{"statistical negative k", StatisticalOptions{K: -1}.Validate(), "k -1: want ≥ 1"},
 		{"statistical nan ratio", StatisticalOptions{StdRatio: math.NaN()}.Validate(), "finite"},
 		{"statistical inf ratio", StatisticalOptions{StdRatio: math.Inf(1)}.Validate(), "finite"},
 		{"statistical convention", StatisticalOptions{Convention: 7}.Validate(), "unknown convention"},
-		{"radius zero value", RadiusOptions{}.Validate(), "radius must be positive"},
-		{"radius negative", RadiusOptions{Radius: -1}.Validate(), "radius must be positive"},
-		{"radius nan", RadiusOptions{Radius: math.NaN()}.Validate(), "radius must be positive"},
-		{"radius beyond float32", RadiusOptions{Radius: 1e300}.Validate(), "radius must be positive"},
-		{"radius underflows float32", RadiusOptions{Radius: 1e-300}.Validate(), "radius must be positive"},
-		{"radius negative min", RadiusOptions{Radius: 1, MinNeighbors: -2}.Validate(), "must not be negative"},
+		{"radius zero value", RadiusOptions{}.Validate(), "radius 0: want a finite number > 0"},
+		{"radius negative", RadiusOptions{Radius: -1}.Validate(), "radius "},
+		{"radius nan", RadiusOptions{Radius: math.NaN()}.Validate(), "radius "},
+		{"radius beyond float32", RadiusOptions{Radius: 1e300}.Validate(), "float32 range"},
+		{"radius underflows float32", RadiusOptions{Radius: 1e-300}.Validate(), "radius "},
+		{"radius negative min", RadiusOptions{Radius: 1, MinNeighbors: -2}.Validate(), "min_neighbors -2: want ≥ 0"},
 		{"radius ok", RadiusOptions{Radius: .1, MinNeighbors: 5}.Validate(), ""},
 	}
 	for _, tc := range tests {
@@ -319,6 +322,34 @@ func TestKNNDistancesExact(t *testing.T) {
 				}
 			}
 			ref.Close()
+		}
+	}
+}
+
+// TestRadiusOnEveryBackend holds Radius to a brute-force count on every
+// usable backend, and to the cpu backend's flags (algotest).
+func TestRadiusOnEveryBackend(t *testing.T) {
+	for _, c := range fntest.Clouds(5, 500) {
+		for _, tc := range []struct {
+			r    float64
+			min  int
+			self bool
+		}{{0.05, 1, false}, {0.1, 3, false}, {0.1, 3, true}} {
+			counts := algotest.Counts(c.XYZ, float32(tc.r))
+			want := make([]bool, len(counts))
+			for i, n := range counts {
+				if tc.self {
+					n++
+				}
+				want[i] = int(n) < tc.min
+			}
+			algotest.Check(t, fmt.Sprintf("%s r=%g min=%d self=%v", c.Name, tc.r, tc.min, tc.self), func(b findneighbor.Backend) ([]bool, error) {
+				res, err := Radius(c.XYZ, b, RadiusOptions{Radius: tc.r, MinNeighbors: tc.min, CountSelf: tc.self})
+				if err != nil {
+					return nil, err
+				}
+				return res.Outlier, nil
+			}, want, algotest.Exact[bool])
 		}
 	}
 }

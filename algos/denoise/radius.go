@@ -2,7 +2,6 @@ package denoise
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
@@ -27,13 +26,10 @@ type RadiusOptions struct {
 
 // Validate reports whether the options make sense.
 func (o RadiusOptions) Validate() error {
-	if !(o.Radius > 0) || math.IsInf(o.Radius, 0) || !(float32(o.Radius) > 0) || math.IsInf(float64(float32(o.Radius)), 0) {
-		return fmt.Errorf("denoise: radius: radius must be positive and finite in float32, got %g", o.Radius)
+	if err := findneighbor.CheckRadius("denoise radius", "radius", o.Radius, false); err != nil {
+		return err
 	}
-	if o.MinNeighbors < 0 {
-		return fmt.Errorf("denoise: radius: min neighbours must not be negative, got %d", o.MinNeighbors)
-	}
-	return nil
+	return findneighbor.CheckMin("denoise radius", "min_neighbors", o.MinNeighbors, 0)
 }
 
 // RadiusResult is what Radius found.

@@ -1,7 +1,6 @@
 package denoise
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -92,11 +91,11 @@ func (o StatisticalOptions) withDefaults() StatisticalOptions {
 // Validate reports whether the options (after defaults) make sense.
 func (o StatisticalOptions) Validate() error {
 	o = o.withDefaults()
-	if o.K < 1 {
-		return fmt.Errorf("denoise: statistical: K must be at least 1, got %d", o.K)
+	if err := findneighbor.CheckMin("denoise statistical", "k", o.K, 1); err != nil {
+		return err
 	}
-	if math.IsNaN(o.StdRatio) || math.IsInf(o.StdRatio, 0) {
-		return fmt.Errorf("denoise: statistical: std ratio must be finite, got %g", o.StdRatio)
+	if err := findneighbor.CheckFloat("denoise statistical", "std_ratio", o.StdRatio); err != nil {
+		return err
 	}
 	if o.Convention != PCL && o.Convention != Open3D {
 		return fmt.Errorf("denoise: statistical: unknown convention %d", int(o.Convention))
@@ -237,13 +236,7 @@ func stddev(ss float64, n int, population bool) float64 {
 
 // pointCount checks that xyz holds whole points and returns their number.
 func pointCount(xyz []float32) (int, error) {
-	if len(xyz)%3 != 0 {
-		return 0, fmt.Errorf("denoise: %d coordinates is not a whole number of xyz points", len(xyz))
-	}
-	if len(xyz)/3 > math.MaxInt32 {
-		return 0, errors.New("denoise: more than 2^31-1 points")
-	}
-	return len(xyz) / 3, nil
+	return findneighbor.CheckPoints("denoise", xyz)
 }
 
 // knnDistances stores in sum[i] the sum of the distances from point i to

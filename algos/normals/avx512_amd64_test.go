@@ -5,15 +5,16 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pctk/pctk/algos/internal/eigen"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // TestEstimateSameWithoutAVX512 checks that the 8-lane solver changes no
 // bit of Estimate's result: KNN, radius and hybrid neighbourhoods, with
 // eigenvalues, on a noisy sphere (every orientation of surface) and on
-// lines and coincident points, solved with and without smallestEigen8.
+// lines and coincident points, solved with and without eigen.Smallest8.
 func TestEstimateSameWithoutAVX512(t *testing.T) {
-	if !hasAVX512 {
+	if !eigen.AVX512 {
 		t.Skip("no AVX-512 here: normals are solved one at a time anyway")
 	}
 	rng := rand.New(rand.NewPCG(21, 1))
@@ -31,9 +32,9 @@ func TestEstimateSameWithoutAVX512(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hasAVX512 = false
+		eigen.AVX512 = false
 		without, err := Estimate(xyz, cpu, o)
-		hasAVX512 = true
+		eigen.AVX512 = true
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/pctk/pctk/algos/internal/eigen"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -91,19 +93,22 @@ type Options struct {
 // Validate reports whether the options describe a neighbourhood.
 func (o Options) Validate() error {
 	r := o.Radius
+	if !math.IsInf(r, 1) {
+		if err := findneighbor.CheckRadius("normals", "radius", r, true); err != nil {
+			return err
+		}
+	}
 	switch {
-	case math.IsNaN(r) || r < 0 || math.IsInf(r, -1):
-		return fmt.Errorf("normals: radius %g, want > 0, or 0 for none", r)
-	case o.K < 0:
-		return fmt.Errorf("normals: k = %d, want ≥ %d, or 0 for none", o.K, MinPoints)
-	case o.K > 0 && o.K < MinPoints:
-		return fmt.Errorf("normals: k = %d counts the point itself; fewer than %d points define no plane", o.K, MinPoints)
+	case o.K != 0 && o.K < MinPoints:
+		return &findneighbor.ParamError{Op: "normals", Param: "k", Value: strconv.Itoa(o.K),
+			Want: fmt.Sprintf("≥ %d, the point itself included (fewer points define no plane), or 0 for none", MinPoints)}
 	case o.K == 0 && (r == 0 || math.IsInf(r, 1)):
 		return errors.New("normals: give a radius, k, or both")
 	case o.Orient < OrientNone || o.Orient > OrientConsistent:
 		return fmt.Errorf("normals: invalid orientation %d", int(o.Orient))
-	case o.OrientK < 0:
-		return fmt.Errorf("normals: orientation k = %d, want ≥ 0", o.OrientK)
+	}
+	if err := findneighbor.CheckMin("normals", "orient_k", o.OrientK, 0); err != nil {
+		return err
 	}
 	for _, v := range o.Viewpoint {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -235,7 +240,7 @@ var nan32 = float32(math.NaN())
 func (r *Result) setAll(pts []int32, m []findneighbor.Moment) (undefined int) {
 	var c [6][8]float64
 	var out [5][8]float64
-	var cov [8]sym3
+	var cov [8]eigen.Sym3
 	var ok [8]bool
 	for lo := 0; lo < len(m); lo += 8 {
 		n := min(8, len(m)-lo)
@@ -245,9 +250,9 @@ func (r *Result) setAll(pts []int32, m []findneighbor.Moment) (undefined int) {
 				c[e][j] = cov[j][e]
 			}
 		}
-		var done uint8 // the lanes solve8 solved
+		var done uint8 // the lanes Smallest8 solved
 		if n == 8 {
-			done = solve8(&c, &out)
+			done = eigen.Smallest8(&c, &out)
 		}
 		for j := range n {
 			i := int(pts[lo+j])
@@ -258,7 +263,7 @@ func (r *Result) setAll(pts []int32, m []findneighbor.Moment) (undefined int) {
 			case done>>j&1 == 1:
 				r.store(i, cov[j], out[0][j], [3]float64{out[1][j], out[2][j], out[3][j]})
 			default:
-				l0, v := smallestEigen(cov[j])
+				l0, v := eigen.Smallest(cov[j])
 				r.store(i, cov[j], l0, v)
 			}
 		}
@@ -269,19 +274,12 @@ func (r *Result) setAll(pts []int32, m []findneighbor.Moment) (undefined int) {
 // covariance returns the covariance of the neighbourhood whose moments
 // are m, the point itself (offset 0) added: Σddᵀ/n - d̄d̄ᵀ with n = m.N+1.
 // ok is false when n < MinPoints.
-func covariance(m findneighbor.Moment) (c sym3, ok bool) {
-	cnt := float64(m.N) + 1
-	if cnt < MinPoints {
+func covariance(m findneighbor.Moment) (c eigen.Sym3, ok bool) {
+	if int(m.N)+1 < MinPoints {
 		return c, false
 	}
-	inv := 1 / cnt // one division, not nine
-	mx, my, mz := m.Sum[0]*inv, m.Sum[1]*inv, m.Sum[2]*inv
-	o := &m.Outer
-	return sym3{
-		o[0]*inv - mx*mx, o[1]*inv - mx*my, o[2]*inv - mx*mz,
-		o[3]*inv - my*my, o[4]*inv - my*mz,
-		o[5]*inv - mz*mz,
-	}, true
+	c, _ = eigen.Covariance(m, 0)
+	return c, true
 }
 
 // setNaN gives point i NaN everywhere.
@@ -295,12 +293,12 @@ func (r *Result) setNaN(i int) {
 }
 
 // store sets point i's normal v and curvature from its covariance c and
-// smallest eigenvalue l0 (smallestEigen's, so that asking for the
+// smallest eigenvalue l0 (eigen.Smallest's, so that asking for the
 // eigenvalues changes neither), and its eigenvalues when r has the
 // columns.
-func (r *Result) store(i int, c sym3, l0 float64, v [3]float64) {
+func (r *Result) store(i int, c eigen.Sym3, l0 float64, v [3]float64) {
 	if r.Eigenvalues[0] != nil {
-		for j, l := range eigenSym3(c).Values {
+		for j, l := range eigen.Decompose(c).Values {
 			// The covariance is positive semi-definite; rounding may
 			// leave an eigenvalue slightly negative.
 			r.Eigenvalues[j][i] = float32(max(l, 0))

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pctk/pctk/algos/internal/eigen"
+	"github.com/pctk/pctk/algos/internal/eigen/eigentest"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
@@ -34,7 +36,7 @@ func (s *surface) add(rng *rand.Rand, p, n [3]float64, sigma float64, check bool
 }
 
 func unit(v [3]float64) [3]float64 {
-	l := math.Sqrt(dot(v, v))
+	l := math.Sqrt(eigen.Dot(v, v))
 	return [3]float64{v[0] / l, v[1] / l, v[2] / l}
 }
 
@@ -43,7 +45,7 @@ func unit(v [3]float64) [3]float64 {
 // returns the surface point and its normal. Points within margin of the
 // border are not checked.
 func patch(rng *rand.Rand, name string, c, n [3]float64, h, sigma, margin float64, fn func(p [3]float64) ([3]float64, [3]float64)) surface {
-	u, v := orthoBasis(n)
+	u, v := eigen.OrthoBasis(n)
 	s := surface{name: name}
 	m := int(1 / h)
 	for i := range m {
@@ -76,11 +78,11 @@ func sphereCap(rng *rand.Rand, c, n [3]float64, r, h, sigma float64) surface {
 // cylinderPatch bends a square patch onto the cylinder of radius r whose
 // axis, through c - r·n, is the patch's first tangent direction.
 func cylinderPatch(rng *rand.Rand, c, n [3]float64, r, h, sigma float64) surface {
-	axis, _ := orthoBasis(n)
+	axis, _ := eigen.OrthoBasis(n)
 	o := [3]float64{c[0] - r*n[0], c[1] - r*n[1], c[2] - r*n[2]}
 	return patch(rng, "cylinder patch", c, n, h, sigma, 0.1, func(p [3]float64) ([3]float64, [3]float64) {
 		d := [3]float64{p[0] - o[0], p[1] - o[1], p[2] - o[2]}
-		t := dot(d, axis)
+		t := eigen.Dot(d, axis)
 		radial := unit([3]float64{d[0] - t*axis[0], d[1] - t*axis[1], d[2] - t*axis[2]})
 		return [3]float64{o[0] + t*axis[0] + r*radial[0], o[1] + t*axis[1] + r*radial[1], o[2] + t*axis[2] + r*radial[2]}, radial
 	})
@@ -106,12 +108,12 @@ func sphere(rng *rand.Rand, c [3]float64, r float64, n int, sigma float64) surfa
 // product of float32 unit vectors would report 0.01° for parallel ones.
 func angleDeg(r *Result, i int, n [3]float64, unoriented bool) float64 {
 	a := r.normal(i)
-	c := cross(a, n)
-	d := dot(a, n)
+	c := eigen.Cross(a, n)
+	d := eigen.Dot(a, n)
 	if unoriented {
 		d = math.Abs(d)
 	}
-	return math.Atan2(math.Sqrt(dot(c, c)), d) * 180 / math.Pi
+	return math.Atan2(math.Sqrt(eigen.Dot(c, c)), d) * 180 / math.Pi
 }
 
 // randomDirs returns m random unit vectors plus the three axes, which are
@@ -284,16 +286,16 @@ func bruteNormal(xyz []float32, i int, o Options) (vals [3]float64, vecs [3][3]f
 			mean[k] += q[k] / float64(len(all))
 		}
 	}
-	var c sym3
+	var c eigen.Sym3
 	for _, e := range all {
 		q := p(e.j)
 		d := [3]float64{q[0] - mean[0], q[1] - mean[1], q[2] - mean[2]}
-		c = sym3{c[0] + d[0]*d[0], c[1] + d[0]*d[1], c[2] + d[0]*d[2], c[3] + d[1]*d[1], c[4] + d[1]*d[2], c[5] + d[2]*d[2]}
+		c = eigen.Sym3{c[0] + d[0]*d[0], c[1] + d[0]*d[1], c[2] + d[0]*d[2], c[3] + d[1]*d[1], c[4] + d[1]*d[2], c[5] + d[2]*d[2]}
 	}
 	for k := range c {
 		c[k] /= float64(len(all))
 	}
-	vals, vecs = jacobiEigen(c)
+	vals, vecs = eigentest.Jacobi(c)
 	return vals, vecs, true
 }
 
@@ -314,8 +316,8 @@ func TestDegenerate(t *testing.T) {
 		dir := unit([3]float64{1, 2, 3})
 		for i := range 20 {
 			n := r.normal(i)
-			if l := math.Sqrt(dot(n, n)); math.Abs(l-1) > 1e-6 || math.Abs(dot(n, dir)) > 1e-4 {
-				t.Errorf("%s line point %d: normal %v (length %g, ·direction %g), want a unit vector ⊥ the line", b.Name(), i, n, l, dot(n, dir))
+			if l := math.Sqrt(eigen.Dot(n, n)); math.Abs(l-1) > 1e-6 || math.Abs(eigen.Dot(n, dir)) > 1e-4 {
+				t.Errorf("%s line point %d: normal %v (length %g, ·direction %g), want a unit vector ⊥ the line", b.Name(), i, n, l, eigen.Dot(n, dir))
 			}
 			if r.Curvature[i] != 0 && r.Curvature[i] > 1e-6 {
 				t.Errorf("%s line point %d: curvature %g, want 0", b.Name(), i, r.Curvature[i])
@@ -328,7 +330,7 @@ func TestDegenerate(t *testing.T) {
 		}
 		for i := range 10 {
 			n := r.normal(i)
-			if l := math.Sqrt(dot(n, n)); math.Abs(l-1) > 1e-6 || r.Curvature[i] != 0 {
+			if l := math.Sqrt(eigen.Dot(n, n)); math.Abs(l-1) > 1e-6 || r.Curvature[i] != 0 {
 				t.Errorf("%s coincident point %d: normal %v, curvature %g; want a unit normal and 0", b.Name(), i, n, r.Curvature[i])
 			}
 		}
@@ -438,7 +440,7 @@ func TestInvariants(t *testing.T) {
 					if s := l0 + l1 + l2; s > 0 {
 						want = l0 / s
 					}
-					if math.Abs(math.Sqrt(dot(nv, nv))-1) > 1e-6 || !(0 <= l0 && l0 <= l1 && l1 <= l2) ||
+					if math.Abs(math.Sqrt(eigen.Dot(nv, nv))-1) > 1e-6 || !(0 <= l0 && l0 <= l1 && l1 <= l2) ||
 						!(c >= 0 && c <= 1.0/3+1e-6) || math.Abs(c-want) > 1e-6 {
 						t.Fatalf("%s %s k=%d point %d: normal %v, eigenvalues %g %g %g, curvature %g (seed %d)",
 							b.Name(), g.name, k, i, nv, l0, l1, l2, c, seed)

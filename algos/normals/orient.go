@@ -3,6 +3,8 @@ package normals
 import (
 	"fmt"
 	"math"
+
+	"github.com/pctk/pctk/algos/internal/eigen"
 )
 
 // orientToward flips each defined normal so that it points toward +Z (up)
@@ -79,7 +81,7 @@ func orientConsistent(r *Result, xyz []float32, k int, knn func(k int, nbr []int
 			v := h.pop()
 			done[v] = true
 			nv := r.normal(int(v))
-			if p := parent[v]; p >= 0 && dot(r.normal(int(p)), nv) < 0 {
+			if p := parent[v]; p >= 0 && eigen.Dot(r.normal(int(p)), nv) < 0 {
 				r.flip(int(v))
 				nv = [3]float64{-nv[0], -nv[1], -nv[2]}
 			}
@@ -91,7 +93,7 @@ func orientConsistent(r *Result, xyz []float32, k int, knn func(k int, nbr []int
 				if done[u] {
 					continue
 				}
-				w := float32(1 - math.Abs(dot(nv, r.normal(int(u)))))
+				w := float32(1 - math.Abs(eigen.Dot(nv, r.normal(int(u)))))
 				if h.update(u, w) {
 					parent[u] = v
 				}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/pctk/pctk/algos/internal/eigen"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
@@ -40,7 +41,7 @@ func concat(ss ...surface) surface {
 func countAgainst(r *Result, want [][3]float64) int {
 	bad := 0
 	for i, w := range want {
-		if d := dot(r.normal(i), w); d < 0 || math.IsNaN(d) {
+		if d := eigen.Dot(r.normal(i), w); d < 0 || math.IsNaN(d) {
 			bad++
 		}
 	}
@@ -88,7 +89,7 @@ func TestOrientConsistent(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range n {
-				if dot(r.normal(i), rr.normal(n-1-i)) < 0 {
+				if eigen.Dot(r.normal(i), rr.normal(n-1-i)) < 0 {
 					t.Errorf("%s case %d %s: point %d oriented differently when the cloud is reversed", b.Name(), ci, c.s.name, i)
 					break
 				}
@@ -156,7 +157,7 @@ func TestOrientToward(t *testing.T) {
 		for i, n := range s.normal {
 			// Points with n_z > 0.05 (3°, above the sphere's 2° error bound)
 			// see a viewpoint 1e6 above: outward.
-			if n[2] > 0.05 && dot(r.normal(i), n) < 0 {
+			if n[2] > 0.05 && eigen.Dot(r.normal(i), n) < 0 {
 				t.Fatalf("%s viewpoint above: point %d (true normal %v) got %v", b.Name(), i, n, r.normal(i))
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
@@ -35,20 +36,6 @@ const pcdDir = "../../../shared/data/pcd"
 
 // scans are the real clouds compared with the peers.
 var scans = []string{"table_scene_lms400.pcd", "bun0.pcd"}
-
-// requirePeer skips the test when a peer is missing, or fails it under
-// CI=true, where .ci/deps/debian-peers.sh must have installed it.
-func requirePeer(t *testing.T, what string, err error) {
-	t.Helper()
-	if err == nil {
-		return
-	}
-	msg := fmt.Sprintf("%s is not available (%v); .ci/deps/debian-peers.sh installs it", what, err)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
 
 // maxBrutePoints bounds the subsample compared when only the brute backend
 // runs (O(N²)), or with -short.
@@ -143,27 +130,6 @@ func comparePeer(r *Result, px, py, pz, peerCurv []float32) peerStats {
 	return s
 }
 
-// medianSpacing returns the median of the distances from each point to its
-// 4 nearest neighbours, leaving out duplicates (every point of bun0.pcd is
-// there twice or four times), to scale a radius to the cloud.
-func medianSpacing(t *testing.T, b findneighbor.Backend, xyz []float32) float64 {
-	t.Helper()
-	ix, err := b.Build(xyz, float32(math.Inf(1)), findneighbor.BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	const k = 4
-	n := len(xyz) / 3
-	idx, dist := make([]int32, k*n), make([]float32, k*n)
-	if err := ix.KNearest(nil, k, idx, dist); err != nil {
-		t.Fatal(err)
-	}
-	dist = slices.DeleteFunc(dist, func(d float32) bool { return d == 0 || math.IsInf(float64(d), 1) })
-	slices.Sort(dist)
-	return float64(dist[len(dist)/2])
-}
-
 // collinearTol bounds λ1/λ2 of the neighbourhoods where PCL's float32
 // eigen33 finds no eigenvector: for (nearly) collinear points every cross
 // product of rows of C - λ0 I vanishes and PCL normalises a zero vector.
@@ -207,13 +173,13 @@ const radiusScan = "table_scene_lms400.pcd"
 // the curvature check: that is what makes the comparison meaningful.
 func TestAgainstPCL(t *testing.T) {
 	exe, err := exec.LookPath("pcl_normal_estimation")
-	requirePeer(t, "pcl_normal_estimation (Debian pcl-tools)", err)
+	algotest.RequirePeer(t, "pcl_normal_estimation (Debian pcl-tools)", err)
 	for _, name := range scans {
 		t.Run(name, func(t *testing.T) {
 			b, path, xyz := peerInput(t, name)
 			cases := []Options{{K: peerK}}
 			if name == radiusScan {
-				cases = append(cases, Options{Radius: 3 * medianSpacing(t, b, xyz)})
+				cases = append(cases, Options{Radius: 3 * algotest.MedianSpacing(t, b, xyz)})
 			}
 			for _, opts := range cases {
 				args := []string{"-k", strconv.Itoa(opts.K)}
@@ -296,13 +262,13 @@ const python3 = "/usr/bin/python3"
 // (0, 0, 1) where pctk gives NaN; the test requires exactly that there.
 func TestAgainstOpen3D(t *testing.T) {
 	err := exec.Command(python3, "-c", "import open3d").Run()
-	requirePeer(t, "Open3D for "+python3+" (Debian python3-open3d)", err)
+	algotest.RequirePeer(t, "Open3D for "+python3+" (Debian python3-open3d)", err)
 	for _, name := range scans {
 		t.Run(name, func(t *testing.T) {
 			b, path, xyz := peerInput(t, name)
 			cases := []Options{{K: peerK}}
 			if name == radiusScan {
-				cases = append(cases, Options{K: peerK, Radius: 3 * medianSpacing(t, b, xyz)})
+				cases = append(cases, Options{K: peerK, Radius: 3 * algotest.MedianSpacing(t, b, xyz)})
 			}
 			for _, opts := range cases {
 				out := filepath.Join(t.TempDir(), "o3d.bin")

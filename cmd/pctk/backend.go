@@ -44,11 +44,14 @@ func parseDims(c *cli.Context) (dims string, flat bool, err error) {
 // here is an error, never a silent fallback. cpuWork says the command is
 // one the cpu backend does faster than the GPU backends measured so far
 // (PCA normals, any neighbourhood; statistical outlier removal), for which
-// "auto" takes the cpu backend (backendName). An unknown name fails at
-// once; the probe and the device's start-up run in the background
-// (startBackend), and a backend that cannot run fails at its first Build.
-func backend(c *cli.Context, cpuWork bool) (findneighbor.Backend, error) {
-	return startBackend(backendName(c.String("backend"), cpuWork))
+// "auto" takes the cpu backend (backendName). An unknown name is a usage
+// error at once (checkBackend); the probe and the device's start-up run in
+// the background (startBackend) until the caller resolves the result.
+func backend(c *cli.Context, cpuWork bool) (*pendingBackend, error) {
+	if err := checkBackend("--backend", c.String("backend")); err != nil {
+		return nil, err
+	}
+	return startBackend(backendName(c.String("backend"), cpuWork)), nil
 }
 
 // backendName returns the backend to get for --backend name: the cpu
@@ -65,4 +68,23 @@ func backendName(name string, cpuWork bool) string {
 		return "cpu"
 	}
 	return name
+}
+
+// checkBackend returns a usage error naming flag when name is not a
+// backend pctk knows ("auto" and "" included, in any case): a name no build
+// has is a mistake in the call, while a known backend that cannot run here
+// (cuda without a GPU) is an error of the machine, found by Get.
+func checkBackend(flag, name string) error {
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "" || name == "auto" {
+		return nil
+	}
+	var names []string
+	for _, b := range findneighbor.Backends() {
+		if b.Name() == name {
+			return nil
+		}
+		names = append(names, b.Name())
+	}
+	return usagef("%s: unknown backend %q (known: auto, %s)", flag, name, strings.Join(names, ", "))
 }

@@ -33,6 +33,7 @@ func init() {
 			&cli.IntFlag{Name: "repeat", Value: 5, Usage: "runs per operation (median reported)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for generated points"},
 			&cli.BoolFlag{Name: "json", Usage: "print results as JSON"},
+			salvageFlag,
 			&cli.StringFlag{Name: "cpuprofile", Usage: "with --e2e: write a CPU profile of the runs to `FILE` (go tool pprof)"},
 			&cli.BoolFlag{Name: "e2e", Usage: "time whole `pctk dbscan` commands on FILE (--eps, --min-pts, --backends, --repeat) split into start-up, read, upload, build, query, download, write, next to `pctk convert` of FILE"},
 		},
@@ -51,21 +52,29 @@ type benchRow struct {
 }
 
 func runBench(c *cli.Context) error {
+	names := strings.Split(c.String("backends"), ",")
+	for _, name := range names {
+		if err := checkBackend("--backends", name); err != nil {
+			return err
+		}
+	}
+	if c.Int("repeat") < 1 {
+		return usagef("--repeat: want at least 1 run, got %d", c.Int("repeat"))
+	}
 	if c.Bool("e2e") {
 		return runBenchE2E(c)
 	}
-	xyz, eps, err := benchPoints(c)
-	if err != nil {
-		return err
-	}
-	n := len(xyz) / 3
-	names := strings.Split(c.String("backends"), ",")
 	ops := strings.Split(c.String("ops"), ",")
 	for _, op := range ops {
 		if !slices.Contains([]string{"counts", "knn", "moments", "dbscan", "kmoments"}, op) {
 			return usagef("unknown op %q", op)
 		}
 	}
+	xyz, eps, err := benchPoints(c)
+	if err != nil {
+		return err
+	}
+	n := len(xyz) / 3
 	infof("bench: %d points, eps %g, backends %s, ops %s, repeat %d", n, eps, strings.Join(names, ","), strings.Join(ops, ","), c.Int("repeat"))
 	var rows []benchRow
 	base := map[string]float64{}
@@ -119,7 +128,7 @@ func benchPoints(c *cli.Context) ([]float32, float64, error) {
 		if c.Float64("eps") <= 0 {
 			return nil, 0, usagef("bench FILE needs --eps")
 		}
-		cloud, _, err := readCloud(c.Args().First())
+		cloud, _, err := readCloud(c, c.Args().First())
 		if err != nil {
 			return nil, 0, err
 		}

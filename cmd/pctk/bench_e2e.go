@@ -73,7 +73,7 @@ type e2eBackend struct {
 
 func (b e2eBackend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
 	t := time.Now()
-	if b.Backend.Name() == fncuda.Name { // Name waits for the backend's resolution
+	if b.Backend.Name() == fncuda.Name {
 		if st, ok := fncuda.Started(); ok {
 			b.p.row.Start = ms(st.Total)
 		}
@@ -155,7 +155,10 @@ func runBenchE2E(c *cli.Context) error {
 	for _, name := range strings.Split(c.String("backends"), ",") {
 		for r := range max(1, c.Int("repeat")) {
 			p := &e2eProbe{row: e2eRow{Backend: name, Run: r + 1}}
-			observeBackend = func(b findneighbor.Backend) findneighbor.Backend { return e2eBackend{Backend: b, p: p} }
+			observeBackend = func(b findneighbor.Backend, waited time.Duration) findneighbor.Backend {
+				p.add(&p.row.StartWait, waited)
+				return e2eBackend{Backend: b, p: p}
+			}
 			sum := filepath.Join(dir, "summary.json")
 			t0 := time.Now()
 			if code := run([]string{"pctk", "-q", "dbscan", "--backend", name, "--eps", eps, "--min-pts", c.String("min-pts"),

@@ -20,7 +20,7 @@ func init() {
 		ArgsUsage: "IN OUT",
 		Description: "The output format comes from --format or OUT's extension. Conversions stream in\n" +
 			"chunks when both formats can, so files larger than memory convert.",
-		Flags: []cli.Flag{formatFlag,
+		Flags: []cli.Flag{formatFlag, salvageFlag, forceFlag,
 			&cli.IntFlag{Name: "sample", Usage: "for STL input: sample N points uniformly over the surface (area-weighted) instead of taking the vertices"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for --sample"},
 		},
@@ -31,6 +31,9 @@ func init() {
 func runConvert(c *cli.Context) error {
 	in, out, err := inOut(c)
 	if err != nil {
+		return err
+	}
+	if err := checkOutputs(c, out); err != nil {
 		return err
 	}
 	f, r, closer, err := pcio.Open(in)
@@ -52,9 +55,9 @@ func runConvert(c *cli.Context) error {
 		if n < 1 {
 			return usagef("--sample needs a positive number of points")
 		}
-		cloud, err := stl.Sample(r, n, c.Uint64("seed"))
+		cloud, err := stl.Sample(r, n, c.Uint64("seed"), readOptions(c, in))
 		if err != nil {
-			return fmt.Errorf("%s: %w", in, err)
+			return fmt.Errorf("%s: %w", pcio.Name(in), err)
 		}
 		if err := writeCloud(c, out, cloud, f); err != nil {
 			return err
@@ -62,17 +65,19 @@ func runConvert(c *cli.Context) error {
 		infof("sampled %d points from the surface of %s into %s (%s)", n, in, out, of.Name)
 		return nil
 	}
-	if f.NewDecoder != nil && of.NewEncoder != nil {
-		n, err := streamConvert(in, f, r, of, variant, out)
+	// A salvaged read may find the cut only at the end of the data, when a
+	// streaming encoder has announced the promised count: read it whole.
+	if f.NewDecoder != nil && of.NewEncoder != nil && !c.Bool(salvageFlag.Name) {
+		n, err := streamConvert(c, in, f, r, of, variant, out)
 		if err != nil {
-			return fmt.Errorf("convert %s: %w", in, err)
+			return err
 		}
 		infof("converted %d points from %s (%s) to %s (%s)", n, in, f.Name, out, of.Name)
 		return nil
 	}
-	cloud, err := f.Decode(r)
+	cloud, err := f.Decode(r, readOptions(c, in))
 	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
+		return fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
 	warnRead(in, f, &cloud.Meta)
 	if err := writeCloud(c, out, cloud, f); err != nil {
@@ -82,14 +87,16 @@ func runConvert(c *cli.Context) error {
 	return nil
 }
 
-// streamConvert copies points chunk by chunk from a decoder of format f to
-// an encoder of format of, writing path atomically.
-func streamConvert(in string, f *pcio.Format, r io.Reader, of *pcio.Format, variant, path string) (int64, error) {
+// streamConvert copies points chunk by chunk from a decoder of format f
+// reading in to an encoder of format of, writing path atomically. Errors
+// name in when reading failed, path when writing did.
+func streamConvert(c *cli.Context, in string, f *pcio.Format, r io.Reader, of *pcio.Format, variant, path string) (int64, error) {
 	dec, err := f.NewDecoder(r)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
 	var n int64
+	var readErr error
 	err = pcio.WriteAtomic(path, func(w io.Writer) error {
 		enc, err := of.NewEncoder(w, dec.Header(), variant)
 		if err != nil {
@@ -101,7 +108,8 @@ func streamConvert(in string, f *pcio.Format, r io.Reader, of *pcio.Format, vari
 				break
 			}
 			if err != nil {
-				return err
+				readErr = fmt.Errorf("%s: %w", pcio.Name(in), err)
+				return readErr
 			}
 			if err := enc.Write(chunk); err != nil {
 				return err
@@ -109,9 +117,13 @@ func streamConvert(in string, f *pcio.Format, r io.Reader, of *pcio.Format, vari
 			n += int64(chunk.Len())
 		}
 		return enc.Close()
-	})
-	if err == nil {
-		warnRead(in, f, &dec.Header().Meta)
+	}, writeOptions(c))
+	switch {
+	case readErr != nil:
+		return n, readErr
+	case err != nil:
+		return n, fmt.Errorf("write %s: %w", path, err)
 	}
-	return n, err
+	warnRead(in, f, &dec.Header().Meta)
+	return n, nil
 }

@@ -203,9 +203,9 @@ endsolid sq
 	}
 }
 
-func TestReadWarningsReachTheUser(t *testing.T) {
-	// A LAS file cut short: the reader goes on with the points it has and
-	// says so; pctk must pass that on, not convert silently.
+func TestSalvageReachesTheUser(t *testing.T) {
+	// A LAS file cut short: an error naming the file and the counts, unless
+	// --salvage, which converts the points there are and says so.
 	data, err := os.ReadFile(sample)
 	if err != nil {
 		t.Fatal(err)
@@ -216,14 +216,28 @@ func TestReadWarningsReachTheUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, out := range []string{"o.ply", "o.las"} {
-		cmd := pctkCmd(t, "convert", cut, filepath.Join(dir, out))
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("convert %s: %v\n%s", out, err, stderr.String())
-		}
-		if !bytes.Contains(stderr.Bytes(), []byte("cut.las: warning: header promises 21932 points")) {
-			t.Errorf("convert of a truncated LAS to %s printed %q, want a warning naming the file and the promised count", out, stderr.String())
+		for _, salvage := range []bool{false, true} {
+			args := []string{"convert", cut, filepath.Join(dir, out)}
+			if salvage {
+				args = append(args, "--salvage")
+			}
+			cmd := pctkCmd(t, args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			if (err == nil) != salvage {
+				t.Fatalf("pctk %v: %v\n%s", args, err, stderr.String())
+			}
+			want := "cut.las: las: file cut short at byte offset 100000: header promises 21932 points (number of point records, byte offset 107), 4983 present"
+			if salvage {
+				want = "cut.las: warning: salvaged: las: file cut short"
+				if n := readTestCloud(t, filepath.Join(dir, out)).Len(); n != 4983 {
+					t.Errorf("pctk %v wrote %d points, want the 4983 present", args, n)
+				}
+			}
+			if !bytes.Contains(stderr.Bytes(), []byte(want)) {
+				t.Errorf("pctk %v printed %q, want %q", args, stderr.String(), want)
+			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/pctk/pctk/core"
@@ -18,6 +19,7 @@ func init() {
 		ArgsUsage: "FILE",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the facts as JSON"},
+			salvageFlag,
 		},
 		Action: runInfo,
 	})
@@ -25,14 +27,21 @@ func init() {
 
 // infoReport is what "pctk info" prints; its JSON form is stable.
 type infoReport struct {
-	File       string       `json:"file"`
-	Format     string       `json:"format"`
-	Points     int          `json:"points"`
-	Bounds     *core.Bounds `json:"bounds,omitempty"`
-	Attributes []attrInfo   `json:"attributes"`
-	CRS        *crsInfo     `json:"crs,omitempty"`
-	Comments   []string     `json:"comments,omitempty"`
-	Header     []pcio.Fact  `json:"header,omitempty"`
+	File       string      `json:"file"`
+	Format     string      `json:"format"`
+	Points     int         `json:"points"`
+	Bounds     *boundsInfo `json:"bounds,omitempty"`
+	Attributes []attrInfo  `json:"attributes"`
+	CRS        *crsInfo    `json:"crs,omitempty"`
+	Comments   []string    `json:"comments,omitempty"`
+	Header     []pcio.Fact `json:"header,omitempty"`
+}
+
+// boundsInfo is the cloud's bounding box, with lower-case JSON keys like
+// every other key of the report.
+type boundsInfo struct {
+	Min [3]float64 `json:"min"`
+	Max [3]float64 `json:"max"`
 }
 
 type attrInfo struct {
@@ -53,7 +62,7 @@ func runInfo(c *cli.Context) error {
 		return usagef("info needs exactly one FILE (or - for stdin), got %d argument(s)", c.NArg())
 	}
 	path := c.Args().First()
-	cloud, f, err := readCloud(path)
+	cloud, f, err := readCloud(c, path)
 	if err != nil {
 		return err
 	}
@@ -68,7 +77,7 @@ func runInfo(c *cli.Context) error {
 func describe(path string, f *pcio.Format, cloud *core.Cloud) infoReport {
 	r := infoReport{File: path, Format: f.Name, Points: cloud.Len(), Comments: cloud.Meta.Comments, Attributes: []attrInfo{}}
 	if b, ok := cloud.Bounds(); ok {
-		r.Bounds = &b
+		r.Bounds = &boundsInfo{Min: b.Min, Max: b.Max}
 	}
 	for _, a := range cloud.Attrs {
 		ai := attrInfo{Name: a.Name, Type: a.Type.String()}
@@ -91,9 +100,9 @@ func printInfo(w io.Writer, r infoReport) {
 	fmt.Fprintf(w, "format:     %s\n", r.Format)
 	fmt.Fprintf(w, "points:     %d\n", r.Points)
 	if b := r.Bounds; b != nil {
-		fmt.Fprintf(w, "bounds:     X [%.17g, %.17g]\n", b.Min[0], b.Max[0])
-		fmt.Fprintf(w, "            Y [%.17g, %.17g]\n", b.Min[1], b.Max[1])
-		fmt.Fprintf(w, "            Z [%.17g, %.17g]\n", b.Min[2], b.Max[2])
+		fmt.Fprintf(w, "bounds:     X [%s, %s]\n", number(b.Min[0]), number(b.Max[0]))
+		fmt.Fprintf(w, "            Y [%s, %s]\n", number(b.Min[1]), number(b.Max[1]))
+		fmt.Fprintf(w, "            Z [%s, %s]\n", number(b.Min[2]), number(b.Max[2]))
 	}
 	switch crs := r.CRS; {
 	case crs == nil:
@@ -108,7 +117,7 @@ func printInfo(w io.Writer, r infoReport) {
 	fmt.Fprintf(w, "attributes: %d\n", len(r.Attributes))
 	for _, a := range r.Attributes {
 		if a.Min != nil {
-			fmt.Fprintf(w, "  %-20s %-8s [%g, %g]\n", a.Name, a.Type, *a.Min, *a.Max)
+			fmt.Fprintf(w, "  %-20s %-8s [%s, %s]\n", a.Name, a.Type, number(*a.Min), number(*a.Max))
 		} else {
 			fmt.Fprintf(w, "  %-20s %-8s\n", a.Name, a.Type)
 		}
@@ -124,6 +133,10 @@ func printInfo(w io.Writer, r infoReport) {
 		fmt.Fprintf(w, "comment:    %s\n", cm)
 	}
 }
+
+// number formats v as the shortest decimal that reads back as v, without
+// an exponent: 2230738.84, not 2230738.8399999999 or 2.23073884e+06.
+func number(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // firstLine returns s up to its first newline, cut to n bytes.
 func firstLine(s string, n int) string {

@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/pctk/pctk/core"
@@ -18,6 +21,71 @@ var formatFlag = &cli.StringFlag{
 	Usage: "output format: ply, ply-ascii, ply-binary, ply-binary-be, pcd, pcd-ascii, pcd-binary, pcd-compressed, las, las-1.2, las-1.3, las-1.4 (default: from OUT's extension)",
 }
 
+// salvageFlag is --salvage, one definition for every command that reads a
+// cloud: it reads what a damaged input holds instead of failing
+// (pcio.ReadOptions.Salvage), and says so on stderr.
+var salvageFlag = &cli.BoolFlag{
+	Name:  "salvage",
+	Usage: "read what a damaged IN holds instead of failing (the whole points before the cut of a file cut short), with a warning",
+}
+
+// forceFlag is --force, one definition for every command that writes a
+// file (pcio.WriteOptions.Force).
+var forceFlag = &cli.BoolFlag{
+	Name:  "force",
+	Usage: "replace OUT even when it is read-only, and write binary data to a terminal",
+}
+
+// readOptions returns the read options --salvage asks for; the defects it
+// reads past are printed as warnings naming path.
+func readOptions(c *cli.Context, path string) pcio.ReadOptions {
+	return pcio.ReadOptions{Salvage: c.Bool(salvageFlag.Name), Warn: func(err error) {
+		infof("pctk: %s: warning: salvaged: %v", pcio.Name(path), err)
+	}}
+}
+
+// writeOptions returns the write options --force asks for.
+func writeOptions(c *cli.Context) pcio.WriteOptions {
+	return pcio.WriteOptions{Force: c.Bool(forceFlag.Name)}
+}
+
+// checkOutputs checks, before any work, that every output path (OUT and
+// side outputs such as --summary; "" for one not asked for) can be written
+// (pcio.CheckOutput: its folder exists and takes files, it is not
+// read-only unless --force) and that no two name the same file, so that a
+// command never fails after its work, or after replacing OUT.
+func checkOutputs(c *cli.Context, paths ...string) error {
+	seen := map[string]string{}
+	for _, p := range paths {
+		if p == "" || p == pcio.Stdio {
+			continue
+		}
+		if err := pcio.CheckOutput(p, writeOptions(c)); errors.Is(err, pcio.ErrReadOnly) {
+			return fmt.Errorf("%w; --force replaces it", err)
+		} else if err != nil {
+			return err
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return err
+		}
+		if q, dup := seen[abs]; dup {
+			return usagef("%s and %s name the same output file", q, p)
+		}
+		seen[abs] = p
+	}
+	return nil
+}
+
+// writeFile writes a side output (a summary, a GeoJSON file) to path
+// atomically, with --force's options; errors name path.
+func writeFile(c *cli.Context, path string, write func(w io.Writer) error) error {
+	if err := pcio.WriteAtomic(path, write, writeOptions(c)); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
 // inOut returns the IN and OUT arguments of a processing command, which
 // must be exactly two.
 func inOut(c *cli.Context) (in, out string, err error) {
@@ -27,9 +95,10 @@ func inOut(c *cli.Context) (in, out string, err error) {
 	return c.Args().Get(0), c.Args().Get(1), nil
 }
 
-// readCloud reads a whole cloud from path ("-" for stdin).
-func readCloud(path string) (*core.Cloud, *pcio.Format, error) {
-	cloud, f, err := pcio.ReadFile(path)
+// readCloud reads a whole cloud from path ("-" for stdin), salvaging a
+// damaged file with --salvage. Errors name path.
+func readCloud(c *cli.Context, path string) (*core.Cloud, *pcio.Format, error) {
+	cloud, f, err := pcio.ReadFile(path, readOptions(c, path))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -48,7 +117,7 @@ func warnRead(path string, f *pcio.Format, m *core.Metadata) {
 	}
 	for _, fact := range f.Describe(m) {
 		if fact.Key == "warning" {
-			infof("pctk: %s: warning: %s", path, fact.Value)
+			infof("pctk: %s: warning: %s", pcio.Name(path), fact.Value)
 		}
 	}
 }
@@ -63,36 +132,37 @@ type input struct {
 }
 
 // loadInput resolves --backend (for work the cpu backend does best when
-// cpuWork, see backend), then reads IN and checks the cloud with check
-// (Cloud.Validate when nil), naming IN in the check's error. The backend
-// comes first so that a backend that cannot run fails before a long read,
-// and its set-up is not counted as reading.
-func loadInput(c *cli.Context, in string, cpuWork bool, check func(*core.Cloud) error) (*input, error) {
-	b, err := backend(c, cpuWork)
+// cpuWork, see backend), then reads IN; the filter's step checks the
+// cloud. An unknown backend fails before the read; the backend's probe
+// and device start-up run in the background while IN is read, and one
+// that cannot run fails once IN is read (startBackend).
+func loadInput(c *cli.Context, in string, cpuWork bool) (*input, error) {
+	pending, err := backend(c, cpuWork)
 	if err != nil {
 		return nil, err
 	}
-	src := &input{backend: b, start: time.Now()}
-	if src.cloud, src.from, err = readCloud(in); err != nil {
+	src := &input{start: time.Now()}
+	if src.cloud, src.from, err = readCloud(c, in); err != nil {
 		return nil, err
 	}
-	if check == nil {
-		check = (*core.Cloud).Validate
+	b, waited, err := pending.resolve()
+	if err != nil {
+		return nil, err
 	}
-	if err := check(src.cloud); err != nil {
-		return nil, fmt.Errorf("%s: %w", in, err)
-	}
+	// Waiting for the probe is not reading: leave it out of the read time.
+	src.backend, src.start = b, src.start.Add(waited)
 	return src, nil
 }
 
 // writeCloud writes cloud to path ("-" for stdout) atomically, in the format
-// given by --format, else by OUT's extension, else the input's format.
+// given by --format, else by OUT's extension, else the input's format, with
+// --force's options.
 func writeCloud(c *cli.Context, path string, cloud *core.Cloud, from *pcio.Format) error {
 	f, variant, err := pcio.OutputFormat(path, c.String("format"), from)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if err := pcio.WriteFile(path, f, variant, cloud); err != nil {
+	if err := pcio.WriteFile(path, f, variant, cloud, writeOptions(c)); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	debugf("wrote %s: %d points, format %s", path, cloud.Len(), f.Name)

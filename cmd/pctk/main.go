@@ -32,9 +32,13 @@ func usagef(format string, args ...any) error {
 
 func newApp() *cli.App {
 	slices.SortFunc(commands, func(a, b *cli.Command) int { return strings.Compare(a.Name, b.Name) })
+	// --version only: -v is --verbose.
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version, the Go version and the commit"}
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprint(c.App.Writer, versionText()) }
 	app := &cli.App{
 		Name:                   "pctk",
 		Usage:                  "point-cloud toolkit with GPU-accelerated fixed-radius neighbour search",
+		Version:                version(),
 		Commands:               commands,
 		UseShortOptionHandling: true,
 		Flags: []cli.Flag{
@@ -59,13 +63,53 @@ func newApp() *cli.App {
 			if c.NArg() > 0 {
 				return usagef("unknown command %q (see pctk help)", c.Args().First())
 			}
-			return cli.ShowAppHelp(c)
+			// As go does: the overview on stderr, exit 2; "pctk help"
+			// prints it on stdout.
+			c.App.Writer = os.Stderr
+			defer func() { c.App.Writer = os.Stdout }()
+			if err := cli.ShowAppHelp(c); err != nil {
+				return err
+			}
+			return usagef("no command given")
 		},
 	}
 	for _, cmd := range app.Commands {
 		cmd.OnUsageError = app.OnUsageError
+		if len(cmd.Subcommands) > 0 && cmd.Action == nil {
+			cmd.Action = needSubcommand
+		}
 	}
 	return app
+}
+
+// needSubcommand is the action of a command made of subcommands (denoise's
+// methods) when none was named: a usage error listing them.
+func needSubcommand(c *cli.Context) error {
+	var names []string
+	for _, s := range c.Command.Subcommands {
+		if s.Name != "help" {
+			names = append(names, s.Name)
+		}
+	}
+	list := strings.Join(names, ", ")
+	if c.NArg() > 0 {
+		return usagef("%s: unknown method %q (want %s; see pctk help %s)", c.Command.Name, c.Args().First(), list, c.Command.Name)
+	}
+	return usagef("%s needs a method: %s (see pctk help %s)", c.Command.Name, list, c.Command.Name)
+}
+
+// helpArgs turns "pctk help CMD SUB..." (after any global flags) into
+// "pctk CMD SUB... --help", so that help reaches subcommands too.
+func helpArgs(args []string) []string {
+	i := 1
+	for i < len(args) && isFlag(args[i]) {
+		i++
+	}
+	if i+1 >= len(args) || args[i] != "help" && args[i] != "h" {
+		return args
+	}
+	out := append(slices.Clone(args[:i]), args[i+1:]...)
+	return append(out, "--help")
 }
 
 func main() {
@@ -75,7 +119,7 @@ func main() {
 // run executes pctk with args and returns the exit status: 0 ok, 1 runtime
 // error, 2 usage error.
 func run(args []string) int {
-	err := newApp().Run(reorderArgs(args))
+	err := newApp().Run(reorderArgs(helpArgs(args)))
 	if err == nil {
 		return 0
 	}

@@ -60,54 +60,25 @@ func TestComputeNeighbors(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, tt := range tests {
-			st, err := computeNeighbors(be, c.Local(tt.flat).XYZ, tt.radius, tt.k, findneighbor.BuildOptions{})
+			res, err := computeNeighbors(&Points{XYZ: c.Local(tt.flat).XYZ, Backend: be, Dims: "xyz"}, tt.radius, tt.k)
 			if err != nil {
 				t.Fatalf("%s %s: %v", b, tt.name, err)
 			}
-			if !slices.Equal(st.Counts, tt.counts) {
-				t.Errorf("%s %s: counts %v, want %v", b, tt.name, st.Counts, tt.counts)
+			var counts []uint32
+			var mean []float32
+			for _, col := range res.Columns {
+				switch col.Name {
+				case core.DimNeighborCount:
+					counts = col.Data.([]uint32)
+				case core.DimKnnMeanDistance:
+					mean = col.Data.([]float32)
+				}
 			}
-			if !nanEqual(st.KnnMean, tt.knnMean, 1e-6) {
-				t.Errorf("%s %s: knn mean %v, want %v", b, tt.name, st.KnnMean, tt.knnMean)
+			if !slices.Equal(counts, tt.counts) {
+				t.Errorf("%s %s: counts %v, want %v", b, tt.name, counts, tt.counts)
 			}
-		}
-	}
-}
-
-// TestKnnMeanDistanceChunks checks the chunked query path against one
-// KNearest call on duplicated points, where a point's own hit can hide
-// behind copies with smaller indices.
-func TestKnnMeanDistanceChunks(t *testing.T) {
-	xyz := make([]float32, 0, 3*3000)
-	for i := range 3000 {
-		xyz = append(xyz, float32(i%500)*0.1, float32(i%7), 0)
-	}
-	ix, err := findneighbor.CPU().Build(xyz, 0.25, findneighbor.BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []int{1, 3, 2000} {
-		got, err := knnMeanDistance(ix, xyz, k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		idx, dist := make([]int32, 3000*k), make([]float32, 3000*k)
-		if err := ix.KNearest(nil, k, idx, dist); err != nil {
-			t.Fatal(err)
-		}
-		for i := range 3000 {
-			var sum float64
-			n := 0
-			for j := i * k; j < (i+1)*k && idx[j] >= 0; j++ {
-				sum += float64(dist[j])
-				n++
-			}
-			want := float32(math.NaN())
-			if n > 0 {
-				want = float32(sum / float64(n))
-			}
-			if !nanEqual(got[i:i+1], []float32{want}, 1e-6) {
-				t.Fatalf("k %d point %d: got %g, want %g", k, i, got[i], want)
+			if !nanEqual(mean, tt.knnMean, 1e-6) {
+				t.Errorf("%s %s: knn mean %v, want %v", b, tt.name, mean, tt.knnMean)
 			}
 		}
 	}
@@ -132,7 +103,7 @@ func TestNeighborsCommand(t *testing.T) {
 	if got := intColumn(t, c, core.DimIntensity); !slices.Equal(got, []int64{0, 7, 14, 21, 28}) {
 		t.Errorf("Intensity = %v, want it kept", got)
 	}
-	rec := countsRecord(c, &dbscanArgs{opts: dbscan.Options{Eps: 1.5}, dims: "xyz"})
+	rec := dbscan.CountsRecord(c.X, c.Y, c.Z, 1.5, "xyz", false)
 	if !slices.Contains(c.Meta.Comments, rec) {
 		t.Errorf("comments %q lack the counts record %q that pctk dbscan reuses", c.Meta.Comments, rec)
 	}
@@ -144,7 +115,7 @@ func TestNeighborsCommand(t *testing.T) {
 	}
 	recs := 0
 	for _, s := range c.Meta.Comments {
-		if strings.HasPrefix(s, countsRecordPrefix) {
+		if strings.HasPrefix(s, dbscan.CountsRecordPrefix) {
 			recs++
 		}
 	}
@@ -170,7 +141,7 @@ func TestNeighborsErrors(t *testing.T) {
 		{[]string{in, out, "--radius", "-1"}, 2},
 		{[]string{in, out, "--knn", "-3"}, 2},
 		{[]string{in, out, "--radius", "1", "--dims", "xz"}, 2},
-		{[]string{in, out, "--radius", "1", "--backend", "nonesuch"}, 1},
+		{[]string{in, out, "--radius", "1", "--backend", "nonesuch"}, 2}, // a backend no build has: usage (issue 15)
 		{[]string{bad, out, "--radius", "1"}, 1},
 	} {
 		if code := run(append([]string{"pctk", "-q", "neighbors"}, tt.args...)); code != tt.code {
@@ -180,9 +151,23 @@ func TestNeighborsErrors(t *testing.T) {
 }
 
 func TestDensitySummary(t *testing.T) {
-	got := densitySummary([]float64{4, 1, math.NaN(), 3, 2, 5})
-	want := "min 1, p5 1, p25 2, median 3, mean 3, p75 4, p95 5, max 5 (1 points without any neighbour)"
+	got := newDensityStats([]float64{4, 1, math.NaN(), 3, 2, 5}).String()
+	want := "min 1, p5 1, p25 2, median 3, mean 3, p75 4, p95 5, max 5 (1 point without any neighbour)"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestNum(t *testing.T) {
+	for _, tt := range []struct {
+		v    float64
+		want string
+	}{
+		{21932, "21932"}, {3.824, "3.824"}, {2.1481234, "2.148"}, {123456.7, "123500"},
+		{0.00012345, "0.0001234"}, {1.5e-7, "1.5e-07"}, {1e20, "1e+20"}, {0, "0"}, {math.NaN(), "NaN"},
+	} {
+		if got := num(tt.v); got != tt.want {
+			t.Errorf("num(%v) = %q, want %q", tt.v, got, tt.want)
+		}
 	}
 }

@@ -43,3 +43,33 @@ func progress(label string) (update func(done float64), finish func()) {
 	}
 	return update, finish
 }
+
+// stageProgress adapts the progress line to work in stages: report draws
+// "label: NN%" for the stage "" and "label: STAGE: NN%" for a named one,
+// each stage on its own line; finish ends the last.
+func stageProgress(label string) (report func(stage string, done float64), finish func()) {
+	var mu sync.Mutex
+	cur := ""
+	update, end := progress(label)
+	report = func(stage string, done float64) {
+		mu.Lock()
+		if stage != cur {
+			end()
+			name := label
+			if stage != "" {
+				name += ": " + stage
+			}
+			update, end = progress(name)
+			cur = stage
+		}
+		u := update
+		mu.Unlock()
+		u(done)
+	}
+	finish = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		end()
+	}
+	return report, finish
+}

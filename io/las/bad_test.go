@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codec"
+	"github.com/pctk/pctk/io/pcio"
 )
 
 // validFile returns a small LAS file of the given version with one Extra
@@ -25,7 +27,8 @@ func validFile(t *testing.T, variant string, pf int) []byte {
 
 // TestBadInput mutates valid files as broken writers and attackers do and
 // checks for the typed error that names the field and byte offset, or the
-// warning and the points that could be read.
+// warning and the points that could be read. A file cut short is an error
+// (a codec.ShortError) and, salvaged, the points it holds and a warning.
 func TestBadInput(t *testing.T) {
 	v12 := validFile(t, "1.2", 3) // header 227, VLRs: Extra Bytes, GeoKeys
 	v14 := validFile(t, "1.4", 7) // header 375
@@ -59,9 +62,9 @@ func TestBadInput(t *testing.T) {
 		{"Extra Bytes VLR not whole descriptors", v12, func(b []byte) []byte { put16(b, 227+20, 191); return b }, "Extra Bytes VLR length", 227 + 54, "", 0},
 		{"VLR length past point data", v12, func(b []byte) []byte { put16(b, 227+20, 60000); return b }, "", 0, "VLR 0 (LASF_Spec/4) at byte offset 227: record length 60000 runs past the point data", 20},
 		{"huge VLR count", v12, func(b []byte) []byte { put32(b, 100, 1<<31); return b }, "", 0, "header promises 2147483648 VLRs (byte offset 100) but only 2 fit", 20},
-		{"more points than the file holds", v12, func(b []byte) []byte { put32(b, 107, 1<<31); return b }, "", 0, "header promises 2147483648 points (number of point records, byte offset 107) but the file holds 20", 20},
-		{"1.4 count past the file", v14, func(b []byte) []byte { put64(b, 247, 1<<60); put32(b, 107, 0); return b }, "", 0, "header promises 1152921504606846976 points (number of point records, byte offset 247) but the file holds 20", 20},
-		{"truncated mid-record", v12, func(b []byte) []byte { return b[:len(b)-10] }, "", 0, "header promises 20 points (number of point records, byte offset 107) but the file holds 19", 19},
+		{"more points than the file holds", v12, func(b []byte) []byte { put32(b, 107, 1<<31); return b }, "", 0, "header promises 2147483648 points (number of point records, byte offset 107), 20 present", 20},
+		{"1.4 count past the file", v14, func(b []byte) []byte { put64(b, 247, 1<<60); put32(b, 107, 0); return b }, "", 0, "header promises 1152921504606846976 points (number of point records, byte offset 247), 20 present", 20},
+		{"truncated mid-record", v12, func(b []byte) []byte { return b[:len(b)-10] }, "", 0, "header promises 20 points (number of point records, byte offset 107), 19 present", 19},
 		{"legacy and 64-bit counts differ", v14, func(b []byte) []byte { put32(b, 107, 7); return b }, "", 0, "legacy point count 7 (byte offset 107) disagrees with the 64-bit count 20 (byte offset 247); using the legacy count", 7},
 		{"EVLRs past the end", v14, func(b []byte) []byte { put64(b, 235, 1<<40); put32(b, 243, 3); return b }, "", 0, "EVLRs start at byte offset 1099511627776, past the end of the file", 20},
 		{"EVLR length past the end", v14, func(b []byte) []byte {
@@ -101,10 +104,23 @@ func TestBadInput(t *testing.T) {
 					}
 					continue
 				}
+				var salvaged []string
+				if short := strings.Contains(tt.warn, "present"); short {
+					// A file cut short is an error unless salvaged.
+					var se *codec.ShortError
+					if !errors.As(err, &se) || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), tt.warn) {
+						t.Fatalf("%T: got error %v, want a ShortError containing %q", r, err, tt.warn)
+					}
+					var again io.Reader = bytes.NewReader(b)
+					if _, ok := r.(*bytes.Buffer); ok {
+						again = bytes.NewBuffer(bytes.Clone(b))
+					}
+					c, err = Decode(again, pcio.ReadOptions{Salvage: true, Warn: func(err error) { salvaged = append(salvaged, err.Error()) }})
+				}
 				if err != nil {
 					t.Fatalf("%T: got error %v, want warning %q", r, err, tt.warn)
 				}
-				ws := InfoOf(&c.Meta).Warnings
+				ws := append(InfoOf(&c.Meta).Warnings, salvaged...)
 				found := false
 				for _, w := range ws {
 					found = found || strings.Contains(w, tt.warn)

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codec"
 	"github.com/pctk/pctk/io/pcio"
 )
 
@@ -27,15 +28,19 @@ type Decoder struct {
 	read   int64  // points read so far
 	buf    []byte
 	done   bool
+	opt    pcio.ReadOptions
 }
 
 // NewDecoder reads the header and VLRs of a LAS file from r and returns a
 // decoder positioned at the first point. When r is an io.ReadSeeker the
 // promised point count is checked against the file size and the EVLRs are
 // read up front; otherwise they are read after the last point and added to
-// the Info then.
-func NewDecoder(r io.Reader) (*Decoder, error) {
-	d := &Decoder{r: r, info: &Info{}}
+// the Info then. A file that holds fewer points than its header promises is
+// an error (a *codec.ShortError, wrapping io.ErrUnexpectedEOF) unless opts
+// (at most one) asks to salvage it: then the points it holds are read and
+// the defect goes to the options' Warn.
+func NewDecoder(r io.Reader, opts ...pcio.ReadOptions) (*Decoder, error) {
+	d := &Decoder{r: r, info: &Info{}, opt: pcio.Options(opts)}
 	if err := d.readHeader(); err != nil {
 		return nil, err
 	}
@@ -217,7 +222,9 @@ func (d *Decoder) checkSize(s io.ReadSeeker) error {
 		return fmt.Errorf("las: %w", err)
 	}
 	if have := uint64(max(size-d.pos, 0)) / uint64(d.recLen); have < d.left {
-		d.warnf("header promises %d points (number of point records, byte offset %d) but the file holds %d (point data from byte offset %d to the end at %d)", d.left, d.countOffset(), have, d.pos, size)
+		if err := d.short(size, int64(have)); err != nil {
+			return err
+		}
 		d.left = have
 	}
 	d.readEVLRs(s, size)
@@ -227,6 +234,20 @@ func (d *Decoder) checkSize(s io.ReadSeeker) error {
 	return nil
 }
 
+// short reports a file that ends at byte offset end holding present of
+// the promised points: an error, or with Salvage a warning (nil is
+// returned and the caller reads the points there are).
+func (d *Decoder) short(end, present int64) error {
+	err := &codec.ShortError{Codec: "las", Pos: codec.Pos{Offset: end}, What: "points", Promised: d.read + int64(min(d.left, 1<<62)), Present: present,
+		Count: fmt.Sprintf("number of point records, byte offset %d", d.countOffset())}
+	if !d.opt.Salvage {
+		return err
+	}
+	d.opt.Warning(err)
+	return nil
+}
+
+// countOffset is the byte offset of the point count the decoder uses.
 func (d *Decoder) countOffset() int {
 	if d.info.Header.VersionMinor >= 4 && d.info.Header.LegacyCount == 0 {
 		return offCount
@@ -323,8 +344,8 @@ func (d *Decoder) Header() *pcio.Header { return &d.header }
 func (d *Decoder) Info() *Info { return d.info }
 
 // Read returns the next chunk of at most limit points, or io.EOF after
-// the last. A file that ends before the promised count yields the points
-// it holds and a warning in Info.
+// the last. A file that ends before the promised count is an error, unless
+// salvaged (see NewDecoder).
 func (d *Decoder) Read(limit int) (*core.Cloud, error) {
 	b, n, err := d.next(limit)
 	if err != nil {
@@ -372,7 +393,9 @@ func (d *Decoder) next(limit int) ([]byte, int, error) {
 			return nil, 0, fmt.Errorf("las: reading point %d: %w", d.read, err)
 		}
 		n = got / d.recLen
-		d.warnf("header promises %d points (number of point records, byte offset %d) but the file holds %d (it ends at byte offset %d)", uint64(d.read)+d.left, d.countOffset(), d.read+int64(n), start+int64(got))
+		if err := d.short(start+int64(got), d.read+int64(n)); err != nil {
+			return nil, 0, err
+		}
 		d.left = uint64(n)
 		d.done = true // nothing follows a truncated point block
 		if n == 0 {
@@ -401,11 +424,11 @@ func (d *Decoder) decodeInto(c *core.Cloud, at int, b []byte, n int) {
 	}
 }
 
-// Decode reads a whole LAS file. When r can seek, the checked point count
-// sizes the columns up front; otherwise they grow as points arrive, so a
-// lying header costs no memory.
-func Decode(r io.Reader) (*core.Cloud, error) {
-	d, err := NewDecoder(r)
+// Decode reads a whole LAS file, with options as NewDecoder. When r can
+// seek, the checked point count sizes the columns up front; otherwise they
+// grow as points arrive, so a lying header costs no memory.
+func Decode(r io.Reader, opts ...pcio.ReadOptions) (*core.Cloud, error) {
+	d, err := NewDecoder(r, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package las
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/pctk/pctk/core"
@@ -16,7 +17,7 @@ func init() {
 		Magic:      [][]byte{[]byte("LASF")},
 		Variants:   Variants,
 		Decode:     Decode,
-		NewDecoder: func(r io.Reader) (pcio.Decoder, error) { return NewDecoder(r) },
+		NewDecoder: func(r io.Reader, opts ...pcio.ReadOptions) (pcio.Decoder, error) { return NewDecoder(r, opts...) },
 		Encode:     Encode,
 		NewEncoder: func(w io.Writer, h *pcio.Header, variant string) (pcio.Encoder, error) {
 			return NewEncoder(w, h, variant)
@@ -56,10 +57,10 @@ func Describe(m *core.Metadata) []pcio.Fact {
 		}
 	}
 	add("points by return", "%s", strings.Join(byRet, " "))
-	add("scale", "%g %g %g", h.Scale[0], h.Scale[1], h.Scale[2])
-	add("offset", "%g %g %g", h.Offset[0], h.Offset[1], h.Offset[2])
-	add("header min", "%.10g %.10g %.10g", h.Min[0], h.Min[1], h.Min[2])
-	add("header max", "%.10g %.10g %.10g", h.Max[0], h.Max[1], h.Max[2])
+	add("scale", "%s", numbers(h.Scale))
+	add("offset", "%s", numbers(h.Offset))
+	add("header min", "%s", numbers(h.Min))
+	add("header max", "%s", numbers(h.Max))
 	add("generating software", "%s", strings.TrimSpace(cString(h.Software[:])))
 	add("system identifier", "%s", strings.TrimSpace(cString(h.SystemID[:])))
 	add("creation date", "day %d of %d", h.CreationDay, h.CreationYear)
@@ -100,4 +101,14 @@ func Describe(m *core.Metadata) []pcio.Fact {
 		add("warning", "%s", w)
 	}
 	return fs
+}
+
+// numbers formats v as shortest decimals that read back exactly, without
+// exponents (2000000, not 2e+06).
+func numbers(v [3]float64) string {
+	var s [3]string
+	for i, x := range v {
+		s[i] = strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strings.Join(s[:], " ")
 }

@@ -64,17 +64,22 @@ type Decoder struct {
 	buf   []byte
 	soa   []byte // decompressed binary_compressed data
 	err   error
+	opt   pcio.ReadOptions
 }
 
 // NewDecoder reads a PCD header from r (and, for binary_compressed data,
-// decompresses the data).
-func NewDecoder(r io.Reader) (*Decoder, error) {
+// decompresses the data). Ascii or binary points cut short are an error (a
+// *codec.ShortError) unless opts (at most one) asks to salvage them: then
+// the whole points before the cut are read and the error goes to the
+// options' Warn. Compressed data cut short cannot be salvaged: it holds
+// each field's values one after the other.
+func NewDecoder(r io.Reader, opts ...pcio.ReadOptions) (*Decoder, error) {
 	cr := codec.NewReader(codecName, r)
 	h, comments, count, err := readHeader(cr)
 	if err != nil {
 		return nil, err
 	}
-	d := &Decoder{r: cr, h: h, known: cr.Remaining() >= 0, row: int(h.rowSize())}
+	d := &Decoder{r: cr, h: h, known: cr.Remaining() >= 0, row: int(h.rowSize()), opt: pcio.Options(opts)}
 	crs, comments := codec.SplitCRS(comments)
 	d.hdr = &pcio.Header{Count: count, Meta: core.Metadata{Format: codecName, Comments: comments, CRS: crs, Extra: map[string]any{codecName: h}}}
 	d.slots, d.hdr.Schema = slots(h, 0)
@@ -95,10 +100,21 @@ func NewDecoder(r io.Reader) (*Decoder, error) {
 	default:
 		err = d.decompress(count)
 	}
+	if _, short := err.(*codec.ShortError); short && h.Data != Compressed {
+		d.known, err = false, nil // read on to find where the data ends
+	}
 	if err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// cutCompressed reports compressed data that ends at byte offset end: a
+// file cut short with no whole point, since each field's values follow
+// the previous field's, and a cut takes the last fields of every point.
+func (d *Decoder) cutCompressed(end, count int64) error {
+	return &codec.ShortError{Codec: codecName, Pos: codec.Pos{Offset: end}, What: "points", Promised: count,
+		Count: "binary_compressed: no point is whole"}
 }
 
 // maxRatio bounds LZF expansion: a 3-byte back reference yields at most
@@ -119,7 +135,7 @@ func (d *Decoder) decompress(count int64) error {
 		return codec.Errorf(codecName, pos, "uncompressed size %d, want %d points x %d bytes", usize, count, d.row)
 	}
 	if rem := d.r.Remaining(); rem >= 0 && csize > rem {
-		return codec.Errorf(codecName, pos, "compressed size %d, but only %d bytes follow", csize, rem)
+		return d.cutCompressed(d.r.Offset().Offset+rem, count)
 	}
 	if usize > csize*maxRatio {
 		return codec.Errorf(codecName, pos, "uncompressed size %d is more than LZF can expand %d bytes to", usize, csize)
@@ -129,7 +145,7 @@ func (d *Decoder) decompress(count int64) error {
 		return codec.ReadErr(codecName, d.r.Offset(), err, "reading compressed data")
 	}
 	if int64(len(comp)) < csize {
-		return codec.ReadErr(codecName, d.r.Offset(), io.ErrUnexpectedEOF, "compressed data: %d of %d bytes", len(comp), csize)
+		return d.cutCompressed(d.r.Offset().Offset, count)
 	}
 	d.soa = make([]byte, usize)
 	if err := lzfDecompress(comp, d.soa); err != nil {
@@ -154,9 +170,15 @@ func (d *Decoder) Read(max int) (*core.Cloud, error) {
 	}
 	n := codec.ChunkSize(max, d.hdr.Count-d.read, d.known)
 	c := codec.NewChunk(d.hdr, n)
+	first := d.read
 	if err := d.decodeInto(c, 0, n); err != nil {
 		d.err = err
-		return nil, err
+		if c, err = codec.Salvage(d.opt, err, c, first); err != nil {
+			return nil, err
+		}
+		if d.err = io.EOF; c.Len() == 0 {
+			return nil, io.EOF
+		}
 	}
 	return c, nil
 }
@@ -212,13 +234,22 @@ func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
 		}
 		buf := d.buf[:n*d.row]
 		start := d.r.Offset().Offset
-		if err := d.r.ReadFull(buf); err != nil {
-			got := (d.r.Offset().Offset - start) / int64(d.row)
-			return codec.ReadErr(codecName, codec.Pos{Offset: start + got*int64(d.row)}, err, "point %d of %d", d.read+got, d.hdr.Count)
+		err := d.r.ReadFull(buf)
+		got := (d.r.Offset().Offset - start) / int64(d.row)
+		if err != nil {
+			n = int(got) // decode the whole points before the cut
 		}
 		for i := range d.slots {
 			s := &d.slots[i]
 			getColumn(c, s, at, buf, s.off, d.row, n)
+		}
+		if err != nil {
+			d.read += got
+			pos := codec.Pos{Offset: start + got*int64(d.row)}
+			if short := codec.Short(codecName, pos, err, "points", d.read, d.hdr.Count); short != nil {
+				return short
+			}
+			return codec.ReadErr(codecName, pos, err, "point %d of %d", d.read, d.hdr.Count)
 		}
 	case d.h.Data == ASCII:
 		for j := range n {
@@ -226,7 +257,11 @@ func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
 				s := &d.slots[i]
 				tok, err := d.r.Token(true)
 				if err != nil {
-					return codec.ReadErr(codecName, d.r.Pos(), err, "point %d of %d", d.read+int64(j), d.hdr.Count)
+					d.read += int64(j) // the whole points before the cut
+					if short := codec.Short(codecName, d.r.Pos(), err, "points", d.read, d.hdr.Count); short != nil {
+						return short
+					}
+					return codec.ReadErr(codecName, d.r.Pos(), err, "point %d of %d", d.read, d.hdr.Count)
 				}
 				v, err := parseText(tok, s)
 				if err != nil {
@@ -256,11 +291,11 @@ func parseText(tok []byte, s *slot) (uint64, error) {
 	return codec.ParseText(tok, core.Float32)
 }
 
-// Decode reads a whole PCD file.
-func Decode(r io.Reader) (*core.Cloud, error) {
-	d, err := NewDecoder(r)
+// Decode reads a whole PCD file, with options as NewDecoder.
+func Decode(r io.Reader, opts ...pcio.ReadOptions) (*core.Cloud, error) {
+	d, err := NewDecoder(r, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return codec.DecodeAll(d.hdr, d.known, d.decodeInto, d.Read)
+	return codec.DecodeAll(d.hdr, d.known, d.opt, d.decodeInto, d.Read)
 }

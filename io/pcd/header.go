@@ -1,6 +1,7 @@
 package pcd
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -177,7 +178,10 @@ func readHeader(r *codec.Reader) (*Header, []string, int64, error) {
 			if len(args) == 0 || len(args) > maxValues {
 				return nil, nil, 0, codec.Errorf(codecName, pos, "FIELDS lists %d fields", len(args))
 			}
-			for _, a := range args {
+			for i, a := range args {
+				if slices.Contains(args[:i], a) {
+					return nil, nil, 0, codec.Errorf(codecName, pos, "field %.40s given twice", a)
+				}
 				h.Fields = append(h.Fields, Field{Name: a, Size: 4, Type: 'F', Count: 1})
 			}
 		case "SIZE", "COUNT":
@@ -305,14 +309,19 @@ func (h *Header) finish(pos codec.Pos, sizes []int, typ []byte, counts []int, po
 	if h.Height != 0 && h.Width > (1<<62)/h.Height || h.Width*h.Height != points {
 		return 0, codec.Errorf(codecName, pos, "WIDTH %d x HEIGHT %d is not POINTS %d", h.Width, h.Height, points)
 	}
-	h.nameAttrs()
+	if missing := h.nameAttrs(); points > 0 && missing != "" {
+		return 0, codec.Errorf(codecName, pos, "no %s field: points need x and y (a missing z reads as 0)", missing)
+	}
 	return points, nil
 }
 
 // nameAttrs names the cloud column of every field component: x, y, z the
 // coordinates, rgb/rgba four colour columns, PCL names PDAL's (a PDAL name
-// another field already has is not used), and every name unique.
-func (h *Header) nameAttrs() {
+// another field already has is not used), and every name unique. It
+// returns the plane coordinates no field gives ("y", "x, y"), or "": as in
+// PLY (see missingCoords there), a point needs x and y, and reads z = 0
+// without z.
+func (h *Header) nameAttrs() string {
 	fieldNames := map[string]bool{}
 	for _, f := range h.Fields {
 		fieldNames[f.Name] = true
@@ -353,6 +362,13 @@ func (h *Header) nameAttrs() {
 			f.Attrs[k] = unique(w)
 		}
 	}
+	var missing []string
+	for k, c := range []string{"x", "y"} {
+		if coords&(1<<k) == 0 {
+			missing = append(missing, c)
+		}
+	}
+	return strings.Join(missing, ", ")
 }
 
 func anyIn(set map[string]bool, names []string) bool {

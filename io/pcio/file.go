@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -15,14 +16,15 @@ import (
 const Stdio = "-"
 
 // Open opens path for reading ("-" is standard input) and identifies its
-// format: by magic bytes first, then by extension. For a regular file the
+// format: by magic bytes first, then by extension, then by a format's Sniff
+// (text clouds). For a regular file the
 // reader returned is the *os.File itself, positioned at 0, so codecs can
 // seek and check header counts against the file size. The caller closes rc.
 func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 	if path == Stdio {
 		f, r, err := Sniff(os.Stdin)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", "standard input", err)
+			return nil, nil, nil, fmt.Errorf("%s: %w", Name(path), err)
 		}
 		return f, r, io.NopCloser(nil), nil
 	}
@@ -48,23 +50,36 @@ func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 		if g, gerr := ByExtension(path); gerr == nil {
 			return g, r, fh, nil
 		}
+		if g := sniff(head[:n]); g != nil {
+			return g, r, fh, nil
+		}
 		fh.Close()
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, r, fh, nil
 }
 
-// ReadFile reads a whole cloud from path ("-" for standard input). Errors
-// name the path.
-func ReadFile(path string) (*core.Cloud, *Format, error) {
+// Name is how messages name path: "standard input" (or output) for "-",
+// else path itself.
+func Name(path string) string {
+	if path == Stdio {
+		return "standard input"
+	}
+	return path
+}
+
+// ReadFile reads a whole cloud from path ("-" for standard input) with
+// the given options (at most one; none reads strictly). Errors name the
+// path (see Name).
+func ReadFile(path string, opts ...ReadOptions) (*core.Cloud, *Format, error) {
 	f, r, c, err := Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer c.Close()
-	cloud, err := f.Decode(r)
+	cloud, err := f.Decode(r, opts...)
 	if err != nil {
-		return nil, f, fmt.Errorf("%s: %w", path, err)
+		return nil, f, fmt.Errorf("%s: %w", Name(path), err)
 	}
 	return cloud, f, nil
 }
@@ -89,27 +104,132 @@ func OutputFormat(path, spec string, from *Format) (*Format, string, error) {
 	return f, "", nil
 }
 
-// WriteFile writes a whole cloud to path in format f and variant, atomically.
-func WriteFile(path string, f *Format, variant string, c *core.Cloud) error {
+// WriteOptions are the choices of WriteFile and WriteAtomic. The zero value
+// is the safe one.
+type WriteOptions struct {
+	// Force replaces a file the user may not write (one without write
+	// permission), and writes binary data to standard output when it is a
+	// terminal.
+	Force bool
+}
+
+// ErrReadOnly is returned for an output file without any write permission
+// bit, unless WriteOptions.Force.
+var ErrReadOnly = errors.New("file is read-only (no write permission bit set)")
+
+// ErrTerminal is returned when binary data would go to standard output and
+// it is a terminal, unless WriteOptions.Force.
+var ErrTerminal = errors.New("refusing to write binary data to a terminal: redirect standard output or write an ascii format")
+
+// WriteFile writes a whole cloud to path in format f and variant, atomically
+// (see WriteAtomic).
+func WriteFile(path string, f *Format, variant string, c *core.Cloud, opts ...WriteOptions) error {
 	if f.Encode == nil {
-		return fmt.Errorf("%s: format %s cannot be written", path, f.Name)
+		return fmt.Errorf("format %s cannot be written", f.Name)
 	}
-	return WriteAtomic(path, func(w io.Writer) error { return f.Encode(w, c, variant) })
+	return WriteAtomic(path, func(w io.Writer) error { return f.Encode(w, c, variant) }, opts...)
+}
+
+// CheckOutput checks that path can be written, before any work is done: "-"
+// always can, and so can a device or named pipe; otherwise the folder must
+// exist and take new files, and an existing file (a symbolic link's
+// target) must not be a folder, and have a write permission bit unless
+// Force. Errors name path.
+func CheckOutput(path string, opts ...WriteOptions) error {
+	if path == Stdio {
+		return nil
+	}
+	if err := checkOutput(resolve(path), writeOptions(opts)); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// checkOutput is CheckOutput for a path already resolved; errors do not
+// name it.
+func checkOutput(target string, o WriteOptions) error {
+	fi, err := os.Stat(target)
+	switch {
+	case err == nil && fi.IsDir():
+		return errors.New("is a folder")
+	case err == nil && !fi.Mode().IsRegular():
+		return nil // a device or a named pipe, written as it is
+	case err == nil && fi.Mode().Perm()&0o222 == 0 && !o.Force:
+		return ErrReadOnly
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	tmp, err := os.CreateTemp(dir(target), "."+filepath.Base(target)+".check*")
+	if err != nil {
+		return fmt.Errorf("cannot create files in its folder: %w", err)
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
+}
+
+func writeOptions(opts []WriteOptions) WriteOptions {
+	if len(opts) == 0 {
+		return WriteOptions{}
+	}
+	return opts[0]
+}
+
+// resolve follows path through symbolic links, dangling ones included, to
+// the file a write should replace: writing "through" a link keeps it, as
+// the shell's > does.
+func resolve(path string) string {
+	for range 40 { // as Linux's limit on nested links
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return path
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		path = link
+	}
+	return path
+}
+
+func dir(path string) string {
+	if d := filepath.Dir(path); d != "" {
+		return d
+	}
+	return "."
 }
 
 // WriteAtomic calls write with a writer for path and makes the result
 // appear all at once: it writes a temporary file in the same folder, syncs
 // it and renames it over path, so that a failure never leaves a half-written
-// file. "-" writes to standard output directly.
-func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
+// file. A symbolic link path is followed: its target is replaced and the
+// link kept. A device or named pipe (/dev/null) is written directly. The new file keeps the old one's permissions. A path
+// CheckOutput refuses is refused before write is called. "-" writes to
+// standard output directly; when that is a terminal, binary data is
+// refused with ErrTerminal unless Force. Errors do not name path: callers
+// do, as they also name what they were writing.
+func WriteAtomic(path string, write func(w io.Writer) error, opts ...WriteOptions) (err error) {
 	if path == Stdio {
-		return write(os.Stdout)
+		if writeOptions(opts).Force || !isTerminal(os.Stdout) {
+			return write(os.Stdout)
+		}
+		tw := &textWriter{w: os.Stdout}
+		if err := write(tw); err != nil {
+			return err
+		}
+		return tw.flush()
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+	target := resolve(path)
+	if err := checkOutput(target, writeOptions(opts)); err != nil {
+		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() {
+		return writeDevice(target, write)
+	}
+	tmp, err := os.CreateTemp(dir(target), "."+filepath.Base(target)+".tmp*")
 	if err != nil {
 		return err
 	}
@@ -120,7 +240,7 @@ func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
 		}
 	}()
 	if err = write(tmp); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return err
 	}
 	if err = tmp.Sync(); err != nil {
 		return err
@@ -128,10 +248,70 @@ func WriteAtomic(path string, write func(w io.Writer) error) (err error) {
 	if err = tmp.Close(); err != nil {
 		return err
 	}
-	if fi, statErr := os.Stat(path); statErr == nil {
+	if fi, statErr := os.Stat(target); statErr == nil {
 		_ = os.Chmod(tmp.Name(), fi.Mode().Perm())
 	} else {
 		_ = os.Chmod(tmp.Name(), 0o644)
 	}
-	return os.Rename(tmp.Name(), path)
+	return os.Rename(tmp.Name(), target)
+}
+
+// writeDevice writes to a device or named pipe (/dev/null, a FIFO), which
+// cannot be replaced by a rename.
+func writeDevice(path string, write func(w io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// textWriter passes text through to w and refuses binary data with
+// ErrTerminal. It holds back the first textHold bytes, so that a binary
+// file whose header is text prints nothing at all.
+type textWriter struct {
+	w      io.Writer
+	held   []byte
+	passed bool // the held bytes went out; later writes pass as they come
+}
+
+const textHold = 64 << 10
+
+func (t *textWriter) Write(p []byte) (int, error) {
+	if !isText(p) {
+		return 0, ErrTerminal
+	}
+	if t.passed {
+		return t.w.Write(p)
+	}
+	t.held = append(t.held, p...)
+	if len(t.held) >= textHold {
+		if err := t.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// flush writes what is held back.
+func (t *textWriter) flush() error {
+	t.passed = true
+	_, err := t.w.Write(t.held)
+	t.held = nil
+	return err
+}
+
+// isText reports whether p has no control bytes but tab, newline, vertical
+// tab, form feed and carriage return.
+func isText(p []byte) bool {
+	for _, b := range p {
+		if b < 0x20 && (b < '\t' || b > '\r') || b == 0x7f {
+			return false
+		}
+	}
+	return true
 }

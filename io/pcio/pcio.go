@@ -27,15 +27,21 @@ type Format struct {
 	Extensions []string
 	// Magic are byte prefixes that identify the format when sniffing.
 	Magic [][]byte
+	// Sniff, when set, recognises the format from the first bytes of an
+	// input (up to 512) that no format's Magic matched: a fallback for
+	// formats without magic bytes, such as text clouds.
+	Sniff func(head []byte) bool
 	// Variants are the encodings Encode accepts besides "" (the codec's
 	// default, which keeps the source's encoding when the cloud came from
 	// this format). "ply" offers "ascii", "binary" and "binary-be"; on the
 	// command line they are spelled "ply-ascii" and so on.
 	Variants []string
-	// Decode reads a whole file. Required.
-	Decode func(r io.Reader) (*core.Cloud, error)
-	// NewDecoder starts a streaming read; nil when the codec cannot stream.
-	NewDecoder func(r io.Reader) (Decoder, error)
+	// Decode reads a whole file; opts holds at most one ReadOptions, none
+	// reading strictly. Required.
+	Decode func(r io.Reader, opts ...ReadOptions) (*core.Cloud, error)
+	// NewDecoder starts a streaming read, with options as Decode; nil when
+	// the codec cannot stream.
+	NewDecoder func(r io.Reader, opts ...ReadOptions) (Decoder, error)
 	// Encode writes a whole cloud in the given variant. Nil for read-only formats.
 	Encode func(w io.Writer, c *core.Cloud, variant string) error
 	// NewEncoder starts a streaming write of a cloud whose schema, metadata and
@@ -47,9 +53,42 @@ type Format struct {
 	Describe func(m *core.Metadata) []Fact
 }
 
+// ReadOptions are the choices every decoder accepts. The zero value reads
+// strictly: a file cut short in its point data, or damaged there, is an
+// error that wraps io.ErrUnexpectedEOF (a cut file) and names the byte
+// offset and how many points the header promised and how many are present.
+type ReadOptions struct {
+	// Salvage reads what a damaged file holds instead of failing: the
+	// whole points before the cut of a file cut short, and, in codecs that
+	// can find their feet again after a bad part (LAZ chunks), the data
+	// after it. Each defect read past goes to Warn; defects of the header
+	// are still errors.
+	Salvage bool
+	// Warn receives each defect Salvage read past; nil drops them.
+	Warn func(error)
+}
+
+// Options returns the first of opts, or the zero ReadOptions when there is
+// none: codecs take their options as a variadic last argument, so that
+// Decode(r) reads strictly.
+func Options(opts []ReadOptions) ReadOptions {
+	if len(opts) == 0 {
+		return ReadOptions{}
+	}
+	return opts[0]
+}
+
+// Warning passes err, a defect read past with Salvage, to o.Warn when set.
+func (o ReadOptions) Warning(err error) {
+	if o.Warn != nil {
+		o.Warn(err)
+	}
+}
+
 // Fact is one labelled header fact shown by "pctk info".
 type Fact struct {
-	Key, Value string
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // Header is what a streaming decoder knows before the points: the point
@@ -155,7 +194,23 @@ func Sniff(r io.Reader) (*Format, io.Reader, error) {
 		return nil, br, err
 	}
 	f, err := match(head)
+	if err != nil {
+		if g := sniff(head); g != nil {
+			return g, br, nil
+		}
+	}
 	return f, br, err
+}
+
+// sniff finds a format without magic bytes whose Sniff recognises head,
+// or returns nil.
+func sniff(head []byte) *Format {
+	for _, f := range Formats() {
+		if f.Sniff != nil && f.Sniff(head) {
+			return f
+		}
+	}
+	return nil
 }
 
 // sniffLen is how many leading bytes format detection looks at.

@@ -1,6 +1,7 @@
 package pcio
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -17,7 +18,7 @@ func init() {
 		Extensions: []string{".tst"},
 		Magic:      [][]byte{[]byte("TST1")},
 		Variants:   []string{"ascii", "binary-be"},
-		Decode:     func(r io.Reader) (*core.Cloud, error) { return core.New(0), nil },
+		Decode:     func(r io.Reader, _ ...ReadOptions) (*core.Cloud, error) { return core.New(0), nil },
 	})
 }
 
@@ -93,5 +94,91 @@ func TestWriteAtomic(t *testing.T) {
 	fi, _ := os.Stat(path)
 	if string(b) != "new" || fi.Mode().Perm() != 0o600 {
 		t.Errorf("after write: %q mode %v; want \"new\" 0600", b, fi.Mode().Perm())
+	}
+}
+
+// TestTextWriter checks what reaches a terminal: text passes, binary data
+// is refused with ErrTerminal before anything is printed, even after a
+// text header in the same or an earlier write.
+func TestTextWriter(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		writes []string
+		ok     bool
+	}{
+		{"ascii PLY", []string{"ply\nformat ascii 1.0\n", "end_header\n1 2 3\r\n\t4 5 6\n"}, true},
+		{"binary after a text header", []string{"ply\nformat binary_little_endian 1.0\nend_header\n", "\x00\x00\x80\x3f"}, false},
+		{"LAS", []string{"LASF\x00\x00\x01\x02"}, false},
+	} {
+		var term bytes.Buffer
+		tw := &textWriter{w: &term}
+		var err error
+		for _, w := range tc.writes {
+			if _, err = tw.Write([]byte(w)); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = tw.flush()
+		}
+		switch {
+		case tc.ok && (err != nil || term.String() != strings.Join(tc.writes, "")):
+			t.Errorf("%s: got %q, %v; want the text through", tc.name, term.String(), err)
+		case !tc.ok && (!errors.Is(err, ErrTerminal) || term.Len() != 0):
+			t.Errorf("%s: got %q, %v; want ErrTerminal and nothing printed", tc.name, term.String(), err)
+		}
+	}
+}
+
+// TestWriteAtomicSafety checks the cases a user expects: a read-only file
+// is refused (and left alone) unless Force, a symbolic link is followed
+// and kept, a missing folder fails before write is called, a folder is
+// refused and a device written as it is.
+func TestWriteAtomicSafety(t *testing.T) {
+	dir := t.TempDir()
+	write := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	ro := filepath.Join(dir, "ro.tst")
+	if err := os.WriteFile(ro, []byte("old"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAtomic(ro, write("new")); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("read-only target: got %v, want ErrReadOnly", err)
+	}
+	if err := WriteAtomic(ro, write("new"), WriteOptions{Force: true}); err != nil {
+		t.Errorf("read-only target with Force: %v", err)
+	}
+	if b, _ := os.ReadFile(ro); string(b) != "new" {
+		t.Errorf("Force left %q", b)
+	}
+	link := filepath.Join(dir, "link.tst")
+	if err := os.Symlink("target.tst", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAtomic(link, write("through")); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "target.tst"))
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 || string(b) != "through" {
+		t.Errorf("write through a dangling link: link %v (%v), target %q", fi.Mode(), err, b)
+	}
+	called := false
+	err := WriteAtomic(filepath.Join(dir, "no", "such", "x.tst"), func(io.Writer) error { called = true; return nil })
+	if err == nil || called {
+		t.Errorf("missing folder: got %v, write called %v; want an error first", err, called)
+	}
+	if err := CheckOutput(filepath.Join(dir, "no", "x.tst")); err == nil || !strings.Contains(err.Error(), "no/x.tst") {
+		t.Errorf("CheckOutput of a missing folder: %v, want an error naming the path", err)
+	}
+	if err := CheckOutput(dir); err == nil || !strings.Contains(err.Error(), "is a folder") {
+		t.Errorf("CheckOutput of a folder: %v, want an error", err)
+	}
+	// A device is written as it is, never replaced.
+	if err := WriteAtomic(os.DevNull, write("gone")); err != nil {
+		t.Errorf("writing %s: %v", os.DevNull, err)
+	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Errorf("%s after a write: %v (%v), want the device", os.DevNull, fi.Mode(), err)
 	}
 }

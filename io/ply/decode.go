@@ -3,6 +3,7 @@ package ply
 import (
 	"encoding/binary"
 	"io"
+	"slices"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/internal/codec"
@@ -25,22 +26,30 @@ type Decoder struct {
 	stride int    // record size of a fixed-size binary vertex, else 0
 	buf    []byte // record buffer for fixed-size binary vertices
 	err    error
+	opt    pcio.ReadOptions
 }
 
 // NewDecoder reads the header of a PLY file, and any elements before the
-// vertex element, from r.
-func NewDecoder(r io.Reader) (*Decoder, error) {
+// vertex element, from r. Vertices cut short are an error (a
+// *codec.ShortError) unless opts (at most one) asks to salvage them: then
+// the whole vertices before the cut are read, the elements after the
+// vertex element dropped, and the error goes to the options' Warn.
+func NewDecoder(r io.Reader, opts ...pcio.ReadOptions) (*Decoder, error) {
 	cr := codec.NewReader(codecName, r)
 	h, comments, err := readHeader(cr)
 	if err != nil {
 		return nil, err
 	}
-	d := &Decoder{r: cr, h: h, known: cr.Remaining() >= 0}
+	d := &Decoder{r: cr, h: h, known: cr.Remaining() >= 0, opt: pcio.Options(opts)}
 	var min int64
 	for _, e := range h.Elements {
 		m := e.minRecord(h.Encoding)
 		if err := codec.CheckCount(codecName, cr.Offset(), "element "+e.Name+" records", e.Count, m, cr.Remaining()-min); err != nil {
-			return nil, err
+			if _, short := err.(*codec.ShortError); !short {
+				return nil, err
+			}
+			d.known = false // read on to find where the data ends
+			break
 		}
 		min += e.Count * m
 	}
@@ -130,6 +139,9 @@ func (d *Decoder) wrap(err error, e *Element, i int64) error {
 	case *codec.FormatError, *codec.UnsupportedError:
 		return err
 	}
+	if short := codec.Short(codecName, d.src.pos(), err, "vertices", i, e.Count); short != nil && e == d.vertex {
+		return short
+	}
 	return codec.ReadErr(codecName, d.src.pos(), err, "element %s record %d of %d", e.Name, i, e.Count)
 }
 
@@ -153,11 +165,28 @@ func (d *Decoder) Read(max int) (*core.Cloud, error) {
 	}
 	n := codec.ChunkSize(max, v.Count-d.read, d.known)
 	c := codec.NewChunk(d.hdr, n)
+	first := d.read
 	if err := d.decodeInto(c, 0, n); err != nil {
 		d.err = err
-		return nil, err
+		if c, err = codec.Salvage(d.opt, err, c, first); err != nil {
+			return nil, err
+		}
+		d.salvaged()
+		if c.Len() == 0 {
+			return nil, io.EOF
+		}
 	}
 	return c, nil
+}
+
+// salvaged ends a read salvaged at a cut: the vertex element keeps the
+// vertices read, and the elements after it, which the cut took, are
+// dropped.
+func (d *Decoder) salvaged() {
+	d.err, d.after = io.EOF, nil
+	d.vertex.Count = d.read
+	i := slices.Index(d.h.Elements, d.vertex)
+	d.h.Elements = d.h.Elements[:i+1]
 }
 
 // decodeInto reads the next n vertices into c at index at.
@@ -184,18 +213,24 @@ func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
 		return d.decodeFixed(v, cols, coords, at, n)
 	}
 	lists := &blobSink{b: v.Data}
+	fail := func(err error) error {
+		if v.ListOffsets != nil { // the lists of the whole vertices read
+			v.Data = lists.b[:v.ListOffsets[len(v.ListOffsets)-1]]
+		}
+		return d.wrap(err, v, d.read)
+	}
 	for j := at; j < at+n; j++ {
 		for i, p := range v.Props {
 			if p.IsList() {
 				if err := copyList(d.src, lists, p); err != nil {
-					return d.wrap(err, v, d.read)
+					return fail(err)
 				}
 				continue
 			}
 			t := types[p.Type]
 			bits, err := d.src.next(t)
 			if err != nil {
-				return d.wrap(err, v, d.read)
+				return fail(err)
 			}
 			if coords[i] != nil {
 				coords[i][j] = codec.ToFloat64(t, bits)
@@ -219,10 +254,10 @@ func (d *Decoder) decodeFixed(v *Element, cols []*core.Attribute, coords [][]flo
 	}
 	buf := d.buf[:n*d.stride]
 	start := d.r.Offset()
-	if err := d.r.ReadFull(buf); err != nil {
-		got := (d.r.Offset().Offset - start.Offset) / int64(d.stride)
-		at := codec.Pos{Offset: start.Offset + got*int64(d.stride)}
-		return codec.ReadErr(codecName, at, err, "vertex %d of %d", d.read+got, v.Count)
+	err := d.r.ReadFull(buf)
+	got := (d.r.Offset().Offset - start.Offset) / int64(d.stride)
+	if err != nil {
+		n = int(got) // decode the whole vertices before the cut
 	}
 	off := 0
 	for i, p := range v.Props {
@@ -235,20 +270,31 @@ func (d *Decoder) decodeFixed(v *Element, cols []*core.Attribute, coords [][]flo
 		off += t.Size()
 	}
 	d.read += int64(n)
+	if err != nil {
+		pos := codec.Pos{Offset: start.Offset + got*int64(d.stride)}
+		if short := codec.Short(codecName, pos, err, "vertices", d.read, v.Count); short != nil {
+			return short
+		}
+		return codec.ReadErr(codecName, pos, err, "vertex %d of %d", d.read, v.Count)
+	}
 	return nil
 }
 
-// Decode reads a whole PLY file. When r can report its size (a file, a
-// bytes.Reader) the cloud is allocated once, after the header's counts were
-// checked against it; otherwise it grows as data arrives.
-func Decode(r io.Reader) (*core.Cloud, error) {
-	d, err := NewDecoder(r)
+// Decode reads a whole PLY file, with options as NewDecoder. When r can
+// report its size (a file, a bytes.Reader) the cloud is allocated once,
+// after the header's counts were checked against it; otherwise it grows as
+// data arrives.
+func Decode(r io.Reader, opts ...pcio.ReadOptions) (*core.Cloud, error) {
+	d, err := NewDecoder(r, opts...)
 	if err != nil {
 		return nil, err
 	}
-	c, err := codec.DecodeAll(d.hdr, d.known, d.decodeInto, d.Read)
+	c, err := codec.DecodeAll(d.hdr, d.known, d.opt, d.decodeInto, d.Read)
 	if err != nil {
 		return nil, err
+	}
+	if v := d.vertex; v != nil && int64(c.Len()) < v.Count {
+		d.salvaged() // DecodeAll salvaged a cut
 	}
 	// The elements after the vertex element.
 	if _, err := d.Read(1); err != io.EOF {

@@ -1,6 +1,7 @@
 package ply
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -194,6 +195,9 @@ func readHeader(r *codec.Reader) (*Header, []string, error) {
 					return nil, nil, codec.Errorf(codecName, pos, "vertex element has no properties")
 				}
 				nameVertexAttrs(v)
+				if missing := missingCoords(v); v.Count > 0 && missing != "" {
+					return nil, nil, codec.Errorf(codecName, pos, "vertex element has no %s property: vertices need x and y (a missing z reads as 0)", missing)
+				}
 			}
 			return h, comments, nil
 		default:
@@ -262,6 +266,19 @@ func nameVertexAttrs(v *Element) {
 			taken[a] = true
 		}
 	}
+}
+
+// missingCoords names the plane coordinates v lacks as scalar properties
+// ("y", "x, y"), or returns "". Without z a vertex is a point of the plane
+// z = 0, as PDAL writes 2-D data; without x or y it is no point at all.
+func missingCoords(v *Element) string {
+	var missing []string
+	for _, c := range []string{"x", "y"} {
+		if !slices.ContainsFunc(v.Props, func(p Property) bool { return p.Name == c && !p.IsList() }) {
+			missing = append(missing, c)
+		}
+	}
+	return strings.Join(missing, ", ")
 }
 
 func (h *Header) vertex() *Element {

@@ -40,7 +40,7 @@ func init() {
 		Magic:      [][]byte{[]byte("ply\n"), []byte("ply\r\n"), []byte("ply \n"), []byte("ply \r\n")},
 		Variants:   variants,
 		Decode:     Decode,
-		NewDecoder: func(r io.Reader) (pcio.Decoder, error) { return NewDecoder(r) },
+		NewDecoder: func(r io.Reader, opts ...pcio.ReadOptions) (pcio.Decoder, error) { return NewDecoder(r, opts...) },
 		Encode:     Encode,
 		NewEncoder: func(w io.Writer, h *pcio.Header, variant string) (pcio.Encoder, error) {
 			return NewEncoder(w, h, variant)

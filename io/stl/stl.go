@@ -9,11 +9,14 @@ package stl
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strconv"
+	"strings"
 
 	hstl "github.com/hschendel/stl"
 	"github.com/ungerik/go3d/float64/vec3"
@@ -32,10 +35,30 @@ func init() {
 	pcio.Register(&pcio.Format{
 		Name:       codecName,
 		Extensions: []string{".stl"},
+		Magic:      [][]byte{[]byte("solid")},
+		Sniff:      sniff,
 		Decode:     Decode,
 		Describe:   Describe,
 	})
 }
+
+// sniff reports whether head, the first bytes of an input (up to 512: all
+// of it when shorter), may be a binary STL, which has no magic bytes: a
+// whole header, and, when head is the whole input, the size its triangle
+// count implies; otherwise a byte after the header that is not text, as
+// float32 triangles hold.
+func sniff(head []byte) bool {
+	if len(head) < binaryHeader {
+		return false
+	}
+	if len(head) < sniffLen {
+		return int64(len(head)) == binaryHeader+binaryTriangle*int64(binary.LittleEndian.Uint32(head[80:84]))
+	}
+	return bytes.ContainsFunc(head[binaryHeader:], func(r rune) bool { return r < ' ' && r != '\n' && r != '\r' && r != '\t' || r >= 0x7f })
+}
+
+// sniffLen is how many bytes pcio hands sniff at most.
+const sniffLen = 512
 
 // Mesh is a triangle mesh read from an STL file.
 type Mesh struct {
@@ -72,8 +95,13 @@ const (
 
 // ReadMesh reads a binary or ascii STL file. A file is binary when its
 // size is exactly what the triangle count at offset 80 implies; otherwise
-// it must be ascii, beginning with "solid".
-func ReadMesh(r io.Reader) (m *Mesh, err error) {
+// it must be ascii, beginning with "solid". A binary file cut short is an
+// error (a *codec.ShortError) unless opts (at most one) asks to salvage it:
+// then the whole triangles before the cut are read and the error goes to
+// the options' Warn; so are the triangles of an ascii file that ends
+// inside a facet.
+func ReadMesh(r io.Reader, opts ...pcio.ReadOptions) (m *Mesh, err error) {
+	opt := pcio.Options(opts)
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -85,8 +113,19 @@ func ReadMesh(r io.Reader) (m *Mesh, err error) {
 		switch {
 		case int64(len(data)) == want:
 			ascii = false
-		case !ascii:
-			return nil, codec.Errorf(codecName, codec.Pos{Offset: 80},
+		case ascii:
+		case int64(len(data)) < want:
+			present := (int64(len(data)) - binaryHeader) / binaryTriangle
+			short := &codec.ShortError{Codec: codecName, Pos: codec.Pos{Offset: int64(len(data))}, What: "triangles", Promised: n, Present: present,
+				Count: "triangle count, byte offset 80"}
+			if !opt.Salvage {
+				return nil, short
+			}
+			opt.Warning(short)
+			data = data[:binaryHeader+binaryTriangle*present]
+			binary.LittleEndian.PutUint32(data[80:84], uint32(present))
+		default:
+			return nil, codec.Errorf(codecName, codec.Pos{Offset: want},
 				"binary header promises %d triangles (%d bytes), but the file has %d bytes", n, want, len(data))
 		}
 	} else if !ascii {
@@ -101,7 +140,17 @@ func ReadMesh(r io.Reader) (m *Mesh, err error) {
 		}
 	}()
 	if err := hstl.CopyAll(bytes.NewReader(data), collector{m}); err != nil {
-		return nil, &FormatError{Codec: codecName, Msg: "reading mesh", Err: err}
+		if ascii && !endsSolid(data) {
+			// hschendel/stl reports a facet cut short only as skipped.
+			err = &FormatError{Codec: codecName, Pos: codec.Pos{Offset: int64(len(data))},
+				Msg: fmt.Sprintf("file cut short: no endsolid line at the end, %d whole facets before", len(m.Triangles)), Err: io.ErrUnexpectedEOF}
+		} else {
+			err = parseError(err)
+		}
+		if !opt.Salvage || !errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, err
+		}
+		opt.Warning(err)
 	}
 	if m.ASCII != ascii {
 		return nil, codec.Errorf(codecName, codec.Pos{}, "cannot tell binary from ascii STL")
@@ -109,11 +158,46 @@ func ReadMesh(r io.Reader) (m *Mesh, err error) {
 	return m, nil
 }
 
+// endsSolid reports whether the last line of ascii STL data that is not
+// blank begins with "endsolid".
+func endsSolid(data []byte) bool {
+	data = bytes.TrimRight(data, " \t\r\n")
+	last := data[bytes.LastIndexByte(data, '\n')+1:]
+	return bytes.HasPrefix(bytes.TrimLeft(last, " \t"), []byte("endsolid"))
+}
+
+// parseError turns an error of hschendel/stl, which lists each bad line as
+// "N: message" on a line of its own (after "Triangles had to be skipped."
+// when some were), into a FormatError on one line: the first bad line, and
+// how many more there are. One that says the file ended wraps
+// io.ErrUnexpectedEOF.
+func parseError(err error) error {
+	fe := &FormatError{Codec: codecName, Msg: strings.TrimSpace(err.Error())}
+	var bad []string
+	for _, l := range strings.Split(fe.Msg, "\n") {
+		if n, msg, ok := strings.Cut(l, ": "); ok {
+			if line, cerr := strconv.Atoi(n); cerr == nil {
+				if len(bad) == 0 {
+					fe.Pos.Line, fe.Msg = line, msg
+				}
+				bad = append(bad, l)
+			}
+		}
+	}
+	if len(bad) > 1 {
+		fe.Msg += fmt.Sprintf(" (and %d more bad lines)", len(bad)-1)
+	}
+	if strings.Contains(err.Error(), "unexpected end of file") || errors.Is(err, hstl.ErrUnexpectedEOF) {
+		fe.Err = io.ErrUnexpectedEOF
+	}
+	return fe
+}
+
 // Decode reads an STL file and returns the mesh's distinct vertices, in
 // order of first appearance; vertices are the same when their coordinates
-// have the same bits.
-func Decode(r io.Reader) (*core.Cloud, error) {
-	m, err := ReadMesh(r)
+// have the same bits. Options are those of ReadMesh.
+func Decode(r io.Reader, opts ...pcio.ReadOptions) (*core.Cloud, error) {
+	m, err := ReadMesh(r, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -144,10 +228,10 @@ func (m *Mesh) meta() core.Metadata {
 	return core.Metadata{Format: codecName, Extra: map[string]any{codecName: &Header{Name: m.Name, ASCII: m.ASCII, Triangles: len(m.Triangles)}}}
 }
 
-// Sample reads an STL file and draws n points uniformly from its surface
-// (see Mesh.Sample).
-func Sample(r io.Reader, n int, seed uint64) (*core.Cloud, error) {
-	m, err := ReadMesh(r)
+// Sample reads an STL file, with options as ReadMesh, and draws n points
+// uniformly from its surface (see Mesh.Sample).
+func Sample(r io.Reader, n int, seed uint64, opts ...pcio.ReadOptions) (*core.Cloud, error) {
+	m, err := ReadMesh(r, opts...)
 	if err != nil {
 		return nil, err
 	}

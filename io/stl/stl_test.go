@@ -5,11 +5,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"testing"
 
+	hstl "github.com/hschendel/stl"
+
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codec"
 	"github.com/pctk/pctk/io/pcio"
 )
 
@@ -142,14 +146,16 @@ func TestBadInput(t *testing.T) {
 		want string
 	}{
 		{"empty", nil, "stl: offset 0: 0 bytes: neither a binary STL"},
-		{"truncated binary", good[:len(good)-7], "stl: offset 80: binary header promises 12 triangles (684 bytes), but the file has 677 bytes"},
-		{"huge count", append(append(make([]byte, 80), 0xff, 0xff, 0xff, 0xff), 1, 2, 3), "promises 4294967295 triangles"},
-		{"bad ascii", []byte("solid x\nfacet normal 0 0 0\nouter loop\nvertex 1 2\n"), "stl: offset 0: reading mesh"},
+		{"truncated binary", good[:len(good)-7], "stl: file cut short at byte offset 677: header promises 12 triangles (triangle count, byte offset 80), 11 present"},
+		{"huge count", append(append(make([]byte, 80), 0xff, 0xff, 0xff, 0xff), 1, 2, 3), "promises 4294967295 triangles (triangle count, byte offset 80), 0 present"},
+		{"longer than its count", append(bytes.Clone(good), 1, 2), "stl: offset 684: binary header promises 12 triangles (684 bytes), but the file has 686 bytes"},
+		{"bad ascii", []byte("solid x\nfacet normal 0 0 0\nouter loop\nvertex 1 2\nendloop\nendfacet\nendsolid x\n"), "stl: line 5: Unable to parse float"},
 	} {
 		_, err := Decode(bytes.NewReader(tc.in))
 		var fe *FormatError
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &fe) {
-			t.Errorf("%s: got %v, want a FormatError containing %q", tc.name, err, tc.want)
+		var se *codec.ShortError
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &fe) && !errors.As(err, &se) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: got %q, want a FormatError or ShortError on one line containing %q", tc.name, err, tc.want)
 		}
 	}
 	if _, err := Sample(bytes.NewReader(flat), 10, 1); err == nil || !strings.Contains(err.Error(), "zero area") {
@@ -164,5 +170,71 @@ func TestRegistered(t *testing.T) {
 	f, err := pcio.ByExtension("part.STL")
 	if err != nil || f.Name != "stl" || f.Encode != nil {
 		t.Fatalf("ByExtension(part.STL) = %+v, %v; want the read-only stl format", f, err)
+	}
+}
+
+// TestCutShort reads a binary STL cut inside its fourth triangle and an
+// ascii STL cut inside a facet: an error that wraps io.ErrUnexpectedEOF
+// (for binary, naming the triangles promised and present), and salvaged,
+// the whole triangles before the cut with one warning.
+func TestCutShort(t *testing.T) {
+	ts := cube()[:5]
+	bin := binarySTL("x", ts)
+	asc := asciiSTL("x", ts)
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want string
+		tris int
+	}{
+		{"binary", bin[:binaryHeader+3*binaryTriangle+20], "stl: file cut short at byte offset 254: header promises 5 triangles (triangle count, byte offset 80), 3 present", 3},
+		{"ascii", asc[:bytes.Index(asc, []byte("facet normal 0 0 0\n outer loop\n  vertex 0 0 1"))+40], "stl: offset 236: file cut short: no endsolid line at the end, 2 whole facets before", 2},
+	} {
+		_, err := ReadMesh(bytes.NewReader(tc.in))
+		if err == nil || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: got %q, want an error on one line wrapping io.ErrUnexpectedEOF containing %q", tc.name, err, tc.want)
+		}
+		var warns []error
+		m, err := ReadMesh(bytes.NewReader(tc.in), pcio.ReadOptions{Salvage: true, Warn: func(err error) { warns = append(warns, err) }})
+		if err != nil || len(m.Triangles) != tc.tris || len(warns) != 1 || !strings.Contains(warns[0].Error(), tc.want) {
+			t.Errorf("%s: salvage gave %v triangles, %v, warnings %v; want %d and one warning", tc.name, m, err, warns, tc.tris)
+			continue
+		}
+		for i, tr := range m.Triangles {
+			if tr.Vertices != [3]hstl.Vec3{ts[i][0], ts[i][1], ts[i][2]} {
+				t.Errorf("%s: salvaged triangle %d is %v, want %v", tc.name, i, tr.Vertices, ts[i])
+			}
+		}
+	}
+}
+
+// TestSniff identifies STL from its first bytes, as for standard input:
+// ascii by "solid", binary by the size its count implies when the whole
+// input is seen, else by binary bytes after the header.
+func TestSniff(t *testing.T) {
+	big := binarySTL("made by a CAD tool", append(cube(), cube()...))
+	for name, in := range map[string][]byte{
+		"ascii":                 asciiSTL("cube", cube()),
+		"binary, small":         binarySTL("made by a CAD tool", cube()[:1]),
+		"binary, large":         big,
+		"binary, named solid":   binarySTL("solid x", cube()),
+		"binary, cut (salvage)": big[:600],
+	} {
+		f, r, err := pcio.Sniff(bytes.NewReader(in))
+		if err != nil || f.Name != "stl" {
+			t.Errorf("%s: Sniff = %v, %v; want stl", name, f, err)
+			continue
+		}
+		if _, err := f.Decode(r, pcio.ReadOptions{Salvage: true}); err != nil {
+			t.Errorf("%s: decoding the sniffed input: %v", name, err)
+		}
+	}
+	for name, in := range map[string][]byte{
+		"text":                      []byte(strings.Repeat("not a point cloud at all ", 40)),
+		"whole, size not its count": binarySTL("x", cube())[:200],
+	} {
+		if f, _, err := pcio.Sniff(bytes.NewReader(in)); err == nil {
+			t.Errorf("%s: Sniff = %s, want unknown format", name, f.Name)
+		}
 	}
 }

@@ -92,16 +92,25 @@ func TestTokens(t *testing.T) {
 }
 
 func TestCheckCount(t *testing.T) {
+	// A count the input cannot hold is a ShortError (with the most records
+	// it can hold); a count no input can be is a FormatError.
 	for _, c := range []struct {
-		n, min, rem int64
-		ok          bool
+		n, min, rem, present int64
+		ok, short            bool
 	}{
-		{10, 4, 40, true}, {11, 4, 40, false}, {1 << 40, 12, -1, true}, {-1, 1, -1, false}, {1 << 40, 12, 1 << 20, false},
+		{10, 4, 40, 0, true, false}, {11, 4, 40, 10, false, true}, {1 << 40, 12, -1, 0, true, false},
+		{-1, 1, -1, 0, false, false}, {1 << 40, 12, 1 << 20, 87381, false, true},
 	} {
 		err := CheckCount("t", Pos{}, "points", c.n, c.min, c.rem)
 		var fe *FormatError
-		if (err == nil) != c.ok || err != nil && !errors.As(err, &fe) {
+		var se *ShortError
+		switch {
+		case (err == nil) != c.ok:
 			t.Errorf("CheckCount(%d, %d, %d) = %v, want ok %v", c.n, c.min, c.rem, err, c.ok)
+		case c.short && (!errors.As(err, &se) || se.Present != c.present || se.Promised != c.n || !errors.Is(err, io.ErrUnexpectedEOF)):
+			t.Errorf("CheckCount(%d, %d, %d) = %v, want a ShortError with %d present", c.n, c.min, c.rem, err, c.present)
+		case !c.ok && !c.short && !errors.As(err, &fe):
+			t.Errorf("CheckCount(%d, %d, %d) = %v, want a FormatError", c.n, c.min, c.rem, err)
 		}
 	}
 	if got := ChunkSize(1<<30, 1<<40, false); got != Chunk {

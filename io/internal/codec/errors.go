@@ -75,3 +75,45 @@ func ReadErr(codec string, p Pos, err error, format string, args ...any) error {
 	}
 	return &FormatError{Codec: codec, Pos: p, Msg: fmt.Sprintf(format, args...), Err: err}
 }
+
+// ShortError reports a file cut short in its point data: the header
+// promised Promised points (What names them: "points", "vertices") and the
+// data ends at Pos after Present whole ones. Every codec returns it for a
+// cut file, so that the message reads the same in every format; it wraps
+// io.ErrUnexpectedEOF. Reading with pcio.ReadOptions.Salvage turns it into
+// a warning and keeps the Present points.
+type ShortError struct {
+	Codec             string
+	Pos               Pos
+	What              string
+	Promised, Present int64
+	// Count, when set, qualifies the promise: where the header states the
+	// count ("number of point records, byte offset 107"), or why Present is
+	// what it is.
+	Count string
+}
+
+func (e *ShortError) Error() string {
+	at := fmt.Sprintf("byte offset %d", e.Pos.Offset)
+	if e.Pos.Line > 0 {
+		at += fmt.Sprintf(" (line %d)", e.Pos.Line)
+	}
+	count := ""
+	if e.Count != "" {
+		count = " (" + e.Count + ")"
+	}
+	return fmt.Sprintf("%s: file cut short at %s: header promises %d %s%s, %d present", e.Codec, at, e.Promised, e.What, count, e.Present)
+}
+
+// Unwrap returns io.ErrUnexpectedEOF.
+func (e *ShortError) Unwrap() error { return io.ErrUnexpectedEOF }
+
+// Short returns, when err (of the underlying reader, met at p after present
+// of promised points) says the input ended (io.EOF, io.ErrUnexpectedEOF),
+// the *ShortError to report; otherwise nil.
+func Short(codec string, p Pos, err error, what string, present, promised int64) *ShortError {
+	if err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil
+	}
+	return &ShortError{Codec: codec, Pos: p, What: what, Promised: promised, Present: present}
+}

@@ -23,12 +23,15 @@ func NewChunk(h *pcio.Header, n int) *core.Cloud {
 // size is known (and the header's count was checked against it) the cloud
 // is allocated once and into fills c[at:at+n] chunk by chunk; otherwise
 // read returns chunks that are appended, so memory grows only with data.
-func DecodeAll(h *pcio.Header, known bool, into func(c *core.Cloud, at, n int) error, read func(max int) (*core.Cloud, error)) (*core.Cloud, error) {
+// When into reports a file cut short (*ShortError) and o says to salvage,
+// the points before the cut are returned and the error goes to o's Warn;
+// read salvages by itself.
+func DecodeAll(h *pcio.Header, known bool, o pcio.ReadOptions, into func(c *core.Cloud, at, n int) error, read func(max int) (*core.Cloud, error)) (*core.Cloud, error) {
 	if known {
 		c := NewChunk(h, int(h.Count))
 		for at := 0; at < c.Len(); at += Chunk {
 			if err := into(c, at, min(Chunk, c.Len()-at)); err != nil {
-				return nil, err
+				return Salvage(o, err, c, 0)
 			}
 		}
 		return c, nil
@@ -64,4 +67,18 @@ func Variant(codec, variant, src, def string, variants, encodings []string) (str
 		}
 	}
 	return "", fmt.Errorf("%s: unknown variant %q (want %s)", codec, variant, strings.Join(variants, ", "))
+}
+
+// Salvage handles an error err met while decoding chunk c, whose first
+// point is point first of the file: a file cut short (*ShortError) read with
+// o.Salvage gives c cut to the whole points before the cut, and err goes to
+// o's Warn; any other error is returned as it is.
+func Salvage(o pcio.ReadOptions, err error, c *core.Cloud, first int64) (*core.Cloud, error) {
+	short, ok := err.(*ShortError)
+	if !ok || !o.Salvage {
+		return nil, err
+	}
+	o.Warning(short)
+	Truncate(c, int(short.Present-first))
+	return c, nil
 }

@@ -22,7 +22,7 @@ import (
 
 // Codec is the pair of functions a codec package exports.
 type Codec struct {
-	Decode func(io.Reader) (*core.Cloud, error)
+	Decode func(io.Reader, ...pcio.ReadOptions) (*core.Cloud, error)
 	Encode func(io.Writer, *core.Cloud, string) error
 	// Format, when set, is the registered format; Fuzz then also copies
 	// every input through its streaming decoder and encoder.
@@ -171,14 +171,16 @@ type BadCase struct {
 	Stream bool
 	// Want is a substring of the error.
 	Want string
-	// EOF: errors.Is(err, io.ErrUnexpectedEOF).
+	// EOF: errors.Is(err, io.ErrUnexpectedEOF), as for a file cut short
+	// (a *codec.ShortError).
 	EOF bool
 	// Unsupported: an UnsupportedError rather than a FormatError.
 	Unsupported bool
 }
 
 // RunBad decodes every case and checks its error: prefix ("ply: "), the
-// wanted text, the error type and whether it wraps io.ErrUnexpectedEOF.
+// wanted text, the error type (FormatError, ShortError or UnsupportedError)
+// and whether it wraps io.ErrUnexpectedEOF.
 func (k Codec) RunBad(t *testing.T, prefix string, cases []BadCase) {
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
@@ -198,7 +200,8 @@ func (k Codec) RunBad(t *testing.T, prefix string, cases []BadCase) {
 			}
 			var fe *codec.FormatError
 			var ue *codec.UnsupportedError
-			if tc.Unsupported && !errors.As(err, &ue) || !tc.Unsupported && !errors.As(err, &fe) {
+			var se *codec.ShortError
+			if tc.Unsupported && !errors.As(err, &ue) || !tc.Unsupported && !errors.As(err, &fe) && !errors.As(err, &se) {
 				t.Errorf("got error of type %T, want unsupported=%v", err, tc.Unsupported)
 			}
 		})

@@ -1,21 +1,10 @@
 package fntest
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
-
-// recorder collects errors instead of failing the test.
-type recorder struct {
-	testing.TB
-	errs []string
-}
-
-func (r *recorder) Errorf(format string, args ...any) {
-	r.errs = append(r.errs, fmt.Sprintf(format, args...))
-}
 
 // mutant is brute with one deliberate defect.
 type mutant struct {
@@ -94,12 +83,12 @@ func (m mutIndex) ClusterCores(isCore []bool, label []int32) error {
 func TestCheckCatches(t *testing.T) {
 	cfg := Config{Seeds: []uint64{11}, N: 120}
 	for _, d := range []string{"", "counts", "knn-order", "neighbors", "capped", "moments", "clusters"} {
-		r := &recorder{TB: t}
+		r := &Recorder{TB: t}
 		CheckBackendWith(r, mutant{findneighbor.Brute(), d}, cfg)
 		switch {
-		case d == "" && len(r.errs) > 0:
-			t.Errorf("brute: %d errors, first: %s", len(r.errs), r.errs[0])
-		case d != "" && len(r.errs) == 0:
+		case d == "" && len(r.Errs) > 0:
+			t.Errorf("brute: %d errors, first: %s", len(r.Errs), r.Errs[0])
+		case d != "" && len(r.Errs) == 0:
 			t.Errorf("defect %q not caught", d)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package core
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/project"
-	"github.com/pctk/pctk/core"
 )
 
 // WGS84 ellipsoid: semi-major axis a (orb.EarthRadius, the sphere orb's
@@ -14,12 +13,12 @@ import (
 const (
 	wgs84A  = orb.EarthRadius
 	wgs84E2 = 6.69437999014e-3
-	// maxGeoLat bounds the latitudes --geographic accepts: Mercator's scale
+	// maxGeoLat bounds the latitudes GeoLocal accepts: Mercator's scale
 	// sec φ grows without bound toward the poles.
 	maxGeoLat = 85.0
 )
 
-// geoLocal projects a cloud whose X and Y are longitude and latitude in
+// GeoLocal projects a cloud whose X and Y are longitude and latitude in
 // degrees (WGS84) to float32 metres around the cloud's centre (φ0, λ0), for
 // a radius ε in metres.
 //
@@ -28,26 +27,29 @@ const (
 // centre: x by cos φ0·N(φ0)/a, y by cos φ0·M(φ0)/a, where N and M are the
 // ellipsoid's prime-vertical and meridional radii of curvature. Mercator is
 // conformal, so away from the centre latitude the scale drifts by about
-// cos φ0/cos φ − 1 ≈ tan φ0·Δφ; scaleErr returns the largest relative error
+// cos φ0/cos φ − 1 ≈ tan φ0·Δφ; scaleErr is the largest relative error
 // of a distance anywhere in the cloud (0.0016 for a cloud 10 km tall at 45°),
 // by which ε is effectively larger or smaller at the cloud's north and south
 // edges. Longitudes are taken relative to λ0, so clouds across the
 // antimeridian work. Z, when flat is false, is kept in its own units
 // (metres for ellipsoidal or orthometric heights) relative to its centre.
-func geoLocal(c *core.Cloud, flat bool) (l core.Local, scaleErr float64, err error) {
+//
+// It fails, naming the first such point, when a latitude lies beyond ±85°
+// or a longitude outside [-180, 360]: a cloud that is not in degrees.
+func (c *Cloud) GeoLocal(flat bool) (l Local, scaleErr float64, err error) {
 	n := c.Len()
 	if n == 0 {
-		return core.Local{XYZ: []float32{}}, 0, nil
+		return Local{XYZ: []float32{}}, 0, nil
 	}
 	latMin, latMax := math.Inf(1), math.Inf(-1)
 	lonMin, lonMax := math.Inf(1), math.Inf(-1)
 	for i := range n {
 		lon, lat := c.X[i], c.Y[i]
 		if lat < -maxGeoLat || lat > maxGeoLat {
-			return l, 0, fmt.Errorf("--geographic: point %d has latitude (Y) %g outside [-%g, %g]; is the cloud in lon/lat degrees?", i, lat, maxGeoLat, maxGeoLat)
+			return l, 0, fmt.Errorf("core: point %d has latitude (Y) %g outside [-%g, %g]; is the cloud in lon/lat degrees?", i, lat, maxGeoLat, maxGeoLat)
 		}
 		if lon < -180 || lon > 360 {
-			return l, 0, fmt.Errorf("--geographic: point %d has longitude (X) %g outside [-180, 360]; is the cloud in lon/lat degrees?", i, lon)
+			return l, 0, fmt.Errorf("core: point %d has longitude (X) %g outside [-180, 360]; is the cloud in lon/lat degrees?", i, lon)
 		}
 		latMin, latMax = min(latMin, lat), max(latMax, lat)
 		lonMin, lonMax = min(lonMin, wrapLon(lon)), max(lonMax, wrapLon(lon))
@@ -84,11 +86,11 @@ func geoLocal(c *core.Cloud, flat bool) (l core.Local, scaleErr float64, err err
 			xyz[3*i+2] = float32(c.Z[i] - z0)
 		}
 	}
-	return core.Local{Origin: [3]float64{lon0, lat0, z0}, XYZ: xyz}, geoScaleError(lat0, latMin, latMax), nil
+	return Local{Origin: [3]float64{lon0, lat0, z0}, XYZ: xyz}, geoScaleError(lat0, latMin, latMax), nil
 }
 
 // geoScaleError returns the largest relative scale error, east-west or
-// north-south, of geoLocal's projection centred at lat0 over latitudes
+// north-south, of GeoLocal's projection centred at lat0 over latitudes
 // [latMin, latMax]: the ratio of projected to true metres on the ellipsoid
 // is N(φ0)cos φ0/(N(φ)cos φ) east-west and M(φ0)cos φ0/(M(φ)cos φ)
 // north-south. Both are smooth in φ, so sampling the range finely is exact

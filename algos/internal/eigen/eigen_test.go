@@ -1,75 +1,16 @@
-package normals
+package eigen
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
-)
 
-// jacobiEigen is the reference solver: cyclic Jacobi rotations on the
-// matrix scaled to a largest entry of 1, until no off-diagonal entry is left
-// or 100 sweeps are done, then the values sorted ascending. It is slow and
-// simple, which is what a reference should be.
-func jacobiEigen(s sym3) (vals [3]float64, vecs [3][3]float64) {
-	scale := 0.0
-	for _, x := range s {
-		scale = max(scale, math.Abs(x))
-	}
-	if scale == 0 {
-		scale = 1
-	}
-	a := [3][3]float64{{s[0], s[1], s[2]}, {s[1], s[3], s[4]}, {s[2], s[4], s[5]}}
-	for i := range 3 {
-		for j := range 3 {
-			a[i][j] /= scale
-		}
-	}
-	v := [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} // columns are eigenvectors
-	for sweep := 0; sweep < 100; sweep++ {
-		if a[0][1] == 0 && a[0][2] == 0 && a[1][2] == 0 {
-			break
-		}
-		for _, pq := range [3][2]int{{0, 1}, {0, 2}, {1, 2}} {
-			p, q := pq[0], pq[1]
-			if a[p][q] == 0 {
-				continue
-			}
-			theta := (a[q][q] - a[p][p]) / (2 * a[p][q])
-			t := math.Copysign(1, theta) / (math.Abs(theta) + math.Sqrt(theta*theta+1))
-			c := 1 / math.Sqrt(t*t+1)
-			sn := t * c
-			for k := range 3 { // A ← A J
-				akp, akq := a[k][p], a[k][q]
-				a[k][p], a[k][q] = c*akp-sn*akq, sn*akp+c*akq
-			}
-			for k := range 3 { // A ← Jᵀ A
-				apk, aqk := a[p][k], a[q][k]
-				a[p][k], a[q][k] = c*apk-sn*aqk, sn*apk+c*aqk
-			}
-			for k := range 3 {
-				vkp, vkq := v[k][p], v[k][q]
-				v[k][p], v[k][q] = c*vkp-sn*vkq, sn*vkp+c*vkq
-			}
-		}
-	}
-	idx := [3]int{0, 1, 2}
-	for i := 0; i < 3; i++ {
-		for j := i + 1; j < 3; j++ {
-			if a[idx[j]][idx[j]] < a[idx[i]][idx[i]] {
-				idx[i], idx[j] = idx[j], idx[i]
-			}
-		}
-	}
-	for i, k := range idx {
-		vals[i] = a[k][k] * scale
-		vecs[i] = [3]float64{v[0][k], v[1][k], v[2][k]}
-	}
-	return vals, vecs
-}
+	"github.com/pctk/pctk/algos/internal/eigen/eigentest"
+)
 
 // checkEigen asserts that e decomposes s: ascending values equal to want
 // within tol·‖s‖, orthonormal right-handed vectors and ‖s v - λ v‖ ≤ tol·‖s‖.
-func checkEigen(t *testing.T, name string, s sym3, e eigen3, want [3]float64, tol float64) {
+func checkEigen(t *testing.T, name string, s Sym3, e Decomposition, want [3]float64, tol float64) {
 	t.Helper()
 	norm := 0.0
 	for _, v := range s {
@@ -81,7 +22,7 @@ func checkEigen(t *testing.T, name string, s sym3, e eigen3, want [3]float64, to
 			t.Errorf("%s: eigenvalue %d = %.17g, want %.17g (±%g)", name, i, e.Values[i], want[i], lim)
 		}
 		for j := range 3 {
-			d := dot(e.Vectors[i], e.Vectors[j])
+			d := Dot(e.Vectors[i], e.Vectors[j])
 			w := 0.0
 			if i == j {
 				w = 1
@@ -99,13 +40,13 @@ func checkEigen(t *testing.T, name string, s sym3, e eigen3, want [3]float64, to
 			t.Errorf("%s: ‖A v%d - λ v%d‖ = %g, want ≤ %g", name, i, i, r, lim)
 		}
 	}
-	if c := cross(e.Vectors[1], e.Vectors[2]); dot(c, e.Vectors[0]) < 1-1e-12 {
-		t.Errorf("%s: basis is not right-handed: (v1×v2)·v0 = %g", name, dot(c, e.Vectors[0]))
+	if c := Cross(e.Vectors[1], e.Vectors[2]); Dot(c, e.Vectors[0]) < 1-1e-12 {
+		t.Errorf("%s: basis is not right-handed: (v1×v2)·v0 = %g", name, Dot(c, e.Vectors[0]))
 	}
 }
 
 // rotated returns R diag(l) Rᵀ for a random rotation R, and R's columns.
-func rotated(rng *rand.Rand, l [3]float64) (sym3, [3][3]float64) {
+func rotated(rng *rand.Rand, l [3]float64) (Sym3, [3][3]float64) {
 	// A random unit quaternion gives a uniformly random rotation.
 	var q [4]float64
 	n := 0.0
@@ -130,38 +71,38 @@ func rotated(rng *rand.Rand, l [3]float64) (sym3, [3][3]float64) {
 		}
 	}
 	axes := [3][3]float64{{r[0][0], r[1][0], r[2][0]}, {r[0][1], r[1][1], r[2][1]}, {r[0][2], r[1][2], r[2][2]}}
-	return sym3{a[0][0], a[0][1], a[0][2], a[1][1], a[1][2], a[2][2]}, axes
+	return Sym3{a[0][0], a[0][1], a[0][2], a[1][1], a[1][2], a[2][2]}, axes
 }
 
 func TestEigenSym3Special(t *testing.T) {
 	const tol = 1e-13
 	tests := []struct {
 		name string
-		a    sym3
+		a    Sym3
 		want [3]float64
 	}{
-		{"zero", sym3{}, [3]float64{0, 0, 0}},
-		{"identity", sym3{1, 0, 0, 1, 0, 1}, [3]float64{1, 1, 1}},
-		{"diagonal", sym3{3, 0, 0, 1, 0, 2}, [3]float64{1, 2, 3}},
-		{"diagonal negative", sym3{-1, 0, 0, 5, 0, -7}, [3]float64{-7, -1, 5}},
-		{"diagonal repeated", sym3{2, 0, 0, 1, 0, 2}, [3]float64{1, 2, 2}},
-		{"rank 1 xy", sym3{1, 1, 0, 1, 0, 0}, [3]float64{0, 0, 2}},
-		{"rank 1 xyz", sym3{1, 1, 1, 1, 1, 1}, [3]float64{0, 0, 3}},
-		{"rank 2 plane z=0", sym3{2, 1, 0, 2, 0, 0}, [3]float64{0, 1, 3}},
-		{"rank 2 plane x+y+z=0", sym3{2, -1, -1, 2, -1, 2}, [3]float64{0, 3, 3}},
-		{"tiny", sym3{3e-300, 0, 0, 1e-300, 1e-301, 2e-300}, eigRef(sym3{3e-300, 0, 0, 1e-300, 1e-301, 2e-300})},
-		{"huge", sym3{3e300, 1e299, 0, 1e300, 0, 2e300}, eigRef(sym3{3e300, 1e299, 0, 1e300, 0, 2e300})},
-		{"beyond 2^1023", sym3{1e308, 1e306, 0, 1e307, 0, 2e307}, eigRef(sym3{1e308, 1e306, 0, 1e307, 0, 2e307})},
+		{"zero", Sym3{}, [3]float64{0, 0, 0}},
+		{"identity", Sym3{1, 0, 0, 1, 0, 1}, [3]float64{1, 1, 1}},
+		{"diagonal", Sym3{3, 0, 0, 1, 0, 2}, [3]float64{1, 2, 3}},
+		{"diagonal negative", Sym3{-1, 0, 0, 5, 0, -7}, [3]float64{-7, -1, 5}},
+		{"diagonal repeated", Sym3{2, 0, 0, 1, 0, 2}, [3]float64{1, 2, 2}},
+		{"rank 1 xy", Sym3{1, 1, 0, 1, 0, 0}, [3]float64{0, 0, 2}},
+		{"rank 1 xyz", Sym3{1, 1, 1, 1, 1, 1}, [3]float64{0, 0, 3}},
+		{"rank 2 plane z=0", Sym3{2, 1, 0, 2, 0, 0}, [3]float64{0, 1, 3}},
+		{"rank 2 plane x+y+z=0", Sym3{2, -1, -1, 2, -1, 2}, [3]float64{0, 3, 3}},
+		{"tiny", Sym3{3e-300, 0, 0, 1e-300, 1e-301, 2e-300}, eigRef(Sym3{3e-300, 0, 0, 1e-300, 1e-301, 2e-300})},
+		{"huge", Sym3{3e300, 1e299, 0, 1e300, 0, 2e300}, eigRef(Sym3{3e300, 1e299, 0, 1e300, 0, 2e300})},
+		{"beyond 2^1023", Sym3{1e308, 1e306, 0, 1e307, 0, 2e307}, eigRef(Sym3{1e308, 1e306, 0, 1e307, 0, 2e307})},
 	}
 	for _, tc := range tests {
-		e := eigenSym3(tc.a)
+		e := Decompose(tc.a)
 		checkEigen(t, tc.name, tc.a, e, tc.want, tol)
 		checkSmallest(t, tc.a, e)
 	}
 }
 
-func eigRef(a sym3) [3]float64 {
-	v, _ := jacobiEigen(a)
+func eigRef(a Sym3) [3]float64 {
+	v, _ := eigentest.Jacobi(a)
 	return v
 }
 
@@ -180,7 +121,7 @@ func TestEigenSym3Rotated(t *testing.T) {
 	for _, l := range spectra {
 		for range 200 {
 			a, axes := rotated(rng, l)
-			e := eigenSym3(a)
+			e := Decompose(a)
 			checkEigen(t, "spectrum", a, e, l, 1e-12)
 			checkSmallest(t, a, e)
 			if t.Failed() {
@@ -189,7 +130,7 @@ func TestEigenSym3Rotated(t *testing.T) {
 			gap := (l[1] - l[0]) / max(l[2], 1e-300)
 			if gap > 1e-4 {
 				// Angle error of v0 is about ε·λ2/(λ1-λ0).
-				if c := math.Abs(dot(e.Vectors[0], axes[0])); 1-c > 1e-18/(gap*gap)+1e-15 {
+				if c := math.Abs(Dot(e.Vectors[0], axes[0])); 1-c > 1e-18/(gap*gap)+1e-15 {
 					t.Fatalf("spectrum %v: |v0·axis0| = %.17g, want 1 (seed %d)", l, c, seed)
 				}
 			}
@@ -203,20 +144,20 @@ func TestEigenSym3VsJacobi(t *testing.T) {
 	const seed = 7
 	rng := rand.New(rand.NewPCG(seed, 2))
 	for n := range 20000 {
-		var a sym3
+		var a Sym3
 		pts := 3 + rng.IntN(20)
 		sx, sy, sz := rng.ExpFloat64(), rng.ExpFloat64(), rng.ExpFloat64()*1e-3*float64(n%3)
 		for range pts {
 			p := [3]float64{rng.NormFloat64() * sx, rng.NormFloat64() * sy, rng.NormFloat64() * sz}
-			a = sym3{a[0] + p[0]*p[0], a[1] + p[0]*p[1], a[2] + p[0]*p[2], a[3] + p[1]*p[1], a[4] + p[1]*p[2], a[5] + p[2]*p[2]}
+			a = Sym3{a[0] + p[0]*p[0], a[1] + p[0]*p[1], a[2] + p[0]*p[2], a[3] + p[1]*p[1], a[4] + p[1]*p[2], a[5] + p[2]*p[2]}
 		}
-		want, vecs := jacobiEigen(a)
-		e := eigenSym3(a)
+		want, vecs := eigentest.Jacobi(a)
+		e := Decompose(a)
 		checkEigen(t, "random SPD", a, e, want, 1e-12)
 		checkSmallest(t, a, e)
 		gap := (want[1] - want[0]) / want[2]
 		if gap > 1e-3 {
-			if c := math.Abs(dot(e.Vectors[0], vecs[0])); 1-c > 1e-12 {
+			if c := math.Abs(Dot(e.Vectors[0], vecs[0])); 1-c > 1e-12 {
 				t.Errorf("|v0·jacobi v0| = %.17g, want 1", c)
 			}
 		}
@@ -226,17 +167,17 @@ func TestEigenSym3VsJacobi(t *testing.T) {
 	}
 }
 
-// checkSmallest checks smallestEigen, which skips eigenSym3's second stage
-// where it can, against e = eigenSym3(a): the same smallest eigenvalue (to
+// checkSmallest checks Smallest, which skips Decompose's second stage
+// where it can, against e = Decompose(a): the same smallest eigenvalue (to
 // rounding), a unit eigenvector of it, and the same vector bit for bit
 // where the smallest eigenvalue is simple.
-func checkSmallest(t *testing.T, a sym3, e eigen3) {
+func checkSmallest(t *testing.T, a Sym3, e Decomposition) {
 	t.Helper()
-	l, v := smallestEigen(a)
+	l, v := Smallest(a)
 	norm := max(math.Abs(e.Values[0]), math.Abs(e.Values[2]))
 	res := 0.0 // |av - λv| / norm, computed scaled (no overflow)
 	if norm > 0 {
-		var as sym3
+		var as Sym3
 		for i := range a {
 			as[i] = a[i] / norm
 		}
@@ -245,11 +186,11 @@ func checkSmallest(t *testing.T, a sym3, e eigen3) {
 	}
 	switch {
 	case math.Abs(l-e.Values[0]) > 1e-14*norm:
-		t.Errorf("smallestEigen(%v) = %g, eigenSym3 gives %g", a, l, e.Values[0])
-	case math.Abs(dot(v, v)-1) > 1e-14, res > 1e-13:
-		t.Errorf("smallestEigen(%v): |v| = %.17g, |av - λv| = %g", a, math.Sqrt(dot(v, v)), res)
+		t.Errorf("Smallest(%v) = %g, Decompose gives %g", a, l, e.Values[0])
+	case math.Abs(Dot(v, v)-1) > 1e-14, res > 1e-13:
+		t.Errorf("Smallest(%v): |v| = %.17g, |av - λv| = %g", a, math.Sqrt(Dot(v, v)), res)
 	case e.Values[1]-e.Values[0] > 1e-6*norm && v != e.Vectors[0]:
-		t.Errorf("smallestEigen(%v) = %v; eigenSym3 gives %v", a, v, e.Vectors[0])
+		t.Errorf("Smallest(%v) = %v; Decompose gives %v", a, v, e.Vectors[0])
 	}
 }
 
@@ -276,13 +217,13 @@ func TestIsolatedRoot(t *testing.T) {
 	}
 }
 
-var benchEigen eigen3
+var benchEigen Decomposition
 
 // benchMatrices returns 1,024 covariances of flat neighbourhoods in random
 // frames.
-func benchMatrices() []sym3 {
+func benchMatrices() []Sym3 {
 	rng := rand.New(rand.NewPCG(1, 1))
-	mats := make([]sym3, 1024)
+	mats := make([]Sym3, 1024)
 	for i := range mats {
 		mats[i], _ = rotated(rng, [3]float64{rng.Float64() * 1e-3, 1 + rng.Float64(), 2 + rng.Float64()})
 	}
@@ -293,7 +234,7 @@ func BenchmarkEigenSym3(b *testing.B) {
 	mats := benchMatrices()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		benchEigen = eigenSym3(mats[i%len(mats)])
+		benchEigen = Decompose(mats[i%len(mats)])
 	}
 }
 
@@ -303,29 +244,29 @@ func BenchmarkSmallestEigen(b *testing.B) {
 	mats := benchMatrices()
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		l, v := smallestEigen(mats[i%len(mats)])
+		l, v := Smallest(mats[i%len(mats)])
 		benchSmallest = l + v[0]
 	}
 }
 
 // TestSmallestEigen8MatchesScalar checks the 8-lane solver against
-// smallestEigen bit for bit on the lanes it takes, and that it takes all
+// Smallest bit for bit on the lanes it takes, and that it takes all
 // but the special matrices the scalar code treats apart: random
 // covariances of flat, long and round point sets, planes, lines, zero,
 // diagonal and extreme matrices mixed in each batch.
 func TestSmallestEigen8MatchesScalar(t *testing.T) {
-	if !hasAVX512 {
+	if !AVX512 {
 		t.Skip("no AVX-512 here: normals are solved one at a time")
 	}
 	const seed = 15
 	rng := rand.New(rand.NewPCG(seed, 3))
-	special := []sym3{{}, {3, 0, 0, 1, 0, 2}, {1, 1, 1, 1, 1, 1}, {2, 1, 0, 2, 0, 0}, {1e308, 1e306, 0, 1e307, 0, 2e307}, {3e-310, 1e-311, 0, 1e-310, 0, 2e-310}}
+	special := []Sym3{{}, {3, 0, 0, 1, 0, 2}, {1, 1, 1, 1, 1, 1}, {2, 1, 0, 2, 0, 0}, {1e308, 1e306, 0, 1e307, 0, 2e307}, {3e-310, 1e-311, 0, 1e-310, 0, 2e-310}}
 	taken, wanted := 0, 0
 	for trial := range 5000 {
 		var c [6][8]float64
-		var mats [8]sym3
+		var mats [8]Sym3
 		for lane := range 8 {
-			var a sym3
+			var a Sym3
 			if trial%7 == 0 && lane < len(special) {
 				a = special[lane]
 			} else {
@@ -336,7 +277,7 @@ func TestSmallestEigen8MatchesScalar(t *testing.T) {
 				}
 				for range pts {
 					p := [3]float64{rng.NormFloat64() * sx, rng.NormFloat64() * sy, rng.NormFloat64() * sz}
-					a = sym3{a[0] + p[0]*p[0], a[1] + p[0]*p[1], a[2] + p[0]*p[2], a[3] + p[1]*p[1], a[4] + p[1]*p[2], a[5] + p[2]*p[2]}
+					a = Sym3{a[0] + p[0]*p[0], a[1] + p[0]*p[1], a[2] + p[0]*p[2], a[3] + p[1]*p[1], a[4] + p[1]*p[2], a[5] + p[2]*p[2]}
 				}
 			}
 			mats[lane] = a
@@ -345,9 +286,9 @@ func TestSmallestEigen8MatchesScalar(t *testing.T) {
 			}
 		}
 		var out [5][8]float64
-		done := solve8(&c, &out)
+		done := Smallest8(&c, &out)
 		for lane, a := range mats {
-			l, v := smallestEigen(a)
+			l, v := Smallest(a)
 			_, _, w, _, ok := isolatedEigen(a)
 			// Taken exactly where the scalar code solves by the
 			// isolated root with a power-of-two scale; a zero cross
@@ -365,7 +306,7 @@ func TestSmallestEigen8MatchesScalar(t *testing.T) {
 			taken++
 			got := [3]float64{out[1][lane], out[2][lane], out[3][lane]}
 			if out[0][lane] != l || got != v {
-				t.Fatalf("trial %d lane %d (seed %d): %v: 8 lanes give %g, %v; smallestEigen %g, %v", trial, lane, seed, a, out[0][lane], got, l, v)
+				t.Fatalf("trial %d lane %d (seed %d): %v: 8 lanes give %g, %v; Smallest %g, %v", trial, lane, seed, a, out[0][lane], got, l, v)
 			}
 		}
 	}
@@ -376,7 +317,7 @@ func TestSmallestEigen8MatchesScalar(t *testing.T) {
 
 // inRange reports that the largest entry of a lies where smallestEigen8
 // scales it (2^-1022 to 2^1022).
-func inRange(a sym3) bool {
+func inRange(a Sym3) bool {
 	m := 0.0
 	for _, v := range a {
 		m = max(m, math.Abs(v))

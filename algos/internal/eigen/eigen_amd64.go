@@ -1,4 +1,4 @@
-package normals
+package eigen
 
 import (
 	"math"
@@ -6,8 +6,9 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// hasAVX512 reports that solve8 can solve 8 matrices at once.
-var hasAVX512 = cpu.X86.HasAVX512F
+// AVX512 reports that Smallest8 can solve 8 matrices at once. Tests turn
+// it off to check that the lanes give Smallest's bits.
+var AVX512 = cpu.X86.HasAVX512F
 
 // eigenConsts is the number of constants smallestEigen8 reads.
 const eigenConsts = 14
@@ -32,20 +33,20 @@ var smallestEigen8Consts = [eigenConsts]float64{
 	13: 0x1p1022,
 }
 
-// smallestEigen8 is smallestEigen on 8 matrices, one per lane of c (c[j]
+// smallestEigen8 is Smallest on 8 matrices, one per lane of c (c[j]
 // holds entry j of each): for the lanes of the returned mask it stores the
 // smallest eigenvalue in out[0] and its vector in out[1..3], bit for bit
-// what smallestEigen returns; the others (zero, diagonal and extreme
-// matrices) are left to smallestEigen. out[4] is scratch.
+// what Smallest returns; the others (zero, diagonal and extreme
+// matrices) are left to Smallest. out[4] is scratch.
 //
 //go:noescape
 func smallestEigen8(c *[6][8]float64, k *[eigenConsts]float64, out *[5][8]float64) uint8
 
-// solve8 is smallestEigen8 where the CPU has AVX-512 and solves none of
+// Smallest8 is smallestEigen8 where the CPU has AVX-512 and solves none of
 // the matrices (mask 0) elsewhere: what smallestEigen8 leaves is solved by
-// smallestEigen.
-func solve8(c *[6][8]float64, out *[5][8]float64) uint8 {
-	if !hasAVX512 {
+// Smallest.
+func Smallest8(c *[6][8]float64, out *[5][8]float64) uint8 {
+	if !AVX512 {
 		return 0
 	}
 	return smallestEigen8(c, &smallestEigen8Consts, out)

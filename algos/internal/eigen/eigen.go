@@ -1,21 +1,21 @@
-package normals
+package eigen
 
 import "math"
 
-// sym3 is a symmetric 3×3 matrix stored as its upper triangle in the order
+// Sym3 is a symmetric 3×3 matrix stored as its upper triangle in the order
 // of findneighbor.Moment.Outer: xx, xy, xz, yy, yz, zz.
-type sym3 [6]float64
+type Sym3 [6]float64
 
-// eigen3 holds the eigen-decomposition of a symmetric 3×3 matrix: Values in
-// ascending order and Vectors[i], a unit eigenvector of Values[i]. The
-// vectors are orthonormal and right-handed (Vectors[0] = Vectors[1] ×
-// Vectors[2]).
-type eigen3 struct {
+// Decomposition holds the eigen-decomposition of a symmetric 3×3 matrix:
+// Values in ascending order and Vectors[i], a unit eigenvector of
+// Values[i]. The vectors are orthonormal and right-handed (Vectors[0] =
+// Vectors[1] × Vectors[2]).
+type Decomposition struct {
 	Values  [3]float64
 	Vectors [3][3]float64
 }
 
-// eigenSym3 decomposes the symmetric matrix a in closed form, after D.
+// Decompose decomposes the symmetric matrix a in closed form, after D.
 // Eberly, "A Robust Eigensolver for 3×3 Symmetric Matrices" (Geometric
 // Tools, 2014), with a more accurate second stage.
 //
@@ -31,7 +31,7 @@ type eigen3 struct {
 // isotropic clusters) thus give an orthonormal basis of the eigenspace and
 // never NaN; eigenvalues are accurate to about 1e-15·‖A‖ and eigenvectors to
 // about 1e-16·‖A‖ / gap radians.
-func eigenSym3(a sym3) eigen3 {
+func Decompose(a Sym3) Decomposition {
 	m, scale, w, _, ok := isolatedEigen(a)
 	if !ok {
 		return specialEigen(a)
@@ -43,13 +43,13 @@ func eigenSym3(a sym3) eigen3 {
 	return e
 }
 
-// smallestEigen returns what eigenSym3(a) returns as Values[0] and
+// Smallest returns what Decompose(a) returns as Values[0] and
 // Vectors[0], the smallest eigenvalue and its unit eigenvector, without the
 // other two where it can: when the smallest eigenvalue is the isolated root
 // (neighbourhoods flatter than they are long, most of a surface) its vector
-// is the cross product eigenSym3 starts from and the value its Rayleigh
-// quotient, as there; only the others go through eigenSym3's second stage.
-func smallestEigen(a sym3) (float64, [3]float64) {
+// is the cross product Decompose starts from and the value its Rayleigh
+// quotient, as there; only the others go through Decompose's second stage.
+func Smallest(a Sym3) (float64, [3]float64) {
 	m, scale, w, smallest, ok := isolatedEigen(a)
 	switch {
 	case !ok:
@@ -67,12 +67,12 @@ func smallestEigen(a sym3) (float64, [3]float64) {
 	return e.Values[0] * scale, e.Vectors[0]
 }
 
-// isolatedEigen is eigenSym3's first stage: the matrix m = a/scale and the
+// isolatedEigen is Decompose's first stage: the matrix m = a/scale and the
 // unit eigenvector w of the root of the characteristic cubic farthest from
 // the other two, which is the smallest eigenvalue when smallest is true,
 // else the largest. ok is false for the zero and diagonal matrices, which
 // specialEigen decomposes.
-func isolatedEigen(a sym3) (m sym3, scale float64, w [3]float64, smallest, ok bool) {
+func isolatedEigen(a Sym3) (m Sym3, scale float64, w [3]float64, smallest, ok bool) {
 	// Scalars throughout: Go keeps arrays in memory, and the loads and
 	// stores made this solve twice as slow.
 	a0, a1, a2, a3, a4, a5 := a[0], a[1], a[2], a[3], a[4], a[5]
@@ -87,7 +87,7 @@ func isolatedEigen(a sym3) (m sym3, scale float64, w [3]float64, smallest, ok bo
 	}
 	inv := 1 / scale
 	xx, xy, xz, yy, yz, zz := a0*inv, a1*inv, a2*inv, a3*inv, a4*inv, a5*inv
-	m = sym3{xx, xy, xz, yy, yz, zz}
+	m = Sym3{xx, xy, xz, yy, yz, zz}
 	off := xy*xy + xz*xz + yz*yz
 	if off == 0 {
 		return m, scale, w, false, false
@@ -161,9 +161,9 @@ func isolatedRoot(h float64) float64 {
 // specialEigen decomposes the zero and the diagonal matrices: the zero
 // matrix gets eigenvalues 0 and the coordinate axes, a diagonal one its
 // sorted diagonal.
-func specialEigen(a sym3) eigen3 {
-	if a == (sym3{}) {
-		return eigen3{Vectors: [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}
+func specialEigen(a Sym3) Decomposition {
+	if a == (Sym3{}) {
+		return Decomposition{Vectors: [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}
 	}
 	return diagonalEigen(a[0], a[3], a[5])
 }
@@ -174,10 +174,10 @@ func specialEigen(a sym3) eigen3 {
 // w with one exact Jacobi rotation, which stays accurate when the other two
 // eigenvalues are equal or nearly so (planes and lines). The result is sorted
 // ascending and made right-handed.
-func planeEigen(m sym3, w [3]float64) eigen3 {
-	u, v := orthoBasis(w)
+func planeEigen(m Sym3, w [3]float64) Decomposition {
+	u, v := OrthoBasis(w)
 	mu, mv := mulSym(m, u), mulSym(m, v)
-	a, b, c := dot(u, mu), dot(u, mv), dot(v, mv)
+	a, b, c := Dot(u, mu), Dot(u, mv), Dot(v, mv)
 	la, lc := a, c
 	x, y := u, v
 	if b != 0 {
@@ -193,8 +193,8 @@ func planeEigen(m sym3, w [3]float64) eigen3 {
 			y[k] = sn*u[k] + cs*v[k]
 		}
 	}
-	e := eigen3{
-		Values:  [3]float64{dot(w, mulSym(m, w)), la, lc},
+	e := Decomposition{
+		Values:  [3]float64{Dot(w, mulSym(m, w)), la, lc},
 		Vectors: [3][3]float64{w, x, y},
 	}
 	sortEigen(&e)
@@ -203,8 +203,8 @@ func planeEigen(m sym3, w [3]float64) eigen3 {
 
 // sortEigen orders e's values ascending, with their vectors, and makes the
 // basis right-handed by choosing the sign of Vectors[2] (Vectors[0] stays
-// as computed, so smallestEigen returns the same vector).
-func sortEigen(e *eigen3) {
+// as computed, so Smallest returns the same vector).
+func sortEigen(e *Decomposition) {
 	// Three compare-and-swaps sort three values.
 	for _, ij := range [3][2]int{{0, 1}, {1, 2}, {0, 1}} {
 		i, j := ij[0], ij[1]
@@ -213,18 +213,18 @@ func sortEigen(e *eigen3) {
 			e.Vectors[i], e.Vectors[j] = e.Vectors[j], e.Vectors[i]
 		}
 	}
-	e.Vectors[2] = cross(e.Vectors[0], e.Vectors[1])
+	e.Vectors[2] = Cross(e.Vectors[0], e.Vectors[1])
 }
 
 // diagonalEigen sorts the eigenvalues of diag(x, y, z) with their axes.
-func diagonalEigen(x, y, z float64) eigen3 {
-	e := eigen3{Values: [3]float64{x, y, z}, Vectors: [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}
+func diagonalEigen(x, y, z float64) Decomposition {
+	e := Decomposition{Values: [3]float64{x, y, z}, Vectors: [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}}
 	sortEigen(&e)
 	return e
 }
 
-// orthoBasis returns unit vectors u, v with (u, v, w) orthonormal, for unit w.
-func orthoBasis(w [3]float64) (u, v [3]float64) {
+// OrthoBasis returns unit vectors u, v with (u, v, w) orthonormal, for unit w.
+func OrthoBasis(w [3]float64) (u, v [3]float64) {
 	// w is a unit vector and the larger of |w0|, |w1| is kept, so the sum
 	// of the two squares is at least 1/2: no overflow, no division by 0.
 	if math.Abs(w[0]) > math.Abs(w[1]) {
@@ -234,10 +234,10 @@ func orthoBasis(w [3]float64) (u, v [3]float64) {
 		s := 1 / math.Sqrt(w[1]*w[1]+w[2]*w[2])
 		u = [3]float64{0, w[2] * s, -w[1] * s}
 	}
-	return u, cross(w, u)
+	return u, Cross(w, u)
 }
 
-func mulSym(m sym3, x [3]float64) [3]float64 {
+func mulSym(m Sym3, x [3]float64) [3]float64 {
 	return [3]float64{
 		m[0]*x[0] + m[1]*x[1] + m[2]*x[2],
 		m[1]*x[0] + m[3]*x[1] + m[4]*x[2],
@@ -245,8 +245,10 @@ func mulSym(m sym3, x [3]float64) [3]float64 {
 	}
 }
 
-func cross(a, b [3]float64) [3]float64 {
+// Cross returns the cross product a × b.
+func Cross(a, b [3]float64) [3]float64 {
 	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
 }
 
-func dot(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+// Dot returns the dot product a · b.
+func Dot(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }

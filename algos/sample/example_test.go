@@ -1,0 +1,33 @@
+package sample_test
+
+import (
+	"fmt"
+	"log"
+	"strings"
+
+	"github.com/pctk/pctk/algos/sample"
+)
+
+// Thinning a line of points 0.1 apart to points at least 0.25 apart: the
+// first point is kept, and then each one 0.3 further on.
+func Example() {
+	var xyz []float32
+	for i := range 10 {
+		xyz = append(xyz, float32(i)*0.1, 0, 0)
+	}
+	r, err := sample.Poisson(xyz, sample.Options{Radius: 0.25})
+	if err != nil {
+		log.Fatal(err)
+	}
+	var kept []string
+	for i, k := range r.Keep {
+		if k {
+			kept = append(kept, fmt.Sprintf("%.1f", xyz[3*i]))
+		}
+	}
+	fmt.Println(strings.Join(kept, " "))
+	fmt.Printf("%d of %d kept\n", r.Kept, len(r.Keep))
+	// Output:
+	// 0.0 0.3 0.6 0.9
+	// 4 of 10 kept
+}

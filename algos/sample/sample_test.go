@@ -1,0 +1,270 @@
+package sample
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pctk/pctk/algos/algotest"
+	"github.com/pctk/pctk/primitives/findneighbor"
+)
+
+// pdalSample is the reference: PDAL's SampleFilter::voxelize written out
+// (filters/SampleFilter.cpp). Voxels of side 2r/√3 from the first point's
+// coordinates (PDAL's z origin is its y, a slip that only moves the voxel
+// boundaries); each point, in input order, is checked against the points
+// kept in its voxel and the 26 around it, and kept unless one is closer
+// than r (distSqr < radiusSqr, in float64).
+func pdalSample(xyz []float32, r float64) []bool {
+	type voxel [3]int
+	cell := 2 * r / math.Sqrt(3)
+	kept := map[voxel][][3]float64{}
+	var origin [3]float64
+	keep := make([]bool, len(xyz)/3)
+	for i := range keep {
+		p := [3]float64{float64(xyz[3*i]), float64(xyz[3*i+1]), float64(xyz[3*i+2])}
+		if len(kept) == 0 {
+			origin = [3]float64{p[0], p[1], p[1]}
+		}
+		var v voxel
+		for k := range 3 {
+			v[k] = int(math.Floor((p[k] - origin[k]) / cell))
+		}
+		ok := true
+		for dx := -1; dx <= 1 && ok; dx++ {
+			for dy := -1; dy <= 1 && ok; dy++ {
+				for dz := -1; dz <= 1 && ok; dz++ {
+					for _, q := range kept[voxel{v[0] + dx, v[1] + dy, v[2] + dz}] {
+						d := (q[0]-p[0])*(q[0]-p[0]) + (q[1]-p[1])*(q[1]-p[1]) + (q[2]-p[2])*(q[2]-p[2])
+						if d < r*r {
+							ok = false
+							break
+						}
+					}
+				}
+			}
+		}
+		if ok {
+			kept[v] = append(kept[v], p)
+			keep[i] = true
+		}
+	}
+	return keep
+}
+
+// clouds are the synthetic test clouds: a blob, a noisy plane, a lattice
+// whose spacing equals the radius exactly (pairs at exactly r are kept,
+// as in PDAL), clusters far apart (a grid too sparse for an array), and
+// runs of coincident points.
+func clouds(seed uint64) []struct {
+	name string
+	xyz  []float32
+	r    float64
+} {
+	rng := rand.New(rand.NewPCG(seed, 16))
+	var blob, plane, lattice, dups, far []float32
+	for range 3000 {
+		blob = append(blob, float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64()))
+		plane = append(plane, float32(rng.Float64()*5), float32(rng.Float64()*5), float32(rng.NormFloat64()*0.01))
+	}
+	for i := range 12 {
+		for j := range 12 {
+			for k := range 12 {
+				lattice = append(lattice, float32(i)*0.5, float32(j)*0.5, float32(k)*0.5)
+			}
+		}
+	}
+	// Shuffle the lattice so that the input order matters.
+	rng.Shuffle(len(lattice)/3, func(a, b int) {
+		for k := range 3 {
+			lattice[3*a+k], lattice[3*b+k] = lattice[3*b+k], lattice[3*a+k]
+		}
+	})
+	for i := range 2000 { // clusters 1e4 radii apart: a sparse grid
+		c := float32(i%5) * 1e4
+		far = append(far, c+float32(rng.NormFloat64()), float32(rng.NormFloat64()), c+float32(rng.NormFloat64()))
+	}
+	for i := range 500 {
+		p := []float32{float32(i % 23), float32(i % 7), 0}
+		dups = append(dups, p...)
+		dups = append(dups, p...)
+	}
+	return []struct {
+		name string
+		xyz  []float32
+		r    float64
+	}{
+		{"blob", blob, 0.3}, {"blob wide", blob, 1.1}, {"plane", plane, 0.12},
+		{"lattice", lattice, 0.5}, {"lattice diagonal", lattice, 0.71}, {"duplicates", dups, 1},
+		{"far clusters", far, 1},
+	}
+}
+
+// check compares a result with the reference and checks the promises of
+// Poisson's doc: kept points at least r apart, every dropped point closer
+// than r to a kept one (brute force).
+func check(t *testing.T, ctx string, xyz []float32, r float64, got *Result, want []bool) {
+	t.Helper()
+	n := len(xyz) / 3
+	kept, diff := 0, 0
+	for i := range n {
+		if got.Keep[i] {
+			kept++
+		}
+		if got.Keep[i] != want[i] {
+			if diff++; diff <= 5 {
+				t.Errorf("%s: point %d kept %v, PDAL's rule %v", ctx, i, got.Keep[i], want[i])
+			}
+		}
+	}
+	if got.Kept != kept {
+		t.Errorf("%s: Kept = %d, %d points marked", ctx, got.Kept, kept)
+	}
+	var keptIdx []int
+	for i, k := range got.Keep {
+		if k {
+			keptIdx = append(keptIdx, i)
+		}
+	}
+	d2 := func(i, j int) float64 {
+		dx, dy, dz := float64(xyz[3*i]-xyz[3*j]), float64(xyz[3*i+1]-xyz[3*j+1]), float64(xyz[3*i+2]-xyz[3*j+2])
+		return dx*dx + dy*dy + dz*dz
+	}
+	for a, i := range keptIdx {
+		for _, j := range keptIdx[a+1:] {
+			if d2(i, j) < r*r {
+				t.Fatalf("%s: kept points %d and %d are %g apart, radius %g", ctx, i, j, math.Sqrt(d2(i, j)), r)
+			}
+		}
+	}
+	for i, k := range got.Keep {
+		if k {
+			continue
+		}
+		covered := false
+		for _, j := range keptIdx {
+			if j < i && d2(i, j) < r*r {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			t.Fatalf("%s: dropped point %d has no earlier kept point within %g", ctx, i, r)
+		}
+	}
+}
+
+// TestAgainstPDALRule holds Poisson to PDAL's rule on the synthetic
+// clouds.
+func TestAgainstPDALRule(t *testing.T) {
+	const seed = 3
+	for _, c := range clouds(seed) {
+		got, err := Poisson(c.xyz, Options{Radius: c.r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, fmt.Sprintf("%s (seed %d, %d points) r %g", c.name, seed, len(c.xyz)/3, c.r), c.xyz, c.r, got, pdalSample(c.xyz, c.r))
+	}
+}
+
+// TestLatticeTies checks the boundary on a lattice of spacing r: pairs at
+// exactly r are kept, so in input (row-major) order every point is kept;
+// with a radius a hair larger, every other point along each axis.
+func TestLatticeTies(t *testing.T) {
+	var xyz []float32
+	for i := range 6 {
+		for j := range 6 {
+			xyz = append(xyz, float32(i)*0.25, float32(j)*0.25, 0)
+		}
+	}
+	for _, tc := range []struct {
+		r    float64
+		kept int
+	}{{0.25, 36}, {0.2500001, 18}, {0.36, 9}} {
+		got, err := Poisson(xyz, Options{Radius: tc.r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Kept != tc.kept {
+			t.Errorf("radius %g on a 0.25 lattice of 36: %d kept, want %d", tc.r, got.Kept, tc.kept)
+		}
+	}
+}
+
+// TestScans compares Poisson with PDAL's rule on real scans at radii of 2
+// and 6 median spacings.
+func TestScans(t *testing.T) {
+	for _, rel := range []string{"pcd/bun0.pcd", "las/haystack_rock.las"} {
+		xyz := algotest.Scan(t, rel)
+		if n := len(xyz) / 3; n > 8000 {
+			// check is O(N·kept): every s-th point.
+			s := (n + 7999) / 8000
+			var sub []float32
+			for i := 0; i < n; i += s {
+				sub = append(sub, xyz[3*i:3*i+3]...)
+			}
+			xyz = sub
+		}
+		spacing := algotest.MedianSpacing(t, findneighbor.Brute(), xyz)
+		for _, r := range []float64{2 * spacing, 6 * spacing} {
+			got, err := Poisson(xyz, Options{Radius: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, fmt.Sprintf("%s (%d points) r %.4g", rel, len(xyz)/3, r), xyz, r, got, pdalSample(xyz, r))
+			t.Logf("%s (%d points) r %.4g: %d kept, as PDAL's rule", rel, len(xyz)/3, r, got.Kept)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		o   Options
+		err string
+	}{
+		{Options{Radius: 1}, ""},
+		{Options{}, "radius"},
+		{Options{Radius: -1}, "radius"},
+		{Options{Radius: math.NaN()}, "radius"},
+		{Options{Radius: math.Inf(1)}, "radius"},
+	} {
+		err := tc.o.Validate()
+		if (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%+v: Validate() = %v, want %q", tc.o, err, tc.err)
+		}
+	}
+	if _, err := Poisson([]float32{1, 2}, Options{Radius: 1}); err == nil {
+		t.Error("Poisson of 2 coordinates: no error")
+	}
+	if _, err := Poisson([]float32{0, 0, 0, 1e30, 0, 0}, Options{Radius: 1e-10}); err == nil || !strings.Contains(err.Error(), "too small") {
+		t.Errorf("Poisson with 1e40 cells along x: %v, want an error", err)
+	}
+	if _, err := Poisson([]float32{0, 0, float32(math.NaN())}, Options{Radius: 1}); err == nil || !strings.Contains(err.Error(), "finite") {
+		t.Errorf("Poisson of a NaN point: %v, want an error", err)
+	}
+	r, err := Poisson(nil, Options{Radius: 1})
+	if err != nil || len(r.Keep) != 0 || r.Kept != 0 {
+		t.Errorf("Poisson of no points = %+v, %v", r, err)
+	}
+}
+
+// TestProgress checks that Progress sees the fraction of points done, in
+// order, once per progressEvery points.
+func TestProgress(t *testing.T) {
+	const n = 2*progressEvery + 100
+	xyz := make([]float32, 3*n)
+	for i := range n {
+		xyz[3*i] = float32(i)
+	}
+	var got []float64
+	if _, err := Poisson(xyz, Options{Radius: 1.5, Progress: func(d float64) { got = append(got, d) }}); err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0, float64(progressEvery) / n, float64(2*progressEvery) / n}
+	if !slices.Equal(got, want) {
+		t.Errorf("progress %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/pctk/pctk/algos/density"
+	"github.com/pctk/pctk/core"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	commands = append(commands, (&Filter{
+		Name:  "density",
+		Usage: "write each point's RadialDensity, points within a radius per unit volume (PDAL filters.radialdensity)",
+		Description: `Adds RadialDensity (float64): the points within --radius R (a finite number > 0),
+itself included, over the sphere's volume 4/3·π·R³, as PDAL computes it (docs/density.md).`,
+		Examples:    []string{"pctk density scan.las out.las --radius 1"},
+		Flags:       []cli.Flag{&cli.Float64Flag{Name: "radius", Usage: "sphere radius in coordinate units (required)", DefaultText: "none"}},
+		IgnoreClass: true,
+		Params:      map[string]string{"radius": "radius"},
+		Prepare: func(c *cli.Context) (*Job, error) {
+			opts := density.RadialOptions{Radius: c.Float64("radius")}
+			if err := opts.Validate(); err != nil {
+				return nil, err
+			}
+			return &Job{Compute: func(p *Points) (*Result, error) {
+				opts.Build = p.Build
+				opts.Build.Reuse = true // the index may keep p.XYZ: nothing else needs it
+				d, err := density.Radial(p.XYZ, p.Backend, opts)
+				if err != nil {
+					return nil, err
+				}
+				st := newDensityStats(d)
+				return &Result{Columns: []*core.Attribute{core.NewColumn(core.DimRadialDensity, d)}, JSON: st,
+					Lines: []string{fmt.Sprintf("RadialDensity within %g: %s", opts.Radius, st)}}, nil
+			}}, nil
+		},
+	}).Command())
+}

@@ -1,0 +1,544 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image/png"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pctk/pctk/algos/render"
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/urfave/cli/v2"
+)
+
+// Filter declares a neighbour-based command "pctk NAME IN OUT". It says
+// what is particular to it: its name, help, flags and computation. The
+// runner (Filter.Command) does the rest the same way for every filter:
+// reading IN (a path or -, --salvage), --backend (the cpu backend for
+// "auto" when the work suits it), --dims, --ignore-class, progress,
+// --json and --summary FILE, the timing line, spreading the new columns
+// over the cloud, checking every output path before any work, and writing
+// side outputs and OUT atomically. docs/extending.md walks through one.
+type Filter struct {
+	Name    string
+	Aliases []string
+	// Label names the filter in messages and the summary, when it is not
+	// Name alone (a subcommand: "denoise radius").
+	Label string
+	// Usage is the one-line description "pctk help" lists.
+	Usage string
+	// Description is the help text; Examples are appended to it, one
+	// command line each.
+	Description string
+	Examples    []string
+	// Flags are the filter's own flags; the runner adds the shared ones.
+	Flags []cli.Flag
+	// Dims adds --dims xyz|xy; IgnoreClass adds --ignore-class.
+	Dims, IgnoreClass bool
+	// Preview, when set, adds --preview FILE.png: a picture of the written
+	// cloud from the top, coloured as Preview says (a pctk render --color).
+	Preview string
+	// Params maps the parameter names of the algorithm's
+	// findneighbor.ParamError to the filter's flags ("k": "knn"), so that
+	// a parameter out of its limits is a usage error naming the flag.
+	Params map[string]string
+	// Prepare checks the filter's flags, before anything is read, and
+	// returns the job to run.
+	Prepare func(c *cli.Context) (*Job, error)
+}
+
+// Job is one run of a filter, as Prepare set it up.
+type Job struct {
+	// Compute computes the new columns from the points.
+	Compute func(p *Points) (*Result, error)
+	// CPUWork says "--backend auto" takes the cpu backend (see backendName).
+	CPUWork bool
+	// Outputs are the side output paths the job will write (Result.Side),
+	// checked with OUT and --summary before any work.
+	Outputs []string
+	// Select, when set, checks the cloud instead of Cloud.Validate and
+	// returns the points that take part (nil: all), for filters that accept
+	// some non-finite points. Points it leaves out are treated like points
+	// --ignore-class leaves out.
+	Select func(c *core.Cloud) ([]int, error)
+	// Project, when set, replaces Cloud.Local for the float32 coordinates
+	// (dbscan --geographic projects lon/lat to metres).
+	Project func(c *core.Cloud, flat bool) (core.Local, error)
+}
+
+// Points is what the runner hands a filter's Compute.
+type Points struct {
+	// In is IN as given, Out OUT; Cloud the whole cloud as read (for attributes and
+	// metadata: change it through Result, not directly); From its format.
+	In    string
+	Out   string // OUT as given
+	Cloud *core.Cloud
+	From  *pcio.Format
+	// XYZ are the float32 coordinates of the points that take part,
+	// relative to Origin (flat: Z = 0 with --dims xy). The filter owns
+	// them: it may let an index take them over (BuildOptions.Reuse).
+	XYZ    []float32
+	Origin [3]float64
+	// Index lists the cloud indices of the points that take part, in
+	// order; nil when every point does.
+	Index []int
+	// Dims is "xyz" or "xy" (Flat).
+	Dims string
+	Flat bool
+	// Backend is the backend --backend chose; Build carries --workers and
+	// the progress line.
+	Backend findneighbor.Backend
+	Build   findneighbor.BuildOptions
+	// Progress reports the fraction done of a named stage, for filters
+	// with several (dbscan): each stage gets its own progress line.
+	Progress func(stage string, done float64)
+}
+
+// Len returns the number of points that take part.
+func (p *Points) Len() int { return len(p.XYZ) / 3 }
+
+// Spread returns per-point flags of the taking-part points (sub, one per
+// point of XYZ) as one flag per cloud point, rest for the points that take
+// no part: the outliers of a filter (rest false), the points a thinning
+// keeps (rest true).
+func (p *Points) Spread(sub []bool, rest bool) []bool {
+	if p.Index == nil {
+		return sub
+	}
+	out := make([]bool, p.Cloud.Len())
+	if rest {
+		for i := range out {
+			out[i] = true
+		}
+	}
+	for k, i := range p.Index {
+		out[i] = sub[k]
+	}
+	return out
+}
+
+// cloudIndex returns the cloud index of the k-th point that takes part.
+func (p *Points) cloudIndex(k int) int {
+	if p.Index == nil {
+		return k
+	}
+	return p.Index[k]
+}
+
+// WarnClamped says on stderr, when a neighbourhood size k given by --flag
+// exceeds the available neighbours (noun: "point", "other point"), that
+// every point then uses all it has, as PCL and Open3D do, rather than
+// failing: a tile smaller than k must not stop a batch.
+func (p *Points) WarnClamped(flag string, k, available int, noun string) {
+	if k > available {
+		infof("warning: --%s %d exceeds the %s of the cloud; each point uses all it has (as PCL and Open3D do)", flag, k, count(available, noun))
+	}
+}
+
+// Result is what a filter computed.
+type Result struct {
+	// Columns hold one value per point that takes part. The runner spreads
+	// them over the cloud (points that take no part get NaN in float
+	// columns, 0 in integer ones) and sets them in order, replacing
+	// columns of the same names. A column with one value per cloud point
+	// (a filter that fills the others itself) is set as it is.
+	Columns []*core.Attribute
+	// Edit, when set, changes the cloud once the columns are set and
+	// returns the cloud to write: classify points, drop some, add a
+	// metadata record.
+	Edit func(c *core.Cloud) (*core.Cloud, error)
+	// Side outputs are written, atomically, before OUT, so that a failure
+	// never leaves OUT changed. Their paths must be in Job.Outputs.
+	Side []SideOutput
+	// Lines are the summary printed on stderr (not with --json or -q).
+	Lines []string
+	// JSON is the "result" member of the --json / --summary document.
+	JSON any
+	// Doc, when set, makes the whole --json / --summary document instead
+	// of the runner's (dbscan's, kept as it was before the runner).
+	Doc func(t Timings) any
+}
+
+// SideOutput is a file a filter writes besides OUT (a GeoJSON file).
+type SideOutput struct {
+	Path  string
+	Write func(w io.Writer) error
+}
+
+// Timings are the phases of a run, in seconds.
+type Timings struct {
+	Read    float64 `json:"read"`
+	Compute float64 `json:"compute"`
+	Write   float64 `json:"write"`
+}
+
+// summaryDoc is the --json / --summary document of every filter but dbscan.
+type summaryDoc struct {
+	Command string  `json:"command"`
+	Input   string  `json:"input"`
+	Output  string  `json:"output"`
+	Points  int     `json:"points"`
+	Used    int     `json:"points_used"`
+	Backend string  `json:"backend"`
+	Seconds Timings `json:"seconds"`
+	Result  any     `json:"result,omitempty"`
+}
+
+// The shared flags the runner adds.
+var (
+	jsonFlag        = &cli.BoolFlag{Name: "json", Usage: "print the summary as JSON on stdout (not when OUT is -)"}
+	summaryFlag     = &cli.StringFlag{Name: "summary", Usage: "write the summary as JSON to `FILE`"}
+	previewFlag     = &cli.StringFlag{Name: "preview", Usage: "also draw the result from the top into a PNG `FILE` (see pctk render)"}
+	ignoreClassFlag = &cli.StringFlag{Name: "ignore-class", Usage: "comma list of Classification codes whose points take no part (e.g. 7,18): they are nobody's neighbours and get no value (NaN, 0)"}
+)
+
+func (f *Filter) label() string {
+	if f.Label != "" {
+		return f.Label
+	}
+	return f.Name
+}
+
+// Command returns the cli command that runs f.
+func (f *Filter) Command() *cli.Command {
+	flags := append([]cli.Flag(nil), f.Flags...)
+	if f.Dims {
+		flags = append(flags, dimsFlag)
+	}
+	if f.IgnoreClass {
+		flags = append(flags, ignoreClassFlag)
+	}
+	if f.Preview != "" {
+		flags = append(flags, previewFlag)
+	}
+	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag)
+	desc := f.Description
+	if len(f.Examples) > 0 {
+		desc += "\n\nExamples:\n  " + strings.Join(f.Examples, "\n  ")
+	}
+	cmd := &cli.Command{
+		Name: f.Name, Aliases: f.Aliases, Usage: f.Usage, ArgsUsage: "IN OUT", Description: desc,
+		Flags:        flags,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
+		Action:       f.run,
+	}
+	filterOf[cmd] = f
+	return cmd
+}
+
+// filterOf maps each filter's command to its filter, for pctk pipeline.
+var filterOf = map[*cli.Command]*Filter{}
+
+// run is the action of every filter: see Filter.
+func (f *Filter) run(c *cli.Context) error {
+	in, out, err := inOut(c)
+	if err != nil {
+		return err
+	}
+	s, err := f.prepare(c, out)
+	if err != nil {
+		return err
+	}
+	if err := checkOutputs(c, append([]string{out}, s.outputs()...)...); err != nil {
+		return err
+	}
+	src, err := loadInput(c, in, s.job.CPUWork)
+	if err != nil {
+		return err
+	}
+	if _, _, err := pcio.OutputFormat(out, c.String("format"), src.from); err != nil {
+		return usagef("%v", err)
+	}
+	t1 := time.Now()
+	p, res, err := s.compute(src.cloud, src.from, src.backend, in, out)
+	if err != nil {
+		return err
+	}
+	t2 := time.Now()
+	written, err := s.apply(p, res)
+	if err != nil {
+		return err
+	}
+	if err := writeCloud(c, out, written, src.from); err != nil {
+		return err
+	}
+	t3 := time.Now()
+	return s.report(p, res, Timings{Read: t1.Sub(src.start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds()}, t3.Sub(src.start))
+}
+
+// step is one run of a filter on a cloud in memory: a command's whole
+// work, or one step of pctk pipeline. Its context holds the filter's own
+// flags.
+type step struct {
+	f           *Filter
+	c           *cli.Context
+	job         *Job
+	dims        string
+	flat        bool
+	ignore      []int
+	jsonOut     bool
+	summaryPath string
+	previewPath string
+}
+
+// prepare checks the filter's flags in c, before anything is read, and
+// returns the step to run; out is where the cloud goes ("-": --json cannot
+// share standard output).
+func (f *Filter) prepare(c *cli.Context, out string) (*step, error) {
+	s := &step{f: f, c: c, dims: "xyz"}
+	var err error
+	if f.Dims {
+		if s.dims, s.flat, err = parseDims(c); err != nil {
+			return nil, err
+		}
+	}
+	if f.IgnoreClass {
+		if s.ignore, err = parseClasses(c.String(ignoreClassFlag.Name)); err != nil {
+			return nil, err
+		}
+	}
+	s.jsonOut, s.summaryPath = c.Bool(jsonFlag.Name), c.String(summaryFlag.Name)
+	if f.Preview != "" {
+		s.previewPath = c.String(previewFlag.Name)
+	}
+	if s.jsonOut && out == pcio.Stdio {
+		return nil, usagef("--json prints on stdout, where OUT - writes the cloud; use --summary FILE")
+	}
+	if s.job, err = f.Prepare(c); err != nil {
+		return nil, f.paramError(err)
+	}
+	return s, nil
+}
+
+// outputs lists the files the step writes besides OUT, to be checked
+// before any work.
+func (s *step) outputs() []string {
+	return append([]string{s.summaryPath, s.previewPath}, s.job.Outputs...)
+}
+
+// compute checks the cloud (job.Select or Cloud.Validate), takes the
+// float32 coordinates of the points that take part (those job.Select keeps
+// whose class is not ignored) and runs the filter on them with backend b.
+func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Backend, in, out string) (*Points, *Result, error) {
+	var selected []int
+	var err error
+	if s.job.Select != nil {
+		selected, err = s.job.Select(cloud)
+	} else {
+		err = cloud.Validate()
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", pcio.Name(in), err)
+	}
+	part, err := participants(cloud, s.ignore, selected)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", in, err)
+	}
+	var local core.Local
+	if s.job.Project != nil {
+		if local, err = s.job.Project(cloud, s.flat); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", in, err)
+		}
+	} else {
+		local = cloud.Local(s.flat)
+	}
+	xyz := local.XYZ
+	if part != nil {
+		xyz = make([]float32, 0, 3*len(part))
+		for _, i := range part {
+			xyz = append(xyz, local.XYZ[3*i:3*i+3]...)
+		}
+	}
+	p := &Points{In: in, Out: out, Cloud: cloud, From: from, XYZ: xyz, Origin: local.Origin, Index: part,
+		Dims: s.dims, Flat: s.flat, Backend: b}
+	report, finish := stageProgress(s.f.label())
+	p.Progress = report
+	p.Build = findneighbor.BuildOptions{Workers: s.c.Int(workersFlag.Name), Progress: func(done float64) { report("", done) }}
+	res, err := s.job.Compute(p)
+	finish()
+	if err != nil {
+		var ue usageError
+		if pe := s.f.paramError(err); errors.As(pe, &ue) {
+			return nil, nil, pe
+		}
+		return nil, nil, fmt.Errorf("%s: %w", in, err)
+	}
+	return p, res, nil
+}
+
+// apply sets the result's columns, edits the cloud, writes the side
+// outputs atomically and returns the cloud to write.
+func (s *step) apply(p *Points, res *Result) (*core.Cloud, error) {
+	for _, col := range res.Columns {
+		if err := p.Cloud.SetAttr(spread(col, p.Index, p.Cloud.Len())); err != nil {
+			return nil, err
+		}
+	}
+	written := p.Cloud
+	if res.Edit != nil {
+		var err error
+		if written, err = res.Edit(p.Cloud); err != nil {
+			return nil, err
+		}
+	}
+	side := res.Side
+	if s.previewPath != "" {
+		img, err := render.Render(written, render.Options{Color: s.f.Preview})
+		if err != nil {
+			return nil, err
+		}
+		side = append(side, SideOutput{s.previewPath, func(w io.Writer) error { return png.Encode(w, img) }})
+	}
+	for _, o := range side {
+		if err := writeFile(s.c, o.Path, o.Write); err != nil {
+			return nil, err
+		}
+	}
+	return written, nil
+}
+
+// report writes the step's summary: --summary FILE, --json on stdout, or
+// the summary lines and one timing line (total: the whole command's time).
+func (s *step) report(p *Points, res *Result, t Timings, total time.Duration) error {
+	var doc any = summaryDoc{Command: s.f.label(), Input: p.In, Output: p.Out, Points: p.Cloud.Len(), Used: p.Len(), Backend: p.Backend.Name(), Seconds: t, Result: res.JSON}
+	if res.Doc != nil {
+		doc = res.Doc(t)
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if s.summaryPath != "" {
+		if err := writeFile(s.c, s.summaryPath, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return err
+		}
+	}
+	if s.jsonOut {
+		_, err := os.Stdout.Write(data)
+		return err
+	}
+	for _, l := range res.Lines {
+		infof("%s", l)
+	}
+	infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", s.f.label(), count(p.Cloud.Len(), "point"), p.Backend.Name(),
+		total.Seconds(), t.Read, t.Compute, t.Write)
+	return nil
+}
+
+// paramError turns an algorithm's findneighbor.ParamError into a usage
+// error naming the flag (from f.Params) at fault; other errors pass.
+func (f *Filter) paramError(err error) error {
+	var pe *findneighbor.ParamError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	if flag, ok := f.Params[pe.Param]; ok {
+		return usagef("--%s %s: want %s", flag, pe.Value, pe.Want)
+	}
+	return usagef("%v", err)
+}
+
+// parseClasses parses --ignore-class: a comma list of codes 0-255.
+func parseClasses(s string) ([]int, error) {
+	if s = strings.TrimSpace(s); s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 0 || v > 255 {
+			return nil, usagef("--ignore-class: %q is not a classification code (0-255); want e.g. 7,18", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// participants returns the indices of the points that take part: those in
+// selected (all when nil) whose Classification is not in ignore; nil when
+// every point does.
+func participants(cloud *core.Cloud, ignore, selected []int) ([]int, error) {
+	if len(ignore) == 0 {
+		return selected, nil
+	}
+	cls := cloud.Attr(core.DimClassification)
+	if cls == nil {
+		infof("warning: --ignore-class: the input has no %s attribute; every point takes part", core.DimClassification)
+		return selected, nil
+	}
+	var skip [256]bool
+	for _, v := range ignore {
+		skip[v] = true
+	}
+	keep := func(i int) bool { v := cls.Int64(i); return v < 0 || v > 255 || !skip[v] }
+	part := make([]int, 0, cloud.Len())
+	if selected == nil {
+		for i := range cloud.Len() {
+			if keep(i) {
+				part = append(part, i)
+			}
+		}
+		if len(part) == cloud.Len() {
+			return nil, nil
+		}
+		return part, nil
+	}
+	for _, i := range selected {
+		if keep(i) {
+			part = append(part, i)
+		}
+	}
+	return part, nil
+}
+
+// spread returns col, one value per index in part, as a column of n
+// values: NaN (float columns) or 0 elsewhere. A nil part, or a col of n
+// values, means col already has a value per point.
+func spread(col *core.Attribute, part []int, n int) *core.Attribute {
+	if part == nil || col.Len() == n {
+		return col
+	}
+	out := core.NewAttribute(col.Name, col.Type, n)
+	if col.Type.IsFloat() {
+		for i := range n {
+			out.SetFloat64(i, math.NaN())
+		}
+	}
+	for k, i := range part {
+		out.SetUint64(i, col.Uint64(k))
+	}
+	return out
+}
+
+// count returns "1 point", "2 points": n and noun, plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// num formats a statistic for a summary line: integers in full (never
+// 2.193e+04), other values to 4 significant digits without an exponent
+// unless they are very small or very large.
+func num(v float64) string {
+	switch a := math.Abs(v); {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case v == math.Trunc(v) && a < 1e15:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 1e-4 && a < 1e15:
+		s, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+		return strconv.FormatFloat(s, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
