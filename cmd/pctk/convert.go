@@ -45,6 +45,12 @@ func runConvert(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	if f, err = withText(c, f, true); err != nil {
+		return err
+	}
+	if of, err = withText(c, of, false); err != nil {
+		return err
+	}
 	if of.Encode == nil {
 		return usagef("format %s cannot be written", of.Name)
 	}

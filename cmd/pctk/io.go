@@ -18,7 +18,7 @@ import (
 // formatFlag is the --format flag shared by every command that writes a cloud.
 var formatFlag = &cli.StringFlag{
 	Name:  "format",
-	Usage: "output format: ply, ply-ascii, ply-binary, ply-binary-be, pcd, pcd-ascii, pcd-binary, pcd-compressed, las, las-1.2, las-1.3, las-1.4 (default: from OUT's extension)",
+	Usage: "output format: ply, ply-ascii, ply-binary, ply-binary-be, pcd, pcd-ascii, pcd-binary, pcd-compressed, las, las-1.2, las-1.3, las-1.4, text, csv (default: from OUT's extension)",
 }
 
 // salvageFlag is --salvage, one definition for every command that reads a
@@ -96,9 +96,10 @@ func inOut(c *cli.Context) (in, out string, err error) {
 }
 
 // readCloud reads a whole cloud from path ("-" for stdin), salvaging a
-// damaged file with --salvage. Errors name path.
+// damaged file with --salvage, with --columns for a text file. Errors name
+// path.
 func readCloud(c *cli.Context, path string) (*core.Cloud, *pcio.Format, error) {
-	cloud, f, err := pcio.ReadFile(path, readOptions(c, path))
+	cloud, f, err := readFile(c, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -161,6 +162,9 @@ func writeCloud(c *cli.Context, path string, cloud *core.Cloud, from *pcio.Forma
 	f, variant, err := pcio.OutputFormat(path, c.String("format"), from)
 	if err != nil {
 		return usagef("%v", err)
+	}
+	if f, err = withText(c, f, false); err != nil {
+		return err
 	}
 	if err := pcio.WriteFile(path, f, variant, cloud, writeOptions(c)); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

@@ -35,7 +35,6 @@ type Encoder struct {
 	row     int
 	count   int64
 	written int64
-	line    []byte
 	soa     []byte // binary_compressed data, column by column, written by Close
 	err     error
 	fromPCD bool // the cloud came from PCD: coordinates keep their declared types
@@ -273,22 +272,22 @@ func (e *Encoder) Write(c *core.Cloud) error {
 	n := c.Len()
 	switch e.h.Data {
 	case ASCII:
-		for j := range n {
-			e.line = e.line[:0]
+		// Lines formatted in parallel; a write error sticks in e.w and
+		// comes out of Close.
+		codec.WriteLines(e.w, n, func(b []byte, j int) []byte {
 			for i := range e.slots {
 				if i > 0 {
-					e.line = append(e.line, ' ')
+					b = append(b, ' ')
 				}
 				s := &e.slots[i]
 				t := s.t
 				if s.packed {
 					t = core.Uint32
 				}
-				e.line = codec.AppendText(e.line, t, value(c, s, j))
+				b = codec.AppendText(b, t, value(c, s, j))
 			}
-			e.line = append(e.line, '\n')
-			e.w.Write(e.line)
-		}
+			return b
+		})
 	case Binary:
 		// Blocks of rows encoded on all cores, written in order.
 		err := codec.WriteRecords(e.w, n, e.row, func(buf []byte, lo, hi int) error {
@@ -354,11 +353,5 @@ func Encode(w io.Writer, c *core.Cloud, variant string) error {
 		size = 4
 	}
 	e, err := newEncoder(w, &pcio.Header{Count: int64(c.Len()), Schema: c.Attrs, Meta: c.Meta}, variant, size)
-	if err != nil {
-		return err
-	}
-	if err := e.Write(c); err != nil {
-		return err
-	}
-	return e.Close()
+	return codec.EncodeWhole(e, err, c)
 }

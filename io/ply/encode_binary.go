@@ -2,7 +2,6 @@ package ply
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 
 	"github.com/pctk/pctk/core"
@@ -11,18 +10,13 @@ import (
 
 // binaryField writes one vertex property: get reads point j's value as
 // raw bits (specialised on the column's Go type, no per-value type switch)
-// and put stores them at off in the record.
+// and put stores them at off in the record. Values written narrower than
+// their type were checked to fit by Write (checkFits).
 type binaryField struct {
-	col  column
 	off  int
 	size int
 	get  func(j int) uint64
 	put  func(b []byte, v uint64)
-	// narrow is set when the attribute's type is wider than the PLY type:
-	// each value is then checked to fit.
-	narrow bool
-	from   core.Type
-	attr   *core.Attribute
 }
 
 // writeBinary is Write for binary encodings without list properties: it
@@ -34,19 +28,18 @@ func (e *Encoder) writeBinary(c *core.Cloud, s *binarySink) error {
 	fields := make([]binaryField, len(e.cols))
 	rec := 0
 	for i, col := range e.cols {
-		f := binaryField{col: col, off: rec, size: col.t.Size(), put: storeFunc(col.t.Size(), s.order)}
+		f := binaryField{off: rec, size: col.t.Size(), put: storeFunc(col.t.Size(), s.order)}
 		if col.coord >= 0 {
 			f.get = coordBits(col.t, coords[col.coord])
 		} else {
-			a := c.Attrs[col.attr]
-			f.get, f.attr, f.from = attrBits(a), a, a.Type
-			f.narrow = col.t != a.Type
+			f.get = attrBits(c.Attrs[col.attr])
 		}
 		fields[i] = f
 		rec += f.size
 	}
 	if err := codec.WriteRecords(s.w, c.Len(), rec, func(buf []byte, lo, hi int) error {
-		return e.encodeBlock(fields, rec, lo, hi, buf)
+		encodeBlock(fields, rec, lo, hi, buf)
+		return nil
 	}); err != nil {
 		e.err = err
 		return err
@@ -56,19 +49,14 @@ func (e *Encoder) writeBinary(c *core.Cloud, s *binarySink) error {
 }
 
 // encodeBlock fills buf with the records of vertices [a, b).
-func (e *Encoder) encodeBlock(fields []binaryField, rec, a, b int, buf []byte) error {
+func encodeBlock(fields []binaryField, rec, a, b int, buf []byte) {
 	for _, f := range fields {
 		at := f.off
 		for j := a; j < b; j++ {
-			v := f.get(j)
-			if f.narrow && !fits(v, f.from, f.col.t) {
-				return fmt.Errorf("ply: vertex %d: %s value %d does not fit PLY type %s", e.written+int64(j), f.attr.Name, f.attr.Int64(j), f.col.prop.Type)
-			}
-			f.put(buf[at:at+f.size], v)
+			f.put(buf[at:at+f.size], f.get(j))
 			at += rec
 		}
 	}
-	return nil
 }
 
 // storeFunc returns a function storing size bytes of v in order.
