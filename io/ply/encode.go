@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/io/internal/codec"
 	"github.com/pctk/pctk/io/pcio"
 )
@@ -310,8 +311,21 @@ func (e *Encoder) checkFits(c *core.Cloud) error {
 			continue
 		}
 		a := c.Attrs[col.attr]
-		for j := range c.Len() {
-			if !fits(a.Uint64(j), a.Type, col.t) {
+		get := attrBits(a)
+		// Ranges on all cores; the first bad value of each, the lowest wins.
+		rs := par.Ranges(c.Len(), par.Grain)
+		bad := make([]int, len(rs))
+		par.For(rs, func(r, lo, hi int) {
+			bad[r] = -1
+			for j := lo; j < hi; j++ {
+				if !fits(get(j), a.Type, col.t) {
+					bad[r] = j
+					return
+				}
+			}
+		})
+		for _, j := range bad {
+			if j >= 0 {
 				return fmt.Errorf("ply: vertex %d: %s value %d does not fit PLY type %s", e.written+int64(j), a.Name, a.Int64(j), col.prop.Type)
 			}
 		}

@@ -2,6 +2,7 @@ package ply
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -30,6 +31,21 @@ func TestWriteBinaryMatchesValuePath(t *testing.T) {
 				t.Errorf("%s, %s coordinates: parallel path differs from the value path at byte %d (lengths %d, %d)", variant, coord, i, len(fast), len(slow))
 			}
 		}
+	}
+}
+
+// TestCheckFitsFirstVertex puts int64 values too wide for PLY's int in two
+// ranges of a long column: Write (which checks them on all cores) must
+// name the first.
+func TestCheckFitsFirstVertex(t *testing.T) {
+	c, n := binaryTestCloud()
+	a := c.Attr("a_int64")
+	a.SetUint64(n-5, 1<<40)
+	a.SetUint64(3*codec.RecordBlock+7, 1<<41)
+	_, _, err, _ := encodeBothWays(t, c, n, "binary", "float")
+	want := fmt.Sprintf("ply: vertex %d: a_int64 value %d does not fit PLY type int", 3*codec.RecordBlock+7, int64(1)<<41)
+	if err == nil || err.Error() != want {
+		t.Errorf("Write = %v, want %q", err, want)
 	}
 }
 
