@@ -2,15 +2,18 @@ package par
 
 import (
 	"cmp"
+	"runtime"
 	"slices"
 )
 
 // Sort sorts s in increasing order, as slices.Sort does, on all cores:
 // ranges of s are sorted concurrently, then merged pairwise, each round's
-// merges concurrently. It needs a buffer as long as s.
+// merges concurrently. It needs a buffer as long as s. With fewer than
+// four cores the merges cost more than they save (measured on two: 8%
+// slower than slices.Sort at 4M values), and it is slices.Sort.
 func Sort[T cmp.Ordered](s []T) {
 	rs := Ranges(len(s), Grain)
-	if len(rs) == 1 {
+	if len(rs) == 1 || runtime.GOMAXPROCS(0) < 4 {
 		slices.Sort(s)
 		return
 	}
