@@ -171,13 +171,7 @@ func Cluster(xyz []float32, b findneighbor.Backend, opts Options) (*Run, error) 
 		setStage(StageCluster)
 		t = time.Now()
 		r := Result{MinPts: m, Labels: make([]int32, n), Core: make([]bool, n)}
-		for i, c := range run.Counts {
-			// c+1 ≥ m without overflow for c = MaxUint32.
-			if uint64(c)+1 >= uint64(m) {
-				r.Core[i] = true
-				r.CoreCount++
-			}
-		}
+		r.CoreCount = coreFlags(run.Counts, m, r.Core)
 		if r.CoreCount == 0 {
 			// No core point: all noise, without another pass over the
 			// neighbours.
@@ -197,70 +191,4 @@ func Cluster(xyz []float32, b findneighbor.Backend, opts Options) (*Run, error) 
 		opts.Progress(StageCluster, 1)
 	}
 	return run, nil
-}
-
-// relabel turns ClusterCores' labels (the smallest core index of each
-// component) into cluster numbers 0..C−1 in order of each cluster's smallest
-// point index, drops clusters smaller than minSize, and fills Sizes and
-// NoiseCount. It checks the backend's labels on the way: a label must be
-// Noise (never for a core point) or the index of a core point, and a core
-// point's label is at most its own index.
-func (r *Result) relabel(scratch []int32, minSize int) error {
-	n := len(r.Labels)
-	for i := range scratch {
-		scratch[i] = -1
-	}
-	var sizes []int
-	for i, l := range r.Labels {
-		switch {
-		case l == Noise:
-			if r.Core[i] {
-				return fmt.Errorf("core point %d labelled noise", i)
-			}
-			continue
-		case l < 0 || int(l) >= n:
-			return fmt.Errorf("point %d has label %d outside [-1, %d)", i, l, n)
-		case !r.Core[l]:
-			return fmt.Errorf("point %d has label %d, which is not a core point", i, l)
-		case r.Core[i] && int(l) > i:
-			return fmt.Errorf("core point %d has label %d, not its component's smallest index", i, l)
-		}
-		c := scratch[l]
-		if c < 0 {
-			c = int32(len(sizes))
-			scratch[l] = c
-			sizes = append(sizes, 0)
-		}
-		r.Labels[i] = c
-		sizes[c]++
-	}
-	if minSize > 1 {
-		// Renumber the kept clusters in their existing order.
-		keep := scratch[:len(sizes)]
-		var kept []int
-		for c, s := range sizes {
-			if s < minSize {
-				keep[c] = Noise
-				r.Dropped++
-				continue
-			}
-			keep[c] = int32(len(kept))
-			kept = append(kept, s)
-		}
-		for i, l := range r.Labels {
-			if l >= 0 {
-				r.Labels[i] = keep[l]
-			}
-		}
-		sizes = kept
-	}
-	r.Sizes = sizes
-	if r.Sizes == nil {
-		r.Sizes = []int{}
-	}
-	r.NoiseCount = n
-	for _, s := range sizes {
-		r.NoiseCount -= s
-	}
-	return nil
 }

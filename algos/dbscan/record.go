@@ -1,11 +1,10 @@
 package dbscan
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
-	"math"
 	"strconv"
+
+	"github.com/pctk/pctk/core"
 )
 
 // CountsRecordPrefix starts the record CountsRecord writes: a metadata
@@ -16,18 +15,12 @@ const CountsRecordPrefix = "pctk dbscan NeighborCount:"
 // CountsRecord describes how stage-1 neighbour counts (Run.Counts) were
 // computed for the points x, y, z (the file's float64 coordinates): ε,
 // dims ("xyz" or "xy"), whether lon/lat were projected (geographic), the
-// point count and an FNV-64a hash of the exact coordinates. Counts may be
+// point count and a digest of the exact coordinates (core.HashXYZ: FNV-1a
+// per block of points, in parallel; the "xyz-hash" key replaced the slower
+// whole-cloud "xyz-fnv64a", whose records no longer match). Counts may be
 // passed back as Options.Counts only when a cloud carries the record of the
 // run at hand, character for character.
 func CountsRecord(x, y, z []float64, eps float64, dims string, geographic bool) string {
-	h := fnv.New64a()
-	var buf [24]byte
-	for i := range x {
-		binary.LittleEndian.PutUint64(buf[0:], math.Float64bits(x[i]))
-		binary.LittleEndian.PutUint64(buf[8:], math.Float64bits(y[i]))
-		binary.LittleEndian.PutUint64(buf[16:], math.Float64bits(z[i]))
-		h.Write(buf[:])
-	}
-	return fmt.Sprintf("%s eps=%s dims=%s geographic=%t points=%d xyz-fnv64a=%016x",
-		CountsRecordPrefix, strconv.FormatFloat(eps, 'g', -1, 64), dims, geographic, len(x), h.Sum64())
+	return fmt.Sprintf("%s eps=%s dims=%s geographic=%t points=%d xyz-hash=%016x",
+		CountsRecordPrefix, strconv.FormatFloat(eps, 'g', -1, 64), dims, geographic, len(x), core.HashXYZ(x, y, z))
 }

@@ -138,17 +138,24 @@ type input struct {
 
 // loadInput resolves --backend (for work the cpu backend does best when
 // cpuWork, see backend), then reads IN; the filter's step checks the
-// cloud. The backend comes first so that a backend that cannot run fails
-// before a long read, and its set-up is not counted as reading.
+// cloud. An unknown backend fails before the read; the backend's probe
+// and device start-up run in the background while IN is read, and one
+// that cannot run fails once IN is read (startBackend).
 func loadInput(c *cli.Context, in string, cpuWork bool) (*input, error) {
-	b, err := backend(c, cpuWork)
+	pending, err := backend(c, cpuWork)
 	if err != nil {
 		return nil, err
 	}
-	src := &input{backend: b, start: time.Now()}
+	src := &input{start: time.Now()}
 	if src.cloud, src.from, err = readCloud(c, in); err != nil {
 		return nil, err
 	}
+	b, waited, err := pending.resolve()
+	if err != nil {
+		return nil, err
+	}
+	// Waiting for the probe is not reading: leave it out of the read time.
+	src.backend, src.start = b, src.start.Add(waited)
 	return src, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/algos/density"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/urfave/cli/v2"
 )
@@ -133,7 +134,7 @@ func newDensityStats[T uint32 | float32 | float64](v []T) densityStats {
 	if len(s) == 0 {
 		return st
 	}
-	slices.Sort(s)
+	par.Sort(s) // all cores: a sequential sort of 4M values takes 0.3 s
 	var sum float64
 	for _, x := range s {
 		sum += x

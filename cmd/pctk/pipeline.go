@@ -107,7 +107,11 @@ func runPipeline(c *cli.Context) error {
 		if sc.IsSet(backendFlag.Name) {
 			bc = sc
 		}
-		b, err := backend(bc, ps.s.job.CPUWork)
+		pending, err := backend(bc, ps.s.job.CPUWork)
+		if err != nil {
+			return err
+		}
+		b, _, err := pending.resolve()
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/io/internal/codec"
 	"github.com/pctk/pctk/io/pcio"
 )
@@ -288,22 +289,32 @@ func (e *Encoder) Write(c *core.Cloud) error {
 			return b
 		})
 	case Binary:
-		row := make([]byte, e.row)
-		for j := range n {
-			for i := range e.slots {
-				s := &e.slots[i]
-				codec.StoreBits(row[s.off:], s.t, binary.LittleEndian, value(c, s, j))
+		// Blocks of rows encoded on all cores, written in order.
+		err := codec.WriteRecords(e.w, n, e.row, func(buf []byte, lo, hi int) error {
+			for j := lo; j < hi; j++ {
+				row := buf[(j-lo)*e.row:]
+				for i := range e.slots {
+					s := &e.slots[i]
+					codec.StoreBits(row[s.off:], s.t, binary.LittleEndian, value(c, s, j))
+				}
 			}
-			e.w.Write(row)
+			return nil
+		})
+		if err != nil {
+			e.err = err
+			return err
 		}
 	default:
-		for i := range e.slots {
-			s := &e.slots[i]
-			base := s.soaOff + int(e.written)*s.stride
-			for j := range n {
-				codec.StoreBits(e.soa[base+j*s.stride:], s.t, binary.LittleEndian, value(c, s, j))
+		// Each point's bytes are its own: ranges of points fill in parallel.
+		par.For(par.Ranges(n, par.Grain), func(_, lo, hi int) {
+			for i := range e.slots {
+				s := &e.slots[i]
+				base := s.soaOff + int(e.written)*s.stride
+				for j := lo; j < hi; j++ {
+					codec.StoreBits(e.soa[base+j*s.stride:], s.t, binary.LittleEndian, value(c, s, j))
+				}
 			}
-		}
+		})
 	}
 	e.written += int64(n)
 	return nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/io/internal/codec"
 	"github.com/pctk/pctk/io/pcio"
 )
@@ -243,6 +244,15 @@ func (e *Encoder) Write(c *core.Cloud) error {
 		e.err = err
 		return err
 	}
+	if s, ok := e.sink.(*binarySink); ok && e.lists == nil {
+		return e.writeBinary(c, s)
+	}
+	return e.writeValues(c)
+}
+
+// writeValues writes the vertices of c as ascii lines (formatted in
+// parallel) or value by value through the sink (list properties).
+func (e *Encoder) writeValues(c *core.Cloud) error {
 	coords := [3][]float64{c.X, c.Y, c.Z}
 	if _, ok := e.sink.(*asciiSink); ok && e.lists == nil {
 		// Lines formatted in parallel; a write error sticks in e.w and
@@ -301,8 +311,21 @@ func (e *Encoder) checkFits(c *core.Cloud) error {
 			continue
 		}
 		a := c.Attrs[col.attr]
-		for j := range c.Len() {
-			if !fits(a.Uint64(j), a.Type, col.t) {
+		get := attrBits(a)
+		// Ranges on all cores; the first bad value of each, the lowest wins.
+		rs := par.Ranges(c.Len(), par.Grain)
+		bad := make([]int, len(rs))
+		par.For(rs, func(r, lo, hi int) {
+			bad[r] = -1
+			for j := lo; j < hi; j++ {
+				if !fits(get(j), a.Type, col.t) {
+					bad[r] = j
+					return
+				}
+			}
+		})
+		for _, j := range bad {
+			if j >= 0 {
 				return fmt.Errorf("ply: vertex %d: %s value %d does not fit PLY type %s", e.written+int64(j), a.Name, a.Int64(j), col.prop.Type)
 			}
 		}

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 )
 
 // Values travel between encodings as raw bits in a uint64, the way
@@ -191,13 +193,21 @@ func numErr(err error) error {
 
 // Float32Exact reports whether every value of the slices is a float32
 // (NaN and ±Inf included), so that a writer can store coordinates in four
-// bytes without losing anything.
+// bytes without losing anything. Long slices are checked in ranges on all
+// cores.
 func Float32Exact(cols ...[]float64) bool {
 	for _, c := range cols {
-		for _, v := range c {
-			if !isFloat32(v) {
-				return false
+		var inexact atomic.Bool
+		par.For(par.Ranges(len(c), par.Grain), func(_, lo, hi int) {
+			for _, v := range c[lo:hi] {
+				if !isFloat32(v) {
+					inexact.Store(true)
+					return
+				}
 			}
+		})
+		if inexact.Load() {
+			return false
 		}
 	}
 	return true
