@@ -21,7 +21,7 @@ func init() {
 			"picks ε so that each point has about --neighbors neighbours. Every backend runs the\n" +
 			"same operations on the same points; times are medians of --repeat runs and each\n" +
 			"row's ratio is relative to the first backend listed.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "points", Value: 1_000_000, Usage: "number of generated points"},
 			&cli.Float64Flag{Name: "neighbors", Value: 30, Usage: "mean neighbours per generated point"},
 			&cli.Float64Flag{Name: "eps", Usage: "radius (required with FILE; overrides --neighbors)"},
@@ -33,7 +33,7 @@ func init() {
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for generated points"},
 			&cli.BoolFlag{Name: "json", Usage: "print results as JSON"},
 			salvageFlag,
-		},
+		}, benchPeerFlags...),
 		Action: runBench,
 	})
 }
@@ -49,6 +49,9 @@ type benchRow struct {
 }
 
 func runBench(c *cli.Context) error {
+	if c.Bool("peers") {
+		return runBenchPeers(c)
+	}
 	names := strings.Split(c.String("backends"), ",")
 	for _, name := range names {
 		if err := checkBackend("--backends", name); err != nil {
