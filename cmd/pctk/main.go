@@ -36,8 +36,8 @@ func newApp() *cli.App {
 	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version, the Go version and the commit"}
 	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprint(c.App.Writer, versionText()) }
 	app := &cli.App{
-		Name:                   "pctk",
-		Usage:                  "point-cloud toolkit with GPU-accelerated fixed-radius neighbour search",
+		Name:  "pctk",
+		Usage: "point-cloud toolkit with GPU-accelerated fixed-radius neighbour search",
 		Description: "Each command reads IN and writes OUT, paths or - for standard input and output, so\n" +
 			"commands chain in shell pipes. \"pctk help COMMAND\" gives its flags, with units and\n" +
 			"defaults, and examples.\n\n" +
