@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 	"github.com/pctk/pctk/algos/synth"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/peers"
-	"github.com/pctk/pctk/io/pcd"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/urfave/cli/v2"
@@ -225,7 +223,7 @@ func (pb *peerBench) loadCloud(name, dir string) (*peerCloud, error) {
 	}
 	xyz := cloud.Local(false).XYZ
 	pc := &peerCloud{name: label, dir: dir}
-	if pc.spacing, err = medianSpacing(pb.backends[0], xyz); err != nil {
+	if pc.spacing, err = peers.MedianSpacing(pb.backends[0], xyz); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	maxR := pc.spacing * max(peerEps, peerNormalsR, peerRORR)
@@ -237,7 +235,7 @@ func (pb *peerBench) loadCloud(name, dir string) (*peerCloud, error) {
 		return nil, err
 	}
 	pc.pcd = filepath.Join(dir, "in.pcd")
-	if err := writeIndexedPCD(pc.pcd, pc.xyz); err != nil {
+	if err := peers.WriteIndexedPCD(pc.pcd, pc.xyz); err != nil {
 		return nil, err
 	}
 	if pb.have[peers.CloudCompare] == nil {
@@ -272,29 +270,6 @@ func finitePoints(c *core.Cloud) *core.Cloud {
 		return c
 	}
 	return c.Select(keep)
-}
-
-// medianSpacing returns the median distance from each point to its 4
-// nearest other points, duplicates left out.
-func medianSpacing(b findneighbor.Backend, xyz []float32) (float64, error) {
-	return peers.MedianSpacing(b, xyz)
-}
-
-// writeIndexedPCD writes xyz as a binary PCD with an extra field i (U 4)
-// holding each point's index, so that the points a peer keeps can be told
-// apart. Coordinates that are all float32 values are written as F 4, which
-// PCL's tools read.
-func writeIndexedPCD(path string, xyz []float32) error {
-	c := core.New(len(xyz) / 3)
-	ids := make([]uint32, c.Len())
-	for i := range c.Len() {
-		c.X[i], c.Y[i], c.Z[i] = float64(xyz[3*i]), float64(xyz[3*i+1]), float64(xyz[3*i+2])
-		ids[i] = uint32(i)
-	}
-	if err := c.SetAttr(core.NewColumn("i", ids)); err != nil {
-		return err
-	}
-	return pcio.WriteAtomic(path, func(w io.Writer) error { return pcd.Encode(w, c, "binary") })
 }
 
 // pctkProcess runs a pctk command line in this process, on the cloud's PCD,
@@ -625,7 +600,7 @@ func (pb *peerBench) benchSOR(pc *peerCloud) error {
 		if err != nil {
 			return err
 		}
-		got, err := readKept(out)
+		got, err := peers.ReadKept(out)
 		if err != nil {
 			return err
 		}
@@ -695,7 +670,7 @@ func (pb *peerBench) benchROR(pc *peerCloud) error {
 		if err != nil {
 			return err
 		}
-		got, err := readKept(out)
+		got, err := peers.ReadKept(out)
 		if err != nil {
 			return err
 		}
@@ -722,24 +697,6 @@ func keptOf(outlier []bool) []int {
 		}
 	}
 	return kept
-}
-
-// readKept returns the sorted indices (field i) of the points a peer wrote.
-func readKept(path string) ([]int, error) {
-	c, _, err := pcio.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	a := c.Attr("i")
-	if a == nil {
-		return nil, fmt.Errorf("%s: no field i", path)
-	}
-	kept := make([]int, c.Len())
-	for k := range kept {
-		kept[k] = int(a.Int64(k))
-	}
-	slices.Sort(kept)
-	return kept, nil
 }
 
 // compareKept compares two sorted sets of kept indices.

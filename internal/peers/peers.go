@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -25,6 +26,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcd"
+	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -105,9 +109,10 @@ func lastLine(b []byte) string {
 // times it (no file I/O), the whole process's wall time (shared by the jobs
 // of one process) and the raw answer.
 type Timed struct {
-	Seconds float64
-	Process time.Duration
-	raw     []byte
+	// Seconds and CPU are the call's wall and process CPU seconds.
+	Seconds, CPU float64
+	Process      time.Duration
+	raw          []byte
 }
 
 // Ints decodes an answer of little-endian int64 values (kept indices).
@@ -138,7 +143,8 @@ func (t Timed) Int32s() []int32 {
 }
 
 // runJobs runs a Python script that writes each job's answer to
-// DIR/<k> and prints "<k> <seconds>" per job, and reads the answers.
+// DIR/<k> and prints "<k> <seconds> <cpu seconds>" per job, and reads the
+// answers.
 func runJobs(tool, script string, args []string, dir string, jobs int) ([]Timed, error) {
 	start := time.Now()
 	cmd := exec.Command(Python, append([]string{"-c", script}, args...)...)
@@ -153,15 +159,15 @@ func runJobs(tool, script string, args []string, dir string, jobs int) ([]Timed,
 	seen := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		var k int
-		var s float64
-		if _, err := fmt.Sscan(line, &k, &s); err != nil || k < 0 || k >= jobs {
-			return nil, fmt.Errorf("%s printed %q, want \"JOB SECONDS\"", tool, line)
+		var s, cpu float64
+		if _, err := fmt.Sscan(line, &k, &s, &cpu); err != nil || k < 0 || k >= jobs {
+			return nil, fmt.Errorf("%s printed %q, want \"JOB SECONDS CPU-SECONDS\"", tool, line)
 		}
 		raw, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(k)))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", tool, err)
 		}
-		res[k] = Timed{Seconds: s, Process: wall, raw: raw}
+		res[k] = Timed{Seconds: s, CPU: cpu, Process: wall, raw: raw}
 		seen++
 	}
 	if seen != jobs {
@@ -172,22 +178,22 @@ func runJobs(tool, script string, args []string, dir string, jobs int) ([]Timed,
 
 // sklearnScript runs scikit-learn's DBSCAN for each (eps, min_samples) job
 // of argv[3] (JSON) on the float64 points in argv[1]; job k writes labels
-// (int32) then core flags (uint8) into argv[2]/k and prints "k seconds",
-// the seconds of fit() alone.
+// (int32) then core flags (uint8) into argv[2]/k and prints "k seconds
+// cpu-seconds" of fit() alone.
 const sklearnScript = `
 import json, sys, time
 import numpy as np
 from sklearn.cluster import DBSCAN
 X = np.fromfile(sys.argv[1], dtype="<f8").reshape(-1, 3)
 for k, (eps, m) in enumerate(json.loads(sys.argv[3])):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     db = DBSCAN(eps=eps, min_samples=m, n_jobs=-1).fit(X)
-    s = time.perf_counter() - t
+    s, c = time.perf_counter() - t, time.process_time() - c
     core = np.zeros(len(X), dtype="u1")
     core[db.core_sample_indices_] = 1
     with open(f"{sys.argv[2]}/{k}", "wb") as f:
         f.write(db.labels_.astype("<i4").tobytes() + core.tobytes())
-    print(k, s, flush=True)
+    print(k, s, c, flush=True)
 `
 
 // DBSCANJob is one scikit-learn run: ε and min_samples (the point itself
@@ -251,7 +257,7 @@ func SklearnDBSCAN(dir string, xyz []float32, jobs []DBSCANJob) ([]DBSCANAnswer,
 //	           normals then points, float64 triples
 //	d:EPS:M    cluster_dbscan(eps=EPS, min_points=M): labels, int32
 //
-// and prints "k seconds", the seconds of the call alone.
+// and prints "k seconds cpu-seconds" of the call alone.
 const open3DScript = `
 import sys, time
 import numpy as np
@@ -265,7 +271,7 @@ for k, job in enumerate(sys.argv[3:]):
         q = o3d.geometry.PointCloud(pc)
         K, R = int(a), float(b)
         p = G.KDTreeSearchParamKNN(K) if R == 0 else G.KDTreeSearchParamRadius(R) if K == 0 else G.KDTreeSearchParamHybrid(radius=R, max_nn=K)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     if kind == "r":
         _, ind = q.remove_radius_outlier(nb_points=int(a), radius=float(b))
     elif kind == "s":
@@ -274,7 +280,7 @@ for k, job in enumerate(sys.argv[3:]):
         q.estimate_normals(p)
     else:
         labels = np.asarray(q.cluster_dbscan(eps=float(a), min_points=int(b)))
-    s = time.perf_counter() - t
+    s, c = time.perf_counter() - t, time.process_time() - c
     if kind in "rs":
         data = np.asarray(ind, dtype="<i8").tobytes()
     elif kind == "n":
@@ -283,7 +289,7 @@ for k, job in enumerate(sys.argv[3:]):
         data = labels.astype("<i4").tobytes()
     with open(f"{sys.argv[2]}/{k}", "wb") as f:
         f.write(data)
-    print(k, s, flush=True)
+    print(k, s, c, flush=True)
 `
 
 // RadiusJob is remove_radius_outlier(nb_points=minNeighbors, radius), for
@@ -319,8 +325,9 @@ func RunOpen3D(dir, pcd string, jobs ...string) ([]Timed, error) {
 type ToolRun struct {
 	// Seconds is the operation's time as the tool prints it.
 	Seconds float64
-	// Process is the whole process's wall time.
-	Process time.Duration
+	// Process and CPU are the whole process's wall and CPU (user +
+	// system) time.
+	Process, CPU time.Duration
 	// Output is what the tool printed (stdout and stderr).
 	Output []byte
 }
@@ -335,6 +342,9 @@ func runTool(exe string, args []string, env []string, re *regexp.Regexp, scale f
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	r := ToolRun{Process: time.Since(start), Output: out}
+	if cmd.ProcessState != nil {
+		r.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	if err != nil {
 		return r, fmt.Errorf("%s %s: %v\n%s", exe, strings.Join(args, " "), err, out)
 	}
@@ -440,16 +450,17 @@ func ReadASCII(path string) (index []int, extra [][]float64, err error) {
 	return index, extra, nil
 }
 
-// Snap rounds xyz to multiples of a power of two u with eps ≤ 1024u, and
-// eps to a multiple of u, and returns both. Then every squared distance
-// that can decide "within ε" (coordinate differences below 2·eps, so below
-// 2¹¹u) is a sum of three squares below 2²²u² each: an integer multiple of
-// u² under 2²⁴, held exactly by float32 (pctk) and float64 (scikit-learn,
-// Open3D) alike, so the tools agree on every pair, including the many at
-// exactly ε on a grid, where unsnapped float32 and float64 distances
-// disagree on pairs within rounding of ε. Points move by at most u/2 ≤
-// eps/2048. It fails when a coordinate is too far from the origin
-// (2²² steps) to snap exactly.
+// Snap rounds xyz to multiples of a power of two u with eps ≤ 1024u and
+// returns them and u; callers round their radii to multiples of u (or move
+// them off the grid's distances, OffGrid). Then every squared distance
+// that can decide "within ε" for ε ≤ eps (coordinate differences below
+// 2·eps, so below 2¹¹u) is a sum of three squares below 2²²u² each: an
+// integer multiple of u² under 2²⁴, held exactly by float32 (pctk) and
+// float64 (scikit-learn, Open3D) alike, so the tools agree on every pair,
+// including the many at exactly ε on a grid, where unsnapped float32 and
+// float64 distances disagree on pairs within rounding of ε. Points move by
+// at most u/2 ≤ eps/2048. It fails when a coordinate is too far from the
+// origin (2²² steps) to snap exactly.
 func Snap(xyz []float32, eps float64) ([]float32, float64, error) {
 	u := math.Exp2(math.Ceil(math.Log2(eps / 1024)))
 	out := make([]float32, len(xyz))
@@ -460,7 +471,7 @@ func Snap(xyz []float32, eps float64) ([]float32, float64, error) {
 		}
 		out[i] = float32(q * u)
 	}
-	return out, math.Round(eps/u) * u, nil
+	return out, u, nil
 }
 
 // OffGrid returns the distance nearest r, at least r−u/2, that no two
@@ -488,4 +499,41 @@ func MedianSpacing(b findneighbor.Backend, xyz []float32) (float64, error) {
 	}
 	slices.Sort(dist)
 	return float64(dist[len(dist)/2]), nil
+}
+
+// WriteIndexedPCD writes xyz as a binary PCD with an extra field "i" (U 4)
+// holding each point's index, so that the points a peer keeps can be told
+// apart (ReadKept). io/pcd writes coordinates that are all float32 values
+// as F 4, so the peers read exactly xyz (binary: Open3D parses ASCII floats
+// straight to double, a few 1e-9 away from the float32 the file means).
+func WriteIndexedPCD(path string, xyz []float32) error {
+	c := core.New(len(xyz) / 3)
+	ids := make([]uint32, c.Len())
+	for i := range c.Len() {
+		c.X[i], c.Y[i], c.Z[i] = float64(xyz[3*i]), float64(xyz[3*i+1]), float64(xyz[3*i+2])
+		ids[i] = uint32(i)
+	}
+	if err := c.SetAttr(core.NewColumn("i", ids)); err != nil {
+		return err
+	}
+	return pcio.WriteAtomic(path, func(w io.Writer) error { return pcd.Encode(w, c, "binary") })
+}
+
+// ReadKept returns the sorted indices (field i) of the points a peer wrote
+// to the PCD path, from an input WriteIndexedPCD wrote.
+func ReadKept(path string) ([]int, error) {
+	c, _, err := pcio.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%v (did the peer write it?)", err)
+	}
+	a := c.Attr("i")
+	if a == nil {
+		return nil, fmt.Errorf("%s: the peer wrote no field i", path)
+	}
+	kept := make([]int, c.Len())
+	for k := range kept {
+		kept[k] = int(a.Int64(k))
+	}
+	slices.Sort(kept)
+	return kept, nil
 }
