@@ -133,37 +133,6 @@ func open3DKept(t *testing.T, in string, jobs ...string) map[string][]int {
 	return kept
 }
 
-// keptOf returns the indices of the points not flagged.
-func keptOf(outlier []bool) []int {
-	kept := []int{}
-	for i, o := range outlier {
-		if !o {
-			kept = append(kept, i)
-		}
-	}
-	return kept
-}
-
-// diff returns the indices in exactly one of the sorted sets a and b.
-func diff(a, b []int) []int {
-	var d []int
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j == len(b) || (i < len(a) && a[i] < b[j]):
-			d = append(d, a[i])
-			i++
-		case i == len(a) || b[j] < a[i]:
-			d = append(d, b[j])
-			j++
-		default:
-			i++
-			j++
-		}
-	}
-	return d
-}
-
 // randomCloud returns n points: 95% in Gaussian blobs, 5% uniform noise
 // over the unit cube, seeded.
 func randomCloud(seed uint64, n int) []float32 {
@@ -302,10 +271,10 @@ func TestRadiusPeers(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := keptOf(res.Outlier)
+				got := peers.Kept(res.Outlier)
 				pcl := pclKept(t, in, "-method", "radius", "-radius", strconv.FormatFloat(j.r, 'g', -1, 64), "-min_pts", strconv.Itoa(j.m))
 				for peer, want := range map[string][]int{"pcl": pcl, "open3d": o3d[o3dJobs[i]]} {
-					d := diff(got, want)
+					d := peers.Diff(got, want)
 					ties := 0
 					for _, p := range d {
 						if radiusTie(xyz, p, j.r) {
@@ -359,8 +328,8 @@ func TestStatisticalPeers(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got := keptOf(res.Outlier)
-					d := diff(got, peer.want)
+					got := peers.Kept(res.Outlier)
+					d := peers.Diff(got, peer.want)
 					ties := 0
 					for _, p := range d {
 						if math.Abs(res.MeanDist[p]-res.Threshold) <= 1e-6*res.Threshold {
@@ -418,10 +387,10 @@ func TestPeerConventions(t *testing.T) {
 		what      string
 		got, want []int
 	}{
-		{"pctk radius", keptOf(r.Outlier), []int{0, 1, 2, 3}},
+		{"pctk radius", peers.Kept(r.Outlier), []int{0, 1, 2, 3}},
 		{"pcl radius", pclKept(t, in, "-method", "radius", "-radius", "1", "-min_pts", "1"), []int{0, 1, 2, 3}},
 		{"open3d radius", o3d[peers.RadiusJob(1, 1)], []int{2, 3}},
-		{"pctk statistical open3d K=1", keptOf(s.Outlier), []int{}},
+		{"pctk statistical open3d K=1", peers.Kept(s.Outlier), []int{}},
 		{"open3d statistical nb_neighbors=1", o3d[peers.StatisticalJob(1, 1)], []int{}},
 	} {
 		if !slices.Equal(c.got, c.want) {

@@ -586,7 +586,7 @@ func (pb *peerBench) benchSOR(pc *peerCloud) error {
 			if err != nil {
 				return nil, err
 			}
-			return keptOf(r.Outlier), nil
+			return peers.Kept(r.Outlier), nil
 		}
 	}
 	pcl := params + " (PCL convention)"
@@ -659,7 +659,7 @@ func (pb *peerBench) benchROR(pc *peerCloud) error {
 		if err != nil {
 			return nil, err
 		}
-		return keptOf(r.Outlier), nil
+		return peers.Kept(r.Outlier), nil
 	}, compareKept)
 	if err != nil {
 		return err
@@ -688,32 +688,10 @@ func (pb *peerBench) benchROR(pc *peerCloud) error {
 	return nil
 }
 
-// keptOf returns the indices of the points not flagged.
-func keptOf(outlier []bool) []int {
-	kept := []int{}
-	for i, o := range outlier {
-		if !o {
-			kept = append(kept, i)
-		}
-	}
-	return kept
-}
-
 // compareKept compares two sorted sets of kept indices.
 func compareKept(ref, got []int) string {
-	d, i, j := 0, 0, 0
-	for i < len(ref) || j < len(got) {
-		switch {
-		case j == len(got) || i < len(ref) && ref[i] < got[j]:
-			d, i = d+1, i+1
-		case i == len(ref) || got[j] < ref[i]:
-			d, j = d+1, j+1
-		default:
-			i, j = i+1, j+1
-		}
+	if d := len(peers.Diff(ref, got)); d > 0 {
+		return fmt.Sprintf("%d points differ (pctk keeps %d, peer %d)", d, len(ref), len(got))
 	}
-	if d == 0 {
-		return fmt.Sprintf("kept sets identical (%d kept)", len(ref))
-	}
-	return fmt.Sprintf("%d points differ (pctk keeps %d, peer %d)", d, len(ref), len(got))
+	return fmt.Sprintf("kept sets identical (%d kept)", len(ref))
 }

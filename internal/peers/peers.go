@@ -537,3 +537,35 @@ func ReadKept(path string) ([]int, error) {
 	slices.Sort(kept)
 	return kept, nil
 }
+
+// Kept returns the indices of the points not flagged as outliers, as a
+// peer's kept set.
+func Kept(outlier []bool) []int {
+	kept := []int{}
+	for i, o := range outlier {
+		if !o {
+			kept = append(kept, i)
+		}
+	}
+	return kept
+}
+
+// Diff returns the indices in exactly one of the sorted sets a and b.
+func Diff(a, b []int) []int {
+	var d []int
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i] < b[j]):
+			d = append(d, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			d = append(d, b[j])
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	return d
+}

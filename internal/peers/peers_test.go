@@ -2,6 +2,7 @@ package peers
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -42,5 +43,20 @@ func TestWriteReadASCII(t *testing.T) {
 	}
 	if len(idx) != 2 || idx[0] != 0 || idx[1] != 1 || len(extra[0]) != 0 {
 		t.Errorf("got %v %v, want indices 0 1 and no further columns", idx, extra)
+	}
+}
+
+func TestKeptAndDiff(t *testing.T) {
+	if got := Kept([]bool{true, false, false, true, false}); !slices.Equal(got, []int{1, 2, 4}) {
+		t.Errorf("Kept = %v, want [1 2 4]", got)
+	}
+	for _, c := range []struct{ a, b, want []int }{
+		{[]int{1, 2, 5}, []int{1, 2, 5}, nil},
+		{[]int{1, 2, 5}, []int{0, 2, 6}, []int{0, 1, 5, 6}},
+		{nil, []int{3}, []int{3}},
+	} {
+		if got := Diff(c.a, c.b); !slices.Equal(got, c.want) {
+			t.Errorf("Diff(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
 	}
 }
