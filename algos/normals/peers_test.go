@@ -1,7 +1,6 @@
 package normals
 
 import (
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -34,20 +33,6 @@ const pcdDir = "../../../shared/data/pcd"
 
 // scans are the real clouds compared with the peers.
 var scans = []string{"table_scene_lms400.pcd", "bun0.pcd"}
-
-// requirePeer skips the test when a peer is missing, or fails it under
-// CI=true, where .ci/deps/debian-peers.sh must have installed it.
-func requirePeer(t *testing.T, what string, err error) {
-	t.Helper()
-	if err == nil {
-		return
-	}
-	msg := fmt.Sprintf("%s is not available (%v); .ci/deps/debian-peers.sh installs it", what, err)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
 
 // maxBrutePoints bounds the subsample compared when only the brute backend
 // runs (O(N²)), or with -short.
@@ -184,7 +169,7 @@ const radiusScan = "table_scene_lms400.pcd"
 // neighbourhood of K others instead of the point and K-1 others must fail
 // the curvature check: that is what makes the comparison meaningful.
 func TestAgainstPCL(t *testing.T) {
-	requirePeer(t, "pcl_normal_estimation (Debian pcl-tools)", peers.Available(peers.PCL))
+	algotest.RequirePeer(t, "pcl_normal_estimation (Debian pcl-tools)", peers.Available(peers.PCL))
 	for _, name := range scans {
 		t.Run(name, func(t *testing.T) {
 			b, path, xyz := peerInput(t, name)
@@ -251,7 +236,7 @@ func TestAgainstPCL(t *testing.T) {
 // curvature). Open3D gives a neighbourhood of fewer than 3 points the normal
 // (0, 0, 1) where pctk gives NaN; the test requires exactly that there.
 func TestAgainstOpen3D(t *testing.T) {
-	requirePeer(t, "Open3D for "+peers.Python+" (Debian python3-open3d)", peers.Available(peers.Open3D))
+	algotest.RequirePeer(t, "Open3D for "+peers.Python+" (Debian python3-open3d)", peers.Available(peers.Open3D))
 	for _, name := range scans {
 		t.Run(name, func(t *testing.T) {
 			b, path, xyz := peerInput(t, name)

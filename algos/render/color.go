@@ -38,7 +38,15 @@ func newColoring(c *core.Cloud, mode string) (*coloring, error) {
 		}
 		return classColoring(a), nil
 	case "cluster":
-		a, err := attr(core.DimClusterID)
+		// DBSCAN with several min_pts values writes ClusterID_5, ...:
+		// the first of them stands in for a missing ClusterID.
+		name := core.DimClusterID
+		for _, a := range c.Attrs {
+			if c.Attr(name) == nil && strings.HasPrefix(a.Name, core.DimClusterID+"_") {
+				name = a.Name
+			}
+		}
+		a, err := attr(name)
 		if err != nil {
 			return nil, err
 		}
@@ -233,7 +241,7 @@ func classColoring(a *core.Attribute) *coloring {
 // neighbours has (or the one fewest of them have).
 func clusterColoring(a *core.Attribute) *coloring {
 	assigned := map[int64]int{}
-	visible := 0
+	var ids []int64 // the clusters seen, in order
 	cc := &coloring{}
 	id := func(i int) int64 { return int64(a.Float64(i)) }
 	cc.of = func(i int) color.RGBA {
@@ -287,12 +295,10 @@ func clusterColoring(a *core.Attribute) *coloring {
 				}
 			}
 		}
-		ids := make([]int64, 0, len(adj))
 		for k := range adj {
 			ids = append(ids, k)
 		}
 		slices.Sort(ids)
-		visible = len(ids)
 		for _, k := range ids {
 			var used [12]int
 			for o := range adj[k] {
@@ -314,10 +320,10 @@ func clusterColoring(a *core.Attribute) *coloring {
 	}
 	cc.legend = func(img *image.RGBA, r image.Rectangle) {
 		entries := []legendEntry{{noiseColor, "noise (-1)"}}
-		for _, c := range categorical[:min(visible, 4)] {
-			entries = append(entries, legendEntry{c, "cluster"})
+		for _, k := range ids[:min(len(ids), 8)] {
+			entries = append(entries, legendEntry{categorical[assigned[k]], fmt.Sprintf("cluster %d", k)})
 		}
-		entries = append(entries, legendEntry{color.RGBA{}, fmt.Sprintf("%d clusters shown", visible)})
+		entries = append(entries, legendEntry{color.RGBA{}, fmt.Sprintf("%d clusters shown", len(ids))})
 		legendBox(img, r, "ClusterID", entries)
 	}
 	return cc

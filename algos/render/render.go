@@ -38,14 +38,15 @@ func ParseView(s string) (View, error) {
 }
 
 // Options say how to draw a cloud. The zero value draws a top view 1024
-// pixels wide, coloured by height, one pixel per point.
+// pixels wide, coloured by height.
 type Options struct {
 	View View
 	// Width is the width of the plot in pixels (the legend adds a panel
 	// to its right); 0 means 1024. The height follows the cloud's aspect.
 	Width int
 	// Splat is the side of the square drawn for each point, in pixels; 0
-	// means 1.
+	// picks it from the points' density: half the side of the plot's area
+	// per point, 1 to 4 pixels.
 	Splat int
 	// Color is what the colours show: "z" (height, the default),
 	// "intensity", "classification", "cluster" (ClusterID), "normal",
@@ -70,16 +71,13 @@ func (o *Options) defaults() error {
 	if o.Width == 0 {
 		o.Width = 1024
 	}
-	if o.Splat == 0 {
-		o.Splat = 1
-	}
 	if o.Color == "" {
 		o.Color = "z"
 	}
 	switch {
 	case o.Width < 16 || o.Width > MaxWidth:
 		return fmt.Errorf("%w: width %d, want 16 to %d pixels", ErrOptions, o.Width, MaxWidth)
-	case o.Splat < 1 || o.Splat > MaxSplat:
+	case o.Splat < 0 || o.Splat > MaxSplat:
 		return fmt.Errorf("%w: splat %d, want 1 to %d pixels", ErrOptions, o.Splat, MaxSplat)
 	case o.View < Top || o.View > Side:
 		return fmt.Errorf("%w: view %d", ErrOptions, o.View)
@@ -136,6 +134,10 @@ func Render(c *core.Cloud, o Options) (*image.RGBA, error) {
 	span := max(hi[0]-lo[0], (hi[1]-lo[1])/4, 1e-300) // at most 4 times as high as wide
 	scale := float64(plotW-1) / span
 	plotH := int(math.Ceil((hi[1]-lo[1])*scale)) + 1
+	if o.Splat == 0 {
+		perPoint := float64(plotW*plotH) / float64(max(n, 1))
+		o.Splat = min(max(int(math.Round(math.Sqrt(perPoint)/2)), 1), 4)
+	}
 	p := &plot{w: plotW, h: plotH, lo: lo, scale: scale}
 	p.draw(c, o)
 

@@ -42,7 +42,7 @@ func at(img image.Image, x, y int) color.RGBA {
 // different cluster colours, the noise point drawn over the cluster below
 // it, and a legend.
 func TestRenderPNG(t *testing.T) {
-	img, err := Render(twoClusters(), Options{Width: 264, Color: "cluster"})
+	img, err := Render(twoClusters(), Options{Width: 264, Splat: 1, Color: "cluster"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestRenderDeterministic(t *testing.T) {
 
 func TestRenderErrors(t *testing.T) {
 	c := twoClusters()
-	for _, o := range []Options{{Width: 3}, {Splat: 100}, {Color: "classification"}, {Color: "nosuch"}, {View: 7}} {
+	for _, o := range []Options{{Width: 3}, {Splat: 100}, {Splat: -1}, {Color: "classification"}, {Color: "nosuch"}, {View: 7}} {
 		if _, err := Render(c, o); err == nil {
 			t.Errorf("Render(%+v): no error", o)
 		}
@@ -142,7 +142,7 @@ func TestClusterColorsOfNeighbours(t *testing.T) {
 		c.X[i] = float64(i / 10) // two squares side by side, 1 unit apart
 		ids[i] = int64(len(categorical) * (i / 100))
 	}
-	img, err := Render(c, Options{Width: 264, Color: "cluster"})
+	img, err := Render(c, Options{Width: 264, Splat: 1, Color: "cluster"})
 	if err != nil {
 		t.Fatal(err)
 	}

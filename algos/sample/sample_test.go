@@ -4,17 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pctk/pctk/algos/algotest"
-	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
-
-	_ "github.com/pctk/pctk/io/las" // the scans' codecs
-	_ "github.com/pctk/pctk/io/pcd"
 )
 
 // pdalSample is the reference: PDAL's SampleFilter::voxelize written out
@@ -203,15 +198,7 @@ func TestLatticeTies(t *testing.T) {
 // and 6 median spacings.
 func TestScans(t *testing.T) {
 	for _, rel := range []string{"pcd/bun0.pcd", "las/haystack_rock.las"} {
-		path := filepath.Join("../../../shared/data", rel)
-		if _, err := os.Stat(path); err != nil {
-			t.Skipf("%s absent (the shared data folder is not part of a fresh clone): %v", path, err)
-		}
-		c, _, err := pcio.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		xyz := c.Local(false).XYZ
+		xyz := algotest.Scan(t, rel)
 		if n := len(xyz) / 3; n > 8000 {
 			// check is O(N·kept): every s-th point.
 			s := (n + 7999) / 8000
@@ -261,5 +248,23 @@ func TestValidate(t *testing.T) {
 	r, err := Poisson(nil, Options{Radius: 1})
 	if err != nil || len(r.Keep) != 0 || r.Kept != 0 {
 		t.Errorf("Poisson of no points = %+v, %v", r, err)
+	}
+}
+
+// TestProgress checks that Progress sees the fraction of points done, in
+// order, once per progressEvery points.
+func TestProgress(t *testing.T) {
+	const n = 2*progressEvery + 100
+	xyz := make([]float32, 3*n)
+	for i := range n {
+		xyz[3*i] = float32(i)
+	}
+	var got []float64
+	if _, err := Poisson(xyz, Options{Radius: 1.5, Progress: func(d float64) { got = append(got, d) }}); err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0, float64(progressEvery) / n, float64(2*progressEvery) / n}
+	if !slices.Equal(got, want) {
+		t.Errorf("progress %v, want %v", got, want)
 	}
 }

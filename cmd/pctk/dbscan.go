@@ -22,8 +22,9 @@ func init() {
 }
 
 var dbscanFilter = &Filter{
-	Name:  "dbscan",
-	Usage: "cluster points with DBSCAN (exact, scikit-learn's definition) on any backend",
+	Name:    "dbscan",
+	Preview: "cluster",
+	Usage:   "cluster points with DBSCAN (exact, scikit-learn's definition) on any backend",
 	Description: `Labels every point with its cluster (attribute ClusterID, int64, -1 for noise)
 and its neighbour count (NeighborCount, uint32, other points within --eps).
 A point is core when it has at least --min-pts points within --eps, itself

@@ -132,11 +132,10 @@ type input struct {
 }
 
 // loadInput resolves --backend (for work the cpu backend does best when
-// cpuWork, see backend), then reads IN and checks the cloud with check
-// (Cloud.Validate when nil), naming IN in the check's error. The backend
-// comes first so that a backend that cannot run fails before a long read,
-// and its set-up is not counted as reading.
-func loadInput(c *cli.Context, in string, cpuWork bool, check func(*core.Cloud) error) (*input, error) {
+// cpuWork, see backend), then reads IN; the filter's step checks the
+// cloud. The backend comes first so that a backend that cannot run fails
+// before a long read, and its set-up is not counted as reading.
+func loadInput(c *cli.Context, in string, cpuWork bool) (*input, error) {
 	b, err := backend(c, cpuWork)
 	if err != nil {
 		return nil, err
@@ -144,12 +143,6 @@ func loadInput(c *cli.Context, in string, cpuWork bool, check func(*core.Cloud) 
 	src := &input{backend: b, start: time.Now()}
 	if src.cloud, src.from, err = readCloud(c, in); err != nil {
 		return nil, err
-	}
-	if check == nil {
-		check = (*core.Cloud).Validate
-	}
-	if err := check(src.cloud); err != nil {
-		return nil, fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
 	return src, nil
 }

@@ -15,7 +15,7 @@ func renderFlags(prefix string) []cli.Flag {
 		&cli.StringFlag{Name: prefix + "view", Value: "top", Usage: "top, front or side"},
 		&cli.StringFlag{Name: prefix + "color", Value: "z", Usage: "z, intensity, classification, cluster, normal, rgb or an attribute's name"},
 		&cli.IntFlag{Name: prefix + "width", Value: 1024, Usage: "plot width in pixels"},
-		&cli.IntFlag{Name: prefix + "splat", Value: 1, Usage: "side of each point's square in pixels"},
+		&cli.IntFlag{Name: prefix + "splat", Usage: "side of each point's square in pixels (default: from the density, 1 to 4)"},
 	}
 }
 

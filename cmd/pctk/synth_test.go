@@ -1,6 +1,8 @@
 package main
 
 import (
+	stdpng "image/png"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -115,5 +117,36 @@ func mustRun(t *testing.T, args ...string) {
 	t.Helper()
 	if rc := run(append([]string{"pctk", "-q"}, args...)); rc != 0 {
 		t.Fatalf("pctk %v: exit %d", args, rc)
+	}
+}
+
+// TestPreview checks --preview on dbscan and denoise: a PNG of the written
+// cloud next to OUT, and an unwritable preview path fails before OUT is
+// touched.
+func TestPreview(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"dbscan", sample, filepath.Join(dir, "c.las"), "--eps", "6", "--min-pts", "10", "--preview", filepath.Join(dir, "c.png")},
+		{"denoise", "radius", sample, filepath.Join(dir, "d.las"), "--radius", "5", "--min-neighbors", "2", "--preview", filepath.Join(dir, "d.png")},
+	} {
+		mustRun(t, args...)
+		png := args[len(args)-1]
+		f, err := os.Open(png)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := stdpng.DecodeConfig(f)
+		f.Close()
+		if err != nil || cfg.Width < 1024 {
+			t.Errorf("%s: %v, %d pixels wide; want a PNG at least 1024 wide", png, err, cfg.Width)
+		}
+	}
+	out := filepath.Join(dir, "keep.las")
+	writeText(t, out, "old")
+	if rc := run([]string{"pctk", "-q", "dbscan", sample, out, "--eps", "6", "--preview", filepath.Join(dir, "no", "such", "p.png")}); rc == 0 {
+		t.Error("an unwritable --preview path succeeded")
+	}
+	if string(readBytes(t, out)) != "old" {
+		t.Error("OUT changed by a run whose preview path is unwritable")
 	}
 }
