@@ -74,7 +74,10 @@ func TestBenchPeers(t *testing.T) {
 					}
 					continue
 				}
-				if r[6] == "-" || r[8] == "-" || r[4] == "" {
+				// CloudCompare's -SOR is timed as a difference of two
+				// processes, which may vanish in the noise on a tiny cloud.
+				derived := strings.Contains(r[9], "(op s: ")
+				if (r[6] == "-" || r[8] == "-") && !derived || r[4] == "" || r[7] == "-" {
 					t.Errorf("%s %s: no time, ratio or version: %q", op, tool, r)
 				}
 				if tool == "pctk" && r[9] != "reference" && !strings.Contains(r[9], "identical") && !strings.HasPrefix(r[9], "median angle 0°") {
