@@ -33,7 +33,7 @@ func init() {
 			&cli.Float64Flag{Name: "neighbors", Value: 30, Usage: "mean neighbours per generated point"},
 			&cli.Float64Flag{Name: "eps", Usage: "radius (required with FILE; overrides --neighbors)"},
 			&cli.StringFlag{Name: "backends", Value: "cpu", Usage: "comma-separated backends to compare, first is the baseline"},
-			&cli.StringFlag{Name: "ops", Value: "counts,knn,moments,dbscan", Usage: "operations: counts, knn, moments, dbscan, kmoments (the moments of every point's k nearest with no radius, as statistical outlier removal and KNN normals ask: findneighbor.KNearestMoments, its index builds included)"},
+			&cli.StringFlag{Name: "ops", Value: "counts,knn,moments,dbscan", Usage: "operations: counts, knn, moments, dbscan, kmoments (the moments of every point's k nearest with no radius, as statistical outlier removal and KNN normals ask: findneighbor.KNearestMoments, its index builds included); with --peers: dbscan, normals, sor, ror (default there: all four)"},
 			&cli.IntFlag{Name: "k", Value: 16, Usage: "neighbours per point for knn and kmoments"},
 			&cli.IntFlag{Name: "min-pts", Value: 10, Usage: "min_pts for dbscan (the point itself counts)"},
 			&cli.IntFlag{Name: "repeat", Value: 5, Usage: "runs per operation (median reported)"},
