@@ -594,18 +594,8 @@ func (pb *peerBench) benchSOR(pc *peerCloud) error {
 	if err != nil {
 		return err
 	}
-	if !pb.missing(pc, "sor", peers.PCL) {
-		out := filepath.Join(pc.dir, "pcl-sor.pcd")
-		r, err := peers.PCLOutlierRemoval(pc.pcd, out, "-method", "statistical", "-mean_k", strconv.Itoa(peerSORK), "-std_dev_mul", strconv.FormatFloat(peerSORS, 'g', -1, 64))
-		if err != nil {
-			return err
-		}
-		got, err := peers.ReadKept(out)
-		if err != nil {
-			return err
-		}
-		pb.add(pc, peerRow{Op: "sor", Tool: peers.PCL + " pcl_outlier_removal", Params: pcl, Seconds: r.Seconds,
-			Process: r.Process.Seconds(), Ref: sec, Agree: compareKept(kept, got)})
+	if err := pb.pclRemoval(pc, "sor", pcl, kept, sec, "-method", "statistical", "-mean_k", strconv.Itoa(peerSORK), "-std_dev_mul", strconv.FormatFloat(peerSORS, 'g', -1, 64)); err != nil {
+		return err
 	}
 	if !pb.missing(pc, "sor", peers.Open3D) {
 		o3p := params + " (Open3D convention)"
@@ -668,18 +658,8 @@ func (pb *peerBench) benchROR(pc *peerCloud) error {
 	if err != nil {
 		return err
 	}
-	if !pb.missing(pc, "ror", peers.PCL) {
-		out := filepath.Join(pc.dir, "pcl-ror.pcd")
-		r, err := peers.PCLOutlierRemoval(pc.pcd, out, "-method", "radius", "-radius", rs, "-min_pts", strconv.Itoa(peerRORM))
-		if err != nil {
-			return err
-		}
-		got, err := peers.ReadKept(out)
-		if err != nil {
-			return err
-		}
-		pb.add(pc, peerRow{Op: "ror", Tool: peers.PCL + " pcl_outlier_removal", Params: params, Seconds: r.Seconds,
-			Process: r.Process.Seconds(), Ref: sec, Agree: compareKept(kept, got)})
+	if err := pb.pclRemoval(pc, "ror", params, kept, sec, "-method", "radius", "-radius", rs, "-min_pts", strconv.Itoa(peerRORM)); err != nil {
+		return err
 	}
 	if !pb.missing(pc, "ror", peers.Open3D) {
 		a, err := peers.RunOpen3D(pc.dir, pc.pcd, peers.RadiusJob(peerRORM, rad))
@@ -689,6 +669,26 @@ func (pb *peerBench) benchROR(pc *peerCloud) error {
 		pb.add(pc, peerRow{Op: "ror", Tool: peers.Open3D + " remove_radius_outlier", Params: params, Seconds: a[0].Seconds,
 			Process: a[0].Process.Seconds(), Ref: sec, Agree: compareKept(kept, a[0].Ints())})
 	}
+	return nil
+}
+
+// pclRemoval runs pcl_outlier_removal with args, when PCL is installed,
+// and adds its row, compared with pctk's kept set and seconds.
+func (pb *peerBench) pclRemoval(pc *peerCloud, op, params string, kept []int, sec float64, args ...string) error {
+	if pb.missing(pc, op, peers.PCL) {
+		return nil
+	}
+	out := filepath.Join(pc.dir, "pcl-"+op+".pcd")
+	r, err := peers.PCLOutlierRemoval(pc.pcd, out, args...)
+	if err != nil {
+		return err
+	}
+	got, err := peers.ReadKept(out)
+	if err != nil {
+		return err
+	}
+	pb.add(pc, peerRow{Op: op, Tool: peers.PCL + " pcl_outlier_removal", Params: params, Seconds: r.Seconds,
+		Process: r.Process.Seconds(), Ref: sec, Agree: compareKept(kept, got)})
 	return nil
 }
 
