@@ -329,10 +329,12 @@ func timed(f func() error) (float64, error) {
 	return time.Since(t).Seconds(), err
 }
 
-// pctkRuns times run on every backend, adds a row for each and returns the
-// first backend's answer and seconds; the other backends' answers are
-// checked against it with agree.
-func pctkRuns[T any](pb *peerBench, pc *peerCloud, op, params string, cli []string, run func(b findneighbor.Backend) (T, error), agree func(ref, got T) string) (T, float64, error) {
+// pctkRuns times run on every backend, and args, the same operation as a
+// pctk command line without IN and OUT, as the whole-process time
+// (pctkProcess); it adds a row for each backend and returns the first
+// backend's answer and seconds; the other backends' answers are checked
+// against it with agree.
+func pctkRuns[T any](pb *peerBench, pc *peerCloud, op, params string, args []string, run func(b findneighbor.Backend) (T, error), agree func(ref, got T) string) (T, float64, error) {
 	var ref T
 	var refSec float64
 	for k, b := range pb.backends {
@@ -341,7 +343,7 @@ func pctkRuns[T any](pb *peerBench, pc *peerCloud, op, params string, cli []stri
 		if err != nil {
 			return ref, 0, fmt.Errorf("pctk %s: %w", b.Name(), err)
 		}
-		proc, err := pctkProcess(pc, append(cli, "--backend", b.Name())...)
+		proc, err := pctkProcess(pc, append(slices.Clone(args), "--backend", b.Name())...)
 		if err != nil {
 			return ref, 0, err
 		}
