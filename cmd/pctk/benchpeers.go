@@ -297,16 +297,20 @@ func (pb *peerBench) add(pc *peerCloud, r peerRow) {
 	pb.rows = append(pb.rows, r)
 }
 
-// missing appends a "not installed" row for a peer that cannot run here
-// and reports whether it was missing.
-func (pb *peerBench) missing(pc *peerCloud, op, peer string) bool {
-	err := pb.have[peer]
-	if err == nil {
-		return false
+// peer runs one peer's comparison, run, when the peer is installed; else it
+// adds a "not installed" row. A peer that fails gets a "failed" row and a
+// warning, so that one tool's trouble does not lose the others' results.
+func (pb *peerBench) peer(pc *peerCloud, op, peer string, run func() error) {
+	if err := pb.have[peer]; err != nil {
+		infof("bench --peers: %s: %v", peer, err)
+		pb.add(pc, peerRow{Op: op, Tool: peer, Version: "-", Agree: "not installed"})
+		return
 	}
-	infof("bench --peers: %s: %v", peer, err)
-	pb.add(pc, peerRow{Op: op, Tool: peer, Version: "-", Agree: "not installed"})
-	return true
+	if err := run(); err != nil {
+		infof("warning: bench --peers: %s %s on %s: %v", peer, op, pc.name, err)
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		pb.add(pc, peerRow{Op: op, Tool: peer, Agree: "failed: " + msg})
+	}
 }
 
 func (pb *peerBench) runOp(op string, pc *peerCloud) error {
@@ -373,22 +377,24 @@ func (pb *peerBench) benchDBSCAN(pc *peerCloud) error {
 	if err != nil {
 		return err
 	}
-	if !pb.missing(pc, "dbscan", peers.Sklearn) {
+	pb.peer(pc, "dbscan", peers.Sklearn, func() error {
 		a, err := peers.SklearnDBSCAN(pc.dir, pc.xyz, []peers.DBSCANJob{{Eps: eps, MinPts: peerMinPts}})
 		if err != nil {
 			return err
 		}
 		pb.add(pc, peerRow{Op: "dbscan", Tool: peers.Sklearn + " DBSCAN", Params: params + ", n_jobs=-1", Seconds: a[0].Seconds,
 			Process: a[0].Process.Seconds(), Ref: refSec, Agree: compareClusters(ref, a[0].Labels, a[0].Core)})
-	}
-	if !pb.missing(pc, "dbscan", peers.Open3D) {
+		return nil
+	})
+	pb.peer(pc, "dbscan", peers.Open3D, func() error {
 		a, err := peers.RunOpen3D(pc.dir, pc.pcd, peers.DBSCANJobO3D(eps, peerMinPts))
 		if err != nil {
 			return err
 		}
 		pb.add(pc, peerRow{Op: "dbscan", Tool: peers.Open3D + " cluster_dbscan", Params: params, Seconds: a[0].Seconds,
 			Process: a[0].Process.Seconds(), Ref: refSec, Agree: compareClusters(ref, a[0].Int32s(), nil)})
-	}
+		return nil
+	})
 	return nil
 }
 
@@ -450,7 +456,7 @@ func (pb *peerBench) benchNormals(pc *peerCloud) error {
 		return err
 	}
 	n := len(pc.xyz) / 3
-	if !pb.missing(pc, "normals", peers.Open3D) {
+	pb.peer(pc, "normals", peers.Open3D, func() error {
 		a, err := peers.RunOpen3D(pc.dir, pc.pcd, peers.NormalsJob(peerNormalsK, 0))
 		if err != nil {
 			return err
@@ -465,8 +471,9 @@ func (pb *peerBench) benchNormals(pc *peerCloud) error {
 		}
 		pb.add(pc, peerRow{Op: "normals", Tool: peers.Open3D + " estimate_normals", Params: params + " (KDTreeSearchParamKNN)", Seconds: a[0].Seconds,
 			Process: a[0].Process.Seconds(), Ref: refSec, Agree: compareNormals(ref, nx, ny, nz)})
-	}
-	if !pb.missing(pc, "normals", peers.PCL) {
+		return nil
+	})
+	pb.peer(pc, "normals", peers.PCL, func() error {
 		out := filepath.Join(pc.dir, "pcl-normals.pcd")
 		r, err := peers.PCLNormalEstimation(pc.pcd, out, "-k", strconv.Itoa(peerNormalsK))
 		if err != nil {
@@ -478,8 +485,9 @@ func (pb *peerBench) benchNormals(pc *peerCloud) error {
 		}
 		pb.add(pc, peerRow{Op: "normals", Tool: peers.PCL + " pcl_normal_estimation", Params: params + " (-k)", Seconds: r.Seconds,
 			Process: r.Process.Seconds(), Ref: refSec, Agree: compareNormals(ref, cols[0], cols[1], cols[2])})
-	}
-	if !pb.missing(pc, "normals", peers.CloudCompare) {
+		return nil
+	})
+	pb.peer(pc, "normals", peers.CloudCompare, func() error {
 		// CloudCompare takes a radius: compare with pctk's radius normals.
 		rad := pc.radius(peerNormalsR)
 		rp := fmt.Sprintf("radius %.4g", rad)
@@ -505,7 +513,8 @@ func (pb *peerBench) benchNormals(pc *peerCloud) error {
 		}
 		pb.add(pc, peerRow{Op: "normals", Tool: peers.CloudCompare + " -OCTREE_NORMALS", Params: rp + " (LS plane)", Seconds: r.Seconds,
 			Process: r.Process.Seconds(), Ref: rsec, Agree: compareNormals(rref, nx, ny, nz)})
-	}
+		return nil
+	})
 	return nil
 }
 
@@ -596,10 +605,10 @@ func (pb *peerBench) benchSOR(pc *peerCloud) error {
 	if err != nil {
 		return err
 	}
-	if err := pb.pclRemoval(pc, "sor", pcl, kept, sec, "-method", "statistical", "-mean_k", strconv.Itoa(peerSORK), "-std_dev_mul", strconv.FormatFloat(peerSORS, 'g', -1, 64)); err != nil {
-		return err
-	}
-	if !pb.missing(pc, "sor", peers.Open3D) {
+	pb.peer(pc, "sor", peers.PCL, func() error {
+		return pb.pclRemoval(pc, "sor", pcl, kept, sec, "-method", "statistical", "-mean_k", strconv.Itoa(peerSORK), "-std_dev_mul", strconv.FormatFloat(peerSORS, 'g', -1, 64))
+	})
+	pb.peer(pc, "sor", peers.Open3D, func() error {
 		o3p := params + " (Open3D convention)"
 		okept, osec, err := pctkRuns(pb, pc, "sor", o3p, append(cliArgs, "--convention", "open3d"), sor(denoise.StatisticalOptions{Convention: denoise.Open3D}), compareKept)
 		if err != nil {
@@ -611,8 +620,9 @@ func (pb *peerBench) benchSOR(pc *peerCloud) error {
 		}
 		pb.add(pc, peerRow{Op: "sor", Tool: peers.Open3D + " remove_statistical_outlier", Params: o3p, Seconds: a[0].Seconds,
 			Process: a[0].Process.Seconds(), Ref: osec, Agree: compareKept(okept, a[0].Ints())})
-	}
-	if !pb.missing(pc, "sor", peers.CloudCompare) {
+		return nil
+	})
+	pb.peer(pc, "sor", peers.CloudCompare, func() error {
 		// CloudCompare's -SOR K S averages the distances to the K-1 nearest
 		// others (its K counts the point) and uses the population deviation
 		// (docs/benchmarks.md).
@@ -641,7 +651,8 @@ func (pb *peerBench) benchSOR(pc *peerCloud) error {
 		}
 		pb.add(pc, peerRow{Op: "sor", Tool: peers.CloudCompare + " -SOR", Params: ccp, Seconds: sec,
 			Process: r.Process.Seconds(), Ref: csec, Agree: compareKept(ckept, idx), Note: note})
-	}
+		return nil
+	})
 	return nil
 }
 
@@ -660,26 +671,24 @@ func (pb *peerBench) benchROR(pc *peerCloud) error {
 	if err != nil {
 		return err
 	}
-	if err := pb.pclRemoval(pc, "ror", params, kept, sec, "-method", "radius", "-radius", rs, "-min_pts", strconv.Itoa(peerRORM)); err != nil {
-		return err
-	}
-	if !pb.missing(pc, "ror", peers.Open3D) {
+	pb.peer(pc, "ror", peers.PCL, func() error {
+		return pb.pclRemoval(pc, "ror", params, kept, sec, "-method", "radius", "-radius", rs, "-min_pts", strconv.Itoa(peerRORM))
+	})
+	pb.peer(pc, "ror", peers.Open3D, func() error {
 		a, err := peers.RunOpen3D(pc.dir, pc.pcd, peers.RadiusJob(peerRORM, rad))
 		if err != nil {
 			return err
 		}
 		pb.add(pc, peerRow{Op: "ror", Tool: peers.Open3D + " remove_radius_outlier", Params: params, Seconds: a[0].Seconds,
 			Process: a[0].Process.Seconds(), Ref: sec, Agree: compareKept(kept, a[0].Ints())})
-	}
+		return nil
+	})
 	return nil
 }
 
-// pclRemoval runs pcl_outlier_removal with args, when PCL is installed,
-// and adds its row, compared with pctk's kept set and seconds.
+// pclRemoval runs pcl_outlier_removal with args and adds its row, compared
+// with pctk's kept set and seconds.
 func (pb *peerBench) pclRemoval(pc *peerCloud, op, params string, kept []int, sec float64, args ...string) error {
-	if pb.missing(pc, op, peers.PCL) {
-		return nil
-	}
 	out := filepath.Join(pc.dir, "pcl-"+op+".pcd")
 	r, err := peers.PCLOutlierRemoval(pc.pcd, out, args...)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -161,5 +162,22 @@ func TestCompareClusters(t *testing.T) {
 		if got := compareClusters(ref, c.labels, c.core); got != c.want {
 			t.Errorf("labels %v core %v: got %q, want %q", c.labels, c.core, got, c.want)
 		}
+	}
+}
+
+// TestPeerRows checks the rows of a peer that is missing and of one that
+// fails: the run goes on, the row says why.
+func TestPeerRows(t *testing.T) {
+	pc := &peerCloud{name: "c", xyz: make([]float32, 6)}
+	pb := &peerBench{have: map[string]error{peers.PCL: nil, peers.CloudCompare: errors.New("CloudCompare not found")}, versions: map[string]string{}}
+	ran := false
+	pb.peer(pc, "sor", peers.CloudCompare, func() error { ran = true; return nil })
+	pb.peer(pc, "sor", peers.PCL, func() error { return errors.New("pcl_outlier_removal: exit status 1\nlong output") })
+	if ran {
+		t.Error("the comparison of a peer that is not installed ran")
+	}
+	want := []string{"not installed", "failed: pcl_outlier_removal: exit status 1"}
+	if len(pb.rows) != 2 || pb.rows[0].Agree != want[0] || pb.rows[1].Agree != want[1] || pb.rows[1].Points != 2 {
+		t.Errorf("rows %+v, want agreements %q with the cloud's 2 points", pb.rows, want)
 	}
 }
