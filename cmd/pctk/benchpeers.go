@@ -614,13 +614,7 @@ func (pb *peerBench) benchSOR(pc *peerCloud) error {
 		if err != nil {
 			return err
 		}
-		a, err := peers.RunOpen3D(pc.dir, pc.pcd, peers.StatisticalJob(peerSORK, peerSORS))
-		if err != nil {
-			return err
-		}
-		pb.add(pc, peerRow{Op: "sor", Tool: peers.Open3D + " remove_statistical_outlier", Params: o3p, Seconds: a[0].Seconds,
-			Process: a[0].Process.Seconds(), Ref: osec, Agree: compareKept(okept, a[0].Ints())})
-		return nil
+		return pb.open3DRemoval(pc, "sor", "remove_statistical_outlier", o3p, peers.StatisticalJob(peerSORK, peerSORS), okept, osec)
 	})
 	pb.peer(pc, "sor", peers.CloudCompare, func() error {
 		// CloudCompare's -SOR K S averages the distances to the K-1 nearest
@@ -675,13 +669,7 @@ func (pb *peerBench) benchROR(pc *peerCloud) error {
 		return pb.pclRemoval(pc, "ror", params, kept, sec, "-method", "radius", "-radius", rs, "-min_pts", strconv.Itoa(peerRORM))
 	})
 	pb.peer(pc, "ror", peers.Open3D, func() error {
-		a, err := peers.RunOpen3D(pc.dir, pc.pcd, peers.RadiusJob(peerRORM, rad))
-		if err != nil {
-			return err
-		}
-		pb.add(pc, peerRow{Op: "ror", Tool: peers.Open3D + " remove_radius_outlier", Params: params, Seconds: a[0].Seconds,
-			Process: a[0].Process.Seconds(), Ref: sec, Agree: compareKept(kept, a[0].Ints())})
-		return nil
+		return pb.open3DRemoval(pc, "ror", "remove_radius_outlier", params, peers.RadiusJob(peerRORM, rad), kept, sec)
 	})
 	return nil
 }
@@ -700,6 +688,18 @@ func (pb *peerBench) pclRemoval(pc *peerCloud, op, params string, kept []int, se
 	}
 	pb.add(pc, peerRow{Op: op, Tool: peers.PCL + " pcl_outlier_removal", Params: params, Seconds: r.Seconds,
 		Process: r.Process.Seconds(), Ref: sec, Agree: compareKept(kept, got)})
+	return nil
+}
+
+// open3DRemoval runs one Open3D removal job (the function fn) and adds its
+// row, compared with pctk's kept set and seconds.
+func (pb *peerBench) open3DRemoval(pc *peerCloud, op, fn, params, job string, kept []int, sec float64) error {
+	a, err := peers.RunOpen3D(pc.dir, pc.pcd, job)
+	if err != nil {
+		return err
+	}
+	pb.add(pc, peerRow{Op: op, Tool: peers.Open3D + " " + fn, Params: params, Seconds: a[0].Seconds,
+		Process: a[0].Process.Seconds(), Ref: sec, Agree: compareKept(kept, a[0].Ints())})
 	return nil
 }
 
