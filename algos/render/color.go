@@ -20,6 +20,27 @@ type coloring struct {
 	legend  func(img *image.RGBA, r image.Rectangle)
 }
 
+// Needs returns the attributes the colouring mode reads, for a reader that
+// can leave the others out (X, Y, Z are always needed); nil means it may
+// need any (cluster: one of ClusterID, ClusterID_5, ...).
+func Needs(mode string) []string {
+	switch mode {
+	case "", "z":
+		return []string{}
+	case "intensity":
+		return []string{core.DimIntensity}
+	case "classification":
+		return []string{core.DimClassification}
+	case "cluster":
+		return nil
+	case "normal":
+		return []string{core.DimNormalX, core.DimNormalY, core.DimNormalZ}
+	case "rgb":
+		return []string{core.DimRed, core.DimGreen, core.DimBlue}
+	}
+	return []string{mode}
+}
+
 func newColoring(c *core.Cloud, mode string) (*coloring, error) {
 	attr := func(name string) (*core.Attribute, error) {
 		a := c.Attr(name)

@@ -99,11 +99,20 @@ func inOut(c *cli.Context) (in, out string, err error) {
 // damaged file with --salvage, with --columns for a text file. Errors name
 // path.
 func readCloud(c *cli.Context, path string) (*core.Cloud, *pcio.Format, error) {
+	return readCloudDims(c, path, nil)
+}
+
+// readCloudDims is readCloud for a command that needs only the attributes
+// dims (pcio.ReadOptions.Dims; nil: all): LAZ of point formats 6-10 then
+// leaves the other fields compressed.
+func readCloudDims(c *cli.Context, path string, dims []string) (*core.Cloud, *pcio.Format, error) {
 	q, err := queryOf(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	cloud, f, err := readFile(c, path, q)
+	opts := readOptions(c, path)
+	opts.Dims = dims
+	cloud, f, err := readFile(c, path, q, opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -47,7 +47,7 @@ func runRender(c *cli.Context) error {
 	if err := checkOutputs(c, out); err != nil {
 		return err
 	}
-	cloud, _, err := readCloud(c, in)
+	cloud, _, err := readCloudDims(c, in, render.Needs(o.Color))
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	stdpng "image/png"
 	"os"
 	"path/filepath"
@@ -148,5 +149,23 @@ func TestPreview(t *testing.T) {
 	}
 	if string(readBytes(t, out)) != "old" {
 		t.Error("OUT changed by a run whose preview path is unwritable")
+	}
+}
+
+// TestRenderLAZ draws a LAZ file of point format 6, read with only the
+// colouring's attribute decompressed, and the same points as LAS read
+// whole: the pictures are the same bytes.
+func TestRenderLAZ(t *testing.T) {
+	dir := t.TempDir()
+	las, laz := filepath.Join(dir, "s.las"), filepath.Join(dir, "s.laz")
+	mustRun(t, "synth", "street", las, "--points", "20000")
+	mustRun(t, "convert", las, laz)
+	for _, color := range []string{"z", "classification", "intensity", "ObjectID"} {
+		a, b := filepath.Join(dir, "a.png"), filepath.Join(dir, "b.png")
+		mustRun(t, "render", las, a, "--color", color, "--view", "front")
+		mustRun(t, "render", laz, b, "--color", color, "--view", "front")
+		if !bytes.Equal(readBytes(t, a), readBytes(t, b)) {
+			t.Errorf("--color %s: the LAZ picture differs from the LAS one", color)
+		}
 	}
 }

@@ -71,11 +71,11 @@ func withText(c *cli.Context, f *pcio.Format, input bool) (*pcio.Format, error) 
 }
 
 // readFile is pcio.ReadFileQuery with --columns bound to a text input,
-// --salvage's options and the query of --bounds, --level and --resolution
-// (nil: the whole file).
-func readFile(c *cli.Context, path string, q *pcio.Query) (*core.Cloud, *pcio.Format, error) {
+// the read options opts and the query of --bounds, --level and
+// --resolution (nil: the whole file).
+func readFile(c *cli.Context, path string, q *pcio.Query, opts pcio.ReadOptions) (*core.Cloud, *pcio.Format, error) {
 	bind := func(f *pcio.Format) (*pcio.Format, error) { return withText(c, f, true) }
-	cloud, f, err := pcio.ReadFileQuery(path, q, bind, readOptions(c, path))
+	cloud, f, err := pcio.ReadFileQuery(path, q, bind, opts)
 	if errors.Is(err, pcio.ErrNoIndex) {
 		return nil, nil, usageError{err.Error()}
 	}

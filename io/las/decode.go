@@ -9,6 +9,7 @@ import (
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/internal/codec"
+	"github.com/pctk/pctk/io/las/internal/laz"
 	"github.com/pctk/pctk/io/pcio"
 )
 
@@ -29,7 +30,8 @@ type Decoder struct {
 	buf    []byte
 	done   bool
 	opt    pcio.ReadOptions
-	lz     *lazReader // LAZ: the compressed records' reader
+	lz     *lazReader    // LAZ: the compressed records' reader
+	sel    laz.Selection // LAZ: the layers to decode (ReadOptions.Dims); 0 all
 	// compressed is the size of the compressed point data of a LAZ file.
 	compressed int64
 }
@@ -114,6 +116,9 @@ func (d *Decoder) readHeader() error {
 	}
 	if err := d.buildSchema(); err != nil {
 		return err
+	}
+	if d.opt.Dims != nil {
+		d.keepFields(d.opt.Dims)
 	}
 	d.left = h.PointCount()
 	if h.VersionMinor >= 4 && h.Count != 0 && h.LegacyCount != 0 && uint64(h.LegacyCount) != h.Count {

@@ -24,6 +24,53 @@ func (d *Decoder) lazSkipped(err error) {
 	d.opt.Warning(err)
 }
 
+// keepFields drops the columns not named in dims (pcio.ReadOptions.Dims)
+// and selects the LAZ layers the kept ones need: X, Y, Z and the groups
+// of laz.Selection that hold a kept field.
+func (d *Decoder) keepFields(dims []string) {
+	want := map[string]bool{}
+	for _, n := range dims {
+		want[n] = true
+	}
+	d.sel = laz.SelectXYZ
+	kept := d.fields[:0]
+	for _, f := range d.fields {
+		if want[f.name] {
+			kept = append(kept, f)
+			d.sel |= lazGroup(f.name)
+		}
+	}
+	d.fields = kept
+}
+
+// lazGroup is the laz.Selection group that holds the field name: the layer
+// of LASzip's point formats 6-10 it is stored in.
+func lazGroup(name string) laz.Selection {
+	switch name {
+	case core.DimIntensity:
+		return laz.SelectIntensity
+	case core.DimReturnNumber, core.DimNumberOfReturns, core.DimScanDirectionFlag, core.DimEdgeOfFlightLine,
+		core.DimScanChannel, core.DimSynthetic, core.DimKeyPoint, core.DimWithheld, core.DimOverlap:
+		return laz.SelectReturns
+	case core.DimClassification:
+		return laz.SelectClassification
+	case core.DimScanAngleRank:
+		return laz.SelectScanAngle
+	case core.DimUserData:
+		return laz.SelectUserData
+	case core.DimPointSourceID:
+		return laz.SelectPointSourceID
+	case core.DimGpsTime:
+		return laz.SelectGPSTime
+	case core.DimRed, core.DimGreen, core.DimBlue:
+		return laz.SelectRGB
+	case core.DimInfrared:
+		return laz.SelectNIR
+	}
+	// Wave packet fields and extra bytes.
+	return laz.SelectWavePacket | laz.SelectExtraBytes
+}
+
 // lazReader hands out the records of a LAZ file chunk by chunk.
 type lazReader struct {
 	rd   *laz.Reader
@@ -72,7 +119,7 @@ func (d *Decoder) openLAZ() error {
 		end = start
 	}
 	l := laz.Layout{VLR: v, RecLen: d.recLen, Count: d.left, Start: d.pos, End: end, Size: size}
-	rd, err := laz.NewReader(ra, l, laz.Options{Salvage: d.lazSalvage(), Skip: d.lazSkipped, Warn: func(s string) { d.warnf("%s", s) }})
+	rd, err := laz.NewReader(ra, l, laz.Options{Select: d.sel, Salvage: d.lazSalvage(), Skip: d.lazSkipped, Warn: func(s string) { d.warnf("%s", s) }})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -492,4 +493,51 @@ func TestPctkReadsLASzipLAZ(t *testing.T) {
 		checked++
 	}
 	t.Logf("pctk read %d LAZ files LASzip wrote", checked)
+}
+
+// TestLAZDims reads LAZ of formats 3, 7 and 8 (pointwise and layered) and
+// plain LAS with pcio.ReadOptions.Dims: X, Y, Z and the named columns come
+// out equal to a full read, the other columns are left out.
+func TestLAZDims(t *testing.T) {
+	for _, pf := range []int{3, 7, 8} {
+		c, variant := formatCloud(t, pf, 5000)
+		for _, enc := range []func(io.Writer, *core.Cloud, string) error{EncodeLAZ, Encode} {
+			var z bytes.Buffer
+			if err := enc(&z, c, variant); err != nil {
+				t.Fatal(err)
+			}
+			full, err := Decode(bytes.NewReader(z.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, dims := range [][]string{{}, {core.DimClassification}, {core.DimGpsTime, core.DimRed, core.DimClusterID}} {
+				got, err := Decode(bytes.NewReader(z.Bytes()), pcio.ReadOptions{Dims: dims})
+				if err != nil {
+					t.Fatalf("format %d, dims %v: %v", pf, dims, err)
+				}
+				name := fmt.Sprintf("format %d, dims %v", pf, dims)
+				if !slices.Equal(got.X, full.X) || !slices.Equal(got.Y, full.Y) || !slices.Equal(got.Z, full.Z) {
+					t.Errorf("%s: coordinates differ from a full read", name)
+				}
+				var names []string
+				for _, a := range got.Attrs {
+					names = append(names, a.Name)
+					if w := full.Attr(a.Name); w == nil || fmt.Sprint(w.Data) != fmt.Sprint(a.Data) {
+						t.Errorf("%s: column %s differs from a full read", name, a.Name)
+					}
+				}
+				var want []string
+				for _, d := range dims {
+					if full.Attr(d) != nil {
+						want = append(want, d)
+					}
+				}
+				slices.Sort(names)
+				slices.Sort(want)
+				if !slices.Equal(names, want) {
+					t.Errorf("%s: columns %v, want %v", name, names, want)
+				}
+			}
+		}
+	}
 }

@@ -66,6 +66,12 @@ type ReadOptions struct {
 	Salvage bool
 	// Warn receives each defect Salvage read past; nil drops them.
 	Warn func(error)
+	// Dims, when not nil, names the only attributes the caller needs (X,
+	// Y and Z are always read): a codec may leave the others out of the
+	// cloud, and LAZ of point formats 6-10 then leaves their compressed
+	// layers undecoded. Such a cloud is for computing on, not for writing
+	// back as a lossless copy of the file.
+	Dims []string
 }
 
 // Options returns the first of opts, or the zero ReadOptions when there is
