@@ -1,0 +1,63 @@
+package algotest
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
+)
+
+// TileCloud is a cloud for the tests of tiled runs against in-memory runs,
+// with the neighbour radius R to run it at.
+type TileCloud struct {
+	Name string
+	XYZ  []float32
+	R    float64
+}
+
+// TileClouds returns random clouds (fntest's, small), a cloud on a lattice
+// of step 0.25 whose points lie exactly on tile boundaries for tile sizes
+// that are multiples of 0.25, with many ties, and the shipped haystack_rock
+// scan in its local frame (and, when ../shared/data is there, the
+// lion_takanawa tiles' first file). root is the path of the repository root
+// from the test's package ("../..").
+func TileClouds(t testing.TB, root string) []TileCloud {
+	t.Helper()
+	var out []TileCloud
+	for _, c := range fntest.Clouds(21, 1500) {
+		out = append(out, TileCloud{"random/" + c.Name, c.XYZ, 0.71})
+	}
+	r := rand.New(rand.NewPCG(21, 1))
+	lat := make([]float32, 0, 3*3000)
+	for range 3000 {
+		lat = append(lat, float32(r.IntN(40))*0.25-5, float32(r.IntN(40))*0.25-5, float32(r.IntN(4))*0.25)
+	}
+	out = append(out, TileCloud{"lattice", lat, 0.5})
+	read := func(name, path string, radius float64) {
+		c, _, err := pcio.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, TileCloud{name, c.Local(false).XYZ, radius})
+	}
+	read("haystack_rock", filepath.Join(root, "testdata/haystack_rock.las"), 6)
+	if lion := filepath.Join(root, "../shared/data/las/lion_takanawa/r.las"); fileExists(lion) {
+		read("lion_takanawa/r", lion, 0.05)
+	} else {
+		t.Log("../shared/data is missing: tiled runs are tested on the shipped clouds only")
+	}
+	return out
+}
+
+// TileSizes returns the tile sizes the tests of tiled runs try for radius
+// r: from a few r (many tiles, most points in halos) to many r, multiples
+// of 0.25 where r is, so that lattice points fall on tile boundaries.
+func TileSizes(r float64) []float64 { return []float64{2 * r, 3 * r, 8 * r, 40 * r} }
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
