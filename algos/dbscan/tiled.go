@@ -37,29 +37,11 @@ import (
 // in the order of t.OwnedIndex(); the same counts as Run.Counts of the
 // whole cloud.
 func CountTile(t *tile.Points, b findneighbor.Backend, eps float64, bo findneighbor.BuildOptions) ([]uint32, error) {
-	owned := t.OwnedIndex()
-	out := make([]uint32, len(owned))
-	if len(owned) == 0 {
-		return out, nil
-	}
-	idx, err := b.Build(t.XYZ, float32(eps), bo)
+	c, err := tile.Counts(t, b, eps, bo)
 	if err != nil {
-		return nil, fmt.Errorf("dbscan: tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
+		return nil, fmt.Errorf("dbscan: %w", err)
 	}
-	defer idx.Close()
-	// The owned points as a query set: each finds itself (at distance 0)
-	// besides the others, so one less is the count without it.
-	q := make([]float32, 0, 3*len(owned))
-	for _, i := range owned {
-		q = append(q, t.XYZ[3*i:3*i+3]...)
-	}
-	if err := idx.Counts(q, out); err != nil {
-		return nil, fmt.Errorf("dbscan: tile %v: %s backend: count neighbours: %w", t.Key, b.Name(), err)
-	}
-	for j := range out {
-		out[j]--
-	}
-	return out, nil
+	return c, nil
 }
 
 // Links are what phase 2 of one tile hands to the merge, as global ids.

@@ -90,7 +90,7 @@ func computeNeighbors(p *Points, radius float64, k int) (*Result, error) {
 	}
 	if k > 0 {
 		p.WarnClamped("knn", k, max(p.Len()-1, 0), "other point")
-		mean, err := density.KnnMeanDistance(p.XYZ, p.Backend, k, radius, p.Build)
+		mean, err := density.KnnMeanDistance(p.XYZ, p.Backend, k, radius, 0, p.Build)
 		if err != nil {
 			return nil, err
 		}
