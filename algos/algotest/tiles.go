@@ -1,11 +1,13 @@
 package algotest
 
 import (
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
+	_ "github.com/pctk/pctk/io/las" // the scans' codec
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
@@ -60,4 +62,24 @@ func TileSizes(r float64) []float64 { return []float64{2 * r, 3 * r, 8 * r, 40 *
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// Differ counts the values of got that differ from want by more than ulps
+// float32 roundings of the larger (or 1e-15 near 0; ulps 0: by any bit,
+// NaNs equal) and returns the largest difference: for results that tiles
+// sum in another order than the whole cloud's index.
+func Differ[T float32 | float64](got, want []T, ulps float64) (n int, worst float64) {
+	for i := range want {
+		g, w := float64(got[i]), float64(want[i])
+		if g == w && math.Signbit(g) == math.Signbit(w) || (g != g && w != w) {
+			continue
+		}
+		d := math.Abs(g - w)
+		worst = max(worst, d)
+		tol := ulps*0x1p-23*max(math.Abs(g), math.Abs(w)) + 1e-15
+		if ulps == 0 || !(d <= tol) {
+			n++
+		}
+	}
+	return n, worst
 }
