@@ -57,7 +57,7 @@ func runConvert(c *cli.Context) error {
 		}
 		cloud, err := stl.Sample(r, n, c.Uint64("seed"), readOptions(c, in))
 		if err != nil {
-			return fmt.Errorf("%s: %w", in, err)
+			return fmt.Errorf("%s: %w", pcio.Name(in), err)
 		}
 		if err := writeCloud(c, out, cloud, f); err != nil {
 			return err
@@ -77,7 +77,7 @@ func runConvert(c *cli.Context) error {
 	}
 	cloud, err := f.Decode(r, readOptions(c, in))
 	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
+		return fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
 	warnRead(in, f, &cloud.Meta)
 	if err := writeCloud(c, out, cloud, f); err != nil {
@@ -93,7 +93,7 @@ func runConvert(c *cli.Context) error {
 func streamConvert(c *cli.Context, in string, f *pcio.Format, r io.Reader, of *pcio.Format, variant, path string) (int64, error) {
 	dec, err := f.NewDecoder(r)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", in, err)
+		return 0, fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
 	var n int64
 	var readErr error
@@ -108,7 +108,7 @@ func streamConvert(c *cli.Context, in string, f *pcio.Format, r io.Reader, of *p
 				break
 			}
 			if err != nil {
-				readErr = fmt.Errorf("%s: %w", in, err)
+				readErr = fmt.Errorf("%s: %w", pcio.Name(in), err)
 				return readErr
 			}
 			if err := enc.Write(chunk); err != nil {
