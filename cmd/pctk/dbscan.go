@@ -68,6 +68,7 @@ ellipsoid at the cloud's centre; the summary states the largest scale error
 	},
 	Dims:        true,
 	IgnoreClass: true,
+	Tiled:       true,
 	Params:      map[string]string{"eps": "eps", "min_pts": "min-pts", "min_cluster_size": "min-cluster-size", "workers": "workers"},
 	Prepare:     prepareDBSCAN,
 }
@@ -155,7 +156,7 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 	case a.reuse:
 		return nil, usagef("--reuse-counts: the input's counts are of every point, not of those --ignore-class leaves")
 	}
-	opts.Progress = p.Progress
+	opts.Progress, opts.TileSize = p.Progress, p.TileSize
 	run, err := dbscan.Cluster(p.XYZ, p.Backend, opts)
 	if err != nil {
 		return nil, err

@@ -16,15 +16,15 @@ func init() {
 itself included, over the sphere's volume 4/3·π·R³, as PDAL computes it (docs/density.md).`,
 		Examples:    []string{"pctk density scan.las out.las --radius 1"},
 		Flags:       []cli.Flag{&cli.Float64Flag{Name: "radius", Usage: "sphere radius in coordinate units (required)", DefaultText: "none"}},
-		IgnoreClass: true,
-		Params:      map[string]string{"radius": "radius"},
+		IgnoreClass: true, Tiled: true,
+		Params: map[string]string{"radius": "radius"},
 		Prepare: func(c *cli.Context) (*Job, error) {
 			opts := density.RadialOptions{Radius: c.Float64("radius")}
 			if err := opts.Validate(); err != nil {
 				return nil, err
 			}
 			return &Job{Compute: func(p *Points) (*Result, error) {
-				opts.Build = p.Build
+				opts.Build, opts.TileSize = p.Build, p.TileSize
 				opts.Build.Reuse = true // the index may keep p.XYZ: nothing else needs it
 				d, err := density.Radial(p.XYZ, p.Backend, opts)
 				if err != nil {

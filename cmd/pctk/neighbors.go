@@ -10,6 +10,7 @@ import (
 	"github.com/pctk/pctk/algos/density"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -42,7 +43,7 @@ With --radius the counts carry the same record as "pctk dbscan" writes, so
 		&cli.Float64Flag{Name: "radius", Usage: "search radius in coordinate units (0 or unset: none, then --knn is plain kNN)"},
 		&cli.IntFlag{Name: "knn", Usage: "also write KnnMeanDistance over the K nearest (within --radius, if given)"},
 	},
-	Dims: true, IgnoreClass: true,
+	Dims: true, IgnoreClass: true, Tiled: true,
 	Params: map[string]string{"radius": "radius", "k": "knn"},
 	Prepare: func(c *cli.Context) (*Job, error) {
 		radius, k := c.Float64("radius"), c.Int("knn")
@@ -70,7 +71,13 @@ func computeNeighbors(p *Points, radius float64, k int) (*Result, error) {
 		// backend).
 		bo := p.Build
 		bo.Reuse = k == 0
-		counts, err := findneighbor.Counts(p.Backend, p.XYZ, radius, bo)
+		var counts []uint32
+		var err error
+		if p.TileSize > 0 {
+			counts, err = tile.CountsTiled(p.XYZ, p.Backend, radius, p.TileSize, bo)
+		} else {
+			counts, err = findneighbor.Counts(p.Backend, p.XYZ, radius, bo)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +97,7 @@ func computeNeighbors(p *Points, radius float64, k int) (*Result, error) {
 	}
 	if k > 0 {
 		p.WarnClamped("knn", k, max(p.Len()-1, 0), "other point")
-		mean, err := density.KnnMeanDistance(p.XYZ, p.Backend, k, radius, 0, p.Build)
+		mean, err := density.KnnMeanDistance(p.XYZ, p.Backend, k, radius, p.TileSize, p.Build)
 		if err != nil {
 			return nil, err
 		}

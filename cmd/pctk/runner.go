@@ -41,6 +41,10 @@ type Filter struct {
 	Flags []cli.Flag
 	// Dims adds --dims xyz|xy; IgnoreClass adds --ignore-class.
 	Dims, IgnoreClass bool
+	// Tiled declares that the filter's Compute honours Points.TileSize
+	// (its algorithm has tile kernels, docs/scale.md): the runner adds
+	// --tile-size.
+	Tiled bool
 	// Params maps the parameter names of the algorithm's
 	// findneighbor.ParamError to the filter's flags ("k": "knn"), so that
 	// a parameter out of its limits is a usage error naming the flag.
@@ -95,6 +99,10 @@ type Points struct {
 	// Progress reports the fraction done of a named stage, for filters
 	// with several (dbscan): each stage gets its own progress line.
 	Progress func(stage string, done float64)
+	// TileSize, when > 0 (--tile-size, Filter.Tiled), asks Compute to work
+	// on square tiles of this side in XY, one at a time, with the same
+	// output as without (the algorithms' TileSize options).
+	TileSize float64
 }
 
 // Len returns the number of points that take part.
@@ -191,6 +199,7 @@ type summaryDoc struct {
 var (
 	jsonFlag        = &cli.BoolFlag{Name: "json", Usage: "print the summary as JSON on stdout (not when OUT is -)"}
 	summaryFlag     = &cli.StringFlag{Name: "summary", Usage: "write the summary as JSON to `FILE`"}
+	tileSizeFlag    = &cli.Float64Flag{Name: "tile-size", Usage: "compute on square tiles of side `SIZE` in XY (the cloud's units), one at a time, each with a halo of the neighbours it needs: the same output as without (docs/scale.md)"}
 	ignoreClassFlag = &cli.StringFlag{Name: "ignore-class", Usage: "comma list of Classification codes whose points take no part (e.g. 7,18): they are nobody's neighbours and get no value (NaN, 0)"}
 )
 
@@ -209,6 +218,9 @@ func (f *Filter) Command() *cli.Command {
 	}
 	if f.IgnoreClass {
 		flags = append(flags, ignoreClassFlag)
+	}
+	if f.Tiled {
+		flags = append(flags, tileSizeFlag)
 	}
 	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag)
 	desc := f.Description
@@ -241,6 +253,12 @@ func (f *Filter) run(c *cli.Context) error {
 			return err
 		}
 	}
+	var tileSize float64
+	if f.Tiled {
+		if tileSize = c.Float64(tileSizeFlag.Name); !(tileSize >= 0) || math.IsInf(tileSize, 0) {
+			return usagef("--tile-size %v: want a finite size > 0 (0: no tiles)", tileSize)
+		}
+	}
 	jsonOut, summaryPath := c.Bool(jsonFlag.Name), c.String(summaryFlag.Name)
 	if jsonOut && out == pcio.Stdio {
 		return usagef("--json prints on stdout, where OUT - writes the cloud; use --summary FILE")
@@ -256,7 +274,7 @@ func (f *Filter) run(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	p.Dims, p.Flat = dims, flat
+	p.Dims, p.Flat, p.TileSize = dims, flat, tileSize
 	report, finish := stageProgress(f.label())
 	p.Progress = report
 	p.Build = findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name), Progress: func(done float64) { report("", done) }}

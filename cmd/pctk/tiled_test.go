@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pctk/pctk/algos/algotest"
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcio"
+)
+
+// tileFor returns --tile-size for a golden case: about 15 by 15 tiles on
+// haystack_rock (and the clouds made from it), 7 by 5 on lamppost, a few
+// radii wide either way.
+func tileFor(tc goldenCase) []string {
+	if slices.Contains(tc.args, "$L") || slices.ContainsFunc(tc.args, func(a string) bool { return strings.HasPrefix(a, "nb3.") }) {
+		return []string{"--tile-size", "0.2"}
+	}
+	return []string{"--tile-size", "25"}
+}
+
+// TestTiledOutputs runs every golden case with --tile-size and holds what
+// it writes and prints to the pinned sums of the untiled run, byte for
+// byte, except consistent orientation (refused on tiles). pctk features,
+// whose float64 columns show the order in which the cpu backend sums the
+// moments (its index's own order, another in a tile's index: see
+// docs/scale.md), is held to its untiled run within 4 float32 roundings.
+func TestTiledOutputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tiled golden outputs: not in -short")
+	}
+	var cases []goldenCase
+	for _, tc := range goldenCases {
+		if !slices.Contains(tc.args, "consistent") {
+			cases = append(cases, tc)
+		}
+	}
+	got := runGolden(t, cases, tileFor)
+	for n, s := range got {
+		if s != goldenSums[n] {
+			t.Errorf("%s with --tile-size: sha256 %s, untiled %s", n, s, goldenSums[n])
+		}
+	}
+	dir := t.TempDir()
+	for _, tc := range [][]string{
+		{"$R", "--knn", "10", "--features", "all"},
+		{"$L", "--radius", "0.05", "--mode", "normalized"},
+	} {
+		in := "../../testdata/haystack_rock.las"
+		if tc[0] == "$L" {
+			in = "../../testdata/lamppost.pcd"
+		}
+		var clouds []*core.Cloud
+		for _, tiled := range []bool{false, true} {
+			out := filepath.Join(dir, fmt.Sprintf("f%v.las", tiled))
+			args := append([]string{"-q", "features", in, out, "--backend", "cpu"}, tc[1:]...)
+			if tiled {
+				args = append(args, tileFor(goldenCase{args: tc})...)
+			}
+			if err := pctkCmd(t, args...).Run(); err != nil {
+				t.Fatalf("pctk %q: %v", args, err)
+			}
+			c, _, err := pcio.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clouds = append(clouds, c)
+		}
+		want, got := clouds[0], clouds[1]
+		if !slices.Equal(got.X, want.X) || len(got.Attrs) != len(want.Attrs) {
+			t.Fatalf("features %q: tiled cloud differs in points or columns", tc)
+		}
+		for i, a := range want.Attrs {
+			w, g := make([]float64, a.Len()), make([]float64, a.Len())
+			for j := range w {
+				w[j], g[j] = a.Float64(j), got.Attrs[i].Float64(j)
+			}
+			ulps := 0.0
+			if a.Type.IsFloat() {
+				ulps = 4
+			}
+			if n, d := algotest.Differ(g, w, ulps); n > 0 {
+				t.Errorf("features %q: %s: %d values differ on tiles (largest by %g)", tc, a.Name, n, d)
+			}
+		}
+	}
+}
