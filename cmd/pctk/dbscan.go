@@ -125,6 +125,11 @@ func prepareDBSCAN(c *cli.Context) (*Job, error) {
 		return nil, usagef("--reuse-counts and --recount exclude each other")
 	}
 	job := &Job{Outputs: []string{a.geojsonPath}, Compute: a.compute}
+	if !a.drop && !a.reuse && a.geojsonPath == "" {
+		// Out of core (--max-memory): the other flags need the whole
+		// cloud (hulls, a shorter OUT, the input's counts).
+		job.Stream = &Streamed{Halo: a.opts.Eps, PointBytes: 5 * int64(len(a.opts.MinPts)), Run: a.stream}
+	}
 	if a.geo {
 		job.Project = func(cl *core.Cloud, flat bool) (core.Local, error) {
 			l, scaleErr, err := cl.GeoLocal(flat)
@@ -207,7 +212,7 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 	if a.geojsonPath != "" {
 		res.Side = []SideOutput{{Path: a.geojsonPath, Write: func(w io.Writer) error { return writeHulls(w, cloud, p.Index, run) }}}
 	}
-	sum := newDBSCANSummary(a, p, run)
+	sum := newDBSCANSummary(a, p.In, p.Out, p.Cloud.Len(), p.Len(), p.Dims, run)
 	res.Lines = sum.lines()
 	res.Doc = func(t Timings) any {
 		sum.Seconds.Read, sum.Seconds.Write = t.Read, t.Write

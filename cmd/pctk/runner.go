@@ -71,6 +71,9 @@ type Job struct {
 	// Project, when set, replaces Cloud.Local for the float32 coordinates
 	// (dbscan --geographic projects lon/lat to metres).
 	Project func(c *core.Cloud, flat bool) (core.Local, error)
+	// Stream, when set, is the job's out-of-core run (--max-memory,
+	// outofcore.go); without it --max-memory is refused.
+	Stream *Streamed
 }
 
 // Points is what the runner hands a filter's Compute.
@@ -220,7 +223,7 @@ func (f *Filter) Command() *cli.Command {
 		flags = append(flags, ignoreClassFlag)
 	}
 	if f.Tiled {
-		flags = append(flags, tileSizeFlag)
+		flags = append(flags, tileSizeFlag, maxMemoryFlag, tmpdirFlag)
 	}
 	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag)
 	desc := f.Description
@@ -270,6 +273,9 @@ func (f *Filter) run(c *cli.Context) error {
 	if err := checkOutputs(c, append([]string{out, summaryPath}, job.Outputs...)...); err != nil {
 		return err
 	}
+	if f.Tiled && c.IsSet(maxMemoryFlag.Name) {
+		return f.runStreamed(c, job, streamArgs{in: in, out: out, dims: dims, flat: flat, ignore: ignore, tileSize: tileSize})
+	}
 	p, src, err := loadPoints(c, job, in, out, ignore, flat)
 	if err != nil {
 		return err
@@ -295,30 +301,38 @@ func (f *Filter) run(c *cli.Context) error {
 	}
 	t3 := time.Now()
 	t := Timings{Read: t1.Sub(src.start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds()}
+	return f.report(c, res, t, summaryDoc{Command: f.label(), Input: in, Output: out, Points: p.Cloud.Len(), Used: p.Len(), Backend: p.Backend.Name()})
+}
 
-	var doc any = summaryDoc{Command: f.label(), Input: in, Output: out, Points: p.Cloud.Len(), Used: p.Len(), Backend: p.Backend.Name(), Seconds: t, Result: res.JSON}
+// report writes the summary of a run: --summary FILE, then --json on
+// stdout or the result's lines and one timing line on stderr. doc is the
+// runner's document with the run's counts and backend; the result fills
+// in the rest (or replaces it: Result.Doc).
+func (f *Filter) report(c *cli.Context, res *Result, t Timings, doc summaryDoc) error {
+	doc.Seconds, doc.Result = t, res.JSON
+	var d any = doc
 	if res.Doc != nil {
-		doc = res.Doc(t)
+		d = res.Doc(t)
 	}
-	data, err := json.MarshalIndent(doc, "", "  ")
+	data, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return err
 	}
 	data = append(data, '\n')
-	if summaryPath != "" {
+	if summaryPath := c.String(summaryFlag.Name); summaryPath != "" {
 		if err := writeFile(c, summaryPath, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return err
 		}
 	}
-	if jsonOut {
+	if c.Bool(jsonFlag.Name) {
 		_, err := os.Stdout.Write(data)
 		return err
 	}
 	for _, l := range res.Lines {
 		infof("%s", l)
 	}
-	infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", f.label(), count(p.Cloud.Len(), "point"), p.Backend.Name(),
-		t3.Sub(src.start).Seconds(), t.Read, t.Compute, t.Write)
+	infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", f.label(), count(doc.Points, "point"), doc.Backend,
+		t.Read+t.Compute+t.Write, t.Read, t.Compute, t.Write)
 	return nil
 }
 

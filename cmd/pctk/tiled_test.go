@@ -88,3 +88,41 @@ func TestTiledOutputs(t *testing.T) {
 		}
 	}
 }
+
+// TestOutOfCoreOutputs runs the golden dbscan cases that --max-memory
+// serves (not --geojson, --drop-noise: those need the whole cloud) out of
+// core, with tiles forced small so that there are many, and holds what
+// they write to the pinned sums of the in-memory run. A case whose input
+// carries reusable counts (db7, db8) prints counts_reused in memory, not
+// out of core, so only its cloud is compared.
+func TestOutOfCoreOutputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("out-of-core golden outputs: not in -short")
+	}
+	var cases []goldenCase
+	for _, tc := range goldenCases {
+		if tc.args[0] == "dbscan" && !slices.Contains(tc.args, "--geojson") && !slices.Contains(tc.args, "--drop-noise") ||
+			tc.name == "nb1" || tc.name == "nb3" {
+			cases = append(cases, tc)
+		}
+	}
+	got := runGolden(t, cases, func(tc goldenCase) []string {
+		if tc.args[0] != "dbscan" {
+			return nil // the inputs of db7 and db8, in memory
+		}
+		return append(tileFor(tc), "--max-memory", "64MiB", "--tmpdir", t.TempDir())
+	})
+	n := 0
+	for name, s := range got {
+		if name == "db3.stdout" || name == "db7.stdout" || name == "db8.stdout" {
+			continue
+		}
+		n++
+		if s != goldenSums[name] {
+			t.Errorf("%s with --max-memory: sha256 %s, in memory %s", name, s, goldenSums[name])
+		}
+	}
+	if n < 8 {
+		t.Errorf("only %d outputs compared", n)
+	}
+}

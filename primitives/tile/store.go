@@ -43,6 +43,10 @@ func NewStore(dir string, g Grid) (*Store, error) {
 	return &Store{g: g, dir: d, buf: map[Key][]byte{}, owned: map[Key]int64{}}, nil
 }
 
+// Dir returns the store's folder, where callers may keep files of their
+// own for the tiles (Close removes them too).
+func (s *Store) Dir() string { return s.dir }
+
 // Grid returns the store's tiling.
 func (s *Store) Grid() Grid { return s.g }
 
