@@ -262,3 +262,28 @@ func BenchmarkCluster(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkClusterTiled times Cluster in memory and on tiles (Options.TileSize,
+// 10 m: about 70 tiles of 32ε; 25 m: about 12) on the 1M-point scene, one
+// after the other in one run, on $PCTK_BACKEND (default cpu): the cost of
+// tiling is the ratio of the tiled times to the in-memory one.
+func BenchmarkClusterTiled(b *testing.B) {
+	name := os.Getenv(findneighbor.EnvBackend)
+	if name == "" {
+		name = "cpu"
+	}
+	be, err := findneighbor.Get(name)
+	if err != nil {
+		b.Skipf("backend %s: %v", name, err)
+	}
+	xyz := scene(1, 1_000_000)
+	for _, size := range []float64{0, 10, 25} {
+		b.Run(fmt.Sprintf("1000k/%s/tile%g", be.Name(), size), func(b *testing.B) {
+			for range b.N {
+				if _, err := dbscan.Cluster(xyz, be, dbscan.Options{Eps: benchEps, MinPts: []int{benchMinPts}, TileSize: size}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -29,13 +30,14 @@ func Counts(t *Points, b findneighbor.Backend, r float64, bo findneighbor.BuildO
 		return nil, fmt.Errorf("tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
 	}
 	defer ix.Close()
-	// The owned points as a query set: each finds itself (at distance 0)
-	// besides the others, so one less is the count without it.
-	if err := ix.Counts(t.coords(owned), out); err != nil {
+	// Every point of the tile is counted (halo points too, needlessly, but
+	// the index's own points are faster to query than a query set).
+	all := make([]uint32, t.Len())
+	if err := ix.Counts(nil, all); err != nil {
 		return nil, fmt.Errorf("tile %v: %s backend: count neighbours: %w", t.Key, b.Name(), err)
 	}
-	for j := range out {
-		out[j]--
+	for j, i := range owned {
+		out[j] = all[i]
 	}
 	return out, nil
 }
@@ -50,7 +52,8 @@ func (p *Points) coords(pts []int32) []float32 {
 }
 
 // Moments calls fn with the moments of the tile's points pts (tile
-// positions; nil: the owned points), each point's m[j] being what
+// positions, queried as a query set; nil: the owned points, queried as the
+// index's own points), each point's m[j] being what
 // Index.Moments(nil, k, ...) on an index of the whole cloud built with
 // ε = r stores for it: the moments of its k nearest other points within r
 // (k > 0; fewer where it has fewer), or of all its other points within r
@@ -62,10 +65,10 @@ func (p *Points) coords(pts []int32) []float32 {
 // called from several goroutines at once (up to bo.Workers), each call
 // with points of its own.
 func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) error {
-	if pts == nil {
-		pts = t.OwnedIndex()
+	if pts == nil && !slices.Contains(t.Owned, true) {
+		return nil
 	}
-	if len(pts) == 0 {
+	if len(pts) == 0 && pts != nil {
 		return nil
 	}
 	bo.Reuse = false
@@ -74,6 +77,26 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 		return fmt.Errorf("tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
 	}
 	defer ix.Close()
+	if pts == nil {
+		// The index's own points (halo points too, needlessly: they are
+		// faster to query than a query set), handed on for the owned.
+		err := findneighbor.MomentsFunc(ix, k, bo.Workers, func(p []int32, m []findneighbor.Moment) {
+			op := make([]int32, 0, len(p))
+			om := make([]findneighbor.Moment, 0, len(p))
+			for j, i := range p {
+				if t.Owned[i] {
+					op, om = append(op, i), append(om, m[j])
+				}
+			}
+			if len(op) > 0 {
+				fn(op, om)
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("tile %v: %s backend: moments: %w", t.Key, b.Name(), err)
+		}
+		return nil
+	}
 	m := make([]findneighbor.Moment, len(pts))
 	kq := k
 	if k > 0 {
@@ -239,9 +262,13 @@ func todoTiles(tiles []*Points, ids []int32) []tileTodo {
 	}
 	var out []tileTodo
 	for _, t := range tiles {
+		if want == nil {
+			out = append(out, tileTodo{t, nil}) // nil: the owned points
+			continue
+		}
 		var pts []int32
 		for i, id := range t.ID {
-			if t.Owned[i] && (want == nil || want[id]) {
+			if t.Owned[i] && want[id] {
 				pts = append(pts, int32(i))
 			}
 		}
