@@ -345,21 +345,39 @@ func streamIn(path string, fn func(first int64, c *core.Cloud) error) (*pcio.For
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", pcio.Name(path), err)
 	}
+	err = eachChunk(path, dec, func(first int64, ch *core.Cloud) error {
+		if err := fn(first, ch); err != nil {
+			return fmt.Errorf("%s: %w", pcio.Name(path), err)
+		}
+		return nil
+	})
+	return f, err
+}
+
+// readError is an error of reading IN, named, as opposed to one of what
+// is done with the points.
+type readError struct{ error }
+
+func (e readError) Unwrap() error { return e.error }
+
+// eachChunk calls fn with each chunk dec reads from in, chunkPoints at a
+// time, and the index of its first point. A read error is a readError
+// naming in; fn's errors pass as they are.
+func eachChunk(in string, dec pcio.Decoder, fn func(first int64, c *core.Cloud) error) error {
 	var first int64
 	for {
 		ch, err := dec.Read(chunkPoints)
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", pcio.Name(path), err)
+			return readError{fmt.Errorf("%s: %w", pcio.Name(in), err)}
 		}
 		if err := fn(first, ch); err != nil {
-			return nil, fmt.Errorf("%s: %w", pcio.Name(path), err)
+			return err
 		}
 		first += int64(ch.Len())
 	}
-	return f, nil
 }
 
 // writeStreamed writes OUT atomically from a third pass over IN, each chunk
@@ -395,54 +413,55 @@ func writeStreamed(c *cli.Context, a streamArgs, of *pcio.Format, variant string
 	if res.Meta != nil {
 		res.Meta(&h.Meta)
 	}
-	var readErr error
-	err = pcio.WriteAtomic(a.out, func(w io.Writer) error {
-		enc, err := of.NewEncoder(w, &h, variant)
+	var owners []tile.Key
+	return streamOut(c, a.in, dec, a.out, of, &h, variant, func(first int64, ch *core.Cloud) error {
+		owners = owners[:0]
+		for i := range ch.Len() {
+			x, y, _ := local(ch, i)
+			owners = append(owners, g.Owner(x, y))
+		}
+		cols, err := res.Columns(first, owners)
 		if err != nil {
 			return err
 		}
-		var first int64
-		var owners []tile.Key
-		for {
-			ch, err := dec.Read(chunkPoints)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				readErr = fmt.Errorf("%s: %w", pcio.Name(a.in), err)
-				return readErr
-			}
-			owners = owners[:0]
-			for i := range ch.Len() {
-				x, y, _ := local(ch, i)
-				owners = append(owners, g.Owner(x, y))
-			}
-			cols, err := res.Columns(first, owners)
-			if err != nil {
+		for _, col := range cols {
+			if err := ch.SetAttr(col); err != nil {
 				return err
 			}
-			for _, col := range cols {
-				if err := ch.SetAttr(col); err != nil {
-					return err
-				}
-			}
-			if res.Edit != nil {
-				if err := res.Edit(first, ch); err != nil {
-					return err
-				}
-			}
-			if err := enc.Write(ch); err != nil {
+		}
+		if res.Edit != nil {
+			return res.Edit(first, ch)
+		}
+		return nil
+	})
+}
+
+// streamOut writes path atomically in format of (variant), with header h,
+// from the chunks of dec reading in, each changed by edit before it is
+// written. Errors name in when reading failed, path when writing did.
+func streamOut(c *cli.Context, in string, dec pcio.Decoder, path string, of *pcio.Format, h *pcio.Header, variant string, edit func(first int64, ch *core.Cloud) error) error {
+	err := pcio.WriteAtomic(path, func(w io.Writer) error {
+		enc, err := of.NewEncoder(w, h, variant)
+		if err != nil {
+			return err
+		}
+		err = eachChunk(in, dec, func(first int64, ch *core.Cloud) error {
+			if err := edit(first, ch); err != nil {
 				return err
 			}
-			first += int64(ch.Len())
+			return enc.Write(ch)
+		})
+		if err != nil {
+			return err
 		}
 		return enc.Close()
 	}, writeOptions(c))
+	var re readError
 	switch {
-	case readErr != nil:
-		return readErr
+	case errors.As(err, &re):
+		return re.error
 	case err != nil:
-		return fmt.Errorf("write %s: %w", a.out, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
