@@ -57,13 +57,19 @@ func Radial(xyz []float32, b findneighbor.Backend, opts RadialOptions) ([]float6
 	if err != nil {
 		return nil, fmt.Errorf("density: %w", err)
 	}
-	r := opts.Radius
-	factor := 1.0 / (fourThirds * PDALPi * (r * r * r))
+	factor := RadialFactor(opts.Radius)
 	out := make([]float64, len(counts))
 	for i, c := range counts {
 		out[i] = float64(c+1) * factor
 	}
 	return out, nil
+}
+
+// RadialFactor returns 1 / (4/3·PDALPi·r³), rounded as PDAL rounds it: a
+// point with c other points within r has RadialDensity float64(c+1) times
+// it (for callers that count themselves, such as out-of-core runs).
+func RadialFactor(r float64) float64 {
+	return 1.0 / (fourThirds * PDALPi * (r * r * r))
 }
 
 // KnnMeanDistance returns for every point of xyz the mean distance to its k

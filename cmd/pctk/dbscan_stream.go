@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/pctk/pctk/algos/dbscan"
@@ -25,24 +22,16 @@ func (a *dbscanArgs) stream(s *StreamRun) (*StreamResult, error) {
 	}
 	run := &dbscan.Run{Backend: s.Backend.Name()}
 	t := time.Now()
-	for ti, k := range keys {
-		s.Progress(dbscan.StageCount, float64(ti)/float64(len(keys)))
-		tl, err := s.Store.Load(k)
-		if err != nil {
-			return nil, err
-		}
-		counts, err := dbscan.CountTile(tl, s.Backend, a.opts.Eps, s.Build)
-		if err != nil {
-			return nil, err
-		}
-		for j, i := range tl.OwnedIndex() {
+	// Phase 1 (dbscan.CountTile's counts).
+	_, err := s.StreamCounts(a.opts.Eps, dbscan.StageCount, func(tl *tile.Points, owned []int32, counts []uint32) {
+		for j, i := range owned {
 			for m, minPts := range a.opts.MinPts {
 				cores[m][tl.ID[i]] = uint64(counts[j])+1 >= uint64(minPts)
 			}
 		}
-		if err := s.WriteOwned("counts", k, putUint32s(counts)); err != nil {
-			return nil, err
-		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	run.Stage1 = time.Since(t)
 	for m, minPts := range a.opts.MinPts {
@@ -76,18 +65,13 @@ func (a *dbscanArgs) stream(s *StreamRun) (*StreamResult, error) {
 	s.Progress(dbscan.StageCluster, 1)
 
 	rec := s.Record.Record(a.opts.Eps, s.Dims, a.geo)
-	counts := s.OwnedReader("counts", 4)
+	counts := countColumn(s, core.DimNeighborCount, func(c uint32) uint32 { return c })
 	res := &StreamResult{
 		Columns: func(first int64, owners []tile.Key) ([]*core.Attribute, error) {
-			nc := make([]uint32, len(owners))
-			for i, k := range owners {
-				v, err := counts.Next(k)
-				if err != nil {
-					return nil, err
-				}
-				nc[i] = binary.LittleEndian.Uint32(v)
+			cols, err := counts(first, owners)
+			if err != nil {
+				return nil, err
 			}
-			cols := []*core.Attribute{core.NewColumn(core.DimNeighborCount, nc)}
 			for _, r := range run.Results {
 				ids := make([]int64, len(owners))
 				for i := range ids {
@@ -97,11 +81,7 @@ func (a *dbscanArgs) stream(s *StreamRun) (*StreamResult, error) {
 			}
 			return cols, nil
 		},
-		Meta: func(m *core.Metadata) {
-			m.Comments = append(slices.DeleteFunc(m.Comments, func(s string) bool {
-				return strings.HasPrefix(s, dbscan.CountsRecordPrefix)
-			}), rec)
-		},
+		Meta: func(m *core.Metadata) { m.Comments = withCountsRecord(m.Comments, rec) },
 	}
 	if a.classify {
 		labels := run.Results[0].Labels

@@ -33,7 +33,17 @@ itself included, over the sphere's volume 4/3·π·R³, as PDAL computes it (doc
 				st := newDensityStats(d)
 				return &Result{Columns: []*core.Attribute{core.NewColumn(core.DimRadialDensity, d)}, JSON: st,
 					Lines: []string{fmt.Sprintf("RadialDensity within %g: %s", opts.Radius, st)}}, nil
-			}}, nil
+			}, Stream: &Streamed{Halo: opts.Radius, Run: func(s *StreamRun) (*StreamResult, error) {
+				hist, err := s.StreamCounts(opts.Radius, "", nil)
+				if err != nil {
+					return nil, err
+				}
+				f := density.RadialFactor(opts.Radius)
+				value := func(c uint32) float64 { return float64(c+1) * f }
+				st := countStats(hist, value)
+				return &StreamResult{Columns: countColumn(s, core.DimRadialDensity, value), JSON: st,
+					Lines: []string{fmt.Sprintf("RadialDensity within %g: %s", opts.Radius, st)}}, nil
+			}}}, nil
 		},
 	}).Command())
 }

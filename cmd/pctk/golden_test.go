@@ -89,7 +89,7 @@ var goldenSums = map[string]string{
 var outName = regexp.MustCompile(`^[a-z]+[0-9]+\.[a-z]+$`)
 
 // timingRE matches the JSON members that hold measured seconds.
-var timingRE = regexp.MustCompile(`"(read|build|stage1|stage2|write|stage2_seconds)": [0-9.e+-]+`)
+var timingRE = regexp.MustCompile(`"(read|build|compute|stage1|stage2|write|stage2_seconds)": [0-9.e+-]+`)
 
 // normalizeJSON zeroes the timings in a JSON summary and replaces the
 // absolute paths of the sample and output directories, so the sum depends

@@ -477,3 +477,50 @@ func putUint32s(v []uint32) []byte {
 	}
 	return b
 }
+
+// StreamCounts counts, tile by tile, the other points within r of every
+// point (tile.Counts), stores them under "counts" for OwnedReader, calls
+// each (when set) with every tile's points and its owned points' counts,
+// and returns their histogram (count -> points).
+func (s *StreamRun) StreamCounts(r float64, stage string, each func(t *tile.Points, owned []int32, counts []uint32)) (map[uint32]int, error) {
+	hist := map[uint32]int{}
+	keys := s.Store.Keys()
+	for ti, k := range keys {
+		s.Progress(stage, float64(ti)/float64(len(keys)))
+		t, err := s.Store.Load(k)
+		if err != nil {
+			return nil, err
+		}
+		counts, err := tile.Counts(t, s.Backend, r, s.Build)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			hist[c]++
+		}
+		if each != nil {
+			each(t, t.OwnedIndex(), counts)
+		}
+		if err := s.WriteOwned("counts", k, putUint32s(counts)); err != nil {
+			return nil, err
+		}
+	}
+	return hist, nil
+}
+
+// countColumn returns the out-of-core Columns of one column name of type
+// T made from each point's count (StreamCounts) by value.
+func countColumn[T uint32 | float64](s *StreamRun, name string, value func(c uint32) T) func(first int64, owners []tile.Key) ([]*core.Attribute, error) {
+	counts := s.OwnedReader("counts", 4)
+	return func(_ int64, owners []tile.Key) ([]*core.Attribute, error) {
+		v := make([]T, len(owners))
+		for i, k := range owners {
+			b, err := counts.Next(k)
+			if err != nil {
+				return nil, err
+			}
+			v[i] = value(binary.LittleEndian.Uint32(b))
+		}
+		return []*core.Attribute{core.NewColumn(name, v)}, nil
+	}
+}

@@ -89,10 +89,11 @@ func TestTiledOutputs(t *testing.T) {
 	}
 }
 
-// TestOutOfCoreOutputs runs the golden dbscan cases that --max-memory
-// serves (not --geojson, --drop-noise: those need the whole cloud) out of
-// core, with tiles forced small so that there are many, and holds what
-// they write to the pinned sums of the in-memory run. A case whose input
+// TestOutOfCoreOutputs runs the golden dbscan and neighbors --radius cases
+// that --max-memory serves (not --geojson, --drop-noise: those need the
+// whole cloud) out of core, with tiles forced small so that there are
+// many, and holds what they write to the pinned sums of the in-memory run;
+// and pctk density out of core to its in-memory run. A case whose input
 // carries reusable counts (db7, db8) prints counts_reused in memory, not
 // out of core, so only its cloud is compared.
 func TestOutOfCoreOutputs(t *testing.T) {
@@ -107,8 +108,8 @@ func TestOutOfCoreOutputs(t *testing.T) {
 		}
 	}
 	got := runGolden(t, cases, func(tc goldenCase) []string {
-		if tc.args[0] != "dbscan" {
-			return nil // the inputs of db7 and db8, in memory
+		if tc.name == "nb3" {
+			return nil // --knn: in memory (the input of db8)
 		}
 		return append(tileFor(tc), "--max-memory", "64MiB", "--tmpdir", t.TempDir())
 	})
@@ -122,7 +123,23 @@ func TestOutOfCoreOutputs(t *testing.T) {
 			t.Errorf("%s with --max-memory: sha256 %s, in memory %s", name, s, goldenSums[name])
 		}
 	}
-	if n < 8 {
+	if n < 9 {
 		t.Errorf("only %d outputs compared", n)
+	}
+	dens := []goldenCase{
+		{"de1", []string{"density", "$R", "de1.las", "--radius", "2", "--json"}},
+		{"de2", []string{"density", "$L", "de2.pcd", "--radius", "0.05", "--summary", "de2.json"}},
+	}
+	want := runGolden(t, dens, nil)
+	got = runGolden(t, dens, func(tc goldenCase) []string {
+		return append(tileFor(tc), "--max-memory", "64MiB", "--tmpdir", t.TempDir())
+	})
+	if len(want) != 4 {
+		t.Errorf("density wrote %d outputs, want 4", len(want))
+	}
+	for name, s := range want {
+		if got[name] != s {
+			t.Errorf("%s with --max-memory: sha256 %s, in memory %s", name, got[name], s)
+		}
 	}
 }
