@@ -64,7 +64,10 @@ func (a *dbscanArgs) stream(s *StreamRun) (*StreamResult, error) {
 	}
 	s.Progress(dbscan.StageCluster, 1)
 
-	rec := s.Record.Record(a.opts.Eps, s.Dims, a.geo)
+	rec := ""
+	if s.Record != nil {
+		rec = s.Record.Record(a.opts.Eps, s.Dims, a.geo)
+	}
 	counts := countColumn(s, core.DimNeighborCount, func(c uint32) uint32 { return c })
 	res := &StreamResult{
 		Columns: func(first int64, owners []tile.Key) ([]*core.Attribute, error) {

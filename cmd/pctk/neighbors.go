@@ -73,7 +73,10 @@ func streamNeighbors(s *StreamRun, radius float64) (*StreamResult, error) {
 		return nil, err
 	}
 	st := countStats(hist, func(c uint32) float64 { return float64(c) })
-	rec := s.Record.Record(radius, s.Dims, false)
+	rec := ""
+	if s.Record != nil {
+		rec = s.Record.Record(radius, s.Dims, false)
+	}
 	return &StreamResult{
 		Columns: countColumn(s, core.DimNeighborCount, func(c uint32) uint32 { return c }),
 		Meta:    func(m *core.Metadata) { m.Comments = withCountsRecord(m.Comments, rec) },
@@ -83,11 +86,15 @@ func streamNeighbors(s *StreamRun, radius float64) (*StreamResult, error) {
 }
 
 // withCountsRecord returns comments with dbscan's counts record rec in
-// place of any earlier one.
+// place of any earlier one (rec "": none).
 func withCountsRecord(comments []string, rec string) []string {
-	return append(slices.DeleteFunc(comments, func(s string) bool {
+	comments = slices.DeleteFunc(comments, func(s string) bool {
 		return strings.HasPrefix(s, dbscan.CountsRecordPrefix)
-	}), rec)
+	})
+	if rec == "" {
+		return comments
+	}
+	return append(comments, rec)
 }
 
 // computeNeighbors counts the neighbours within radius (> 0) and the mean

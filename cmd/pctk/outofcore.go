@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,7 +57,8 @@ type StreamRun struct {
 	// Progress reports the fraction done of a named stage.
 	Progress func(stage string, done float64)
 	// Record hashes the coordinates for dbscan.CountsRecord, in the first
-	// pass.
+	// pass; nil for a tile collection, whose files' counts include other
+	// files' points and so carry no record.
 	Record *dbscan.RecordHash
 }
 
@@ -142,11 +144,14 @@ type StreamResult struct {
 
 // streamArgs are the runner's parsed shared flags for runStreamed.
 type streamArgs struct {
-	in, out  string
-	dims     string
-	flat     bool
-	ignore   []int
-	tileSize float64
+	in, out string
+	// ins and outs are the files of a tile collection (collection.go);
+	// nil for one IN and OUT.
+	ins, outs []string
+	dims      string
+	flat      bool
+	ignore    []int
+	tileSize  float64
 }
 
 // parseSize parses a memory size: 256MiB, 2GiB, 500MB, 1e9 (bytes).
@@ -180,14 +185,20 @@ const (
 
 // runStreamed runs f out of core (see the comment at the top).
 func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
-	budget, err := parseSize(c.String(maxMemoryFlag.Name))
-	if err != nil {
-		return usagef("%v", err)
+	budget := int64(defaultCollectionMemory)
+	if c.IsSet(maxMemoryFlag.Name) {
+		var err error
+		if budget, err = parseSize(c.String(maxMemoryFlag.Name)); err != nil {
+			return usagef("%v", err)
+		}
+	}
+	if a.ins == nil {
+		a.ins, a.outs = []string{a.in}, []string{a.out}
 	}
 	switch {
 	case job.Stream == nil:
 		return usagef("--max-memory: pctk %s runs in memory only with these flags (--tile-size tiles it in memory)", f.label())
-	case a.in == pcio.Stdio:
+	case slices.Contains(a.ins, pcio.Stdio):
 		return usagef("--max-memory reads IN three times: give a file, not -")
 	case len(a.ignore) > 0 || job.Select != nil || job.Project != nil:
 		return usagef("--max-memory: not with --ignore-class, --keep-nan or --geographic yet; run in memory (--tile-size tiles it)")
@@ -206,7 +217,7 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	var n int64
 	var lo, hi [3]float64
 	var rec dbscan.RecordHash
-	from, err := streamIn(a.in, func(first int64, ch *core.Cloud) error {
+	froms, err := streamIns(a.ins, func(first int64, ch *core.Cloud) error {
 		for i := range ch.Len() {
 			x, y, z := ch.X[i], ch.Y[i], ch.Z[i]
 			if !finite(x) || !finite(y) || !finite(z) {
@@ -227,12 +238,14 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	if err != nil {
 		return err
 	}
-	of, variant, err := pcio.OutputFormat(a.out, c.String("format"), from)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	if of.NewEncoder == nil {
-		return usagef("--max-memory writes OUT as a stream, which format %s cannot; choose another (--format)", of.Name)
+	ofs, variants := make([]*pcio.Format, len(a.outs)), make([]string, len(a.outs))
+	for i, out := range a.outs {
+		if ofs[i], variants[i], err = pcio.OutputFormat(out, c.String("format"), froms[i]); err != nil {
+			return usagef("%v", err)
+		}
+		if ofs[i].NewEncoder == nil {
+			return usagef("--max-memory writes OUT as a stream, which format %s cannot; choose another (--format)", ofs[i].Name)
+		}
 	}
 	if n > math.MaxInt32 {
 		return fmt.Errorf("%s: %d points: out-of-core runs index points with int32 (at most %d)", a.in, n, math.MaxInt32)
@@ -265,7 +278,7 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 		}
 		return x, y, z
 	}
-	if _, err := streamIn(a.in, func(first int64, ch *core.Cloud) error {
+	if _, err := streamIns(a.ins, func(first int64, ch *core.Cloud) error {
 		for i := range ch.Len() {
 			x, y, z := local(ch, i)
 			if err := store.Add(first+int64(i), x, y, z); err != nil {
@@ -286,6 +299,10 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	report, finish := stageProgress(f.label())
 	run := &StreamRun{In: a.in, Out: a.out, Store: store, N: n, Dims: a.dims, Backend: b, Progress: report, Record: &rec,
 		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}}
+	if len(a.ins) > 1 || a.outs[0] != a.out {
+		// A file of a collection holds counts of other points than its own.
+		run.Record = nil
+	}
 	res, err := job.Stream.Run(run)
 	finish()
 	if err != nil {
@@ -296,10 +313,15 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 		return fmt.Errorf("%s: %w", a.in, err)
 	}
 
-	// Pass 3: write OUT in input order.
+	// Pass 3: write OUT (each OUT of a collection) in input order.
 	t2 := time.Now()
-	if err := writeStreamed(c, a, of, variant, res, g, local); err != nil {
-		return err
+	var first int64
+	for i, in := range a.ins {
+		m, err := writeStreamed(c, in, a.outs[i], first, ofs[i], variants[i], res, g, local)
+		if err != nil {
+			return err
+		}
+		first += m
 	}
 	t3 := time.Now()
 	t := Timings{Read: t1.Sub(start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds()}
@@ -328,6 +350,25 @@ func tileSizeFor(budget, n int64, s *Streamed, lo, hi [3]float64) (float64, erro
 		return 0, fmt.Errorf("--max-memory %d leaves tiles of %d points, narrower than their halo %g at this density; give more memory", budget, pts, s.Halo)
 	}
 	return side, nil
+}
+
+// streamIns runs streamIn on each path in turn, the indices of a file's
+// points following those of the files before it, and returns their formats.
+func streamIns(paths []string, fn func(first int64, c *core.Cloud) error) ([]*pcio.Format, error) {
+	var base int64
+	var froms []*pcio.Format
+	for _, p := range paths {
+		var n int64
+		f, err := streamIn(p, func(first int64, c *core.Cloud) error {
+			n = first + int64(c.Len())
+			return fn(base+first, c)
+		})
+		if err != nil {
+			return nil, err
+		}
+		froms, base = append(froms, f), base+n
+	}
+	return froms, nil
 }
 
 // streamIn decodes path in chunks, calling fn with each and the index of
@@ -380,24 +421,25 @@ func eachChunk(in string, dec pcio.Decoder, fn func(first int64, c *core.Cloud) 
 	}
 }
 
-// writeStreamed writes OUT atomically from a third pass over IN, each chunk
-// with the result's columns and edits.
-func writeStreamed(c *cli.Context, a streamArgs, of *pcio.Format, variant string, res *StreamResult, g tile.Grid, local func(*core.Cloud, int) (float32, float32, float32)) error {
-	f, r, closer, err := pcio.Open(a.in)
+// writeStreamed writes out atomically from a third pass over in, whose
+// first point has global index base, each chunk with the result's columns
+// and edits, and returns the number of points.
+func writeStreamed(c *cli.Context, in, out string, base int64, of *pcio.Format, variant string, res *StreamResult, g tile.Grid, local func(*core.Cloud, int) (float32, float32, float32)) (int64, error) {
+	f, r, closer, err := pcio.Open(in)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer closer.Close()
 	dec, err := f.NewDecoder(r)
 	if err != nil {
-		return fmt.Errorf("%s: %w", pcio.Name(a.in), err)
+		return 0, fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
 	// The output's schema: IN's with the new columns set as SetAttr sets
 	// them, from the empty columns.
 	h := *dec.Header()
 	empty, err := res.Columns(0, nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	schema := &core.Cloud{}
 	for _, s := range h.Schema {
@@ -405,7 +447,7 @@ func writeStreamed(c *cli.Context, a streamArgs, of *pcio.Format, variant string
 	}
 	for _, col := range empty {
 		if err := schema.SetAttr(col); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	h.Schema = schema.Attrs
@@ -414,7 +456,10 @@ func writeStreamed(c *cli.Context, a streamArgs, of *pcio.Format, variant string
 		res.Meta(&h.Meta)
 	}
 	var owners []tile.Key
-	return streamOut(c, a.in, dec, a.out, of, &h, variant, func(first int64, ch *core.Cloud) error {
+	var n int64
+	err = streamOut(c, in, dec, out, of, &h, variant, func(first int64, ch *core.Cloud) error {
+		first += base
+		n += int64(ch.Len())
 		owners = owners[:0]
 		for i := range ch.Len() {
 			x, y, _ := local(ch, i)
@@ -434,6 +479,7 @@ func writeStreamed(c *cli.Context, a streamArgs, of *pcio.Format, variant string
 		}
 		return nil
 	})
+	return n, err
 }
 
 // streamOut writes path atomically in format of (variant), with header h,

@@ -230,8 +230,12 @@ func (f *Filter) Command() *cli.Command {
 	if len(f.Examples) > 0 {
 		desc += "\n\nExamples:\n  " + strings.Join(f.Examples, "\n  ")
 	}
+	args := "IN OUT"
+	if f.Tiled {
+		args = "IN OUT | IN... OUTDIR (a tile collection: several files or a glob, docs/scale.md)"
+	}
 	return &cli.Command{
-		Name: f.Name, Aliases: f.Aliases, Usage: f.Usage, ArgsUsage: "IN OUT", Description: desc,
+		Name: f.Name, Aliases: f.Aliases, Usage: f.Usage, ArgsUsage: args, Description: desc,
 		Flags:        flags,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
 		Action:       f.run,
@@ -240,9 +244,19 @@ func (f *Filter) Command() *cli.Command {
 
 // run is the action of every filter: see Filter.
 func (f *Filter) run(c *cli.Context) error {
-	in, out, err := inOut(c)
-	if err != nil {
-		return err
+	var ins, outs []string
+	var in, out string
+	var err error
+	if f.Tiled {
+		if ins, outs, out, err = collectionArgs(c); err != nil {
+			return err
+		}
+		in = strings.Join(ins, " ")
+	}
+	if ins == nil {
+		if in, out, err = inOut(c); err != nil {
+			return err
+		}
 	}
 	dims, flat := "xyz", false
 	if f.Dims {
@@ -269,6 +283,18 @@ func (f *Filter) run(c *cli.Context) error {
 	job, err := f.Prepare(c)
 	if err != nil {
 		return f.paramError(err)
+	}
+	if ins != nil {
+		if job.Stream == nil {
+			return usagef("pctk %s runs one file in memory with these flags; a collection of files (IN several files or a glob) needs its out-of-core run (docs/scale.md)", f.label())
+		}
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		if err := checkOutputs(c, append(append([]string{summaryPath}, outs...), job.Outputs...)...); err != nil {
+			return err
+		}
+		return f.runStreamed(c, job, streamArgs{in: in, out: out, ins: ins, outs: outs, dims: dims, flat: flat, ignore: ignore, tileSize: tileSize})
 	}
 	if err := checkOutputs(c, append([]string{out, summaryPath}, job.Outputs...)...); err != nil {
 		return err

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -140,6 +142,76 @@ func TestOutOfCoreOutputs(t *testing.T) {
 	for name, s := range want {
 		if got[name] != s {
 			t.Errorf("%s with --max-memory: sha256 %s, in memory %s", name, got[name], s)
+		}
+	}
+}
+
+// TestTileCollection cuts haystack_rock into three files (by X, so that
+// clusters cross the cuts), runs dbscan, density and neighbors on the
+// collection (a glob, OUT a folder) and holds each output file's columns
+// to the in-memory run on the three files' concatenation.
+func TestTileCollection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tile collections: not in -short")
+	}
+	whole, _, err := pcio.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tiles := filepath.Join(dir, "tiles")
+	if err := os.Mkdir(tiles, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := whole.Bounds()
+	lo, hi := b.Min[0], b.Max[0]
+	var order []int
+	var sizes []int
+	for k := range 3 {
+		var idx []int
+		for i, x := range whole.X {
+			if int(math.Min(2, math.Floor(3*(x-lo)/(hi-lo)))) == k {
+				idx = append(idx, i)
+			}
+		}
+		writeTestCloud(t, filepath.Join(tiles, fmt.Sprintf("t%d.las", k)), whole.Select(idx))
+		order, sizes = append(order, idx...), append(sizes, len(idx))
+	}
+	// Filters without an out-of-core run take one file; OUT must not
+	// replace an input.
+	pctkRun(t, 2, "normals", filepath.Join(tiles, "*.las"), filepath.Join(dir, "n"), "--knn", "8")
+	pctkRun(t, 2, "density", filepath.Join(tiles, "*.las"), tiles, "--radius", "1")
+	concat := filepath.Join(dir, "concat.las")
+	writeTestCloud(t, concat, whole.Select(order))
+	for _, tc := range [][]string{
+		{"dbscan", "--eps", "2", "--min-pts", "5,8"},
+		{"density", "--radius", "1.5"},
+		{"neighbors", "--radius", "2"},
+	} {
+		out := filepath.Join(dir, "out-"+tc[0])
+		mem := filepath.Join(dir, "mem-"+tc[0]+".las")
+		pctkRun(t, 0, append([]string{tc[0], filepath.Join(tiles, "*.las"), out, "--tile-size", "40"}, tc[1:]...)...)
+		pctkRun(t, 0, append([]string{tc[0], concat, mem}, tc[1:]...)...)
+		want := readTestCloud(t, mem)
+		first := 0
+		for k, n := range sizes {
+			got := readTestCloud(t, filepath.Join(out, fmt.Sprintf("t%d.las", k)))
+			part := make([]int, n)
+			for i := range part {
+				part[i] = first + i
+			}
+			w := want.Select(part)
+			if !slices.Equal(got.X, w.X) || len(got.Attrs) != len(w.Attrs) {
+				t.Fatalf("%s: t%d.las: other points or columns than the concatenation's", tc[0], k)
+			}
+			for j, a := range w.Attrs {
+				for i := range n {
+					if got.Attrs[j].Uint64(i) != a.Uint64(i) {
+						t.Fatalf("%s: t%d.las: %s of point %d is %v, %v in the concatenation", tc[0], k, a.Name, i, got.Attrs[j].Float64(i), a.Float64(i))
+					}
+				}
+			}
+			first += n
 		}
 	}
 }
