@@ -96,9 +96,9 @@ func streamConvert(c *cli.Context, in string, f *pcio.Format, r io.Reader, of *p
 		return 0, fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
 	var n int64
-	err = streamOut(c, in, dec, path, of, dec.Header(), variant, func(_ int64, ch *core.Cloud) error {
+	err = streamOut(c, in, dec, path, of, dec.Header(), variant, func(_ int64, ch *core.Cloud) (*core.Cloud, error) {
 		n += int64(ch.Len())
-		return nil
+		return ch, nil
 	})
 	if err != nil {
 		return n, err

@@ -88,12 +88,12 @@ func (a *dbscanArgs) stream(s *StreamRun) (*StreamResult, error) {
 	}
 	if a.classify {
 		labels := run.Results[0].Labels
-		res.Edit = func(first int64, c *core.Cloud) error {
+		res.Edit = func(first int64, c *core.Cloud) (*core.Cloud, error) {
 			noise := make([]bool, c.Len())
 			for i := range noise {
 				noise[i] = labels[first+int64(i)] == dbscan.Noise
 			}
-			return classifyNoise(c, noise)
+			return c, classifyNoise(c, noise)
 		}
 	}
 	sum := newDBSCANSummary(a, s.In, s.Out, n, n, s.Dims, run)

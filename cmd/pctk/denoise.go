@@ -10,6 +10,7 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -150,13 +151,71 @@ and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`
 			if err != nil {
 				return nil, err
 			}
-			self := "other points"
-			if opts.CountSelf {
-				self = "points, itself included"
-			}
-			return a.result(p, r.Outlier, fmt.Sprintf("radius %g, at least %d %s", opts.Radius, opts.MinNeighbors, self), nil)
-		}}, nil
+			return a.result(p, r.Outlier, radiusStats(opts), nil)
+		}, Stream: &Streamed{Halo: opts.Radius, PointBytes: 1, Run: func(s *StreamRun) (*StreamResult, error) {
+			return a.streamRadius(s, opts)
+		}}}, nil
 	},
+}
+
+// radiusStats describes the radius filter's parameters for the summary.
+func radiusStats(opts denoise.RadiusOptions) string {
+	self := "other points"
+	if opts.CountSelf {
+		self = "points, itself included"
+	}
+	return fmt.Sprintf("radius %g, at least %d %s", opts.Radius, opts.MinNeighbors, self)
+}
+
+// streamRadius is pctk denoise radius out of core: the counts tile by
+// tile (StreamRun.StreamCounts), an outlier flag a point in memory, and
+// the mode applied chunk by chunk as result applies it to the cloud.
+func (a *denoiseArgs) streamRadius(s *StreamRun, opts denoise.RadiusOptions) (*StreamResult, error) {
+	mode, err := a.modeFor(s.From)
+	if err != nil {
+		return nil, err
+	}
+	outlier := make([]bool, s.N)
+	nOut := 0
+	_, err = s.StreamCounts(opts.Radius, "", func(t *tile.Points, owned []int32, counts []uint32) {
+		for j, i := range owned {
+			if opts.Outlier(counts[j]) {
+				outlier[t.ID[i]] = true
+				nOut++
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	n := int(s.N)
+	written := n
+	if mode == "remove" {
+		written = n - nOut
+		if a.invert {
+			written = nOut
+		}
+	}
+	line, doc := a.summary(n, n, nOut, written, mode, a.did(mode, written), radiusStats(opts), nil)
+	res := &StreamResult{
+		Columns: func(int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil },
+		Edit: func(first int64, c *core.Cloud) (*core.Cloud, error) {
+			return applyDenoiseMode(c, outlier[first:first+int64(c.Len())], mode, a)
+		},
+		Lines: []string{line}, JSON: doc,
+	}
+	if mode == "remove" {
+		res.Count = func(first, n int64) int64 {
+			kept := int64(0)
+			for _, o := range outlier[first : first+n] {
+				if o == a.invert {
+					kept++
+				}
+			}
+			return kept
+		}
+	}
+	return res, nil
 }
 
 // denoiseArgs are the checked flags both filters share.
@@ -183,19 +242,40 @@ func parseDenoiseArgs(c *cli.Context, name string) (*denoiseArgs, error) {
 	return a, nil
 }
 
+// modeFor returns --mode, or its default for input format from.
+func (a *denoiseArgs) modeFor(from *pcio.Format) (string, error) {
+	if a.mode != "" {
+		return a.mode, nil
+	}
+	mode := "remove"
+	if isLAS(from) {
+		mode = "classify"
+	}
+	debugf("mode: %s (input format %s)", mode, from.Name)
+	if a.invert && mode != "remove" {
+		return "", usagef("--invert applies to --mode remove; %s input defaults to --mode %s, so say --mode remove", from.Name, mode)
+	}
+	return mode, nil
+}
+
+// summary returns the summary line and JSON of a run that found nOut
+// outliers among used points (of points), did what it did and wrote
+// written points.
+func (a *denoiseArgs) summary(points, used, nOut, written int, mode, did, stats string, fields map[string]any) (string, map[string]any) {
+	if fields == nil {
+		fields = map[string]any{}
+	}
+	fields["outliers"], fields["mode"], fields["written"] = nOut, mode, written
+	return fmt.Sprintf("%s: %d ignored by class, %d outliers, %d inliers; %s; %s",
+		a.name, points-used, nOut, used-nOut, did, stats), fields
+}
+
 // result applies the mode to the outlier flags of the points that take
 // part (sub) and describes the outcome.
 func (a *denoiseArgs) result(p *Points, sub []bool, stats string, fields map[string]any) (*Result, error) {
-	mode := a.mode
-	if mode == "" {
-		mode = "remove"
-		if isLAS(p.From) {
-			mode = "classify"
-		}
-		debugf("mode: %s (input format %s)", mode, p.From.Name)
-		if a.invert && mode != "remove" {
-			return nil, usagef("--invert applies to --mode remove; %s input defaults to --mode %s, so say --mode remove", p.From.Name, mode)
-		}
+	mode, err := a.modeFor(p.From)
+	if err != nil {
+		return nil, err
 	}
 	n := p.Cloud.Len()
 	outlier := p.Spread(sub, false)
@@ -207,17 +287,12 @@ func (a *denoiseArgs) result(p *Points, sub []bool, stats string, fields map[str
 	}
 	res := &Result{}
 	res.Edit = func(c *core.Cloud) (*core.Cloud, error) {
-		out, did, err := applyDenoiseMode(c, outlier, mode, a)
+		out, err := applyDenoiseMode(c, outlier, mode, a)
 		if err != nil {
 			return nil, err
 		}
-		res.Lines = []string{fmt.Sprintf("%s: %d ignored by class, %d outliers, %d inliers; %s; %s",
-			a.name, n-p.Len(), nOut, p.Len()-nOut, did, stats)}
-		if fields == nil {
-			fields = map[string]any{}
-		}
-		fields["outliers"], fields["mode"], fields["written"] = nOut, mode, out.Len()
-		res.JSON = fields
+		line, doc := a.summary(n, p.Len(), nOut, out.Len(), mode, a.did(mode, out.Len()), stats, fields)
+		res.Lines, res.JSON = []string{line}, doc
 		return out, nil
 	}
 	return res, nil
@@ -227,15 +302,32 @@ func (a *denoiseArgs) result(p *Points, sub []bool, stats string, fields map[str
 // classified rather than deleted.
 func isLAS(f *pcio.Format) bool { return f != nil && (f.Name == "las" || f.Name == "laz") }
 
-// applyDenoiseMode returns the cloud to write and what was done to it.
-func applyDenoiseMode(cloud *core.Cloud, outlier []bool, mode string, a *denoiseArgs) (*core.Cloud, string, error) {
+// did says what mode did, written points being written.
+func (a *denoiseArgs) did(mode string, written int) string {
+	switch mode {
+	case "classify":
+		return fmt.Sprintf("outliers classified %d", a.class)
+	case "flag":
+		return "outliers flagged in " + core.DimOutlier
+	case "remove":
+		if a.invert {
+			return fmt.Sprintf("only outliers kept, %s written", count(written, "point"))
+		}
+		return fmt.Sprintf("outliers removed, %s written", count(written, "point"))
+	}
+	return ""
+}
+
+// applyDenoiseMode returns the cloud to write: cloud with mode applied to
+// the outliers.
+func applyDenoiseMode(cloud *core.Cloud, outlier []bool, mode string, a *denoiseArgs) (*core.Cloud, error) {
 	switch mode {
 	case "classify":
 		cls := cloud.Attr(core.DimClassification)
 		if cls == nil {
 			var err error
 			if cls, err = cloud.AddAttr(core.DimClassification, core.Uint8); err != nil {
-				return nil, "", err
+				return nil, err
 			}
 		}
 		for i, o := range outlier {
@@ -243,11 +335,11 @@ func applyDenoiseMode(cloud *core.Cloud, outlier []bool, mode string, a *denoise
 				cls.SetFloat64(i, float64(a.class))
 			}
 		}
-		return cloud, fmt.Sprintf("outliers classified %d", a.class), nil
+		return cloud, nil
 	case "flag":
 		flag, err := cloud.AddAttr(core.DimOutlier, core.Uint8)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		for i, o := range outlier {
 			v := 0.0
@@ -256,7 +348,7 @@ func applyDenoiseMode(cloud *core.Cloud, outlier []bool, mode string, a *denoise
 			}
 			flag.SetFloat64(i, v)
 		}
-		return cloud, "outliers flagged in " + core.DimOutlier, nil
+		return cloud, nil
 	}
 	keep := make([]int, 0, len(outlier))
 	for i, o := range outlier {
@@ -264,9 +356,5 @@ func applyDenoiseMode(cloud *core.Cloud, outlier []bool, mode string, a *denoise
 			keep = append(keep, i)
 		}
 	}
-	what := "outliers removed"
-	if a.invert {
-		what = "only outliers kept"
-	}
-	return cloud.Select(keep), fmt.Sprintf("%s, %s written", what, count(len(keep), "point")), nil
+	return cloud.Select(keep), nil
 }

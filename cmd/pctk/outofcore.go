@@ -48,7 +48,8 @@ type Streamed struct {
 // StreamRun is what the runner hands Streamed.Run: the binned tiles and
 // the backend.
 type StreamRun struct {
-	In, Out string // IN and OUT as given
+	In, Out string       // IN and OUT as given
+	From    *pcio.Format // IN's format (the first file's, for a collection)
 	Store   *tile.Store
 	N       int64 // points of the cloud
 	Dims    string
@@ -132,8 +133,12 @@ type StreamResult struct {
 	// for the output's schema). They are set in order as Result.Columns.
 	Columns func(first int64, owners []tile.Key) ([]*core.Attribute, error)
 	// Edit, when set, changes each chunk once its columns are set
-	// (classify points), not the number of points.
-	Edit func(first int64, c *core.Cloud) error
+	// (classify points, drop some) and returns the points to write; it is
+	// also called once on no points, for the output's schema.
+	Edit func(first int64, c *core.Cloud) (*core.Cloud, error)
+	// Count, when set, returns how many of the points first..first+n-1
+	// Edit keeps (the output's header announces them); nil: all.
+	Count func(first, n int64) int64
 	// Meta, when set, edits the output's metadata (comments).
 	Meta func(m *core.Metadata)
 	// Lines, JSON and Doc are the summary, as in Result.
@@ -297,7 +302,7 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	// The kernels and the merge.
 	t1 := time.Now()
 	report, finish := stageProgress(f.label())
-	run := &StreamRun{In: a.in, Out: a.out, Store: store, N: n, Dims: a.dims, Backend: b, Progress: report, Record: &rec,
+	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Store: store, N: n, Dims: a.dims, Backend: b, Progress: report, Record: &rec,
 		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}}
 	if len(a.ins) > 1 || a.outs[0] != a.out {
 		// A file of a collection holds counts of other points than its own.
@@ -450,14 +455,22 @@ func writeStreamed(c *cli.Context, in, out string, base int64, of *pcio.Format, 
 			return 0, err
 		}
 	}
+	if res.Edit != nil {
+		if schema, err = res.Edit(base, schema); err != nil {
+			return 0, err
+		}
+	}
 	h.Schema = schema.Attrs
+	if res.Count != nil {
+		h.Count = res.Count(base, h.Count)
+	}
 	h.Meta.Comments = append([]string(nil), h.Meta.Comments...)
 	if res.Meta != nil {
 		res.Meta(&h.Meta)
 	}
 	var owners []tile.Key
 	var n int64
-	err = streamOut(c, in, dec, out, of, &h, variant, func(first int64, ch *core.Cloud) error {
+	err = streamOut(c, in, dec, out, of, &h, variant, func(first int64, ch *core.Cloud) (*core.Cloud, error) {
 		first += base
 		n += int64(ch.Len())
 		owners = owners[:0]
@@ -467,35 +480,36 @@ func writeStreamed(c *cli.Context, in, out string, base int64, of *pcio.Format, 
 		}
 		cols, err := res.Columns(first, owners)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, col := range cols {
 			if err := ch.SetAttr(col); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		if res.Edit != nil {
-			return res.Edit(first, ch)
+		if res.Edit == nil {
+			return ch, nil
 		}
-		return nil
+		return res.Edit(first, ch)
 	})
 	return n, err
 }
 
 // streamOut writes path atomically in format of (variant), with header h,
-// from the chunks of dec reading in, each changed by edit before it is
-// written. Errors name in when reading failed, path when writing did.
-func streamOut(c *cli.Context, in string, dec pcio.Decoder, path string, of *pcio.Format, h *pcio.Header, variant string, edit func(first int64, ch *core.Cloud) error) error {
+// from the chunks of dec reading in, each replaced by what edit returns
+// for it. Errors name in when reading failed, path when writing did.
+func streamOut(c *cli.Context, in string, dec pcio.Decoder, path string, of *pcio.Format, h *pcio.Header, variant string, edit func(first int64, ch *core.Cloud) (*core.Cloud, error)) error {
 	err := pcio.WriteAtomic(path, func(w io.Writer) error {
 		enc, err := of.NewEncoder(w, h, variant)
 		if err != nil {
 			return err
 		}
 		err = eachChunk(in, dec, func(first int64, ch *core.Cloud) error {
-			if err := edit(first, ch); err != nil {
+			out, err := edit(first, ch)
+			if err != nil {
 				return err
 			}
-			return enc.Write(ch)
+			return enc.Write(out)
 		})
 		if err != nil {
 			return err

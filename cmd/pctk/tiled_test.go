@@ -105,7 +105,7 @@ func TestOutOfCoreOutputs(t *testing.T) {
 	var cases []goldenCase
 	for _, tc := range goldenCases {
 		if tc.args[0] == "dbscan" && !slices.Contains(tc.args, "--geojson") && !slices.Contains(tc.args, "--drop-noise") ||
-			tc.name == "nb1" || tc.name == "nb3" {
+			tc.name == "nb1" || tc.name == "nb3" || tc.name == "d3" || tc.name == "d4" {
 			cases = append(cases, tc)
 		}
 	}
@@ -125,19 +125,21 @@ func TestOutOfCoreOutputs(t *testing.T) {
 			t.Errorf("%s with --max-memory: sha256 %s, in memory %s", name, s, goldenSums[name])
 		}
 	}
-	if n < 9 {
+	if n < 11 {
 		t.Errorf("only %d outputs compared", n)
 	}
 	dens := []goldenCase{
 		{"de1", []string{"density", "$R", "de1.las", "--radius", "2", "--json"}},
 		{"de2", []string{"density", "$L", "de2.pcd", "--radius", "0.05", "--summary", "de2.json"}},
+		{"dr1", []string{"denoise", "radius", "$R", "dr1.las", "--radius", "1.5", "--min-neighbors", "3", "--json"}},
+		{"dr2", []string{"denoise", "radius", "$L", "dr2.ply", "--radius", "0.03", "--min-neighbors", "5", "--mode", "remove", "--invert", "--summary", "dr2.json"}},
 	}
 	want := runGolden(t, dens, nil)
 	got = runGolden(t, dens, func(tc goldenCase) []string {
 		return append(tileFor(tc), "--max-memory", "64MiB", "--tmpdir", t.TempDir())
 	})
-	if len(want) != 4 {
-		t.Errorf("density wrote %d outputs, want 4", len(want))
+	if len(want) != 8 {
+		t.Errorf("density and denoise wrote %d outputs, want 8", len(want))
 	}
 	for name, s := range want {
 		if got[name] != s {
@@ -187,11 +189,16 @@ func TestTileCollection(t *testing.T) {
 		{"dbscan", "--eps", "2", "--min-pts", "5,8"},
 		{"density", "--radius", "1.5"},
 		{"neighbors", "--radius", "2"},
+		{"denoise", "radius", "--radius", "1.5", "--min-neighbors", "4"},
 	} {
 		out := filepath.Join(dir, "out-"+tc[0])
 		mem := filepath.Join(dir, "mem-"+tc[0]+".las")
-		pctkRun(t, 0, append([]string{tc[0], filepath.Join(tiles, "*.las"), out, "--tile-size", "40"}, tc[1:]...)...)
-		pctkRun(t, 0, append([]string{tc[0], concat, mem}, tc[1:]...)...)
+		cmd, flags := tc[:1], tc[1:]
+		if tc[0] == "denoise" {
+			cmd, flags = tc[:2], tc[2:]
+		}
+		pctkRun(t, 0, slices.Concat(cmd, []string{filepath.Join(tiles, "*.las"), out, "--tile-size", "40"}, flags)...)
+		pctkRun(t, 0, slices.Concat(cmd, []string{concat, mem}, flags)...)
 		want := readTestCloud(t, mem)
 		first := 0
 		for k, n := range sizes {
