@@ -222,3 +222,52 @@ func TestTileCollection(t *testing.T) {
 		}
 	}
 }
+
+// TestTileCollectionLion runs dbscan on the 200 LAS files of the
+// lion_takanawa scan in ../shared/data (octree nodes: each file's points
+// lie among the others') as a collection out of core, and holds each output
+// file's columns to the in-memory run on the files' concatenation.
+func TestTileCollectionLion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tile collections: not in -short")
+	}
+	files, _ := filepath.Glob("../../../shared/data/las/lion_takanawa/*.las")
+	if len(files) == 0 {
+		t.Skip("../shared/data/las/lion_takanawa is missing (the shared reference data)")
+	}
+	dir := t.TempDir()
+	var all *core.Cloud
+	var sizes []int
+	for _, f := range files {
+		c, _, err := pcio.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if all == nil {
+			all = c
+		} else if err := all.Append(c); err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, c.Len())
+	}
+	concat := filepath.Join(dir, "concat.las")
+	writeTestCloud(t, concat, all)
+	out, mem := filepath.Join(dir, "out"), filepath.Join(dir, "mem.las")
+	flags := []string{"--eps", "0.03", "--min-pts", "6"}
+	pctkRun(t, 0, slices.Concat([]string{"dbscan", "../../../shared/data/las/lion_takanawa/*.las", out, "--max-memory", "128MiB", "--tile-size", "0.5"}, flags)...)
+	pctkRun(t, 0, slices.Concat([]string{"dbscan", concat, mem}, flags)...)
+	want := readTestCloud(t, mem)
+	ids, counts := intColumn(t, want, core.DimClusterID), intColumn(t, want, core.DimNeighborCount)
+	first := 0
+	for k, f := range files {
+		got := readTestCloud(t, filepath.Join(out, filepath.Base(f)))
+		gi, gc := intColumn(t, got, core.DimClusterID), intColumn(t, got, core.DimNeighborCount)
+		if !slices.Equal(gi, ids[first:first+sizes[k]]) || !slices.Equal(gc, counts[first:first+sizes[k]]) {
+			t.Fatalf("%s: labels or counts differ from the concatenation's", f)
+		}
+		first += sizes[k]
+	}
+	if first != len(ids) {
+		t.Fatalf("%d points written, %d in the concatenation", first, len(ids))
+	}
+}
