@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
@@ -108,15 +109,87 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 			if err != nil {
 				return nil, err
 			}
-			std := "sample"
-			if opts.PopulationStd {
-				std = "population"
-			}
-			stats := fmt.Sprintf("K=%d, std ratio %g, %s convention: mean distance %.6g, %s std %.6g, threshold %.6g",
-				opts.K, opts.StdRatio, opts.Convention, r.Mean, std, r.Std, r.Threshold)
-			return a.result(p, r.Outlier, stats, map[string]any{"mean": r.Mean, "std": r.Std, "threshold": r.Threshold})
-		}}, nil
+			stats, fields := statisticalStats(opts, r.Mean, r.Std, r.Threshold)
+			return a.result(p, r.Outlier, stats, fields)
+		}, Stream: &Streamed{KNN: opts.K, PointBytes: 1, Run: func(s *StreamRun) (*StreamResult, error) {
+			return a.streamStatistical(s, opts)
+		}}}, nil
 	},
+}
+
+// statisticalStats describes statistical removal's outcome for the summary.
+func statisticalStats(opts denoise.StatisticalOptions, mean, sd, threshold float64) (string, map[string]any) {
+	std := "sample"
+	if opts.PopulationStd {
+		std = "population"
+	}
+	return fmt.Sprintf("K=%d, std ratio %g, %s convention: mean distance %.6g, %s std %.6g, threshold %.6g",
+			opts.K, opts.StdRatio, opts.Convention, mean, std, sd, threshold),
+		map[string]any{"mean": mean, "std": sd, "threshold": threshold}
+}
+
+// streamStatistical is pctk denoise statistical out of core: each point's
+// k nearest, tile by tile in rounds (StreamRun.StreamMoments, the sum of
+// their distances and their number), then denoise.Reduction over the
+// points in input order (the owners file gives each point's tile), so the
+// threshold is the in-memory one to the bit, and the mode applied chunk by
+// chunk.
+func (a *denoiseArgs) streamStatistical(s *StreamRun, opts denoise.StatisticalOptions) (*StreamResult, error) {
+	mode, err := a.modeFor(s.From)
+	if err != nil {
+		return nil, err
+	}
+	k := opts.K
+	if opts.Convention == denoise.Open3D {
+		k--
+	}
+	k = int(min(int64(k), s.N-1))
+	if k > 0 {
+		err := s.StreamMoments("knn", 0, k, 12, func(m findneighbor.Moment, dst []byte) {
+			binary.LittleEndian.PutUint64(dst, math.Float64bits(m.Dist))
+			binary.LittleEndian.PutUint32(dst[8:], m.N)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	// each calls fn with every point's distance sum and count, in order.
+	each := func(fn func(id int64, sum float64, found int)) error {
+		if k <= 0 {
+			for id := range s.N {
+				fn(id, 0, 0)
+			}
+			return nil
+		}
+		rd := s.OwnedReader("knn", 12)
+		return s.EachOwner(func(id int64, key tile.Key) error {
+			v, err := rd.Next(key, id)
+			if err != nil {
+				return err
+			}
+			fn(id, math.Float64frombits(binary.LittleEndian.Uint64(v)), int(binary.LittleEndian.Uint32(v[8:])))
+			return nil
+		})
+	}
+	red := opts.NewReduction()
+	for pass := range red.Passes() {
+		if err := each(func(_ int64, sum float64, found int) { red.Add(pass, sum, found) }); err != nil {
+			return nil, err
+		}
+		red.EndPass(pass)
+	}
+	outlier := make([]bool, s.N)
+	nOut := 0
+	if err := each(func(id int64, sum float64, found int) {
+		if red.Outlier(red.MeanDist(sum, found), found) {
+			outlier[id] = true
+			nOut++
+		}
+	}); err != nil {
+		return nil, err
+	}
+	stats, fields := statisticalStats(opts, red.Mean, red.Std, red.Threshold)
+	return a.streamOutliers(s, outlier, nOut, mode, stats, fields), nil
 }
 
 var denoiseRadius = &Filter{
@@ -188,6 +261,12 @@ func (a *denoiseArgs) streamRadius(s *StreamRun, opts denoise.RadiusOptions) (*S
 	if err != nil {
 		return nil, err
 	}
+	return a.streamOutliers(s, outlier, nOut, mode, radiusStats(opts), nil), nil
+}
+
+// streamOutliers is the out-of-core result of a denoise filter that found
+// the outliers outlier (nOut of them): the mode applied chunk by chunk.
+func (a *denoiseArgs) streamOutliers(s *StreamRun, outlier []bool, nOut int, mode, stats string, fields map[string]any) *StreamResult {
 	n := int(s.N)
 	written := n
 	if mode == "remove" {
@@ -196,7 +275,7 @@ func (a *denoiseArgs) streamRadius(s *StreamRun, opts denoise.RadiusOptions) (*S
 			written = nOut
 		}
 	}
-	line, doc := a.summary(n, n, nOut, written, mode, a.did(mode, written), radiusStats(opts), nil)
+	line, doc := a.summary(n, n, nOut, written, mode, a.did(mode, written), stats, fields)
 	res := &StreamResult{
 		Columns: func(int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil },
 		Edit: func(first int64, c *core.Cloud) (*core.Cloud, error) {
@@ -215,7 +294,7 @@ func (a *denoiseArgs) streamRadius(s *StreamRun, opts denoise.RadiusOptions) (*S
 			return kept
 		}
 	}
-	return res, nil
+	return res
 }
 
 // denoiseArgs are the checked flags both filters share.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pctk/pctk/algos/dbscan"
@@ -37,8 +39,10 @@ var (
 
 // Streamed is a filter's out-of-core run.
 type Streamed struct {
-	// Halo is the halo width its tile kernels need.
+	// Halo is the halo width its tile kernels need; with KNN > 0 and Halo
+	// 0, the first halo of k-nearest rounds for KNN (tile.KNNHalo).
 	Halo float64
+	KNN  int
 	// PointBytes is the memory its merge keeps per point of the cloud.
 	PointBytes int64
 	// Run runs the kernels over the tiles of s and the merge.
@@ -61,6 +65,153 @@ type StreamRun struct {
 	// pass; nil for a tile collection, whose files' counts include other
 	// files' points and so carry no record.
 	Record *dbscan.RecordHash
+	// Lo and Hi bound the cloud in the local frame (XY).
+	Lo, Hi [2]float64
+
+	// rebin bins the cloud again on the tiles of g (k-nearest rounds).
+	rebin func(g tile.Grid) (*tile.Store, error)
+	// patches hold, per name, the values of points that a later round
+	// computed (OwnedReader prefers them to their tile's slot).
+	patches map[string]map[int64][]byte
+}
+
+// EachOwner calls fn with every point's global index and owner tile, in
+// input order, from the owners file of the binning pass.
+func (s *StreamRun) EachOwner(fn func(id int64, k tile.Key) error) error {
+	f, err := os.Open(filepath.Join(s.Store.Dir(), "owners.bin"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	var b [8]byte
+	for id := int64(0); id < s.N; id++ {
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return fmt.Errorf("owners: %w", err)
+		}
+		k := tile.Key{I: int32(binary.LittleEndian.Uint32(b[0:])), J: int32(binary.LittleEndian.Uint32(b[4:]))}
+		if err := fn(id, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// StreamMoments computes, tile by tile, the moments of every point's
+// neighbourhood as tile.MomentsTiled does in memory (r > 0: the k nearest
+// within r, or all within r for k = 0, on the store's tiles, whose halo
+// must be r; r = 0: the k nearest with no limit, in rounds: the store's
+// halo first, then, for the points that found fewer than k, the input
+// binned again with the halo doubled, until it spans the cloud), and
+// stores enc's size bytes a point under name for OwnedReader.
+func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(m findneighbor.Moment, dst []byte)) error {
+	var mu sync.Mutex
+	var short []int64
+	radius := r
+	h := s.Store.Grid().Halo
+	_, span := tile.KNNHalo(s.N, s.Lo, s.Hi, k)
+	if r == 0 {
+		radius = h
+		if h >= span {
+			radius = math.Inf(1)
+		}
+	}
+	keys := s.Store.Keys()
+	for ti, key := range keys {
+		s.Progress("", float64(ti)/float64(len(keys)))
+		t, err := s.Store.Load(key)
+		if err != nil {
+			return err
+		}
+		slot := make([]int32, t.Len())
+		for j, i := range t.OwnedIndex() {
+			slot[i] = int32(j)
+		}
+		buf := make([]byte, size*int(s.Store.Owned(key)))
+		err = tile.Moments(t, nil, s.Backend, radius, k, s.Build, func(pts []int32, m []findneighbor.Moment) {
+			var sh []int64
+			for j, i := range pts {
+				if r == 0 && int(m[j].N) < k && !math.IsInf(radius, 1) {
+					sh = append(sh, t.ID[i])
+					continue
+				}
+				enc(m[j], buf[int(slot[i])*size:][:size])
+			}
+			mu.Lock()
+			short = append(short, sh...)
+			mu.Unlock()
+		})
+		if err != nil {
+			return err
+		}
+		if err := s.WriteOwned(name, key, buf); err != nil {
+			return err
+		}
+	}
+	patch := map[int64][]byte{}
+	for len(short) > 0 {
+		h = min(2*h, span)
+		last := h >= span
+		g, err := tile.RoundGrid(s.Store.Grid().Size, h, span)
+		if err != nil {
+			return err
+		}
+		radius = h
+		if last {
+			g, radius = tile.LastGrid(span), math.Inf(1)
+		}
+		debugf("k-nearest round: %d points short of %d, halo %g", len(short), k, h)
+		st, err := s.rebin(g)
+		if err != nil {
+			return err
+		}
+		want := make(map[int64]bool, len(short))
+		for _, id := range short {
+			want[id] = true
+		}
+		short = short[:0]
+		for _, key := range st.Keys() {
+			t, err := st.Load(key)
+			if err != nil {
+				st.Close()
+				return err
+			}
+			var pts []int32
+			for i, id := range t.ID {
+				if t.Owned[i] && want[id] {
+					pts = append(pts, int32(i))
+				}
+			}
+			if len(pts) == 0 {
+				continue
+			}
+			err = tile.Moments(t, pts, s.Backend, radius, k, s.Build, func(pts []int32, m []findneighbor.Moment) {
+				mu.Lock()
+				defer mu.Unlock()
+				for j, i := range pts {
+					if int(m[j].N) < k && !last {
+						short = append(short, t.ID[i])
+						continue
+					}
+					b := make([]byte, size)
+					enc(m[j], b)
+					patch[t.ID[i]] = b
+				}
+			})
+			if err != nil {
+				st.Close()
+				return err
+			}
+		}
+		if err := st.Close(); err != nil {
+			return err
+		}
+	}
+	if s.patches == nil {
+		s.patches = map[string]map[int64][]byte{}
+	}
+	s.patches[name] = patch
+	return nil
 }
 
 // WriteOwned stores the values of tile k's owned points (in tile order)
@@ -73,11 +224,12 @@ func (s *StreamRun) ownedPath(name string, k tile.Key) string {
 	return filepath.Join(s.Store.Dir(), name+"-"+k.String()+".bin")
 }
 
-// OwnedReader reads what WriteOwned stored under name, size bytes per
-// point, in input order: the next value of a point is the next one of its
-// owner tile's, since a tile lists its points in increasing index order.
+// OwnedReader reads what WriteOwned (or StreamMoments) stored under name,
+// size bytes per point, in input order: the next value of a point is the
+// next one of its owner tile's, since a tile lists its points in
+// increasing index order.
 func (s *StreamRun) OwnedReader(name string, size int) *OwnedReader {
-	return &OwnedReader{s: s, name: name, size: size, tiles: map[tile.Key]*ownedBuf{}}
+	return &OwnedReader{s: s, name: name, size: size, tiles: map[tile.Key]*ownedBuf{}, patch: s.patches[name]}
 }
 
 // OwnedReader reads per-tile values back in input order.
@@ -86,6 +238,7 @@ type OwnedReader struct {
 	name  string
 	size  int
 	tiles map[tile.Key]*ownedBuf
+	patch map[int64][]byte
 }
 
 // ownedBuf is a window of a tile's file: opened, read and closed at each
@@ -98,8 +251,9 @@ type ownedBuf struct {
 // ownedWindow is the bytes an OwnedReader reads from a tile at a time.
 const ownedWindow = 16 << 10
 
-// Next returns the next value of a point owned by tile k.
-func (r *OwnedReader) Next(k tile.Key) ([]byte, error) {
+// Next returns the value of point id, owned by tile k, the next one in
+// input order.
+func (r *OwnedReader) Next(k tile.Key, id int64) ([]byte, error) {
 	t := r.tiles[k]
 	if t == nil {
 		t = &ownedBuf{}
@@ -123,6 +277,9 @@ func (r *OwnedReader) Next(k tile.Key) ([]byte, error) {
 	}
 	v := t.buf[:r.size]
 	t.buf = t.buf[r.size:]
+	if p, ok := r.patch[id]; ok {
+		return p, nil
+	}
 	return v, nil
 }
 
@@ -259,13 +416,19 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	if a.flat {
 		origin[2] = 0
 	}
+	loXY := [2]float64{lo[0] - origin[0], lo[1] - origin[1]}
+	hiXY := [2]float64{hi[0] - origin[0], hi[1] - origin[1]}
+	halo := job.Stream.Halo
+	if halo == 0 && job.Stream.KNN > 0 {
+		halo, _ = tile.KNNHalo(n, loXY, hiXY, job.Stream.KNN)
+	}
 	size := a.tileSize
 	if size == 0 {
-		if size, err = tileSizeFor(budget, n, job.Stream, lo, hi); err != nil {
+		if size, err = tileSizeFor(budget, n, job.Stream.PointBytes, halo, lo, hi); err != nil {
 			return usagef("%v", err)
 		}
 	}
-	g, err := tile.NewGrid(size, job.Stream.Halo)
+	g, err := tile.NewGrid(size, halo)
 	if err != nil {
 		return usagef("--tile-size: %v", err)
 	}
@@ -275,7 +438,7 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	}
 	defer store.Close()
 
-	// Pass 2: bin.
+	// Pass 2: bin, and note each point's owner tile.
 	local := func(ch *core.Cloud, i int) (x, y, z float32) {
 		x, y = float32(ch.X[i]-origin[0]), float32(ch.Y[i]-origin[1])
 		if !a.flat {
@@ -283,18 +446,31 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 		}
 		return x, y, z
 	}
-	if _, err := streamIns(a.ins, func(first int64, ch *core.Cloud) error {
-		for i := range ch.Len() {
-			x, y, z := local(ch, i)
-			if err := store.Add(first+int64(i), x, y, z); err != nil {
-				return err
+	bin := func(st *tile.Store, owners io.Writer) error {
+		var b [8]byte
+		_, err := streamIns(a.ins, func(first int64, ch *core.Cloud) error {
+			for i := range ch.Len() {
+				x, y, z := local(ch, i)
+				if err := st.Add(first+int64(i), x, y, z); err != nil {
+					return err
+				}
+				if owners != nil {
+					k := st.Grid().Owner(x, y)
+					binary.LittleEndian.PutUint32(b[0:], uint32(k.I))
+					binary.LittleEndian.PutUint32(b[4:], uint32(k.J))
+					if _, err := owners.Write(b[:]); err != nil {
+						return err
+					}
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return nil
-	}); err != nil {
-		return err
+		return st.Flush()
 	}
-	if err := store.Flush(); err != nil {
+	if err := writeOwners(store, func(w io.Writer) error { return bin(store, w) }); err != nil {
 		return err
 	}
 	debugf("--max-memory %d: %d points in %d tiles of %g (halo %g) under %s", budget, n, len(store.Keys()), size, g.Halo, store.Dir())
@@ -303,7 +479,18 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	t1 := time.Now()
 	report, finish := stageProgress(f.label())
 	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Store: store, N: n, Dims: a.dims, Backend: b, Progress: report, Record: &rec,
-		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}}
+		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}, Lo: loXY, Hi: hiXY,
+		rebin: func(g tile.Grid) (*tile.Store, error) {
+			st, err := tile.NewStore(c.String(tmpdirFlag.Name), g)
+			if err != nil {
+				return nil, err
+			}
+			if err := bin(st, nil); err != nil {
+				st.Close()
+				return nil, err
+			}
+			return st, nil
+		}}
 	if len(a.ins) > 1 || a.outs[0] != a.out {
 		// A file of a collection holds counts of other points than its own.
 		run.Record = nil
@@ -334,15 +521,34 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 		summaryDoc{Command: f.label(), Input: a.in, Output: a.out, Points: int(n), Used: int(n), Backend: b.Name()})
 }
 
+// writeOwners runs bin with a buffered writer of the store's owners file
+// (EachOwner).
+func writeOwners(st *tile.Store, bin func(w io.Writer) error) error {
+	f, err := os.Create(filepath.Join(st.Dir(), "owners.bin"))
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	if err := bin(w); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // tileSizeFor returns the side of tiles that hold what the budget leaves
-// after the merge's memory, for points spread evenly over the XY box
-// lo..hi with a halo.
-func tileSizeFor(budget, n int64, s *Streamed, lo, hi [3]float64) (float64, error) {
-	left := budget - streamReserve - s.PointBytes*n
+// after the merge's memory (pointBytes a point), for points spread evenly
+// over the XY box lo..hi with a halo.
+func tileSizeFor(budget, n, pointBytes int64, halo float64, lo, hi [3]float64) (float64, error) {
+	left := budget - streamReserve - pointBytes*n
 	pts := left / tilePointBytes
 	if pts < 4096 {
-		need := streamReserve + s.PointBytes*n + 4096*tilePointBytes
-		return 0, fmt.Errorf("--max-memory %d is too small for %d points: the merge alone keeps %d bytes a point; give at least %dMiB", budget, n, s.PointBytes, need>>20+1)
+		need := streamReserve + pointBytes*n + 4096*tilePointBytes
+		return 0, fmt.Errorf("--max-memory %d is too small for %d points: the merge alone keeps %d bytes a point; give at least %dMiB", budget, n, pointBytes, need>>20+1)
 	}
 	area := (hi[0] - lo[0]) * (hi[1] - lo[1])
 	if !(area > 0) || n <= pts {
@@ -350,9 +556,9 @@ func tileSizeFor(budget, n int64, s *Streamed, lo, hi [3]float64) (float64, erro
 		return math.Max(hi[0]-lo[0], hi[1]-lo[1])*2 + 1, nil
 	}
 	// (S + 2h)² · n/area = pts
-	side := math.Sqrt(float64(pts)*area/float64(n)) - 2*s.Halo
-	if side < s.Halo {
-		return 0, fmt.Errorf("--max-memory %d leaves tiles of %d points, narrower than their halo %g at this density; give more memory", budget, pts, s.Halo)
+	side := math.Sqrt(float64(pts)*area/float64(n)) - 2*halo
+	if side < halo {
+		return 0, fmt.Errorf("--max-memory %d leaves tiles of %d points, narrower than their halo %g at this density; give more memory", budget, pts, halo)
 	}
 	return side, nil
 }
@@ -572,10 +778,10 @@ func (s *StreamRun) StreamCounts(r float64, stage string, each func(t *tile.Poin
 // T made from each point's count (StreamCounts) by value.
 func countColumn[T uint32 | float64](s *StreamRun, name string, value func(c uint32) T) func(first int64, owners []tile.Key) ([]*core.Attribute, error) {
 	counts := s.OwnedReader("counts", 4)
-	return func(_ int64, owners []tile.Key) ([]*core.Attribute, error) {
+	return func(first int64, owners []tile.Key) ([]*core.Attribute, error) {
 		v := make([]T, len(owners))
 		for i, k := range owners {
-			b, err := counts.Next(k)
+			b, err := counts.Next(k, first+int64(i))
 			if err != nil {
 				return nil, err
 			}
