@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -57,32 +58,75 @@ With --radius the counts carry the same record as "pctk dbscan" writes, so
 			return nil, usagef("neighbors needs --radius, --knn or both")
 		}
 		job := &Job{Compute: func(p *Points) (*Result, error) { return computeNeighbors(p, radius, k) }}
-		if k == 0 {
-			// Out of core: counts only (kNN rounds are not streamed yet).
-			job.Stream = &Streamed{Halo: radius, Run: func(s *StreamRun) (*StreamResult, error) { return streamNeighbors(s, radius) }}
-		}
+		// Out of core: KnnMeanDistance's summary sorts the values, 12
+		// bytes a point.
+		job.Stream = &Streamed{Halo: radius, KNN: k, PointBytes: 12, Run: func(s *StreamRun) (*StreamResult, error) { return streamNeighbors(s, radius, k) }}
 		return job, nil
 	},
 }
 
-// streamNeighbors is pctk neighbors --radius out of core: the counts of
-// computeNeighbors, tile by tile, with the same summary and record.
-func streamNeighbors(s *StreamRun, radius float64) (*StreamResult, error) {
-	hist, err := s.StreamCounts(radius, "", nil)
-	if err != nil {
-		return nil, err
+// streamNeighbors is pctk neighbors out of core: the columns of
+// computeNeighbors, tile by tile (counts within radius; the mean distance
+// to the k nearest, within radius or in rounds), with the same summary
+// and record.
+func streamNeighbors(s *StreamRun, radius float64, k int) (*StreamResult, error) {
+	res := &StreamResult{Columns: func(int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil }}
+	fields := map[string]any{"radius": radius, "knn": k, "dims": s.Dims}
+	if radius > 0 {
+		hist, err := s.StreamCounts(radius, "", nil)
+		if err != nil {
+			return nil, err
+		}
+		st := countStats(hist, func(c uint32) float64 { return float64(c) })
+		rec := ""
+		if s.Record != nil {
+			rec = s.Record.Record(radius, s.Dims, false)
+		}
+		res.Columns = countColumn(s, core.DimNeighborCount, func(c uint32) uint32 { return c })
+		res.Meta = func(m *core.Metadata) { m.Comments = withCountsRecord(m.Comments, rec) }
+		fields["neighbor_count"] = st
+		res.Lines = append(res.Lines, fmt.Sprintf("NeighborCount within %g (%s): %s", radius, s.Dims, st))
 	}
-	st := countStats(hist, func(c uint32) float64 { return float64(c) })
-	rec := ""
-	if s.Record != nil {
-		rec = s.Record.Record(radius, s.Dims, false)
+	if k > 0 {
+		warnClamped("knn", k, max(int(s.N)-1, 0), "other point")
+		// KnnMeanDistance as density.KnnMeanDistance computes it.
+		err := s.StreamMoments("knn", radius, k, 4, func(m findneighbor.Moment, dst []byte) {
+			v := float32(math.NaN())
+			if m.N > 0 {
+				v = float32(m.Dist / float64(m.N))
+			}
+			binary.LittleEndian.PutUint32(dst, math.Float32bits(v))
+		})
+		if err != nil {
+			return nil, err
+		}
+		all := make([]float32, 0, s.N)
+		rd := s.OwnedReader("knn", 4)
+		if err := s.EachOwner(func(id int64, key tile.Key) error {
+			v, err := rd.Next(key, id)
+			all = append(all, math.Float32frombits(binary.LittleEndian.Uint32(v)))
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		counts := res.Columns
+		res.Columns = func(first int64, owners []tile.Key) ([]*core.Attribute, error) {
+			cols, err := counts(first, owners)
+			if err != nil {
+				return nil, err
+			}
+			return append(cols, core.NewColumn(core.DimKnnMeanDistance, all[first:first+int64(len(owners))])), nil
+		}
+		within := ""
+		if radius > 0 {
+			within = fmt.Sprintf(" within %g", radius)
+		}
+		st := newDensityStats(all)
+		fields["knn_mean_distance"] = st
+		res.Lines = append(res.Lines, fmt.Sprintf("KnnMeanDistance, %d nearest%s (%s): %s", k, within, s.Dims, st))
 	}
-	return &StreamResult{
-		Columns: countColumn(s, core.DimNeighborCount, func(c uint32) uint32 { return c }),
-		Meta:    func(m *core.Metadata) { m.Comments = withCountsRecord(m.Comments, rec) },
-		JSON:    map[string]any{"radius": radius, "knn": 0, "dims": s.Dims, "neighbor_count": st},
-		Lines:   []string{fmt.Sprintf("NeighborCount within %g (%s): %s", radius, s.Dims, st)},
-	}, nil
+	res.JSON = fields
+	return res, nil
 }
 
 // withCountsRecord returns comments with dbscan's counts record rec in
