@@ -275,10 +275,7 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	if n == 0 {
 		return res, nil
 	}
-	minN := 2 // a covariance divided by n-1 needs two points
-	if opts.Radius > 0 {
-		minN = max(minN, opts.minK())
-	}
+	minN := opts.minN()
 	var skipped atomic.Int64
 	set := func(pts []int32, m []findneighbor.Moment) {
 		var vals [numFeatures]float64
@@ -363,4 +360,37 @@ func point(m findneighbor.Moment, minN int, mode Mode, vals *[numFeatures]float6
 	vals[SurfaceVariation] = l[2] / sum
 	vals[DemantkeVerticality] = 1 - math.Abs(v3[2])
 	return true
+}
+
+// FromMoments computes the features of points from the moments of their
+// neighbourhoods (m[j] for point j), as Compute does for each point, for
+// callers that find the neighbourhoods themselves (an out-of-core run,
+// docs/scale.md).
+func (o Options) FromMoments(m []findneighbor.Moment) *Result {
+	fs := o.features()
+	res := &Result{Features: fs, Values: make([][]float64, len(fs))}
+	for j := range fs {
+		res.Values[j] = make([]float64, len(m))
+	}
+	minN := o.minN()
+	var vals [numFeatures]float64
+	for i := range m {
+		if !point(m[i], minN, o.Mode, &vals) {
+			res.Skipped++
+			continue
+		}
+		for c, f := range fs {
+			res.Values[c][i] = vals[f]
+		}
+	}
+	return res
+}
+
+// minN is the fewest points, the point itself counted, that get features:
+// two for a covariance divided by n-1, MinK with a radius.
+func (o Options) minN() int {
+	if o.Radius > 0 {
+		return max(2, o.minK())
+	}
+	return 2
 }

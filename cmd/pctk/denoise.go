@@ -145,9 +145,11 @@ func (a *denoiseArgs) streamStatistical(s *StreamRun, opts denoise.StatisticalOp
 	}
 	k = int(min(int64(k), s.N-1))
 	if k > 0 {
-		err := s.StreamMoments("knn", 0, k, 12, func(m findneighbor.Moment, dst []byte) {
-			binary.LittleEndian.PutUint64(dst, math.Float64bits(m.Dist))
-			binary.LittleEndian.PutUint32(dst[8:], m.N)
+		err := s.StreamMoments("knn", 0, k, 12, func(m []findneighbor.Moment, _ []float32, dst []byte) {
+			for j := range m {
+				binary.LittleEndian.PutUint64(dst[12*j:], math.Float64bits(m[j].Dist))
+				binary.LittleEndian.PutUint32(dst[12*j+8:], m[j].N)
+			}
 		})
 		if err != nil {
 			return nil, err

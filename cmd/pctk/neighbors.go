@@ -90,12 +90,14 @@ func streamNeighbors(s *StreamRun, radius float64, k int) (*StreamResult, error)
 	if k > 0 {
 		warnClamped("knn", k, max(int(s.N)-1, 0), "other point")
 		// KnnMeanDistance as density.KnnMeanDistance computes it.
-		err := s.StreamMoments("knn", radius, k, 4, func(m findneighbor.Moment, dst []byte) {
-			v := float32(math.NaN())
-			if m.N > 0 {
-				v = float32(m.Dist / float64(m.N))
+		err := s.StreamMoments("knn", radius, k, 4, func(m []findneighbor.Moment, _ []float32, dst []byte) {
+			for j := range m {
+				v := float32(math.NaN())
+				if m[j].N > 0 {
+					v = float32(m[j].Dist / float64(m[j].N))
+				}
+				binary.LittleEndian.PutUint32(dst[4*j:], math.Float32bits(v))
 			}
-			binary.LittleEndian.PutUint32(dst, math.Float32bits(v))
 		})
 		if err != nil {
 			return nil, err

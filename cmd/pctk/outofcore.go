@@ -54,6 +54,9 @@ type Streamed struct {
 type StreamRun struct {
 	In, Out string       // IN and OUT as given
 	From    *pcio.Format // IN's format (the first file's, for a collection)
+	Header  *pcio.Header // IN's header (the first file's)
+	// Origin is the local frame's origin (the in-memory run's).
+	Origin  [3]float64
 	Store   *tile.Store
 	N       int64 // points of the cloud
 	Dims    string
@@ -103,8 +106,10 @@ func (s *StreamRun) EachOwner(fn func(id int64, k tile.Key) error) error {
 // must be r; r = 0: the k nearest with no limit, in rounds: the store's
 // halo first, then, for the points that found fewer than k, the input
 // binned again with the halo doubled, until it spans the cloud), and
-// stores enc's size bytes a point under name for OwnedReader.
-func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(m findneighbor.Moment, dst []byte)) error {
+// stores size bytes a point under name for OwnedReader: enc encodes the
+// points at xyz with moments m into dst, size bytes each, in order (it is
+// called from several goroutines at once, each with points of its own).
+func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(m []findneighbor.Moment, xyz []float32, dst []byte)) error {
 	var mu sync.Mutex
 	var short []int64
 	radius := r
@@ -130,12 +135,18 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 		buf := make([]byte, size*int(s.Store.Owned(key)))
 		err = tile.Moments(t, nil, s.Backend, radius, k, s.Build, func(pts []int32, m []findneighbor.Moment) {
 			var sh []int64
+			var done []int32
+			var dm []findneighbor.Moment
 			for j, i := range pts {
 				if r == 0 && int(m[j].N) < k && !math.IsInf(radius, 1) {
 					sh = append(sh, t.ID[i])
 					continue
 				}
-				enc(m[j], buf[int(slot[i])*size:][:size])
+				done, dm = append(done, i), append(dm, m[j])
+			}
+			out := encode(t, done, dm, size, enc)
+			for j, i := range done {
+				copy(buf[int(slot[i])*size:][:size], out[j*size:])
 			}
 			mu.Lock()
 			short = append(short, sh...)
@@ -186,17 +197,23 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 				continue
 			}
 			err = tile.Moments(t, pts, s.Backend, radius, k, s.Build, func(pts []int32, m []findneighbor.Moment) {
+				var done []int32
+				var dm []findneighbor.Moment
 				mu.Lock()
-				defer mu.Unlock()
 				for j, i := range pts {
 					if int(m[j].N) < k && !last {
 						short = append(short, t.ID[i])
 						continue
 					}
-					b := make([]byte, size)
-					enc(m[j], b)
-					patch[t.ID[i]] = b
+					done, dm = append(done, i), append(dm, m[j])
 				}
+				mu.Unlock()
+				out := encode(t, done, dm, size, enc)
+				mu.Lock()
+				for j, i := range done {
+					patch[t.ID[i]] = out[j*size : (j+1)*size]
+				}
+				mu.Unlock()
 			})
 			if err != nil {
 				st.Close()
@@ -222,6 +239,17 @@ func (s *StreamRun) WriteOwned(name string, k tile.Key, data []byte) error {
 
 func (s *StreamRun) ownedPath(name string, k tile.Key) string {
 	return filepath.Join(s.Store.Dir(), name+"-"+k.String()+".bin")
+}
+
+// encode runs enc on the tile points pts with moments m.
+func encode(t *tile.Points, pts []int32, m []findneighbor.Moment, size int, enc func([]findneighbor.Moment, []float32, []byte)) []byte {
+	xyz := make([]float32, 0, 3*len(pts))
+	for _, i := range pts {
+		xyz = append(xyz, t.XYZ[3*i:3*i+3]...)
+	}
+	out := make([]byte, size*len(pts))
+	enc(m, xyz, out)
+	return out
 }
 
 // OwnedReader reads what WriteOwned (or StreamMoments) stored under name,
@@ -362,8 +390,8 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 		return usagef("--max-memory: pctk %s runs in memory only with these flags (--tile-size tiles it in memory)", f.label())
 	case slices.Contains(a.ins, pcio.Stdio):
 		return usagef("--max-memory reads IN three times: give a file, not -")
-	case len(a.ignore) > 0 || job.Select != nil || job.Project != nil:
-		return usagef("--max-memory: not with --ignore-class, --keep-nan or --geographic yet; run in memory (--tile-size tiles it)")
+	case len(a.ignore) > 0 || job.Project != nil:
+		return usagef("--max-memory: not with --ignore-class or --geographic yet; run in memory (--tile-size tiles it)")
 	case c.Bool(salvageFlag.Name):
 		return usagef("--max-memory: not with --salvage; repair IN with pctk convert --salvage first")
 	}
@@ -379,7 +407,7 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	var n int64
 	var lo, hi [3]float64
 	var rec dbscan.RecordHash
-	froms, err := streamIns(a.ins, func(first int64, ch *core.Cloud) error {
+	froms, heads, err := streamIns(a.ins, func(first int64, ch *core.Cloud) error {
 		for i := range ch.Len() {
 			x, y, z := ch.X[i], ch.Y[i], ch.Z[i]
 			if !finite(x) || !finite(y) || !finite(z) {
@@ -448,7 +476,7 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	}
 	bin := func(st *tile.Store, owners io.Writer) error {
 		var b [8]byte
-		_, err := streamIns(a.ins, func(first int64, ch *core.Cloud) error {
+		_, _, err := streamIns(a.ins, func(first int64, ch *core.Cloud) error {
 			for i := range ch.Len() {
 				x, y, z := local(ch, i)
 				if err := st.Add(first+int64(i), x, y, z); err != nil {
@@ -478,7 +506,7 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	// The kernels and the merge.
 	t1 := time.Now()
 	report, finish := stageProgress(f.label())
-	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Store: store, N: n, Dims: a.dims, Backend: b, Progress: report, Record: &rec,
+	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: n, Dims: a.dims, Backend: b, Progress: report, Record: &rec,
 		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}, Lo: loXY, Hi: hiXY,
 		rebin: func(g tile.Grid) (*tile.Store, error) {
 			st, err := tile.NewStore(c.String(tmpdirFlag.Name), g)
@@ -565,37 +593,38 @@ func tileSizeFor(budget, n, pointBytes int64, halo float64, lo, hi [3]float64) (
 
 // streamIns runs streamIn on each path in turn, the indices of a file's
 // points following those of the files before it, and returns their formats.
-func streamIns(paths []string, fn func(first int64, c *core.Cloud) error) ([]*pcio.Format, error) {
+func streamIns(paths []string, fn func(first int64, c *core.Cloud) error) ([]*pcio.Format, []*pcio.Header, error) {
 	var base int64
 	var froms []*pcio.Format
+	var heads []*pcio.Header
 	for _, p := range paths {
 		var n int64
-		f, err := streamIn(p, func(first int64, c *core.Cloud) error {
+		f, h, err := streamIn(p, func(first int64, c *core.Cloud) error {
 			n = first + int64(c.Len())
 			return fn(base+first, c)
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		froms, base = append(froms, f), base+n
+		froms, heads, base = append(froms, f), append(heads, h), base+n
 	}
-	return froms, nil
+	return froms, heads, nil
 }
 
 // streamIn decodes path in chunks, calling fn with each and the index of
 // its first point, and returns the format.
-func streamIn(path string, fn func(first int64, c *core.Cloud) error) (*pcio.Format, error) {
+func streamIn(path string, fn func(first int64, c *core.Cloud) error) (*pcio.Format, *pcio.Header, error) {
 	f, r, closer, err := pcio.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer closer.Close()
 	if f.NewDecoder == nil {
-		return nil, usagef("--max-memory reads IN as a stream, which format %s cannot; convert it (pctk convert) or run in memory", f.Name)
+		return nil, nil, usagef("--max-memory reads IN as a stream, which format %s cannot; convert it (pctk convert) or run in memory", f.Name)
 	}
 	dec, err := f.NewDecoder(r)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", pcio.Name(path), err)
+		return nil, nil, fmt.Errorf("%s: %w", pcio.Name(path), err)
 	}
 	err = eachChunk(path, dec, func(first int64, ch *core.Cloud) error {
 		if err := fn(first, ch); err != nil {
@@ -603,7 +632,7 @@ func streamIn(path string, fn func(first int64, c *core.Cloud) error) (*pcio.For
 		}
 		return nil
 	})
-	return f, err
+	return f, dec.Header(), err
 }
 
 // readError is an error of reading IN, named, as opposed to one of what
