@@ -54,9 +54,10 @@ func denoiseFlags(flags ...cli.Flag) []cli.Flag {
 }
 
 var denoiseStatistical = &Filter{
-	Name:  "statistical",
-	Label: "denoise statistical",
-	Usage: "outliers by mean distance to the K nearest neighbours (PCL / Open3D SOR)",
+	Name:    "statistical",
+	Label:   "denoise statistical",
+	Preview: "classification",
+	Usage:   "outliers by mean distance to the K nearest neighbours (PCL / Open3D SOR)",
 	Description: `An outlier's mean distance to its K nearest neighbours exceeds mean +
 S·stddev over the cloud (PCL's StatisticalOutlierRemoval; --convention open3d
 for Open3D's remove_statistical_outlier, whose K counts the point itself).
@@ -195,9 +196,10 @@ func (a *denoiseArgs) streamStatistical(s *StreamRun, opts denoise.StatisticalOp
 }
 
 var denoiseRadius = &Filter{
-	Name:  "radius",
-	Label: "denoise radius",
-	Usage: "outliers by the number of neighbours within a radius (PCL / Open3D)",
+	Name:    "radius",
+	Label:   "denoise radius",
+	Preview: "classification",
+	Usage:   "outliers by the number of neighbours within a radius (PCL / Open3D)",
 	Description: `An outlier has fewer than M other points within R (PCL's RadiusOutlierRemoval
 and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`,
 	Examples: []string{"pctk denoise radius scan.las out.las --radius 0.5 --min-neighbors 4"},

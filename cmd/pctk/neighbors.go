@@ -10,6 +10,7 @@ import (
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/algos/density"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
 	"github.com/urfave/cli/v2"
@@ -217,7 +218,7 @@ func newDensityStats[T uint32 | float32 | float64](v []T) densityStats {
 			s = append(s, float64(x))
 		}
 	}
-	slices.Sort(s)
+	par.Sort(s) // all cores: a sequential sort of 4M values takes 0.3 s
 	var runs []valueRun
 	for _, x := range s {
 		if len(runs) > 0 && runs[len(runs)-1].v == x {

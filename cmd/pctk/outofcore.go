@@ -332,16 +332,12 @@ type StreamResult struct {
 	Doc   func(t Timings) any
 }
 
-// streamArgs are the runner's parsed shared flags for runStreamed.
+// streamArgs are IN and OUT of runStreamed.
 type streamArgs struct {
 	in, out string
 	// ins and outs are the files of a tile collection (collection.go);
 	// nil for one IN and OUT.
 	ins, outs []string
-	dims      string
-	flat      bool
-	ignore    []int
-	tileSize  float64
 }
 
 // parseSize parses a memory size: 256MiB, 2GiB, 500MB, 1e9 (bytes).
@@ -374,7 +370,8 @@ const (
 )
 
 // runStreamed runs f out of core (see the comment at the top).
-func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
+func (s *step) runStreamed(a streamArgs) error {
+	c, job, f := s.c, s.job, s.f
 	budget := int64(defaultCollectionMemory)
 	if c.IsSet(maxMemoryFlag.Name) {
 		var err error
@@ -390,12 +387,22 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 		return usagef("--max-memory: pctk %s runs in memory only with these flags (--tile-size tiles it in memory)", f.label())
 	case slices.Contains(a.ins, pcio.Stdio):
 		return usagef("--max-memory reads IN three times: give a file, not -")
-	case len(a.ignore) > 0 || job.Project != nil:
+	case len(s.ignore) > 0 || job.Project != nil:
 		return usagef("--max-memory: not with --ignore-class or --geographic yet; run in memory (--tile-size tiles it)")
 	case c.Bool(salvageFlag.Name):
 		return usagef("--max-memory: not with --salvage; repair IN with pctk convert --salvage first")
 	}
-	b, err := backend(c, job.CPUWork)
+	if q, err := queryOf(c); err != nil || q != nil {
+		if err != nil {
+			return err
+		}
+		return usagef("--max-memory: not with --bounds, --level or --resolution yet; run in memory")
+	}
+	pending, err := backend(c, job.CPUWork)
+	if err != nil {
+		return err
+	}
+	b, _, err := pending.resolve()
 	if err != nil {
 		return err
 	}
@@ -441,7 +448,7 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 		return fmt.Errorf("%s: %d points: out-of-core runs index points with int32 (at most %d)", a.in, n, math.MaxInt32)
 	}
 	origin := core.Bounds{Min: lo, Max: hi}.Center()
-	if a.flat {
+	if s.flat {
 		origin[2] = 0
 	}
 	loXY := [2]float64{lo[0] - origin[0], lo[1] - origin[1]}
@@ -450,7 +457,7 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	if halo == 0 && job.Stream.KNN > 0 {
 		halo, _ = tile.KNNHalo(n, loXY, hiXY, job.Stream.KNN)
 	}
-	size := a.tileSize
+	size := s.tileSize
 	if size == 0 {
 		if size, err = tileSizeFor(budget, n, job.Stream.PointBytes, halo, lo, hi); err != nil {
 			return usagef("%v", err)
@@ -469,7 +476,7 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	// Pass 2: bin, and note each point's owner tile.
 	local := func(ch *core.Cloud, i int) (x, y, z float32) {
 		x, y = float32(ch.X[i]-origin[0]), float32(ch.Y[i]-origin[1])
-		if !a.flat {
+		if !s.flat {
 			z = float32(ch.Z[i] - origin[2])
 		}
 		return x, y, z
@@ -506,7 +513,7 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	// The kernels and the merge.
 	t1 := time.Now()
 	report, finish := stageProgress(f.label())
-	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: n, Dims: a.dims, Backend: b, Progress: report, Record: &rec,
+	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
 		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}, Lo: loXY, Hi: hiXY,
 		rebin: func(g tile.Grid) (*tile.Store, error) {
 			st, err := tile.NewStore(c.String(tmpdirFlag.Name), g)
@@ -545,8 +552,8 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	}
 	t3 := time.Now()
 	t := Timings{Read: t1.Sub(start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds()}
-	return f.report(c, &Result{Lines: res.Lines, JSON: res.JSON, Doc: res.Doc}, t,
-		summaryDoc{Command: f.label(), Input: a.in, Output: a.out, Points: int(n), Used: int(n), Backend: b.Name()})
+	return s.reportDoc(summaryDoc{Command: f.label(), Input: a.in, Output: a.out, Points: int(n), Used: int(n), Backend: b.Name()},
+		&Result{Lines: res.Lines, JSON: res.JSON, Doc: res.Doc}, t, t3.Sub(start))
 }
 
 // writeOwners runs bin with a buffered writer of the store's owners file
