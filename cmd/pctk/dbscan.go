@@ -130,7 +130,10 @@ func prepareDBSCAN(c *cli.Context) (*Job, error) {
 	if !a.drop && !a.reuse && a.geojsonPath == "" {
 		// Out of core (--max-memory): the other flags need the whole
 		// cloud (hulls, a shorter OUT, the input's counts).
-		job.Stream = &Streamed{Halo: a.opts.Eps, PointBytes: 5 * int64(len(a.opts.MinPts)), Run: a.stream}
+		// A core flag and a label a point per --min-pts value, and the
+		// relabelling's scratch at the end (dbscan.Merge).
+		m := int64(len(a.opts.MinPts))
+		job.Stream = &Streamed{Halo: a.opts.Eps, PointBytes: 5 * m, PeakBytes: 5*m + 4, Run: a.stream}
 	}
 	if a.geo {
 		job.Project = func(cl *core.Cloud, flat bool) (core.Local, error) {

@@ -43,8 +43,10 @@ type Streamed struct {
 	// 0, the first halo of k-nearest rounds for KNN (tile.KNNHalo).
 	Halo float64
 	KNN  int
-	// PointBytes is the memory its merge keeps per point of the cloud.
-	PointBytes int64
+	// PointBytes is the memory its merge keeps per point of the cloud
+	// while tiles run; PeakBytes, when larger, what it needs a point at
+	// its end, once the tiles are done (dbscan's relabelling).
+	PointBytes, PeakBytes int64
 	// Run runs the kernels over the tiles of s and the merge.
 	Run func(s *StreamRun) (*StreamResult, error)
 }
@@ -456,6 +458,9 @@ func (s *step) runStreamed(a streamArgs) error {
 	halo := job.Stream.Halo
 	if halo == 0 && job.Stream.KNN > 0 {
 		halo, _ = tile.KNNHalo(n, loXY, hiXY, job.Stream.KNN)
+	}
+	if peak := job.Stream.PeakBytes * n; peak > budget-streamReserve {
+		return usagef("--max-memory %d is too small for %d points: the merge needs %d bytes a point at its end; give at least %dMiB", budget, n, job.Stream.PeakBytes, (peak+streamReserve)>>20+1)
 	}
 	size := s.tileSize
 	if size == 0 {
