@@ -416,7 +416,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	var n int64
 	var lo, hi [3]float64
 	var rec dbscan.RecordHash
-	froms, heads, err := streamIns(a.ins, func(first int64, ch *core.Cloud) error {
+	froms, heads, err := streamIns(c, a.ins, func(first int64, ch *core.Cloud) error {
 		for i := range ch.Len() {
 			x, y, z := ch.X[i], ch.Y[i], ch.Z[i]
 			if !finite(x) || !finite(y) || !finite(z) {
@@ -441,6 +441,9 @@ func (s *step) runStreamed(a streamArgs) error {
 	for i, out := range a.outs {
 		if ofs[i], variants[i], err = pcio.OutputFormat(out, c.String("format"), froms[i]); err != nil {
 			return usagef("%v", err)
+		}
+		if ofs[i], err = withText(c, ofs[i], false); err != nil {
+			return err
 		}
 		if ofs[i].NewEncoder == nil {
 			return usagef("--max-memory writes OUT as a stream, which format %s cannot; choose another (--format)", ofs[i].Name)
@@ -488,7 +491,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	}
 	bin := func(st *tile.Store, owners io.Writer) error {
 		var b [8]byte
-		_, _, err := streamIns(a.ins, func(first int64, ch *core.Cloud) error {
+		_, _, err := streamIns(c, a.ins, func(first int64, ch *core.Cloud) error {
 			for i := range ch.Len() {
 				x, y, z := local(ch, i)
 				if err := st.Add(first+int64(i), x, y, z); err != nil {
@@ -603,17 +606,40 @@ func tileSizeFor(budget, n, pointBytes int64, halo float64, lo, hi [3]float64) (
 	return side, nil
 }
 
+// openStream opens path for a streaming read, with --columns bound to a
+// text format, and returns its decoder, format and closer.
+func openStream(c *cli.Context, path string) (pcio.Decoder, *pcio.Format, io.Closer, error) {
+	f, r, closer, err := pcio.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if f, err = withText(c, f, true); err != nil {
+		closer.Close()
+		return nil, nil, nil, err
+	}
+	if f.NewDecoder == nil {
+		closer.Close()
+		return nil, nil, nil, usagef("--max-memory reads IN as a stream, which format %s cannot; convert it (pctk convert) or run in memory", f.Name)
+	}
+	dec, err := f.NewDecoder(r)
+	if err != nil {
+		closer.Close()
+		return nil, nil, nil, fmt.Errorf("%s: %w", pcio.Name(path), err)
+	}
+	return dec, f, closer, nil
+}
+
 // streamIns runs streamIn on each path in turn, the indices of a file's
 // points following those of the files before it, and returns their formats.
-func streamIns(paths []string, fn func(first int64, c *core.Cloud) error) ([]*pcio.Format, []*pcio.Header, error) {
+func streamIns(c *cli.Context, paths []string, fn func(first int64, c *core.Cloud) error) ([]*pcio.Format, []*pcio.Header, error) {
 	var base int64
 	var froms []*pcio.Format
 	var heads []*pcio.Header
 	for _, p := range paths {
 		var n int64
-		f, h, err := streamIn(p, func(first int64, c *core.Cloud) error {
-			n = first + int64(c.Len())
-			return fn(base+first, c)
+		f, h, err := streamIn(c, p, func(first int64, ch *core.Cloud) error {
+			n = first + int64(ch.Len())
+			return fn(base+first, ch)
 		})
 		if err != nil {
 			return nil, nil, err
@@ -625,19 +651,12 @@ func streamIns(paths []string, fn func(first int64, c *core.Cloud) error) ([]*pc
 
 // streamIn decodes path in chunks, calling fn with each and the index of
 // its first point, and returns the format.
-func streamIn(path string, fn func(first int64, c *core.Cloud) error) (*pcio.Format, *pcio.Header, error) {
-	f, r, closer, err := pcio.Open(path)
+func streamIn(c *cli.Context, path string, fn func(first int64, c *core.Cloud) error) (*pcio.Format, *pcio.Header, error) {
+	dec, f, closer, err := openStream(c, path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer closer.Close()
-	if f.NewDecoder == nil {
-		return nil, nil, usagef("--max-memory reads IN as a stream, which format %s cannot; convert it (pctk convert) or run in memory", f.Name)
-	}
-	dec, err := f.NewDecoder(r)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", pcio.Name(path), err)
-	}
 	err = eachChunk(path, dec, func(first int64, ch *core.Cloud) error {
 		if err := fn(first, ch); err != nil {
 			return fmt.Errorf("%s: %w", pcio.Name(path), err)
@@ -677,15 +696,11 @@ func eachChunk(in string, dec pcio.Decoder, fn func(first int64, c *core.Cloud) 
 // first point has global index base, each chunk with the result's columns
 // and edits, and returns the number of points.
 func writeStreamed(c *cli.Context, in, out string, base int64, of *pcio.Format, variant string, res *StreamResult, g tile.Grid, local func(*core.Cloud, int) (float32, float32, float32)) (int64, error) {
-	f, r, closer, err := pcio.Open(in)
+	dec, _, closer, err := openStream(c, in)
 	if err != nil {
 		return 0, err
 	}
 	defer closer.Close()
-	dec, err := f.NewDecoder(r)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", pcio.Name(in), err)
-	}
 	// The output's schema: IN's with the new columns set as SetAttr sets
 	// them, from the empty columns.
 	h := *dec.Header()

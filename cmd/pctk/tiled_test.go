@@ -131,6 +131,7 @@ func TestOutOfCoreOutputs(t *testing.T) {
 	dens := []goldenCase{
 		{"de1", []string{"density", "$R", "de1.las", "--radius", "2", "--json"}},
 		{"de2", []string{"density", "$L", "de2.pcd", "--radius", "0.05", "--summary", "de2.json"}},
+		{"de3", []string{"density", "$R", "de3.xyz", "--radius", "2", "--precision", "3"}},
 		{"dr1", []string{"denoise", "radius", "$R", "dr1.las", "--radius", "1.5", "--min-neighbors", "3", "--json"}},
 		{"dr2", []string{"denoise", "radius", "$L", "dr2.ply", "--radius", "0.03", "--min-neighbors", "5", "--mode", "remove", "--invert", "--summary", "dr2.json"}},
 		{"ds1", []string{"denoise", "statistical", "$R", "ds1.las", "--k", "12", "--json"}},
@@ -140,8 +141,8 @@ func TestOutOfCoreOutputs(t *testing.T) {
 	got = runGolden(t, dens, func(tc goldenCase) []string {
 		return append(tileFor(tc), "--max-memory", "64MiB", "--tmpdir", t.TempDir())
 	})
-	if len(want) != 12 {
-		t.Errorf("density and denoise wrote %d outputs, want 12", len(want))
+	if len(want) != 13 {
+		t.Errorf("density and denoise wrote %d outputs, want 13", len(want))
 	}
 	for name, s := range want {
 		if got[name] != s {
