@@ -120,13 +120,7 @@ func streamNeighbors(s *StreamRun, radius float64, k int) (*StreamResult, error)
 			}
 			return append(cols, core.NewColumn(core.DimKnnMeanDistance, all[first:first+int64(len(owners))])), nil
 		}
-		within := ""
-		if radius > 0 {
-			within = fmt.Sprintf(" within %g", radius)
-		}
-		st := newDensityStats(all)
-		fields["knn_mean_distance"] = st
-		res.Lines = append(res.Lines, fmt.Sprintf("KnnMeanDistance, %d nearest%s (%s): %s", k, within, s.Dims, st))
+		res.Lines = append(res.Lines, knnSummary(fields, all, k, radius, s.Dims))
 	}
 	res.JSON = fields
 	return res, nil
@@ -184,16 +178,22 @@ func computeNeighbors(p *Points, radius float64, k int) (*Result, error) {
 			return nil, err
 		}
 		res.Columns = append(res.Columns, core.NewColumn(core.DimKnnMeanDistance, mean))
-		within := ""
-		if radius > 0 {
-			within = fmt.Sprintf(" within %g", radius)
-		}
-		st := newDensityStats(mean)
-		fields["knn_mean_distance"] = st
-		res.Lines = append(res.Lines, fmt.Sprintf("KnnMeanDistance, %d nearest%s (%s): %s", k, within, p.Dims, st))
+		res.Lines = append(res.Lines, knnSummary(fields, mean, k, radius, p.Dims))
 	}
 	res.JSON = fields
 	return res, nil
+}
+
+// knnSummary describes the KnnMeanDistance values mean in fields (its
+// JSON) and returns its summary line.
+func knnSummary(fields map[string]any, mean []float32, k int, radius float64, dims string) string {
+	within := ""
+	if radius > 0 {
+		within = fmt.Sprintf(" within %g", radius)
+	}
+	st := newDensityStats(mean)
+	fields["knn_mean_distance"] = st
+	return fmt.Sprintf("KnnMeanDistance, %d nearest%s (%s): %s", k, within, dims, st)
 }
 
 // densityStats describes a distribution of counts or distances: min,
