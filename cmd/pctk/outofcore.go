@@ -259,16 +259,18 @@ func encode(t *tile.Points, pts []int32, m []findneighbor.Moment, size int, enc 
 // next one of its owner tile's, since a tile lists its points in
 // increasing index order.
 func (s *StreamRun) OwnedReader(name string, size int) *OwnedReader {
-	return &OwnedReader{s: s, name: name, size: size, tiles: map[tile.Key]*ownedBuf{}, patch: s.patches[name]}
+	w := max(size, min(ownedWindow, ownedWindows/max(1, len(s.Store.Keys()))))
+	return &OwnedReader{s: s, name: name, size: size, window: w / size * size, tiles: map[tile.Key]*ownedBuf{}, patch: s.patches[name]}
 }
 
 // OwnedReader reads per-tile values back in input order.
 type OwnedReader struct {
-	s     *StreamRun
-	name  string
-	size  int
-	tiles map[tile.Key]*ownedBuf
-	patch map[int64][]byte
+	s      *StreamRun
+	name   string
+	size   int
+	window int // bytes read from a tile at a time
+	tiles  map[tile.Key]*ownedBuf
+	patch  map[int64][]byte
 }
 
 // ownedBuf is a window of a tile's file: opened, read and closed at each
@@ -278,8 +280,13 @@ type ownedBuf struct {
 	buf []byte
 }
 
-// ownedWindow is the bytes an OwnedReader reads from a tile at a time.
-const ownedWindow = 16 << 10
+// ownedWindow is the bytes an OwnedReader reads from a tile at a time,
+// ownedWindows those of all tiles together at most (many small tiles get
+// smaller windows, at least a value each).
+const (
+	ownedWindow  = 16 << 10
+	ownedWindows = 16 << 20
+)
 
 // Next returns the value of point id, owned by tile k, the next one in
 // input order.
@@ -294,7 +301,7 @@ func (r *OwnedReader) Next(k tile.Key, id int64) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		b := make([]byte, ownedWindow/r.size*r.size)
+		b := make([]byte, r.window)
 		n, err := f.ReadAt(b, t.off)
 		f.Close()
 		if n < r.size {
