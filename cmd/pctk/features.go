@@ -96,11 +96,11 @@ func featuresSummary(opts features.Options, fs []features.Feature, points, skipp
 // nearest in rounds), turned into features as they come
 // (Options.FromMoments), the values stored with the tiles.
 func streamFeatures(s *StreamRun, opts features.Options) (*StreamResult, error) {
+	// A k beyond the cloud: the rounds end with all there is.
 	warnClamped("knn", opts.K, max(int(s.N)-1, 0), "other point")
-	k := int(min(int64(opts.K), s.N-1))
 	fs := opts.FromMoments(nil).Features
 	var skipped atomic.Int64
-	err := s.StreamMoments("features", opts.Radius, k, 8*len(fs), func(m []findneighbor.Moment, _ []float32, dst []byte) {
+	err := s.StreamMoments("features", opts.Radius, opts.K, 8*len(fs), func(m []findneighbor.Moment, _ []float32, dst []byte) {
 		r := opts.FromMoments(m)
 		skipped.Add(int64(r.Skipped))
 		for j := range m {

@@ -191,8 +191,8 @@ func streamNormals(s *StreamRun, o normals.Options, vpGiven bool, r float64, k i
 		o.Viewpoint[i] -= s.Origin[i]
 	}
 	if o.K > 0 {
+		// A k beyond the cloud: the rounds end with all there is.
 		warnClamped("knn", o.K, int(s.N), "point")
-		k = int(min(int64(k), s.N-1))
 	}
 	ncol := 4
 	if o.Eigenvalues {

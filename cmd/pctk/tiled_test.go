@@ -276,3 +276,37 @@ func TestTileCollectionLion(t *testing.T) {
 		t.Fatalf("%d points written, %d in the concatenation", first, len(ids))
 	}
 }
+
+// TestOutOfCoreTinyClouds runs every out-of-core command on clouds of 0, 1
+// and 3 points (k beyond the cloud: the k-nearest rounds end with all
+// there is) and holds the outputs to the in-memory ones.
+func TestOutOfCoreTinyClouds(t *testing.T) {
+	dir := t.TempDir()
+	for n := range []int{0, 1, 3} {
+		c := &core.Cloud{}
+		for i := range []int{0, 1, 3}[n] {
+			c.X, c.Y, c.Z = append(c.X, float64(i)), append(c.Y, 2*float64(i)), append(c.Z, 0.5)
+		}
+		in := filepath.Join(dir, fmt.Sprintf("in%d.ply", n))
+		writeTestCloud(t, in, c)
+		for _, args := range [][]string{
+			{"dbscan", "--eps", "1"}, {"density", "--radius", "1"}, {"neighbors", "--knn", "3"},
+			{"normals", "--knn", "5"}, {"features", "--knn", "3"},
+		} {
+			mem, ooc := filepath.Join(dir, "mem.ply"), filepath.Join(dir, "ooc.ply")
+			pctkRun(t, 0, slices.Concat(args[:1], []string{in, mem}, args[1:])...)
+			pctkRun(t, 0, slices.Concat(args[:1], []string{in, ooc}, args[1:], []string{"--max-memory", "64MiB"})...)
+			if !sameFiles(t, mem, ooc) {
+				t.Errorf("%d points, %q: out of core differs from memory", c.Len(), args)
+			}
+		}
+		for _, args := range [][]string{{"radius", "--radius", "1"}, {"statistical", "--k", "4"}} {
+			mem, ooc := filepath.Join(dir, "mem.ply"), filepath.Join(dir, "ooc.ply")
+			pctkRun(t, 0, slices.Concat([]string{"denoise", args[0], in, mem}, args[1:])...)
+			pctkRun(t, 0, slices.Concat([]string{"denoise", args[0], in, ooc}, args[1:], []string{"--max-memory", "64MiB"})...)
+			if !sameFiles(t, mem, ooc) {
+				t.Errorf("%d points, denoise %q: out of core differs from memory", c.Len(), args)
+			}
+		}
+	}
+}
