@@ -30,8 +30,8 @@ var storeBuffered = 32 << 20 // a variable for the tests
 // index order, and each tile's file then lists its points (owned and halo)
 // in that order, as Bin does in memory. Load reads one tile back.
 type Store struct {
-	g     Grid
-	dir   string
+	g        Grid
+	dir      string
 	buf      map[Key][]byte
 	buffered int // bytes in buf
 	owned    map[Key]int64
