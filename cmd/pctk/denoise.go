@@ -142,7 +142,10 @@ func (a *denoiseArgs) streamStatistical(s *StreamRun, opts denoise.StatisticalOp
 	}
 	k := opts.K
 	if opts.Convention == denoise.Open3D {
+		warnClamped("k", opts.K, int(s.N), "point") // K counts the point itself
 		k--
+	} else {
+		warnClamped("k", opts.K, max(int(s.N)-1, 0), "other point")
 	}
 	k = int(min(int64(k), s.N-1))
 	if k > 0 {
@@ -271,29 +274,36 @@ func (a *denoiseArgs) streamRadius(s *StreamRun, opts denoise.RadiusOptions) (*S
 // streamOutliers is the out-of-core result of a denoise filter that found
 // the outliers outlier (nOut of them): the mode applied chunk by chunk.
 func (a *denoiseArgs) streamOutliers(s *StreamRun, outlier []bool, nOut int, mode, stats string, fields map[string]any) *StreamResult {
-	n := int(s.N)
-	written := n
+	n, total := int(s.N), int(s.Total)
+	written := total
 	if mode == "remove" {
-		written = n - nOut
+		written = total - nOut // points left out are written, unless --invert
 		if a.invert {
 			written = nOut
 		}
 	}
-	line, doc := a.summary(n, n, nOut, written, mode, a.did(mode, written), stats, fields)
+	line, doc := a.summary(total, n, nOut, written, mode, a.did(mode, written), stats, fields)
 	res := &StreamResult{
-		Columns: func(int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil },
-		Edit: func(first int64, c *core.Cloud) (*core.Cloud, error) {
-			return applyDenoiseMode(c, outlier[first:first+int64(c.Len())], mode, a)
+		Columns: func([]int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil },
+		Edit: func(rows []int64, c *core.Cloud) (*core.Cloud, error) {
+			out := make([]bool, c.Len())
+			for i, id := range rows {
+				out[i] = id >= 0 && outlier[id]
+			}
+			return applyDenoiseMode(c, out, mode, a)
 		},
 		Lines: []string{line}, JSON: doc,
 	}
 	if mode == "remove" {
-		res.Count = func(first, n int64) int64 {
+		res.Count = func(first, n, others int64) int64 {
 			kept := int64(0)
 			for _, o := range outlier[first : first+n] {
 				if o == a.invert {
 					kept++
 				}
+			}
+			if !a.invert {
+				kept += others
 			}
 			return kept
 		}

@@ -115,13 +115,19 @@ func streamFeatures(s *StreamRun, opts features.Options) (*StreamResult, error) 
 	rd := s.OwnedReader("features", 8*len(fs))
 	lines, doc := featuresSummary(opts, fs, int(s.N), int(skipped.Load()))
 	return &StreamResult{
-		Columns: func(first int64, owners []tile.Key) ([]*core.Attribute, error) {
+		Columns: func(rows []int64, owners []tile.Key) ([]*core.Attribute, error) {
 			r := &features.Result{Features: fs, Values: make([][]float64, len(fs))}
 			for c := range fs {
-				r.Values[c] = make([]float64, len(owners))
+				r.Values[c] = make([]float64, len(rows))
 			}
-			for i, key := range owners {
-				v, err := rd.Next(key, first+int64(i))
+			for i, id := range rows {
+				if id < 0 { // left out: NaN, as the runner spreads columns
+					for c := range fs {
+						r.Values[c][i] = math.NaN()
+					}
+					continue
+				}
+				v, err := rd.Next(owners[i], id)
 				if err != nil {
 					return nil, err
 				}

@@ -71,7 +71,7 @@ With --radius the counts carry the same record as "pctk dbscan" writes, so
 // to the k nearest, within radius or in rounds), with the same summary
 // and record.
 func streamNeighbors(s *StreamRun, radius float64, k int) (*StreamResult, error) {
-	res := &StreamResult{Columns: func(int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil }}
+	res := &StreamResult{Columns: func([]int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil }}
 	fields := map[string]any{"radius": radius, "knn": k, "dims": s.Dims}
 	if radius > 0 {
 		hist, err := s.StreamCounts(radius, "", nil)
@@ -83,7 +83,7 @@ func streamNeighbors(s *StreamRun, radius float64, k int) (*StreamResult, error)
 		if s.Record != nil {
 			rec = s.Record.Record(radius, s.Dims, false)
 		}
-		res.Columns = countColumn(s, core.DimNeighborCount, func(c uint32) uint32 { return c })
+		res.Columns = countColumn(s, core.DimNeighborCount, 0, func(c uint32) uint32 { return c })
 		res.Meta = func(m *core.Metadata) { m.Comments = withCountsRecord(m.Comments, rec) }
 		fields["neighbor_count"] = st
 		res.Lines = append(res.Lines, fmt.Sprintf("NeighborCount within %g (%s): %s", radius, s.Dims, st))
@@ -113,12 +113,19 @@ func streamNeighbors(s *StreamRun, radius float64, k int) (*StreamResult, error)
 			return nil, err
 		}
 		counts := res.Columns
-		res.Columns = func(first int64, owners []tile.Key) ([]*core.Attribute, error) {
-			cols, err := counts(first, owners)
+		res.Columns = func(rows []int64, owners []tile.Key) ([]*core.Attribute, error) {
+			cols, err := counts(rows, owners)
 			if err != nil {
 				return nil, err
 			}
-			return append(cols, core.NewColumn(core.DimKnnMeanDistance, all[first:first+int64(len(owners))])), nil
+			mean := make([]float32, len(rows))
+			for i, id := range rows {
+				mean[i] = float32(math.NaN()) // left out, as the runner spreads columns
+				if id >= 0 {
+					mean[i] = all[id]
+				}
+			}
+			return append(cols, core.NewColumn(core.DimKnnMeanDistance, mean)), nil
 		}
 		res.Lines = append(res.Lines, knnSummary(fields, all, k, radius, s.Dims))
 	}

@@ -221,16 +221,22 @@ func streamNormals(s *StreamRun, o normals.Options, vpGiven bool, r float64, k i
 		return nil, err
 	}
 	rd := s.OwnedReader("normals", 4*ncol)
-	lines, doc := normalsSummary(o, int(undefined.Load()), 0, 0)
+	lines, doc := normalsSummary(o, int(undefined.Load()), 0, int(s.Total-s.N))
 	return &StreamResult{
-		Columns: func(first int64, owners []tile.Key) ([]*core.Attribute, error) {
+		Columns: func(rows []int64, owners []tile.Key) ([]*core.Attribute, error) {
 			res := &normals.Result{}
 			cols := []*[]float32{&res.NormalX, &res.NormalY, &res.NormalZ, &res.Curvature, &res.Eigenvalues[0], &res.Eigenvalues[1], &res.Eigenvalues[2]}[:ncol]
 			for _, c := range cols {
-				*c = make([]float32, len(owners))
+				*c = make([]float32, len(rows))
 			}
-			for i, key := range owners {
-				v, err := rd.Next(key, first+int64(i))
+			for i, id := range rows {
+				if id < 0 { // left out: NaN, as the runner spreads columns
+					for _, col := range cols {
+						(*col)[i] = float32(math.NaN())
+					}
+					continue
+				}
+				v, err := rd.Next(owners[i], id)
 				if err != nil {
 					return nil, err
 				}

@@ -60,7 +60,8 @@ type StreamRun struct {
 	// Origin is the local frame's origin (the in-memory run's).
 	Origin  [3]float64
 	Store   *tile.Store
-	N       int64 // points of the cloud
+	N       int64 // points that take part (all but those --ignore-class leaves out)
+	Total   int64 // points of the cloud
 	Dims    string
 	Backend findneighbor.Backend
 	Build   findneighbor.BuildOptions
@@ -322,17 +323,20 @@ func (r *OwnedReader) Next(k tile.Key, id int64) ([]byte, error) {
 
 // StreamResult is the outcome of Streamed.Run.
 type StreamResult struct {
-	// Columns returns the new columns of the points first.. of IN, whose
-	// owner tiles are owners (one per point; none: the empty columns,
-	// for the output's schema). They are set in order as Result.Columns.
-	Columns func(first int64, owners []tile.Key) ([]*core.Attribute, error)
+	// Columns returns the new columns of a chunk of IN: rows holds each
+	// point's index among the points that take part (-1 for one that
+	// --ignore-class leaves out: NaN or 0 there, as the runner spreads
+	// columns), owners its owner tile; nil rows: the empty columns, for
+	// the output's schema. They are set in order as Result.Columns.
+	Columns func(rows []int64, owners []tile.Key) ([]*core.Attribute, error)
 	// Edit, when set, changes each chunk once its columns are set
 	// (classify points, drop some) and returns the points to write; it is
 	// also called once on no points, for the output's schema.
-	Edit func(first int64, c *core.Cloud) (*core.Cloud, error)
-	// Count, when set, returns how many of the points first..first+n-1
-	// Edit keeps (the output's header announces them); nil: all.
-	Count func(first, n int64) int64
+	Edit func(rows []int64, c *core.Cloud) (*core.Cloud, error)
+	// Count, when set, returns how many points of a file Edit keeps (its
+	// header announces them): the file holds the points that take part
+	// first..first+n-1 and others that do not; nil: all.
+	Count func(first, n, others int64) int64
 	// Meta, when set, edits the output's metadata (comments).
 	Meta func(m *core.Metadata)
 	// Lines, JSON and Doc are the summary, as in Result.
@@ -396,8 +400,8 @@ func (s *step) runStreamed(a streamArgs) error {
 		return usagef("--max-memory: pctk %s runs in memory only with these flags (--tile-size tiles it in memory)", f.label())
 	case slices.Contains(a.ins, pcio.Stdio):
 		return usagef("--max-memory reads IN three times: give a file, not -")
-	case len(s.ignore) > 0 || job.Project != nil:
-		return usagef("--max-memory: not with --ignore-class or --geographic yet; run in memory (--tile-size tiles it)")
+	case job.Project != nil:
+		return usagef("--max-memory: not with --geographic yet; run in memory (--tile-size tiles it)")
 	case c.Bool(salvageFlag.Name):
 		return usagef("--max-memory: not with --salvage; repair IN with pctk convert --salvage first")
 	}
@@ -420,11 +424,17 @@ func (s *step) runStreamed(a streamArgs) error {
 	start := time.Now()
 
 	// Pass 1: count, bounds (the in-memory local origin), record hash.
-	var n int64
+	var n, np int64
+	nps := make([]int64, len(a.ins)) // points that take part, per file
 	var lo, hi [3]float64
 	var rec dbscan.RecordHash
-	froms, heads, err := streamIns(c, a.ins, func(first int64, ch *core.Cloud) error {
+	take := s.takesPart()
+	froms, heads, err := streamIns(c, a.ins, func(file int, first int64, ch *core.Cloud) error {
 		for i := range ch.Len() {
+			if take(ch, i) {
+				np++
+				nps[file]++
+			}
 			x, y, z := ch.X[i], ch.Y[i], ch.Z[i]
 			if !finite(x) || !finite(y) || !finite(z) {
 				return fmt.Errorf("core: point %d has a non-finite coordinate (%g, %g, %g)", first+int64(i), x, y, z)
@@ -444,6 +454,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	if err != nil {
 		return err
 	}
+
 	ofs, variants := make([]*pcio.Format, len(a.outs)), make([]string, len(a.outs))
 	for i, out := range a.outs {
 		if ofs[i], variants[i], err = pcio.OutputFormat(out, c.String("format"), froms[i]); err != nil {
@@ -456,8 +467,8 @@ func (s *step) runStreamed(a streamArgs) error {
 			return usagef("--max-memory writes OUT as a stream, which format %s cannot; choose another (--format)", ofs[i].Name)
 		}
 	}
-	if n > math.MaxInt32 {
-		return fmt.Errorf("%s: %d points: out-of-core runs index points with int32 (at most %d)", a.in, n, math.MaxInt32)
+	if np > math.MaxInt32 {
+		return fmt.Errorf("%s: %d points: out-of-core runs index points with int32 (at most %d)", a.in, np, math.MaxInt32)
 	}
 	origin := core.Bounds{Min: lo, Max: hi}.Center()
 	if s.flat {
@@ -467,14 +478,14 @@ func (s *step) runStreamed(a streamArgs) error {
 	hiXY := [2]float64{hi[0] - origin[0], hi[1] - origin[1]}
 	halo := job.Stream.Halo
 	if halo == 0 && job.Stream.KNN > 0 {
-		halo, _ = tile.KNNHalo(n, loXY, hiXY, job.Stream.KNN)
+		halo, _ = tile.KNNHalo(np, loXY, hiXY, job.Stream.KNN)
 	}
-	if peak := job.Stream.PeakBytes * n; peak > budget-streamReserve {
-		return usagef("--max-memory %d is too small for %d points: the merge needs %d bytes a point at its end; give at least %dMiB", budget, n, job.Stream.PeakBytes, (peak+streamReserve)>>20+1)
+	if peak := job.Stream.PeakBytes * np; peak > budget-streamReserve {
+		return usagef("--max-memory %d is too small for %d points: the merge needs %d bytes a point at its end; give at least %dMiB", budget, np, job.Stream.PeakBytes, (peak+streamReserve)>>20+1)
 	}
 	size := s.tileSize
 	if size == 0 {
-		if size, err = tileSizeFor(budget, n, job.Stream.PointBytes, halo, lo, hi); err != nil {
+		if size, err = tileSizeFor(budget, np, job.Stream.PointBytes, halo, lo, hi); err != nil {
 			return usagef("%v", err)
 		}
 	}
@@ -498,12 +509,17 @@ func (s *step) runStreamed(a streamArgs) error {
 	}
 	bin := func(st *tile.Store, owners io.Writer) error {
 		var b [8]byte
-		_, _, err := streamIns(c, a.ins, func(first int64, ch *core.Cloud) error {
+		var id int64 // among the points that take part
+		_, _, err := streamIns(c, a.ins, func(_ int, _ int64, ch *core.Cloud) error {
 			for i := range ch.Len() {
+				if !take(ch, i) {
+					continue
+				}
 				x, y, z := local(ch, i)
-				if err := st.Add(first+int64(i), x, y, z); err != nil {
+				if err := st.Add(id, x, y, z); err != nil {
 					return err
 				}
+				id++
 				if owners != nil {
 					k := st.Grid().Owner(x, y)
 					binary.LittleEndian.PutUint32(b[0:], uint32(k.I))
@@ -528,7 +544,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	// The kernels and the merge.
 	t1 := time.Now()
 	report, finish := stageProgress(f.label())
-	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
+	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
 		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}, Lo: loXY, Hi: hiXY,
 		rebin: func(g tile.Grid) (*tile.Store, error) {
 			st, err := tile.NewStore(c.String(tmpdirFlag.Name), g)
@@ -541,8 +557,9 @@ func (s *step) runStreamed(a streamArgs) error {
 			}
 			return st, nil
 		}}
-	if len(a.ins) > 1 || a.outs[0] != a.out {
-		// A file of a collection holds counts of other points than its own.
+	if len(a.ins) > 1 || a.outs[0] != a.out || np < n {
+		// A file of a collection holds counts of other points than its
+		// own; with --ignore-class, the counts are of some points only.
 		run.Record = nil
 	}
 	res, err := job.Stream.Run(run)
@@ -559,15 +576,14 @@ func (s *step) runStreamed(a streamArgs) error {
 	t2 := time.Now()
 	var first int64
 	for i, in := range a.ins {
-		m, err := writeStreamed(c, in, a.outs[i], first, ofs[i], variants[i], res, g, local)
-		if err != nil {
+		if err := writeStreamed(c, in, a.outs[i], first, nps[i], ofs[i], variants[i], res, g, local, take); err != nil {
 			return err
 		}
-		first += m
+		first += nps[i]
 	}
 	t3 := time.Now()
 	t := Timings{Read: t1.Sub(start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds()}
-	return s.reportDoc(summaryDoc{Command: f.label(), Input: a.in, Output: a.out, Points: int(n), Used: int(n), Backend: b.Name()},
+	return s.reportDoc(summaryDoc{Command: f.label(), Input: a.in, Output: a.out, Points: int(n), Used: int(np), Backend: b.Name()},
 		&Result{Lines: res.Lines, JSON: res.JSON, Doc: res.Doc}, t, t3.Sub(start))
 }
 
@@ -636,17 +652,18 @@ func openStream(c *cli.Context, path string) (pcio.Decoder, *pcio.Format, io.Clo
 	return dec, f, closer, nil
 }
 
-// streamIns runs streamIn on each path in turn, the indices of a file's
-// points following those of the files before it, and returns their formats.
-func streamIns(c *cli.Context, paths []string, fn func(first int64, c *core.Cloud) error) ([]*pcio.Format, []*pcio.Header, error) {
+// streamIns runs streamIn on each path in turn (fn gets the file's
+// number), the indices of a file's points following those of the files
+// before it, and returns their formats and headers.
+func streamIns(c *cli.Context, paths []string, fn func(file int, first int64, c *core.Cloud) error) ([]*pcio.Format, []*pcio.Header, error) {
 	var base int64
 	var froms []*pcio.Format
 	var heads []*pcio.Header
-	for _, p := range paths {
+	for k, p := range paths {
 		var n int64
 		f, h, err := streamIn(c, p, func(first int64, ch *core.Cloud) error {
 			n = first + int64(ch.Len())
-			return fn(base+first, ch)
+			return fn(k, base+first, ch)
 		})
 		if err != nil {
 			return nil, nil, err
@@ -700,20 +717,21 @@ func eachChunk(in string, dec pcio.Decoder, fn func(first int64, c *core.Cloud) 
 }
 
 // writeStreamed writes out atomically from a third pass over in, whose
-// first point has global index base, each chunk with the result's columns
-// and edits, and returns the number of points.
-func writeStreamed(c *cli.Context, in, out string, base int64, of *pcio.Format, variant string, res *StreamResult, g tile.Grid, local func(*core.Cloud, int) (float32, float32, float32)) (int64, error) {
+// np points that take part (take) are base.. among all files', each chunk
+// with the result's columns and edits.
+func writeStreamed(c *cli.Context, in, out string, base, np int64, of *pcio.Format, variant string, res *StreamResult, g tile.Grid,
+	local func(*core.Cloud, int) (float32, float32, float32), take func(*core.Cloud, int) bool) error {
 	dec, _, closer, err := openStream(c, in)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer closer.Close()
 	// The output's schema: IN's with the new columns set as SetAttr sets
 	// them, from the empty columns.
 	h := *dec.Header()
-	empty, err := res.Columns(0, nil)
+	empty, err := res.Columns(nil, nil)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	schema := &core.Cloud{}
 	for _, s := range h.Schema {
@@ -721,33 +739,37 @@ func writeStreamed(c *cli.Context, in, out string, base int64, of *pcio.Format, 
 	}
 	for _, col := range empty {
 		if err := schema.SetAttr(col); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	if res.Edit != nil {
-		if schema, err = res.Edit(base, schema); err != nil {
-			return 0, err
+		if schema, err = res.Edit(nil, schema); err != nil {
+			return err
 		}
 	}
 	h.Schema = schema.Attrs
 	if res.Count != nil {
-		h.Count = res.Count(base, h.Count)
+		h.Count = res.Count(base, np, h.Count-np)
 	}
 	h.Meta.Comments = append([]string(nil), h.Meta.Comments...)
 	if res.Meta != nil {
 		res.Meta(&h.Meta)
 	}
 	var owners []tile.Key
-	var n int64
-	err = streamOut(c, in, dec, out, of, &h, variant, func(first int64, ch *core.Cloud) (*core.Cloud, error) {
-		first += base
-		n += int64(ch.Len())
-		owners = owners[:0]
+	var rows []int64
+	id := base
+	return streamOut(c, in, dec, out, of, &h, variant, func(_ int64, ch *core.Cloud) (*core.Cloud, error) {
+		owners, rows = owners[:0], rows[:0]
 		for i := range ch.Len() {
+			if !take(ch, i) {
+				owners, rows = append(owners, tile.Key{}), append(rows, -1)
+				continue
+			}
 			x, y, _ := local(ch, i)
-			owners = append(owners, g.Owner(x, y))
+			owners, rows = append(owners, g.Owner(x, y)), append(rows, id)
+			id++
 		}
-		cols, err := res.Columns(first, owners)
+		cols, err := res.Columns(rows, owners)
 		if err != nil {
 			return nil, err
 		}
@@ -759,9 +781,37 @@ func writeStreamed(c *cli.Context, in, out string, base int64, of *pcio.Format, 
 		if res.Edit == nil {
 			return ch, nil
 		}
-		return res.Edit(first, ch)
+		return res.Edit(rows, ch)
 	})
-	return n, err
+}
+
+// takesPart returns whether point i of a chunk takes part: its
+// Classification is not one --ignore-class names (participants' rule).
+func (s *step) takesPart() func(ch *core.Cloud, i int) bool {
+	if len(s.ignore) == 0 {
+		return func(*core.Cloud, int) bool { return true }
+	}
+	var skip [256]bool
+	for _, v := range s.ignore {
+		skip[v] = true
+	}
+	var last *core.Cloud
+	var cls *core.Attribute
+	warned := false
+	return func(ch *core.Cloud, i int) bool {
+		if ch != last {
+			last, cls = ch, ch.Attr(core.DimClassification)
+		}
+		if cls == nil {
+			if !warned {
+				infof("warning: --ignore-class: the input has no %s attribute; every point takes part", core.DimClassification)
+				warned = true
+			}
+			return true
+		}
+		v := cls.Int64(i)
+		return v < 0 || v > 255 || !skip[v]
+	}
 }
 
 // streamOut writes path atomically in format of (variant), with header h,
@@ -838,13 +888,18 @@ func (s *StreamRun) StreamCounts(r float64, stage string, each func(t *tile.Poin
 }
 
 // countColumn returns the out-of-core Columns of one column name of type
-// T made from each point's count (StreamCounts) by value.
-func countColumn[T uint32 | float64](s *StreamRun, name string, value func(c uint32) T) func(first int64, owners []tile.Key) ([]*core.Attribute, error) {
+// T made from each point's count (StreamCounts) by value, rest for the
+// points that take no part.
+func countColumn[T uint32 | float64](s *StreamRun, name string, rest T, value func(c uint32) T) func(rows []int64, owners []tile.Key) ([]*core.Attribute, error) {
 	counts := s.OwnedReader("counts", 4)
-	return func(first int64, owners []tile.Key) ([]*core.Attribute, error) {
-		v := make([]T, len(owners))
-		for i, k := range owners {
-			b, err := counts.Next(k, first+int64(i))
+	return func(rows []int64, owners []tile.Key) ([]*core.Attribute, error) {
+		v := make([]T, len(rows))
+		for i, id := range rows {
+			if id < 0 {
+				v[i] = rest
+				continue
+			}
+			b, err := counts.Next(owners[i], id)
 			if err != nil {
 				return nil, err
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -307,6 +308,64 @@ func TestOutOfCoreTinyClouds(t *testing.T) {
 			if !sameFiles(t, mem, ooc) {
 				t.Errorf("%d points, denoise %q: out of core differs from memory", c.Len(), args)
 			}
+		}
+	}
+}
+
+// TestOutOfCoreIgnoreClass runs every out-of-core command with
+// --ignore-class on haystack_rock with classes spread over its points, and
+// holds the outputs to the in-memory ones, byte for byte (but features,
+// whose float64 columns show the order of the moment sums: see
+// TestTiledOutputs).
+func TestOutOfCoreIgnoreClass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("out-of-core runs: not in -short")
+	}
+	c, _, err := pcio.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls := c.Attr(core.DimClassification)
+	for i := range c.Len() {
+		cls.SetFloat64(i, float64([]int{2, 2, 3, 5, 2, 7, 2}[i%7]))
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "classes.las")
+	writeTestCloud(t, in, c)
+	for _, args := range [][]string{
+		{"dbscan", "--eps", "2", "--min-pts", "4,8", "--json"},
+		{"dbscan", "--eps", "2", "--classify-noise"},
+		{"density", "--radius", "2", "--json"},
+		{"neighbors", "--radius", "2", "--knn", "6", "--json"},
+		{"neighbors", "--knn", "6"},
+		{"normals", "--knn", "8", "--json"},
+		{"denoise", "radius", "--radius", "2", "--min-neighbors", "4", "--json"},
+		{"denoise", "statistical", "--k", "8", "--mode", "remove", "--json"},
+		{"denoise", "statistical", "--k", "8", "--mode", "remove", "--invert"},
+	} {
+		name, flags := args[:1], args[1:]
+		if args[0] == "denoise" {
+			name, flags = args[:2], args[2:]
+		}
+		var outs [2][]byte
+		var docs [2]string
+		for v, extra := range [][]string{nil, {"--max-memory", "64MiB", "--tile-size", "30"}} {
+			out := filepath.Join(dir, fmt.Sprintf("out%d.las", v))
+			a := slices.Concat([]string{"-q"}, name, []string{in, out, "--ignore-class", "3,7", "--backend", "cpu"}, flags, extra)
+			stdout, err := pctkCmd(t, a...).Output()
+			if err != nil {
+				t.Fatalf("pctk %q: %v", a, err)
+			}
+			if outs[v], err = os.ReadFile(out); err != nil {
+				t.Fatal(err)
+			}
+			docs[v] = string(normalizeJSON(stdout, dir, dir))
+		}
+		if !bytes.Equal(outs[0], outs[1]) {
+			t.Errorf("%q --ignore-class: out of core differs from memory", args)
+		}
+		if strings.ReplaceAll(docs[1], "out1", "out0") != docs[0] {
+			t.Errorf("%q --ignore-class: summaries differ:\n%s\n%s", args, docs[0], docs[1])
 		}
 	}
 }
