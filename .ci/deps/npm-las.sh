@@ -1,9 +1,10 @@
 #!/bin/sh
-# Independent LAS and LAZ readers for io/las's conformance tests, at the
-# exact versions pinned in each folder's package-lock.json, installed into
-# that folder's node_modules (git-ignored):
+# Independent LAS, LAZ and COPC readers for io/las's conformance tests, at
+# the exact versions pinned in each folder's package-lock.json, installed
+# into that folder's node_modules (git-ignored):
 #   io/las/testdata/conformance               @loaders.gl/las, las-reader
 #   io/las/internal/laz/testdata/lazperf      laz-perf (LASzip in WASM)
+#   io/las/copc/testdata/conformance          copc.js (copc@0.0.8, on laz-perf 0.0.7)
 # Idempotent: does nothing for a folder whose installed versions already
 # match its lock file. Needs node and npm.
 set -eu
@@ -32,3 +33,4 @@ install() {
 }
 install io/las/testdata/conformance
 install io/las/internal/laz/testdata/lazperf
+install io/las/copc/testdata/conformance

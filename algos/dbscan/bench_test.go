@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/pctk/pctk/algos/dbscan"
+	"github.com/pctk/pctk/internal/peers"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -198,8 +199,8 @@ func BenchmarkPeers(b *testing.B) {
 		b.Skip("/usr/bin/time (GNU time) is needed for peak memory")
 	}
 	for _, mod := range []string{"sklearn", "open3d"} {
-		if exec.Command(python, "-c", "import "+mod).Run() != nil {
-			b.Skipf("%s not installed for %s (.ci/deps/debian-peers.sh)", mod, python)
+		if exec.Command(peers.Python, "-c", "import "+mod).Run() != nil {
+			b.Skipf("%s not installed for %s (.ci/deps/debian-peers.sh)", mod, peers.Python)
 		}
 	}
 	if _, err := findneighbor.Get("cpu"); err != nil {
@@ -214,8 +215,8 @@ func BenchmarkPeers(b *testing.B) {
 			args := []string{path, strconv.FormatFloat(benchEps, 'g', -1, 64), strconv.Itoa(benchMinPts)}
 			for range b.N {
 				pctk, pctkMem := measure(b, []string{benchChildEnv + "=" + path}, os.Args[0], "-test.run=^TestBenchChild$", "-test.count=1")
-				sk, skMem := measure(b, nil, append([]string{python, "-c", peerScript, "sklearn"}, args...)...)
-				o3d, o3dMem := measure(b, nil, append([]string{python, "-c", peerScript, "open3d"}, args...)...)
+				sk, skMem := measure(b, nil, append([]string{peers.Python, "-c", peerScript, "sklearn"}, args...)...)
+				o3d, o3dMem := measure(b, nil, append([]string{peers.Python, "-c", peerScript, "open3d"}, args...)...)
 				secs := func(f map[string]string) float64 { v, _ := strconv.ParseFloat(f["seconds"], 64); return v }
 				cpu := func(f map[string]string) float64 { v, _ := strconv.ParseFloat(f["cpu"], 64); return v }
 				b.Logf("%d points, eps %g, min_pts %d: %s neighbours per point on average", n, benchEps, benchMinPts, pctk["neighbours"])

@@ -1,59 +1,37 @@
 package dbscan_test
 
 import (
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/peers"
 	_ "github.com/pctk/pctk/io/las"
 	_ "github.com/pctk/pctk/io/pcd"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
-// python is Debian's interpreter, which has python3-sklearn.
-const python = "/usr/bin/python3"
-
 // sharedData is ../shared/data seen from this package's folder.
 const sharedData = "../../../shared/data"
-
-// sklearnScript runs scikit-learn's DBSCAN for each (eps, min_samples) job
-// on the float64 points in argv[1] and writes labels (int32) and core flags
-// (uint8) per job into the folder argv[3].
-const sklearnScript = `
-import json, sys
-import numpy as np
-from sklearn.cluster import DBSCAN
-X = np.fromfile(sys.argv[1], dtype="<f8").reshape(-1, 3)
-for k, (eps, m) in enumerate(json.loads(sys.argv[2])):
-    db = DBSCAN(eps=eps, min_samples=m, n_jobs=-1).fit(X)
-    db.labels_.astype("<i4").tofile(f"{sys.argv[3]}/labels_{k}")
-    core = np.zeros(len(X), dtype="u1")
-    core[db.core_sample_indices_] = 1
-    core.tofile(f"{sys.argv[3]}/core_{k}")
-`
 
 // needSklearn skips the test when scikit-learn is missing, except in CI
 // (CI=true), where .ci/deps/debian-peers.sh installs it and its absence is a
 // failure.
 func needSklearn(t *testing.T) {
 	t.Helper()
-	out, err := exec.Command(python, "-c", "import sklearn; print(sklearn.__version__)").CombinedOutput()
+	err := peers.Available(peers.Sklearn)
 	if err == nil {
-		t.Logf("scikit-learn %s", strings.TrimSpace(string(out)))
+		t.Logf("scikit-learn %s", peers.Version(peers.Sklearn))
 		return
 	}
-	msg := fmt.Sprintf("scikit-learn not usable with %s (%v: %s); install it with .ci/deps/debian-peers.sh (apt-get install python3-sklearn)", python, err, strings.TrimSpace(string(out)))
+	msg := fmt.Sprintf("scikit-learn not usable (%v); install it with .ci/deps/debian-peers.sh (apt-get install python3-sklearn)", err)
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 	}
@@ -69,71 +47,34 @@ type sklearnJob struct {
 // returns labels and core flags per (eps, min_pts) pair, in job order.
 func sklearnDBSCAN(t *testing.T, xyz []float32, jobs []sklearnJob) (labels [][]int32, core [][]bool) {
 	t.Helper()
-	dir := t.TempDir()
-	pts := make([]byte, 8*len(xyz))
-	for i, v := range xyz {
-		binary.LittleEndian.PutUint64(pts[8*i:], math.Float64bits(float64(v)))
-	}
-	in := filepath.Join(dir, "points.f64")
-	if err := os.WriteFile(in, pts, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var pairs [][2]any
+	var pairs []peers.DBSCANJob
 	for _, j := range jobs {
 		for _, m := range j.minPts {
-			pairs = append(pairs, [2]any{j.eps, m})
+			pairs = append(pairs, peers.DBSCANJob{Eps: j.eps, MinPts: m})
 		}
 	}
-	spec, _ := json.Marshal(pairs)
-	cmd := exec.Command(python, "-c", sklearnScript, in, string(spec), dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("scikit-learn: %v\n%s", err, out)
+	res, err := peers.SklearnDBSCAN(t.TempDir(), xyz, pairs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	n := len(xyz) / 3
-	for k := range pairs {
-		lb, err := os.ReadFile(filepath.Join(dir, fmt.Sprint("labels_", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cb, err := os.ReadFile(filepath.Join(dir, fmt.Sprint("core_", k)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(lb) != 4*n || len(cb) != n {
-			t.Fatalf("scikit-learn job %d: got %d label bytes and %d core bytes for %d points", k, len(lb), len(cb), n)
-		}
-		l, c := make([]int32, n), make([]bool, n)
-		for i := range n {
-			l[i] = int32(binary.LittleEndian.Uint32(lb[4*i:]))
-			c[i] = cb[i] == 1
-		}
-		labels, core = append(labels, l), append(core, c)
+	for _, r := range res {
+		labels, core = append(labels, r.Labels), append(core, r.Core)
 	}
 	return labels, core
 }
 
-// snap rounds local coordinates and every job's eps to multiples of a
-// power of two u with eps ≤ 1024u. Then every squared distance that can
-// decide "within ε" (coordinate differences below 2·eps, so below 2¹¹u) is a
-// sum of three squares below 2²²u² each: an integer multiple of u² under
-// 2²⁴, held exactly by float32 (pctk) and float64 (scikit-learn) alike. The
-// two libraries then agree on every pair, including the many at exactly ε
-// on a grid, where unsnapped float32 and float64 distances disagree on pairs
-// within rounding of ε. Points move by at most u/2 ≤ eps/2048.
+// snap snaps the points with peers.Snap for the largest eps of the jobs and
+// rounds every job's eps to the grid, so that float32 and float64
+// distances agree on every pair that can decide "within ε".
 func snap(t *testing.T, xyz []float32, jobs []sklearnJob) []float32 {
 	t.Helper()
 	maxEps := 0.0
 	for _, j := range jobs {
 		maxEps = max(maxEps, j.eps)
 	}
-	u := math.Exp2(math.Ceil(math.Log2(maxEps / 1024)))
-	out := make([]float32, len(xyz))
-	for i, v := range xyz {
-		q := math.Round(float64(v) / u)
-		if math.Abs(q) >= 1<<22 {
-			t.Fatalf("coordinate %g is %g grid steps of %g from the origin: too far to snap exactly", v, q, u)
-		}
-		out[i] = float32(q * u)
+	out, u, err := peers.Snap(xyz, maxEps)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for k := range jobs {
 		jobs[k].eps = math.Round(jobs[k].eps/u) * u

@@ -5,15 +5,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/pctk/pctk/internal/peers"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -82,11 +81,10 @@ func BenchmarkRadius1M(b *testing.B) {
 //
 //	go test -run - -bench Peers1M -benchtime 1x ./algos/denoise
 func BenchmarkPeers1M(b *testing.B) {
-	if _, err := exec.LookPath("pcl_outlier_removal"); err != nil {
-		b.Skip("pcl_outlier_removal not installed (.ci/deps/debian-peers.sh)")
-	}
-	if exec.Command(python, "-c", "import open3d").Run() != nil {
-		b.Skip("Open3D not installed (.ci/deps/debian-peers.sh)")
+	for _, p := range []string{peers.PCL, peers.Open3D} {
+		if err := peers.Available(p); err != nil {
+			b.Skipf("%v (.ci/deps/debian-peers.sh)", err)
+		}
 	}
 	be := benchBackend(b)
 	xyz := benchScan(1, 1_000_000)
@@ -105,21 +103,20 @@ func BenchmarkPeers1M(b *testing.B) {
 		name   string
 		pctk   func() error
 		pcl    []string
-		open3d string
+		open3d string // a peers.RunOpen3D job
 	}
 	filters := []filter{
 		{"statistical K=20 S=2", func() error {
 			_, err := Statistical(xyz, be, StatisticalOptions{K: 20, StdRatio: 2})
 			return err
 		}, []string{"-method", "statistical", "-mean_k", "20", "-std_dev_mul", "2"},
-			"pc.remove_statistical_outlier(nb_neighbors=21, std_ratio=2.0)"},
+			peers.StatisticalJob(21, 2)},
 		{fmt.Sprintf("radius R=%g M=10", benchRadius), func() error {
 			_, err := Radius(xyz, be, RadiusOptions{Radius: benchRadius, MinNeighbors: 10})
 			return err
 		}, []string{"-method", "radius", "-radius", strconv.FormatFloat(benchRadius, 'g', -1, 64), "-min_pts", "10"},
-			fmt.Sprintf("pc.remove_radius_outlier(nb_points=10, radius=%g)", benchRadius)},
+			peers.RadiusJob(10, benchRadius)},
 	}
-	pclDone := regexp.MustCompile(`Computing filtered cloud.*\[done, ([0-9.e+]+) ms`)
 	for range b.N {
 		for _, f := range filters {
 			t, c := time.Now(), cpuTime()
@@ -127,23 +124,16 @@ func BenchmarkPeers1M(b *testing.B) {
 				b.Fatal(err)
 			}
 			ours, oursCPU := time.Since(t).Seconds(), cpuTime()-c
-			cmd := exec.Command("pcl_outlier_removal", append([]string{in, filepath.Join(b.TempDir(), "out.pcd")}, f.pcl...)...)
-			out, err := cmd.CombinedOutput()
-			m := pclDone.FindSubmatch(out)
-			if err != nil || m == nil {
-				b.Fatalf("pcl_outlier_removal: %v\n%s", err, out)
-			}
-			pclMs, _ := strconv.ParseFloat(string(m[1]), 64)
-			pclCPU := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
-			script := fmt.Sprintf("import sys, time, open3d as o3d\npc = o3d.io.read_point_cloud(sys.argv[1])\nt, c = time.perf_counter(), time.process_time()\n%s\nprint(time.perf_counter() - t, time.process_time() - c)\n", f.open3d)
-			out, err = exec.Command(python, "-c", script, in).Output()
+			pcl, err := peers.PCLOutlierRemoval(in, filepath.Join(b.TempDir(), "out.pcd"), f.pcl...)
 			if err != nil {
-				b.Fatalf("open3d: %v\n%s", err, out)
+				b.Fatal(err)
 			}
-			var o3d, o3dCPU float64
-			if _, err := fmt.Sscan(string(out), &o3d, &o3dCPU); err != nil {
-				b.Fatalf("open3d printed %q", out)
+			pclMs, pclCPU := pcl.Seconds*1000, pcl.CPU.Seconds()
+			res, err := peers.RunOpen3D(b.TempDir(), in, f.open3d)
+			if err != nil {
+				b.Fatal(err)
 			}
+			o3d, o3dCPU := res[0].Seconds, res[0].CPU
 			b.Logf("%-22s wall: pctk %.3f s | PCL %.3f s (%.1fx) | Open3D %.3f s (%.1fx)", f.name, ours, pclMs/1000, pclMs/1000/ours, o3d, o3d/ours)
 			b.Logf("%-22s CPU:  pctk %.3f s | PCL process %.3f s (%.1fx) | Open3D %.3f s (%.1fx)", f.name, oursCPU, pclCPU, pclCPU/oursCPU, o3dCPU, o3dCPU/oursCPU)
 		}

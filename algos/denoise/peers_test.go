@@ -8,20 +8,16 @@ package denoise
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
-	"github.com/pctk/pctk/core"
-	"github.com/pctk/pctk/io/pcd"
+	"github.com/pctk/pctk/internal/peers"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
@@ -42,15 +38,13 @@ func needPeer(t *testing.T, name string, ok bool, hint string) {
 }
 
 func needPCL(t *testing.T) {
-	_, err := exec.LookPath("pcl_outlier_removal")
-	needPeer(t, "PCL", err == nil, "pcl_outlier_removal from pcl-tools")
+	err := peers.Available(peers.PCL)
+	needPeer(t, "PCL", err == nil, fmt.Sprint(err))
 }
 
-const python = "/usr/bin/python3"
-
 func needOpen3D(t *testing.T) {
-	err := exec.Command(python, "-c", "import open3d").Run()
-	needPeer(t, "Open3D", err == nil, python+" -c 'import open3d' failed: python3-open3d")
+	err := peers.Available(peers.Open3D)
+	needPeer(t, "Open3D", err == nil, fmt.Sprint(err))
 }
 
 // fastBackend returns the cpu backend, or skips: the large clouds are too
@@ -64,23 +58,10 @@ func fastBackend(t *testing.T) findneighbor.Backend {
 	return b
 }
 
-// writePCD writes xyz as a binary PCD with an extra field "i" (U 4) holding
-// each point's index, so that the points a peer keeps can be told apart.
-// io/pcd writes coordinates that are all float32 values as F 4, so the
-// peers read exactly xyz.
+// writePCD writes xyz with peers.WriteIndexedPCD.
 func writePCD(t testing.TB, path string, xyz []float32) {
 	t.Helper()
-	c := core.New(len(xyz) / 3)
-	idx := core.NewAttribute("i", core.Uint32, c.Len())
-	ids := idx.Data.([]uint32)
-	for i := range c.Len() {
-		c.X[i], c.Y[i], c.Z[i] = float64(xyz[3*i]), float64(xyz[3*i+1]), float64(xyz[3*i+2])
-		ids[i] = uint32(i)
-	}
-	if err := c.SetAttr(idx); err != nil {
-		t.Fatal(err)
-	}
-	if err := pcio.WriteAtomic(path, func(w io.Writer) error { return pcd.Encode(w, c, "binary") }); err != nil {
+	if err := peers.WriteIndexedPCD(path, xyz); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -126,104 +107,30 @@ var (
 func pclKept(t *testing.T, in string, args ...string) []int {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out.pcd")
-	cmd := append([]string{in, out}, args...)
-	if b, err := exec.Command("pcl_outlier_removal", cmd...).CombinedOutput(); err != nil {
-		t.Fatalf("pcl_outlier_removal %v: %v\n%s", cmd, err, b)
+	if _, err := peers.PCLOutlierRemoval(in, out, args...); err != nil {
+		t.Fatal(err)
 	}
-	c, _, err := pcio.ReadFile(out)
+	kept, err := peers.ReadKept(out)
 	if err != nil {
-		t.Fatalf("%v (did pcl_outlier_removal write it?)", err)
+		t.Fatal(err)
 	}
-	idx := c.Attr("i")
-	if idx == nil {
-		t.Fatalf("%s: pcl_outlier_removal wrote no field i", out)
-	}
-	kept := make([]int, c.Len())
-	for k := range kept {
-		kept[k] = int(idx.Int64(k))
-	}
-	slices.Sort(kept)
 	return kept
 }
 
-// open3DScript runs each job of argv[2:] ("radius R M" or "statistical K S"
-// as r:R:M / s:K:S) on the PCD argv[1] and prints the kept indices per job.
-// The PCD is binary: Open3D parses ASCII floats straight to double, a few
-// 1e-9 away from the float32 the file means.
-const open3DScript = `
-import sys, open3d as o3d
-pc = o3d.io.read_point_cloud(sys.argv[1])
-for job in sys.argv[2:]:
-    kind, a, b = job.split(":")
-    if kind == "r":
-        _, ind = pc.remove_radius_outlier(nb_points=int(a), radius=float(b))
-    else:
-        _, ind = pc.remove_statistical_outlier(nb_neighbors=int(a), std_ratio=float(b))
-    print(job, " ".join(map(str, ind)))
-`
-
-// open3DKept runs the jobs in one Python process and returns, per job, the
-// sorted indices Open3D keeps.
+// open3DKept runs the jobs (peers.RadiusJob, peers.StatisticalJob) in one
+// Python process and returns, per job, the sorted indices Open3D keeps.
 func open3DKept(t *testing.T, in string, jobs ...string) map[string][]int {
 	t.Helper()
-	out, err := exec.Command(python, append([]string{"-c", open3DScript, in}, jobs...)...).Output()
+	res, err := peers.RunOpen3D(t.TempDir(), in, jobs...)
 	if err != nil {
-		t.Fatalf("open3d %v: %v", jobs, err)
+		t.Fatal(err)
 	}
-	res := map[string][]int{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		w := strings.Fields(line)
-		if len(w) == 0 {
-			continue
-		}
-		kept := []int{}
-		for _, s := range w[1:] {
-			v, err := strconv.Atoi(s)
-			if err != nil {
-				t.Fatalf("open3d output %q: %v", line[:min(len(line), 80)], err)
-			}
-			kept = append(kept, v)
-		}
-		slices.Sort(kept)
-		res[w[0]] = kept
-	}
-	for _, j := range jobs {
-		if _, ok := res[j]; !ok {
-			t.Fatalf("open3d printed nothing for job %s:\n%s", j, out)
-		}
-	}
-	return res
-}
-
-// keptOf returns the indices of the points not flagged.
-func keptOf(outlier []bool) []int {
-	kept := []int{}
-	for i, o := range outlier {
-		if !o {
-			kept = append(kept, i)
-		}
+	kept := map[string][]int{}
+	for k, j := range jobs {
+		kept[j] = res[k].Ints()
+		slices.Sort(kept[j])
 	}
 	return kept
-}
-
-// diff returns the indices in exactly one of the sorted sets a and b.
-func diff(a, b []int) []int {
-	var d []int
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j == len(b) || (i < len(a) && a[i] < b[j]):
-			d = append(d, a[i])
-			i++
-		case i == len(a) || b[j] < a[i]:
-			d = append(d, b[j])
-			j++
-		default:
-			i++
-			j++
-		}
-	}
-	return d
 }
 
 // randomCloud returns n points: 95% in Gaussian blobs, 5% uniform noise
@@ -355,7 +262,7 @@ func TestRadiusPeers(t *testing.T) {
 				}
 				for _, m := range ms {
 					jobs = append(jobs, job{r, m})
-					o3dJobs = append(o3dJobs, fmt.Sprintf("r:%d:%s", m, strconv.FormatFloat(r, 'g', -1, 64)))
+					o3dJobs = append(o3dJobs, peers.RadiusJob(m, r))
 				}
 			}
 			o3d := open3DKept(t, in, o3dJobs...)
@@ -364,10 +271,10 @@ func TestRadiusPeers(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := keptOf(res.Outlier)
+				got := peers.Kept(res.Outlier)
 				pcl := pclKept(t, in, "-method", "radius", "-radius", strconv.FormatFloat(j.r, 'g', -1, 64), "-min_pts", strconv.Itoa(j.m))
 				for peer, want := range map[string][]int{"pcl": pcl, "open3d": o3d[o3dJobs[i]]} {
-					d := diff(got, want)
+					d := peers.Diff(got, want)
 					ties := 0
 					for _, p := range d {
 						if radiusTie(xyz, p, j.r) {
@@ -408,7 +315,7 @@ func TestStatisticalPeers(t *testing.T) {
 			writePCD(t, in, xyz)
 			var o3dJobs []string
 			for _, j := range jobs {
-				o3dJobs = append(o3dJobs, fmt.Sprintf("s:%d:%g", j.k, j.s))
+				o3dJobs = append(o3dJobs, peers.StatisticalJob(j.k, j.s))
 			}
 			o3d := open3DKept(t, in, o3dJobs...)
 			for i, j := range jobs {
@@ -421,8 +328,8 @@ func TestStatisticalPeers(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got := keptOf(res.Outlier)
-					d := diff(got, peer.want)
+					got := peers.Kept(res.Outlier)
+					d := peers.Diff(got, peer.want)
 					ties := 0
 					for _, p := range d {
 						if math.Abs(res.MeanDist[p]-res.Threshold) <= 1e-6*res.Threshold {
@@ -475,16 +382,16 @@ func TestPeerConventions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o3d := open3DKept(t, in, "r:1:1", "s:1:1")
+	o3d := open3DKept(t, in, peers.RadiusJob(1, 1), peers.StatisticalJob(1, 1))
 	for _, c := range []struct {
 		what      string
 		got, want []int
 	}{
-		{"pctk radius", keptOf(r.Outlier), []int{0, 1, 2, 3}},
+		{"pctk radius", peers.Kept(r.Outlier), []int{0, 1, 2, 3}},
 		{"pcl radius", pclKept(t, in, "-method", "radius", "-radius", "1", "-min_pts", "1"), []int{0, 1, 2, 3}},
-		{"open3d radius", o3d["r:1:1"], []int{2, 3}},
-		{"pctk statistical open3d K=1", keptOf(s.Outlier), []int{}},
-		{"open3d statistical nb_neighbors=1", o3d["s:1:1"], []int{}},
+		{"open3d radius", o3d[peers.RadiusJob(1, 1)], []int{2, 3}},
+		{"pctk statistical open3d K=1", peers.Kept(s.Outlier), []int{}},
+		{"open3d statistical nb_neighbors=1", o3d[peers.StatisticalJob(1, 1)], []int{}},
 	} {
 		if !slices.Equal(c.got, c.want) {
 			t.Errorf("%s: got kept %v, want %v", c.what, c.got, c.want)

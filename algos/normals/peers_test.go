@@ -1,13 +1,9 @@
 package normals
 
 import (
-	"encoding/binary"
-	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +13,7 @@ import (
 
 	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/peers"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -172,8 +169,7 @@ const radiusScan = "table_scene_lms400.pcd"
 // neighbourhood of K others instead of the point and K-1 others must fail
 // the curvature check: that is what makes the comparison meaningful.
 func TestAgainstPCL(t *testing.T) {
-	exe, err := exec.LookPath("pcl_normal_estimation")
-	algotest.RequirePeer(t, "pcl_normal_estimation (Debian pcl-tools)", err)
+	algotest.RequirePeer(t, "pcl_normal_estimation (Debian pcl-tools)", peers.Available(peers.PCL))
 	for _, name := range scans {
 		t.Run(name, func(t *testing.T) {
 			b, path, xyz := peerInput(t, name)
@@ -187,9 +183,8 @@ func TestAgainstPCL(t *testing.T) {
 					args = []string{"-radius", strconv.FormatFloat(opts.Radius, 'g', -1, 64)}
 				}
 				out := filepath.Join(t.TempDir(), "pcl.pcd")
-				cmd := exec.Command(exe, append([]string{path, out}, args...)...)
-				if msg, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("%v: %v\n%s", cmd, err, msg)
+				if _, err := peers.PCLNormalEstimation(path, out, args...); err != nil {
+					t.Fatal(err)
 				}
 				pc, pxyz, err := readPCD(out)
 				if err != nil {
@@ -235,34 +230,13 @@ func TestAgainstPCL(t *testing.T) {
 	}
 }
 
-// open3dScript estimates normals with Open3D's KNN search (argument 3 is
-// K) or its hybrid search (arguments 3 and 4 are K and the radius) and
-// writes them, then the points, as little-endian float64 triples.
-const open3dScript = `
-import sys
-import numpy as np
-import open3d as o3d
-pc = o3d.io.read_point_cloud(sys.argv[1])
-k = int(sys.argv[3])
-if len(sys.argv) > 4:
-    pc.estimate_normals(o3d.geometry.KDTreeSearchParamHybrid(radius=float(sys.argv[4]), max_nn=k))
-else:
-    pc.estimate_normals(o3d.geometry.KDTreeSearchParamKNN(k))
-np.asarray(pc.normals, dtype='<f8').tofile(sys.argv[2])
-np.asarray(pc.points, dtype='<f8').tofile(sys.argv[2] + '.xyz')
-`
-
-// python3 is Debian's interpreter, where python3-open3d installs.
-const python3 = "/usr/bin/python3"
-
 // TestAgainstOpen3D runs Open3D's estimate_normals with KNN 10 on the real
 // scans, and on radiusScan with its hybrid search (10 nearest within 3
 // median spacings), and compares unoriented normals (Open3D has no
 // curvature). Open3D gives a neighbourhood of fewer than 3 points the normal
 // (0, 0, 1) where pctk gives NaN; the test requires exactly that there.
 func TestAgainstOpen3D(t *testing.T) {
-	err := exec.Command(python3, "-c", "import open3d").Run()
-	algotest.RequirePeer(t, "Open3D for "+python3+" (Debian python3-open3d)", err)
+	algotest.RequirePeer(t, "Open3D for "+peers.Python+" (Debian python3-open3d)", peers.Available(peers.Open3D))
 	for _, name := range scans {
 		t.Run(name, func(t *testing.T) {
 			b, path, xyz := peerInput(t, name)
@@ -271,16 +245,16 @@ func TestAgainstOpen3D(t *testing.T) {
 				cases = append(cases, Options{K: peerK, Radius: 3 * algotest.MedianSpacing(t, b, xyz)})
 			}
 			for _, opts := range cases {
-				out := filepath.Join(t.TempDir(), "o3d.bin")
-				args := []string{"-c", open3dScript, path, out, strconv.Itoa(opts.K)}
-				if opts.Radius > 0 {
-					args = append(args, strconv.FormatFloat(opts.Radius, 'g', -1, 64))
-				}
-				if msg, err := exec.Command(python3, args...).CombinedOutput(); err != nil {
-					t.Fatalf("open3d: %v\n%s", err, msg)
+				res, err := peers.RunOpen3D(t.TempDir(), path, peers.NormalsJob(opts.K, opts.Radius))
+				if err != nil {
+					t.Fatal(err)
 				}
 				n := len(xyz) / 3
-				nrm, pts := readFloat64s(t, out, 3*n), readFloat64s(t, out+".xyz", 3*n)
+				v := res[0].Float64s()
+				if len(v) != 6*n {
+					t.Fatalf("Open3D answered %d values, want %d normal and coordinate components", len(v), 6*n)
+				}
+				nrm, pts := v[:3*n], v[3*n:]
 				for i := range pts {
 					if float32(pts[i]) != xyz[i] {
 						t.Fatalf("Open3D read coordinate %d as %g, we as %g", i, pts[i], xyz[i])
@@ -307,22 +281,6 @@ func TestAgainstOpen3D(t *testing.T) {
 			}
 		})
 	}
-}
-
-func readFloat64s(t *testing.T, path string, n int) []float64 {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(raw) != 8*n {
-		t.Fatalf("%s: %d bytes, want %d float64", path, len(raw), n)
-	}
-	v := make([]float64, n)
-	for i := range v {
-		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
-	}
-	return v
 }
 
 // benchCloud returns 1,000,000 points of real scan: table_scene_lms400.pcd
@@ -376,23 +334,6 @@ func BenchmarkEstimate(b *testing.B) {
 	}
 }
 
-// open3dBenchScript times Open3D's estimate_normals alone (no file I/O),
-// with KNN K (argument 2) or a radius search (argument 3 > 0), and prints its
-// wall and process CPU seconds.
-const open3dBenchScript = `
-import sys, time
-import open3d as o3d
-pc = o3d.io.read_point_cloud(sys.argv[1])
-k, r = int(sys.argv[2]), float(sys.argv[3])
-p = o3d.geometry.KDTreeSearchParamRadius(r) if r > 0 else o3d.geometry.KDTreeSearchParamKNN(k)
-t, c = time.perf_counter(), time.process_time()
-pc.estimate_normals(p)
-print(time.perf_counter() - t, time.process_time() - c)
-`
-
-// pclTime matches pcl_normal_estimation's own timing of NormalEstimation.
-var pclTime = regexp.MustCompile(`Computed normals in ([0-9.eE+-]+) ms`)
-
 // cpuTime returns the CPU time this process has used.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
@@ -443,39 +384,25 @@ func BenchmarkPeers(b *testing.B) {
 			})
 		}
 		b.Run(name+"/open3d", func(b *testing.B) {
-			if err := exec.Command(python3, "-c", "import open3d").Run(); err != nil {
-				b.Skipf("Open3D for %s is not available: %v", python3, err)
+			if err := peers.Available(peers.Open3D); err != nil {
+				b.Skip(err)
 			}
 			times["open3d"] = peerLoop(b, func() (wall, cpu time.Duration, err error) {
-				out, err := exec.Command(python3, "-c", open3dBenchScript, path, strconv.Itoa(mode.K), strconv.FormatFloat(mode.Radius, 'g', -1, 64)).Output()
+				res, err := peers.RunOpen3D(b.TempDir(), path, peers.NormalsJob(mode.K, mode.Radius))
 				if err != nil {
 					return 0, 0, err
 				}
-				var w, c float64
-				if _, err := fmt.Sscan(string(out), &w, &c); err != nil {
-					return 0, 0, fmt.Errorf("open3d printed %q: %v", out, err)
-				}
-				return time.Duration(w * float64(time.Second)), time.Duration(c * float64(time.Second)), nil
+				return time.Duration(res[0].Seconds * float64(time.Second)), time.Duration(res[0].CPU * float64(time.Second)), nil
 			})
 		})
 		b.Run(name+"/pcl", func(b *testing.B) {
-			exe, err := exec.LookPath("pcl_normal_estimation")
-			if err != nil {
-				b.Skipf("pcl_normal_estimation is not available: %v", err)
+			if err := peers.Available(peers.PCL); err != nil {
+				b.Skip(err)
 			}
 			out := filepath.Join(b.TempDir(), "pcl.pcd")
 			times["pcl"] = peerLoop(b, func() (wall, cpu time.Duration, err error) {
-				cmd := exec.Command(exe, append([]string{path, out}, pclArgs...)...)
-				msg, err := cmd.CombinedOutput()
-				if err != nil {
-					return 0, 0, fmt.Errorf("%v\n%s", err, msg)
-				}
-				m := pclTime.FindSubmatch(msg)
-				if m == nil {
-					return 0, 0, fmt.Errorf("no timing in pcl_normal_estimation's output:\n%s", msg)
-				}
-				ms, err := strconv.ParseFloat(string(m[1]), 64)
-				return time.Duration(ms * float64(time.Millisecond)), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), err
+				r, err := peers.PCLNormalEstimation(path, out, pclArgs...)
+				return time.Duration(r.Seconds * float64(time.Second)), r.CPU, err
 			})
 		})
 		logSpeedUp(b, name, times)

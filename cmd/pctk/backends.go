@@ -14,6 +14,11 @@ func init() {
 	commands = append(commands, &cli.Command{
 		Name:  "backends",
 		Usage: "list the neighbour-search backends, whether each can run here and why, and what auto picks",
+		Description: "Each backend is probed here: cpu always runs, cuda and optix need an NVIDIA driver\n" +
+			"(and OptiX). --backend auto on the other commands picks the first that runs.\n\n" +
+			"Examples:\n" +
+			"   pctk backends\n" +
+			"   pctk backends --json",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON"},
 		},

@@ -21,14 +21,21 @@ func init() {
 		Description: "Without FILE, bench generates --points uniform random points in a unit cube and\n" +
 			"picks ε so that each point has about --neighbors neighbours. Every backend runs the\n" +
 			"same operations on the same points; times are medians of --repeat runs and each\n" +
-			"row's ratio is relative to the first backend listed.",
-		Flags: []cli.Flag{
+			"row's ratio is relative to the first backend listed.\n\n" +
+			"With --peers, bench runs dbscan, normals, sor and ror on FILEs and --synth scenes with\n" +
+			"pctk's backends and, where installed, scikit-learn, Open3D, PCL and CloudCompare, on the\n" +
+			"same points; it checks that the answers agree and writes a table (--markdown) and a\n" +
+			"chart of the time ratios (--chart). docs/benchmarks.md says how each tool is timed.\n\n" +
+			"Examples:\n" +
+			"   pctk bench --points 2000000 --backends cpu,cuda\n" +
+			"   pctk bench --peers --synth street --points 1000000 scan.pcd --markdown peers.md --chart peers.png",
+		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "points", Value: 1_000_000, Usage: "number of generated points"},
 			&cli.Float64Flag{Name: "neighbors", Value: 30, Usage: "mean neighbours per generated point"},
 			&cli.Float64Flag{Name: "eps", Usage: "radius (required with FILE; overrides --neighbors)"},
 			&cli.StringFlag{Name: "backends", Value: "cpu", Usage: "comma-separated backends to compare, first is the baseline"},
-			&cli.StringFlag{Name: "ops", Value: "counts,knn,moments,dbscan", Usage: "operations: counts, knn, moments, dbscan, kmoments (the moments of every point's k nearest with no radius, as statistical outlier removal and KNN normals ask: findneighbor.KNearestMoments, its index builds included)"},
-			&cli.IntFlag{Name: "k", Value: 16, Usage: "k for knn and kmoments"},
+			&cli.StringFlag{Name: "ops", Value: "counts,knn,moments,dbscan", Usage: "operations: counts, knn, moments, dbscan, kmoments (the moments of every point's k nearest with no radius, as statistical outlier removal and KNN normals ask: findneighbor.KNearestMoments, its index builds included); with --peers: dbscan, normals, sor, ror (default there: all four)"},
+			&cli.IntFlag{Name: "k", Value: 16, Usage: "neighbours per point for knn and kmoments"},
 			&cli.IntFlag{Name: "min-pts", Value: 10, Usage: "min_pts for dbscan (the point itself counts)"},
 			&cli.IntFlag{Name: "repeat", Value: 5, Usage: "runs per operation (median reported)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for generated points"},
@@ -36,7 +43,7 @@ func init() {
 			salvageFlag,
 			&cli.StringFlag{Name: "cpuprofile", Usage: "with --e2e: write a CPU profile of the runs to `FILE` (go tool pprof)"},
 			&cli.BoolFlag{Name: "e2e", Usage: "time whole `pctk dbscan` commands on FILE (--eps, --min-pts, --backends, --repeat) split into start-up, read, upload, build, query, download, write, next to `pctk convert` of FILE"},
-		},
+		}, benchPeerFlags...),
 		Action: runBench,
 	})
 }
@@ -52,6 +59,9 @@ type benchRow struct {
 }
 
 func runBench(c *cli.Context) error {
+	if c.Bool("peers") {
+		return runBenchPeers(c)
+	}
 	names := strings.Split(c.String("backends"), ",")
 	for _, name := range names {
 		if err := checkBackend("--backends", name); err != nil {

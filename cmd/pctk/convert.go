@@ -19,9 +19,13 @@ func init() {
 		Usage:     "convert between point-cloud formats, keeping every field",
 		ArgsUsage: "IN OUT",
 		Description: "The output format comes from --format or OUT's extension. Conversions stream in\n" +
-			"chunks when both formats can, so files larger than memory convert.",
+			"chunks when both formats can, so files larger than memory convert. - reads standard input\n" +
+			"or writes standard output.\n\n" +
+			"Examples:\n" +
+			"   pctk convert scan.laz scan.ply\n" +
+			"   pctk convert part.stl part.pcd --sample 100000 --seed 7",
 		Flags: append([]cli.Flag{formatFlag, salvageFlag, forceFlag,
-			&cli.IntFlag{Name: "sample", Usage: "for STL input: sample N points uniformly over the surface (area-weighted) instead of taking the vertices"},
+			&cli.IntFlag{Name: "sample", Usage: "for STL input: sample N points uniformly over the surface (area-weighted) instead of taking the vertices (0: the vertices)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for --sample"},
 		}, queryFlags...),
 		Action: runConvert,

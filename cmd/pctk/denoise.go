@@ -66,7 +66,7 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 	Examples: []string{"pctk denoise statistical scan.pcd clean.pcd --k 50 --std-ratio 1"},
 	Flags: denoiseFlags(
 		&cli.IntFlag{Name: "k", Usage: "neighbours whose distances are averaged (PCL mean_k; counts the point itself with --convention open3d)", Value: denoise.DefaultK},
-		&cli.Float64Flag{Name: "std-ratio", Aliases: []string{"s"}, Usage: "threshold = mean + std-ratio·stddev; a finite number > 0", Value: denoise.DefaultStdRatio},
+		&cli.Float64Flag{Name: "std-ratio", Aliases: []string{"s"}, Usage: "multiplier of the standard deviation: threshold = mean + std-ratio·stddev; a finite number > 0", Value: denoise.DefaultStdRatio},
 		&cli.StringFlag{Name: "std", Usage: "standard deviation: sample (n-1, PCL and Open3D) or population (n)", Value: "sample"},
 		&cli.StringFlag{Name: "convention", Usage: "whose definition: pcl or open3d (see docs/denoise.md)", Value: "pcl"},
 	),

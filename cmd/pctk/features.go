@@ -29,7 +29,7 @@ PDAL (docs/features.md).`,
 		Examples: []string{"pctk features scan.las out.las --knn 10 --features all"},
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "knn", Usage: "neighbours besides the point itself (PDAL knn)"},
-			&cli.Float64Flag{Name: "radius", Usage: "neighbourhood radius, instead of --knn"},
+			&cli.Float64Flag{Name: "radius", Usage: "neighbourhood radius in coordinate units, instead of --knn"},
 			&cli.IntFlag{Name: "min-k", Usage: "with --radius, the fewest points that get features", Value: features.DefaultMinK},
 			&cli.StringFlag{Name: "mode", Usage: "sqrt, raw or normalized", Value: "sqrt"},
 			&cli.StringFlag{Name: "features", Usage: "names, dimensionality or all", Value: "dimensionality"},

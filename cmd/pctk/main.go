@@ -55,6 +55,13 @@ func newApp() *cli.App {
 			}
 			return nil
 		},
+		Description: "Each command reads IN and writes OUT, paths or - for standard input and output, so\n" +
+			"commands chain in shell pipes. \"pctk help COMMAND\" gives its flags, with units and\n" +
+			"defaults, and examples.\n\n" +
+			"Examples:\n" +
+			"   pctk info scan.laz\n" +
+			"   pctk denoise statistical scan.laz - | pctk dbscan - clusters.laz --eps 1.5 --min-pts 10\n" +
+			"   pctk synth street street.las && pctk render street.las street.png --color classification",
 		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
 			return usageError{err.Error()}
 		},

@@ -43,7 +43,7 @@ With --radius the counts carry the same record as "pctk dbscan" writes, so
 	Examples: []string{"pctk neighbors scan.las out.las --radius 2 --knn 8"},
 	Flags: []cli.Flag{
 		&cli.Float64Flag{Name: "radius", Usage: "search radius in coordinate units (0 or unset: none, then --knn is plain kNN)"},
-		&cli.IntFlag{Name: "knn", Usage: "also write KnnMeanDistance over the K nearest (within --radius, if given)"},
+		&cli.IntFlag{Name: "knn", Usage: "also write KnnMeanDistance over the K nearest points (within --radius, if given; 0: not written)"},
 	},
 	Dims: true, IgnoreClass: true, Tiled: true,
 	Params: map[string]string{"radius": "radius", "k": "knn"},

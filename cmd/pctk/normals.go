@@ -53,7 +53,7 @@ normals, as in PCL; a cloud of NaN points alone gets NaN normals throughout.`,
 	},
 	Flags: []cli.Flag{
 		&cli.Float64Flag{Name: "radius", Usage: "neighbourhood radius in coordinate units (0: none)"},
-		&cli.IntFlag{Name: "knn", Usage: "neighbourhood size, the point itself included (0: none)"},
+		&cli.IntFlag{Name: "knn", Usage: "neighbourhood size in points, the point itself included (0: none)"},
 		&cli.StringFlag{Name: "orient", Usage: "up, viewpoint, consistent or none", Value: "up"},
 		&cli.StringFlag{Name: "viewpoint", Usage: "sensor position `X,Y,Z` in the file's coordinates for --orient viewpoint"},
 		&cli.IntFlag{Name: "orient-knn", Usage: "neighbours per point in the graph of --orient consistent", Value: normals.DefaultOrientK},

@@ -30,7 +30,11 @@ command and flag names ("denoise statistical", true for a flag without value,
 a list for a comma list), or one of PDAL's filters.dbscan, filters.outlier,
 filters.normal, filters.radialdensity, filters.covariancefeatures and
 filters.sample with PDAL's option names (docs/pipeline.md lists the mapping;
-the computation is pctk's).`,
+the computation is pctk's).
+
+Examples:
+   pctk pipeline scan.laz "denoise statistical --k 8 --std-ratio 2" "dbscan --eps 1.5 --min-pts 10" clusters.laz
+   pctk pipeline --file pipeline.json`,
 		Flags: append([]cli.Flag{formatFlag, backendFlag, salvageFlag, forceFlag,
 			&cli.StringFlag{Name: "file", Usage: "read the pipeline from a JSON `FILE` instead of the arguments"},
 		}, queryFlags...),

@@ -22,7 +22,7 @@ out are kept. No neighbour index is used: --backend changes nothing.`,
 		Examples: []string{"pctk sample scan.las thin.las --radius 0.5"},
 		Flags: []cli.Flag{
 			&cli.Float64Flag{Name: "radius", Usage: "smallest distance between kept points (required)"},
-			&cli.StringFlag{Name: "dimension", Usage: "flag kept points in this new field instead of dropping the others"},
+			&cli.StringFlag{Name: "dimension", Usage: "flag kept points in this new field instead of dropping the others (default: none, drop them)"},
 		},
 		Dims: true, IgnoreClass: true,
 		Params: map[string]string{"radius": "radius"},

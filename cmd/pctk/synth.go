@@ -31,7 +31,7 @@ func init() {
 			&cli.IntFlag{Name: "points", Value: 1_000_000, Usage: "number of points"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed: the same seed gives the same scene"},
 			&cli.Float64Flag{Name: "extent", Usage: "uniform, blobs: side of the cube in cloud units (default: cube root of --points)"},
-			&cli.IntFlag{Name: "clusters", Value: 8, Usage: "blobs: number of clusters"},
+			&cli.IntFlag{Name: "clusters", Value: 8, Usage: "blobs: number of Gaussian clusters"},
 		},
 		Action: runSynth,
 	})

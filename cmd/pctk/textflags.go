@@ -17,11 +17,11 @@ import (
 var (
 	columnsFlag = &cli.StringFlag{
 		Name:  "columns",
-		Usage: "for text input (.xyz .txt .csv .pts): the column names, comma-separated, when the file has no header line (x,y,z,intensity; a name may carry a type: red:uint8)",
+		Usage: "for text input (.xyz .txt .csv .pts): the column `NAMES`, comma-separated, when the file has no header line (x,y,z,intensity; a name may carry a type: red:uint8; default: the header line's names, else X Y Z [Intensity] or X Y Z Column4 ... by the count of values)",
 	}
 	precisionFlag = &cli.IntFlag{
 		Name:        "precision",
-		Usage:       "for text output: decimals of floating-point values",
+		Usage:       "for text output: the number of decimals of floating-point values",
 		DefaultText: "the shortest form that reads back to the same value",
 	}
 )

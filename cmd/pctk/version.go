@@ -12,6 +12,9 @@ func init() {
 	commands = append(commands, &cli.Command{
 		Name:  "version",
 		Usage: "print the version, the Go version and the commit (as --version)",
+		Description: "Examples:\n" +
+			"   pctk version\n" +
+			"   pctk --version",
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("version takes no arguments")

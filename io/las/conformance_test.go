@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codectest"
 )
 
 // conformanceDir holds the Node script and, once .ci/deps/npm-las.sh has
@@ -56,22 +57,7 @@ type peerResult struct {
 // or the npm readers are missing.
 func runPeers(t *testing.T, files []string) map[string]peerResult {
 	t.Helper()
-	missing := func(why string) {
-		msg := why + "; run .ci/deps/npm-las.sh to install @loaders.gl/las and las-reader into io/las/" + conformanceDir + "/node_modules"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node not found")
-	}
-	for _, m := range []string{"@loaders.gl/las", "@loaders.gl/core", "las-reader"} {
-		if _, err := os.Stat(filepath.Join(conformanceDir, "node_modules", m, "package.json")); err != nil {
-			missing("npm package " + m + " not installed")
-		}
-	}
+	node := codectest.NodePeer(t, conformanceDir, ".ci/deps/npm-las.sh", "@loaders.gl/las", "@loaders.gl/core", "las-reader")
 	cmd := exec.Command(node, append([]string{"check.mjs"}, files...)...)
 	cmd.Dir = conformanceDir
 	var stderr bytes.Buffer

@@ -129,7 +129,7 @@ func BenchmarkQuery(b *testing.B) {
 	// The peer: copc.js 0.0.8 (laz-perf 0.0.7, WASM) decoding every node of
 	// the same file from memory, timed inside node (start-up excluded).
 	b.Run("copcjs-full", func(b *testing.B) {
-		node := codectest.NodePeer(b, conformanceDir, ".ci/deps/npm-copc.sh", "copc")
+		node := codectest.NodePeer(b, conformanceDir, ".ci/deps/npm-las.sh", "copc")
 		path := filepath.Join(b.TempDir(), "bench.copc.laz")
 		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 			b.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/pctk/pctk/io/internal/codectest"
 )
 
-// conformanceDir holds check.mjs and, once .ci/deps/npm-copc.sh has run,
+// conformanceDir holds check.mjs and, once .ci/deps/npm-las.sh has run,
 // copc.js in node_modules.
 const conformanceDir = "testdata/conformance"
 
@@ -52,7 +52,7 @@ func (r *copcJS) records(t *testing.T, i int) []byte {
 // node or copc.js is missing.
 func runCopcJS(t *testing.T, files ...string) map[string]*copcJS {
 	t.Helper()
-	node := codectest.NodePeer(t, conformanceDir, ".ci/deps/npm-copc.sh", "copc")
+	node := codectest.NodePeer(t, conformanceDir, ".ci/deps/npm-las.sh", "copc")
 	abs := make([]string, len(files))
 	for i, f := range files {
 		var err error
