@@ -53,3 +53,38 @@ func fnvWord(h, u uint64) uint64 {
 	}
 	return h
 }
+
+// XYZHash computes HashXYZ over coordinates that come in chunks (an
+// out-of-core run reads a cloud as a stream): Add each chunk in order, then
+// Sum64 is HashXYZ of all of them. The zero value is ready to use.
+type XYZHash struct {
+	h, block uint64
+	n        int // points in the current block
+	started  bool
+}
+
+// Add hashes the next points.
+func (s *XYZHash) Add(x, y, z []float64) {
+	if !s.started {
+		s.h, s.block, s.started = fnvOffset64, fnvOffset64, true
+	}
+	for i := range x {
+		s.block = fnvWord(s.block, math.Float64bits(x[i]))
+		s.block = fnvWord(s.block, math.Float64bits(y[i]))
+		s.block = fnvWord(s.block, math.Float64bits(z[i]))
+		if s.n++; s.n == hashBlock {
+			s.h, s.block, s.n = fnvWord(s.h, s.block), fnvOffset64, 0
+		}
+	}
+}
+
+// Sum64 returns HashXYZ of the points added.
+func (s *XYZHash) Sum64() uint64 {
+	if !s.started {
+		return fnvOffset64
+	}
+	if s.n > 0 {
+		return fnvWord(s.h, s.block)
+	}
+	return s.h
+}

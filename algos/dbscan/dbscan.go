@@ -34,6 +34,11 @@ type Options struct {
 	Counts []uint32
 	// Workers bounds CPU parallelism of the backend; 0 means GOMAXPROCS.
 	Workers int
+	// TileSize, when > 0, runs the tiled DBSCAN (tiled.go, docs/scale.md)
+	// on square tiles of this side in XY with a halo of Eps, one tile at a
+	// time: the same Run as without it (Build stays 0: every tile builds
+	// its own indexes, counted in Stage1 and Stage2).
+	TileSize float64
 	// Progress, when not nil, is called now and then from any goroutine
 	// with the current stage (StageBuild, StageCount, StageCluster) and the
 	// fraction of it done.
@@ -64,6 +69,9 @@ func (o *Options) Validate(n int) error {
 		}
 	}
 	if err := findneighbor.CheckMin("dbscan", "min_cluster_size", o.MinClusterSize, 0); err != nil {
+		return err
+	}
+	if err := findneighbor.CheckRadius("dbscan", "tile_size", o.TileSize, true); err != nil {
 		return err
 	}
 	if o.Counts != nil && len(o.Counts) != n {
@@ -129,6 +137,13 @@ func Cluster(xyz []float32, b findneighbor.Backend, opts Options) (*Run, error) 
 		run.Counts = []uint32{}
 		for _, m := range opts.MinPts {
 			run.Results = append(run.Results, Result{MinPts: m, Labels: []int32{}, Core: []bool{}, Sizes: []int{}})
+		}
+		return run, nil
+	}
+
+	if opts.TileSize > 0 {
+		if err := clusterTiled(xyz, b, opts, run); err != nil {
+			return nil, err
 		}
 		return run, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 )
 
 // Convention names the peer whose definition of the statistical filter is
@@ -75,6 +76,12 @@ type StatisticalOptions struct {
 	Convention Convention
 	// Build tunes the neighbour index.
 	Build findneighbor.BuildOptions
+	// TileSize, when > 0, finds the k nearest on square tiles of this side
+	// in XY (tile.MomentsTiled, docs/scale.md), then reduces the whole
+	// cloud's distances in index order as without it: the same result to
+	// the bit (a sum of k float32 distances in float64 is exact, whatever
+	// the order of the terms).
+	TileSize float64
 }
 
 // withDefaults returns o with zero fields replaced by their defaults.
@@ -95,6 +102,9 @@ func (o StatisticalOptions) Validate() error {
 		return err
 	}
 	if err := findneighbor.CheckFloat("denoise statistical", "std_ratio", o.StdRatio); err != nil {
+		return err
+	}
+	if err := findneighbor.CheckRadius("denoise statistical", "tile_size", o.TileSize, true); err != nil {
 		return err
 	}
 	if o.Convention != PCL && o.Convention != Open3D {
@@ -145,15 +155,11 @@ func Statistical(xyz []float32, b findneighbor.Backend, opts StatisticalOptions)
 	}
 	found := make([]int, n) // neighbours found per point
 	if k > 0 {
-		if err := knnDistances(xyz, b, k, opts.Build, r.MeanDist, found); err != nil {
+		if err := knnDistances(xyz, b, k, opts.TileSize, opts.Build, r.MeanDist, found); err != nil {
 			return nil, err
 		}
 	}
-	if opts.Convention == Open3D {
-		open3DStats(r, found, opts)
-	} else {
-		pclStats(r, found, opts)
-	}
+	reduce(r, found, opts)
 	for _, o := range r.Outlier {
 		if o {
 			r.Outliers++
@@ -162,61 +168,127 @@ func Statistical(xyz []float32, b findneighbor.Backend, opts StatisticalOptions)
 	return r, nil
 }
 
-// pclStats turns the distance sums in r.MeanDist into PCL's means and
-// flags, mirroring StatisticalOutlierRemoval<PointT>::applyFilterIndices:
-// the mean is stored as float; the sums run in double but each square is a
-// float product; variance = (Σd² - (Σd)²/n) / (n-1); outlier when d > threshold.
-func pclStats(r *StatisticalResult, found []int, o StatisticalOptions) {
-	var sum, sq float64
-	for i, c := range found {
-		if c == 0 {
-			r.MeanDist[i] = 0
-			continue
+// reduce runs a Reduction over r.MeanDist (distance sums) and found, in
+// point order, and fills r.
+func reduce(r *StatisticalResult, found []int, o StatisticalOptions) {
+	red := o.NewReduction()
+	for pass := range red.Passes() {
+		for i, c := range found {
+			red.Add(pass, r.MeanDist[i], c)
 		}
-		d := float32(r.MeanDist[i] / float64(c))
-		r.MeanDist[i] = float64(d)
-		sum += float64(d)
-		sq += float64(float32(d * d))
+		red.EndPass(pass)
+	}
+	for i, c := range found {
+		r.MeanDist[i] = red.MeanDist(r.MeanDist[i], c)
+	}
+	r.Mean, r.Std, r.Threshold, r.Valid = red.Mean, red.Std, red.Threshold, red.Valid
+	for i, c := range found {
+		r.Outlier[i] = red.Outlier(r.MeanDist[i], c)
+	}
+}
+
+// Reduction computes Statistical's statistics from every point's distance
+// sum (the sum of the distances to its nearest, Moment.Dist) and number of
+// neighbours found, handed in point order, for callers that keep them
+// elsewhere (an out-of-core run, docs/scale.md): Add each point in order
+// once per pass (Passes), in pass order; then Mean, Std, Threshold and
+// Valid hold the statistics, MeanDist gives a point's mean distance and
+// Outlier its flag. The arithmetic is the conventions' own:
+//
+//   - PCL (StatisticalOutlierRemoval<PointT>::applyFilterIndices): the mean
+//     is stored as float; the sums run in double but each square is a float
+//     product; variance = (Σd² - (Σd)²/n) / (n-1); an outlier has d >
+//     threshold; a point with no neighbour takes no part.
+//   - Open3D (PointCloud::RemoveStatisticalOutliers): the mean divides by
+//     the number of results including the point itself; means of 0 add
+//     nothing to the sums but count in n; the deviation is two-pass; a
+//     point is kept when 0 < d < threshold.
+type Reduction struct {
+	o                    StatisticalOptions
+	sum, sq              float64
+	n                    int
+	Mean, Std, Threshold float64
+	Valid                int
+}
+
+// NewReduction returns the reduction of o (defaults applied).
+func (o StatisticalOptions) NewReduction() *Reduction {
+	return &Reduction{o: o.withDefaults()}
+}
+
+// Passes returns the number of passes over the points: 1 under PCL, 2
+// under Open3D.
+func (r *Reduction) Passes() int {
+	if r.o.Convention == Open3D {
+		return 2
+	}
+	return 1
+}
+
+// MeanDist returns the mean distance of a point whose distances sum to
+// sum over found neighbours, as the convention defines it (rounded to
+// float32 under PCL; 0 for a point with none).
+func (r *Reduction) MeanDist(sum float64, found int) float64 {
+	if r.o.Convention == Open3D {
+		return sum / float64(found+1)
+	}
+	if found == 0 {
+		return 0
+	}
+	return float64(float32(sum / float64(found)))
+}
+
+// Add adds the next point, with distance sum sum over found neighbours,
+// to pass pass.
+func (r *Reduction) Add(pass int, sum float64, found int) {
+	d := r.MeanDist(sum, found)
+	r.n++
+	if r.o.Convention == Open3D {
+		switch {
+		case pass == 0 && d > 0:
+			r.sum += d
+		case pass == 1 && d > 0:
+			r.sq += (d - r.Mean) * (d - r.Mean)
+		}
+		return
+	}
+	if found > 0 {
+		f := float32(d)
+		r.sum += d
+		r.sq += float64(f * f)
 		r.Valid++
+	}
+}
+
+// EndPass closes pass pass: call it after the pass's last Add.
+func (r *Reduction) EndPass(pass int) {
+	o := r.o
+	if o.Convention == Open3D {
+		if pass == 0 {
+			r.Valid = r.n
+			r.Mean = r.sum / float64(r.Valid)
+			return
+		}
+		r.Std = stddev(r.sq, r.Valid, o.PopulationStd)
+		r.Threshold = r.Mean + o.StdRatio*r.Std
+		return
 	}
 	if r.Valid == 0 {
 		return
 	}
 	nv := float64(r.Valid)
-	r.Mean = sum / nv
-	r.Std = stddev(sq-sum*sum/nv, r.Valid, o.PopulationStd)
+	r.Mean = r.sum / nv
+	r.Std = stddev(r.sq-r.sum*r.sum/nv, r.Valid, o.PopulationStd)
 	r.Threshold = r.Mean + o.StdRatio*r.Std
-	for i, c := range found {
-		r.Outlier[i] = c > 0 && r.MeanDist[i] > r.Threshold
-	}
 }
 
-// open3DStats turns the distance sums in r.MeanDist into Open3D's means and
-// flags, mirroring PointCloud::RemoveStatisticalOutliers: the mean divides
-// by the number of results including the point itself; means of 0 add
-// nothing to the sums but count in n; the deviation is two-pass; a point is
-// kept when 0 < d < threshold.
-func open3DStats(r *StatisticalResult, found []int, o StatisticalOptions) {
-	var sum float64
-	for i, c := range found {
-		r.MeanDist[i] /= float64(c + 1)
-		if r.MeanDist[i] > 0 {
-			sum += r.MeanDist[i]
-		}
+// Outlier reports whether a point of mean distance d (MeanDist) with
+// found neighbours is an outlier.
+func (r *Reduction) Outlier(d float64, found int) bool {
+	if r.o.Convention == Open3D {
+		return !(d > 0 && d < r.Threshold)
 	}
-	r.Valid = len(found)
-	r.Mean = sum / float64(r.Valid)
-	var sq float64
-	for _, d := range r.MeanDist {
-		if d > 0 {
-			sq += (d - r.Mean) * (d - r.Mean)
-		}
-	}
-	r.Std = stddev(sq, r.Valid, o.PopulationStd)
-	r.Threshold = r.Mean + o.StdRatio*r.Std
-	for i, d := range r.MeanDist {
-		r.Outlier[i] = !(d > 0 && d < r.Threshold)
-	}
+	return found > 0 && d > r.Threshold
 }
 
 // stddev returns the standard deviation from the sum of squared deviations
@@ -244,12 +316,18 @@ func pointCount(xyz []float32) (int, error) {
 // fewer only when the cloud has fewer than k+1 points): the Dist and N of
 // findneighbor's k-nearest moments, handed over a block at a time
 // (findneighbor.KNearestMomentsFunc), so that no Moment per point is kept.
-func knnDistances(xyz []float32, b findneighbor.Backend, k int, bo findneighbor.BuildOptions, sum []float64, found []int) error {
-	err := findneighbor.KNearestMomentsFunc(b, xyz, k, bo, func(pts []int32, m []findneighbor.Moment) {
+func knnDistances(xyz []float32, b findneighbor.Backend, k int, tileSize float64, bo findneighbor.BuildOptions, sum []float64, found []int) error {
+	set := func(pts []int32, m []findneighbor.Moment) {
 		for j, i := range pts {
 			sum[i], found[i] = m[j].Dist, int(m[j].N)
 		}
-	})
+	}
+	var err error
+	if tileSize > 0 {
+		err = tile.MomentsTiled(xyz, b, 0, k, tileSize, bo, set)
+	} else {
+		err = findneighbor.KNearestMomentsFunc(b, xyz, k, bo, set)
+	}
 	if err != nil {
 		return fmt.Errorf("denoise: %d nearest: %w", k, err)
 	}

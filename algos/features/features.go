@@ -10,6 +10,7 @@ import (
 	"github.com/pctk/pctk/algos/internal/eigen"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 )
 
 // Feature is one of the covariance features of PDAL's
@@ -178,6 +179,12 @@ type Options struct {
 	Features []Feature
 	// Build tunes the neighbour index (workers, progress).
 	Build findneighbor.BuildOptions
+	// TileSize, when > 0, computes the neighbourhoods on square tiles of
+	// this side in XY (tile.MomentsTiled, docs/scale.md): the same
+	// neighbours, their moments summed in each tile index's order (so
+	// equal to the bit on the brute backend, within rounding on the
+	// others).
+	TileSize float64
 }
 
 // Validate reports whether the options describe a neighbourhood and known
@@ -197,6 +204,9 @@ func (o Options) Validate() error {
 		if err := findneighbor.CheckMin("features", "k", o.K, 1); err != nil {
 			return err
 		}
+	}
+	if err := findneighbor.CheckRadius("features", "tile_size", o.TileSize, true); err != nil {
+		return err
 	}
 	if err := findneighbor.CheckMin("features", "min_k", o.MinK, 0); err != nil {
 		return err
@@ -265,14 +275,8 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	if n == 0 {
 		return res, nil
 	}
-	minN := 2 // a covariance divided by n-1 needs two points
-	if opts.Radius > 0 {
-		minN = max(minN, opts.minK())
-	}
-	var want [numFeatures]bool
-	for _, f := range fs {
-		want[f] = true
-	}
+	minN := opts.minN()
+	want := wanted(fs)
 	var skipped atomic.Int64
 	set := func(pts []int32, m []findneighbor.Moment) {
 		var vals [numFeatures]float64
@@ -288,9 +292,12 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 		}
 		skipped.Add(int64(s))
 	}
-	if opts.Radius == 0 {
+	switch {
+	case opts.TileSize > 0:
+		err = tile.MomentsTiled(xyz, b, opts.Radius, opts.K, opts.TileSize, opts.Build, set)
+	case opts.Radius == 0:
 		err = findneighbor.KNearestMomentsFunc(b, xyz, opts.K, opts.Build, set)
-	} else {
+	default:
 		var idx findneighbor.Index
 		if idx, err = b.Build(xyz, float32(opts.Radius), opts.Build); err != nil {
 			return nil, fmt.Errorf("features: build %s index: %w", b.Name(), err)
@@ -358,4 +365,46 @@ func point(m findneighbor.Moment, minN int, mode Mode, want *[numFeatures]bool, 
 	vals[SurfaceVariation] = l[2] / sum
 	vals[DemantkeVerticality] = 1 - math.Abs(v3[2])
 	return true
+}
+
+// FromMoments computes the features of points from the moments of their
+// neighbourhoods (m[j] for point j), as Compute does for each point, for
+// callers that find the neighbourhoods themselves (an out-of-core run,
+// docs/scale.md).
+func (o Options) FromMoments(m []findneighbor.Moment) *Result {
+	fs := o.features()
+	res := &Result{Features: fs, Values: make([][]float64, len(fs))}
+	for j := range fs {
+		res.Values[j] = make([]float64, len(m))
+	}
+	minN, want := o.minN(), wanted(fs)
+	var vals [numFeatures]float64
+	for i := range m {
+		if !point(m[i], minN, o.Mode, &want, &vals) {
+			res.Skipped++
+			continue
+		}
+		for c, f := range fs {
+			res.Values[c][i] = vals[f]
+		}
+	}
+	return res
+}
+
+// minN is the fewest points, the point itself counted, that get features:
+// two for a covariance divided by n-1, MinK with a radius.
+func (o Options) minN() int {
+	if o.Radius > 0 {
+		return max(2, o.minK())
+	}
+	return 2
+}
+
+// wanted flags the features of fs.
+func wanted(fs []Feature) [numFeatures]bool {
+	var want [numFeatures]bool
+	for _, f := range fs {
+		want[f] = true
+	}
+	return want
 }

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
+	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/io/stl"
 	"github.com/urfave/cli/v2"
@@ -120,33 +120,12 @@ func streamConvert(c *cli.Context, in string, f *pcio.Format, r io.Reader, of *p
 		return 0, fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
 	var n int64
-	var readErr error
-	err = pcio.WriteAtomic(path, func(w io.Writer) error {
-		enc, err := of.NewEncoder(w, dec.Header(), variant)
-		if err != nil {
-			return err
-		}
-		for {
-			chunk, err := dec.Read(chunkPoints)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				readErr = fmt.Errorf("%s: %w", pcio.Name(in), err)
-				return readErr
-			}
-			if err := enc.Write(chunk); err != nil {
-				return err
-			}
-			n += int64(chunk.Len())
-		}
-		return enc.Close()
-	}, writeOptions(c))
-	switch {
-	case readErr != nil:
-		return n, readErr
-	case err != nil:
-		return n, fmt.Errorf("write %s: %w", path, err)
+	err = streamOut(c, in, dec, path, of, dec.Header(), variant, func(_ int64, ch *core.Cloud) (*core.Cloud, error) {
+		n += int64(ch.Len())
+		return ch, nil
+	})
+	if err != nil {
+		return n, err
 	}
 	warnRead(in, f, &dec.Header().Meta)
 	return n, nil

@@ -43,6 +43,11 @@ type Filter struct {
 	Flags []cli.Flag
 	// Dims adds --dims xyz|xy; IgnoreClass adds --ignore-class.
 	Dims, IgnoreClass bool
+	// Tiled declares that the filter's Compute honours Points.TileSize
+	// (its algorithm has tile kernels, docs/scale.md): the runner adds
+	// --tile-size, and --max-memory, --tmpdir and tile collections (IN
+	// several files, OUT a folder) for jobs with a Stream (outofcore.go).
+	Tiled bool
 	// Preview, when set, adds --preview FILE.png: a picture of the written
 	// cloud from the top, coloured as Preview says (a pctk render --color).
 	Preview string
@@ -72,6 +77,9 @@ type Job struct {
 	// Project, when set, replaces Cloud.Local for the float32 coordinates
 	// (dbscan --geographic projects lon/lat to metres).
 	Project func(c *core.Cloud, flat bool) (core.Local, error)
+	// Stream, when set, is the job's out-of-core run (--max-memory, tile
+	// collections; outofcore.go); without it those are refused.
+	Stream *Streamed
 }
 
 // Points is what the runner hands a filter's Compute.
@@ -100,6 +108,10 @@ type Points struct {
 	// Progress reports the fraction done of a named stage, for filters
 	// with several (dbscan): each stage gets its own progress line.
 	Progress func(stage string, done float64)
+	// TileSize, when > 0 (--tile-size, Filter.Tiled), asks Compute to work
+	// on square tiles of this side in XY, one at a time, with the same
+	// output as without (the algorithms' TileSize options).
+	TileSize float64
 }
 
 // Len returns the number of points that take part.
@@ -138,6 +150,12 @@ func (p *Points) cloudIndex(k int) int {
 // every point then uses all it has, as PCL and Open3D do, rather than
 // failing: a tile smaller than k must not stop a batch.
 func (p *Points) WarnClamped(flag string, k, available int, noun string) {
+	warnClamped(flag, k, available, noun)
+}
+
+// warnClamped is Points.WarnClamped, for runs without Points (out of
+// core).
+func warnClamped(flag string, k, available int, noun string) {
 	if k > available {
 		infof("warning: --%s %d exceeds the %s of the cloud; each point uses all it has (as PCL and Open3D do)", flag, k, count(available, noun))
 	}
@@ -196,6 +214,7 @@ type summaryDoc struct {
 var (
 	jsonFlag        = &cli.BoolFlag{Name: "json", Usage: "print the summary as JSON on stdout (not when OUT is -)"}
 	summaryFlag     = &cli.StringFlag{Name: "summary", Usage: "write the summary as JSON to `FILE`"}
+	tileSizeFlag    = &cli.Float64Flag{Name: "tile-size", Usage: "compute on square tiles of side `SIZE` in XY (the cloud's units), one at a time, each with a halo of the neighbours it needs: the same output as without (docs/scale.md)"}
 	previewFlag     = &cli.StringFlag{Name: "preview", Usage: "also draw the result from the top into a PNG `FILE` (see pctk render)"}
 	ignoreClassFlag = &cli.StringFlag{Name: "ignore-class", Usage: "comma list of Classification codes whose points take no part (e.g. 7,18): they are nobody's neighbours and get no value (NaN, 0) (default: none)"}
 )
@@ -219,14 +238,21 @@ func (f *Filter) Command() *cli.Command {
 	if f.Preview != "" {
 		flags = append(flags, previewFlag)
 	}
+	if f.Tiled {
+		flags = append(flags, tileSizeFlag, maxMemoryFlag, tmpdirFlag)
+	}
 	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag)
 	flags = append(flags, queryFlags...)
 	desc := f.Description
 	if len(f.Examples) > 0 {
 		desc += "\n\nExamples:\n  " + strings.Join(f.Examples, "\n  ")
 	}
+	args := "IN OUT"
+	if f.Tiled {
+		args = "IN OUT | IN... OUTDIR (a tile collection: several files or a glob, docs/scale.md)"
+	}
 	cmd := &cli.Command{
-		Name: f.Name, Aliases: f.Aliases, Usage: f.Usage, ArgsUsage: "IN OUT", Description: desc,
+		Name: f.Name, Aliases: f.Aliases, Usage: f.Usage, ArgsUsage: args, Description: desc,
 		Flags:        flags,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
 		Action:       f.run,
@@ -240,16 +266,41 @@ var filterOf = map[*cli.Command]*Filter{}
 
 // run is the action of every filter: see Filter.
 func (f *Filter) run(c *cli.Context) error {
-	in, out, err := inOut(c)
-	if err != nil {
-		return err
+	var ins, outs []string
+	var in, out string
+	var err error
+	if f.Tiled {
+		if ins, outs, out, err = collectionArgs(c); err != nil {
+			return err
+		}
+		in = strings.Join(ins, " ")
+	}
+	if ins == nil {
+		if in, out, err = inOut(c); err != nil {
+			return err
+		}
 	}
 	s, err := f.prepare(c, out)
 	if err != nil {
 		return err
 	}
+	if ins != nil {
+		if s.job.Stream == nil {
+			return usagef("pctk %s runs one file in memory with these flags; a collection of files (IN several files or a glob) needs its out-of-core run (docs/scale.md)", f.label())
+		}
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		if err := checkOutputs(c, append(outs, s.outputs()...)...); err != nil {
+			return err
+		}
+		return s.runStreamed(streamArgs{in: in, out: out, ins: ins, outs: outs})
+	}
 	if err := checkOutputs(c, append([]string{out}, s.outputs()...)...); err != nil {
 		return err
+	}
+	if f.Tiled && c.IsSet(maxMemoryFlag.Name) {
+		return s.runStreamed(streamArgs{in: in, out: out})
 	}
 	src, err := loadInput(c, in, s.job.CPUWork)
 	if err != nil {
@@ -288,6 +339,7 @@ type step struct {
 	jsonOut     bool
 	summaryPath string
 	previewPath string
+	tileSize    float64
 }
 
 // prepare checks the filter's flags in c, before anything is read, and
@@ -312,6 +364,11 @@ func (f *Filter) prepare(c *cli.Context, out string) (*step, error) {
 	}
 	if s.jsonOut && out == pcio.Stdio {
 		return nil, usagef("--json prints on stdout, where OUT - writes the cloud; use --summary FILE")
+	}
+	if f.Tiled {
+		if s.tileSize = c.Float64(tileSizeFlag.Name); !(s.tileSize >= 0) || math.IsInf(s.tileSize, 0) {
+			return nil, usagef("--tile-size %v: want a finite size > 0 (0: no tiles)", s.tileSize)
+		}
 	}
 	if s.job, err = f.Prepare(c); err != nil {
 		return nil, f.paramError(err)
@@ -359,7 +416,7 @@ func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Back
 		}
 	}
 	p := &Points{In: in, Out: out, Cloud: cloud, From: from, XYZ: xyz, Origin: local.Origin, Index: part,
-		Dims: s.dims, Flat: s.flat, Backend: b}
+		Dims: s.dims, Flat: s.flat, Backend: b, TileSize: s.tileSize}
 	report, finish := stageProgress(s.f.label())
 	p.Progress = report
 	p.Build = findneighbor.BuildOptions{Workers: s.c.Int(workersFlag.Name), Progress: func(done float64) { report("", done) }}
@@ -409,7 +466,14 @@ func (s *step) apply(p *Points, res *Result) (*core.Cloud, error) {
 // report writes the step's summary: --summary FILE, --json on stdout, or
 // the summary lines and one timing line (total: the whole command's time).
 func (s *step) report(p *Points, res *Result, t Timings, total time.Duration) error {
-	var doc any = summaryDoc{Command: s.f.label(), Input: p.In, Output: p.Out, Points: p.Cloud.Len(), Used: p.Len(), Backend: p.Backend.Name(), Seconds: t, Result: res.JSON}
+	return s.reportDoc(summaryDoc{Command: s.f.label(), Input: p.In, Output: p.Out, Points: p.Cloud.Len(), Used: p.Len(), Backend: p.Backend.Name()}, res, t, total)
+}
+
+// reportDoc is report with the run's document (Seconds and Result filled
+// in here), for runs without Points (out of core).
+func (s *step) reportDoc(d summaryDoc, res *Result, t Timings, total time.Duration) error {
+	d.Seconds, d.Result = t, res.JSON
+	var doc any = d
 	if res.Doc != nil {
 		doc = res.Doc(t)
 	}
@@ -430,7 +494,7 @@ func (s *step) report(p *Points, res *Result, t Timings, total time.Duration) er
 	for _, l := range res.Lines {
 		infof("%s", l)
 	}
-	infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", s.f.label(), count(p.Cloud.Len(), "point"), p.Backend.Name(),
+	infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", s.f.label(), count(d.Points, "point"), d.Backend,
 		total.Seconds(), t.Read, t.Compute, t.Write)
 	return nil
 }

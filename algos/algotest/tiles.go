@@ -1,0 +1,124 @@
+package algotest
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	_ "github.com/pctk/pctk/io/las" // the scans' codec
+	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
+)
+
+// TileCloud is a cloud for the tests of tiled runs against in-memory runs,
+// with the neighbour radius R to run it at.
+type TileCloud struct {
+	Name string
+	XYZ  []float32
+	R    float64
+}
+
+// TileClouds returns random clouds (fntest's, small), a cloud on a lattice
+// of step 0.25 whose points lie exactly on tile boundaries for tile sizes
+// that are multiples of 0.25, with many ties, and the shipped haystack_rock
+// scan in its local frame (and, when ../shared/data is there, the
+// lion_takanawa tiles' first file). root is the path of the repository root
+// from the test's package ("../..").
+func TileClouds(t testing.TB, root string) []TileCloud {
+	t.Helper()
+	var out []TileCloud
+	for _, c := range fntest.Clouds(21, 1500) {
+		out = append(out, TileCloud{"random/" + c.Name, c.XYZ, 0.71})
+	}
+	r := rand.New(rand.NewPCG(21, 1))
+	lat := make([]float32, 0, 3*3000)
+	for range 3000 {
+		lat = append(lat, float32(r.IntN(40))*0.25-5, float32(r.IntN(40))*0.25-5, float32(r.IntN(4))*0.25)
+	}
+	out = append(out, TileCloud{"lattice", lat, 0.5})
+	read := func(name, path string, radius float64) {
+		c, _, err := pcio.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, TileCloud{name, c.Local(false).XYZ, radius})
+	}
+	read("haystack_rock", filepath.Join(root, "testdata/haystack_rock.las"), 6)
+	if lion := filepath.Join(root, "../shared/data/las/lion_takanawa/r.las"); fileExists(lion) {
+		read("lion_takanawa/r", lion, 0.05)
+	} else {
+		t.Log("../shared/data is missing: tiled runs are tested on the shipped clouds only")
+	}
+	return out
+}
+
+// TileSizes returns the tile sizes the tests of tiled runs try for radius
+// r: from a few r (many tiles, most points in halos) to many r, multiples
+// of 0.25 where r is, so that lattice points fall on tile boundaries.
+func TileSizes(r float64) []float64 { return []float64{2 * r, 3 * r, 8 * r, 40 * r} }
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// Differ counts the values of got that differ from want by more than ulps
+// float32 roundings of the larger (or 1e-15 near 0; ulps 0: by any bit,
+// NaNs equal) and returns the largest difference: for results that tiles
+// sum in another order than the whole cloud's index.
+func Differ[T float32 | float64](got, want []T, ulps float64) (n int, worst float64) {
+	for i := range want {
+		g, w := float64(got[i]), float64(want[i])
+		if g == w && math.Signbit(g) == math.Signbit(w) || (g != g && w != w) {
+			continue
+		}
+		d := math.Abs(g - w)
+		worst = max(worst, d)
+		tol := ulps*0x1p-23*max(math.Abs(g), math.Abs(w)) + 1e-15
+		if ulps == 0 || !(d <= tol) {
+			n++
+		}
+	}
+	return n, worst
+}
+
+// CheckTiled runs compute on every cloud of TileClouds (root as there)
+// once in memory (tile size 0) and once at each of TileSizes(c.R), on the
+// brute backend (clouds of up to 5000 points: it is O(N²)) and the cpu
+// backend, unless skip says so, and hands each tiled result with the
+// in-memory one to compare, with the float32 roundings a value may differ
+// by: 0 on brute, whose moment sums follow the neighbours' order
+// (distance, then index) in tiles as in the whole cloud; 4 on cpu, whose
+// sums follow its index's own order (docs/scale.md).
+func CheckTiled[R any](t *testing.T, root string, skip func(c TileCloud, b findneighbor.Backend) bool,
+	compute func(c TileCloud, b findneighbor.Backend, size float64) (R, error), compare func(t *testing.T, got, want R, ulps float64)) {
+	t.Helper()
+	for _, c := range TileClouds(t, root) {
+		for _, b := range []findneighbor.Backend{findneighbor.Brute(), findneighbor.CPU()} {
+			if b.Name() == "brute" && len(c.XYZ) > 3*5000 || skip != nil && skip(c, b) {
+				continue
+			}
+			want, err := compute(c, b, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ulps := 0.0
+			if b.Name() != "brute" {
+				ulps = 4
+			}
+			for _, s := range TileSizes(c.R) {
+				t.Run(fmt.Sprintf("%s/%s/tile%g", c.Name, b.Name(), s), func(t *testing.T) {
+					got, err := compute(c, b, s)
+					if err != nil {
+						t.Fatal(err)
+					}
+					compare(t, got, want, ulps)
+				})
+			}
+		}
+	}
+}

@@ -1,0 +1,371 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pctk/pctk/algos/algotest"
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcio"
+)
+
+// tileFor returns --tile-size for a golden case: about 15 by 15 tiles on
+// haystack_rock (and the clouds made from it), 7 by 5 on lamppost, a few
+// radii wide either way.
+func tileFor(tc goldenCase) []string {
+	if slices.Contains(tc.args, "$L") || slices.ContainsFunc(tc.args, func(a string) bool { return strings.HasPrefix(a, "nb3.") }) {
+		return []string{"--tile-size", "0.2"}
+	}
+	return []string{"--tile-size", "25"}
+}
+
+// TestTiledOutputs runs every golden case with --tile-size and holds what
+// it writes and prints to the pinned sums of the untiled run, byte for
+// byte, except consistent orientation (refused on tiles). pctk features,
+// whose float64 columns show the order in which the cpu backend sums the
+// moments (its index's own order, another in a tile's index: see
+// docs/scale.md), is held to its untiled run within 4 float32 roundings,
+// on tiles in memory and out of core.
+func TestTiledOutputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tiled golden outputs: not in -short")
+	}
+	var cases []goldenCase
+	for _, tc := range goldenCases {
+		if !slices.Contains(tc.args, "consistent") {
+			cases = append(cases, tc)
+		}
+	}
+	got := runGolden(t, cases, tileFor)
+	for n, s := range got {
+		if s != goldenSums[n] {
+			t.Errorf("%s with --tile-size: sha256 %s, untiled %s", n, s, goldenSums[n])
+		}
+	}
+	dir := t.TempDir()
+	for _, tc := range [][]string{
+		{"$R", "--knn", "10", "--features", "all"},
+		{"$L", "--radius", "0.05", "--mode", "normalized"},
+	} {
+		in := "../../testdata/haystack_rock.las"
+		if tc[0] == "$L" {
+			in = "../../testdata/lamppost.pcd"
+		}
+		var clouds []*core.Cloud
+		for v, extra := range [][]string{nil, tileFor(goldenCase{args: tc}), append(tileFor(goldenCase{args: tc}), "--max-memory", "64MiB")} {
+			out := filepath.Join(dir, fmt.Sprintf("f%d.las", v))
+			args := append(append([]string{"-q", "features", in, out, "--backend", "cpu"}, tc[1:]...), extra...)
+			if err := pctkCmd(t, args...).Run(); err != nil {
+				t.Fatalf("pctk %q: %v", args, err)
+			}
+			c, _, err := pcio.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clouds = append(clouds, c)
+		}
+		want := clouds[0]
+		for v, got := range clouds[1:] {
+			if !slices.Equal(got.X, want.X) || len(got.Attrs) != len(want.Attrs) {
+				t.Fatalf("features %q (%d): tiled cloud differs in points or columns", tc, v)
+			}
+			for i, a := range want.Attrs {
+				w, g := make([]float64, a.Len()), make([]float64, a.Len())
+				for j := range w {
+					w[j], g[j] = a.Float64(j), got.Attrs[i].Float64(j)
+				}
+				ulps := 0.0
+				if a.Type.IsFloat() {
+					ulps = 4
+				}
+				if n, d := algotest.Differ(g, w, ulps); n > 0 {
+					t.Errorf("features %q (tiled %d): %s: %d values differ (largest by %g)", tc, v, a.Name, n, d)
+				}
+			}
+		}
+	}
+}
+
+// TestOutOfCoreOutputs runs the golden dbscan and neighbors --radius cases
+// that --max-memory serves (not --geojson, --drop-noise: those need the
+// whole cloud) out of core, with tiles forced small so that there are
+// many, and holds what they write to the pinned sums of the in-memory run;
+// and pctk density out of core to its in-memory run. A case whose input
+// carries reusable counts (db7, db8) prints counts_reused in memory, not
+// out of core, so only its cloud is compared.
+func TestOutOfCoreOutputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("out-of-core golden outputs: not in -short")
+	}
+	var cases []goldenCase
+	for _, tc := range goldenCases {
+		if tc.args[0] == "dbscan" && !slices.Contains(tc.args, "--geojson") && !slices.Contains(tc.args, "--drop-noise") ||
+			tc.name == "nb1" || tc.name == "nb3" || tc.name == "d3" || tc.name == "d4" ||
+			tc.name == "d1" || tc.name == "d2" || tc.name == "d5" || tc.name == "d6" || tc.name == "d7" || tc.name == "nb2" ||
+			tc.args[0] == "normals" && !slices.Contains(tc.args, "consistent") {
+			cases = append(cases, tc)
+		}
+	}
+	got := runGolden(t, cases, func(tc goldenCase) []string {
+
+		return append(tileFor(tc), "--max-memory", "64MiB", "--tmpdir", t.TempDir())
+	})
+	n := 0
+	for name, s := range got {
+		if name == "db3.stdout" || name == "db7.stdout" || name == "db8.stdout" {
+			continue
+		}
+		n++
+		if s != goldenSums[name] {
+			t.Errorf("%s with --max-memory: sha256 %s, in memory %s", name, s, goldenSums[name])
+		}
+	}
+	if n < 21 {
+		t.Errorf("only %d outputs compared", n)
+	}
+	dens := []goldenCase{
+		{"de1", []string{"density", "$R", "de1.las", "--radius", "2", "--json"}},
+		{"de2", []string{"density", "$L", "de2.pcd", "--radius", "0.05", "--summary", "de2.json"}},
+		{"de3", []string{"density", "$R", "de3.xyz", "--radius", "2", "--precision", "3"}},
+		{"dr1", []string{"denoise", "radius", "$R", "dr1.las", "--radius", "1.5", "--min-neighbors", "3", "--json"}},
+		{"dr2", []string{"denoise", "radius", "$L", "dr2.ply", "--radius", "0.03", "--min-neighbors", "5", "--mode", "remove", "--invert", "--summary", "dr2.json"}},
+		{"ds1", []string{"denoise", "statistical", "$R", "ds1.las", "--k", "12", "--json"}},
+		{"ds2", []string{"denoise", "statistical", "$L", "ds2.ply", "--k", "30", "--convention", "open3d", "--mode", "flag", "--summary", "ds2.json"}},
+	}
+	want := runGolden(t, dens, nil)
+	got = runGolden(t, dens, func(tc goldenCase) []string {
+		return append(tileFor(tc), "--max-memory", "64MiB", "--tmpdir", t.TempDir())
+	})
+	if len(want) != 13 {
+		t.Errorf("density and denoise wrote %d outputs, want 13", len(want))
+	}
+	for name, s := range want {
+		if got[name] != s {
+			t.Errorf("%s with --max-memory: sha256 %s, in memory %s", name, got[name], s)
+		}
+	}
+}
+
+// TestTileCollection cuts haystack_rock into three files (by X, so that
+// clusters cross the cuts), runs dbscan, density and neighbors on the
+// collection (a glob, OUT a folder) and holds each output file's columns
+// to the in-memory run on the three files' concatenation.
+func TestTileCollection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tile collections: not in -short")
+	}
+	whole, _, err := pcio.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tiles := filepath.Join(dir, "tiles")
+	if err := os.Mkdir(tiles, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := whole.Bounds()
+	lo, hi := b.Min[0], b.Max[0]
+	var order []int
+	var sizes []int
+	for k := range 3 {
+		var idx []int
+		for i, x := range whole.X {
+			if int(math.Min(2, math.Floor(3*(x-lo)/(hi-lo)))) == k {
+				idx = append(idx, i)
+			}
+		}
+		writeTestCloud(t, filepath.Join(tiles, fmt.Sprintf("t%d.las", k)), whole.Select(idx))
+		order, sizes = append(order, idx...), append(sizes, len(idx))
+	}
+	// Filters without an out-of-core run take one file; OUT must not
+	// replace an input.
+	pctkRun(t, 2, "normals", filepath.Join(tiles, "*.las"), filepath.Join(dir, "n"), "--knn", "8", "--orient", "consistent")
+	pctkRun(t, 2, "density", filepath.Join(tiles, "*.las"), tiles, "--radius", "1")
+	concat := filepath.Join(dir, "concat.las")
+	writeTestCloud(t, concat, whole.Select(order))
+	for _, tc := range [][]string{
+		{"dbscan", "--eps", "2", "--min-pts", "5,8"},
+		{"density", "--radius", "1.5"},
+		{"neighbors", "--radius", "2"},
+		{"denoise", "radius", "--radius", "1.5", "--min-neighbors", "4"},
+		{"denoise", "statistical", "--k", "16", "--mode", "flag"},
+		{"normals", "--knn", "10", "--eigenvalues"},
+	} {
+		out := filepath.Join(dir, "out-"+tc[0])
+		mem := filepath.Join(dir, "mem-"+tc[0]+".las")
+		cmd, flags := tc[:1], tc[1:]
+		if tc[0] == "denoise" {
+			cmd, flags = tc[:2], tc[2:]
+		}
+		pctkRun(t, 0, slices.Concat(cmd, []string{filepath.Join(tiles, "*.las"), out, "--tile-size", "40"}, flags)...)
+		pctkRun(t, 0, slices.Concat(cmd, []string{concat, mem}, flags)...)
+		want := readTestCloud(t, mem)
+		first := 0
+		for k, n := range sizes {
+			got := readTestCloud(t, filepath.Join(out, fmt.Sprintf("t%d.las", k)))
+			part := make([]int, n)
+			for i := range part {
+				part[i] = first + i
+			}
+			w := want.Select(part)
+			if !slices.Equal(got.X, w.X) || len(got.Attrs) != len(w.Attrs) {
+				t.Fatalf("%s: t%d.las: other points or columns than the concatenation's", tc[0], k)
+			}
+			for j, a := range w.Attrs {
+				for i := range n {
+					if got.Attrs[j].Uint64(i) != a.Uint64(i) {
+						t.Fatalf("%s: t%d.las: %s of point %d is %v, %v in the concatenation", tc[0], k, a.Name, i, got.Attrs[j].Float64(i), a.Float64(i))
+					}
+				}
+			}
+			first += n
+		}
+	}
+}
+
+// TestTileCollectionLion runs dbscan on the 200 LAS files of the
+// lion_takanawa scan in ../shared/data (octree nodes: each file's points
+// lie among the others') as a collection out of core, and holds each output
+// file's columns to the in-memory run on the files' concatenation.
+func TestTileCollectionLion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tile collections: not in -short")
+	}
+	files, _ := filepath.Glob("../../../shared/data/las/lion_takanawa/*.las")
+	if len(files) == 0 {
+		t.Skip("../shared/data/las/lion_takanawa is missing (the shared reference data)")
+	}
+	dir := t.TempDir()
+	var all *core.Cloud
+	var sizes []int
+	for _, f := range files {
+		c, _, err := pcio.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if all == nil {
+			all = c
+		} else if err := all.Append(c); err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, c.Len())
+	}
+	concat := filepath.Join(dir, "concat.las")
+	writeTestCloud(t, concat, all)
+	out, mem := filepath.Join(dir, "out"), filepath.Join(dir, "mem.las")
+	flags := []string{"--eps", "0.03", "--min-pts", "6"}
+	pctkRun(t, 0, slices.Concat([]string{"dbscan", "../../../shared/data/las/lion_takanawa/*.las", out, "--max-memory", "128MiB", "--tile-size", "0.5"}, flags)...)
+	pctkRun(t, 0, slices.Concat([]string{"dbscan", concat, mem}, flags)...)
+	want := readTestCloud(t, mem)
+	ids, counts := intColumn(t, want, core.DimClusterID), intColumn(t, want, core.DimNeighborCount)
+	first := 0
+	for k, f := range files {
+		got := readTestCloud(t, filepath.Join(out, filepath.Base(f)))
+		gi, gc := intColumn(t, got, core.DimClusterID), intColumn(t, got, core.DimNeighborCount)
+		if !slices.Equal(gi, ids[first:first+sizes[k]]) || !slices.Equal(gc, counts[first:first+sizes[k]]) {
+			t.Fatalf("%s: labels or counts differ from the concatenation's", f)
+		}
+		first += sizes[k]
+	}
+	if first != len(ids) {
+		t.Fatalf("%d points written, %d in the concatenation", first, len(ids))
+	}
+}
+
+// TestOutOfCoreTinyClouds runs every out-of-core command on clouds of 0, 1
+// and 3 points (k beyond the cloud: the k-nearest rounds end with all
+// there is) and holds the outputs to the in-memory ones.
+func TestOutOfCoreTinyClouds(t *testing.T) {
+	dir := t.TempDir()
+	for n := range []int{0, 1, 3} {
+		c := &core.Cloud{}
+		for i := range []int{0, 1, 3}[n] {
+			c.X, c.Y, c.Z = append(c.X, float64(i)), append(c.Y, 2*float64(i)), append(c.Z, 0.5)
+		}
+		in := filepath.Join(dir, fmt.Sprintf("in%d.ply", n))
+		writeTestCloud(t, in, c)
+		for _, args := range [][]string{
+			{"dbscan", "--eps", "1"}, {"density", "--radius", "1"}, {"neighbors", "--knn", "3"},
+			{"normals", "--knn", "5"}, {"features", "--knn", "3"},
+		} {
+			mem, ooc := filepath.Join(dir, "mem.ply"), filepath.Join(dir, "ooc.ply")
+			pctkRun(t, 0, slices.Concat(args[:1], []string{in, mem}, args[1:])...)
+			pctkRun(t, 0, slices.Concat(args[:1], []string{in, ooc}, args[1:], []string{"--max-memory", "64MiB"})...)
+			if !sameFiles(t, mem, ooc) {
+				t.Errorf("%d points, %q: out of core differs from memory", c.Len(), args)
+			}
+		}
+		for _, args := range [][]string{{"radius", "--radius", "1"}, {"statistical", "--k", "4"}} {
+			mem, ooc := filepath.Join(dir, "mem.ply"), filepath.Join(dir, "ooc.ply")
+			pctkRun(t, 0, slices.Concat([]string{"denoise", args[0], in, mem}, args[1:])...)
+			pctkRun(t, 0, slices.Concat([]string{"denoise", args[0], in, ooc}, args[1:], []string{"--max-memory", "64MiB"})...)
+			if !sameFiles(t, mem, ooc) {
+				t.Errorf("%d points, denoise %q: out of core differs from memory", c.Len(), args)
+			}
+		}
+	}
+}
+
+// TestOutOfCoreIgnoreClass runs every out-of-core command with
+// --ignore-class on haystack_rock with classes spread over its points, and
+// holds the outputs to the in-memory ones, byte for byte (but features,
+// whose float64 columns show the order of the moment sums: see
+// TestTiledOutputs).
+func TestOutOfCoreIgnoreClass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("out-of-core runs: not in -short")
+	}
+	c, _, err := pcio.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls := c.Attr(core.DimClassification)
+	for i := range c.Len() {
+		cls.SetFloat64(i, float64([]int{2, 2, 3, 5, 2, 7, 2}[i%7]))
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "classes.las")
+	writeTestCloud(t, in, c)
+	for _, args := range [][]string{
+		{"dbscan", "--eps", "2", "--min-pts", "4,8", "--json"},
+		{"dbscan", "--eps", "2", "--classify-noise"},
+		{"density", "--radius", "2", "--json"},
+		{"neighbors", "--radius", "2", "--knn", "6", "--json"},
+		{"neighbors", "--knn", "6"},
+		{"normals", "--knn", "8", "--json"},
+		{"denoise", "radius", "--radius", "2", "--min-neighbors", "4", "--json"},
+		{"denoise", "statistical", "--k", "8", "--mode", "remove", "--json"},
+		{"denoise", "statistical", "--k", "8", "--mode", "remove", "--invert"},
+	} {
+		name, flags := args[:1], args[1:]
+		if args[0] == "denoise" {
+			name, flags = args[:2], args[2:]
+		}
+		var outs [2][]byte
+		var docs [2]string
+		for v, extra := range [][]string{nil, {"--max-memory", "64MiB", "--tile-size", "30"}} {
+			out := filepath.Join(dir, fmt.Sprintf("out%d.las", v))
+			a := slices.Concat([]string{"-q"}, name, []string{in, out, "--ignore-class", "3,7", "--backend", "cpu"}, flags, extra)
+			stdout, err := pctkCmd(t, a...).Output()
+			if err != nil {
+				t.Fatalf("pctk %q: %v", a, err)
+			}
+			if outs[v], err = os.ReadFile(out); err != nil {
+				t.Fatal(err)
+			}
+			docs[v] = string(normalizeJSON(stdout, dir, dir))
+		}
+		if !bytes.Equal(outs[0], outs[1]) {
+			t.Errorf("%q --ignore-class: out of core differs from memory", args)
+		}
+		if strings.ReplaceAll(docs[1], "out1", "out0") != docs[0] {
+			t.Errorf("%q --ignore-class: summaries differ:\n%s\n%s", args, docs[0], docs[1])
+		}
+	}
+}

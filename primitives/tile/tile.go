@@ -1,0 +1,237 @@
+// Package tile cuts a point cloud into square tiles with a halo, for exact
+// tiled runs of neighbour-based algorithms (docs/scale.md): each tile owns
+// the points of its box and sees, besides them, the points within a halo
+// width of the box (its halo points), so that a kernel run on the tile finds
+// every neighbour of its owned points. It knows no algorithm: the kernels
+// live in the algorithms' packages (dbscan.CountTile, ...).
+//
+// Tiles cut the XY plane of the run's ONE float32 local frame (the in-memory
+// run's, core.Cloud.Local of the whole cloud), with Z unbounded, as LiDAR
+// tiles are cut: tile (I, J) owns the points with I·Size ≤ x < (I+1)·Size
+// and J·Size ≤ y < (J+1)·Size, x and y being the float32 local coordinates.
+// A tile lists its points in increasing global index order, so that an
+// index built on them breaks ties by index as the in-memory index does.
+package tile
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// haloPad widens every halo by this fraction: a pair that a float32
+// distance test puts within r may be up to a few float32 roundings (2⁻²²
+// relative) farther apart in exact arithmetic, so the halo holds every
+// point that any backend counts within r of an owned point. Extra halo
+// points never change a kernel's answer; missing ones would.
+const haloPad = 1e-5
+
+// Key names a tile: its column I and row J.
+type Key struct{ I, J int32 }
+
+// String returns "I_J".
+func (k Key) String() string { return fmt.Sprintf("%d_%d", k.I, k.J) }
+
+// Compare orders keys by row, then column.
+func (k Key) Compare(o Key) int {
+	if k.J != o.J {
+		return int(k.J) - int(o.J)
+	}
+	return int(k.I) - int(o.I)
+}
+
+// Grid is a tiling of the XY plane: square tiles of side Size from the
+// local origin, each seeing the points within Halo of its box.
+type Grid struct {
+	Size float64
+	// Halo is the halo width asked for; Reach, slightly more, is the width
+	// the tiles take (haloPad).
+	Halo, Reach float64
+}
+
+// SizeError reports a tile size or halo that cannot tile a cloud.
+type SizeError struct {
+	What  string // "tile size", "halo"
+	Value float64
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("tile: %s %g: want a finite value > 0 (halo ≥ 0)", e.What, e.Value)
+}
+
+// NewGrid returns the grid of tiles of side size with halo width halo.
+func NewGrid(size, halo float64) (Grid, error) {
+	if !(size > 0) || math.IsInf(size, 0) {
+		return Grid{}, &SizeError{"tile size", size}
+	}
+	if !(halo >= 0) || math.IsInf(halo, 0) {
+		return Grid{}, &SizeError{"halo", halo}
+	}
+	return Grid{Size: size, Halo: halo, Reach: halo * (1 + haloPad)}, nil
+}
+
+// cell returns the tile column (or row) of coordinate v.
+func (g Grid) cell(v float64) int32 {
+	c := math.Floor(v / g.Size)
+	return int32(max(math.MinInt32, min(math.MaxInt32, c)))
+}
+
+// Owner returns the tile that owns the point (x, y).
+func (g Grid) Owner(x, y float32) Key {
+	return Key{g.cell(float64(x)), g.cell(float64(y))}
+}
+
+// Box returns the tile's owned box, lo inclusive, hi exclusive.
+func (g Grid) Box(k Key) (lo, hi [2]float64) {
+	lo = [2]float64{float64(k.I) * g.Size, float64(k.J) * g.Size}
+	return lo, [2]float64{lo[0] + g.Size, lo[1] + g.Size}
+}
+
+// Touch calls fn for every tile that holds the point (x, y), as owned or
+// halo point: the tiles whose box widened by Reach contains it.
+func (g Grid) Touch(x, y float32, fn func(Key)) {
+	x0, x1 := g.cell(float64(x)-g.Reach), g.cell(float64(x)+g.Reach)
+	y0, y1 := g.cell(float64(y)-g.Reach), g.cell(float64(y)+g.Reach)
+	for j := y0; j <= y1; j++ {
+		for i := x0; i <= x1; i++ {
+			fn(Key{i, j})
+		}
+	}
+}
+
+// Gap returns how far the point (x, y) is inside tile k's box widened by
+// Reach: every point outside that box is farther than Gap from it (in XY,
+// hence in XYZ). It is negative for points outside the widened box.
+func (g Grid) Gap(k Key, x, y float32) float64 {
+	lo, hi := g.Box(k)
+	gx := min(float64(x)-(lo[0]-g.Reach), (hi[0]+g.Reach)-float64(x))
+	gy := min(float64(y)-(lo[1]-g.Reach), (hi[1]+g.Reach)-float64(y))
+	return min(gx, gy)
+}
+
+// Points are the points of one tile, the input of the tile kernels: owned
+// and halo points together, in increasing global index order.
+type Points struct {
+	Key Key
+	// XYZ holds the points' float32 coordinates in the run's local frame,
+	// interleaved x, y, z.
+	XYZ []float32
+	// ID holds each point's global index (its index in the whole cloud, or
+	// among the points that take part).
+	ID []int64
+	// Owned reports which points the tile owns; the others are halo points.
+	Owned []bool
+}
+
+// Len returns the number of points of the tile.
+func (p *Points) Len() int { return len(p.ID) }
+
+// OwnedIndex returns the tile positions of the owned points, in order.
+func (p *Points) OwnedIndex() []int32 {
+	var out []int32
+	for i, o := range p.Owned {
+		if o {
+			out = append(out, int32(i))
+		}
+	}
+	return out
+}
+
+// Bin cuts the points xyz (interleaved x, y, z in the run's local frame;
+// point i has global index i) into the tiles of g, in memory, and returns
+// the tiles that own at least one point, in key order. Tiles that hold only
+// halo points are left out: they own nothing to compute.
+func Bin(xyz []float32, g Grid) []*Points {
+	n := len(xyz) / 3
+	if n == 0 {
+		return nil
+	}
+	// A dense table of the owners' key range: slot of each key, -1 for
+	// tiles that own nothing.
+	lo, hi := g.Owner(xyz[0], xyz[1]), g.Owner(xyz[0], xyz[1])
+	for i := range n {
+		k := g.Owner(xyz[3*i], xyz[3*i+1])
+		lo = Key{min(lo.I, k.I), min(lo.J, k.J)}
+		hi = Key{max(hi.I, k.I), max(hi.J, k.J)}
+	}
+	ni, nj := int(hi.I-lo.I)+1, int(hi.J-lo.J)+1
+	if ni*nj > 4*n+1024 {
+		return binSparse(xyz, g)
+	}
+	slot := func(k Key) int {
+		if k.I < lo.I || k.I > hi.I || k.J < lo.J || k.J > hi.J {
+			return -1
+		}
+		return int(k.J-lo.J)*ni + int(k.I-lo.I)
+	}
+	owns := make([]bool, ni*nj)
+	for i := range n {
+		owns[slot(g.Owner(xyz[3*i], xyz[3*i+1]))] = true
+	}
+	// Count, allocate exactly, fill.
+	sizes := make([]int, ni*nj)
+	each := func(fn func(i, s int, owned bool)) {
+		for i := range n {
+			x, y := xyz[3*i], xyz[3*i+1]
+			own := g.Owner(x, y)
+			g.Touch(x, y, func(k Key) {
+				if s := slot(k); s >= 0 && owns[s] {
+					fn(i, s, k == own)
+				}
+			})
+		}
+	}
+	each(func(_, s int, _ bool) { sizes[s]++ })
+	tiles := make([]*Points, ni*nj)
+	for s, m := range sizes {
+		if owns[s] {
+			k := Key{lo.I + int32(s%ni), lo.J + int32(s/ni)}
+			tiles[s] = &Points{Key: k, XYZ: make([]float32, 0, 3*m), ID: make([]int64, 0, m), Owned: make([]bool, 0, m)}
+		}
+	}
+	each(func(i, s int, owned bool) {
+		t := tiles[s]
+		t.XYZ = append(t.XYZ, xyz[3*i:3*i+3]...)
+		t.ID = append(t.ID, int64(i))
+		t.Owned = append(t.Owned, owned)
+	})
+	out := tiles[:0]
+	for _, t := range tiles {
+		if t != nil {
+			out = append(out, t)
+		}
+	}
+	return out // slots run by row, then column: key order
+}
+
+// binSparse is Bin for tiles spread far apart (a key range much larger
+// than the points), with a map of the tiles.
+func binSparse(xyz []float32, g Grid) []*Points {
+	n := len(xyz) / 3
+	owners := map[Key]*Points{}
+	for i := range n {
+		k := g.Owner(xyz[3*i], xyz[3*i+1])
+		if owners[k] == nil {
+			owners[k] = &Points{Key: k}
+		}
+	}
+	for i := range n {
+		x, y := xyz[3*i], xyz[3*i+1]
+		own := g.Owner(x, y)
+		g.Touch(x, y, func(k Key) {
+			t := owners[k]
+			if t == nil {
+				return
+			}
+			t.XYZ = append(t.XYZ, xyz[3*i:3*i+3]...)
+			t.ID = append(t.ID, int64(i))
+			t.Owned = append(t.Owned, k == own)
+		})
+	}
+	tiles := make([]*Points, 0, len(owners))
+	for _, t := range owners {
+		tiles = append(tiles, t)
+	}
+	slices.SortFunc(tiles, func(a, b *Points) int { return a.Key.Compare(b.Key) })
+	return tiles
+}

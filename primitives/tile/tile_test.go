@@ -1,0 +1,132 @@
+package tile
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// TestBin checks that every point is owned by exactly one tile, the one
+// whose box holds it, and that each tile holds every point within Halo (in
+// XY) of a point it owns and lists its points in increasing index order.
+func TestBin(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var xyz []float32
+	for range 2000 {
+		// A lattice of step 0.5: many points on tile boundaries.
+		xyz = append(xyz, float32(r.IntN(40))*0.5-10, float32(r.IntN(40))*0.5-10, r.Float32())
+	}
+	for _, tc := range []struct{ size, halo float64 }{{1, 0.5}, {2.5, 1}, {0.5, 1.5}, {100, 3}, {3, 0}} {
+		g, err := NewGrid(tc.size, tc.halo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		owners := make([]int, len(xyz)/3)
+		for _, tl := range Bin(xyz, g) {
+			in := map[int64]bool{}
+			lo, hi := g.Box(tl.Key)
+			for j, id := range tl.ID {
+				if j > 0 && id <= tl.ID[j-1] {
+					t.Fatalf("size %g: tile %v lists %d after %d", tc.size, tl.Key, id, tl.ID[j-1])
+				}
+				in[id] = true
+				x, y := float64(xyz[3*id]), float64(xyz[3*id+1])
+				inside := x >= lo[0] && x < hi[0] && y >= lo[1] && y < hi[1]
+				if tl.Owned[j] != inside {
+					t.Fatalf("size %g: point %d (%g, %g) owned %v by tile %v [%v, %v)", tc.size, id, x, y, tl.Owned[j], tl.Key, lo, hi)
+				}
+				if tl.Owned[j] {
+					owners[id]++
+				}
+			}
+			for _, id := range tl.ID {
+				if !tl.Owned[tl.indexOf(id)] {
+					continue
+				}
+				for q := range len(xyz) / 3 {
+					dx, dy := float64(xyz[3*q]-xyz[3*id]), float64(xyz[3*q+1]-xyz[3*id+1])
+					if math.Hypot(dx, dy) <= tc.halo && !in[int64(q)] {
+						t.Fatalf("size %g halo %g: tile %v misses point %d near its point %d", tc.size, tc.halo, tl.Key, q, id)
+					}
+				}
+			}
+		}
+		for i, c := range owners {
+			if c != 1 {
+				t.Fatalf("size %g: point %d owned by %d tiles", tc.size, i, c)
+			}
+		}
+	}
+}
+
+func (p *Points) indexOf(id int64) int {
+	for j, v := range p.ID {
+		if v == id {
+			return j
+		}
+	}
+	return -1
+}
+
+func TestNewGridRejects(t *testing.T) {
+	for _, tc := range []struct{ size, halo float64 }{{0, 1}, {-1, 1}, {math.Inf(1), 1}, {math.NaN(), 1}, {1, -1}, {1, math.Inf(1)}} {
+		var se *SizeError
+		if _, err := NewGrid(tc.size, tc.halo); !errors.As(err, &se) {
+			t.Errorf("NewGrid(%g, %g) = %v, want a SizeError", tc.size, tc.halo, err)
+		}
+	}
+}
+
+// TestStoreMatchesBin bins a cloud on disk and holds every tile Load reads
+// back to the one Bin cuts in memory, with the store's buffers as they are
+// and bounded to 1000 bytes in all (flushed all the time).
+func TestStoreMatchesBin(t *testing.T) {
+	storeMatchesBin(t)
+	defer func(b int) { storeBuffered = b }(storeBuffered)
+	storeBuffered = 1000
+	storeMatchesBin(t)
+}
+
+func storeMatchesBin(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var xyz []float32
+	for range 5000 {
+		xyz = append(xyz, float32(r.IntN(80))*0.25-10, float32(r.IntN(80))*0.25-10, r.Float32())
+	}
+	g, err := NewGrid(2.5, 0.75)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewStore(t.TempDir(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range len(xyz) / 3 {
+		if err := s.Add(int64(i), xyz[3*i], xyz[3*i+1], xyz[3*i+2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := Bin(xyz, g)
+	keys := s.Keys()
+	if len(keys) != len(want) {
+		t.Fatalf("%d tiles on disk, %d in memory", len(keys), len(want))
+	}
+	for j, k := range keys {
+		got, err := s.Load(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want[j]) {
+			t.Fatalf("tile %v: disk and memory differ (%d and %d points)", k, got.Len(), want[j].Len())
+		}
+		if int64(len(got.OwnedIndex())) != s.Owned(k) {
+			t.Fatalf("tile %v: Owned %d, loaded %d", k, s.Owned(k), len(got.OwnedIndex()))
+		}
+	}
+}
