@@ -25,13 +25,15 @@ import (
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/pctk/pctk/beam/pipeline"
 	"github.com/pctk/pctk/io/pcio"
 
-	// The runners pctk-beam offers: Prism in-process, and the portable
-	// job endpoints of Flink, Spark and Dataflow's runner v2 (universal).
+	// The runners pctk-beam offers: Prism in-process, Dataflow, and the
+	// portable job endpoints of Flink and Spark (universal).
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/exec/optimized"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/dataflow"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/flink"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/spark"
@@ -46,6 +48,38 @@ var (
 	dims           = flag.String("dims", "xyz", "xyz, or xy to cluster in the XY plane")
 )
 
+// ownFlags are pctk-beam's flags; beamFlags the Beam pipeline options
+// the usage shows (Beam registers many more, all accepted).
+var (
+	ownFlags  = []string{"eps", "min-pts", "min-cluster-size", "tile-size", "dims"}
+	beamFlags = []string{"runner", "endpoint", "environment_type", "environment_config", "job_name", "worker_binary", "project", "region", "staging_location"}
+)
+
+// usage prints the command's usage: its own flags, then Beam's main ones.
+func usage() {
+	w := flag.CommandLine.Output()
+	fmt.Fprint(w, "usage: pctk-beam [flags] IN... OUT\n\n"+
+		"Exact tiled DBSCAN as an Apache Beam pipeline; see docs/beam.md.\n"+
+		"--runner prism (the default) runs in-process; --runner flink|spark|universal\n"+
+		"--endpoint HOST:PORT submits to a Flink or Spark job server; --runner dataflow\n"+
+		"--project P --region R --staging_location gs://... submits to Google Cloud Dataflow.\n"+
+		"IN and OUT must be paths every worker sees (a shared file system).\n\nflags:\n")
+	show := func(names []string) {
+		for _, n := range names {
+			if f := flag.Lookup(n); f != nil {
+				fmt.Fprintf(w, "  --%s\t%s", n, strings.SplitN(f.Usage, "\n", 2)[0])
+				if f.DefValue != "" && f.DefValue != "0" {
+					fmt.Fprintf(w, " (default %s)", f.DefValue)
+				}
+				fmt.Fprintln(w)
+			}
+		}
+	}
+	show(ownFlags)
+	fmt.Fprint(w, "\nBeam pipeline options (the main ones; Beam's others are accepted too):\n")
+	show(beamFlags)
+}
+
 // usageError is a mistake on the command line (exit 2).
 type usageError struct{ msg string }
 
@@ -54,14 +88,10 @@ func (e *usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
 
 func main() {
-	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: pctk-beam [flags] IN... OUT\n\n"+
-			"Exact tiled DBSCAN as an Apache Beam pipeline; see docs/beam.md.\n"+
-			"--runner prism (the default) runs in-process; --runner universal --endpoint HOST:PORT\n"+
-			"submits to a Flink, Spark or Dataflow job service.\n\n")
-		flag.PrintDefaults()
-	}
+	flag.Usage = usage
 	flag.Parse()
+	// Beam and Prism log every job step at level INFO; keep warnings.
+	beamlog.LogLevel = "warn"
 	// A worker process started by a runner never returns from Init.
 	beam.Init()
 	err := run(context.Background(), flag.Args())
@@ -152,5 +182,28 @@ func config(args []string) (pipeline.Config, error) {
 	if err := cfg.Check(); err != nil {
 		return cfg, usagef("%v", err)
 	}
+	for _, in := range cfg.Inputs {
+		if err := checkInput(in); err != nil {
+			return cfg, err
+		}
+	}
 	return cfg, nil
+}
+
+// checkInput reads the header of the input file in, so that a missing or
+// damaged file fails here, before any worker starts, with a plain message.
+// The workers check the points.
+func checkInput(in string) error {
+	f, r, rc, err := pcio.Open(in)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	if f.NewDecoder == nil {
+		return nil
+	}
+	if _, err := f.NewDecoder(r); err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	return nil
 }
