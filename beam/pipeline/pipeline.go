@@ -780,8 +780,9 @@ func (labelFn) ProcessElement(o Owned, st Stats, roots, numbers func(*Table) boo
 	return nil
 }
 
-// writeFn writes one output file: its input with the attributes ClusterID
-// (int64, -1 for noise) and NeighborCount (uint32) added (stage 7).
+// writeFn writes one output file: its input with the attributes
+// NeighborCount (uint32) and ClusterID (int64, -1 for noise) added, in the
+// order pctk dbscan adds them (stage 7).
 type writeFn struct{}
 
 func (writeFn) ProcessElement(_ int64, files func(*File) bool, labels func(*Labels) bool) error {
@@ -810,10 +811,10 @@ func (writeFn) ProcessElement(_ int64, files func(*File) bool, labels func(*Labe
 	if i := slices.Index(seen, false); i >= 0 {
 		return fmt.Errorf("%s: point %d got no label (the file changed during the run?)", file.In, i)
 	}
-	if err := c.SetAttr(core.NewColumn(core.DimClusterID, ids)); err != nil {
+	if err := c.SetAttr(core.NewColumn(core.DimNeighborCount, counts)); err != nil {
 		return err
 	}
-	if err := c.SetAttr(core.NewColumn(core.DimNeighborCount, counts)); err != nil {
+	if err := c.SetAttr(core.NewColumn(core.DimClusterID, ids)); err != nil {
 		return err
 	}
 	f, variant, err := pcio.OutputFormat(file.Out, "", from)
