@@ -23,9 +23,10 @@
 //     point that several tiles hold is emitted keyed by its id with the
 //     representative of its component in each tile.
 //  5. merge: a GroupByKey on those point ids joins the representatives of
-//     one point into union edges; one global union-find over the
-//     representatives (a few per tile, not one per point) maps each to its
-//     cluster's root, a side input of the next stages.
+//     one point into union edges, a second one keeps each edge once, and
+//     one global union-find over the representatives (a few per tile, not
+//     one per point) maps each to its cluster's root, a side input of the
+//     next stages.
 //  6. number: per cluster root, the smallest point id and the size
 //     (CombinePerKey); clusters are numbered in order of their smallest
 //     point, as in memory, smaller ones than MinClusterSize dropped.
@@ -181,6 +182,7 @@ func init() {
 	register.DoFn3x1[int64, func(*Batch) bool, func(int64, Counts), error](&countFn{})
 	register.DoFn5x1[int64, func(*Batch) bool, func(*Counts) bool, func(int64, int64), func(Owned), error](&clusterFn{})
 	register.Function3x0(joinReps)
+	register.Function3x0(distinctEdges)
 	register.Function3x0(rootsOf)
 	register.DoFn3x0[Owned, func(*Table) bool, func(int64, Extent)](&extentFn{})
 	register.Function2x1(mergeExtents)
@@ -229,7 +231,8 @@ func Build(s beam.Scope, c Config) {
 	shared, owned := beam.ParDo2(s, &clusterFn{TileSize: c.TileSize, Eps: c.Eps, MinPts: int64(c.MinPts)}, beam.CoGroupByKey(s, tiles, counts))
 
 	// 5. The merge: representatives of one point are one cluster.
-	edges := beam.ParDo(s, joinReps, beam.GroupByKey(s, shared))
+	joins := beam.ParDo(s, joinReps, beam.GroupByKey(s, shared))
+	edges := beam.ParDo(s, distinctEdges, beam.GroupByKey(s, joins))
 	roots := beam.ParDo(s, rootsOf, beam.GroupByKey(s, beam.AddFixedKey(s, edges)))
 
 	// 6. Cluster numbers.
@@ -618,15 +621,30 @@ func representatives(t *tile.Points, core []bool, l *dbscan.Links) ([]int64, err
 }
 
 // joinReps turns the representatives that the tiles holding one core point
-// gave it into union edges (stage 5).
-func joinReps(_ int64, reps func(*int64) bool, emit func(Edge)) {
+// gave it into union edges, keyed by their smaller end (stage 5).
+func joinReps(_ int64, reps func(*int64) bool, emit func(int64, int64)) {
 	var first, r int64 = -1, 0
 	for reps(&r) {
 		switch {
 		case first < 0:
 			first = r
 		case r != first:
-			emit(Edge{A: first, B: r})
+			emit(min(first, r), max(first, r))
+		}
+	}
+}
+
+// distinctEdges emits each edge from a once: every core point along a seam
+// between two tile components gives the same edge, and only the distinct
+// ones, about one per pair of components that meet, go to the one worker
+// that runs the union-find (stage 5).
+func distinctEdges(a int64, bs func(*int64) bool, emit func(Edge)) {
+	seen := map[int64]bool{}
+	var b int64
+	for bs(&b) {
+		if !seen[b] {
+			seen[b] = true
+			emit(Edge{A: a, B: b})
 		}
 	}
 }
