@@ -5,6 +5,8 @@
 #   python3-open3d  estimate_normals, remove_*_outlier, cluster_dbscan, PLY reading
 #   python3-sklearn DBSCAN, the reference of algos/dbscan (brings python3-scipy,
 #                   whose cKDTree is findneighbor's benchmark peer)
+#   python3-numpy   the numpy implementation of PDAL's covariance features
+#                   (algos/features; open3d brings it too)
 # Python packages are used through Debian's /usr/bin/python3. Idempotent:
 # installs only what is missing, and retries while another apt-get holds the
 # dpkg lock.
@@ -14,6 +16,7 @@ command -v pcl_outlier_removal >/dev/null 2>&1 && command -v pcl_normal_estimati
 	command -v pcl_convert_pcd_ascii_binary >/dev/null 2>&1 || need="$need pcl-tools"
 /usr/bin/python3 -c 'import open3d' >/dev/null 2>&1 || need="$need python3-open3d"
 /usr/bin/python3 -c 'import sklearn, scipy' >/dev/null 2>&1 || need="$need python3-sklearn python3-scipy"
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need="$need python3-numpy"
 [ -z "$need" ] && exit 0
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"

@@ -1,12 +1,16 @@
 package algotest
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
+	_ "github.com/pctk/pctk/io/las" // the scans' codec
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
@@ -60,4 +64,61 @@ func TileSizes(r float64) []float64 { return []float64{2 * r, 3 * r, 8 * r, 40 *
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// Differ counts the values of got that differ from want by more than ulps
+// float32 roundings of the larger (or 1e-15 near 0; ulps 0: by any bit,
+// NaNs equal) and returns the largest difference: for results that tiles
+// sum in another order than the whole cloud's index.
+func Differ[T float32 | float64](got, want []T, ulps float64) (n int, worst float64) {
+	for i := range want {
+		g, w := float64(got[i]), float64(want[i])
+		if g == w && math.Signbit(g) == math.Signbit(w) || (g != g && w != w) {
+			continue
+		}
+		d := math.Abs(g - w)
+		worst = max(worst, d)
+		tol := ulps*0x1p-23*max(math.Abs(g), math.Abs(w)) + 1e-15
+		if ulps == 0 || !(d <= tol) {
+			n++
+		}
+	}
+	return n, worst
+}
+
+// CheckTiled runs compute on every cloud of TileClouds (root as there)
+// once in memory (tile size 0) and once at each of TileSizes(c.R), on the
+// brute backend (clouds of up to 5000 points: it is O(N²)) and the cpu
+// backend, unless skip says so, and hands each tiled result with the
+// in-memory one to compare, with the float32 roundings a value may differ
+// by: 0 on brute, whose moment sums follow the neighbours' order
+// (distance, then index) in tiles as in the whole cloud; 4 on cpu, whose
+// sums follow its index's own order (docs/scale.md).
+func CheckTiled[R any](t *testing.T, root string, skip func(c TileCloud, b findneighbor.Backend) bool,
+	compute func(c TileCloud, b findneighbor.Backend, size float64) (R, error), compare func(t *testing.T, got, want R, ulps float64)) {
+	t.Helper()
+	for _, c := range TileClouds(t, root) {
+		for _, b := range []findneighbor.Backend{findneighbor.Brute(), findneighbor.CPU()} {
+			if b.Name() == "brute" && len(c.XYZ) > 3*5000 || skip != nil && skip(c, b) {
+				continue
+			}
+			want, err := compute(c, b, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ulps := 0.0
+			if b.Name() != "brute" {
+				ulps = 4
+			}
+			for _, s := range TileSizes(c.R) {
+				t.Run(fmt.Sprintf("%s/%s/tile%g", c.Name, b.Name(), s), func(t *testing.T) {
+					got, err := compute(c, b, s)
+					if err != nil {
+						t.Fatal(err)
+					}
+					compare(t, got, want, ulps)
+				})
+			}
+		}
+	}
 }

@@ -239,9 +239,9 @@ func BenchmarkPeers(b *testing.B) {
 	}
 }
 
-// BenchmarkCluster times Cluster alone on the scene at several sizes, on
-// $PCTK_BACKEND (default cpu).
-func BenchmarkCluster(b *testing.B) {
+// benchBackend returns the backend $PCTK_BACKEND names (default cpu), or
+// skips b.
+func benchBackend(b *testing.B) findneighbor.Backend {
 	name := os.Getenv(findneighbor.EnvBackend)
 	if name == "" {
 		name = "cpu"
@@ -250,12 +250,37 @@ func BenchmarkCluster(b *testing.B) {
 	if err != nil {
 		b.Skipf("backend %s: %v", name, err)
 	}
+	return be
+}
+
+// BenchmarkCluster times Cluster alone on the scene at several sizes, on
+// $PCTK_BACKEND (default cpu).
+func BenchmarkCluster(b *testing.B) {
+	be := benchBackend(b)
 	for _, n := range []int{100_000, 1_000_000} {
 		xyz := scene(1, n)
 		b.Run(fmt.Sprintf("%dk/%s", n/1000, be.Name()), func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
 				if _, err := dbscan.Cluster(xyz, be, dbscan.Options{Eps: benchEps, MinPts: []int{benchMinPts}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkClusterTiled times Cluster in memory and on tiles (Options.TileSize,
+// 10 m: about 70 tiles of 32ε; 25 m: about 12) on the 1M-point scene, one
+// after the other in one run, on $PCTK_BACKEND (default cpu): the cost of
+// tiling is the ratio of the tiled times to the in-memory one.
+func BenchmarkClusterTiled(b *testing.B) {
+	be := benchBackend(b)
+	xyz := scene(1, 1_000_000)
+	for _, size := range []float64{0, 10, 25} {
+		b.Run(fmt.Sprintf("1000k/%s/tile%g", be.Name(), size), func(b *testing.B) {
+			for range b.N {
+				if _, err := dbscan.Cluster(xyz, be, dbscan.Options{Eps: benchEps, MinPts: []int{benchMinPts}, TileSize: size}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -215,13 +215,18 @@ func Cluster(xyz []float32, b findneighbor.Backend, opts Options) (*Run, error) 
 // relabel turns ClusterCores' labels (the smallest core index of each
 // component) into cluster numbers 0..C−1 in order of each cluster's smallest
 // point index, drops clusters smaller than minSize, and fills Sizes and
-// NoiseCount. It checks the backend's labels on the way: a label must be
+// NoiseCount. scratch (n values) maps labels to clusters; nil uses a map,
+// whose memory follows the clusters, not the points. It checks the backend's labels on the way: a label must be
 // Noise (never for a core point) or the index of a core point, and a core
 // point's label is at most its own index.
 func (r *Result) relabel(scratch []int32, minSize int) error {
 	n := len(r.Labels)
 	for i := range scratch {
 		scratch[i] = -1
+	}
+	var numbers map[int32]int32
+	if scratch == nil {
+		numbers = map[int32]int32{}
 	}
 	var sizes []int
 	for i, l := range r.Labels {
@@ -238,10 +243,21 @@ func (r *Result) relabel(scratch []int32, minSize int) error {
 		case r.Core[i] && int(l) > i:
 			return fmt.Errorf("core point %d has label %d, not its component's smallest index", i, l)
 		}
-		c := scratch[l]
+		var c int32
+		if scratch != nil {
+			c = scratch[l]
+		} else if v, ok := numbers[l]; ok {
+			c = v
+		} else {
+			c = -1
+		}
 		if c < 0 {
 			c = int32(len(sizes))
-			scratch[l] = c
+			if scratch != nil {
+				scratch[l] = c
+			} else {
+				numbers[l] = c
+			}
 			sizes = append(sizes, 0)
 		}
 		r.Labels[i] = c
@@ -249,7 +265,10 @@ func (r *Result) relabel(scratch []int32, minSize int) error {
 	}
 	if minSize > 1 {
 		// Renumber the kept clusters in their existing order.
-		keep := scratch[:len(sizes)]
+		keep := make([]int32, len(sizes))
+		if scratch != nil {
+			keep = scratch[:len(sizes)]
+		}
 		var kept []int
 		for c, s := range sizes {
 			if s < minSize {

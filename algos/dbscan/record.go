@@ -3,6 +3,7 @@ package dbscan
 import (
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"hash/fnv"
 	"math"
 	"strconv"
@@ -20,14 +21,38 @@ const CountsRecordPrefix = "pctk dbscan NeighborCount:"
 // passed back as Options.Counts only when a cloud carries the record of the
 // run at hand, character for character.
 func CountsRecord(x, y, z []float64, eps float64, dims string, geographic bool) string {
-	h := fnv.New64a()
+	var h RecordHash
+	h.Add(x, y, z)
+	return h.Record(eps, dims, geographic)
+}
+
+// RecordHash computes CountsRecord over a cloud read in chunks (an
+// out-of-core run): Add each chunk's coordinates in order, then Record.
+type RecordHash struct {
+	h hash.Hash64
+	n int
+}
+
+// Add hashes the coordinates of the next points.
+func (r *RecordHash) Add(x, y, z []float64) {
+	if r.h == nil {
+		r.h = fnv.New64a()
+	}
 	var buf [24]byte
 	for i := range x {
 		binary.LittleEndian.PutUint64(buf[0:], math.Float64bits(x[i]))
 		binary.LittleEndian.PutUint64(buf[8:], math.Float64bits(y[i]))
 		binary.LittleEndian.PutUint64(buf[16:], math.Float64bits(z[i]))
-		h.Write(buf[:])
+		r.h.Write(buf[:])
+	}
+	r.n += len(x)
+}
+
+// Record returns CountsRecord of the points added.
+func (r *RecordHash) Record(eps float64, dims string, geographic bool) string {
+	if r.h == nil {
+		r.h = fnv.New64a()
 	}
 	return fmt.Sprintf("%s eps=%s dims=%s geographic=%t points=%d xyz-fnv64a=%016x",
-		CountsRecordPrefix, strconv.FormatFloat(eps, 'g', -1, 64), dims, geographic, len(x), h.Sum64())
+		CountsRecordPrefix, strconv.FormatFloat(eps, 'g', -1, 64), dims, geographic, r.n, r.h.Sum64())
 }

@@ -37,29 +37,11 @@ import (
 // in the order of t.OwnedIndex(); the same counts as Run.Counts of the
 // whole cloud.
 func CountTile(t *tile.Points, b findneighbor.Backend, eps float64, bo findneighbor.BuildOptions) ([]uint32, error) {
-	owned := t.OwnedIndex()
-	out := make([]uint32, len(owned))
-	if len(owned) == 0 {
-		return out, nil
-	}
-	idx, err := b.Build(t.XYZ, float32(eps), bo)
+	c, err := tile.Counts(t, b, eps, bo)
 	if err != nil {
-		return nil, fmt.Errorf("dbscan: tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
+		return nil, fmt.Errorf("dbscan: %w", err)
 	}
-	defer idx.Close()
-	// The owned points as a query set: each finds itself (at distance 0)
-	// besides the others, so one less is the count without it.
-	q := make([]float32, 0, 3*len(owned))
-	for _, i := range owned {
-		q = append(q, t.XYZ[3*i:3*i+3]...)
-	}
-	if err := idx.Counts(q, out); err != nil {
-		return nil, fmt.Errorf("dbscan: tile %v: %s backend: count neighbours: %w", t.Key, b.Name(), err)
-	}
-	for j := range out {
-		out[j]--
-	}
-	return out, nil
+	return c, nil
 }
 
 // Links are what phase 2 of one tile hands to the merge, as global ids.
@@ -108,28 +90,33 @@ func ClusterTile(t *tile.Points, core []bool, b findneighbor.Backend, eps float6
 
 // Merge is the global step of a tiled DBSCAN: a union-find over the core
 // points of the whole cloud, whose roots are each component's smallest
-// core index, fed the links of every tile in any order.
+// core index, fed the links of every tile in any order. It keeps 5 bytes
+// per point (a core flag and one int32), so that an out-of-core run holds
+// it for clouds many times its tiles.
 type Merge struct {
-	core   []bool
-	parent []int32 // core points: union-find parent; others: unused
-	attach []int32 // border points: the core point they join; others -1
+	core []bool
+	// link is, for a core point, its union-find parent; for another
+	// point, the core point it joins, or -1.
+	link []int32
 }
 
 // NewMerge returns the merge for a cloud whose points have the core flags
 // core (from the counts of every tile's CountTile).
 func NewMerge(core []bool) *Merge {
-	m := &Merge{core: core, parent: make([]int32, len(core)), attach: make([]int32, len(core))}
-	for i := range m.parent {
-		m.parent[i] = int32(i)
-		m.attach[i] = -1
+	m := &Merge{core: core, link: make([]int32, len(core))}
+	for i, c := range core {
+		m.link[i] = -1
+		if c {
+			m.link[i] = int32(i)
+		}
 	}
 	return m
 }
 
 func (m *Merge) find(i int32) int32 {
-	for m.parent[i] != i {
-		m.parent[i] = m.parent[m.parent[i]]
-		i = m.parent[i]
+	for m.link[i] != i {
+		m.link[i] = m.link[m.link[i]]
+		i = m.link[i]
 	}
 	return i
 }
@@ -145,9 +132,9 @@ func (m *Merge) Add(l *Links) error {
 		}
 		ra, rb := m.find(int32(a)), m.find(int32(b))
 		if ra < rb {
-			m.parent[rb] = ra
+			m.link[rb] = ra
 		} else {
-			m.parent[ra] = rb
+			m.link[ra] = rb
 		}
 	}
 	for j := 0; j+1 < len(l.Border); j += 2 {
@@ -155,28 +142,34 @@ func (m *Merge) Add(l *Links) error {
 		if p < 0 || c < 0 || p >= n || c >= n || m.core[p] || !m.core[c] {
 			return fmt.Errorf("dbscan: merge: border link %d-%d does not join a border point to a core point of %d", p, c, n)
 		}
-		m.attach[p] = int32(c)
+		m.link[p] = int32(c)
 	}
 	return nil
 }
 
 // Result returns the clustering, exactly as Cluster returns it for minPts
-// and minClusterSize on the whole cloud (Stage2 left 0).
+// and minClusterSize on the whole cloud (Stage2 left 0). The labels take
+// the merge's memory over: Add and Result must not be called again.
 func (m *Merge) Result(minPts, minClusterSize int) (Result, error) {
-	n := len(m.core)
-	r := Result{MinPts: minPts, Labels: make([]int32, n), Core: m.core}
+	// Every core point to its root first, then every border point to its
+	// core point's root; numbering with a map of the clusters, not a slice
+	// of the points.
+	for i, c := range m.core {
+		if c {
+			m.link[i] = m.find(int32(i))
+		}
+	}
+	r := Result{MinPts: minPts, Labels: m.link, Core: m.core}
 	for i, c := range m.core {
 		switch {
 		case c:
 			r.CoreCount++
-			r.Labels[i] = m.find(int32(i))
-		case m.attach[i] >= 0:
-			r.Labels[i] = m.find(m.attach[i])
-		default:
-			r.Labels[i] = Noise
+		case m.link[i] >= 0:
+			r.Labels[i] = m.link[m.link[i]]
 		}
 	}
-	if err := r.relabel(make([]int32, n), minClusterSize); err != nil {
+	m.link = nil
+	if err := r.relabel(nil, minClusterSize); err != nil {
 		return Result{}, fmt.Errorf("dbscan: merge (min_pts %d): %w", minPts, err)
 	}
 	return r, nil

@@ -308,7 +308,7 @@ func TestKNNDistancesExact(t *testing.T) {
 					t.Fatal(err)
 				}
 				sum, found := make([]float64, n), make([]int, n)
-				if err := knnDistances(c.xyz, be, kk, findneighbor.BuildOptions{}, sum, found); err != nil {
+				if err := knnDistances(c.xyz, be, kk, 0, findneighbor.BuildOptions{}, sum, found); err != nil {
 					t.Fatal(err)
 				}
 				for i := range n {

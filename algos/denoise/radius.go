@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 )
 
 // RadiusOptions configure Radius. Radius has no sensible default (it
@@ -22,11 +23,18 @@ type RadiusOptions struct {
 	CountSelf bool
 	// Build tunes the neighbour index.
 	Build findneighbor.BuildOptions
+	// TileSize, when > 0, counts on square tiles of this side in XY with
+	// a halo of Radius (tile.CountsTiled, docs/scale.md): the same
+	// outliers, tile by tile.
+	TileSize float64
 }
 
 // Validate reports whether the options make sense.
 func (o RadiusOptions) Validate() error {
 	if err := findneighbor.CheckRadius("denoise radius", "radius", o.Radius, false); err != nil {
+		return err
+	}
+	if err := findneighbor.CheckRadius("denoise radius", "tile_size", o.TileSize, true); err != nil {
 		return err
 	}
 	return findneighbor.CheckMin("denoise radius", "min_neighbors", o.MinNeighbors, 0)
@@ -57,13 +65,12 @@ func Radius(xyz []float32, b findneighbor.Backend, opts RadiusOptions) (*RadiusR
 	if n == 0 {
 		return r, nil
 	}
-	ix, err := b.Build(xyz, float32(opts.Radius), opts.Build)
-	if err != nil {
-		return nil, fmt.Errorf("denoise: radius: build %s index: %w", b.Name(), err)
-	}
-	defer ix.Close()
-	if err := ix.Counts(nil, r.Counts); err != nil {
-		return nil, fmt.Errorf("denoise: radius: count neighbours (%s): %w", b.Name(), err)
+	if opts.TileSize > 0 {
+		if r.Counts, err = tile.CountsTiled(xyz, b, opts.Radius, opts.TileSize, opts.Build); err != nil {
+			return nil, fmt.Errorf("denoise: radius: %w", err)
+		}
+	} else if err := radiusCounts(xyz, b, opts, r.Counts); err != nil {
+		return nil, err
 	}
 	self := 0
 	if opts.CountSelf {
@@ -76,4 +83,17 @@ func Radius(xyz []float32, b findneighbor.Backend, opts RadiusOptions) (*RadiusR
 		}
 	}
 	return r, nil
+}
+
+// radiusCounts counts the neighbours of every point in one index.
+func radiusCounts(xyz []float32, b findneighbor.Backend, opts RadiusOptions, counts []uint32) error {
+	ix, err := b.Build(xyz, float32(opts.Radius), opts.Build)
+	if err != nil {
+		return fmt.Errorf("denoise: radius: build %s index: %w", b.Name(), err)
+	}
+	defer ix.Close()
+	if err := ix.Counts(nil, counts); err != nil {
+		return fmt.Errorf("denoise: radius: count neighbours (%s): %w", b.Name(), err)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 )
 
 // Convention names the peer whose definition of the statistical filter is
@@ -75,6 +76,12 @@ type StatisticalOptions struct {
 	Convention Convention
 	// Build tunes the neighbour index.
 	Build findneighbor.BuildOptions
+	// TileSize, when > 0, finds the k nearest on square tiles of this side
+	// in XY (tile.MomentsTiled, docs/scale.md), then reduces the whole
+	// cloud's distances in index order as without it: the same result to
+	// the bit (a sum of k float32 distances in float64 is exact, whatever
+	// the order of the terms).
+	TileSize float64
 }
 
 // withDefaults returns o with zero fields replaced by their defaults.
@@ -95,6 +102,9 @@ func (o StatisticalOptions) Validate() error {
 		return err
 	}
 	if err := findneighbor.CheckFloat("denoise statistical", "std_ratio", o.StdRatio); err != nil {
+		return err
+	}
+	if err := findneighbor.CheckRadius("denoise statistical", "tile_size", o.TileSize, true); err != nil {
 		return err
 	}
 	if o.Convention != PCL && o.Convention != Open3D {
@@ -145,7 +155,7 @@ func Statistical(xyz []float32, b findneighbor.Backend, opts StatisticalOptions)
 	}
 	found := make([]int, n) // neighbours found per point
 	if k > 0 {
-		if err := knnDistances(xyz, b, k, opts.Build, r.MeanDist, found); err != nil {
+		if err := knnDistances(xyz, b, k, opts.TileSize, opts.Build, r.MeanDist, found); err != nil {
 			return nil, err
 		}
 	}
@@ -244,12 +254,18 @@ func pointCount(xyz []float32) (int, error) {
 // fewer only when the cloud has fewer than k+1 points): the Dist and N of
 // findneighbor's k-nearest moments, handed over a block at a time
 // (findneighbor.KNearestMomentsFunc), so that no Moment per point is kept.
-func knnDistances(xyz []float32, b findneighbor.Backend, k int, bo findneighbor.BuildOptions, sum []float64, found []int) error {
-	err := findneighbor.KNearestMomentsFunc(b, xyz, k, bo, func(pts []int32, m []findneighbor.Moment) {
+func knnDistances(xyz []float32, b findneighbor.Backend, k int, tileSize float64, bo findneighbor.BuildOptions, sum []float64, found []int) error {
+	set := func(pts []int32, m []findneighbor.Moment) {
 		for j, i := range pts {
 			sum[i], found[i] = m[j].Dist, int(m[j].N)
 		}
-	})
+	}
+	var err error
+	if tileSize > 0 {
+		err = tile.MomentsTiled(xyz, b, 0, k, tileSize, bo, set)
+	} else {
+		err = findneighbor.KNearestMomentsFunc(b, xyz, k, bo, set)
+	}
 	if err != nil {
 		return fmt.Errorf("denoise: %d nearest: %w", k, err)
 	}

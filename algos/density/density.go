@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 )
 
 // PDALPi is the value of π PDAL's RadialDensityFilter divides by
@@ -25,11 +26,18 @@ type RadialOptions struct {
 	Radius float64
 	// Build tunes the neighbour index (workers, progress, reuse of xyz).
 	Build findneighbor.BuildOptions
+	// TileSize, when > 0, counts on square tiles of this side in XY with
+	// a halo of Radius (tile.CountsTiled, docs/scale.md): the same
+	// densities, tile by tile.
+	TileSize float64
 }
 
 // Validate reports whether the options make sense.
 func (o RadialOptions) Validate() error {
-	return findneighbor.CheckRadius("density", "radius", o.Radius, false)
+	if err := findneighbor.CheckRadius("density", "radius", o.Radius, false); err != nil {
+		return err
+	}
+	return findneighbor.CheckRadius("density", "tile_size", o.TileSize, true)
 }
 
 // Radial returns PDAL's RadialDensity of every point of xyz: (the number of
@@ -39,12 +47,17 @@ func Radial(xyz []float32, b findneighbor.Backend, opts RadialOptions) ([]float6
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	counts, err := findneighbor.Counts(b, xyz, opts.Radius, opts.Build)
+	var counts []uint32
+	var err error
+	if opts.TileSize > 0 {
+		counts, err = tile.CountsTiled(xyz, b, opts.Radius, opts.TileSize, opts.Build)
+	} else {
+		counts, err = findneighbor.Counts(b, xyz, opts.Radius, opts.Build)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("density: %w", err)
 	}
-	r := opts.Radius
-	factor := 1.0 / (fourThirds * PDALPi * (r * r * r))
+	factor := RadialFactor(opts.Radius)
 	out := make([]float64, len(counts))
 	for i, c := range counts {
 		out[i] = float64(c+1) * factor
@@ -52,12 +65,21 @@ func Radial(xyz []float32, b findneighbor.Backend, opts RadialOptions) ([]float6
 	return out, nil
 }
 
+// RadialFactor returns 1 / (4/3·PDALPi·r³), rounded as PDAL rounds it: a
+// point with c other points within r has RadialDensity float64(c+1) times
+// it (for callers that count themselves, such as out-of-core runs).
+func RadialFactor(r float64) float64 {
+	return 1.0 / (fourThirds * PDALPi * (r * r * r))
+}
+
 // KnnMeanDistance returns for every point of xyz the mean distance to its k
 // nearest other points, within radius when radius > 0 (then a point with
 // fewer than k neighbours averages over what it has), NaN for a point with
 // none. It is the Moment's Dist/N that findneighbor computes for the k
-// nearest, without storing a moment per point.
-func KnnMeanDistance(xyz []float32, b findneighbor.Backend, k int, radius float64, opts findneighbor.BuildOptions) ([]float32, error) {
+// nearest, without storing a moment per point. tileSize > 0 computes it on
+// square tiles of that side in XY (tile.MomentsTiled, docs/scale.md), to
+// the same bits: the sum of k float32 distances in float64 is exact.
+func KnnMeanDistance(xyz []float32, b findneighbor.Backend, k int, radius, tileSize float64, opts findneighbor.BuildOptions) ([]float32, error) {
 	n, err := findneighbor.CheckPoints("density", xyz)
 	if err != nil {
 		return nil, err
@@ -66,6 +88,9 @@ func KnnMeanDistance(xyz []float32, b findneighbor.Backend, k int, radius float6
 		return nil, err
 	}
 	if err := findneighbor.CheckRadius("density", "radius", radius, true); err != nil {
+		return nil, err
+	}
+	if err := findneighbor.CheckRadius("density", "tile_size", tileSize, true); err != nil {
 		return nil, err
 	}
 	out := make([]float32, n)
@@ -78,6 +103,12 @@ func KnnMeanDistance(xyz []float32, b findneighbor.Backend, k int, radius float6
 		}
 	}
 	if n == 0 {
+		return out, nil
+	}
+	if tileSize > 0 {
+		if err := tile.MomentsTiled(xyz, b, radius, k, tileSize, opts, fn); err != nil {
+			return nil, fmt.Errorf("density: %d nearest (%s, tiled): %w", k, b.Name(), err)
+		}
 		return out, nil
 	}
 	if radius == 0 {

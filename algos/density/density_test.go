@@ -97,7 +97,7 @@ func TestKnnMeanDistanceOnEveryBackend(t *testing.T) {
 		}{{1, 0}, {8, 0}, {8, 0.1}, {30, 0.05}} {
 			want := knnRef(c.XYZ, tc.k, tc.r)
 			algotest.Check(t, fmt.Sprintf("%s k=%d r=%g", c.Name, tc.k, tc.r), func(b findneighbor.Backend) ([]float32, error) {
-				return KnnMeanDistance(c.XYZ, b, tc.k, tc.r, findneighbor.BuildOptions{})
+				return KnnMeanDistance(c.XYZ, b, tc.k, tc.r, 0, findneighbor.BuildOptions{})
 			}, want, algotest.Near[float32](1e-5))
 		}
 	}
@@ -194,7 +194,7 @@ func TestKnnMeanDistanceDuplicates(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []int{1, 3, 2000} {
-		got, err := KnnMeanDistance(xyz, findneighbor.CPU(), k, 0.25, findneighbor.BuildOptions{})
+		got, err := KnnMeanDistance(xyz, findneighbor.CPU(), k, 0.25, 0, findneighbor.BuildOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,10 +5,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -46,13 +46,6 @@ t2, c2 = time.perf_counter(), time.process_time()
 print(t1 - t, t2 - t1, c1 - c, c2 - c1)
 `
 
-// cpuTime returns the CPU time this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 var benchResult *Result
 
 // BenchmarkPeers times the default features (PDAL's Dimensionality set,
@@ -63,8 +56,8 @@ var benchResult *Result
 // computation alone (no file I/O), cpu-ms/op its CPU time. It logs pctk's
 // speed-up over Open3D.
 func BenchmarkPeers(b *testing.B) {
-	path := filepath.Join(sharedData, benchScan)
-	xyz := loadScan(b, benchScan)
+	xyz := algotest.Scan(b, benchScan)
+	path := filepath.Join(algotest.SharedData, benchScan)
 	var pctk = map[string][2]time.Duration{}
 	for _, be := range findneighbor.Backends() {
 		if _, err := be.Probe(); err != nil || be.Name() == "brute" {
@@ -74,12 +67,12 @@ func BenchmarkPeers(b *testing.B) {
 			var wall, cpu time.Duration
 			b.ReportAllocs()
 			for b.Loop() {
-				t, c := time.Now(), cpuTime()
+				t, c := time.Now(), algotest.CPUTime()
 				r, err := Compute(xyz, be, Options{K: benchK})
 				if err != nil {
 					b.Fatal(err)
 				}
-				wall, cpu = wall+time.Since(t), cpu+cpuTime()-c
+				wall, cpu = wall+time.Since(t), cpu+algotest.CPUTime()-c
 				benchResult = r
 			}
 			pctk[be.Name()] = [2]time.Duration{wall / time.Duration(b.N), cpu / time.Duration(b.N)}

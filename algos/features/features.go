@@ -10,6 +10,7 @@ import (
 	"github.com/pctk/pctk/algos/internal/eigen"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 )
 
 // Feature is one of the covariance features of PDAL's
@@ -178,6 +179,12 @@ type Options struct {
 	Features []Feature
 	// Build tunes the neighbour index (workers, progress).
 	Build findneighbor.BuildOptions
+	// TileSize, when > 0, computes the neighbourhoods on square tiles of
+	// this side in XY (tile.MomentsTiled, docs/scale.md): the same
+	// neighbours, their moments summed in each tile index's order (so
+	// equal to the bit on the brute backend, within rounding on the
+	// others).
+	TileSize float64
 }
 
 // Validate reports whether the options describe a neighbourhood and known
@@ -197,6 +204,9 @@ func (o Options) Validate() error {
 		if err := findneighbor.CheckMin("features", "k", o.K, 1); err != nil {
 			return err
 		}
+	}
+	if err := findneighbor.CheckRadius("features", "tile_size", o.TileSize, true); err != nil {
+		return err
 	}
 	if err := findneighbor.CheckMin("features", "min_k", o.MinK, 0); err != nil {
 		return err
@@ -284,9 +294,12 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 		}
 		skipped.Add(int64(s))
 	}
-	if opts.Radius == 0 {
+	switch {
+	case opts.TileSize > 0:
+		err = tile.MomentsTiled(xyz, b, opts.Radius, opts.K, opts.TileSize, opts.Build, set)
+	case opts.Radius == 0:
 		err = findneighbor.KNearestMomentsFunc(b, xyz, opts.K, opts.Build, set)
-	} else {
+	default:
 		var idx findneighbor.Index
 		if idx, err = b.Build(xyz, float32(opts.Radius), opts.Build); err != nil {
 			return nil, fmt.Errorf("features: build %s index: %w", b.Name(), err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pctk/pctk/algos/internal/eigen"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 )
 
 // MinPoints is the smallest neighbourhood, counting the point itself, that
@@ -88,6 +89,12 @@ type Options struct {
 	Eigenvalues bool
 	// Build tunes the neighbour index (workers, progress).
 	Build findneighbor.BuildOptions
+	// TileSize, when > 0, computes the neighbourhoods on square tiles of
+	// this side in XY (tile.MomentsTiled, docs/scale.md): the same
+	// neighbours, their moments summed in each tile index's order (so
+	// equal to the bit on the brute backend, within rounding on the
+	// others). OrientConsistent, which spans the whole cloud, is refused.
+	TileSize float64
 }
 
 // Validate reports whether the options describe a neighbourhood.
@@ -107,6 +114,12 @@ func (o Options) Validate() error {
 	case o.Orient < OrientNone || o.Orient > OrientConsistent:
 		return fmt.Errorf("normals: invalid orientation %d", int(o.Orient))
 	}
+	if err := findneighbor.CheckRadius("normals", "tile_size", o.TileSize, true); err != nil {
+		return err
+	}
+	if o.TileSize > 0 && o.Orient == OrientConsistent {
+		return ErrTiledConsistent
+	}
 	if err := findneighbor.CheckMin("normals", "orient_k", o.OrientK, 0); err != nil {
 		return err
 	}
@@ -117,6 +130,11 @@ func (o Options) Validate() error {
 	}
 	return nil
 }
+
+// ErrTiledConsistent refuses consistent orientation on tiles: its minimum
+// spanning tree spans the whole cloud, so a tile cannot decide a sign on
+// its own (docs/scale.md). Orient up or toward a viewpoint, which tile.
+var ErrTiledConsistent = errors.New("normals: consistent orientation spans the whole cloud and does not run on tiles; orient up or toward a viewpoint, or run without tiles")
 
 // eps returns the index radius: Radius, or +Inf for plain kNN.
 func (o Options) eps() float32 {
@@ -182,9 +200,16 @@ func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, err
 	set := func(pts []int32, m []findneighbor.Moment) { undefined.Add(int64(res.setAll(pts, m))) }
 	var idx findneighbor.Index
 	var err error
-	if opts.Radius == 0 {
+	switch {
+	case opts.TileSize > 0:
+		r := opts.Radius
+		if math.IsInf(r, 1) {
+			r = 0
+		}
+		err = tile.MomentsTiled(xyz, b, r, k, opts.TileSize, opts.Build, set)
+	case opts.Radius == 0:
 		err = findneighbor.KNearestMomentsFunc(b, xyz, k, opts.Build, set)
-	} else {
+	default:
 		if idx, err = b.Build(xyz, opts.eps(), opts.Build); err != nil {
 			return nil, fmt.Errorf("normals: build %s index: %w", b.Name(), err)
 		}

@@ -37,20 +37,6 @@ const pcdDir = "../../../shared/data/pcd"
 // scans are the real clouds compared with the peers.
 var scans = []string{"table_scene_lms400.pcd", "bun0.pcd"}
 
-// requirePeer skips the test when a peer is missing, or fails it under
-// CI=true, where .ci/deps/debian-peers.sh must have installed it.
-func requirePeer(t *testing.T, what string, err error) {
-	t.Helper()
-	if err == nil {
-		return
-	}
-	msg := fmt.Sprintf("%s is not available (%v); .ci/deps/debian-peers.sh installs it", what, err)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
-
 // maxBrutePoints bounds the subsample compared when only the brute backend
 // runs (O(N²)), or with -short.
 const maxBrutePoints = 15000
@@ -187,7 +173,7 @@ const radiusScan = "table_scene_lms400.pcd"
 // the curvature check: that is what makes the comparison meaningful.
 func TestAgainstPCL(t *testing.T) {
 	exe, err := exec.LookPath("pcl_normal_estimation")
-	requirePeer(t, "pcl_normal_estimation (Debian pcl-tools)", err)
+	algotest.RequirePeer(t, "pcl_normal_estimation (Debian pcl-tools)", err)
 	for _, name := range scans {
 		t.Run(name, func(t *testing.T) {
 			b, path, xyz := peerInput(t, name)
@@ -276,7 +262,7 @@ const python3 = "/usr/bin/python3"
 // (0, 0, 1) where pctk gives NaN; the test requires exactly that there.
 func TestAgainstOpen3D(t *testing.T) {
 	err := exec.Command(python3, "-c", "import open3d").Run()
-	requirePeer(t, "Open3D for "+python3+" (Debian python3-open3d)", err)
+	algotest.RequirePeer(t, "Open3D for "+python3+" (Debian python3-open3d)", err)
 	for _, name := range scans {
 		t.Run(name, func(t *testing.T) {
 			b, path, xyz := peerInput(t, name)

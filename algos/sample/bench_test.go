@@ -2,21 +2,19 @@ package sample
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pctk/pctk/algos/algotest"
-	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // benchScan is the real scan of the benchmarks: 460,400 points of a
 // Kinect-like table scene.
-const benchScan = "../../../shared/data/pcd/table_scene_lms400.pcd"
+const benchScan = "pcd/table_scene_lms400.pcd"
 
 // python3 is Debian's interpreter, where python3-open3d installs.
 const python3 = "/usr/bin/python3"
@@ -33,13 +31,6 @@ out = pc.voxel_down_sample(float(sys.argv[2]))
 print(time.perf_counter() - t, time.process_time() - c, len(out.points))
 `
 
-// cpuTime returns the CPU time this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 var benchKeep []bool
 
 // BenchmarkPeers thins the table scene at radii of 2 and 6 median
@@ -51,14 +42,8 @@ var benchKeep []bool
 // one averaged point per voxel, not a Poisson-disk sample). It logs the
 // times and counts side by side.
 func BenchmarkPeers(b *testing.B) {
-	if _, err := os.Stat(benchScan); err != nil {
-		b.Skipf("%s absent: %v", benchScan, err)
-	}
-	c, _, err := pcio.ReadFile(benchScan)
-	if err != nil {
-		b.Fatal(err)
-	}
-	xyz := c.Local(false).XYZ
+	xyz := algotest.Scan(b, benchScan)
+	path := filepath.Join(algotest.SharedData, benchScan)
 	cpu, err := findneighbor.Get("cpu")
 	if err != nil {
 		b.Skip(err)
@@ -74,9 +59,9 @@ func BenchmarkPeers(b *testing.B) {
 			b.Run(name+"/"+tool, func(b *testing.B) {
 				var wall, cpu time.Duration
 				for b.Loop() {
-					t, c := time.Now(), cpuTime()
+					t, c := time.Now(), algotest.CPUTime()
 					kept[tool] = run()
-					wall, cpu = wall+time.Since(t), cpu+cpuTime()-c
+					wall, cpu = wall+time.Since(t), cpu+algotest.CPUTime()-c
 				}
 				times[tool] = [2]time.Duration{wall / time.Duration(b.N), cpu / time.Duration(b.N)}
 				b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
@@ -106,7 +91,7 @@ func BenchmarkPeers(b *testing.B) {
 			}
 			var wall, cpu float64
 			for b.Loop() {
-				out, err := exec.Command(python3, "-c", open3dScript, benchScan, strconv.FormatFloat(r, 'g', -1, 64)).Output()
+				out, err := exec.Command(python3, "-c", open3dScript, path, strconv.FormatFloat(r, 'g', -1, 64)).Output()
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -4,17 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pctk/pctk/algos/algotest"
-	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
-
-	_ "github.com/pctk/pctk/io/las" // the scans' codecs
-	_ "github.com/pctk/pctk/io/pcd"
 )
 
 // pdalSample is the reference: PDAL's SampleFilter::voxelize written out
@@ -203,15 +197,7 @@ func TestLatticeTies(t *testing.T) {
 // and 6 median spacings.
 func TestScans(t *testing.T) {
 	for _, rel := range []string{"pcd/bun0.pcd", "las/haystack_rock.las"} {
-		path := filepath.Join("../../../shared/data", rel)
-		if _, err := os.Stat(path); err != nil {
-			t.Skipf("%s absent (the shared data folder is not part of a fresh clone): %v", path, err)
-		}
-		c, _, err := pcio.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		xyz := c.Local(false).XYZ
+		xyz := algotest.Scan(t, rel)
 		if n := len(xyz) / 3; n > 8000 {
 			// check is O(N·kept): every s-th point.
 			s := (n + 7999) / 8000

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
+	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/io/stl"
 	"github.com/urfave/cli/v2"
@@ -57,7 +57,7 @@ func runConvert(c *cli.Context) error {
 		}
 		cloud, err := stl.Sample(r, n, c.Uint64("seed"), readOptions(c, in))
 		if err != nil {
-			return fmt.Errorf("%s: %w", in, err)
+			return fmt.Errorf("%s: %w", pcio.Name(in), err)
 		}
 		if err := writeCloud(c, out, cloud, f); err != nil {
 			return err
@@ -77,7 +77,7 @@ func runConvert(c *cli.Context) error {
 	}
 	cloud, err := f.Decode(r, readOptions(c, in))
 	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
+		return fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
 	warnRead(in, f, &cloud.Meta)
 	if err := writeCloud(c, out, cloud, f); err != nil {
@@ -93,36 +93,15 @@ func runConvert(c *cli.Context) error {
 func streamConvert(c *cli.Context, in string, f *pcio.Format, r io.Reader, of *pcio.Format, variant, path string) (int64, error) {
 	dec, err := f.NewDecoder(r)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", in, err)
+		return 0, fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
 	var n int64
-	var readErr error
-	err = pcio.WriteAtomic(path, func(w io.Writer) error {
-		enc, err := of.NewEncoder(w, dec.Header(), variant)
-		if err != nil {
-			return err
-		}
-		for {
-			chunk, err := dec.Read(chunkPoints)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				readErr = fmt.Errorf("%s: %w", in, err)
-				return readErr
-			}
-			if err := enc.Write(chunk); err != nil {
-				return err
-			}
-			n += int64(chunk.Len())
-		}
-		return enc.Close()
-	}, writeOptions(c))
-	switch {
-	case readErr != nil:
-		return n, readErr
-	case err != nil:
-		return n, fmt.Errorf("write %s: %w", path, err)
+	err = streamOut(c, in, dec, path, of, dec.Header(), variant, func(_ int64, ch *core.Cloud) error {
+		n += int64(ch.Len())
+		return nil
+	})
+	if err != nil {
+		return n, err
 	}
 	warnRead(in, f, &dec.Header().Meta)
 	return n, nil

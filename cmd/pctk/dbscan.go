@@ -68,6 +68,7 @@ ellipsoid at the cloud's centre; the summary states the largest scale error
 	},
 	Dims:        true,
 	IgnoreClass: true,
+	Tiled:       true,
 	Params:      map[string]string{"eps": "eps", "min_pts": "min-pts", "min_cluster_size": "min-cluster-size", "workers": "workers"},
 	Prepare:     prepareDBSCAN,
 }
@@ -124,6 +125,11 @@ func prepareDBSCAN(c *cli.Context) (*Job, error) {
 		return nil, usagef("--reuse-counts and --recount exclude each other")
 	}
 	job := &Job{Outputs: []string{a.geojsonPath}, Compute: a.compute}
+	if !a.drop && !a.reuse && a.geojsonPath == "" {
+		// Out of core (--max-memory): the other flags need the whole
+		// cloud (hulls, a shorter OUT, the input's counts).
+		job.Stream = &Streamed{Halo: a.opts.Eps, PointBytes: 5 * int64(len(a.opts.MinPts)), Run: a.stream}
+	}
 	if a.geo {
 		job.Project = func(cl *core.Cloud, flat bool) (core.Local, error) {
 			l, scaleErr, err := cl.GeoLocal(flat)
@@ -155,7 +161,7 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 	case a.reuse:
 		return nil, usagef("--reuse-counts: the input's counts are of every point, not of those --ignore-class leaves")
 	}
-	opts.Progress = p.Progress
+	opts.Progress, opts.TileSize = p.Progress, p.TileSize
 	run, err := dbscan.Cluster(p.XYZ, p.Backend, opts)
 	if err != nil {
 		return nil, err
@@ -206,7 +212,7 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 	if a.geojsonPath != "" {
 		res.Side = []SideOutput{{Path: a.geojsonPath, Write: func(w io.Writer) error { return writeHulls(w, cloud, p.Index, run) }}}
 	}
-	sum := newDBSCANSummary(a, p, run)
+	sum := newDBSCANSummary(a, p.In, p.Out, p.Cloud.Len(), p.Len(), p.Dims, run)
 	res.Lines = sum.lines()
 	res.Doc = func(t Timings) any {
 		sum.Seconds.Read, sum.Seconds.Write = t.Read, t.Write

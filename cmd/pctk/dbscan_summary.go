@@ -47,9 +47,11 @@ type dbscanOutcome struct {
 // summaryLargest is how many cluster sizes the summary lists.
 const summaryLargest = 5
 
-func newDBSCANSummary(a *dbscanArgs, p *Points, run *dbscan.Run) *dbscanSummary {
+// newDBSCANSummary describes run, of used points out of points, from in
+// to out.
+func newDBSCANSummary(a *dbscanArgs, in, out string, points, used int, dims string, run *dbscan.Run) *dbscanSummary {
 	s := &dbscanSummary{
-		Input: p.In, Output: p.Out, Points: p.Cloud.Len(), Ignored: p.Cloud.Len() - p.Len(), Eps: a.opts.Eps, Dims: p.Dims, Geographic: a.geo, ScaleError: a.scaleErr,
+		Input: in, Output: out, Points: points, Ignored: points - used, Eps: a.opts.Eps, Dims: dims, Geographic: a.geo, ScaleError: a.scaleErr,
 		Backend: run.Backend, CountsReused: run.CountsReused,
 		Seconds: dbscanTimes{Build: run.Build.Seconds(), Stage1: run.Stage1.Seconds()},
 	}

@@ -67,7 +67,7 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 		&cli.StringFlag{Name: "std", Usage: "standard deviation: sample (n-1, PCL and Open3D) or population (n)", Value: "sample"},
 		&cli.StringFlag{Name: "convention", Usage: "whose definition: pcl or open3d (see docs/denoise.md)", Value: "pcl"},
 	),
-	Dims: true, IgnoreClass: true,
+	Dims: true, IgnoreClass: true, Tiled: true,
 	Params: map[string]string{"k": "k", "std_ratio": "std-ratio"},
 	Prepare: func(c *cli.Context) (*Job, error) {
 		a, err := parseDenoiseArgs(c, "denoise statistical")
@@ -102,7 +102,7 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 			} else {
 				p.WarnClamped("k", opts.K, max(p.Len()-1, 0), "other point")
 			}
-			opts.Build = p.Build
+			opts.Build, opts.TileSize = p.Build, p.TileSize
 			r, err := denoise.Statistical(p.XYZ, p.Backend, opts)
 			if err != nil {
 				return nil, err
@@ -130,7 +130,7 @@ and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`
 		&cli.IntFlag{Name: "min-neighbors", Aliases: []string{"m"}, Usage: "a point needs at least this many other points within the radius", Value: 2},
 		&cli.BoolFlag{Name: "count-self", Usage: "count the point itself among its neighbours (PCL and Open3D do not)"},
 	),
-	Dims: true, IgnoreClass: true,
+	Dims: true, IgnoreClass: true, Tiled: true,
 	Params: map[string]string{"radius": "radius", "min_neighbors": "min-neighbors"},
 	Prepare: func(c *cli.Context) (*Job, error) {
 		a, err := parseDenoiseArgs(c, "denoise radius")
@@ -145,7 +145,7 @@ and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`
 			return nil, err
 		}
 		return &Job{Compute: func(p *Points) (*Result, error) {
-			opts.Build = p.Build
+			opts.Build, opts.TileSize = p.Build, p.TileSize
 			r, err := denoise.Radius(p.XYZ, p.Backend, opts)
 			if err != nil {
 				return nil, err

@@ -16,15 +16,15 @@ func init() {
 itself included, over the sphere's volume 4/3·π·R³, as PDAL computes it (docs/density.md).`,
 		Examples:    []string{"pctk density scan.las out.las --radius 1"},
 		Flags:       []cli.Flag{&cli.Float64Flag{Name: "radius", Usage: "sphere radius in coordinate units (required)", DefaultText: "none"}},
-		IgnoreClass: true,
-		Params:      map[string]string{"radius": "radius"},
+		IgnoreClass: true, Tiled: true,
+		Params: map[string]string{"radius": "radius"},
 		Prepare: func(c *cli.Context) (*Job, error) {
 			opts := density.RadialOptions{Radius: c.Float64("radius")}
 			if err := opts.Validate(); err != nil {
 				return nil, err
 			}
 			return &Job{Compute: func(p *Points) (*Result, error) {
-				opts.Build = p.Build
+				opts.Build, opts.TileSize = p.Build, p.TileSize
 				opts.Build.Reuse = true // the index may keep p.XYZ: nothing else needs it
 				d, err := density.Radial(p.XYZ, p.Backend, opts)
 				if err != nil {
@@ -33,7 +33,17 @@ itself included, over the sphere's volume 4/3·π·R³, as PDAL computes it (doc
 				st := newDensityStats(d)
 				return &Result{Columns: []*core.Attribute{core.NewColumn(core.DimRadialDensity, d)}, JSON: st,
 					Lines: []string{fmt.Sprintf("RadialDensity within %g: %s", opts.Radius, st)}}, nil
-			}}, nil
+			}, Stream: &Streamed{Halo: opts.Radius, Run: func(s *StreamRun) (*StreamResult, error) {
+				hist, err := s.StreamCounts(opts.Radius, "", nil)
+				if err != nil {
+					return nil, err
+				}
+				f := density.RadialFactor(opts.Radius)
+				value := func(c uint32) float64 { return float64(c+1) * f }
+				st := countStats(hist, value)
+				return &StreamResult{Columns: countColumn(s, core.DimRadialDensity, value), JSON: st,
+					Lines: []string{fmt.Sprintf("RadialDensity within %g: %s", opts.Radius, st)}}, nil
+			}}}, nil
 		},
 	}).Command())
 }

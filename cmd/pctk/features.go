@@ -30,8 +30,8 @@ PDAL (docs/features.md).`,
 			&cli.StringFlag{Name: "mode", Usage: "sqrt, raw or normalized", Value: "sqrt"},
 			&cli.StringFlag{Name: "features", Usage: "names, dimensionality or all", Value: "dimensionality"},
 		},
-		IgnoreClass: true,
-		Params:      map[string]string{"k": "knn", "radius": "radius", "min_k": "min-k"},
+		IgnoreClass: true, Tiled: true,
+		Params: map[string]string{"k": "knn", "radius": "radius", "min_k": "min-k"},
 		Prepare: func(c *cli.Context) (*Job, error) {
 			opts := features.Options{K: c.Int("knn"), Radius: c.Float64("radius"), MinK: c.Int("min-k")}
 			var err, ferr error
@@ -53,7 +53,7 @@ PDAL (docs/features.md).`,
 			// Moments, as for normals, where the cpu backend measured faster.
 			return &Job{CPUWork: true, Compute: func(p *Points) (*Result, error) {
 				p.WarnClamped("knn", opts.K, max(p.Len()-1, 0), "other point")
-				opts.Build = p.Build
+				opts.Build, opts.TileSize = p.Build, p.TileSize
 				r, err := features.Compute(p.XYZ, p.Backend, opts)
 				if err != nil {
 					return nil, err

@@ -17,10 +17,7 @@ import (
 // is provably byte-identical. The sums were taken with the pctk built from
 // main before the runner (6d5c155). Regenerate deliberately, after checking
 // why an output changed, with PCTK_GOLDEN_PRINT=1 go test -run TestGolden.
-var goldenCases = []struct {
-	name string
-	args []string // IN is $R (haystack_rock.las) or $L (lamppost.pcd); outputs are $NAME.ext in a temporary directory
-}{
+var goldenCases = []goldenCase{
 	{"db1", []string{"dbscan", "$R", "db1.las", "--eps", "2", "--min-pts", "5", "--json", "--summary", "db1.json", "--geojson", "db1.geojson"}},
 	{"db2", []string{"dbscan", "$R", "db2.ply", "--eps", "1.5", "--min-pts", "3,6,12", "--dims", "xy"}},
 	{"db3", []string{"dbscan", "db2.ply", "db3.ply", "--eps", "1.5", "--min-pts", "4", "--dims", "xy", "--min-cluster-size", "10", "--classify-noise", "--json"}},
@@ -44,6 +41,12 @@ var goldenCases = []struct {
 	{"nb3", []string{"neighbors", "$L", "nb3.pcd", "--radius", "0.05", "--knn", "6", "--dims", "xy"}},
 	{"db7", []string{"dbscan", "nb1.las", "db7.las", "--eps", "2", "--json"}},
 	{"db8", []string{"dbscan", "nb3.pcd", "db8.pcd", "--eps", "0.05", "--dims", "xy", "--json"}},
+}
+
+// goldenCase is a command line of goldenCases.
+type goldenCase struct {
+	name string
+	args []string // IN is $R (haystack_rock.las) or $L (lamppost.pcd); outputs are $NAME.ext in a temporary directory
 }
 
 // goldenSums are the SHA-256 sums of what goldenCases write: NAME.stdout
@@ -86,7 +89,7 @@ var goldenSums = map[string]string{
 var outName = regexp.MustCompile(`^[a-z]+[0-9]+\.[a-z]+$`)
 
 // timingRE matches the JSON members that hold measured seconds.
-var timingRE = regexp.MustCompile(`"(read|build|stage1|stage2|write|stage2_seconds)": [0-9.e+-]+`)
+var timingRE = regexp.MustCompile(`"(read|build|compute|stage1|stage2|write|stage2_seconds)": [0-9.e+-]+`)
 
 // normalizeJSON zeroes the timings in a JSON summary and replaces the
 // absolute paths of the sample and output directories, so the sum depends
@@ -101,13 +104,41 @@ func TestGoldenOutputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("golden outputs: not in -short")
 	}
+	got := runGolden(t, goldenCases, nil)
+	if os.Getenv("PCTK_GOLDEN_PRINT") == "1" {
+		names := make([]string, 0, len(got))
+		for n := range got {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			t.Logf("\t%q: %q,", n, got[n])
+		}
+	}
+	for n, want := range goldenSums {
+		if got[n] != want {
+			t.Errorf("%s: sha256 %s, want %s", n, got[n], want)
+		}
+	}
+	for n := range got {
+		if _, ok := goldenSums[n]; !ok {
+			t.Errorf("%s: written but not pinned", n)
+		}
+	}
+}
+
+// runGolden runs cases (IN $R or $L, outputs in a temporary directory),
+// each with the extra arguments extra returns for it (nil: none), and
+// returns the SHA-256 sums of what they write and print.
+func runGolden(t *testing.T, cases []goldenCase, extra func(goldenCase) []string) map[string]string {
+	t.Helper()
 	testdata, err := filepath.Abs("../../testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	got := map[string]string{}
-	for _, tc := range goldenCases {
+	for _, tc := range cases {
 		args := make([]string, 0, len(tc.args)+3)
 		for _, a := range tc.args {
 			switch a {
@@ -122,6 +153,9 @@ func TestGoldenOutputs(t *testing.T) {
 			args = append(args, a)
 		}
 		args = append(args, "--backend", "cpu")
+		if extra != nil {
+			args = append(args, extra(tc)...)
+		}
 		cmd := pctkCmd(t, append([]string{"-q"}, args...)...)
 		stdout, err := cmd.Output()
 		if err != nil {
@@ -145,26 +179,7 @@ func TestGoldenOutputs(t *testing.T) {
 		}
 		got[e.Name()] = sum(data)
 	}
-	if os.Getenv("PCTK_GOLDEN_PRINT") == "1" {
-		names := make([]string, 0, len(got))
-		for n := range got {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			t.Logf("\t%q: %q,", n, got[n])
-		}
-	}
-	for n, want := range goldenSums {
-		if got[n] != want {
-			t.Errorf("%s: sha256 %s, want %s", n, got[n], want)
-		}
-	}
-	for n := range got {
-		if _, ok := goldenSums[n]; !ok {
-			t.Errorf("%s: written but not pinned", n)
-		}
-	}
+	return got
 }
 
 func sum(data []byte) string {

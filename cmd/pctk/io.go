@@ -40,7 +40,7 @@ var forceFlag = &cli.BoolFlag{
 // reads past are printed as warnings naming path.
 func readOptions(c *cli.Context, path string) pcio.ReadOptions {
 	return pcio.ReadOptions{Salvage: c.Bool(salvageFlag.Name), Warn: func(err error) {
-		infof("pctk: %s: warning: salvaged: %v", path, err)
+		infof("pctk: %s: warning: salvaged: %v", pcio.Name(path), err)
 	}}
 }
 
@@ -117,7 +117,7 @@ func warnRead(path string, f *pcio.Format, m *core.Metadata) {
 	}
 	for _, fact := range f.Describe(m) {
 		if fact.Key == "warning" {
-			infof("pctk: %s: warning: %s", path, fact.Value)
+			infof("pctk: %s: warning: %s", pcio.Name(path), fact.Value)
 		}
 	}
 }
@@ -149,7 +149,7 @@ func loadInput(c *cli.Context, in string, cpuWork bool, check func(*core.Cloud) 
 		check = (*core.Cloud).Validate
 	}
 	if err := check(src.cloud); err != nil {
-		return nil, fmt.Errorf("%s: %w", in, err)
+		return nil, fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
 	return src, nil
 }

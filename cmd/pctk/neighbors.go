@@ -10,6 +10,7 @@ import (
 	"github.com/pctk/pctk/algos/density"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -42,7 +43,7 @@ With --radius the counts carry the same record as "pctk dbscan" writes, so
 		&cli.Float64Flag{Name: "radius", Usage: "search radius in coordinate units (0 or unset: none, then --knn is plain kNN)"},
 		&cli.IntFlag{Name: "knn", Usage: "also write KnnMeanDistance over the K nearest (within --radius, if given)"},
 	},
-	Dims: true, IgnoreClass: true,
+	Dims: true, IgnoreClass: true, Tiled: true,
 	Params: map[string]string{"radius": "radius", "k": "knn"},
 	Prepare: func(c *cli.Context) (*Job, error) {
 		radius, k := c.Float64("radius"), c.Int("knn")
@@ -55,8 +56,45 @@ With --radius the counts carry the same record as "pctk dbscan" writes, so
 		if radius == 0 && k == 0 {
 			return nil, usagef("neighbors needs --radius, --knn or both")
 		}
-		return &Job{Compute: func(p *Points) (*Result, error) { return computeNeighbors(p, radius, k) }}, nil
+		job := &Job{Compute: func(p *Points) (*Result, error) { return computeNeighbors(p, radius, k) }}
+		if k == 0 {
+			// Out of core: counts only (kNN rounds are not streamed yet).
+			job.Stream = &Streamed{Halo: radius, Run: func(s *StreamRun) (*StreamResult, error) { return streamNeighbors(s, radius) }}
+		}
+		return job, nil
 	},
+}
+
+// streamNeighbors is pctk neighbors --radius out of core: the counts of
+// computeNeighbors, tile by tile, with the same summary and record.
+func streamNeighbors(s *StreamRun, radius float64) (*StreamResult, error) {
+	hist, err := s.StreamCounts(radius, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	st := countStats(hist, func(c uint32) float64 { return float64(c) })
+	rec := ""
+	if s.Record != nil {
+		rec = s.Record.Record(radius, s.Dims, false)
+	}
+	return &StreamResult{
+		Columns: countColumn(s, core.DimNeighborCount, func(c uint32) uint32 { return c }),
+		Meta:    func(m *core.Metadata) { m.Comments = withCountsRecord(m.Comments, rec) },
+		JSON:    map[string]any{"radius": radius, "knn": 0, "dims": s.Dims, "neighbor_count": st},
+		Lines:   []string{fmt.Sprintf("NeighborCount within %g (%s): %s", radius, s.Dims, st)},
+	}, nil
+}
+
+// withCountsRecord returns comments with dbscan's counts record rec in
+// place of any earlier one (rec "": none).
+func withCountsRecord(comments []string, rec string) []string {
+	comments = slices.DeleteFunc(comments, func(s string) bool {
+		return strings.HasPrefix(s, dbscan.CountsRecordPrefix)
+	})
+	if rec == "" {
+		return comments
+	}
+	return append(comments, rec)
 }
 
 // computeNeighbors counts the neighbours within radius (> 0) and the mean
@@ -70,7 +108,13 @@ func computeNeighbors(p *Points, radius float64, k int) (*Result, error) {
 		// backend).
 		bo := p.Build
 		bo.Reuse = k == 0
-		counts, err := findneighbor.Counts(p.Backend, p.XYZ, radius, bo)
+		var counts []uint32
+		var err error
+		if p.TileSize > 0 {
+			counts, err = tile.CountsTiled(p.XYZ, p.Backend, radius, p.TileSize, bo)
+		} else {
+			counts, err = findneighbor.Counts(p.Backend, p.XYZ, radius, bo)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -81,16 +125,14 @@ func computeNeighbors(p *Points, radius float64, k int) (*Result, error) {
 		if p.Index == nil {
 			// The record pctk dbscan looks for before it recounts.
 			res.Edit = func(c *core.Cloud) (*core.Cloud, error) {
-				c.Meta.Comments = append(slices.DeleteFunc(c.Meta.Comments, func(s string) bool {
-					return strings.HasPrefix(s, dbscan.CountsRecordPrefix)
-				}), dbscan.CountsRecord(c.X, c.Y, c.Z, radius, p.Dims, false))
+				c.Meta.Comments = withCountsRecord(c.Meta.Comments, dbscan.CountsRecord(c.X, c.Y, c.Z, radius, p.Dims, false))
 				return c, nil
 			}
 		}
 	}
 	if k > 0 {
 		p.WarnClamped("knn", k, max(p.Len()-1, 0), "other point")
-		mean, err := density.KnnMeanDistance(p.XYZ, p.Backend, k, radius, p.Build)
+		mean, err := density.KnnMeanDistance(p.XYZ, p.Backend, k, radius, p.TileSize, p.Build)
 		if err != nil {
 			return nil, err
 		}
@@ -129,19 +171,71 @@ func newDensityStats[T uint32 | float32 | float64](v []T) densityStats {
 			s = append(s, float64(x))
 		}
 	}
-	st := densityStats{NaN: len(v) - len(s), Values: len(s)}
-	if len(s) == 0 {
+	slices.Sort(s)
+	var runs []valueRun
+	for _, x := range s {
+		if len(runs) > 0 && runs[len(runs)-1].v == x {
+			runs[len(runs)-1].n++
+		} else {
+			runs = append(runs, valueRun{x, 1})
+		}
+	}
+	return statsOfRuns(runs, len(v)-len(s))
+}
+
+// valueRun is n values v of a sorted distribution.
+type valueRun struct {
+	v float64
+	n int
+}
+
+// statsOfRuns describes the sorted distribution runs, and nan NaN values:
+// the mean sums the values one by one in increasing order, percentiles
+// take the value of rank round(p·(n-1)).
+func statsOfRuns(runs []valueRun, nan int) densityStats {
+	n := 0
+	for _, r := range runs {
+		n += r.n
+	}
+	st := densityStats{NaN: nan, Values: n}
+	if n == 0 {
 		return st
 	}
-	slices.Sort(s)
 	var sum float64
-	for _, x := range s {
-		sum += x
+	for _, r := range runs {
+		for range r.n {
+			sum += r.v
+		}
 	}
-	pct := func(p float64) float64 { return s[int(math.Round(p*float64(len(s)-1)))] }
-	st.Min, st.P5, st.P25, st.Median, st.Mean = s[0], pct(0.05), pct(0.25), pct(0.5), sum/float64(len(s))
-	st.P75, st.P95, st.Max = pct(0.75), pct(0.95), s[len(s)-1]
+	pct := func(p float64) float64 {
+		rank := int(math.Round(p * float64(n-1)))
+		for _, r := range runs {
+			if rank < r.n {
+				return r.v
+			}
+			rank -= r.n
+		}
+		return runs[len(runs)-1].v
+	}
+	st.Min, st.P5, st.P25, st.Median, st.Mean = runs[0].v, pct(0.05), pct(0.25), pct(0.5), sum/float64(n)
+	st.P75, st.P95, st.Max = pct(0.75), pct(0.95), runs[len(runs)-1].v
 	return st
+}
+
+// countStats describes the distribution of value(c) over counts c that
+// hist holds (count -> points), value increasing in c: what
+// newDensityStats gives on the values, from a histogram of the counts.
+func countStats(hist map[uint32]int, value func(c uint32) float64) densityStats {
+	cs := make([]uint32, 0, len(hist))
+	for c := range hist {
+		cs = append(cs, c)
+	}
+	slices.Sort(cs)
+	runs := make([]valueRun, len(cs))
+	for i, c := range cs {
+		runs[i] = valueRun{value(c), hist[c]}
+	}
+	return statsOfRuns(runs, 0)
 }
 
 // String describes the distribution in one line.

@@ -57,9 +57,9 @@ normals, as in PCL; a cloud of NaN points alone gets NaN normals throughout.`,
 		&cli.BoolFlag{Name: "eigenvalues", Usage: "also write Eigenvalue0, Eigenvalue1, Eigenvalue2"},
 		&cli.BoolFlag{Name: "keep-nan", Usage: "give points with non-finite coordinates (organised clouds) NaN normals instead of failing"},
 	},
-	IgnoreClass: true,
-	Params:      map[string]string{"radius": "radius", "k": "knn", "orient_k": "orient-knn"},
-	Prepare:     prepareNormals,
+	IgnoreClass: true, Tiled: true,
+	Params:  map[string]string{"radius": "radius", "k": "knn", "orient_k": "orient-knn"},
+	Prepare: prepareNormals,
 }
 
 // prepareNormals checks the flags of pctk normals. The viewpoint is given
@@ -98,6 +98,9 @@ func prepareNormals(c *cli.Context) (*Job, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	if o.Orient == normals.OrientConsistent && c.Float64(tileSizeFlag.Name) > 0 {
+		return nil, usagef("--orient consistent spans the whole cloud and does not run on tiles (--tile-size): orient up or toward a viewpoint, or drop --tile-size")
+	}
 	keepNaN := c.Bool("keep-nan")
 	return &Job{
 		CPUWork: true,
@@ -115,7 +118,7 @@ func prepareNormals(c *cli.Context) (*Job, error) {
 			if o.K > 0 {
 				p.WarnClamped("knn", o.K, p.Len(), "point")
 			}
-			o.Build = p.Build
+			o.Build, o.TileSize = p.Build, p.TileSize
 			res, err := normals.Estimate(p.XYZ, p.Backend, o)
 			if err != nil {
 				return nil, err

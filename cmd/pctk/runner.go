@@ -41,6 +41,10 @@ type Filter struct {
 	Flags []cli.Flag
 	// Dims adds --dims xyz|xy; IgnoreClass adds --ignore-class.
 	Dims, IgnoreClass bool
+	// Tiled declares that the filter's Compute honours Points.TileSize
+	// (its algorithm has tile kernels, docs/scale.md): the runner adds
+	// --tile-size.
+	Tiled bool
 	// Params maps the parameter names of the algorithm's
 	// findneighbor.ParamError to the filter's flags ("k": "knn"), so that
 	// a parameter out of its limits is a usage error naming the flag.
@@ -67,6 +71,9 @@ type Job struct {
 	// Project, when set, replaces Cloud.Local for the float32 coordinates
 	// (dbscan --geographic projects lon/lat to metres).
 	Project func(c *core.Cloud, flat bool) (core.Local, error)
+	// Stream, when set, is the job's out-of-core run (--max-memory,
+	// outofcore.go); without it --max-memory is refused.
+	Stream *Streamed
 }
 
 // Points is what the runner hands a filter's Compute.
@@ -95,6 +102,10 @@ type Points struct {
 	// Progress reports the fraction done of a named stage, for filters
 	// with several (dbscan): each stage gets its own progress line.
 	Progress func(stage string, done float64)
+	// TileSize, when > 0 (--tile-size, Filter.Tiled), asks Compute to work
+	// on square tiles of this side in XY, one at a time, with the same
+	// output as without (the algorithms' TileSize options).
+	TileSize float64
 }
 
 // Len returns the number of points that take part.
@@ -191,6 +202,7 @@ type summaryDoc struct {
 var (
 	jsonFlag        = &cli.BoolFlag{Name: "json", Usage: "print the summary as JSON on stdout (not when OUT is -)"}
 	summaryFlag     = &cli.StringFlag{Name: "summary", Usage: "write the summary as JSON to `FILE`"}
+	tileSizeFlag    = &cli.Float64Flag{Name: "tile-size", Usage: "compute on square tiles of side `SIZE` in XY (the cloud's units), one at a time, each with a halo of the neighbours it needs: the same output as without (docs/scale.md)"}
 	ignoreClassFlag = &cli.StringFlag{Name: "ignore-class", Usage: "comma list of Classification codes whose points take no part (e.g. 7,18): they are nobody's neighbours and get no value (NaN, 0)"}
 )
 
@@ -210,13 +222,20 @@ func (f *Filter) Command() *cli.Command {
 	if f.IgnoreClass {
 		flags = append(flags, ignoreClassFlag)
 	}
+	if f.Tiled {
+		flags = append(flags, tileSizeFlag, maxMemoryFlag, tmpdirFlag)
+	}
 	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag)
 	desc := f.Description
 	if len(f.Examples) > 0 {
 		desc += "\n\nExamples:\n  " + strings.Join(f.Examples, "\n  ")
 	}
+	args := "IN OUT"
+	if f.Tiled {
+		args = "IN OUT | IN... OUTDIR (a tile collection: several files or a glob, docs/scale.md)"
+	}
 	return &cli.Command{
-		Name: f.Name, Aliases: f.Aliases, Usage: f.Usage, ArgsUsage: "IN OUT", Description: desc,
+		Name: f.Name, Aliases: f.Aliases, Usage: f.Usage, ArgsUsage: args, Description: desc,
 		Flags:        flags,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
 		Action:       f.run,
@@ -225,9 +244,19 @@ func (f *Filter) Command() *cli.Command {
 
 // run is the action of every filter: see Filter.
 func (f *Filter) run(c *cli.Context) error {
-	in, out, err := inOut(c)
-	if err != nil {
-		return err
+	var ins, outs []string
+	var in, out string
+	var err error
+	if f.Tiled {
+		if ins, outs, out, err = collectionArgs(c); err != nil {
+			return err
+		}
+		in = strings.Join(ins, " ")
+	}
+	if ins == nil {
+		if in, out, err = inOut(c); err != nil {
+			return err
+		}
 	}
 	dims, flat := "xyz", false
 	if f.Dims {
@@ -241,6 +270,12 @@ func (f *Filter) run(c *cli.Context) error {
 			return err
 		}
 	}
+	var tileSize float64
+	if f.Tiled {
+		if tileSize = c.Float64(tileSizeFlag.Name); !(tileSize >= 0) || math.IsInf(tileSize, 0) {
+			return usagef("--tile-size %v: want a finite size > 0 (0: no tiles)", tileSize)
+		}
+	}
 	jsonOut, summaryPath := c.Bool(jsonFlag.Name), c.String(summaryFlag.Name)
 	if jsonOut && out == pcio.Stdio {
 		return usagef("--json prints on stdout, where OUT - writes the cloud; use --summary FILE")
@@ -249,14 +284,29 @@ func (f *Filter) run(c *cli.Context) error {
 	if err != nil {
 		return f.paramError(err)
 	}
+	if ins != nil {
+		if job.Stream == nil {
+			return usagef("pctk %s runs one file in memory with these flags; a collection of files (IN several files or a glob) needs its out-of-core run (docs/scale.md)", f.label())
+		}
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return err
+		}
+		if err := checkOutputs(c, append(append([]string{summaryPath}, outs...), job.Outputs...)...); err != nil {
+			return err
+		}
+		return f.runStreamed(c, job, streamArgs{in: in, out: out, ins: ins, outs: outs, dims: dims, flat: flat, ignore: ignore, tileSize: tileSize})
+	}
 	if err := checkOutputs(c, append([]string{out, summaryPath}, job.Outputs...)...); err != nil {
 		return err
+	}
+	if f.Tiled && c.IsSet(maxMemoryFlag.Name) {
+		return f.runStreamed(c, job, streamArgs{in: in, out: out, dims: dims, flat: flat, ignore: ignore, tileSize: tileSize})
 	}
 	p, src, err := loadPoints(c, job, in, out, ignore, flat)
 	if err != nil {
 		return err
 	}
-	p.Dims, p.Flat = dims, flat
+	p.Dims, p.Flat, p.TileSize = dims, flat, tileSize
 	report, finish := stageProgress(f.label())
 	p.Progress = report
 	p.Build = findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name), Progress: func(done float64) { report("", done) }}
@@ -277,30 +327,38 @@ func (f *Filter) run(c *cli.Context) error {
 	}
 	t3 := time.Now()
 	t := Timings{Read: t1.Sub(src.start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds()}
+	return f.report(c, res, t, summaryDoc{Command: f.label(), Input: in, Output: out, Points: p.Cloud.Len(), Used: p.Len(), Backend: p.Backend.Name()})
+}
 
-	var doc any = summaryDoc{Command: f.label(), Input: in, Output: out, Points: p.Cloud.Len(), Used: p.Len(), Backend: p.Backend.Name(), Seconds: t, Result: res.JSON}
+// report writes the summary of a run: --summary FILE, then --json on
+// stdout or the result's lines and one timing line on stderr. doc is the
+// runner's document with the run's counts and backend; the result fills
+// in the rest (or replaces it: Result.Doc).
+func (f *Filter) report(c *cli.Context, res *Result, t Timings, doc summaryDoc) error {
+	doc.Seconds, doc.Result = t, res.JSON
+	var d any = doc
 	if res.Doc != nil {
-		doc = res.Doc(t)
+		d = res.Doc(t)
 	}
-	data, err := json.MarshalIndent(doc, "", "  ")
+	data, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return err
 	}
 	data = append(data, '\n')
-	if summaryPath != "" {
+	if summaryPath := c.String(summaryFlag.Name); summaryPath != "" {
 		if err := writeFile(c, summaryPath, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return err
 		}
 	}
-	if jsonOut {
+	if c.Bool(jsonFlag.Name) {
 		_, err := os.Stdout.Write(data)
 		return err
 	}
 	for _, l := range res.Lines {
 		infof("%s", l)
 	}
-	infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", f.label(), count(p.Cloud.Len(), "point"), p.Backend.Name(),
-		t3.Sub(src.start).Seconds(), t.Read, t.Compute, t.Write)
+	infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", f.label(), count(doc.Points, "point"), doc.Backend,
+		t.Read+t.Compute+t.Write, t.Read, t.Compute, t.Write)
 	return nil
 }
 

@@ -82,6 +82,14 @@ func TestFilterFailuresLeaveOUT(t *testing.T) {
 		{"denoise unknown method", []string{"denoise", "foo"}, 2, []string{"unknown method", "foo"}, nil},
 		{"density radius missing", []string{"density"}, 2, []string{"--radius 0", "finite"}, nil},
 		{"density ignore-class", []string{"density", "--radius", "1", "--ignore-class", "300"}, 2, []string{"--ignore-class", "300"}, nil},
+		{"tile-size negative", []string{"density", "--radius", "1", "--tile-size", "-2"}, 2, []string{"--tile-size -2"}, []string{"radius"}},
+		{"tile-size Inf", []string{"dbscan", "--eps", "1", "--tile-size", "Inf"}, 2, []string{"--tile-size +Inf"}, []string{"eps"}},
+		{"max-memory with drop-noise", []string{"dbscan", "--eps", "1", "--drop-noise", "--max-memory", "64MiB"}, 2, []string{"--max-memory", "memory only"}, nil},
+		{"max-memory bad size", []string{"dbscan", "--eps", "1", "--max-memory", "lots"}, 2, []string{"--max-memory", "lots"}, nil},
+		{"max-memory too small", []string{"dbscan", "--eps", "1", "--max-memory", "1MiB"}, 2, []string{"--max-memory", "too small"}, nil},
+		{"max-memory in memory only", []string{"normals", "--knn", "8", "--max-memory", "64MiB"}, 2, []string{"--max-memory", "memory only"}, nil},
+		{"max-memory neighbors knn", []string{"neighbors", "--knn", "8", "--max-memory", "64MiB"}, 2, []string{"--max-memory", "memory only"}, nil},
+		{"tiled consistent orientation", []string{"normals", "--knn", "8", "--orient", "consistent", "--tile-size", "10"}, 2, []string{"--orient consistent", "--tile-size"}, nil},
 	}
 	for _, tt := range tests {
 		_, in, out, old := runnerFixture(t)

@@ -100,13 +100,21 @@ func NewDecoder(r io.Reader, opts ...pcio.ReadOptions) (*Decoder, error) {
 	default:
 		err = d.decompress(count)
 	}
-	if _, short := err.(*codec.ShortError); short {
+	if _, short := err.(*codec.ShortError); short && h.Data != Compressed {
 		d.known, err = false, nil // read on to find where the data ends
 	}
 	if err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// cutCompressed reports compressed data that ends at byte offset end: a
+// file cut short with no whole point, since each field's values follow
+// the previous field's, and a cut takes the last fields of every point.
+func (d *Decoder) cutCompressed(end, count int64) error {
+	return &codec.ShortError{Codec: codecName, Pos: codec.Pos{Offset: end}, What: "points", Promised: count,
+		Count: "binary_compressed: no point is whole"}
 }
 
 // maxRatio bounds LZF expansion: a 3-byte back reference yields at most
@@ -127,7 +135,7 @@ func (d *Decoder) decompress(count int64) error {
 		return codec.Errorf(codecName, pos, "uncompressed size %d, want %d points x %d bytes", usize, count, d.row)
 	}
 	if rem := d.r.Remaining(); rem >= 0 && csize > rem {
-		return codec.Errorf(codecName, pos, "compressed size %d, but only %d bytes follow", csize, rem)
+		return d.cutCompressed(d.r.Offset().Offset+rem, count)
 	}
 	if usize > csize*maxRatio {
 		return codec.Errorf(codecName, pos, "uncompressed size %d is more than LZF can expand %d bytes to", usize, csize)
@@ -137,7 +145,7 @@ func (d *Decoder) decompress(count int64) error {
 		return codec.ReadErr(codecName, d.r.Offset(), err, "reading compressed data")
 	}
 	if int64(len(comp)) < csize {
-		return codec.ReadErr(codecName, d.r.Offset(), io.ErrUnexpectedEOF, "compressed data: %d of %d bytes", len(comp), csize)
+		return d.cutCompressed(d.r.Offset().Offset, count)
 	}
 	d.soa = make([]byte, usize)
 	if err := lzfDecompress(comp, d.soa); err != nil {

@@ -16,14 +16,15 @@ import (
 const Stdio = "-"
 
 // Open opens path for reading ("-" is standard input) and identifies its
-// format: by magic bytes first, then by extension. For a regular file the
+// format: by magic bytes first, then by extension, then by a format's Sniff
+// (text clouds). For a regular file the
 // reader returned is the *os.File itself, positioned at 0, so codecs can
 // seek and check header counts against the file size. The caller closes rc.
 func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 	if path == Stdio {
 		f, r, err := Sniff(os.Stdin)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", "standard input", err)
+			return nil, nil, nil, fmt.Errorf("%s: %w", Name(path), err)
 		}
 		return f, r, io.NopCloser(nil), nil
 	}
@@ -44,26 +45,32 @@ func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 	} else {
 		r = fh
 	}
-	size := int64(-1)
-	if fi, err := fh.Stat(); err == nil && fi.Mode().IsRegular() {
-		size = fi.Size()
-	}
 	f, err = match(head[:n])
 	if err != nil {
 		if g, gerr := ByExtension(path); gerr == nil {
 			return g, r, fh, nil
 		}
-		f, err = probe(head[:n], size, err)
-	}
-	if err != nil {
+		if g := sniff(head[:n]); g != nil {
+			return g, r, fh, nil
+		}
 		fh.Close()
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, r, fh, nil
 }
 
+// Name is how messages name path: "standard input" (or output) for "-",
+// else path itself.
+func Name(path string) string {
+	if path == Stdio {
+		return "standard input"
+	}
+	return path
+}
+
 // ReadFile reads a whole cloud from path ("-" for standard input) with
-// the given options (at most one; none reads strictly). Errors name the path.
+// the given options (at most one; none reads strictly). Errors name the
+// path (see Name).
 func ReadFile(path string, opts ...ReadOptions) (*core.Cloud, *Format, error) {
 	f, r, c, err := Open(path)
 	if err != nil {
@@ -72,7 +79,7 @@ func ReadFile(path string, opts ...ReadOptions) (*core.Cloud, *Format, error) {
 	defer c.Close()
 	cloud, err := f.Decode(r, opts...)
 	if err != nil {
-		return nil, f, fmt.Errorf("%s: %w", path, err)
+		return nil, f, fmt.Errorf("%s: %w", Name(path), err)
 	}
 	return cloud, f, nil
 }
@@ -124,9 +131,10 @@ func WriteFile(path string, f *Format, variant string, c *core.Cloud, opts ...Wr
 }
 
 // CheckOutput checks that path can be written, before any work is done: "-"
-// always can; otherwise the folder must exist and take new files, and an
-// existing file (a symbolic link's target) must be a regular file with
-// a write permission bit unless Force. Errors name path.
+// always can, and so can a device or named pipe; otherwise the folder must
+// exist and take new files, and an existing file (a symbolic link's
+// target) must not be a folder, and have a write permission bit unless
+// Force. Errors name path.
 func CheckOutput(path string, opts ...WriteOptions) error {
 	if path == Stdio {
 		return nil
@@ -142,8 +150,10 @@ func CheckOutput(path string, opts ...WriteOptions) error {
 func checkOutput(target string, o WriteOptions) error {
 	fi, err := os.Stat(target)
 	switch {
+	case err == nil && fi.IsDir():
+		return errors.New("is a folder")
 	case err == nil && !fi.Mode().IsRegular():
-		return fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+		return nil // a device or a named pipe, written as it is
 	case err == nil && fi.Mode().Perm()&0o222 == 0 && !o.Force:
 		return ErrReadOnly
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
@@ -196,7 +206,7 @@ func dir(path string) string {
 // appear all at once: it writes a temporary file in the same folder, syncs
 // it and renames it over path, so that a failure never leaves a half-written
 // file. A symbolic link path is followed: its target is replaced and the
-// link kept. The new file keeps the old one's permissions. A path
+// link kept. A device or named pipe (/dev/null) is written directly. The new file keeps the old one's permissions. A path
 // CheckOutput refuses is refused before write is called. "-" writes to
 // standard output directly; when that is a terminal, binary data is
 // refused with ErrTerminal unless Force. Errors do not name path: callers
@@ -215,6 +225,9 @@ func WriteAtomic(path string, write func(w io.Writer) error, opts ...WriteOption
 	target := resolve(path)
 	if err := checkOutput(target, writeOptions(opts)); err != nil {
 		return err
+	}
+	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() {
+		return writeDevice(target, write)
 	}
 	tmp, err := os.CreateTemp(dir(target), "."+filepath.Base(target)+".tmp*")
 	if err != nil {
@@ -241,6 +254,20 @@ func WriteAtomic(path string, write func(w io.Writer) error, opts ...WriteOption
 		_ = os.Chmod(tmp.Name(), 0o644)
 	}
 	return os.Rename(tmp.Name(), target)
+}
+
+// writeDevice writes to a device or named pipe (/dev/null, a FIFO), which
+// cannot be replaced by a rename.
+func writeDevice(path string, write func(w io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // textWriter passes text through to w and refuses binary data with

@@ -27,11 +27,10 @@ type Format struct {
 	Extensions []string
 	// Magic are byte prefixes that identify the format when sniffing.
 	Magic [][]byte
-	// Probe, for a format that may lack magic bytes (binary STL), reports
-	// whether head, an input's first bytes, may begin a file of this format
-	// whose size is size (-1 when unknown). It is asked only when no
-	// format's Magic matches, and for a file, neither does its extension.
-	Probe func(head []byte, size int64) bool
+	// Sniff, when set, recognises the format from the first bytes of an
+	// input (up to 512) that no format's Magic matched: a fallback for
+	// formats without magic bytes, such as text clouds.
+	Sniff func(head []byte) bool
 	// Variants are the encodings Encode accepts besides "" (the codec's
 	// default, which keeps the source's encoding when the cloud came from
 	// this format). "ply" offers "ascii", "binary" and "binary-be"; on the
@@ -194,15 +193,24 @@ func Sniff(r io.Reader) (*Format, io.Reader, error) {
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, br, err
 	}
-	size := int64(-1)
-	if len(head) < sniffLen {
-		size = int64(len(head)) // all of it
-	}
 	f, err := match(head)
 	if err != nil {
-		f, err = probe(head, size, err)
+		if g := sniff(head); g != nil {
+			return g, br, nil
+		}
 	}
 	return f, br, err
+}
+
+// sniff finds a format without magic bytes whose Sniff recognises head,
+// or returns nil.
+func sniff(head []byte) *Format {
+	for _, f := range Formats() {
+		if f.Sniff != nil && f.Sniff(head) {
+			return f
+		}
+	}
+	return nil
 }
 
 // sniffLen is how many leading bytes format detection looks at.
@@ -221,15 +229,4 @@ func match(head []byte) (*Format, error) {
 		return nil, fmt.Errorf("%w: empty input", ErrUnknownFormat)
 	}
 	return nil, fmt.Errorf("%w: no known magic bytes at offset 0", ErrUnknownFormat)
-}
-
-// probe finds the format whose Probe accepts head, the first bytes of an
-// input of size bytes (-1 when unknown); err is returned when none does.
-func probe(head []byte, size int64, err error) (*Format, error) {
-	for _, f := range Formats() {
-		if f.Probe != nil && f.Probe(head, size) {
-			return f, nil
-		}
-	}
-	return nil, err
 }

@@ -132,7 +132,8 @@ func TestTextWriter(t *testing.T) {
 
 // TestWriteAtomicSafety checks the cases a user expects: a read-only file
 // is refused (and left alone) unless Force, a symbolic link is followed
-// and kept, a missing folder fails before write is called.
+// and kept, a missing folder fails before write is called, a folder is
+// refused and a device written as it is.
 func TestWriteAtomicSafety(t *testing.T) {
 	dir := t.TempDir()
 	write := func(s string) func(io.Writer) error {
@@ -169,5 +170,15 @@ func TestWriteAtomicSafety(t *testing.T) {
 	}
 	if err := CheckOutput(filepath.Join(dir, "no", "x.tst")); err == nil || !strings.Contains(err.Error(), "no/x.tst") {
 		t.Errorf("CheckOutput of a missing folder: %v, want an error naming the path", err)
+	}
+	if err := CheckOutput(dir); err == nil || !strings.Contains(err.Error(), "is a folder") {
+		t.Errorf("CheckOutput of a folder: %v, want an error", err)
+	}
+	// A device is written as it is, never replaced.
+	if err := WriteAtomic(os.DevNull, write("gone")); err != nil {
+		t.Errorf("writing %s: %v", os.DevNull, err)
+	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Errorf("%s after a write: %v (%v), want the device", os.DevNull, fi.Mode(), err)
 	}
 }

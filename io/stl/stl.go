@@ -36,26 +36,29 @@ func init() {
 		Name:       codecName,
 		Extensions: []string{".stl"},
 		Magic:      [][]byte{[]byte("solid")},
-		Probe:      probe,
+		Sniff:      sniff,
 		Decode:     Decode,
 		Describe:   Describe,
 	})
 }
 
-// probe reports whether head, the first bytes of an input of size bytes
-// (-1 when unknown), may be a binary STL, which has no magic bytes: a
-// whole header, and a size that is what its triangle count implies; when
-// the size is unknown, a byte after the header that is not text, as
+// sniff reports whether head, the first bytes of an input (up to 512: all
+// of it when shorter), may be a binary STL, which has no magic bytes: a
+// whole header, and, when head is the whole input, the size its triangle
+// count implies; otherwise a byte after the header that is not text, as
 // float32 triangles hold.
-func probe(head []byte, size int64) bool {
+func sniff(head []byte) bool {
 	if len(head) < binaryHeader {
 		return false
 	}
-	if size >= 0 {
-		return size == binaryHeader+binaryTriangle*int64(binary.LittleEndian.Uint32(head[80:84]))
+	if len(head) < sniffLen {
+		return int64(len(head)) == binaryHeader+binaryTriangle*int64(binary.LittleEndian.Uint32(head[80:84]))
 	}
 	return bytes.ContainsFunc(head[binaryHeader:], func(r rune) bool { return r < ' ' && r != '\n' && r != '\r' && r != '\t' || r >= 0x7f })
 }
+
+// sniffLen is how many bytes pcio hands sniff at most.
+const sniffLen = 512
 
 // Mesh is a triangle mesh read from an STL file.
 type Mesh struct {

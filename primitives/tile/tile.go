@@ -143,6 +143,71 @@ func (p *Points) OwnedIndex() []int32 {
 // halo points are left out: they own nothing to compute.
 func Bin(xyz []float32, g Grid) []*Points {
 	n := len(xyz) / 3
+	if n == 0 {
+		return nil
+	}
+	// A dense table of the owners' key range: slot of each key, -1 for
+	// tiles that own nothing.
+	lo, hi := g.Owner(xyz[0], xyz[1]), g.Owner(xyz[0], xyz[1])
+	for i := range n {
+		k := g.Owner(xyz[3*i], xyz[3*i+1])
+		lo = Key{min(lo.I, k.I), min(lo.J, k.J)}
+		hi = Key{max(hi.I, k.I), max(hi.J, k.J)}
+	}
+	ni, nj := int(hi.I-lo.I)+1, int(hi.J-lo.J)+1
+	if ni*nj > 4*n+1024 {
+		return binSparse(xyz, g)
+	}
+	slot := func(k Key) int {
+		if k.I < lo.I || k.I > hi.I || k.J < lo.J || k.J > hi.J {
+			return -1
+		}
+		return int(k.J-lo.J)*ni + int(k.I-lo.I)
+	}
+	owns := make([]bool, ni*nj)
+	for i := range n {
+		owns[slot(g.Owner(xyz[3*i], xyz[3*i+1]))] = true
+	}
+	// Count, allocate exactly, fill.
+	sizes := make([]int, ni*nj)
+	each := func(fn func(i, s int, owned bool)) {
+		for i := range n {
+			x, y := xyz[3*i], xyz[3*i+1]
+			own := g.Owner(x, y)
+			g.Touch(x, y, func(k Key) {
+				if s := slot(k); s >= 0 && owns[s] {
+					fn(i, s, k == own)
+				}
+			})
+		}
+	}
+	each(func(_, s int, _ bool) { sizes[s]++ })
+	tiles := make([]*Points, ni*nj)
+	for s, m := range sizes {
+		if owns[s] {
+			k := Key{lo.I + int32(s%ni), lo.J + int32(s/ni)}
+			tiles[s] = &Points{Key: k, XYZ: make([]float32, 0, 3*m), ID: make([]int64, 0, m), Owned: make([]bool, 0, m)}
+		}
+	}
+	each(func(i, s int, owned bool) {
+		t := tiles[s]
+		t.XYZ = append(t.XYZ, xyz[3*i:3*i+3]...)
+		t.ID = append(t.ID, int64(i))
+		t.Owned = append(t.Owned, owned)
+	})
+	out := tiles[:0]
+	for _, t := range tiles {
+		if t != nil {
+			out = append(out, t)
+		}
+	}
+	return out // slots run by row, then column: key order
+}
+
+// binSparse is Bin for tiles spread far apart (a key range much larger
+// than the points), with a map of the tiles.
+func binSparse(xyz []float32, g Grid) []*Points {
+	n := len(xyz) / 3
 	owners := map[Key]*Points{}
 	for i := range n {
 		k := g.Owner(xyz[3*i], xyz[3*i+1])

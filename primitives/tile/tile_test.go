@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -74,6 +75,50 @@ func TestNewGridRejects(t *testing.T) {
 		var se *SizeError
 		if _, err := NewGrid(tc.size, tc.halo); !errors.As(err, &se) {
 			t.Errorf("NewGrid(%g, %g) = %v, want a SizeError", tc.size, tc.halo, err)
+		}
+	}
+}
+
+// TestStoreMatchesBin bins a cloud on disk and holds every tile Load reads
+// back to the one Bin cuts in memory.
+func TestStoreMatchesBin(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var xyz []float32
+	for range 5000 {
+		xyz = append(xyz, float32(r.IntN(80))*0.25-10, float32(r.IntN(80))*0.25-10, r.Float32())
+	}
+	g, err := NewGrid(2.5, 0.75)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewStore(t.TempDir(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range len(xyz) / 3 {
+		if err := s.Add(int64(i), xyz[3*i], xyz[3*i+1], xyz[3*i+2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := Bin(xyz, g)
+	keys := s.Keys()
+	if len(keys) != len(want) {
+		t.Fatalf("%d tiles on disk, %d in memory", len(keys), len(want))
+	}
+	for j, k := range keys {
+		got, err := s.Load(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want[j]) {
+			t.Fatalf("tile %v: disk and memory differ (%d and %d points)", k, got.Len(), want[j].Len())
+		}
+		if int64(len(got.OwnedIndex())) != s.Owned(k) {
+			t.Fatalf("tile %v: Owned %d, loaded %d", k, s.Owned(k), len(got.OwnedIndex()))
 		}
 	}
 }

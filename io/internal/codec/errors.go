@@ -87,8 +87,9 @@ type ShortError struct {
 	Pos               Pos
 	What              string
 	Promised, Present int64
-	// Count, when set, says where the header states the count ("number of
-	// point records, byte offset 107").
+	// Count, when set, qualifies the promise: where the header states the
+	// count ("number of point records, byte offset 107"), or why Present is
+	// what it is.
 	Count string
 }
 

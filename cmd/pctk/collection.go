@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pctk/pctk/io/pcio"
+	"github.com/urfave/cli/v2"
+)
+
+// Tile collections (docs/scale.md): a tiled filter's IN may be several
+// files or a glob ('tiles/*.laz') and OUT a folder. The files are one
+// cloud, in the order given (each glob's matches sorted), run out of core
+// (--max-memory, 1GiB unless given): every point sees its neighbours in
+// the other files, as in the files' concatenation, and each file's points
+// are written to OUT/its name (with --format's extension when given).
+
+// defaultCollectionMemory is --max-memory for a collection without it.
+const defaultCollectionMemory = 1 << 30
+
+// collectionArgs returns the inputs and outputs of a tile collection, and
+// OUT, the folder; nil inputs when the arguments are one IN and one OUT.
+func collectionArgs(c *cli.Context) (ins, outs []string, dir string, err error) {
+	args := c.Args().Slice()
+	if len(args) < 2 || len(args) == 2 && !strings.ContainsAny(args[0], "*?[") {
+		return nil, nil, "", nil
+	}
+	dir = args[len(args)-1]
+	for _, p := range args[:len(args)-1] {
+		if !strings.ContainsAny(p, "*?[") {
+			ins = append(ins, p)
+			continue
+		}
+		m, err := filepath.Glob(p)
+		if err != nil || len(m) == 0 {
+			return nil, nil, "", usagef("%s: no file matches (a glob of IN)", p)
+		}
+		ins = append(ins, m...)
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() || dir == pcio.Stdio {
+		return nil, nil, "", usagef("with several inputs OUT is a folder, not %s", dir)
+	}
+	ext := ""
+	if spec := c.String("format"); spec != "" {
+		if f, _, err := pcio.Lookup(spec); err == nil && len(f.Extensions) > 0 {
+			ext = f.Extensions[0]
+		}
+	}
+	inAbs := map[string]bool{}
+	for _, in := range ins {
+		if a, err := filepath.Abs(in); err == nil {
+			inAbs[a] = true
+		}
+	}
+	for _, in := range ins {
+		name := filepath.Base(in)
+		if ext != "" {
+			name = strings.TrimSuffix(name, filepath.Ext(name)) + ext
+		}
+		out := filepath.Join(dir, name)
+		if a, err := filepath.Abs(out); err == nil && inAbs[a] {
+			return nil, nil, "", usagef("OUT %s would replace the input %s: give another folder", dir, in)
+		}
+		outs = append(outs, out)
+	}
+	return ins, outs, dir, nil
+}

@@ -1,0 +1,154 @@
+package tile
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// recordSize is the size of one point in a tile file: its global index
+// (int64) and float32 x, y, z, little-endian.
+const recordSize = 20
+
+// storeBuffer is the bytes a Store buffers per tile before it appends them
+// to the tile's file (opened and closed at each flush, so that any number
+// of tiles needs no more than one file descriptor).
+const storeBuffer = 32 << 10
+
+// Store bins points into tiles on disk, for runs larger than memory: the
+// first streaming pass over a cloud Adds every point, in increasing global
+// index order, and each tile's file then lists its points (owned and halo)
+// in that order, as Bin does in memory. Load reads one tile back.
+type Store struct {
+	g     Grid
+	dir   string
+	buf   map[Key][]byte
+	owned map[Key]int64
+	n     int64
+}
+
+// NewStore returns an empty store of the tiles of g, in a new folder under
+// dir ("" for the system's temporary folder). Close removes it.
+func NewStore(dir string, g Grid) (*Store, error) {
+	d, err := os.MkdirTemp(dir, "pctk-tiles-")
+	if err != nil {
+		return nil, fmt.Errorf("tile: %w", err)
+	}
+	return &Store{g: g, dir: d, buf: map[Key][]byte{}, owned: map[Key]int64{}}, nil
+}
+
+// Dir returns the store's folder, where callers may keep files of their
+// own for the tiles (Close removes them too).
+func (s *Store) Dir() string { return s.dir }
+
+// Grid returns the store's tiling.
+func (s *Store) Grid() Grid { return s.g }
+
+// Len returns the number of points added.
+func (s *Store) Len() int64 { return s.n }
+
+// Add adds the point of global index id at (x, y, z), in the run's local
+// frame, to every tile that holds it. Points must come in increasing id
+// order.
+func (s *Store) Add(id int64, x, y, z float32) error {
+	var rec [recordSize]byte
+	binary.LittleEndian.PutUint64(rec[0:], uint64(id))
+	binary.LittleEndian.PutUint32(rec[8:], math.Float32bits(x))
+	binary.LittleEndian.PutUint32(rec[12:], math.Float32bits(y))
+	binary.LittleEndian.PutUint32(rec[16:], math.Float32bits(z))
+	s.owned[s.g.Owner(x, y)]++
+	s.n++
+	var err error
+	s.g.Touch(x, y, func(k Key) {
+		b := append(s.buf[k], rec[:]...)
+		if len(b) >= storeBuffer && err == nil {
+			err = s.flush(k, b)
+			b = b[:0]
+		}
+		s.buf[k] = b
+	})
+	return err
+}
+
+func (s *Store) path(k Key) string { return filepath.Join(s.dir, k.String()+".tile") }
+
+// flush appends b to tile k's file.
+func (s *Store) flush(k Key, b []byte) error {
+	f, err := os.OpenFile(s.path(k), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("tile: %w", err)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return fmt.Errorf("tile: %w", err)
+	}
+	return f.Close()
+}
+
+// Flush writes what the store buffers to the tiles' files: call it once
+// every point is added, before Load.
+func (s *Store) Flush() error {
+	for k, b := range s.buf {
+		if len(b) > 0 {
+			if err := s.flush(k, b); err != nil {
+				return err
+			}
+		}
+		delete(s.buf, k)
+	}
+	return nil
+}
+
+// Keys returns the tiles that own at least one point, in key order.
+func (s *Store) Keys() []Key {
+	keys := make([]Key, 0, len(s.owned))
+	for k := range s.owned {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, Key.Compare)
+	return keys
+}
+
+// Owned returns the number of points tile k owns.
+func (s *Store) Owned(k Key) int64 { return s.owned[k] }
+
+// Load reads tile k back.
+func (s *Store) Load(k Key) (*Points, error) {
+	f, err := os.Open(s.path(k))
+	if err != nil {
+		return nil, fmt.Errorf("tile: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("tile: %w", err)
+	}
+	n := int(st.Size() / recordSize)
+	p := &Points{Key: k, XYZ: make([]float32, 0, 3*n), ID: make([]int64, 0, n), Owned: make([]bool, 0, n)}
+	r := bufio.NewReaderSize(f, 1<<16)
+	var rec [recordSize]byte
+	for {
+		if _, err := io.ReadFull(r, rec[:]); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, fmt.Errorf("tile: %s: %w", s.path(k), err)
+		}
+		x := math.Float32frombits(binary.LittleEndian.Uint32(rec[8:]))
+		y := math.Float32frombits(binary.LittleEndian.Uint32(rec[12:]))
+		z := math.Float32frombits(binary.LittleEndian.Uint32(rec[16:]))
+		p.ID = append(p.ID, int64(binary.LittleEndian.Uint64(rec[0:])))
+		p.XYZ = append(p.XYZ, x, y, z)
+		p.Owned = append(p.Owned, s.g.Owner(x, y) == k)
+	}
+	return p, nil
+}
+
+// Close removes the store's folder and files.
+func (s *Store) Close() error { return os.RemoveAll(s.dir) }
