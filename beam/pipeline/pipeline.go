@@ -568,12 +568,14 @@ func (f *clusterFn) ProcessElement(key int64, batches func(*Batch) bool, counts 
 // border points the component of the core point they join, for noise and
 // halo border points -1.
 func representatives(t *tile.Points, core []bool, l *dbscan.Links) ([]int64, error) {
-	pos := func(id int64) (int, error) {
-		i, ok := slices.BinarySearch(t.ID, id)
-		if !ok {
-			return 0, fmt.Errorf("pipeline: tile %v: link names point %d, not in the tile", t.Key, id)
+	// pair returns the tile positions of the link ids[j], ids[j+1].
+	pair := func(ids []int64, j int) (int, int, error) {
+		a, okA := slices.BinarySearch(t.ID, ids[j])
+		b, okB := slices.BinarySearch(t.ID, ids[j+1])
+		if !okA || !okB {
+			return 0, 0, fmt.Errorf("pipeline: tile %v: link %d-%d names a point not in the tile", t.Key, ids[j], ids[j+1])
 		}
-		return i, nil
+		return a, b, nil
 	}
 	parent := make([]int, t.Len())
 	for i := range parent {
@@ -587,11 +589,7 @@ func representatives(t *tile.Points, core []bool, l *dbscan.Links) ([]int64, err
 		return i
 	}
 	for j := 0; j+1 < len(l.Edges); j += 2 {
-		a, err := pos(l.Edges[j])
-		if err != nil {
-			return nil, err
-		}
-		b, err := pos(l.Edges[j+1])
+		a, b, err := pair(l.Edges, j)
 		if err != nil {
 			return nil, err
 		}
@@ -607,11 +605,7 @@ func representatives(t *tile.Points, core []bool, l *dbscan.Links) ([]int64, err
 		}
 	}
 	for j := 0; j+1 < len(l.Border); j += 2 {
-		p, err := pos(l.Border[j])
-		if err != nil {
-			return nil, err
-		}
-		c, err := pos(l.Border[j+1])
+		p, c, err := pair(l.Border, j)
 		if err != nil {
 			return nil, err
 		}
