@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
@@ -85,5 +86,24 @@ func TestUsageErrors(t *testing.T) {
 				t.Errorf("config(%q) = %v, want a usage error", tc.args, err)
 			}
 		})
+	}
+}
+
+// TestDamagedInput holds a cut input to a run error (exit 1) that names the
+// file, before any worker starts.
+func TestDamagedInput(t *testing.T) {
+	setFlags(t, map[string]string{"eps": "6", "tile-size": "48"})
+	src, err := os.ReadFile("../../../testdata/haystack_rock.las")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(t.TempDir(), "cut.las")
+	if err := os.WriteFile(in, src[:100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = config([]string{in, filepath.Join(t.TempDir(), "out.las")})
+	var ue *usageError
+	if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), in) {
+		t.Errorf("config on a cut file = %v, want a run error naming %s", err, in)
 	}
 }
