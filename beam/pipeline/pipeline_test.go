@@ -122,19 +122,28 @@ func check(t *testing.T, cfg pipeline.Config) {
 	t.Logf("%d points, %d labels (noise included)", len(wantL), len(clusters))
 }
 
-// TestRandomClouds runs random clouds, each cut into three files (a tile
-// collection), at several tile sizes down to 2ε.
+// TestRandomClouds runs random clouds and a lattice, each cut into three
+// files (a tile collection), at several tile sizes down to 2ε.
 func TestRandomClouds(t *testing.T) {
 	r := fntest.Rand(21)
+	// A lattice of step ε/2 centred on 0 (its corners included), so that
+	// local coordinates are lattice values: points on tile edges, pairs at
+	// exactly ε.
+	lattice := []float32{-5, -5, 0, 5, 5, 0.75}
+	for range 1500 {
+		lattice = append(lattice, float32(r.IntN(41))*0.25-5, float32(r.IntN(41))*0.25-5, float32(r.IntN(4))*0.25)
+	}
 	clouds := []struct {
 		name string
 		xyz  []float32
+		eps  float64
 	}{
-		{"clustered", fntest.Clustered(r, 1200, 8, 10, 0.6)},
-		{"duplicated", fntest.Duplicated(r, 900, 100, 10)},
+		{"clustered", fntest.Clustered(r, 1200, 8, 10, 0.6), 0.71},
+		{"duplicated", fntest.Duplicated(r, 900, 100, 10), 0.71},
+		{"lattice", lattice, 0.5},
 	}
-	const eps = 0.71
 	for _, c := range clouds {
+		eps := c.eps
 		dir := t.TempDir()
 		cl := cloudOf(c.xyz)
 		n := cl.Len()
