@@ -8,6 +8,7 @@ require (
 	github.com/paulmach/orb v0.14.0
 	github.com/ungerik/go3d v0.0.0-20251020194721-1bde1320d420
 	github.com/urfave/cli/v2 v2.27.7
+	golang.org/x/image v0.48.0
 	golang.org/x/sys v0.50.0
 )
 

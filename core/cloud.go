@@ -3,6 +3,8 @@ package core
 import (
 	"fmt"
 	"math"
+
+	"github.com/pctk/pctk/internal/par"
 )
 
 // Cloud is a point cloud: float64 coordinates plus ordered attribute columns
@@ -122,8 +124,20 @@ func (c *Cloud) Validate() error {
 			return fmt.Errorf("core: attribute %s has %d values for %d points", a.Name, a.Len(), n)
 		}
 	}
-	for i := range n {
-		if !finite(c.X[i]) || !finite(c.Y[i]) || !finite(c.Z[i]) {
+	// The first non-finite point of each range; the lowest is reported.
+	rs := par.Ranges(n, par.Grain)
+	bad := make([]int, len(rs))
+	par.For(rs, func(r, lo, hi int) {
+		bad[r] = -1
+		for i := lo; i < hi; i++ {
+			if !finite(c.X[i]) || !finite(c.Y[i]) || !finite(c.Z[i]) {
+				bad[r] = i
+				return
+			}
+		}
+	})
+	for _, i := range bad {
+		if i >= 0 {
 			return fmt.Errorf("core: point %d has a non-finite coordinate (%g, %g, %g)", i, c.X[i], c.Y[i], c.Z[i])
 		}
 	}
@@ -169,22 +183,50 @@ func (c *Cloud) Append(src *Cloud) error {
 // Bounds returns the axis-aligned bounding box of the points, ignoring
 // non-finite coordinates. ok is false for a cloud with no finite point.
 func (c *Cloud) Bounds() (b Bounds, ok bool) {
-	b = Bounds{Min: [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
-	for i := range c.X {
-		p := [3]float64{c.X[i], c.Y[i], c.Z[i]}
-		if !finite(p[0]) || !finite(p[1]) || !finite(p[2]) {
-			continue
+	rs := par.Ranges(c.Len(), par.Grain)
+	parts := make([]Bounds, len(rs))
+	found := make([]bool, len(rs))
+	par.For(rs, func(r, lo, hi int) {
+		parts[r], found[r] = c.boundsOf(lo, hi)
+	})
+	b = emptyBounds()
+	for r, p := range parts {
+		if found[r] {
+			b.add(p.Min)
+			b.add(p.Max)
+			ok = true
 		}
-		for k := range 3 {
-			b.Min[k] = min(b.Min[k], p[k])
-			b.Max[k] = max(b.Max[k], p[k])
-		}
-		ok = true
 	}
 	if !ok {
 		return Bounds{}, false
 	}
 	return b, true
+}
+
+func emptyBounds() Bounds {
+	return Bounds{Min: [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
+}
+
+// add grows b to hold p.
+func (b *Bounds) add(p [3]float64) {
+	for k := range 3 {
+		b.Min[k] = min(b.Min[k], p[k])
+		b.Max[k] = max(b.Max[k], p[k])
+	}
+}
+
+// boundsOf returns the bounds of the finite points in [lo, hi).
+func (c *Cloud) boundsOf(lo, hi int) (b Bounds, ok bool) {
+	b = emptyBounds()
+	for i := lo; i < hi; i++ {
+		p := [3]float64{c.X[i], c.Y[i], c.Z[i]}
+		if !finite(p[0]) || !finite(p[1]) || !finite(p[2]) {
+			continue
+		}
+		b.add(p)
+		ok = true
+	}
+	return b, ok
 }
 
 // Bounds is an axis-aligned box.

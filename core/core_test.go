@@ -200,3 +200,21 @@ func TestMismatchedColumnRejected(t *testing.T) {
 		t.Errorf("SetAttr(NewColumn) = %v", err)
 	}
 }
+
+// TestXYZHashChunks holds XYZHash, fed in uneven chunks, to HashXYZ.
+func TestXYZHashChunks(t *testing.T) {
+	for _, n := range []int{0, 1, 65535, 65536, 65537, 200001} {
+		x, y, z := make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range n {
+			x[i], y[i], z[i] = float64(i)*0.5, float64(n-i), float64(i%7)
+		}
+		var h XYZHash
+		for lo := 0; lo < n; lo += 40000 {
+			hi := min(n, lo+40000)
+			h.Add(x[lo:hi], y[lo:hi], z[lo:hi])
+		}
+		if got, want := h.Sum64(), HashXYZ(x, y, z); got != want {
+			t.Errorf("%d points: XYZHash %x, HashXYZ %x", n, got, want)
+		}
+	}
+}

@@ -46,6 +46,7 @@ const (
 	DimNeighborCount     = "NeighborCount"
 	DimKnnMeanDistance   = "KnnMeanDistance"
 	DimOutlier           = "Outlier"
+	DimObjectID          = "ObjectID"
 	DimRadialDensity     = "RadialDensity"
 	// PDAL's covariance features (filters.covariancefeatures).
 	DimLinearity           = "Linearity"
@@ -92,6 +93,7 @@ var dimensions = []Dimension{
 	{DimNeighborCount, Uint32, "number of other points within the search radius"},
 	{DimKnnMeanDistance, Float32, "mean distance to the k nearest neighbours"},
 	{DimOutlier, Uint8, "1 when an outlier filter flagged the point"},
+	{DimObjectID, Int64, "ground-truth object of a synthetic scene, 0-based; -1 is noise"},
 	{DimRadialDensity, Float64, "points within a radius, itself included, per unit volume (PDAL)"},
 	{DimLinearity, Float64, "covariance feature (λ1-λ2)/λ1: larger in linear regions (PDAL)"},
 	{DimPlanarity, Float64, "covariance feature (λ2-λ3)/λ1: larger in planar regions (PDAL)"},

@@ -1,5 +1,7 @@
 package core
 
+import "github.com/pctk/pctk/internal/par"
+
 // Local is a float32 view of a cloud's coordinates relative to a local
 // origin. Subtracting the bounding-box centre in float64 before rounding to
 // float32 keeps sub-millimetre resolution for clouds up to tens of kilometres
@@ -26,12 +28,14 @@ func (c *Cloud) Local(flat bool) Local {
 		o[2] = 0
 	}
 	xyz := make([]float32, 3*c.Len())
-	for i := range c.X {
-		xyz[3*i] = float32(c.X[i] - o[0])
-		xyz[3*i+1] = float32(c.Y[i] - o[1])
-		if !flat {
-			xyz[3*i+2] = float32(c.Z[i] - o[2])
+	par.For(par.Ranges(c.Len(), par.Grain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			xyz[3*i] = float32(c.X[i] - o[0])
+			xyz[3*i+1] = float32(c.Y[i] - o[1])
+			if !flat {
+				xyz[3*i+2] = float32(c.Z[i] - o[2])
+			}
 		}
-	}
+	})
 	return Local{Origin: o, XYZ: xyz}
 }

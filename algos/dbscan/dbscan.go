@@ -185,12 +185,8 @@ func Cluster(xyz []float32, b findneighbor.Backend, opts Options) (*Run, error) 
 	for _, m := range opts.MinPts {
 		setStage(StageCluster)
 		t = time.Now()
-		r := Result{MinPts: m, Labels: make([]int32, n), Core: coreFlags(run.Counts, m)}
-		for _, c := range r.Core {
-			if c {
-				r.CoreCount++
-			}
-		}
+		r := Result{MinPts: m, Labels: make([]int32, n), Core: make([]bool, n)}
+		r.CoreCount = coreFlags(run.Counts, m, r.Core)
 		if r.CoreCount == 0 {
 			// No core point: all noise, without another pass over the
 			// neighbours.
@@ -210,89 +206,4 @@ func Cluster(xyz []float32, b findneighbor.Backend, opts Options) (*Run, error) 
 		opts.Progress(StageCluster, 1)
 	}
 	return run, nil
-}
-
-// relabel turns ClusterCores' labels (the smallest core index of each
-// component) into cluster numbers 0..C−1 in order of each cluster's smallest
-// point index, drops clusters smaller than minSize, and fills Sizes and
-// NoiseCount. scratch (n values) maps labels to clusters; nil uses a map,
-// whose memory follows the clusters, not the points. It checks the backend's labels on the way: a label must be
-// Noise (never for a core point) or the index of a core point, and a core
-// point's label is at most its own index.
-func (r *Result) relabel(scratch []int32, minSize int) error {
-	n := len(r.Labels)
-	for i := range scratch {
-		scratch[i] = -1
-	}
-	var numbers map[int32]int32
-	if scratch == nil {
-		numbers = map[int32]int32{}
-	}
-	var sizes []int
-	for i, l := range r.Labels {
-		switch {
-		case l == Noise:
-			if r.Core[i] {
-				return fmt.Errorf("core point %d labelled noise", i)
-			}
-			continue
-		case l < 0 || int(l) >= n:
-			return fmt.Errorf("point %d has label %d outside [-1, %d)", i, l, n)
-		case !r.Core[l]:
-			return fmt.Errorf("point %d has label %d, which is not a core point", i, l)
-		case r.Core[i] && int(l) > i:
-			return fmt.Errorf("core point %d has label %d, not its component's smallest index", i, l)
-		}
-		var c int32
-		if scratch != nil {
-			c = scratch[l]
-		} else if v, ok := numbers[l]; ok {
-			c = v
-		} else {
-			c = -1
-		}
-		if c < 0 {
-			c = int32(len(sizes))
-			if scratch != nil {
-				scratch[l] = c
-			} else {
-				numbers[l] = c
-			}
-			sizes = append(sizes, 0)
-		}
-		r.Labels[i] = c
-		sizes[c]++
-	}
-	if minSize > 1 {
-		// Renumber the kept clusters in their existing order.
-		keep := make([]int32, len(sizes))
-		if scratch != nil {
-			keep = scratch[:len(sizes)]
-		}
-		var kept []int
-		for c, s := range sizes {
-			if s < minSize {
-				keep[c] = Noise
-				r.Dropped++
-				continue
-			}
-			keep[c] = int32(len(kept))
-			kept = append(kept, s)
-		}
-		for i, l := range r.Labels {
-			if l >= 0 {
-				r.Labels[i] = keep[l]
-			}
-		}
-		sizes = kept
-	}
-	r.Sizes = sizes
-	if r.Sizes == nil {
-		r.Sizes = []int{}
-	}
-	r.NoiseCount = n
-	for _, s := range sizes {
-		r.NoiseCount -= s
-	}
-	return nil
 }

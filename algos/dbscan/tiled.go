@@ -92,7 +92,7 @@ func ClusterTile(t *tile.Points, core []bool, b findneighbor.Backend, eps float6
 // points of the whole cloud, whose roots are each component's smallest
 // core index, fed the links of every tile in any order. It keeps 5 bytes
 // per point (a core flag and one int32), so that an out-of-core run holds
-// it for clouds many times its tiles.
+// it for clouds many times its tiles (Result needs 4 more).
 type Merge struct {
 	core []bool
 	// link is, for a core point, its union-find parent; for another
@@ -149,11 +149,11 @@ func (m *Merge) Add(l *Links) error {
 
 // Result returns the clustering, exactly as Cluster returns it for minPts
 // and minClusterSize on the whole cloud (Stage2 left 0). The labels take
-// the merge's memory over: Add and Result must not be called again.
+// the merge's memory over: Add and Result must not be called again. The
+// relabelling needs 4 bytes a point more, for a moment.
 func (m *Merge) Result(minPts, minClusterSize int) (Result, error) {
 	// Every core point to its root first, then every border point to its
-	// core point's root; numbering with a map of the clusters, not a slice
-	// of the points.
+	// core point's root.
 	for i, c := range m.core {
 		if c {
 			m.link[i] = m.find(int32(i))
@@ -169,20 +169,10 @@ func (m *Merge) Result(minPts, minClusterSize int) (Result, error) {
 		}
 	}
 	m.link = nil
-	if err := r.relabel(nil, minClusterSize); err != nil {
+	if err := r.relabel(make([]int32, len(m.core)), minClusterSize); err != nil {
 		return Result{}, fmt.Errorf("dbscan: merge (min_pts %d): %w", minPts, err)
 	}
 	return r, nil
-}
-
-// coreFlags returns the core flags for minPts from neighbour counts.
-func coreFlags(counts []uint32, minPts int) []bool {
-	core := make([]bool, len(counts))
-	for i, c := range counts {
-		// c+1 ≥ m without overflow for c = MaxUint32.
-		core[i] = uint64(c)+1 >= uint64(minPts)
-	}
-	return core
 }
 
 // clusterTiled is Cluster with Options.TileSize > 0: the kernels above run
@@ -216,7 +206,8 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 	}
 	for _, minPts := range opts.MinPts {
 		t := time.Now()
-		core := coreFlags(run.Counts, minPts)
+		core := make([]bool, len(run.Counts))
+		coreFlags(run.Counts, minPts, core)
 		m := NewMerge(core)
 		for k, tl := range tiles {
 			progress(StageCluster, float64(k)/float64(len(tiles)))

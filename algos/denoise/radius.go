@@ -72,17 +72,24 @@ func Radius(xyz []float32, b findneighbor.Backend, opts RadiusOptions) (*RadiusR
 	} else if err := radiusCounts(xyz, b, opts, r.Counts); err != nil {
 		return nil, err
 	}
-	self := 0
-	if opts.CountSelf {
-		self = 1
-	}
 	for i, c := range r.Counts {
-		if int(c)+self < opts.MinNeighbors {
+		if opts.Outlier(c) {
 			r.Outlier[i] = true
 			r.Outliers++
 		}
 	}
 	return r, nil
+}
+
+// Outlier reports whether a point with count other points within Radius
+// is an outlier (for callers that count themselves: tiles, out-of-core
+// runs).
+func (o RadiusOptions) Outlier(count uint32) bool {
+	self := 0
+	if o.CountSelf {
+		self = 1
+	}
+	return int64(count)+int64(self) < int64(o.MinNeighbors)
 }
 
 // radiusCounts counts the neighbours of every point in one index.

@@ -159,11 +159,7 @@ func Statistical(xyz []float32, b findneighbor.Backend, opts StatisticalOptions)
 			return nil, err
 		}
 	}
-	if opts.Convention == Open3D {
-		open3DStats(r, found, opts)
-	} else {
-		pclStats(r, found, opts)
-	}
+	reduce(r, found, opts)
 	for _, o := range r.Outlier {
 		if o {
 			r.Outliers++
@@ -172,61 +168,127 @@ func Statistical(xyz []float32, b findneighbor.Backend, opts StatisticalOptions)
 	return r, nil
 }
 
-// pclStats turns the distance sums in r.MeanDist into PCL's means and
-// flags, mirroring StatisticalOutlierRemoval<PointT>::applyFilterIndices:
-// the mean is stored as float; the sums run in double but each square is a
-// float product; variance = (Σd² - (Σd)²/n) / (n-1); outlier when d > threshold.
-func pclStats(r *StatisticalResult, found []int, o StatisticalOptions) {
-	var sum, sq float64
-	for i, c := range found {
-		if c == 0 {
-			r.MeanDist[i] = 0
-			continue
+// reduce runs a Reduction over r.MeanDist (distance sums) and found, in
+// point order, and fills r.
+func reduce(r *StatisticalResult, found []int, o StatisticalOptions) {
+	red := o.NewReduction()
+	for pass := range red.Passes() {
+		for i, c := range found {
+			red.Add(pass, r.MeanDist[i], c)
 		}
-		d := float32(r.MeanDist[i] / float64(c))
-		r.MeanDist[i] = float64(d)
-		sum += float64(d)
-		sq += float64(float32(d * d))
+		red.EndPass(pass)
+	}
+	for i, c := range found {
+		r.MeanDist[i] = red.MeanDist(r.MeanDist[i], c)
+	}
+	r.Mean, r.Std, r.Threshold, r.Valid = red.Mean, red.Std, red.Threshold, red.Valid
+	for i, c := range found {
+		r.Outlier[i] = red.Outlier(r.MeanDist[i], c)
+	}
+}
+
+// Reduction computes Statistical's statistics from every point's distance
+// sum (the sum of the distances to its nearest, Moment.Dist) and number of
+// neighbours found, handed in point order, for callers that keep them
+// elsewhere (an out-of-core run, docs/scale.md): Add each point in order
+// once per pass (Passes), in pass order; then Mean, Std, Threshold and
+// Valid hold the statistics, MeanDist gives a point's mean distance and
+// Outlier its flag. The arithmetic is the conventions' own:
+//
+//   - PCL (StatisticalOutlierRemoval<PointT>::applyFilterIndices): the mean
+//     is stored as float; the sums run in double but each square is a float
+//     product; variance = (Σd² - (Σd)²/n) / (n-1); an outlier has d >
+//     threshold; a point with no neighbour takes no part.
+//   - Open3D (PointCloud::RemoveStatisticalOutliers): the mean divides by
+//     the number of results including the point itself; means of 0 add
+//     nothing to the sums but count in n; the deviation is two-pass; a
+//     point is kept when 0 < d < threshold.
+type Reduction struct {
+	o                    StatisticalOptions
+	sum, sq              float64
+	n                    int
+	Mean, Std, Threshold float64
+	Valid                int
+}
+
+// NewReduction returns the reduction of o (defaults applied).
+func (o StatisticalOptions) NewReduction() *Reduction {
+	return &Reduction{o: o.withDefaults()}
+}
+
+// Passes returns the number of passes over the points: 1 under PCL, 2
+// under Open3D.
+func (r *Reduction) Passes() int {
+	if r.o.Convention == Open3D {
+		return 2
+	}
+	return 1
+}
+
+// MeanDist returns the mean distance of a point whose distances sum to
+// sum over found neighbours, as the convention defines it (rounded to
+// float32 under PCL; 0 for a point with none).
+func (r *Reduction) MeanDist(sum float64, found int) float64 {
+	if r.o.Convention == Open3D {
+		return sum / float64(found+1)
+	}
+	if found == 0 {
+		return 0
+	}
+	return float64(float32(sum / float64(found)))
+}
+
+// Add adds the next point, with distance sum sum over found neighbours,
+// to pass pass.
+func (r *Reduction) Add(pass int, sum float64, found int) {
+	d := r.MeanDist(sum, found)
+	r.n++
+	if r.o.Convention == Open3D {
+		switch {
+		case pass == 0 && d > 0:
+			r.sum += d
+		case pass == 1 && d > 0:
+			r.sq += (d - r.Mean) * (d - r.Mean)
+		}
+		return
+	}
+	if found > 0 {
+		f := float32(d)
+		r.sum += d
+		r.sq += float64(f * f)
 		r.Valid++
+	}
+}
+
+// EndPass closes pass pass: call it after the pass's last Add.
+func (r *Reduction) EndPass(pass int) {
+	o := r.o
+	if o.Convention == Open3D {
+		if pass == 0 {
+			r.Valid = r.n
+			r.Mean = r.sum / float64(r.Valid)
+			return
+		}
+		r.Std = stddev(r.sq, r.Valid, o.PopulationStd)
+		r.Threshold = r.Mean + o.StdRatio*r.Std
+		return
 	}
 	if r.Valid == 0 {
 		return
 	}
 	nv := float64(r.Valid)
-	r.Mean = sum / nv
-	r.Std = stddev(sq-sum*sum/nv, r.Valid, o.PopulationStd)
+	r.Mean = r.sum / nv
+	r.Std = stddev(r.sq-r.sum*r.sum/nv, r.Valid, o.PopulationStd)
 	r.Threshold = r.Mean + o.StdRatio*r.Std
-	for i, c := range found {
-		r.Outlier[i] = c > 0 && r.MeanDist[i] > r.Threshold
-	}
 }
 
-// open3DStats turns the distance sums in r.MeanDist into Open3D's means and
-// flags, mirroring PointCloud::RemoveStatisticalOutliers: the mean divides
-// by the number of results including the point itself; means of 0 add
-// nothing to the sums but count in n; the deviation is two-pass; a point is
-// kept when 0 < d < threshold.
-func open3DStats(r *StatisticalResult, found []int, o StatisticalOptions) {
-	var sum float64
-	for i, c := range found {
-		r.MeanDist[i] /= float64(c + 1)
-		if r.MeanDist[i] > 0 {
-			sum += r.MeanDist[i]
-		}
+// Outlier reports whether a point of mean distance d (MeanDist) with
+// found neighbours is an outlier.
+func (r *Reduction) Outlier(d float64, found int) bool {
+	if r.o.Convention == Open3D {
+		return !(d > 0 && d < r.Threshold)
 	}
-	r.Valid = len(found)
-	r.Mean = sum / float64(r.Valid)
-	var sq float64
-	for _, d := range r.MeanDist {
-		if d > 0 {
-			sq += (d - r.Mean) * (d - r.Mean)
-		}
-	}
-	r.Std = stddev(sq, r.Valid, o.PopulationStd)
-	r.Threshold = r.Mean + o.StdRatio*r.Std
-	for i, d := range r.MeanDist {
-		r.Outlier[i] = !(d > 0 && d < r.Threshold)
-	}
+	return found > 0 && d > r.Threshold
 }
 
 // stddev returns the standard deviation from the sum of squared deviations

@@ -275,16 +275,14 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	if n == 0 {
 		return res, nil
 	}
-	minN := 2 // a covariance divided by n-1 needs two points
-	if opts.Radius > 0 {
-		minN = max(minN, opts.minK())
-	}
+	minN := opts.minN()
+	want := wanted(fs)
 	var skipped atomic.Int64
 	set := func(pts []int32, m []findneighbor.Moment) {
 		var vals [numFeatures]float64
 		s := 0
 		for j, i := range pts {
-			if !point(m[j], minN, opts.Mode, &vals) {
+			if !point(m[j], minN, opts.Mode, &want, &vals) {
 				s++
 				continue
 			}
@@ -314,11 +312,11 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	return res, nil
 }
 
-// point stores in vals every feature of the neighbourhood whose moments
+// point stores in vals the features of the neighbourhood whose moments
 // are m, following PDAL's CovarianceFeaturesFilter::setDimensionality
-// step by step. It reports false for a neighbourhood that gets none:
+// step by step: those want says, and the cheap ones. It reports false for a neighbourhood that gets none:
 // fewer than minN points or a zero covariance.
-func point(m findneighbor.Moment, minN int, mode Mode, vals *[numFeatures]float64) bool {
+func point(m findneighbor.Moment, minN int, mode Mode, want *[numFeatures]bool, vals *[numFeatures]float64) bool {
 	if int(m.N)+1 < minN {
 		return false
 	}
@@ -356,11 +354,57 @@ func point(m findneighbor.Moment, minN int, mode Mode, vals *[numFeatures]float6
 		u[i] = l[0]*math.Abs(v1[i]) + l[1]*math.Abs(v2[i]) + l[2]*math.Abs(v3[i])
 	}
 	vals[Verticality] = u[2] / math.Sqrt(u[0]*u[0]+u[1]*u[1]+u[2]*u[2])
-	vals[Omnivariance] = math.Cbrt(l[2] * l[1] * l[0])
+	if want[Omnivariance] {
+		vals[Omnivariance] = math.Cbrt(l[2] * l[1] * l[0])
+	}
 	vals[EigenvalueSum] = sum
-	vals[Eigenentropy] = -(l[2]*math.Log(l[2]) + l[1]*math.Log(l[1]) + l[0]*math.Log(l[0]))
+	if want[Eigenentropy] {
+		vals[Eigenentropy] = -(l[2]*math.Log(l[2]) + l[1]*math.Log(l[1]) + l[0]*math.Log(l[0]))
+	}
 	vals[Anisotropy] = (l[0] - l[2]) / l[0]
 	vals[SurfaceVariation] = l[2] / sum
 	vals[DemantkeVerticality] = 1 - math.Abs(v3[2])
 	return true
+}
+
+// FromMoments computes the features of points from the moments of their
+// neighbourhoods (m[j] for point j), as Compute does for each point, for
+// callers that find the neighbourhoods themselves (an out-of-core run,
+// docs/scale.md).
+func (o Options) FromMoments(m []findneighbor.Moment) *Result {
+	fs := o.features()
+	res := &Result{Features: fs, Values: make([][]float64, len(fs))}
+	for j := range fs {
+		res.Values[j] = make([]float64, len(m))
+	}
+	minN, want := o.minN(), wanted(fs)
+	var vals [numFeatures]float64
+	for i := range m {
+		if !point(m[i], minN, o.Mode, &want, &vals) {
+			res.Skipped++
+			continue
+		}
+		for c, f := range fs {
+			res.Values[c][i] = vals[f]
+		}
+	}
+	return res
+}
+
+// minN is the fewest points, the point itself counted, that get features:
+// two for a covariance divided by n-1, MinK with a radius.
+func (o Options) minN() int {
+	if o.Radius > 0 {
+		return max(2, o.minK())
+	}
+	return 2
+}
+
+// wanted flags the features of fs.
+func wanted(fs []Feature) [numFeatures]bool {
+	var want [numFeatures]bool
+	for _, f := range fs {
+		want[f] = true
+	}
+	return want
 }

@@ -360,3 +360,30 @@ func forBlocks(n, nw int, fn func(w, lo, hi int)) {
 	}
 	wg.Wait()
 }
+
+// FromMoments computes the normals of points from the moments of their
+// neighbourhoods, m[j] for the point at xyz[3j:3j+3], as Estimate does for
+// each point (orientation up, viewpoint or none: per point), for callers
+// that find the neighbourhoods themselves (an out-of-core run,
+// docs/scale.md). OrientConsistent, which spans the cloud, is refused.
+func FromMoments(m []findneighbor.Moment, xyz []float32, opts Options) (*Result, error) {
+	if opts.Orient == OrientConsistent {
+		return nil, ErrTiledConsistent
+	}
+	if len(xyz) != 3*len(m) {
+		return nil, fmt.Errorf("normals: %d moments for %d coordinates", len(m), len(xyz))
+	}
+	res := newResult(len(m), opts.Eigenvalues)
+	pts := make([]int32, len(m))
+	for i := range pts {
+		pts[i] = int32(i)
+	}
+	res.Undefined = res.setAll(pts, m)
+	switch opts.Orient {
+	case OrientUp:
+		orientToward(res, xyz, [3]float64{}, true, 1)
+	case OrientViewpoint:
+		orientToward(res, xyz, opts.Viewpoint, false, 1)
+	}
+	return res, nil
+}

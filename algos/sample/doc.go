@@ -3,9 +3,10 @@
 // input order, where kept points are at least the radius apart and every
 // dropped point lies closer than the radius to a kept one.
 //
-// It is written only against primitives/findneighbor: the backend lists the
-// neighbours of every point in whole-cloud calls (findneighbor.Batches), and
-// the sequential greedy pass runs over those lists on the CPU, so a GPU
-// backend is never asked one point at a time. See docs/sample.md for the
-// design and its measurements.
+// The greedy pass is sequential by definition, so it needs no neighbour
+// index: one pass over a hashed grid of the kept points, O(N) whatever the
+// density, the same on every machine. Neighbour lists from the cpu backend
+// followed by a greedy pass over them measured 5-27× slower than PDAL's own
+// pass (docs/sample.md has the design and the measurements).
+// findneighbor serves only the parameter checks.
 package sample

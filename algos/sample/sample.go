@@ -20,7 +20,13 @@ const maxAxisCells = 1 << 31
 type Options struct {
 	// Radius is the smallest distance between kept points, PDAL's radius.
 	Radius float64
+	// Progress, when not nil, is called now and then with the fraction of
+	// the points done.
+	Progress func(done float64)
 }
+
+// progressEvery is how many points Poisson decides between Progress calls.
+const progressEvery = 1 << 16
 
 // Validate reports whether the options make sense: a radius out of its
 // limits is a *findneighbor.ParamError naming "radius".
@@ -71,6 +77,9 @@ func Poisson(xyz []float32, opts Options) (*Result, error) {
 	// next links the kept points of a cell, newest first; -1 ends a list.
 	next := make([]int32, n)
 	for i := range n {
+		if opts.Progress != nil && i%progressEvery == 0 {
+			opts.Progress(float64(i) / float64(n))
+		}
 		c := g.cell[i]
 		keep := true
 	search:
@@ -97,17 +106,20 @@ func Poisson(xyz []float32, opts Options) (*Result, error) {
 // grid numbers the occupied cells of a cloud (integer coordinates from
 // its lower corner, cells of a given side) and holds the newest kept
 // point of each. A cell's 27 neighbours (itself included) are looked up
-// once, when a point in it first needs them, in an open-addressing table
-// of the occupied cells: one lookup per point and 27 per occupied cell.
-// (Go's map for the table, or a lookup per neighbour and point, measured
-// slower than PDAL's own pass written in Go: docs/sample.md.)
+// in an open-addressing table of the occupied cells; where cells hold two
+// points or more on average, once per cell, when a point in it first
+// needs them, and kept (108 bytes a cell): one lookup per point and 27 per
+// occupied cell. (Go's map for the table, or a lookup per neighbour and
+// point, measured slower than PDAL's own pass written in Go:
+// docs/sample.md.) Sparser cells are looked up for each point instead.
 type grid struct {
 	cell  []int32 // cell[i]: the number of point i's cell
 	table []slot  // the occupied cells, by hash; len a power of 2
 	key   [][3]int32
-	nbr   [][27]int32
-	done  []bool  // nbr[c] is filled
+	nbr   [][27]int32 // nbr[c]: cell c's neighbours once done[c]; nil when not kept
+	done  []bool
 	head  []int32 // head[c]: the newest kept point in cell c, or -1
+	buf   [27]int32
 }
 
 // slot is an entry of grid.table: cell id+1 (0: empty) at coordinates k.
@@ -159,7 +171,10 @@ func newGrid(xyz []float32, side float64) (*grid, error) {
 		g.cell[i] = last.id - 1
 	}
 	m := len(g.key)
-	g.nbr, g.done, g.head = make([][27]int32, m), make([]bool, m), make([]int32, m)
+	if 2*m <= n {
+		g.nbr, g.done = make([][27]int32, m), make([]bool, m)
+	}
+	g.head = make([]int32, m)
 	for c := range g.head {
 		g.head[c] = -1
 	}
@@ -190,11 +205,14 @@ func (g *grid) find(k [3]int32) *slot {
 }
 
 // around returns the numbers of the 27 cells around cell c, itself
-// included, -1 for empty ones.
+// included, -1 for empty ones, valid until the next call.
 func (g *grid) around(c int32) *[27]int32 {
-	nb := &g.nbr[c]
-	if g.done[c] {
-		return nb
+	nb := &g.buf
+	if g.nbr != nil {
+		if nb = &g.nbr[c]; g.done[c] {
+			return nb
+		}
+		g.done[c] = true
 	}
 	k, j := g.key[c], 0
 	for dz := int32(-1); dz <= 1; dz++ {
@@ -205,7 +223,6 @@ func (g *grid) around(c int32) *[27]int32 {
 			}
 		}
 	}
-	g.done[c] = true
 	return nb
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -247,5 +248,23 @@ func TestValidate(t *testing.T) {
 	r, err := Poisson(nil, Options{Radius: 1})
 	if err != nil || len(r.Keep) != 0 || r.Kept != 0 {
 		t.Errorf("Poisson of no points = %+v, %v", r, err)
+	}
+}
+
+// TestProgress checks that Progress sees the fraction of points done, in
+// order, once per progressEvery points.
+func TestProgress(t *testing.T) {
+	const n = 2*progressEvery + 100
+	xyz := make([]float32, 3*n)
+	for i := range n {
+		xyz[3*i] = float32(i)
+	}
+	var got []float64
+	if _, err := Poisson(xyz, Options{Radius: 1.5, Progress: func(d float64) { got = append(got, d) }}); err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0, float64(progressEvery) / n, float64(2*progressEvery) / n}
+	if !slices.Equal(got, want) {
+		t.Errorf("progress %v, want %v", got, want)
 	}
 }

@@ -44,17 +44,14 @@ func parseDims(c *cli.Context) (dims string, flat bool, err error) {
 // here is an error, never a silent fallback. cpuWork says the command is
 // one the cpu backend does faster than the GPU backends measured so far
 // (PCA normals, any neighbourhood; statistical outlier removal), for which
-// "auto" takes the cpu backend (backendName).
-func backend(c *cli.Context, cpuWork bool) (findneighbor.Backend, error) {
+// "auto" takes the cpu backend (backendName). An unknown name is a usage
+// error at once (checkBackend); the probe and the device's start-up run in
+// the background (startBackend) until the caller resolves the result.
+func backend(c *cli.Context, cpuWork bool) (*pendingBackend, error) {
 	if err := checkBackend("--backend", c.String("backend")); err != nil {
 		return nil, err
 	}
-	b, err := findneighbor.Get(backendName(c.String("backend"), cpuWork))
-	if err != nil {
-		return nil, err
-	}
-	debugf("backend: %s", b.Name())
-	return b, nil
+	return startBackend(backendName(c.String("backend"), cpuWork)), nil
 }
 
 // backendName returns the backend to get for --backend name: the cpu

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/urfave/cli/v2"
@@ -29,15 +31,23 @@ type backendStatus struct {
 }
 
 func runBackends(c *cli.Context) error {
-	var list []backendStatus
-	for _, b := range findneighbor.Backends() {
-		info, err := b.Probe()
-		s := backendStatus{Name: b.Name(), Available: err == nil, Device: info.Device, Priority: info.Priority, Details: info.Details}
-		if err != nil {
-			s.Reason = err.Error()
-		}
-		list = append(list, s)
+	// Probes run concurrently: the GPU backends' start-ups (driver,
+	// OptiX pipelines) then overlap instead of adding up.
+	bs := findneighbor.Backends()
+	list := make([]backendStatus, len(bs))
+	var wg sync.WaitGroup
+	for i, b := range bs {
+		wg.Go(func() {
+			t := time.Now()
+			info, err := b.Probe()
+			debugf("probe %s: %v", b.Name(), time.Since(t).Round(time.Millisecond))
+			list[i] = backendStatus{Name: b.Name(), Available: err == nil, Device: info.Device, Priority: info.Priority, Details: info.Details}
+			if err != nil {
+				list[i].Reason = err.Error()
+			}
+		})
 	}
+	wg.Wait()
 	auto := ""
 	if b, err := findneighbor.Auto(); err == nil {
 		auto = b.Name()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/urfave/cli/v2"
 )
@@ -33,6 +34,8 @@ func init() {
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for generated points"},
 			&cli.BoolFlag{Name: "json", Usage: "print results as JSON"},
 			salvageFlag,
+			&cli.StringFlag{Name: "cpuprofile", Usage: "with --e2e: write a CPU profile of the runs to `FILE` (go tool pprof)"},
+			&cli.BoolFlag{Name: "e2e", Usage: "time whole `pctk dbscan` commands on FILE (--eps, --min-pts, --backends, --repeat) split into start-up, read, upload, build, query, download, write, next to `pctk convert` of FILE"},
 		},
 		Action: runBench,
 	})
@@ -57,6 +60,9 @@ func runBench(c *cli.Context) error {
 	}
 	if c.Int("repeat") < 1 {
 		return usagef("--repeat: want at least 1 run, got %d", c.Int("repeat"))
+	}
+	if c.Bool("e2e") {
+		return runBenchE2E(c)
 	}
 	ops := strings.Split(c.String("ops"), ",")
 	for _, op := range ops {
@@ -155,6 +161,7 @@ func benchOp(c *cli.Context, b findneighbor.Backend, op string, xyz []float32, e
 	row := benchRow{Backend: b.Name(), Op: op}
 	var builds, runs []float64
 	var counts []uint32
+	var out *benchOutputs
 	k := c.Int("k")
 	for range max(1, c.Int("repeat")) {
 		if op == "kmoments" {
@@ -166,6 +173,9 @@ func benchOp(c *cli.Context, b findneighbor.Backend, op string, xyz []float32, e
 			runs = append(runs, ms(time.Since(t)))
 			continue
 		}
+		if out == nil {
+			out = newBenchOutputs(op, n, k)
+		}
 		t0 := time.Now()
 		ix, err := b.Build(xyz, eps, findneighbor.BuildOptions{})
 		if err != nil {
@@ -174,14 +184,14 @@ func benchOp(c *cli.Context, b findneighbor.Backend, op string, xyz []float32, e
 		t1 := time.Now()
 		switch op {
 		case "counts":
-			counts = make([]uint32, n)
-			err = ix.Counts(nil, counts)
+			err = ix.Counts(nil, out.counts)
+			counts = out.counts
 		case "knn":
-			err = ix.KNearest(nil, k, make([]int32, n*k), make([]float32, n*k))
+			err = ix.KNearest(nil, k, out.idx, out.dist)
 		case "moments":
-			err = ix.Moments(nil, 0, make([]findneighbor.Moment, n))
+			err = ix.Moments(nil, 0, out.moments)
 		case "dbscan":
-			err = benchDBSCAN(ix, n, c.Int("min-pts"))
+			err = benchDBSCAN(ix, out, c.Int("min-pts"))
 		}
 		t2 := time.Now()
 		if cerr := ix.Close(); err == nil {
@@ -200,17 +210,45 @@ func benchOp(c *cli.Context, b findneighbor.Backend, op string, xyz []float32, e
 	return row, counts, nil
 }
 
+// benchOutputs are an operation's output buffers, allocated once outside
+// the timed region and reused by every repeat (as the device-side
+// benchmarks of primitives/findneighbor/cuda do), so that the times are the
+// operation's, not the first touch of fresh memory.
+type benchOutputs struct {
+	counts  []uint32
+	core    []bool
+	labels  []int32
+	idx     []int32
+	dist    []float32
+	moments []findneighbor.Moment
+}
+
+func newBenchOutputs(op string, n, k int) *benchOutputs {
+	o := &benchOutputs{}
+	switch op {
+	case "counts":
+		o.counts = make([]uint32, n)
+	case "knn":
+		o.idx, o.dist = make([]int32, n*k), make([]float32, n*k)
+	case "moments":
+		o.moments = make([]findneighbor.Moment, n)
+	case "dbscan":
+		o.counts, o.core, o.labels = make([]uint32, n), make([]bool, n), make([]int32, n)
+	}
+	return o
+}
+
 // benchDBSCAN runs both DBSCAN stages on an index: counts, then union-find.
-func benchDBSCAN(ix findneighbor.Index, n, minPts int) error {
-	counts := make([]uint32, n)
-	if err := ix.Counts(nil, counts); err != nil {
+func benchDBSCAN(ix findneighbor.Index, out *benchOutputs, minPts int) error {
+	if err := ix.Counts(nil, out.counts); err != nil {
 		return err
 	}
-	core := make([]bool, n)
-	for i, c := range counts {
-		core[i] = int(c)+1 >= minPts
-	}
-	return ix.ClusterCores(core, make([]int32, n))
+	par.For(par.Ranges(len(out.core), par.Grain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out.core[i] = int(out.counts[i])+1 >= minPts
+		}
+	})
+	return ix.ClusterCores(out.core, out.labels)
 }
 
 func compareCounts(want, got []uint32) string {

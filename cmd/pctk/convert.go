@@ -20,10 +20,10 @@ func init() {
 		ArgsUsage: "IN OUT",
 		Description: "The output format comes from --format or OUT's extension. Conversions stream in\n" +
 			"chunks when both formats can, so files larger than memory convert.",
-		Flags: []cli.Flag{formatFlag, salvageFlag, forceFlag,
+		Flags: append([]cli.Flag{formatFlag, salvageFlag, forceFlag,
 			&cli.IntFlag{Name: "sample", Usage: "for STL input: sample N points uniformly over the surface (area-weighted) instead of taking the vertices"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for --sample"},
-		},
+		}, queryFlags...),
 		Action: runConvert,
 	})
 }
@@ -36,6 +36,20 @@ func runConvert(c *cli.Context) error {
 	if err := checkOutputs(c, out); err != nil {
 		return err
 	}
+	if q, err := queryOf(c); err != nil || q != nil {
+		if err != nil {
+			return err
+		}
+		cloud, f, err := readCloud(c, in)
+		if err != nil {
+			return err
+		}
+		if err := writeCloud(c, out, cloud, f); err != nil {
+			return err
+		}
+		infof("converted %d points of %s selected by the query to %s", cloud.Len(), in, out)
+		return nil
+	}
 	f, r, closer, err := pcio.Open(in)
 	if err != nil {
 		return err
@@ -44,6 +58,12 @@ func runConvert(c *cli.Context) error {
 	of, variant, err := pcio.OutputFormat(out, c.String("format"), f)
 	if err != nil {
 		return usagef("%v", err)
+	}
+	if f, err = withText(c, f, true); err != nil {
+		return err
+	}
+	if of, err = withText(c, of, false); err != nil {
+		return err
 	}
 	if of.Encode == nil {
 		return usagef("format %s cannot be written", of.Name)
@@ -96,9 +116,9 @@ func streamConvert(c *cli.Context, in string, f *pcio.Format, r io.Reader, of *p
 		return 0, fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
 	var n int64
-	err = streamOut(c, in, dec, path, of, dec.Header(), variant, func(_ int64, ch *core.Cloud) error {
+	err = streamOut(c, in, dec, path, of, dec.Header(), variant, func(_ int64, ch *core.Cloud) (*core.Cloud, error) {
 		n += int64(ch.Len())
-		return nil
+		return ch, nil
 	})
 	if err != nil {
 		return n, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/urfave/cli/v2"
 )
 
@@ -22,8 +23,9 @@ func init() {
 }
 
 var dbscanFilter = &Filter{
-	Name:  "dbscan",
-	Usage: "cluster points with DBSCAN (exact, scikit-learn's definition) on any backend",
+	Name:    "dbscan",
+	Preview: "cluster",
+	Usage:   "cluster points with DBSCAN (exact, scikit-learn's definition) on any backend",
 	Description: `Labels every point with its cluster (attribute ClusterID, int64, -1 for noise)
 and its neighbour count (NeighborCount, uint32, other points within --eps).
 A point is core when it has at least --min-pts points within --eps, itself
@@ -128,7 +130,10 @@ func prepareDBSCAN(c *cli.Context) (*Job, error) {
 	if !a.drop && !a.reuse && a.geojsonPath == "" {
 		// Out of core (--max-memory): the other flags need the whole
 		// cloud (hulls, a shorter OUT, the input's counts).
-		job.Stream = &Streamed{Halo: a.opts.Eps, PointBytes: 5 * int64(len(a.opts.MinPts)), Run: a.stream}
+		// A core flag and a label a point per --min-pts value, and the
+		// relabelling's scratch at the end (dbscan.Merge).
+		m := int64(len(a.opts.MinPts))
+		job.Stream = &Streamed{Halo: a.opts.Eps, PointBytes: 5 * m, PeakBytes: 5*m + 4, Run: a.stream}
 	}
 	if a.geo {
 		job.Project = func(cl *core.Cloud, flat bool) (core.Local, error) {
@@ -170,12 +175,16 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 	for _, r := range run.Results {
 		// Points left out by --ignore-class are in no cluster: -1.
 		ids := make([]int64, cloud.Len())
-		for i := range ids {
-			ids[i] = int64(dbscan.Noise)
-		}
-		for k, l := range r.Labels {
-			ids[p.cloudIndex(k)] = int64(l)
-		}
+		par.For(par.Ranges(len(ids), par.Grain), func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				ids[i] = int64(dbscan.Noise)
+			}
+		})
+		par.For(par.Ranges(len(r.Labels), par.Grain), func(_, lo, hi int) {
+			for k := lo; k < hi; k++ {
+				ids[p.cloudIndex(k)] = int64(r.Labels[k])
+			}
+		})
 		res.Columns = append(res.Columns, core.NewColumn(a.attributeFor(r.MinPts), ids))
 	}
 	// Noise of the first result, per cloud point; points left out are not.

@@ -68,17 +68,21 @@ func (a *dbscanArgs) stream(s *StreamRun) (*StreamResult, error) {
 	if s.Record != nil {
 		rec = s.Record.Record(a.opts.Eps, s.Dims, a.geo)
 	}
-	counts := countColumn(s, core.DimNeighborCount, func(c uint32) uint32 { return c })
+	counts := countColumn(s, core.DimNeighborCount, 0, func(c uint32) uint32 { return c })
 	res := &StreamResult{
-		Columns: func(first int64, owners []tile.Key) ([]*core.Attribute, error) {
-			cols, err := counts(first, owners)
+		Columns: func(rows []int64, owners []tile.Key) ([]*core.Attribute, error) {
+			cols, err := counts(rows, owners)
 			if err != nil {
 				return nil, err
 			}
 			for _, r := range run.Results {
-				ids := make([]int64, len(owners))
-				for i := range ids {
-					ids[i] = int64(r.Labels[first+int64(i)])
+				// Points left out by --ignore-class are in no cluster: -1.
+				ids := make([]int64, len(rows))
+				for i, id := range rows {
+					ids[i] = int64(dbscan.Noise)
+					if id >= 0 {
+						ids[i] = int64(r.Labels[id])
+					}
 				}
 				cols = append(cols, core.NewColumn(a.attributeFor(r.MinPts), ids))
 			}
@@ -88,15 +92,16 @@ func (a *dbscanArgs) stream(s *StreamRun) (*StreamResult, error) {
 	}
 	if a.classify {
 		labels := run.Results[0].Labels
-		res.Edit = func(first int64, c *core.Cloud) error {
+		res.Edit = func(rows []int64, c *core.Cloud) (*core.Cloud, error) {
+			// Noise of the first result; points left out are not.
 			noise := make([]bool, c.Len())
-			for i := range noise {
-				noise[i] = labels[first+int64(i)] == dbscan.Noise
+			for i, id := range rows {
+				noise[i] = id >= 0 && labels[id] == dbscan.Noise
 			}
-			return classifyNoise(c, noise)
+			return c, classifyNoise(c, noise)
 		}
 	}
-	sum := newDBSCANSummary(a, s.In, s.Out, n, n, s.Dims, run)
+	sum := newDBSCANSummary(a, s.In, s.Out, int(s.Total), n, s.Dims, run)
 	res.Lines = sum.lines()
 	res.Doc = func(t Timings) any {
 		sum.Seconds.Read, sum.Seconds.Write = t.Read, t.Write

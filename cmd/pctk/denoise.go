@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -52,9 +54,10 @@ func denoiseFlags(flags ...cli.Flag) []cli.Flag {
 }
 
 var denoiseStatistical = &Filter{
-	Name:  "statistical",
-	Label: "denoise statistical",
-	Usage: "outliers by mean distance to the K nearest neighbours (PCL / Open3D SOR)",
+	Name:    "statistical",
+	Label:   "denoise statistical",
+	Preview: "classification",
+	Usage:   "outliers by mean distance to the K nearest neighbours (PCL / Open3D SOR)",
 	Description: `An outlier's mean distance to its K nearest neighbours exceeds mean +
 S·stddev over the cloud (PCL's StatisticalOutlierRemoval; --convention open3d
 for Open3D's remove_statistical_outlier, whose K counts the point itself).
@@ -107,21 +110,99 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 			if err != nil {
 				return nil, err
 			}
-			std := "sample"
-			if opts.PopulationStd {
-				std = "population"
-			}
-			stats := fmt.Sprintf("K=%d, std ratio %g, %s convention: mean distance %.6g, %s std %.6g, threshold %.6g",
-				opts.K, opts.StdRatio, opts.Convention, r.Mean, std, r.Std, r.Threshold)
-			return a.result(p, r.Outlier, stats, map[string]any{"mean": r.Mean, "std": r.Std, "threshold": r.Threshold})
-		}}, nil
+			stats, fields := statisticalStats(opts, r.Mean, r.Std, r.Threshold)
+			return a.result(p, r.Outlier, stats, fields)
+		}, Stream: &Streamed{KNN: opts.K, PointBytes: 1, Run: func(s *StreamRun) (*StreamResult, error) {
+			return a.streamStatistical(s, opts)
+		}}}, nil
 	},
 }
 
+// statisticalStats describes statistical removal's outcome for the summary.
+func statisticalStats(opts denoise.StatisticalOptions, mean, sd, threshold float64) (string, map[string]any) {
+	std := "sample"
+	if opts.PopulationStd {
+		std = "population"
+	}
+	return fmt.Sprintf("K=%d, std ratio %g, %s convention: mean distance %.6g, %s std %.6g, threshold %.6g",
+			opts.K, opts.StdRatio, opts.Convention, mean, std, sd, threshold),
+		map[string]any{"mean": mean, "std": sd, "threshold": threshold}
+}
+
+// streamStatistical is pctk denoise statistical out of core: each point's
+// k nearest, tile by tile in rounds (StreamRun.StreamMoments, the sum of
+// their distances and their number), then denoise.Reduction over the
+// points in input order (the owners file gives each point's tile), so the
+// threshold is the in-memory one to the bit, and the mode applied chunk by
+// chunk.
+func (a *denoiseArgs) streamStatistical(s *StreamRun, opts denoise.StatisticalOptions) (*StreamResult, error) {
+	mode, err := a.modeFor(s.From)
+	if err != nil {
+		return nil, err
+	}
+	k := opts.K
+	if opts.Convention == denoise.Open3D {
+		warnClamped("k", opts.K, int(s.N), "point") // K counts the point itself
+		k--
+	} else {
+		warnClamped("k", opts.K, max(int(s.N)-1, 0), "other point")
+	}
+	k = int(min(int64(k), s.N-1))
+	if k > 0 {
+		err := s.StreamMoments("knn", 0, k, 12, func(m []findneighbor.Moment, _ []float32, dst []byte) {
+			for j := range m {
+				binary.LittleEndian.PutUint64(dst[12*j:], math.Float64bits(m[j].Dist))
+				binary.LittleEndian.PutUint32(dst[12*j+8:], m[j].N)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	// each calls fn with every point's distance sum and count, in order.
+	each := func(fn func(id int64, sum float64, found int)) error {
+		if k <= 0 {
+			for id := range s.N {
+				fn(id, 0, 0)
+			}
+			return nil
+		}
+		rd := s.OwnedReader("knn", 12)
+		return s.EachOwner(func(id int64, key tile.Key) error {
+			v, err := rd.Next(key, id)
+			if err != nil {
+				return err
+			}
+			fn(id, math.Float64frombits(binary.LittleEndian.Uint64(v)), int(binary.LittleEndian.Uint32(v[8:])))
+			return nil
+		})
+	}
+	red := opts.NewReduction()
+	for pass := range red.Passes() {
+		if err := each(func(_ int64, sum float64, found int) { red.Add(pass, sum, found) }); err != nil {
+			return nil, err
+		}
+		red.EndPass(pass)
+	}
+	outlier := make([]bool, s.N)
+	nOut := 0
+	if err := each(func(id int64, sum float64, found int) {
+		if red.Outlier(red.MeanDist(sum, found), found) {
+			outlier[id] = true
+			nOut++
+		}
+	}); err != nil {
+		return nil, err
+	}
+	stats, fields := statisticalStats(opts, red.Mean, red.Std, red.Threshold)
+	return a.streamOutliers(s, outlier, nOut, mode, stats, fields), nil
+}
+
 var denoiseRadius = &Filter{
-	Name:  "radius",
-	Label: "denoise radius",
-	Usage: "outliers by the number of neighbours within a radius (PCL / Open3D)",
+	Name:    "radius",
+	Label:   "denoise radius",
+	Preview: "classification",
+	Usage:   "outliers by the number of neighbours within a radius (PCL / Open3D)",
 	Description: `An outlier has fewer than M other points within R (PCL's RadiusOutlierRemoval
 and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`,
 	Examples: []string{"pctk denoise radius scan.las out.las --radius 0.5 --min-neighbors 4"},
@@ -150,13 +231,84 @@ and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`
 			if err != nil {
 				return nil, err
 			}
-			self := "other points"
-			if opts.CountSelf {
-				self = "points, itself included"
-			}
-			return a.result(p, r.Outlier, fmt.Sprintf("radius %g, at least %d %s", opts.Radius, opts.MinNeighbors, self), nil)
-		}}, nil
+			return a.result(p, r.Outlier, radiusStats(opts), nil)
+		}, Stream: &Streamed{Halo: opts.Radius, PointBytes: 1, Run: func(s *StreamRun) (*StreamResult, error) {
+			return a.streamRadius(s, opts)
+		}}}, nil
 	},
+}
+
+// radiusStats describes the radius filter's parameters for the summary.
+func radiusStats(opts denoise.RadiusOptions) string {
+	self := "other points"
+	if opts.CountSelf {
+		self = "points, itself included"
+	}
+	return fmt.Sprintf("radius %g, at least %d %s", opts.Radius, opts.MinNeighbors, self)
+}
+
+// streamRadius is pctk denoise radius out of core: the counts tile by
+// tile (StreamRun.StreamCounts), an outlier flag a point in memory, and
+// the mode applied chunk by chunk as result applies it to the cloud.
+func (a *denoiseArgs) streamRadius(s *StreamRun, opts denoise.RadiusOptions) (*StreamResult, error) {
+	mode, err := a.modeFor(s.From)
+	if err != nil {
+		return nil, err
+	}
+	outlier := make([]bool, s.N)
+	nOut := 0
+	_, err = s.StreamCounts(opts.Radius, "", func(t *tile.Points, owned []int32, counts []uint32) {
+		for j, i := range owned {
+			if opts.Outlier(counts[j]) {
+				outlier[t.ID[i]] = true
+				nOut++
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a.streamOutliers(s, outlier, nOut, mode, radiusStats(opts), nil), nil
+}
+
+// streamOutliers is the out-of-core result of a denoise filter that found
+// the outliers outlier (nOut of them): the mode applied chunk by chunk.
+func (a *denoiseArgs) streamOutliers(s *StreamRun, outlier []bool, nOut int, mode, stats string, fields map[string]any) *StreamResult {
+	n, total := int(s.N), int(s.Total)
+	written := total
+	if mode == "remove" {
+		written = total - nOut // points left out are written, unless --invert
+		if a.invert {
+			written = nOut
+		}
+	}
+	line, doc := a.summary(total, n, nOut, written, mode, a.did(mode, written), stats, fields)
+	res := &StreamResult{
+		Columns: func([]int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil },
+		Edit: func(rows []int64, c *core.Cloud) (*core.Cloud, error) {
+			out := make([]bool, c.Len())
+			for i, id := range rows {
+				out[i] = id >= 0 && outlier[id]
+			}
+			return applyDenoiseMode(c, out, mode, a)
+		},
+		Lines: []string{line}, JSON: doc,
+	}
+	if mode == "remove" {
+		res.Count = func(first, n, others int64) int64 {
+			kept := int64(0)
+			for _, o := range outlier[first : first+n] {
+				if o == a.invert {
+					kept++
+				}
+			}
+			if !a.invert {
+				kept += others
+			}
+			return kept
+		}
+	}
+	return res
 }
 
 // denoiseArgs are the checked flags both filters share.
@@ -183,19 +335,40 @@ func parseDenoiseArgs(c *cli.Context, name string) (*denoiseArgs, error) {
 	return a, nil
 }
 
+// modeFor returns --mode, or its default for input format from.
+func (a *denoiseArgs) modeFor(from *pcio.Format) (string, error) {
+	if a.mode != "" {
+		return a.mode, nil
+	}
+	mode := "remove"
+	if isLAS(from) {
+		mode = "classify"
+	}
+	debugf("mode: %s (input format %s)", mode, from.Name)
+	if a.invert && mode != "remove" {
+		return "", usagef("--invert applies to --mode remove; %s input defaults to --mode %s, so say --mode remove", from.Name, mode)
+	}
+	return mode, nil
+}
+
+// summary returns the summary line and JSON of a run that found nOut
+// outliers among used points (of points), did what it did and wrote
+// written points.
+func (a *denoiseArgs) summary(points, used, nOut, written int, mode, did, stats string, fields map[string]any) (string, map[string]any) {
+	if fields == nil {
+		fields = map[string]any{}
+	}
+	fields["outliers"], fields["mode"], fields["written"] = nOut, mode, written
+	return fmt.Sprintf("%s: %d ignored by class, %d outliers, %d inliers; %s; %s",
+		a.name, points-used, nOut, used-nOut, did, stats), fields
+}
+
 // result applies the mode to the outlier flags of the points that take
 // part (sub) and describes the outcome.
 func (a *denoiseArgs) result(p *Points, sub []bool, stats string, fields map[string]any) (*Result, error) {
-	mode := a.mode
-	if mode == "" {
-		mode = "remove"
-		if isLAS(p.From) {
-			mode = "classify"
-		}
-		debugf("mode: %s (input format %s)", mode, p.From.Name)
-		if a.invert && mode != "remove" {
-			return nil, usagef("--invert applies to --mode remove; %s input defaults to --mode %s, so say --mode remove", p.From.Name, mode)
-		}
+	mode, err := a.modeFor(p.From)
+	if err != nil {
+		return nil, err
 	}
 	n := p.Cloud.Len()
 	outlier := p.Spread(sub, false)
@@ -207,17 +380,12 @@ func (a *denoiseArgs) result(p *Points, sub []bool, stats string, fields map[str
 	}
 	res := &Result{}
 	res.Edit = func(c *core.Cloud) (*core.Cloud, error) {
-		out, did, err := applyDenoiseMode(c, outlier, mode, a)
+		out, err := applyDenoiseMode(c, outlier, mode, a)
 		if err != nil {
 			return nil, err
 		}
-		res.Lines = []string{fmt.Sprintf("%s: %d ignored by class, %d outliers, %d inliers; %s; %s",
-			a.name, n-p.Len(), nOut, p.Len()-nOut, did, stats)}
-		if fields == nil {
-			fields = map[string]any{}
-		}
-		fields["outliers"], fields["mode"], fields["written"] = nOut, mode, out.Len()
-		res.JSON = fields
+		line, doc := a.summary(n, p.Len(), nOut, out.Len(), mode, a.did(mode, out.Len()), stats, fields)
+		res.Lines, res.JSON = []string{line}, doc
 		return out, nil
 	}
 	return res, nil
@@ -227,15 +395,32 @@ func (a *denoiseArgs) result(p *Points, sub []bool, stats string, fields map[str
 // classified rather than deleted.
 func isLAS(f *pcio.Format) bool { return f != nil && (f.Name == "las" || f.Name == "laz") }
 
-// applyDenoiseMode returns the cloud to write and what was done to it.
-func applyDenoiseMode(cloud *core.Cloud, outlier []bool, mode string, a *denoiseArgs) (*core.Cloud, string, error) {
+// did says what mode did, written points being written.
+func (a *denoiseArgs) did(mode string, written int) string {
+	switch mode {
+	case "classify":
+		return fmt.Sprintf("outliers classified %d", a.class)
+	case "flag":
+		return "outliers flagged in " + core.DimOutlier
+	case "remove":
+		if a.invert {
+			return fmt.Sprintf("only outliers kept, %s written", count(written, "point"))
+		}
+		return fmt.Sprintf("outliers removed, %s written", count(written, "point"))
+	}
+	return ""
+}
+
+// applyDenoiseMode returns the cloud to write: cloud with mode applied to
+// the outliers.
+func applyDenoiseMode(cloud *core.Cloud, outlier []bool, mode string, a *denoiseArgs) (*core.Cloud, error) {
 	switch mode {
 	case "classify":
 		cls := cloud.Attr(core.DimClassification)
 		if cls == nil {
 			var err error
 			if cls, err = cloud.AddAttr(core.DimClassification, core.Uint8); err != nil {
-				return nil, "", err
+				return nil, err
 			}
 		}
 		for i, o := range outlier {
@@ -243,11 +428,11 @@ func applyDenoiseMode(cloud *core.Cloud, outlier []bool, mode string, a *denoise
 				cls.SetFloat64(i, float64(a.class))
 			}
 		}
-		return cloud, fmt.Sprintf("outliers classified %d", a.class), nil
+		return cloud, nil
 	case "flag":
 		flag, err := cloud.AddAttr(core.DimOutlier, core.Uint8)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		for i, o := range outlier {
 			v := 0.0
@@ -256,7 +441,7 @@ func applyDenoiseMode(cloud *core.Cloud, outlier []bool, mode string, a *denoise
 			}
 			flag.SetFloat64(i, v)
 		}
-		return cloud, "outliers flagged in " + core.DimOutlier, nil
+		return cloud, nil
 	}
 	keep := make([]int, 0, len(outlier))
 	for i, o := range outlier {
@@ -264,9 +449,5 @@ func applyDenoiseMode(cloud *core.Cloud, outlier []bool, mode string, a *denoise
 			keep = append(keep, i)
 		}
 	}
-	what := "outliers removed"
-	if a.invert {
-		what = "only outliers kept"
-	}
-	return cloud.Select(keep), fmt.Sprintf("%s, %s written", what, count(len(keep), "point")), nil
+	return cloud.Select(keep), nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/pctk/pctk/algos/density"
 	"github.com/pctk/pctk/core"
@@ -41,7 +42,7 @@ itself included, over the sphere's volume 4/3·π·R³, as PDAL computes it (doc
 				f := density.RadialFactor(opts.Radius)
 				value := func(c uint32) float64 { return float64(c+1) * f }
 				st := countStats(hist, value)
-				return &StreamResult{Columns: countColumn(s, core.DimRadialDensity, value), JSON: st,
+				return &StreamResult{Columns: countColumn(s, core.DimRadialDensity, math.NaN(), value), JSON: st,
 					Lines: []string{fmt.Sprintf("RadialDensity within %g: %s", opts.Radius, st)}}, nil
 			}}}, nil
 		},

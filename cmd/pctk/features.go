@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
+	"sync/atomic"
 
 	"github.com/pctk/pctk/algos/features"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -58,15 +62,81 @@ PDAL (docs/features.md).`,
 				if err != nil {
 					return nil, err
 				}
-				res, names := &Result{}, make([]string, len(r.Features))
-				for j, f := range r.Features {
-					names[j] = f.String()
-					res.Columns = append(res.Columns, core.NewColumn(names[j], r.Values[j]))
-				}
-				res.JSON = map[string]any{"features": names, "mode": opts.Mode.String(), "skipped": r.Skipped}
-				res.Lines = []string{fmt.Sprintf("%s (%s) of %d points; %d skipped (0, as in PDAL)", strings.Join(names, ", "), opts.Mode, p.Len(), r.Skipped)}
+				res := &Result{Columns: featureColumns(r)}
+				res.Lines, res.JSON = featuresSummary(opts, r.Features, p.Len(), r.Skipped)
 				return res, nil
-			}}, nil
+			}, Stream: &Streamed{Halo: opts.Radius, KNN: opts.K, Run: func(s *StreamRun) (*StreamResult, error) {
+				return streamFeatures(s, opts)
+			}}}, nil
 		},
 	}).Command())
+}
+
+// featureColumns returns the columns of r.
+func featureColumns(r *features.Result) []*core.Attribute {
+	cols := make([]*core.Attribute, len(r.Features))
+	for j, f := range r.Features {
+		cols[j] = core.NewColumn(f.String(), r.Values[j])
+	}
+	return cols
+}
+
+// featuresSummary returns the summary lines and JSON of a features run.
+func featuresSummary(opts features.Options, fs []features.Feature, points, skipped int) ([]string, map[string]any) {
+	names := make([]string, len(fs))
+	for j, f := range fs {
+		names[j] = f.String()
+	}
+	return []string{fmt.Sprintf("%s (%s) of %d points; %d skipped (0, as in PDAL)", strings.Join(names, ", "), opts.Mode, points, skipped)},
+		map[string]any{"features": names, "mode": opts.Mode.String(), "skipped": skipped}
+}
+
+// streamFeatures is pctk features out of core: each point's moments, tile
+// by tile (StreamRun.StreamMoments: all within the radius, or the k
+// nearest in rounds), turned into features as they come
+// (Options.FromMoments), the values stored with the tiles.
+func streamFeatures(s *StreamRun, opts features.Options) (*StreamResult, error) {
+	// A k beyond the cloud: the rounds end with all there is.
+	warnClamped("knn", opts.K, max(int(s.N)-1, 0), "other point")
+	fs := opts.FromMoments(nil).Features
+	var skipped atomic.Int64
+	err := s.StreamMoments("features", opts.Radius, opts.K, 8*len(fs), func(m []findneighbor.Moment, _ []float32, dst []byte) {
+		r := opts.FromMoments(m)
+		skipped.Add(int64(r.Skipped))
+		for j := range m {
+			for c := range fs {
+				binary.LittleEndian.PutUint64(dst[8*(len(fs)*j+c):], math.Float64bits(r.Values[c][j]))
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	rd := s.OwnedReader("features", 8*len(fs))
+	lines, doc := featuresSummary(opts, fs, int(s.N), int(skipped.Load()))
+	return &StreamResult{
+		Columns: func(rows []int64, owners []tile.Key) ([]*core.Attribute, error) {
+			r := &features.Result{Features: fs, Values: make([][]float64, len(fs))}
+			for c := range fs {
+				r.Values[c] = make([]float64, len(rows))
+			}
+			for i, id := range rows {
+				if id < 0 { // left out: NaN, as the runner spreads columns
+					for c := range fs {
+						r.Values[c][i] = math.NaN()
+					}
+					continue
+				}
+				v, err := rd.Next(owners[i], id)
+				if err != nil {
+					return nil, err
+				}
+				for c := range fs {
+					r.Values[c][i] = math.Float64frombits(binary.LittleEndian.Uint64(v[8*c:]))
+				}
+			}
+			return featureColumns(r), nil
+		},
+		Lines: lines, JSON: doc,
+	}, nil
 }

@@ -17,10 +17,10 @@ func init() {
 		Name:      "info",
 		Usage:     "print a file's format, point count, bounds, attributes with min/max and CRS",
 		ArgsUsage: "FILE",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the facts as JSON"},
 			salvageFlag,
-		},
+		}, queryFlags...),
 		Action: runInfo,
 	})
 }
@@ -62,11 +62,20 @@ func runInfo(c *cli.Context) error {
 		return usagef("info needs exactly one FILE (or - for stdin), got %d argument(s)", c.NArg())
 	}
 	path := c.Args().First()
+	q, err := queryOf(c)
+	if err != nil {
+		return err
+	}
 	cloud, f, err := readCloud(c, path)
 	if err != nil {
 		return err
 	}
 	r := describe(path, f, cloud)
+	octree, err := copcFacts(path, q)
+	if err != nil {
+		return err
+	}
+	r.Header = append(r.Header, octree...)
 	if c.Bool("json") {
 		return printJSON(r)
 	}

@@ -18,7 +18,7 @@ import (
 // formatFlag is the --format flag shared by every command that writes a cloud.
 var formatFlag = &cli.StringFlag{
 	Name:  "format",
-	Usage: "output format: ply, ply-ascii, ply-binary, ply-binary-be, pcd, pcd-ascii, pcd-binary, pcd-compressed, las, las-1.2, las-1.3, las-1.4 (default: from OUT's extension)",
+	Usage: "output format: ply, ply-ascii, ply-binary, ply-binary-be, pcd, pcd-ascii, pcd-binary, pcd-compressed, las, las-1.2, las-1.3, las-1.4, laz, laz-1.2, laz-1.3, laz-1.4, copc, text, csv (default: from OUT's extension)",
 }
 
 // salvageFlag is --salvage, one definition for every command that reads a
@@ -96,9 +96,14 @@ func inOut(c *cli.Context) (in, out string, err error) {
 }
 
 // readCloud reads a whole cloud from path ("-" for stdin), salvaging a
-// damaged file with --salvage. Errors name path.
+// damaged file with --salvage, with --columns for a text file. Errors name
+// path.
 func readCloud(c *cli.Context, path string) (*core.Cloud, *pcio.Format, error) {
-	cloud, f, err := pcio.ReadFile(path, readOptions(c, path))
+	q, err := queryOf(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	cloud, f, err := readFile(c, path, q)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,25 +137,25 @@ type input struct {
 }
 
 // loadInput resolves --backend (for work the cpu backend does best when
-// cpuWork, see backend), then reads IN and checks the cloud with check
-// (Cloud.Validate when nil), naming IN in the check's error. The backend
-// comes first so that a backend that cannot run fails before a long read,
-// and its set-up is not counted as reading.
-func loadInput(c *cli.Context, in string, cpuWork bool, check func(*core.Cloud) error) (*input, error) {
-	b, err := backend(c, cpuWork)
+// cpuWork, see backend), then reads IN; the filter's step checks the
+// cloud. An unknown backend fails before the read; the backend's probe
+// and device start-up run in the background while IN is read, and one
+// that cannot run fails once IN is read (startBackend).
+func loadInput(c *cli.Context, in string, cpuWork bool) (*input, error) {
+	pending, err := backend(c, cpuWork)
 	if err != nil {
 		return nil, err
 	}
-	src := &input{backend: b, start: time.Now()}
+	src := &input{start: time.Now()}
 	if src.cloud, src.from, err = readCloud(c, in); err != nil {
 		return nil, err
 	}
-	if check == nil {
-		check = (*core.Cloud).Validate
+	b, waited, err := pending.resolve()
+	if err != nil {
+		return nil, err
 	}
-	if err := check(src.cloud); err != nil {
-		return nil, fmt.Errorf("%s: %w", pcio.Name(in), err)
-	}
+	// Waiting for the probe is not reading: leave it out of the read time.
+	src.backend, src.start = b, src.start.Add(waited)
 	return src, nil
 }
 
@@ -161,6 +166,9 @@ func writeCloud(c *cli.Context, path string, cloud *core.Cloud, from *pcio.Forma
 	f, variant, err := pcio.OutputFormat(path, c.String("format"), from)
 	if err != nil {
 		return usagef("%v", err)
+	}
+	if f, err = withText(c, f, false); err != nil {
+		return err
 	}
 	if err := pcio.WriteFile(path, f, variant, cloud, writeOptions(c)); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

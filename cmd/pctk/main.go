@@ -79,6 +79,7 @@ func newApp() *cli.App {
 			cmd.Action = needSubcommand
 		}
 	}
+	addTextFlags(app.Commands)
 	return app
 }
 

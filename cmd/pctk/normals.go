@@ -1,16 +1,19 @@
 package main
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/pctk/pctk/algos/normals"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcd"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -102,13 +105,27 @@ func prepareNormals(c *cli.Context) (*Job, error) {
 		return nil, usagef("--orient consistent spans the whole cloud and does not run on tiles (--tile-size): orient up or toward a viewpoint, or drop --tile-size")
 	}
 	keepNaN := c.Bool("keep-nan")
+	var stream *Streamed
+	if !keepNaN && o.Orient != normals.OrientConsistent {
+		// Out of core (--max-memory): every point's moments, tile by tile.
+		k := 0
+		if o.K > 0 {
+			k = o.K - 1
+		}
+		r := o.Radius
+		if math.IsInf(r, 1) {
+			r = 0
+		}
+		stream = &Streamed{Halo: r, KNN: k, Run: func(s *StreamRun) (*StreamResult, error) { return streamNormals(s, o, vpGiven, r, k) }}
+	}
 	return &Job{
+		Stream:  stream,
 		CPUWork: true,
 		Select:  func(cl *core.Cloud) ([]int, error) { return normalsInput(cl, keepNaN) },
 		Compute: func(p *Points) (*Result, error) {
 			o := o
 			if o.Orient == normals.OrientViewpoint && !vpGiven {
-				if o.Viewpoint, err = fileViewpoint(p.Cloud); err != nil {
+				if o.Viewpoint, err = fileViewpoint(&p.Cloud.Meta); err != nil {
 					return nil, usagef("%s: %v", p.In, err)
 				}
 			}
@@ -123,36 +140,121 @@ func prepareNormals(c *cli.Context) (*Job, error) {
 			if err != nil {
 				return nil, err
 			}
-			r := &Result{Columns: []*core.Attribute{
-				core.NewColumn(core.DimNormalX, res.NormalX), core.NewColumn(core.DimNormalY, res.NormalY),
-				core.NewColumn(core.DimNormalZ, res.NormalZ), core.NewColumn(core.DimCurvature, res.Curvature),
-			}}
-			if o.Eigenvalues {
-				for i, name := range []string{core.DimEigenvalue0, core.DimEigenvalue1, core.DimEigenvalue2} {
-					r.Columns = append(r.Columns, core.NewColumn(name, res.Eigenvalues[i]))
-				}
-			}
-			orient := o.Orient.String()
-			if o.Orient == normals.OrientConsistent {
-				orient += fmt.Sprintf(" (%s)", count(res.Components, "connected part"))
-			}
-			skipped := ""
-			if n := p.Cloud.Len() - p.Len(); n > 0 {
-				skipped = fmt.Sprintf(", %s without coordinates or ignored", count(n, "point"))
-			}
-			r.Lines = []string{fmt.Sprintf("normals: %d without a normal (fewer than %d points in the neighbourhood)%s, orient %s",
-				res.Undefined, normals.MinPoints, skipped, orient)}
-			r.JSON = map[string]any{"undefined": res.Undefined, "orient": o.Orient.String(), "components": res.Components, "skipped": p.Cloud.Len() - p.Len()}
+			r := &Result{Columns: normalsColumns(res, o.Eigenvalues)}
+			r.Lines, r.JSON = normalsSummary(o, res.Undefined, res.Components, p.Cloud.Len()-p.Len())
 			return r, nil
 		},
+	}, nil
+}
+
+// normalsColumns returns the columns of res.
+func normalsColumns(res *normals.Result, eigenvalues bool) []*core.Attribute {
+	cols := []*core.Attribute{
+		core.NewColumn(core.DimNormalX, res.NormalX), core.NewColumn(core.DimNormalY, res.NormalY),
+		core.NewColumn(core.DimNormalZ, res.NormalZ), core.NewColumn(core.DimCurvature, res.Curvature),
+	}
+	if eigenvalues {
+		for i, name := range []string{core.DimEigenvalue0, core.DimEigenvalue1, core.DimEigenvalue2} {
+			cols = append(cols, core.NewColumn(name, res.Eigenvalues[i]))
+		}
+	}
+	return cols
+}
+
+// normalsSummary returns the summary lines and JSON of a normals run.
+func normalsSummary(o normals.Options, undefined, components, skippedPoints int) ([]string, map[string]any) {
+	orient := o.Orient.String()
+	if o.Orient == normals.OrientConsistent {
+		orient += fmt.Sprintf(" (%s)", count(components, "connected part"))
+	}
+	skipped := ""
+	if skippedPoints > 0 {
+		skipped = fmt.Sprintf(", %s without coordinates or ignored", count(skippedPoints, "point"))
+	}
+	return []string{fmt.Sprintf("normals: %d without a normal (fewer than %d points in the neighbourhood)%s, orient %s",
+			undefined, normals.MinPoints, skipped, orient)},
+		map[string]any{"undefined": undefined, "orient": o.Orient.String(), "components": components, "skipped": skippedPoints}
+}
+
+// streamNormals is pctk normals out of core: each point's moments, tile by
+// tile (StreamRun.StreamMoments: within radius r, or its k nearest in
+// rounds), solved and oriented per point (normals.FromMoments) as they
+// come, the columns stored with the tiles.
+func streamNormals(s *StreamRun, o normals.Options, vpGiven bool, r float64, k int) (*StreamResult, error) {
+	if o.Orient == normals.OrientViewpoint && !vpGiven {
+		var err error
+		if o.Viewpoint, err = fileViewpoint(&s.Header.Meta); err != nil {
+			return nil, usagef("%s: %v", s.In, err)
+		}
+	}
+	for i := range o.Viewpoint {
+		o.Viewpoint[i] -= s.Origin[i]
+	}
+	if o.K > 0 {
+		// A k beyond the cloud: the rounds end with all there is.
+		warnClamped("knn", o.K, int(s.N), "point")
+	}
+	ncol := 4
+	if o.Eigenvalues {
+		ncol = 7
+	}
+	var undefined atomic.Int64
+	var failed atomic.Pointer[error]
+	err := s.StreamMoments("normals", r, k, 4*ncol, func(m []findneighbor.Moment, xyz []float32, dst []byte) {
+		res, err := normals.FromMoments(m, xyz, o)
+		if err != nil {
+			failed.Store(&err)
+			return
+		}
+		undefined.Add(int64(res.Undefined))
+		cols := normalsColumns(res, o.Eigenvalues)
+		for j := range m {
+			for c, col := range cols {
+				binary.LittleEndian.PutUint32(dst[4*(ncol*j+c):], math.Float32bits(col.Data.([]float32)[j]))
+			}
+		}
+	})
+	if err == nil && failed.Load() != nil {
+		err = *failed.Load()
+	}
+	if err != nil {
+		return nil, err
+	}
+	rd := s.OwnedReader("normals", 4*ncol)
+	lines, doc := normalsSummary(o, int(undefined.Load()), 0, int(s.Total-s.N))
+	return &StreamResult{
+		Columns: func(rows []int64, owners []tile.Key) ([]*core.Attribute, error) {
+			res := &normals.Result{}
+			cols := []*[]float32{&res.NormalX, &res.NormalY, &res.NormalZ, &res.Curvature, &res.Eigenvalues[0], &res.Eigenvalues[1], &res.Eigenvalues[2]}[:ncol]
+			for _, c := range cols {
+				*c = make([]float32, len(rows))
+			}
+			for i, id := range rows {
+				if id < 0 { // left out: NaN, as the runner spreads columns
+					for _, col := range cols {
+						(*col)[i] = float32(math.NaN())
+					}
+					continue
+				}
+				v, err := rd.Next(owners[i], id)
+				if err != nil {
+					return nil, err
+				}
+				for c, col := range cols {
+					(*col)[i] = math.Float32frombits(binary.LittleEndian.Uint32(v[4*c:]))
+				}
+			}
+			return normalsColumns(res, o.Eigenvalues), nil
+		},
+		Lines: lines, JSON: doc,
 	}, nil
 }
 
 // fileViewpoint returns the sensor position a file records: the
 // translation of a PCD file's VIEWPOINT, which PCL's NormalEstimation orients
 // toward by default.
-func fileViewpoint(c *core.Cloud) ([3]float64, error) {
-	if h, ok := c.Meta.Extra["pcd"].(*pcd.Header); ok {
+func fileViewpoint(m *core.Metadata) ([3]float64, error) {
+	if h, ok := m.Extra["pcd"].(*pcd.Header); ok {
 		return [3]float64{h.Viewpoint[0], h.Viewpoint[1], h.Viewpoint[2]}, nil
 	}
 	return [3]float64{}, errors.New("--orient viewpoint needs --viewpoint X,Y,Z (only PCD files record a viewpoint)")

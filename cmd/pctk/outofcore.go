@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pctk/pctk/algos/dbscan"
@@ -37,10 +39,14 @@ var (
 
 // Streamed is a filter's out-of-core run.
 type Streamed struct {
-	// Halo is the halo width its tile kernels need.
+	// Halo is the halo width its tile kernels need; with KNN > 0 and Halo
+	// 0, the first halo of k-nearest rounds for KNN (tile.KNNHalo).
 	Halo float64
-	// PointBytes is the memory its merge keeps per point of the cloud.
-	PointBytes int64
+	KNN  int
+	// PointBytes is the memory its merge keeps per point of the cloud
+	// while tiles run; PeakBytes, when larger, what it needs a point at
+	// its end, once the tiles are done (dbscan's relabelling).
+	PointBytes, PeakBytes int64
 	// Run runs the kernels over the tiles of s and the merge.
 	Run func(s *StreamRun) (*StreamResult, error)
 }
@@ -48,9 +54,14 @@ type Streamed struct {
 // StreamRun is what the runner hands Streamed.Run: the binned tiles and
 // the backend.
 type StreamRun struct {
-	In, Out string // IN and OUT as given
+	In, Out string       // IN and OUT as given
+	From    *pcio.Format // IN's format (the first file's, for a collection)
+	Header  *pcio.Header // IN's header (the first file's)
+	// Origin is the local frame's origin (the in-memory run's).
+	Origin  [3]float64
 	Store   *tile.Store
-	N       int64 // points of the cloud
+	N       int64 // points that take part (all but those --ignore-class leaves out)
+	Total   int64 // points of the cloud
 	Dims    string
 	Backend findneighbor.Backend
 	Build   findneighbor.BuildOptions
@@ -60,6 +71,167 @@ type StreamRun struct {
 	// pass; nil for a tile collection, whose files' counts include other
 	// files' points and so carry no record.
 	Record *dbscan.RecordHash
+	// Lo and Hi bound the cloud in the local frame (XY).
+	Lo, Hi [2]float64
+
+	// rebin bins the cloud again on the tiles of g (k-nearest rounds).
+	rebin func(g tile.Grid) (*tile.Store, error)
+	// patches hold, per name, the values of points that a later round
+	// computed (OwnedReader prefers them to their tile's slot).
+	patches map[string]map[int64][]byte
+}
+
+// EachOwner calls fn with every point's global index and owner tile, in
+// input order, from the owners file of the binning pass.
+func (s *StreamRun) EachOwner(fn func(id int64, k tile.Key) error) error {
+	f, err := os.Open(filepath.Join(s.Store.Dir(), "owners.bin"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	var b [8]byte
+	for id := int64(0); id < s.N; id++ {
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return fmt.Errorf("owners: %w", err)
+		}
+		k := tile.Key{I: int32(binary.LittleEndian.Uint32(b[0:])), J: int32(binary.LittleEndian.Uint32(b[4:]))}
+		if err := fn(id, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// StreamMoments computes, tile by tile, the moments of every point's
+// neighbourhood as tile.MomentsTiled does in memory (r > 0: the k nearest
+// within r, or all within r for k = 0, on the store's tiles, whose halo
+// must be r; r = 0: the k nearest with no limit, in rounds: the store's
+// halo first, then, for the points that found fewer than k, the input
+// binned again with the halo doubled, until it spans the cloud), and
+// stores size bytes a point under name for OwnedReader: enc encodes the
+// points at xyz with moments m into dst, size bytes each, in order (it is
+// called from several goroutines at once, each with points of its own).
+func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(m []findneighbor.Moment, xyz []float32, dst []byte)) error {
+	var mu sync.Mutex
+	var short []int64
+	radius := r
+	h := s.Store.Grid().Halo
+	_, span := tile.KNNHalo(s.N, s.Lo, s.Hi, k)
+	if r == 0 {
+		radius = h
+		if h >= span {
+			radius = math.Inf(1)
+		}
+	}
+	keys := s.Store.Keys()
+	for ti, key := range keys {
+		s.Progress("", float64(ti)/float64(len(keys)))
+		t, err := s.Store.Load(key)
+		if err != nil {
+			return err
+		}
+		slot := make([]int32, t.Len())
+		for j, i := range t.OwnedIndex() {
+			slot[i] = int32(j)
+		}
+		buf := make([]byte, size*int(s.Store.Owned(key)))
+		err = tile.Moments(t, nil, s.Backend, radius, k, s.Build, func(pts []int32, m []findneighbor.Moment) {
+			var sh []int64
+			var done []int32
+			var dm []findneighbor.Moment
+			for j, i := range pts {
+				if r == 0 && int(m[j].N) < k && !math.IsInf(radius, 1) {
+					sh = append(sh, t.ID[i])
+					continue
+				}
+				done, dm = append(done, i), append(dm, m[j])
+			}
+			out := encode(t, done, dm, size, enc)
+			for j, i := range done {
+				copy(buf[int(slot[i])*size:][:size], out[j*size:])
+			}
+			mu.Lock()
+			short = append(short, sh...)
+			mu.Unlock()
+		})
+		if err != nil {
+			return err
+		}
+		if err := s.WriteOwned(name, key, buf); err != nil {
+			return err
+		}
+	}
+	patch := map[int64][]byte{}
+	for len(short) > 0 {
+		h = min(2*h, span)
+		last := h >= span
+		g, err := tile.RoundGrid(s.Store.Grid().Size, h, span)
+		if err != nil {
+			return err
+		}
+		radius = h
+		if last {
+			g, radius = tile.LastGrid(span), math.Inf(1)
+		}
+		debugf("k-nearest round: %d points short of %d, halo %g", len(short), k, h)
+		st, err := s.rebin(g)
+		if err != nil {
+			return err
+		}
+		want := make(map[int64]bool, len(short))
+		for _, id := range short {
+			want[id] = true
+		}
+		short = short[:0]
+		for _, key := range st.Keys() {
+			t, err := st.Load(key)
+			if err != nil {
+				st.Close()
+				return err
+			}
+			var pts []int32
+			for i, id := range t.ID {
+				if t.Owned[i] && want[id] {
+					pts = append(pts, int32(i))
+				}
+			}
+			if len(pts) == 0 {
+				continue
+			}
+			err = tile.Moments(t, pts, s.Backend, radius, k, s.Build, func(pts []int32, m []findneighbor.Moment) {
+				var done []int32
+				var dm []findneighbor.Moment
+				mu.Lock()
+				for j, i := range pts {
+					if int(m[j].N) < k && !last {
+						short = append(short, t.ID[i])
+						continue
+					}
+					done, dm = append(done, i), append(dm, m[j])
+				}
+				mu.Unlock()
+				out := encode(t, done, dm, size, enc)
+				mu.Lock()
+				for j, i := range done {
+					patch[t.ID[i]] = out[j*size : (j+1)*size]
+				}
+				mu.Unlock()
+			})
+			if err != nil {
+				st.Close()
+				return err
+			}
+		}
+		if err := st.Close(); err != nil {
+			return err
+		}
+	}
+	if s.patches == nil {
+		s.patches = map[string]map[int64][]byte{}
+	}
+	s.patches[name] = patch
+	return nil
 }
 
 // WriteOwned stores the values of tile k's owned points (in tile order)
@@ -72,19 +244,34 @@ func (s *StreamRun) ownedPath(name string, k tile.Key) string {
 	return filepath.Join(s.Store.Dir(), name+"-"+k.String()+".bin")
 }
 
-// OwnedReader reads what WriteOwned stored under name, size bytes per
-// point, in input order: the next value of a point is the next one of its
-// owner tile's, since a tile lists its points in increasing index order.
+// encode runs enc on the tile points pts with moments m.
+func encode(t *tile.Points, pts []int32, m []findneighbor.Moment, size int, enc func([]findneighbor.Moment, []float32, []byte)) []byte {
+	xyz := make([]float32, 0, 3*len(pts))
+	for _, i := range pts {
+		xyz = append(xyz, t.XYZ[3*i:3*i+3]...)
+	}
+	out := make([]byte, size*len(pts))
+	enc(m, xyz, out)
+	return out
+}
+
+// OwnedReader reads what WriteOwned (or StreamMoments) stored under name,
+// size bytes per point, in input order: the next value of a point is the
+// next one of its owner tile's, since a tile lists its points in
+// increasing index order.
 func (s *StreamRun) OwnedReader(name string, size int) *OwnedReader {
-	return &OwnedReader{s: s, name: name, size: size, tiles: map[tile.Key]*ownedBuf{}}
+	w := max(size, min(ownedWindow, ownedWindows/max(1, len(s.Store.Keys()))))
+	return &OwnedReader{s: s, name: name, size: size, window: w / size * size, tiles: map[tile.Key]*ownedBuf{}, patch: s.patches[name]}
 }
 
 // OwnedReader reads per-tile values back in input order.
 type OwnedReader struct {
-	s     *StreamRun
-	name  string
-	size  int
-	tiles map[tile.Key]*ownedBuf
+	s      *StreamRun
+	name   string
+	size   int
+	window int // bytes read from a tile at a time
+	tiles  map[tile.Key]*ownedBuf
+	patch  map[int64][]byte
 }
 
 // ownedBuf is a window of a tile's file: opened, read and closed at each
@@ -94,11 +281,17 @@ type ownedBuf struct {
 	buf []byte
 }
 
-// ownedWindow is the bytes an OwnedReader reads from a tile at a time.
-const ownedWindow = 16 << 10
+// ownedWindow is the bytes an OwnedReader reads from a tile at a time,
+// ownedWindows those of all tiles together at most (many small tiles get
+// smaller windows, at least a value each).
+const (
+	ownedWindow  = 16 << 10
+	ownedWindows = 16 << 20
+)
 
-// Next returns the next value of a point owned by tile k.
-func (r *OwnedReader) Next(k tile.Key) ([]byte, error) {
+// Next returns the value of point id, owned by tile k, the next one in
+// input order.
+func (r *OwnedReader) Next(k tile.Key, id int64) ([]byte, error) {
 	t := r.tiles[k]
 	if t == nil {
 		t = &ownedBuf{}
@@ -109,7 +302,7 @@ func (r *OwnedReader) Next(k tile.Key) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		b := make([]byte, ownedWindow/r.size*r.size)
+		b := make([]byte, r.window)
 		n, err := f.ReadAt(b, t.off)
 		f.Close()
 		if n < r.size {
@@ -122,18 +315,28 @@ func (r *OwnedReader) Next(k tile.Key) ([]byte, error) {
 	}
 	v := t.buf[:r.size]
 	t.buf = t.buf[r.size:]
+	if p, ok := r.patch[id]; ok {
+		return p, nil
+	}
 	return v, nil
 }
 
 // StreamResult is the outcome of Streamed.Run.
 type StreamResult struct {
-	// Columns returns the new columns of the points first.. of IN, whose
-	// owner tiles are owners (one per point; none: the empty columns,
-	// for the output's schema). They are set in order as Result.Columns.
-	Columns func(first int64, owners []tile.Key) ([]*core.Attribute, error)
+	// Columns returns the new columns of a chunk of IN: rows holds each
+	// point's index among the points that take part (-1 for one that
+	// --ignore-class leaves out: NaN or 0 there, as the runner spreads
+	// columns), owners its owner tile; nil rows: the empty columns, for
+	// the output's schema. They are set in order as Result.Columns.
+	Columns func(rows []int64, owners []tile.Key) ([]*core.Attribute, error)
 	// Edit, when set, changes each chunk once its columns are set
-	// (classify points), not the number of points.
-	Edit func(first int64, c *core.Cloud) error
+	// (classify points, drop some) and returns the points to write; it is
+	// also called once on no points, for the output's schema.
+	Edit func(rows []int64, c *core.Cloud) (*core.Cloud, error)
+	// Count, when set, returns how many points of a file Edit keeps (its
+	// header announces them): the file holds the points that take part
+	// first..first+n-1 and others that do not; nil: all.
+	Count func(first, n, others int64) int64
 	// Meta, when set, edits the output's metadata (comments).
 	Meta func(m *core.Metadata)
 	// Lines, JSON and Doc are the summary, as in Result.
@@ -142,16 +345,12 @@ type StreamResult struct {
 	Doc   func(t Timings) any
 }
 
-// streamArgs are the runner's parsed shared flags for runStreamed.
+// streamArgs are IN and OUT of runStreamed.
 type streamArgs struct {
 	in, out string
 	// ins and outs are the files of a tile collection (collection.go);
 	// nil for one IN and OUT.
 	ins, outs []string
-	dims      string
-	flat      bool
-	ignore    []int
-	tileSize  float64
 }
 
 // parseSize parses a memory size: 256MiB, 2GiB, 500MB, 1e9 (bytes).
@@ -184,7 +383,8 @@ const (
 )
 
 // runStreamed runs f out of core (see the comment at the top).
-func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
+func (s *step) runStreamed(a streamArgs) error {
+	c, job, f := s.c, s.job, s.f
 	budget := int64(defaultCollectionMemory)
 	if c.IsSet(maxMemoryFlag.Name) {
 		var err error
@@ -200,12 +400,22 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 		return usagef("--max-memory: pctk %s runs in memory only with these flags (--tile-size tiles it in memory)", f.label())
 	case slices.Contains(a.ins, pcio.Stdio):
 		return usagef("--max-memory reads IN three times: give a file, not -")
-	case len(a.ignore) > 0 || job.Select != nil || job.Project != nil:
-		return usagef("--max-memory: not with --ignore-class, --keep-nan or --geographic yet; run in memory (--tile-size tiles it)")
+	case job.Project != nil:
+		return usagef("--max-memory: not with --geographic yet; run in memory (--tile-size tiles it)")
 	case c.Bool(salvageFlag.Name):
 		return usagef("--max-memory: not with --salvage; repair IN with pctk convert --salvage first")
 	}
-	b, err := backend(c, job.CPUWork)
+	if q, err := queryOf(c); err != nil || q != nil {
+		if err != nil {
+			return err
+		}
+		return usagef("--max-memory: not with --bounds, --level or --resolution yet; run in memory")
+	}
+	pending, err := backend(c, job.CPUWork)
+	if err != nil {
+		return err
+	}
+	b, _, err := pending.resolve()
 	if err != nil {
 		return err
 	}
@@ -214,11 +424,17 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	start := time.Now()
 
 	// Pass 1: count, bounds (the in-memory local origin), record hash.
-	var n int64
+	var n, np int64
+	nps := make([]int64, len(a.ins)) // points that take part, per file
 	var lo, hi [3]float64
 	var rec dbscan.RecordHash
-	froms, err := streamIns(a.ins, func(first int64, ch *core.Cloud) error {
+	take := s.takesPart()
+	froms, heads, err := streamIns(c, a.ins, func(file int, first int64, ch *core.Cloud) error {
 		for i := range ch.Len() {
+			if take(ch, i) {
+				np++
+				nps[file]++
+			}
 			x, y, z := ch.X[i], ch.Y[i], ch.Z[i]
 			if !finite(x) || !finite(y) || !finite(z) {
 				return fmt.Errorf("core: point %d has a non-finite coordinate (%g, %g, %g)", first+int64(i), x, y, z)
@@ -238,29 +454,42 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	if err != nil {
 		return err
 	}
+
 	ofs, variants := make([]*pcio.Format, len(a.outs)), make([]string, len(a.outs))
 	for i, out := range a.outs {
 		if ofs[i], variants[i], err = pcio.OutputFormat(out, c.String("format"), froms[i]); err != nil {
 			return usagef("%v", err)
 		}
+		if ofs[i], err = withText(c, ofs[i], false); err != nil {
+			return err
+		}
 		if ofs[i].NewEncoder == nil {
 			return usagef("--max-memory writes OUT as a stream, which format %s cannot; choose another (--format)", ofs[i].Name)
 		}
 	}
-	if n > math.MaxInt32 {
-		return fmt.Errorf("%s: %d points: out-of-core runs index points with int32 (at most %d)", a.in, n, math.MaxInt32)
+	if np > math.MaxInt32 {
+		return fmt.Errorf("%s: %d points: out-of-core runs index points with int32 (at most %d)", a.in, np, math.MaxInt32)
 	}
 	origin := core.Bounds{Min: lo, Max: hi}.Center()
-	if a.flat {
+	if s.flat {
 		origin[2] = 0
 	}
-	size := a.tileSize
+	loXY := [2]float64{lo[0] - origin[0], lo[1] - origin[1]}
+	hiXY := [2]float64{hi[0] - origin[0], hi[1] - origin[1]}
+	halo := job.Stream.Halo
+	if halo == 0 && job.Stream.KNN > 0 {
+		halo, _ = tile.KNNHalo(np, loXY, hiXY, job.Stream.KNN)
+	}
+	if peak := job.Stream.PeakBytes * np; peak > budget-streamReserve {
+		return usagef("--max-memory %d is too small for %d points: the merge needs %d bytes a point at its end; give at least %dMiB", budget, np, job.Stream.PeakBytes, (peak+streamReserve)>>20+1)
+	}
+	size := s.tileSize
 	if size == 0 {
-		if size, err = tileSizeFor(budget, n, job.Stream, lo, hi); err != nil {
+		if size, err = tileSizeFor(budget, np, job.Stream.PointBytes, halo, lo, hi); err != nil {
 			return usagef("%v", err)
 		}
 	}
-	g, err := tile.NewGrid(size, job.Stream.Halo)
+	g, err := tile.NewGrid(size, halo)
 	if err != nil {
 		return usagef("--tile-size: %v", err)
 	}
@@ -270,26 +499,44 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	}
 	defer store.Close()
 
-	// Pass 2: bin.
+	// Pass 2: bin, and note each point's owner tile.
 	local := func(ch *core.Cloud, i int) (x, y, z float32) {
 		x, y = float32(ch.X[i]-origin[0]), float32(ch.Y[i]-origin[1])
-		if !a.flat {
+		if !s.flat {
 			z = float32(ch.Z[i] - origin[2])
 		}
 		return x, y, z
 	}
-	if _, err := streamIns(a.ins, func(first int64, ch *core.Cloud) error {
-		for i := range ch.Len() {
-			x, y, z := local(ch, i)
-			if err := store.Add(first+int64(i), x, y, z); err != nil {
-				return err
+	bin := func(st *tile.Store, owners io.Writer) error {
+		var b [8]byte
+		var id int64 // among the points that take part
+		_, _, err := streamIns(c, a.ins, func(_ int, _ int64, ch *core.Cloud) error {
+			for i := range ch.Len() {
+				if !take(ch, i) {
+					continue
+				}
+				x, y, z := local(ch, i)
+				if err := st.Add(id, x, y, z); err != nil {
+					return err
+				}
+				id++
+				if owners != nil {
+					k := st.Grid().Owner(x, y)
+					binary.LittleEndian.PutUint32(b[0:], uint32(k.I))
+					binary.LittleEndian.PutUint32(b[4:], uint32(k.J))
+					if _, err := owners.Write(b[:]); err != nil {
+						return err
+					}
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return nil
-	}); err != nil {
-		return err
+		return st.Flush()
 	}
-	if err := store.Flush(); err != nil {
+	if err := writeOwners(store, func(w io.Writer) error { return bin(store, w) }); err != nil {
 		return err
 	}
 	debugf("--max-memory %d: %d points in %d tiles of %g (halo %g) under %s", budget, n, len(store.Keys()), size, g.Halo, store.Dir())
@@ -297,10 +544,22 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	// The kernels and the merge.
 	t1 := time.Now()
 	report, finish := stageProgress(f.label())
-	run := &StreamRun{In: a.in, Out: a.out, Store: store, N: n, Dims: a.dims, Backend: b, Progress: report, Record: &rec,
-		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}}
-	if len(a.ins) > 1 || a.outs[0] != a.out {
-		// A file of a collection holds counts of other points than its own.
+	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
+		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}, Lo: loXY, Hi: hiXY,
+		rebin: func(g tile.Grid) (*tile.Store, error) {
+			st, err := tile.NewStore(c.String(tmpdirFlag.Name), g)
+			if err != nil {
+				return nil, err
+			}
+			if err := bin(st, nil); err != nil {
+				st.Close()
+				return nil, err
+			}
+			return st, nil
+		}}
+	if len(a.ins) > 1 || a.outs[0] != a.out || np < n {
+		// A file of a collection holds counts of other points than its
+		// own; with --ignore-class, the counts are of some points only.
 		run.Record = nil
 	}
 	res, err := job.Stream.Run(run)
@@ -317,27 +576,45 @@ func (f *Filter) runStreamed(c *cli.Context, job *Job, a streamArgs) error {
 	t2 := time.Now()
 	var first int64
 	for i, in := range a.ins {
-		m, err := writeStreamed(c, in, a.outs[i], first, ofs[i], variants[i], res, g, local)
-		if err != nil {
+		if err := writeStreamed(c, in, a.outs[i], first, nps[i], ofs[i], variants[i], res, g, local, take); err != nil {
 			return err
 		}
-		first += m
+		first += nps[i]
 	}
 	t3 := time.Now()
 	t := Timings{Read: t1.Sub(start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds()}
-	return f.report(c, &Result{Lines: res.Lines, JSON: res.JSON, Doc: res.Doc}, t,
-		summaryDoc{Command: f.label(), Input: a.in, Output: a.out, Points: int(n), Used: int(n), Backend: b.Name()})
+	return s.reportDoc(summaryDoc{Command: f.label(), Input: a.in, Output: a.out, Points: int(n), Used: int(np), Backend: b.Name()},
+		&Result{Lines: res.Lines, JSON: res.JSON, Doc: res.Doc}, t, t3.Sub(start))
+}
+
+// writeOwners runs bin with a buffered writer of the store's owners file
+// (EachOwner).
+func writeOwners(st *tile.Store, bin func(w io.Writer) error) error {
+	f, err := os.Create(filepath.Join(st.Dir(), "owners.bin"))
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	if err := bin(w); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // tileSizeFor returns the side of tiles that hold what the budget leaves
-// after the merge's memory, for points spread evenly over the XY box
-// lo..hi with a halo.
-func tileSizeFor(budget, n int64, s *Streamed, lo, hi [3]float64) (float64, error) {
-	left := budget - streamReserve - s.PointBytes*n
+// after the merge's memory (pointBytes a point), for points spread evenly
+// over the XY box lo..hi with a halo.
+func tileSizeFor(budget, n, pointBytes int64, halo float64, lo, hi [3]float64) (float64, error) {
+	left := budget - streamReserve - pointBytes*n
 	pts := left / tilePointBytes
 	if pts < 4096 {
-		need := streamReserve + s.PointBytes*n + 4096*tilePointBytes
-		return 0, fmt.Errorf("--max-memory %d is too small for %d points: the merge alone keeps %d bytes a point; give at least %dMiB", budget, n, s.PointBytes, need>>20+1)
+		need := streamReserve + pointBytes*n + 4096*tilePointBytes
+		return 0, fmt.Errorf("--max-memory %d is too small for %d points: the merge alone keeps %d bytes a point; give at least %dMiB", budget, n, pointBytes, need>>20+1)
 	}
 	area := (hi[0] - lo[0]) * (hi[1] - lo[1])
 	if !(area > 0) || n <= pts {
@@ -345,54 +622,72 @@ func tileSizeFor(budget, n int64, s *Streamed, lo, hi [3]float64) (float64, erro
 		return math.Max(hi[0]-lo[0], hi[1]-lo[1])*2 + 1, nil
 	}
 	// (S + 2h)² · n/area = pts
-	side := math.Sqrt(float64(pts)*area/float64(n)) - 2*s.Halo
-	if side < s.Halo {
-		return 0, fmt.Errorf("--max-memory %d leaves tiles of %d points, narrower than their halo %g at this density; give more memory", budget, pts, s.Halo)
+	side := math.Sqrt(float64(pts)*area/float64(n)) - 2*halo
+	if side < halo {
+		return 0, fmt.Errorf("--max-memory %d leaves tiles of %d points, narrower than their halo %g at this density; give more memory", budget, pts, halo)
 	}
 	return side, nil
 }
 
-// streamIns runs streamIn on each path in turn, the indices of a file's
-// points following those of the files before it, and returns their formats.
-func streamIns(paths []string, fn func(first int64, c *core.Cloud) error) ([]*pcio.Format, error) {
+// openStream opens path for a streaming read, with --columns bound to a
+// text format, and returns its decoder, format and closer.
+func openStream(c *cli.Context, path string) (pcio.Decoder, *pcio.Format, io.Closer, error) {
+	f, r, closer, err := pcio.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if f, err = withText(c, f, true); err != nil {
+		closer.Close()
+		return nil, nil, nil, err
+	}
+	if f.NewDecoder == nil {
+		closer.Close()
+		return nil, nil, nil, usagef("--max-memory reads IN as a stream, which format %s cannot; convert it (pctk convert) or run in memory", f.Name)
+	}
+	dec, err := f.NewDecoder(r)
+	if err != nil {
+		closer.Close()
+		return nil, nil, nil, fmt.Errorf("%s: %w", pcio.Name(path), err)
+	}
+	return dec, f, closer, nil
+}
+
+// streamIns runs streamIn on each path in turn (fn gets the file's
+// number), the indices of a file's points following those of the files
+// before it, and returns their formats and headers.
+func streamIns(c *cli.Context, paths []string, fn func(file int, first int64, c *core.Cloud) error) ([]*pcio.Format, []*pcio.Header, error) {
 	var base int64
 	var froms []*pcio.Format
-	for _, p := range paths {
+	var heads []*pcio.Header
+	for k, p := range paths {
 		var n int64
-		f, err := streamIn(p, func(first int64, c *core.Cloud) error {
-			n = first + int64(c.Len())
-			return fn(base+first, c)
+		f, h, err := streamIn(c, p, func(first int64, ch *core.Cloud) error {
+			n = first + int64(ch.Len())
+			return fn(k, base+first, ch)
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		froms, base = append(froms, f), base+n
+		froms, heads, base = append(froms, f), append(heads, h), base+n
 	}
-	return froms, nil
+	return froms, heads, nil
 }
 
 // streamIn decodes path in chunks, calling fn with each and the index of
 // its first point, and returns the format.
-func streamIn(path string, fn func(first int64, c *core.Cloud) error) (*pcio.Format, error) {
-	f, r, closer, err := pcio.Open(path)
+func streamIn(c *cli.Context, path string, fn func(first int64, c *core.Cloud) error) (*pcio.Format, *pcio.Header, error) {
+	dec, f, closer, err := openStream(c, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer closer.Close()
-	if f.NewDecoder == nil {
-		return nil, usagef("--max-memory reads IN as a stream, which format %s cannot; convert it (pctk convert) or run in memory", f.Name)
-	}
-	dec, err := f.NewDecoder(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", pcio.Name(path), err)
-	}
 	err = eachChunk(path, dec, func(first int64, ch *core.Cloud) error {
 		if err := fn(first, ch); err != nil {
 			return fmt.Errorf("%s: %w", pcio.Name(path), err)
 		}
 		return nil
 	})
-	return f, err
+	return f, dec.Header(), err
 }
 
 // readError is an error of reading IN, named, as opposed to one of what
@@ -422,24 +717,21 @@ func eachChunk(in string, dec pcio.Decoder, fn func(first int64, c *core.Cloud) 
 }
 
 // writeStreamed writes out atomically from a third pass over in, whose
-// first point has global index base, each chunk with the result's columns
-// and edits, and returns the number of points.
-func writeStreamed(c *cli.Context, in, out string, base int64, of *pcio.Format, variant string, res *StreamResult, g tile.Grid, local func(*core.Cloud, int) (float32, float32, float32)) (int64, error) {
-	f, r, closer, err := pcio.Open(in)
+// np points that take part (take) are base.. among all files', each chunk
+// with the result's columns and edits.
+func writeStreamed(c *cli.Context, in, out string, base, np int64, of *pcio.Format, variant string, res *StreamResult, g tile.Grid,
+	local func(*core.Cloud, int) (float32, float32, float32), take func(*core.Cloud, int) bool) error {
+	dec, _, closer, err := openStream(c, in)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer closer.Close()
-	dec, err := f.NewDecoder(r)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", pcio.Name(in), err)
-	}
 	// The output's schema: IN's with the new columns set as SetAttr sets
 	// them, from the empty columns.
 	h := *dec.Header()
-	empty, err := res.Columns(0, nil)
+	empty, err := res.Columns(nil, nil)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	schema := &core.Cloud{}
 	for _, s := range h.Schema {
@@ -447,55 +739,96 @@ func writeStreamed(c *cli.Context, in, out string, base int64, of *pcio.Format, 
 	}
 	for _, col := range empty {
 		if err := schema.SetAttr(col); err != nil {
-			return 0, err
+			return err
+		}
+	}
+	if res.Edit != nil {
+		if schema, err = res.Edit(nil, schema); err != nil {
+			return err
 		}
 	}
 	h.Schema = schema.Attrs
+	if res.Count != nil {
+		h.Count = res.Count(base, np, h.Count-np)
+	}
 	h.Meta.Comments = append([]string(nil), h.Meta.Comments...)
 	if res.Meta != nil {
 		res.Meta(&h.Meta)
 	}
 	var owners []tile.Key
-	var n int64
-	err = streamOut(c, in, dec, out, of, &h, variant, func(first int64, ch *core.Cloud) error {
-		first += base
-		n += int64(ch.Len())
-		owners = owners[:0]
+	var rows []int64
+	id := base
+	return streamOut(c, in, dec, out, of, &h, variant, func(_ int64, ch *core.Cloud) (*core.Cloud, error) {
+		owners, rows = owners[:0], rows[:0]
 		for i := range ch.Len() {
+			if !take(ch, i) {
+				owners, rows = append(owners, tile.Key{}), append(rows, -1)
+				continue
+			}
 			x, y, _ := local(ch, i)
-			owners = append(owners, g.Owner(x, y))
+			owners, rows = append(owners, g.Owner(x, y)), append(rows, id)
+			id++
 		}
-		cols, err := res.Columns(first, owners)
+		cols, err := res.Columns(rows, owners)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, col := range cols {
 			if err := ch.SetAttr(col); err != nil {
-				return err
+				return nil, err
 			}
 		}
-		if res.Edit != nil {
-			return res.Edit(first, ch)
+		if res.Edit == nil {
+			return ch, nil
 		}
-		return nil
+		return res.Edit(rows, ch)
 	})
-	return n, err
+}
+
+// takesPart returns whether point i of a chunk takes part: its
+// Classification is not one --ignore-class names (participants' rule).
+func (s *step) takesPart() func(ch *core.Cloud, i int) bool {
+	if len(s.ignore) == 0 {
+		return func(*core.Cloud, int) bool { return true }
+	}
+	var skip [256]bool
+	for _, v := range s.ignore {
+		skip[v] = true
+	}
+	var last *core.Cloud
+	var cls *core.Attribute
+	warned := false
+	return func(ch *core.Cloud, i int) bool {
+		if ch != last {
+			last, cls = ch, ch.Attr(core.DimClassification)
+		}
+		if cls == nil {
+			if !warned {
+				infof("warning: --ignore-class: the input has no %s attribute; every point takes part", core.DimClassification)
+				warned = true
+			}
+			return true
+		}
+		v := cls.Int64(i)
+		return v < 0 || v > 255 || !skip[v]
+	}
 }
 
 // streamOut writes path atomically in format of (variant), with header h,
-// from the chunks of dec reading in, each changed by edit before it is
-// written. Errors name in when reading failed, path when writing did.
-func streamOut(c *cli.Context, in string, dec pcio.Decoder, path string, of *pcio.Format, h *pcio.Header, variant string, edit func(first int64, ch *core.Cloud) error) error {
+// from the chunks of dec reading in, each replaced by what edit returns
+// for it. Errors name in when reading failed, path when writing did.
+func streamOut(c *cli.Context, in string, dec pcio.Decoder, path string, of *pcio.Format, h *pcio.Header, variant string, edit func(first int64, ch *core.Cloud) (*core.Cloud, error)) error {
 	err := pcio.WriteAtomic(path, func(w io.Writer) error {
 		enc, err := of.NewEncoder(w, h, variant)
 		if err != nil {
 			return err
 		}
 		err = eachChunk(in, dec, func(first int64, ch *core.Cloud) error {
-			if err := edit(first, ch); err != nil {
+			out, err := edit(first, ch)
+			if err != nil {
 				return err
 			}
-			return enc.Write(ch)
+			return enc.Write(out)
 		})
 		if err != nil {
 			return err
@@ -555,13 +888,18 @@ func (s *StreamRun) StreamCounts(r float64, stage string, each func(t *tile.Poin
 }
 
 // countColumn returns the out-of-core Columns of one column name of type
-// T made from each point's count (StreamCounts) by value.
-func countColumn[T uint32 | float64](s *StreamRun, name string, value func(c uint32) T) func(first int64, owners []tile.Key) ([]*core.Attribute, error) {
+// T made from each point's count (StreamCounts) by value, rest for the
+// points that take no part.
+func countColumn[T uint32 | float64](s *StreamRun, name string, rest T, value func(c uint32) T) func(rows []int64, owners []tile.Key) ([]*core.Attribute, error) {
 	counts := s.OwnedReader("counts", 4)
-	return func(_ int64, owners []tile.Key) ([]*core.Attribute, error) {
-		v := make([]T, len(owners))
-		for i, k := range owners {
-			b, err := counts.Next(k)
+	return func(rows []int64, owners []tile.Key) ([]*core.Attribute, error) {
+		v := make([]T, len(rows))
+		for i, id := range rows {
+			if id < 0 {
+				v[i] = rest
+				continue
+			}
+			b, err := counts.Next(owners[i], id)
 			if err != nil {
 				return nil, err
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/png"
 	"io"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pctk/pctk/algos/render"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -43,8 +45,12 @@ type Filter struct {
 	Dims, IgnoreClass bool
 	// Tiled declares that the filter's Compute honours Points.TileSize
 	// (its algorithm has tile kernels, docs/scale.md): the runner adds
-	// --tile-size.
+	// --tile-size, and --max-memory, --tmpdir and tile collections (IN
+	// several files, OUT a folder) for jobs with a Stream (outofcore.go).
 	Tiled bool
+	// Preview, when set, adds --preview FILE.png: a picture of the written
+	// cloud from the top, coloured as Preview says (a pctk render --color).
+	Preview string
 	// Params maps the parameter names of the algorithm's
 	// findneighbor.ParamError to the filter's flags ("k": "knn"), so that
 	// a parameter out of its limits is a usage error naming the flag.
@@ -71,8 +77,8 @@ type Job struct {
 	// Project, when set, replaces Cloud.Local for the float32 coordinates
 	// (dbscan --geographic projects lon/lat to metres).
 	Project func(c *core.Cloud, flat bool) (core.Local, error)
-	// Stream, when set, is the job's out-of-core run (--max-memory,
-	// outofcore.go); without it --max-memory is refused.
+	// Stream, when set, is the job's out-of-core run (--max-memory, tile
+	// collections; outofcore.go); without it those are refused.
 	Stream *Streamed
 }
 
@@ -144,6 +150,12 @@ func (p *Points) cloudIndex(k int) int {
 // every point then uses all it has, as PCL and Open3D do, rather than
 // failing: a tile smaller than k must not stop a batch.
 func (p *Points) WarnClamped(flag string, k, available int, noun string) {
+	warnClamped(flag, k, available, noun)
+}
+
+// warnClamped is Points.WarnClamped, for runs without Points (out of
+// core).
+func warnClamped(flag string, k, available int, noun string) {
 	if k > available {
 		infof("warning: --%s %d exceeds the %s of the cloud; each point uses all it has (as PCL and Open3D do)", flag, k, count(available, noun))
 	}
@@ -203,6 +215,7 @@ var (
 	jsonFlag        = &cli.BoolFlag{Name: "json", Usage: "print the summary as JSON on stdout (not when OUT is -)"}
 	summaryFlag     = &cli.StringFlag{Name: "summary", Usage: "write the summary as JSON to `FILE`"}
 	tileSizeFlag    = &cli.Float64Flag{Name: "tile-size", Usage: "compute on square tiles of side `SIZE` in XY (the cloud's units), one at a time, each with a halo of the neighbours it needs: the same output as without (docs/scale.md)"}
+	previewFlag     = &cli.StringFlag{Name: "preview", Usage: "also draw the result from the top into a PNG `FILE` (see pctk render)"}
 	ignoreClassFlag = &cli.StringFlag{Name: "ignore-class", Usage: "comma list of Classification codes whose points take no part (e.g. 7,18): they are nobody's neighbours and get no value (NaN, 0)"}
 )
 
@@ -222,10 +235,14 @@ func (f *Filter) Command() *cli.Command {
 	if f.IgnoreClass {
 		flags = append(flags, ignoreClassFlag)
 	}
+	if f.Preview != "" {
+		flags = append(flags, previewFlag)
+	}
 	if f.Tiled {
 		flags = append(flags, tileSizeFlag, maxMemoryFlag, tmpdirFlag)
 	}
 	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag)
+	flags = append(flags, queryFlags...)
 	desc := f.Description
 	if len(f.Examples) > 0 {
 		desc += "\n\nExamples:\n  " + strings.Join(f.Examples, "\n  ")
@@ -234,13 +251,18 @@ func (f *Filter) Command() *cli.Command {
 	if f.Tiled {
 		args = "IN OUT | IN... OUTDIR (a tile collection: several files or a glob, docs/scale.md)"
 	}
-	return &cli.Command{
+	cmd := &cli.Command{
 		Name: f.Name, Aliases: f.Aliases, Usage: f.Usage, ArgsUsage: args, Description: desc,
 		Flags:        flags,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
 		Action:       f.run,
 	}
+	filterOf[cmd] = f
+	return cmd
 }
+
+// filterOf maps each filter's command to its filter, for pctk pipeline.
+var filterOf = map[*cli.Command]*Filter{}
 
 // run is the action of every filter: see Filter.
 func (f *Filter) run(c *cli.Context) error {
@@ -258,142 +280,133 @@ func (f *Filter) run(c *cli.Context) error {
 			return err
 		}
 	}
-	dims, flat := "xyz", false
-	if f.Dims {
-		if dims, flat, err = parseDims(c); err != nil {
-			return err
-		}
-	}
-	var ignore []int
-	if f.IgnoreClass {
-		if ignore, err = parseClasses(c.String(ignoreClassFlag.Name)); err != nil {
-			return err
-		}
-	}
-	var tileSize float64
-	if f.Tiled {
-		if tileSize = c.Float64(tileSizeFlag.Name); !(tileSize >= 0) || math.IsInf(tileSize, 0) {
-			return usagef("--tile-size %v: want a finite size > 0 (0: no tiles)", tileSize)
-		}
-	}
-	jsonOut, summaryPath := c.Bool(jsonFlag.Name), c.String(summaryFlag.Name)
-	if jsonOut && out == pcio.Stdio {
-		return usagef("--json prints on stdout, where OUT - writes the cloud; use --summary FILE")
-	}
-	job, err := f.Prepare(c)
+	s, err := f.prepare(c, out)
 	if err != nil {
-		return f.paramError(err)
+		return err
 	}
 	if ins != nil {
-		if job.Stream == nil {
+		if s.job.Stream == nil {
 			return usagef("pctk %s runs one file in memory with these flags; a collection of files (IN several files or a glob) needs its out-of-core run (docs/scale.md)", f.label())
 		}
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return err
 		}
-		if err := checkOutputs(c, append(append([]string{summaryPath}, outs...), job.Outputs...)...); err != nil {
+		if err := checkOutputs(c, append(outs, s.outputs()...)...); err != nil {
 			return err
 		}
-		return f.runStreamed(c, job, streamArgs{in: in, out: out, ins: ins, outs: outs, dims: dims, flat: flat, ignore: ignore, tileSize: tileSize})
+		return s.runStreamed(streamArgs{in: in, out: out, ins: ins, outs: outs})
 	}
-	if err := checkOutputs(c, append([]string{out, summaryPath}, job.Outputs...)...); err != nil {
+	if err := checkOutputs(c, append([]string{out}, s.outputs()...)...); err != nil {
 		return err
 	}
 	if f.Tiled && c.IsSet(maxMemoryFlag.Name) {
-		return f.runStreamed(c, job, streamArgs{in: in, out: out, dims: dims, flat: flat, ignore: ignore, tileSize: tileSize})
+		return s.runStreamed(streamArgs{in: in, out: out})
 	}
-	p, src, err := loadPoints(c, job, in, out, ignore, flat)
+	src, err := loadInput(c, in, s.job.CPUWork)
 	if err != nil {
 		return err
 	}
-	p.Dims, p.Flat, p.TileSize = dims, flat, tileSize
-	report, finish := stageProgress(f.label())
-	p.Progress = report
-	p.Build = findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name), Progress: func(done float64) { report("", done) }}
-
+	if _, _, err := pcio.OutputFormat(out, c.String("format"), src.from); err != nil {
+		return usagef("%v", err)
+	}
 	t1 := time.Now()
-	res, err := job.Compute(p)
-	finish()
+	p, res, err := s.compute(src.cloud, src.from, src.backend, in, out)
 	if err != nil {
-		var ue usageError
-		if pe := f.paramError(err); errors.As(pe, &ue) {
-			return pe
-		}
-		return fmt.Errorf("%s: %w", in, err)
+		return err
 	}
 	t2 := time.Now()
-	if err := writeResult(c, p, res); err != nil {
+	written, err := s.apply(p, res)
+	if err != nil {
+		return err
+	}
+	if err := writeCloud(c, out, written, src.from); err != nil {
 		return err
 	}
 	t3 := time.Now()
-	t := Timings{Read: t1.Sub(src.start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds()}
-	return f.report(c, res, t, summaryDoc{Command: f.label(), Input: in, Output: out, Points: p.Cloud.Len(), Used: p.Len(), Backend: p.Backend.Name()})
+	return s.report(p, res, Timings{Read: t1.Sub(src.start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds()}, t3.Sub(src.start))
 }
 
-// report writes the summary of a run: --summary FILE, then --json on
-// stdout or the result's lines and one timing line on stderr. doc is the
-// runner's document with the run's counts and backend; the result fills
-// in the rest (or replaces it: Result.Doc).
-func (f *Filter) report(c *cli.Context, res *Result, t Timings, doc summaryDoc) error {
-	doc.Seconds, doc.Result = t, res.JSON
-	var d any = doc
-	if res.Doc != nil {
-		d = res.Doc(t)
-	}
-	data, err := json.MarshalIndent(d, "", "  ")
-	if err != nil {
-		return err
-	}
-	data = append(data, '\n')
-	if summaryPath := c.String(summaryFlag.Name); summaryPath != "" {
-		if err := writeFile(c, summaryPath, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-			return err
+// step is one run of a filter on a cloud in memory: a command's whole
+// work, or one step of pctk pipeline. Its context holds the filter's own
+// flags.
+type step struct {
+	f           *Filter
+	c           *cli.Context
+	job         *Job
+	dims        string
+	flat        bool
+	ignore      []int
+	jsonOut     bool
+	summaryPath string
+	previewPath string
+	tileSize    float64
+}
+
+// prepare checks the filter's flags in c, before anything is read, and
+// returns the step to run; out is where the cloud goes ("-": --json cannot
+// share standard output).
+func (f *Filter) prepare(c *cli.Context, out string) (*step, error) {
+	s := &step{f: f, c: c, dims: "xyz"}
+	var err error
+	if f.Dims {
+		if s.dims, s.flat, err = parseDims(c); err != nil {
+			return nil, err
 		}
 	}
-	if c.Bool(jsonFlag.Name) {
-		_, err := os.Stdout.Write(data)
-		return err
+	if f.IgnoreClass {
+		if s.ignore, err = parseClasses(c.String(ignoreClassFlag.Name)); err != nil {
+			return nil, err
+		}
 	}
-	for _, l := range res.Lines {
-		infof("%s", l)
+	s.jsonOut, s.summaryPath = c.Bool(jsonFlag.Name), c.String(summaryFlag.Name)
+	if f.Preview != "" {
+		s.previewPath = c.String(previewFlag.Name)
 	}
-	infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", f.label(), count(doc.Points, "point"), doc.Backend,
-		t.Read+t.Compute+t.Write, t.Read, t.Compute, t.Write)
-	return nil
+	if s.jsonOut && out == pcio.Stdio {
+		return nil, usagef("--json prints on stdout, where OUT - writes the cloud; use --summary FILE")
+	}
+	if f.Tiled {
+		if s.tileSize = c.Float64(tileSizeFlag.Name); !(s.tileSize >= 0) || math.IsInf(s.tileSize, 0) {
+			return nil, usagef("--tile-size %v: want a finite size > 0 (0: no tiles)", s.tileSize)
+		}
+	}
+	if s.job, err = f.Prepare(c); err != nil {
+		return nil, f.paramError(err)
+	}
+	return s, nil
 }
 
-// loadPoints resolves the backend, reads and checks IN (job.Select or
-// Cloud.Validate), checks OUT's format now that IN's is known, and returns
-// the float32 coordinates of the points that take part: those job.Select
-// keeps whose class is not in ignore.
-func loadPoints(c *cli.Context, job *Job, in, out string, ignore []int, flat bool) (*Points, *input, error) {
-	check := (*core.Cloud).Validate
+// outputs lists the files the step writes besides OUT, to be checked
+// before any work.
+func (s *step) outputs() []string {
+	return append([]string{s.summaryPath, s.previewPath}, s.job.Outputs...)
+}
+
+// compute checks the cloud (job.Select or Cloud.Validate), takes the
+// float32 coordinates of the points that take part (those job.Select keeps
+// whose class is not ignored) and runs the filter on them with backend b.
+func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Backend, in, out string) (*Points, *Result, error) {
 	var selected []int
-	if job.Select != nil {
-		check = func(cl *core.Cloud) (err error) {
-			selected, err = job.Select(cl)
-			return err
-		}
+	var err error
+	if s.job.Select != nil {
+		selected, err = s.job.Select(cloud)
+	} else {
+		err = cloud.Validate()
 	}
-	src, err := loadInput(c, in, job.CPUWork, check)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
-	cloud := src.cloud
-	if _, _, err := pcio.OutputFormat(out, c.String("format"), src.from); err != nil {
-		return nil, nil, usagef("%v", err)
-	}
-	part, err := participants(cloud, ignore, selected)
+	part, err := participants(cloud, s.ignore, selected)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", in, err)
 	}
 	var local core.Local
-	if job.Project != nil {
-		if local, err = job.Project(cloud, flat); err != nil {
+	if s.job.Project != nil {
+		if local, err = s.job.Project(cloud, s.flat); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", in, err)
 		}
 	} else {
-		local = cloud.Local(flat)
+		local = cloud.Local(s.flat)
 	}
 	xyz := local.XYZ
 	if part != nil {
@@ -402,31 +415,88 @@ func loadPoints(c *cli.Context, job *Job, in, out string, ignore []int, flat boo
 			xyz = append(xyz, local.XYZ[3*i:3*i+3]...)
 		}
 	}
-	p := &Points{In: in, Out: out, Cloud: cloud, From: src.from, XYZ: xyz, Origin: local.Origin, Index: part, Backend: src.backend}
-	return p, src, nil
+	p := &Points{In: in, Out: out, Cloud: cloud, From: from, XYZ: xyz, Origin: local.Origin, Index: part,
+		Dims: s.dims, Flat: s.flat, Backend: b, TileSize: s.tileSize}
+	report, finish := stageProgress(s.f.label())
+	p.Progress = report
+	p.Build = findneighbor.BuildOptions{Workers: s.c.Int(workersFlag.Name), Progress: func(done float64) { report("", done) }}
+	res, err := s.job.Compute(p)
+	finish()
+	if err != nil {
+		var ue usageError
+		if pe := s.f.paramError(err); errors.As(pe, &ue) {
+			return nil, nil, pe
+		}
+		return nil, nil, fmt.Errorf("%s: %w", in, err)
+	}
+	return p, res, nil
 }
 
-// writeResult sets the result's columns, edits the cloud, and writes the
-// side outputs and then OUT, each atomically.
-func writeResult(c *cli.Context, p *Points, res *Result) error {
+// apply sets the result's columns, edits the cloud, writes the side
+// outputs atomically and returns the cloud to write.
+func (s *step) apply(p *Points, res *Result) (*core.Cloud, error) {
 	for _, col := range res.Columns {
 		if err := p.Cloud.SetAttr(spread(col, p.Index, p.Cloud.Len())); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	written := p.Cloud
 	if res.Edit != nil {
 		var err error
 		if written, err = res.Edit(p.Cloud); err != nil {
+			return nil, err
+		}
+	}
+	side := res.Side
+	if s.previewPath != "" {
+		img, err := render.Render(written, render.Options{Color: s.f.Preview})
+		if err != nil {
+			return nil, err
+		}
+		side = append(side, SideOutput{s.previewPath, func(w io.Writer) error { return png.Encode(w, img) }})
+	}
+	for _, o := range side {
+		if err := writeFile(s.c, o.Path, o.Write); err != nil {
+			return nil, err
+		}
+	}
+	return written, nil
+}
+
+// report writes the step's summary: --summary FILE, --json on stdout, or
+// the summary lines and one timing line (total: the whole command's time).
+func (s *step) report(p *Points, res *Result, t Timings, total time.Duration) error {
+	return s.reportDoc(summaryDoc{Command: s.f.label(), Input: p.In, Output: p.Out, Points: p.Cloud.Len(), Used: p.Len(), Backend: p.Backend.Name()}, res, t, total)
+}
+
+// reportDoc is report with the run's document (Seconds and Result filled
+// in here), for runs without Points (out of core).
+func (s *step) reportDoc(d summaryDoc, res *Result, t Timings, total time.Duration) error {
+	d.Seconds, d.Result = t, res.JSON
+	var doc any = d
+	if res.Doc != nil {
+		doc = res.Doc(t)
+	}
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if s.summaryPath != "" {
+		if err := writeFile(s.c, s.summaryPath, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return err
 		}
 	}
-	for _, s := range res.Side {
-		if err := writeFile(c, s.Path, s.Write); err != nil {
-			return err
-		}
+	if s.jsonOut {
+		_, err := os.Stdout.Write(data)
+		return err
 	}
-	return writeCloud(c, p.Out, written, p.From)
+	for _, l := range res.Lines {
+		infof("%s", l)
+	}
+	infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", s.f.label(), count(d.Points, "point"), d.Backend,
+		total.Seconds(), t.Read, t.Compute, t.Write)
+	return nil
 }
 
 // paramError turns an algorithm's findneighbor.ParamError into a usage

@@ -87,8 +87,7 @@ func TestFilterFailuresLeaveOUT(t *testing.T) {
 		{"max-memory with drop-noise", []string{"dbscan", "--eps", "1", "--drop-noise", "--max-memory", "64MiB"}, 2, []string{"--max-memory", "memory only"}, nil},
 		{"max-memory bad size", []string{"dbscan", "--eps", "1", "--max-memory", "lots"}, 2, []string{"--max-memory", "lots"}, nil},
 		{"max-memory too small", []string{"dbscan", "--eps", "1", "--max-memory", "1MiB"}, 2, []string{"--max-memory", "too small"}, nil},
-		{"max-memory in memory only", []string{"normals", "--knn", "8", "--max-memory", "64MiB"}, 2, []string{"--max-memory", "memory only"}, nil},
-		{"max-memory neighbors knn", []string{"neighbors", "--knn", "8", "--max-memory", "64MiB"}, 2, []string{"--max-memory", "memory only"}, nil},
+		{"max-memory in memory only", []string{"normals", "--knn", "8", "--keep-nan", "--max-memory", "64MiB"}, 2, []string{"--max-memory", "memory only"}, nil},
 		{"tiled consistent orientation", []string{"normals", "--knn", "8", "--orient", "consistent", "--tile-size", "10"}, 2, []string{"--orient consistent", "--tile-size"}, nil},
 	}
 	for _, tt := range tests {

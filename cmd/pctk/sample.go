@@ -10,8 +10,9 @@ import (
 
 func init() {
 	commands = append(commands, (&Filter{
-		Name:  "sample",
-		Usage: "thin to a Poisson-disk sample, kept points at least --radius apart (PDAL filters.sample)",
+		Name:    "sample",
+		Preview: "z",
+		Usage:   "thin to a Poisson-disk sample, kept points at least --radius apart (PDAL filters.sample)",
 		Description: `Keeps, in input order, each point no kept point is closer to than --radius R,
 as PDAL's filters.sample: kept points are at least R apart and every dropped
 point lies within R of a kept one (docs/sample.md). --dimension NAME keeps
@@ -31,6 +32,7 @@ out are kept. No neighbour index is used: --backend changes nothing.`,
 				return nil, err
 			}
 			return &Job{CPUWork: true, Compute: func(p *Points) (*Result, error) {
+				opts.Progress = p.Build.Progress
 				r, err := poisson.Poisson(p.XYZ, opts)
 				if err != nil {
 					return nil, err

@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -24,8 +26,9 @@ import (
 // PCTK_SCALE_BUDGET (default 256MiB): it logs the peak RSS and the speed,
 // and fails when the RSS exceeds the budget by more than 64 MiB. With
 // PCTK_SCALE_COMPARE=1 it also runs in memory, logs that RSS, and holds
-// the two outputs to the same bytes. It is skipped unless asked for
-// (docs/scale.md has the figures):
+// the two outputs to the same bytes. PCTK_SCALE_ARGS replaces the command
+// and its flags ("denoise statistical --k 8 --mode flag"). It is skipped
+// unless asked for (docs/scale.md has the figures):
 //
 //	PCTK_SCALE_POINTS=24000000 go test ./cmd/pctk -run TestOutOfCoreMemory -v -timeout 2h
 func TestOutOfCoreMemory(t *testing.T) {
@@ -51,10 +54,16 @@ func TestOutOfCoreMemory(t *testing.T) {
 	writeSurface(t, in, n)
 	t.Logf("wrote %d points in %.1fs", n, time.Since(t0).Seconds())
 
-	args := []string{"dbscan", in, "", "--eps", "1.5", "--min-pts", "6", "--backend", "cpu"}
+	args := []string{"dbscan", "--eps", "1.5", "--min-pts", "6"}
+	if env := os.Getenv("PCTK_SCALE_ARGS"); env != "" {
+		args = strings.Fields(env)
+	}
 	measure := func(out string, extra ...string) (rssMiB float64, secs float64) {
-		a := append(append([]string{}, args...), extra...)
-		a[2] = out
+		name, flags := args[:1], args[1:]
+		if args[0] == "denoise" {
+			name, flags = args[:2], args[2:]
+		}
+		a := slices.Concat(name, []string{in, out, "--backend", "cpu"}, flags, extra)
 		cmd := pctkCmd(t, a...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -64,7 +73,7 @@ func TestOutOfCoreMemory(t *testing.T) {
 		}
 		secs = time.Since(t0).Seconds()
 		rss := float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024 // KiB on Linux
-		t.Logf("pctk %q: %.1fs, %.0f points/s, peak RSS %.0f MiB\n%s", a[3:], secs, float64(n)/secs, rss, stderr.String())
+		t.Logf("pctk %q: %.1fs, %.0f points/s, peak RSS %.0f MiB\n%s", a, secs, float64(n)/secs, rss, stderr.String())
 		return rss, secs
 	}
 	ooc := filepath.Join(dir, "ooc.ply")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -29,7 +30,8 @@ func tileFor(tc goldenCase) []string {
 // byte, except consistent orientation (refused on tiles). pctk features,
 // whose float64 columns show the order in which the cpu backend sums the
 // moments (its index's own order, another in a tile's index: see
-// docs/scale.md), is held to its untiled run within 4 float32 roundings.
+// docs/scale.md), is held to its untiled run within 4 float32 roundings,
+// on tiles in memory and out of core.
 func TestTiledOutputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("tiled golden outputs: not in -short")
@@ -56,12 +58,9 @@ func TestTiledOutputs(t *testing.T) {
 			in = "../../testdata/lamppost.pcd"
 		}
 		var clouds []*core.Cloud
-		for _, tiled := range []bool{false, true} {
-			out := filepath.Join(dir, fmt.Sprintf("f%v.las", tiled))
-			args := append([]string{"-q", "features", in, out, "--backend", "cpu"}, tc[1:]...)
-			if tiled {
-				args = append(args, tileFor(goldenCase{args: tc})...)
-			}
+		for v, extra := range [][]string{nil, tileFor(goldenCase{args: tc}), append(tileFor(goldenCase{args: tc}), "--max-memory", "64MiB")} {
+			out := filepath.Join(dir, fmt.Sprintf("f%d.las", v))
+			args := append(append([]string{"-q", "features", in, out, "--backend", "cpu"}, tc[1:]...), extra...)
 			if err := pctkCmd(t, args...).Run(); err != nil {
 				t.Fatalf("pctk %q: %v", args, err)
 			}
@@ -71,21 +70,23 @@ func TestTiledOutputs(t *testing.T) {
 			}
 			clouds = append(clouds, c)
 		}
-		want, got := clouds[0], clouds[1]
-		if !slices.Equal(got.X, want.X) || len(got.Attrs) != len(want.Attrs) {
-			t.Fatalf("features %q: tiled cloud differs in points or columns", tc)
-		}
-		for i, a := range want.Attrs {
-			w, g := make([]float64, a.Len()), make([]float64, a.Len())
-			for j := range w {
-				w[j], g[j] = a.Float64(j), got.Attrs[i].Float64(j)
+		want := clouds[0]
+		for v, got := range clouds[1:] {
+			if !slices.Equal(got.X, want.X) || len(got.Attrs) != len(want.Attrs) {
+				t.Fatalf("features %q (%d): tiled cloud differs in points or columns", tc, v)
 			}
-			ulps := 0.0
-			if a.Type.IsFloat() {
-				ulps = 4
-			}
-			if n, d := algotest.Differ(g, w, ulps); n > 0 {
-				t.Errorf("features %q: %s: %d values differ on tiles (largest by %g)", tc, a.Name, n, d)
+			for i, a := range want.Attrs {
+				w, g := make([]float64, a.Len()), make([]float64, a.Len())
+				for j := range w {
+					w[j], g[j] = a.Float64(j), got.Attrs[i].Float64(j)
+				}
+				ulps := 0.0
+				if a.Type.IsFloat() {
+					ulps = 4
+				}
+				if n, d := algotest.Differ(g, w, ulps); n > 0 {
+					t.Errorf("features %q (tiled %d): %s: %d values differ (largest by %g)", tc, v, a.Name, n, d)
+				}
 			}
 		}
 	}
@@ -105,14 +106,14 @@ func TestOutOfCoreOutputs(t *testing.T) {
 	var cases []goldenCase
 	for _, tc := range goldenCases {
 		if tc.args[0] == "dbscan" && !slices.Contains(tc.args, "--geojson") && !slices.Contains(tc.args, "--drop-noise") ||
-			tc.name == "nb1" || tc.name == "nb3" {
+			tc.name == "nb1" || tc.name == "nb3" || tc.name == "d3" || tc.name == "d4" ||
+			tc.name == "d1" || tc.name == "d2" || tc.name == "d5" || tc.name == "d6" || tc.name == "d7" || tc.name == "nb2" ||
+			tc.args[0] == "normals" && !slices.Contains(tc.args, "consistent") {
 			cases = append(cases, tc)
 		}
 	}
 	got := runGolden(t, cases, func(tc goldenCase) []string {
-		if tc.name == "nb3" {
-			return nil // --knn: in memory (the input of db8)
-		}
+
 		return append(tileFor(tc), "--max-memory", "64MiB", "--tmpdir", t.TempDir())
 	})
 	n := 0
@@ -125,19 +126,24 @@ func TestOutOfCoreOutputs(t *testing.T) {
 			t.Errorf("%s with --max-memory: sha256 %s, in memory %s", name, s, goldenSums[name])
 		}
 	}
-	if n < 9 {
+	if n < 21 {
 		t.Errorf("only %d outputs compared", n)
 	}
 	dens := []goldenCase{
 		{"de1", []string{"density", "$R", "de1.las", "--radius", "2", "--json"}},
 		{"de2", []string{"density", "$L", "de2.pcd", "--radius", "0.05", "--summary", "de2.json"}},
+		{"de3", []string{"density", "$R", "de3.xyz", "--radius", "2", "--precision", "3"}},
+		{"dr1", []string{"denoise", "radius", "$R", "dr1.las", "--radius", "1.5", "--min-neighbors", "3", "--json"}},
+		{"dr2", []string{"denoise", "radius", "$L", "dr2.ply", "--radius", "0.03", "--min-neighbors", "5", "--mode", "remove", "--invert", "--summary", "dr2.json"}},
+		{"ds1", []string{"denoise", "statistical", "$R", "ds1.las", "--k", "12", "--json"}},
+		{"ds2", []string{"denoise", "statistical", "$L", "ds2.ply", "--k", "30", "--convention", "open3d", "--mode", "flag", "--summary", "ds2.json"}},
 	}
 	want := runGolden(t, dens, nil)
 	got = runGolden(t, dens, func(tc goldenCase) []string {
 		return append(tileFor(tc), "--max-memory", "64MiB", "--tmpdir", t.TempDir())
 	})
-	if len(want) != 4 {
-		t.Errorf("density wrote %d outputs, want 4", len(want))
+	if len(want) != 13 {
+		t.Errorf("density and denoise wrote %d outputs, want 13", len(want))
 	}
 	for name, s := range want {
 		if got[name] != s {
@@ -179,7 +185,7 @@ func TestTileCollection(t *testing.T) {
 	}
 	// Filters without an out-of-core run take one file; OUT must not
 	// replace an input.
-	pctkRun(t, 2, "normals", filepath.Join(tiles, "*.las"), filepath.Join(dir, "n"), "--knn", "8")
+	pctkRun(t, 2, "normals", filepath.Join(tiles, "*.las"), filepath.Join(dir, "n"), "--knn", "8", "--orient", "consistent")
 	pctkRun(t, 2, "density", filepath.Join(tiles, "*.las"), tiles, "--radius", "1")
 	concat := filepath.Join(dir, "concat.las")
 	writeTestCloud(t, concat, whole.Select(order))
@@ -187,11 +193,18 @@ func TestTileCollection(t *testing.T) {
 		{"dbscan", "--eps", "2", "--min-pts", "5,8"},
 		{"density", "--radius", "1.5"},
 		{"neighbors", "--radius", "2"},
+		{"denoise", "radius", "--radius", "1.5", "--min-neighbors", "4"},
+		{"denoise", "statistical", "--k", "16", "--mode", "flag"},
+		{"normals", "--knn", "10", "--eigenvalues"},
 	} {
 		out := filepath.Join(dir, "out-"+tc[0])
 		mem := filepath.Join(dir, "mem-"+tc[0]+".las")
-		pctkRun(t, 0, append([]string{tc[0], filepath.Join(tiles, "*.las"), out, "--tile-size", "40"}, tc[1:]...)...)
-		pctkRun(t, 0, append([]string{tc[0], concat, mem}, tc[1:]...)...)
+		cmd, flags := tc[:1], tc[1:]
+		if tc[0] == "denoise" {
+			cmd, flags = tc[:2], tc[2:]
+		}
+		pctkRun(t, 0, slices.Concat(cmd, []string{filepath.Join(tiles, "*.las"), out, "--tile-size", "40"}, flags)...)
+		pctkRun(t, 0, slices.Concat(cmd, []string{concat, mem}, flags)...)
 		want := readTestCloud(t, mem)
 		first := 0
 		for k, n := range sizes {
@@ -212,6 +225,147 @@ func TestTileCollection(t *testing.T) {
 				}
 			}
 			first += n
+		}
+	}
+}
+
+// TestTileCollectionLion runs dbscan on the 200 LAS files of the
+// lion_takanawa scan in ../shared/data (octree nodes: each file's points
+// lie among the others') as a collection out of core, and holds each output
+// file's columns to the in-memory run on the files' concatenation.
+func TestTileCollectionLion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tile collections: not in -short")
+	}
+	files, _ := filepath.Glob("../../../shared/data/las/lion_takanawa/*.las")
+	if len(files) == 0 {
+		t.Skip("../shared/data/las/lion_takanawa is missing (the shared reference data)")
+	}
+	dir := t.TempDir()
+	var all *core.Cloud
+	var sizes []int
+	for _, f := range files {
+		c, _, err := pcio.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if all == nil {
+			all = c
+		} else if err := all.Append(c); err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, c.Len())
+	}
+	concat := filepath.Join(dir, "concat.las")
+	writeTestCloud(t, concat, all)
+	out, mem := filepath.Join(dir, "out"), filepath.Join(dir, "mem.las")
+	flags := []string{"--eps", "0.03", "--min-pts", "6"}
+	pctkRun(t, 0, slices.Concat([]string{"dbscan", "../../../shared/data/las/lion_takanawa/*.las", out, "--max-memory", "128MiB", "--tile-size", "0.5"}, flags)...)
+	pctkRun(t, 0, slices.Concat([]string{"dbscan", concat, mem}, flags)...)
+	want := readTestCloud(t, mem)
+	ids, counts := intColumn(t, want, core.DimClusterID), intColumn(t, want, core.DimNeighborCount)
+	first := 0
+	for k, f := range files {
+		got := readTestCloud(t, filepath.Join(out, filepath.Base(f)))
+		gi, gc := intColumn(t, got, core.DimClusterID), intColumn(t, got, core.DimNeighborCount)
+		if !slices.Equal(gi, ids[first:first+sizes[k]]) || !slices.Equal(gc, counts[first:first+sizes[k]]) {
+			t.Fatalf("%s: labels or counts differ from the concatenation's", f)
+		}
+		first += sizes[k]
+	}
+	if first != len(ids) {
+		t.Fatalf("%d points written, %d in the concatenation", first, len(ids))
+	}
+}
+
+// TestOutOfCoreTinyClouds runs every out-of-core command on clouds of 0, 1
+// and 3 points (k beyond the cloud: the k-nearest rounds end with all
+// there is) and holds the outputs to the in-memory ones.
+func TestOutOfCoreTinyClouds(t *testing.T) {
+	dir := t.TempDir()
+	for n := range []int{0, 1, 3} {
+		c := &core.Cloud{}
+		for i := range []int{0, 1, 3}[n] {
+			c.X, c.Y, c.Z = append(c.X, float64(i)), append(c.Y, 2*float64(i)), append(c.Z, 0.5)
+		}
+		in := filepath.Join(dir, fmt.Sprintf("in%d.ply", n))
+		writeTestCloud(t, in, c)
+		for _, args := range [][]string{
+			{"dbscan", "--eps", "1"}, {"density", "--radius", "1"}, {"neighbors", "--knn", "3"},
+			{"normals", "--knn", "5"}, {"features", "--knn", "3"},
+		} {
+			mem, ooc := filepath.Join(dir, "mem.ply"), filepath.Join(dir, "ooc.ply")
+			pctkRun(t, 0, slices.Concat(args[:1], []string{in, mem}, args[1:])...)
+			pctkRun(t, 0, slices.Concat(args[:1], []string{in, ooc}, args[1:], []string{"--max-memory", "64MiB"})...)
+			if !sameFiles(t, mem, ooc) {
+				t.Errorf("%d points, %q: out of core differs from memory", c.Len(), args)
+			}
+		}
+		for _, args := range [][]string{{"radius", "--radius", "1"}, {"statistical", "--k", "4"}} {
+			mem, ooc := filepath.Join(dir, "mem.ply"), filepath.Join(dir, "ooc.ply")
+			pctkRun(t, 0, slices.Concat([]string{"denoise", args[0], in, mem}, args[1:])...)
+			pctkRun(t, 0, slices.Concat([]string{"denoise", args[0], in, ooc}, args[1:], []string{"--max-memory", "64MiB"})...)
+			if !sameFiles(t, mem, ooc) {
+				t.Errorf("%d points, denoise %q: out of core differs from memory", c.Len(), args)
+			}
+		}
+	}
+}
+
+// TestOutOfCoreIgnoreClass runs every out-of-core command with
+// --ignore-class on haystack_rock with classes spread over its points, and
+// holds the outputs to the in-memory ones, byte for byte (but features,
+// whose float64 columns show the order of the moment sums: see
+// TestTiledOutputs).
+func TestOutOfCoreIgnoreClass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("out-of-core runs: not in -short")
+	}
+	c, _, err := pcio.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls := c.Attr(core.DimClassification)
+	for i := range c.Len() {
+		cls.SetFloat64(i, float64([]int{2, 2, 3, 5, 2, 7, 2}[i%7]))
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "classes.las")
+	writeTestCloud(t, in, c)
+	for _, args := range [][]string{
+		{"dbscan", "--eps", "2", "--min-pts", "4,8", "--json"},
+		{"dbscan", "--eps", "2", "--classify-noise"},
+		{"density", "--radius", "2", "--json"},
+		{"neighbors", "--radius", "2", "--knn", "6", "--json"},
+		{"neighbors", "--knn", "6"},
+		{"normals", "--knn", "8", "--json"},
+		{"denoise", "radius", "--radius", "2", "--min-neighbors", "4", "--json"},
+		{"denoise", "statistical", "--k", "8", "--mode", "remove", "--json"},
+		{"denoise", "statistical", "--k", "8", "--mode", "remove", "--invert"},
+	} {
+		name, flags := args[:1], args[1:]
+		if args[0] == "denoise" {
+			name, flags = args[:2], args[2:]
+		}
+		var outs [2][]byte
+		var docs [2]string
+		for v, extra := range [][]string{nil, {"--max-memory", "64MiB", "--tile-size", "30"}} {
+			out := filepath.Join(dir, fmt.Sprintf("out%d.las", v))
+			a := slices.Concat([]string{"-q"}, name, []string{in, out, "--ignore-class", "3,7", "--backend", "cpu"}, flags, extra)
+			stdout, err := pctkCmd(t, a...).Output()
+			if err != nil {
+				t.Fatalf("pctk %q: %v", a, err)
+			}
+			if outs[v], err = os.ReadFile(out); err != nil {
+				t.Fatal(err)
+			}
+			docs[v] = string(normalizeJSON(stdout, dir, dir))
+		}
+		if !bytes.Equal(outs[0], outs[1]) {
+			t.Errorf("%q --ignore-class: out of core differs from memory", args)
+		}
+		if strings.ReplaceAll(docs[1], "out1", "out0") != docs[0] {
+			t.Errorf("%q --ignore-class: summaries differ:\n%s\n%s", args, docs[0], docs[1])
 		}
 	}
 }

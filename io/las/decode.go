@@ -29,6 +29,9 @@ type Decoder struct {
 	buf    []byte
 	done   bool
 	opt    pcio.ReadOptions
+	lz     *lazReader // LAZ: the compressed records' reader
+	// compressed is the size of the compressed point data of a LAZ file.
+	compressed int64
 }
 
 // NewDecoder reads the header and VLRs of a LAS file from r and returns a
@@ -95,9 +98,6 @@ func (d *Decoder) readHeader() error {
 	if h.PointOffset < uint32(hs) {
 		return formatErr("offset to point data", offPointOffset, "%d lies inside the %d-byte header", h.PointOffset, hs)
 	}
-	if h.PointFormat&0xc0 != 0 {
-		return &UnsupportedError{Field: "point data format", Offset: offPointFormat, Msg: fmt.Sprintf("byte 0x%02x marks LAZ compression; decompress with laszip first", h.PointFormat)}
-	}
 	pf := h.pointFormat()
 	if pf >= len(formatSizes) {
 		return &UnsupportedError{Field: "point data format", Offset: offPointFormat, Msg: fmt.Sprintf("format %d (LAS defines 0 to 10)", pf)}
@@ -119,7 +119,11 @@ func (d *Decoder) readHeader() error {
 	if h.VersionMinor >= 4 && h.Count != 0 && h.LegacyCount != 0 && uint64(h.LegacyCount) != h.Count {
 		d.warnf("legacy point count %d (byte offset %d) disagrees with the 64-bit count %d (byte offset %d); using the legacy count, as LAS 1.4 says", h.LegacyCount, offLegacyCount, h.Count, offCount)
 	}
-	if s, ok := d.r.(io.ReadSeeker); ok {
+	if h.isLAZ() {
+		if err := d.openLAZ(); err != nil {
+			return err
+		}
+	} else if s, ok := d.r.(io.ReadSeeker); ok {
 		if err := d.checkSize(s); err != nil {
 			return err
 		}
@@ -378,6 +382,9 @@ func (d *Decoder) next(limit int) ([]byte, int, error) {
 		}
 		return nil, 0, io.EOF
 	}
+	if d.lz != nil {
+		return d.lz.next(d, limit)
+	}
 	// The buffer is bounded in bytes, whatever the header promises.
 	n := int(min(uint64(max(limit, 1)), d.left, uint64(max(maxChunkBytes/d.recLen, 1))))
 	need := n * d.recLen
@@ -438,8 +445,10 @@ func Decode(r io.Reader, opts ...pcio.ReadOptions) (*core.Cloud, error) {
 		perPoint += f.col.Size()
 	}
 	size := int(min(d.left, 1<<16, uint64(max(maxChunkBytes/perPoint, 1))))
-	if _, ok := r.(io.Seeker); ok {
+	if _, ok := r.(io.Seeker); ok && d.lz == nil {
 		size = int(min(d.left, math.MaxInt32)) // checked against the file size
+	} else if d.lz != nil {
+		size = int(min(d.left, math.MaxInt32, uint64(d.compressed)*lazMaxRatio/uint64(d.recLen)+1))
 	}
 	out := core.New(size)
 	out.Attrs = d.schema()

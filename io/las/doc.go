@@ -27,10 +27,16 @@
 // ScanChannel or Extra Bytes) and a scale that keeps their precision.
 //
 // Malformed input gives a *FormatError naming the field and its byte
-// offset; LAZ and other valid but unsupported input an *UnsupportedError.
-// LAZ compression is out of scope: decompress with laszip first.
+// offset; valid but unsupported input an *UnsupportedError.
+//
+// LAZ, LASzip-compressed LAS, is read by the same decoder (the point
+// format byte's bit 7 and the LASzip VLR say so) and written by EncodeLAZ
+// and NewLAZEncoder: chunks of 50,000 points decoded and encoded on all
+// cores by io/las/internal/laz, a corrupt chunk named with its byte
+// offset (docs/laz.md).
 //
 // The package registers itself with io/pcio as format "las" (variants
-// "1.2", "1.3" and "1.4"), with streaming NewDecoder and NewEncoder. See
-// docs/las.md for the design and the benchmark figures.
+// "1.2", "1.3" and "1.4") and "laz" (the same variants, extension
+// ".laz"), with streaming NewDecoder and NewEncoder. See docs/las.md and
+// docs/laz.md for the design and the benchmark figures.
 package las

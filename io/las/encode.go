@@ -44,6 +44,7 @@ type Encoder struct {
 	scaleSet bool
 	buf      []byte
 	err      error
+	lz       *lazWriter // LAZ: the compressor
 }
 
 // NewEncoder starts writing a LAS file of h.Count points with h's schema
@@ -53,7 +54,12 @@ type Encoder struct {
 // from a LAS file (its header's bounds and counts by return are written),
 // and Close warns when the points exceed those bounds.
 func NewEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
-	e, err := newEncoder(w, h.Schema, &h.Meta, h.Count, variant)
+	return newStreamEncoder(w, h, variant, false)
+}
+
+// newStreamEncoder is NewEncoder, writing LAZ when compress is set.
+func newStreamEncoder(w io.Writer, h *pcio.Header, variant string, compress bool) (*Encoder, error) {
+	e, err := newEncoderZ(w, h.Schema, &h.Meta, h.Count, variant, compress)
 	if err != nil {
 		return nil, err
 	}
@@ -123,8 +129,11 @@ func (e *Encoder) buildHeader() {
 	h.VersionMajor, h.VersionMinor = 1, lay.minor
 	h.HeaderSize = uint16(minHeaderSize(lay.minor) + len(h.Extra))
 	h.PointFormat = uint8(lay.pf)
+	if e.lz != nil {
+		h.PointFormat |= 0x80 // LASzip's mark of compression
+	}
 	h.RecordLength = uint16(lay.recLen)
-	e.vlrs = lay.vlrs(e.src, e.crs)
+	e.vlrs = e.lazVLRs(lay.vlrs(e.src, e.crs))
 	if lay.minor < 4 {
 		// EVLRs of a 1.4 source become VLRs where they fit, except the
 		// waveform data, which LAS 1.3 keeps after the points.
@@ -169,6 +178,9 @@ func (e *Encoder) placeEVLRs() []byte {
 		return nil
 	}
 	pos := uint64(h.PointOffset) + uint64(e.count)*uint64(e.lay.recLen)
+	if e.lz != nil {
+		pos = uint64(e.lz.end) // past the chunk table; 0 until it is written
+	}
 	var b []byte
 	for _, v := range e.evlrs() {
 		wave := v.Is(userSpec, recWaveform)
@@ -198,7 +210,7 @@ func (e *Encoder) evlrs() []VLR {
 	change := planCRS(e.crs, crsFromVLRs(append(slices.Clone(e.src.VLRs), e.src.EVLRs...)))
 	var out []VLR
 	for _, v := range e.src.EVLRs {
-		if !change.drops(&v) {
+		if !change.drops(&v) && !layoutVLR(&v) {
 			out = append(out, v)
 		}
 	}
@@ -234,8 +246,13 @@ func (e *Encoder) writeHead() error {
 		b = appendVLR(b, &e.vlrs[i], false)
 	}
 	b = append(b, e.pad...)
-	_, err := e.w.Write(b)
-	return err
+	if _, err := e.w.Write(b); err != nil {
+		return err
+	}
+	if e.lz != nil {
+		return e.startLAZ()
+	}
+	return nil
 }
 
 // Write appends the points of c, whose schema must match the header's.
@@ -313,7 +330,11 @@ func (e *Encoder) writeChunk(c *core.Cloud, cols []*core.Attribute, lo, hi int) 
 			}
 		}
 	}
-	if _, err := e.w.Write(b); err != nil {
+	write := e.w.Write
+	if e.lz != nil {
+		write = func(b []byte) (int, error) { return len(b), e.lz.zw.Write(b) }
+	}
+	if _, err := write(b); err != nil {
 		return err
 	}
 	e.written += int64(n)
@@ -336,6 +357,9 @@ func (e *Encoder) Close() error {
 	}
 	if e.written != e.count {
 		return fmt.Errorf("las: %d points written, %d announced", e.written, e.count)
+	}
+	if e.lz != nil {
+		return e.closeLAZ()
 	}
 	head := e.evlrFields()
 	if _, err := e.w.Write(e.placeEVLRs()); err != nil {
@@ -377,10 +401,15 @@ func (e *Encoder) Close() error {
 // version and point format, or LAS 1.2 for a cloud from another format,
 // 1.4 when it carries fields that need Extra Bytes), "1.2", "1.3" (waveform formats 4 and 5) or "1.4".
 func Encode(w io.Writer, c *core.Cloud, variant string) error {
+	return encodeZ(w, c, variant, false)
+}
+
+// encodeZ is Encode, writing LAZ when compress is set.
+func encodeZ(w io.Writer, c *core.Cloud, variant string, compress bool) error {
 	if err := c.Validate(); err != nil {
 		return fmt.Errorf("las: %w", err)
 	}
-	e, err := newEncoder(w, c.Attrs, &c.Meta, int64(c.Len()), variant)
+	e, err := newEncoderZ(w, c.Attrs, &c.Meta, int64(c.Len()), variant, compress)
 	if err != nil {
 		return err
 	}

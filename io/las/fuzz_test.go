@@ -3,6 +3,7 @@ package las
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,31 +17,36 @@ import (
 // testdata/fuzz/FuzzDecode holds small valid files of each version and the
 // broken ones of TestBadInput's kinds.
 func FuzzDecode(f *testing.F) {
-	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := Decode(bytes.NewReader(b))
-		cs, errs := Decode(bytes.NewBuffer(b))
-		if (err == nil) != (errs == nil) {
-			t.Fatalf("seeker error %v, stream error %v", err, errs)
-		}
-		if err != nil {
-			return
-		}
-		if c.Len() != cs.Len() {
-			t.Fatalf("seeker read %d points, stream %d", c.Len(), cs.Len())
-		}
-		var buf bytes.Buffer
-		if err := Encode(&buf, c, ""); err != nil {
-			return
-		}
-		back, err := Decode(bytes.NewReader(buf.Bytes()))
-		if err != nil {
-			t.Fatalf("decode of re-encoded file: %v", err)
-		}
-		sameCloud(t, "re-encoded file", back, c)
-		if back.Meta.CRS.EPSG != c.Meta.CRS.EPSG || back.Meta.CRS.WKT != c.Meta.CRS.WKT {
-			t.Fatalf("re-encoded file has CRS %+v, want %+v", back.Meta.CRS, c.Meta.CRS)
-		}
-	})
+	f.Fuzz(func(t *testing.T, b []byte) { fuzzRoundTrip(t, b, Encode) })
+}
+
+// fuzzRoundTrip decodes b as a file and as a stream, expects the same
+// outcome from both, and re-encodes what decodes with encode (Encode or
+// EncodeLAZ): that must fail or decode again to the same cloud.
+func fuzzRoundTrip(t *testing.T, b []byte, encode func(io.Writer, *core.Cloud, string) error) {
+	c, err := Decode(bytes.NewReader(b))
+	cs, errs := Decode(bytes.NewBuffer(b))
+	if (err == nil) != (errs == nil) {
+		t.Fatalf("seeker error %v, stream error %v", err, errs)
+	}
+	if err != nil {
+		return
+	}
+	if c.Len() != cs.Len() {
+		t.Fatalf("seeker read %d points, stream %d", c.Len(), cs.Len())
+	}
+	var buf bytes.Buffer
+	if err := encode(&buf, c, ""); err != nil {
+		return
+	}
+	back, err := Decode(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatalf("decode of re-encoded file: %v", err)
+	}
+	sameCloud(t, "re-encoded file", back, c)
+	if back.Meta.CRS.EPSG != c.Meta.CRS.EPSG || back.Meta.CRS.WKT != c.Meta.CRS.WKT {
+		t.Fatalf("re-encoded file has CRS %+v, want %+v", back.Meta.CRS, c.Meta.CRS)
+	}
 }
 
 // TestWriteSeeds regenerates the fuzz seed corpus and the small sample

@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	pcio.Register(&pcio.Format{
+	las := &pcio.Format{
 		Name:       "las",
 		Extensions: []string{".las"},
 		Magic:      [][]byte{[]byte("LASF")},
@@ -23,7 +23,17 @@ func init() {
 			return NewEncoder(w, h, variant)
 		},
 		Describe: Describe,
-	})
+	}
+	pcio.Register(las)
+	// LAZ reads as LAS does (sniffing finds "las" by the shared magic; the
+	// decoder sees the compression) and writes compressed.
+	laz := *las
+	laz.Name, laz.Extensions, laz.Magic = "laz", []string{".laz"}, nil
+	laz.Encode = EncodeLAZ
+	laz.NewEncoder = func(w io.Writer, h *pcio.Header, variant string) (pcio.Encoder, error) {
+		return NewLAZEncoder(w, h, variant)
+	}
+	pcio.Register(&laz)
 }
 
 // Describe lists the LAS header facts of a cloud read from LAS: version,
@@ -42,6 +52,9 @@ func Describe(m *core.Metadata) []pcio.Fact {
 	add("LAS version", "%s", h.Version())
 	add("point format", "%d", h.pointFormat())
 	add("point record length", "%d bytes (%d extra)", h.RecordLength, int(h.RecordLength)-formatSizes[min(h.pointFormat(), 10)])
+	if h.isLAZ() {
+		add("compression", "%s", lazSummary(info))
+	}
 	add("point count", "%d (legacy field %d)", h.PointCount(), h.LegacyCount)
 	var byRet []string
 	for i := range 15 {

@@ -63,6 +63,7 @@ type Decoder struct {
 	row   int
 	buf   []byte
 	soa   []byte // decompressed binary_compressed data
+	text  *codec.TextReader
 	err   error
 	opt   pcio.ReadOptions
 }
@@ -252,27 +253,41 @@ func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
 			return codec.ReadErr(codecName, pos, err, "point %d of %d", d.read, d.hdr.Count)
 		}
 	case d.h.Data == ASCII:
-		for j := range n {
-			for i := range d.slots {
-				s := &d.slots[i]
-				tok, err := d.r.Token(true)
-				if err != nil {
-					d.read += int64(j) // the whole points before the cut
-					if short := codec.Short(codecName, d.r.Pos(), err, "points", d.read, d.hdr.Count); short != nil {
-						return short
-					}
-					return codec.ReadErr(codecName, d.r.Pos(), err, "point %d of %d", d.read, d.hdr.Count)
-				}
-				v, err := parseText(tok, s)
-				if err != nil {
-					return codec.Errorf(codecName, d.r.Pos(), "point %d field %s: bad value %.40q", d.read+int64(j), d.h.Fields[s.field].Name, tok)
-				}
-				store(c, s, at+j, v)
-			}
-		}
+		return d.decodeText(c, at, n)
 	}
 	d.read += int64(n)
 	return nil
+}
+
+// decodeText reads n ascii points, one a line, with codec.TextReader.
+func (d *Decoder) decodeText(c *core.Cloud, at, n int) error {
+	if d.text == nil {
+		lay := &codec.TextLayout{Codec: codecName, Comma: true}
+		for i := range d.slots {
+			s := &d.slots[i]
+			f := codec.TextField{Name: d.h.Fields[s.field].Name, Type: s.t}
+			if s.packed {
+				f.Parse = func(tok []byte) (uint64, error) { return parseText(tok, s) }
+			}
+			lay.Fields = append(lay.Fields, f)
+		}
+		d.text = codec.NewTextReader(d.r, lay)
+	}
+	dst := make(codec.TextDst, len(d.slots))
+	for i := range d.slots {
+		s := &d.slots[i]
+		switch {
+		case s.coord >= 0:
+			dst[i] = codec.Column([3][]float64{c.X, c.Y, c.Z}[s.coord], s.t)
+		case s.packed:
+			dst[i] = func(j int, v uint64) { store(c, s, j, v) }
+		default:
+			dst[i] = codec.Column(c.Attrs[s.attr], s.t)
+		}
+	}
+	got, err := d.text.Fill(dst, at, n)
+	d.read += int64(got)
+	return d.text.Short(err, got, n, "points", d.read, d.hdr.Count)
 }
 
 // parseText parses an ascii value. A packed colour declared F is written by

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/io/internal/codec"
 	"github.com/pctk/pctk/io/pcio"
 )
@@ -34,7 +35,6 @@ type Encoder struct {
 	row     int
 	count   int64
 	written int64
-	line    []byte
 	soa     []byte // binary_compressed data, column by column, written by Close
 	err     error
 	fromPCD bool // the cloud came from PCD: coordinates keep their declared types
@@ -272,39 +272,49 @@ func (e *Encoder) Write(c *core.Cloud) error {
 	n := c.Len()
 	switch e.h.Data {
 	case ASCII:
-		for j := range n {
-			e.line = e.line[:0]
+		// Lines formatted in parallel; a write error sticks in e.w and
+		// comes out of Close.
+		codec.WriteLines(e.w, n, func(b []byte, j int) []byte {
 			for i := range e.slots {
 				if i > 0 {
-					e.line = append(e.line, ' ')
+					b = append(b, ' ')
 				}
 				s := &e.slots[i]
 				t := s.t
 				if s.packed {
 					t = core.Uint32
 				}
-				e.line = codec.AppendText(e.line, t, value(c, s, j))
+				b = codec.AppendText(b, t, value(c, s, j))
 			}
-			e.line = append(e.line, '\n')
-			e.w.Write(e.line)
-		}
+			return b
+		})
 	case Binary:
-		row := make([]byte, e.row)
-		for j := range n {
-			for i := range e.slots {
-				s := &e.slots[i]
-				codec.StoreBits(row[s.off:], s.t, binary.LittleEndian, value(c, s, j))
+		// Blocks of rows encoded on all cores, written in order.
+		err := codec.WriteRecords(e.w, n, e.row, func(buf []byte, lo, hi int) error {
+			for j := lo; j < hi; j++ {
+				row := buf[(j-lo)*e.row:]
+				for i := range e.slots {
+					s := &e.slots[i]
+					codec.StoreBits(row[s.off:], s.t, binary.LittleEndian, value(c, s, j))
+				}
 			}
-			e.w.Write(row)
+			return nil
+		})
+		if err != nil {
+			e.err = err
+			return err
 		}
 	default:
-		for i := range e.slots {
-			s := &e.slots[i]
-			base := s.soaOff + int(e.written)*s.stride
-			for j := range n {
-				codec.StoreBits(e.soa[base+j*s.stride:], s.t, binary.LittleEndian, value(c, s, j))
+		// Each point's bytes are its own: ranges of points fill in parallel.
+		par.For(par.Ranges(n, par.Grain), func(_, lo, hi int) {
+			for i := range e.slots {
+				s := &e.slots[i]
+				base := s.soaOff + int(e.written)*s.stride
+				for j := lo; j < hi; j++ {
+					codec.StoreBits(e.soa[base+j*s.stride:], s.t, binary.LittleEndian, value(c, s, j))
+				}
 			}
-		}
+		})
 	}
 	e.written += int64(n)
 	return nil
@@ -343,11 +353,5 @@ func Encode(w io.Writer, c *core.Cloud, variant string) error {
 		size = 4
 	}
 	e, err := newEncoder(w, &pcio.Header{Count: int64(c.Len()), Schema: c.Attrs, Meta: c.Meta}, variant, size)
-	if err != nil {
-		return err
-	}
-	if err := e.Write(c); err != nil {
-		return err
-	}
-	return e.Close()
+	return codec.EncodeWhole(e, err, c)
 }

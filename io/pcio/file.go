@@ -17,9 +17,9 @@ const Stdio = "-"
 
 // Open opens path for reading ("-" is standard input) and identifies its
 // format: by magic bytes first, then by extension, then by a format's Sniff
-// (text clouds). For a regular file the
-// reader returned is the *os.File itself, positioned at 0, so codecs can
-// seek and check header counts against the file size. The caller closes rc.
+// (text clouds). For a regular file the reader returned is the *os.File
+// itself, positioned at 0, so codecs can seek and check header counts
+// against the file size. The caller closes rc.
 func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 	if path == Stdio {
 		f, r, err := Sniff(os.Stdin)
@@ -72,11 +72,23 @@ func Name(path string) string {
 // the given options (at most one; none reads strictly). Errors name the
 // path (see Name).
 func ReadFile(path string, opts ...ReadOptions) (*core.Cloud, *Format, error) {
+	return ReadFileWith(path, nil, opts...)
+}
+
+// ReadFileWith is ReadFile where bind, when not nil, gives the format to
+// decode with from the one identified: the same format bound to options
+// the file cannot tell (see io/text.WithOptions), or an error.
+func ReadFileWith(path string, bind func(*Format) (*Format, error), opts ...ReadOptions) (*core.Cloud, *Format, error) {
 	f, r, c, err := Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer c.Close()
+	if bind != nil {
+		if f, err = bind(f); err != nil {
+			return nil, nil, err
+		}
+	}
 	cloud, err := f.Decode(r, opts...)
 	if err != nil {
 		return nil, f, fmt.Errorf("%s: %w", Name(path), err)

@@ -174,13 +174,22 @@ func Names() []string {
 	return out
 }
 
-// ByExtension finds the format whose extension matches path's.
+// ByExtension finds the format whose extension matches path's; the longest
+// match wins, so "x.copc.laz" is COPC while "x.laz" is LAZ.
 func ByExtension(path string) (*Format, error) {
 	ext := strings.ToLower(filepath.Ext(path))
+	lower := strings.ToLower(path)
+	var best *Format
+	bestLen := 0
 	for _, f := range Formats() {
-		if slices.Contains(f.Extensions, ext) {
-			return f, nil
+		for _, e := range f.Extensions {
+			if strings.HasSuffix(lower, e) && len(e) > bestLen {
+				best, bestLen = f, len(e)
+			}
 		}
+	}
+	if best != nil {
+		return best, nil
 	}
 	return nil, fmt.Errorf("%s: %w (extension %q)", path, ErrUnknownFormat, ext)
 }

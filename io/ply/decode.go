@@ -23,8 +23,9 @@ type Decoder struct {
 	order  binary.ByteOrder
 	known  bool // the input size is known and the counts were checked against it
 	read   int64
-	stride int    // record size of a fixed-size binary vertex, else 0
-	buf    []byte // record buffer for fixed-size binary vertices
+	stride int               // record size of a fixed-size binary vertex, else 0
+	buf    []byte            // record buffer for fixed-size binary vertices
+	text   *codec.TextReader // ascii vertices without lists, parsed in parallel
 	err    error
 	opt    pcio.ReadOptions
 }
@@ -212,6 +213,9 @@ func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
 	if d.stride > 0 {
 		return d.decodeFixed(v, cols, coords, at, n)
 	}
+	if d.h.Encoding == ASCII && v.ListOffsets == nil {
+		return d.decodeText(v, cols, coords, at, n)
+	}
 	lists := &blobSink{b: v.Data}
 	fail := func(err error) error {
 		if v.ListOffsets != nil { // the lists of the whole vertices read
@@ -245,6 +249,32 @@ func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
 	}
 	v.Data = lists.b
 	return nil
+}
+
+// decodeText reads n ascii vertices, one a line, with codec.TextReader.
+func (d *Decoder) decodeText(v *Element, cols []*core.Attribute, coords [][]float64, at, n int) error {
+	dst := make(codec.TextDst, len(v.Props))
+	if d.text == nil {
+		lay := &codec.TextLayout{Codec: codecName}
+		for _, p := range v.Props {
+			lay.Fields = append(lay.Fields, codec.TextField{Name: p.Name, Type: types[p.Type]})
+		}
+		d.text = codec.NewTextReader(d.r, lay)
+	}
+	for i, p := range v.Props {
+		if coords[i] != nil {
+			dst[i] = codec.Column(coords[i], types[p.Type])
+		} else {
+			dst[i] = codec.Column(cols[i], types[p.Type])
+		}
+	}
+	got, err := d.text.Fill(dst, at, n)
+	d.read += int64(got)
+	err = d.text.Short(err, got, n, "vertices", d.read, v.Count)
+	if err != nil || d.read == v.Count {
+		d.text.Close() // what follows the vertices reads from where they end
+	}
+	return err
 }
 
 // decodeFixed reads n binary vertices of d.stride bytes each at once.

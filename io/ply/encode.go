@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/io/internal/codec"
 	"github.com/pctk/pctk/io/pcio"
 )
@@ -239,20 +240,46 @@ func (e *Encoder) Write(c *core.Cloud) error {
 		e.err = err
 		return err
 	}
+	if err := e.checkFits(c); err != nil {
+		e.err = err
+		return err
+	}
+	if s, ok := e.sink.(*binarySink); ok && e.lists == nil {
+		return e.writeBinary(c, s)
+	}
+	return e.writeValues(c)
+}
+
+// writeValues writes the vertices of c as ascii lines (formatted in
+// parallel) or value by value through the sink (list properties).
+func (e *Encoder) writeValues(c *core.Cloud) error {
 	coords := [3][]float64{c.X, c.Y, c.Z}
+	if _, ok := e.sink.(*asciiSink); ok && e.lists == nil {
+		// Lines formatted in parallel; a write error sticks in e.w and
+		// comes out of Close.
+		codec.WriteLines(e.w, c.Len(), func(b []byte, j int) []byte {
+			for i, col := range e.cols {
+				if i > 0 {
+					b = append(b, ' ')
+				}
+				if col.coord >= 0 {
+					b = codec.AppendText(b, col.t, codec.FromFloat64(col.t, coords[col.coord][j]))
+				} else {
+					b = codec.AppendText(b, col.t, c.Attrs[col.attr].Uint64(j))
+				}
+			}
+			return b
+		})
+		e.written += int64(c.Len())
+		return nil
+	}
 	for j := range c.Len() {
 		for _, col := range e.cols {
 			switch {
 			case col.coord >= 0:
 				e.sink.put(col.t, codec.FromFloat64(col.t, coords[col.coord][j]))
 			case col.attr >= 0:
-				a := c.Attrs[col.attr]
-				v := a.Uint64(j)
-				if col.t != a.Type && !fits(v, a.Type, col.t) {
-					e.err = fmt.Errorf("ply: vertex %d: %s value %d does not fit PLY type %s", e.written+int64(j), a.Name, a.Int64(j), col.prop.Type)
-					return e.err
-				}
-				e.sink.put(col.t, v)
+				e.sink.put(col.t, c.Attrs[col.attr].Uint64(j))
 			default:
 				g := e.written + int64(j)
 				if g+1 >= int64(len(e.lists.ListOffsets)) {
@@ -273,6 +300,36 @@ func (e *Encoder) Write(c *core.Cloud) error {
 		e.sink.end()
 	}
 	e.written += int64(c.Len())
+	return nil
+}
+
+// checkFits checks that the values of attributes written as a narrower
+// PLY type than their own (a 64-bit integer as int or uint) fit it.
+func (e *Encoder) checkFits(c *core.Cloud) error {
+	for _, col := range e.cols {
+		if col.attr < 0 || col.t == c.Attrs[col.attr].Type {
+			continue
+		}
+		a := c.Attrs[col.attr]
+		get := attrBits(a)
+		// Ranges on all cores; the first bad value of each, the lowest wins.
+		rs := par.Ranges(c.Len(), par.Grain)
+		bad := make([]int, len(rs))
+		par.For(rs, func(r, lo, hi int) {
+			bad[r] = -1
+			for j := lo; j < hi; j++ {
+				if !fits(get(j), a.Type, col.t) {
+					bad[r] = j
+					return
+				}
+			}
+		})
+		for _, j := range bad {
+			if j >= 0 {
+				return fmt.Errorf("ply: vertex %d: %s value %d does not fit PLY type %s", e.written+int64(j), a.Name, a.Int64(j), col.prop.Type)
+			}
+		}
+	}
 	return nil
 }
 
@@ -328,11 +385,5 @@ func Encode(w io.Writer, c *core.Cloud, variant string) error {
 		coordType = "float"
 	}
 	e, err := newEncoder(w, &pcio.Header{Count: int64(c.Len()), Schema: c.Attrs, Meta: c.Meta}, variant, coordType)
-	if err != nil {
-		return err
-	}
-	if err := e.Write(c); err != nil {
-		return err
-	}
-	return e.Close()
+	return codec.EncodeWhole(e, err, c)
 }

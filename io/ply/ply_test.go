@@ -3,10 +3,12 @@ package ply
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/pctk/pctk/io/internal/codectest"
 
@@ -222,7 +224,11 @@ func TestBadInput(t *testing.T) {
 		{Name: "2^40 points, size unknown", In: sprintf(binHeader, int64(1)<<40) + string(make([]byte, 100)), Stream: true, Want: "header promises 1099511627776 vertices, 8 present", EOF: true},
 		{Name: "no coordinates", In: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float red\nend_header\n1\n", Want: "ply: line 5: vertex element has no x, y property"},
 		{Name: "no y", In: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float z\nend_header\n1 2\n", Want: "ply: line 6: vertex element has no y property"},
-		{Name: "bad ascii value", In: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty uchar r\nend_header\n1 0 2\n3 0 256\n", Want: `ply: line 9: bad uint8 value "256"`},
+		{Name: "bad ascii value", In: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty uchar r\nend_header\n1 0 2\n3 0 256\n", Want: `ply: line 9, column 3: r: out of range uint8 value "256"`},
+		{Name: "ascii overflow", In: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty double y\nend_header\n1 2\n3 1e400\n", Want: `ply: line 8, column 2: y: out of range float64 value "1e400"`},
+		{Name: "ascii float overflow", In: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nend_header\n\n-4e38 0\n", Want: `ply: line 8, column 1: x: out of range float32 value "-4e38"`},
+		{Name: "ascii short line", In: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nend_header\n1 2\n3\n4 5\n", Want: `ply: line 8, column 2: 1 values, want 2`},
+		{Name: "ascii long line", In: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nend_header\n1 2\n2 3 4\n", Want: `ply: line 8, column 3: 3 values, want 2`},
 		{Name: "ascii too few values", In: "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nend_header\n1 0\n", Stream: true, Want: "file cut short at byte offset 87 (line 8): header promises 2 vertices, 1 present", EOF: true},
 		{Name: "negative list length", In: "ply\nformat ascii 1.0\nelement face 1\nproperty list char int v\nend_header\n-3 1 2 3\n", Want: "list v: negative length -3"},
 		{Name: "list longer than file", In: "ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list uint int v\nend_header\n\xff\xff\xff\x7f", Want: "list v: length 2147483647 exceeds the 0 bytes left"},
@@ -299,5 +305,46 @@ func TestFloatCoordinates(t *testing.T) {
 	// A float64 NaN keeps being NaN in four bytes, not its payload.
 	if msg := codectest.Diff(c, d, false); msg != "" {
 		t.Error(msg)
+	}
+}
+
+// TestAsciiVerticesThenFaces reads an ascii file whose vertices span many
+// parallel parts and several blocks (with CRLF, blank lines and a last
+// vertex line straddling a read), then faces: the vertices in order, and the
+// faces from where the vertices end.
+func TestAsciiVerticesThenFaces(t *testing.T) {
+	const n = 300_000
+	var b strings.Builder
+	fmt.Fprintf(&b, "ply\nformat ascii 1.0\nelement vertex %d\nproperty double x\nproperty float y\nproperty float z\nelement face 2\nproperty list uchar int vertex_indices\nend_header\n", n)
+	for i := range n {
+		fmt.Fprintf(&b, "%d.25 %d 0.5", i, -i)
+		if i%7 == 0 {
+			b.WriteString("\r\n\n")
+		} else {
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("3 0 1 2\n3 299997 299998 299999\n")
+	for name, r := range map[string]io.Reader{"file": strings.NewReader(b.String()), "stream": iotest.HalfReader(strings.NewReader(b.String()))} {
+		c, err := Decode(r)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i := range n {
+			if c.X[i] != float64(i)+0.25 || c.Y[i] != float64(-i) || c.Z[i] != 0.5 {
+				t.Fatalf("%s: vertex %d = %v %v %v", name, i, c.X[i], c.Y[i], c.Z[i])
+			}
+		}
+		h := c.Meta.Extra["ply"].(*Header)
+		var face *Element
+		for _, e := range h.Elements {
+			if e.Name == "face" {
+				face = e
+			}
+		}
+		// Canonical little-endian records: count byte, then int32 indices.
+		if face == nil || len(face.Data) != 26 || face.Data[0] != 3 || face.Data[13] != 3 || face.Data[22] != 0xdf {
+			t.Fatalf("%s: faces %+v", name, face)
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package findneighbor
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -66,21 +68,51 @@ func Get(name string) (Backend, error) {
 	return nil, fmt.Errorf("findneighbor: unknown backend %q (known: auto, %s)", name, strings.Join(names, ", "))
 }
 
-// Auto returns the usable backend of highest priority.
+// PriorityBound is implemented by backends that know, without probing,
+// the highest priority their Probe can report (a GPU backend's priority
+// when its GPU is usable). Auto leaves such a backend unprobed once it has
+// a usable backend it would prefer anyway, so that "auto" on a machine with
+// a GPU does not pay for starting every GPU library.
+type PriorityBound interface {
+	MaxPriority() int
+}
+
+// Auto returns the usable backend of highest priority; of equal priorities,
+// the one registered first. Backends are probed from the highest bound
+// (PriorityBound; none: probed first) down, and those that cannot beat the
+// best usable one so far are not probed.
 func Auto() (Backend, error) {
-	var best Backend
-	bestPri := 0
-	for _, b := range Backends() {
-		info, err := b.Probe()
+	return pickAuto(Backends())
+}
+
+// pickAuto is Auto over list, in registration order.
+func pickAuto(list []Backend) (Backend, error) {
+	bound := func(b Backend) int {
+		if p, ok := b.(PriorityBound); ok {
+			return p.MaxPriority()
+		}
+		return math.MaxInt
+	}
+	order := make([]int, len(list))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(bound(list[b]), bound(list[a])) })
+	best, bestPri := -1, 0
+	for _, i := range order {
+		if best >= 0 && (bound(list[i]) < bestPri || bound(list[i]) == bestPri && i > best) {
+			continue // cannot win: not worth probing
+		}
+		info, err := list[i].Probe()
 		if err != nil {
 			continue
 		}
-		if best == nil || info.Priority > bestPri {
-			best, bestPri = b, info.Priority
+		if best < 0 || info.Priority > bestPri || info.Priority == bestPri && i < best {
+			best, bestPri = i, info.Priority
 		}
 	}
-	if best == nil {
+	if best < 0 {
 		return nil, fmt.Errorf("%w: no backend can run here", ErrUnavailable)
 	}
-	return best, nil
+	return list[best], nil
 }

@@ -207,11 +207,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		return nil
 	}
 	lo, hi := bounds(xyz)
-	span := math.Hypot(hi[0]-lo[0], hi[1]-lo[1])
-	h := math.Sqrt(2 * float64(k) * (hi[0] - lo[0]) * (hi[1] - lo[1]) / (math.Pi * float64(n)))
-	if !(h > 0) || h > span {
-		h = span
-	}
+	h, span := KNNHalo(int64(n), lo, hi, k)
 	for {
 		last := h >= span
 		radius := h
@@ -219,11 +215,9 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 			// The tiles hold every point: what a point finds is all it has.
 			radius = math.Inf(1)
 		}
-		// Tiles at least as wide as the halo, so that a point lies in at
-		// most 9 of them; one tile in the last round.
-		g, err := NewGrid(max(size, h, span*1e-9, 1e-30), max(h, span*1e-9, 1e-30))
+		g, err := RoundGrid(size, h, span)
 		if last {
-			g, err = NewGrid(2*span+1, span+1)
+			g = LastGrid(span)
 		}
 		if err != nil {
 			return err
@@ -242,6 +236,33 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		}
 		ids, h = short, min(2*h, span)
 	}
+}
+
+// KNNHalo returns the first halo of k-nearest rounds for n points over
+// the XY box lo..hi, one within which a typical point has about 2k others
+// at the box's mean density, and span, the box's diagonal, beyond which a
+// halo holds every point.
+func KNNHalo(n int64, lo, hi [2]float64, k int) (h, span float64) {
+	span = math.Hypot(hi[0]-lo[0], hi[1]-lo[1])
+	h = math.Sqrt(2 * float64(k) * (hi[0] - lo[0]) * (hi[1] - lo[1]) / (math.Pi * float64(n)))
+	if !(h > 0) || h > span {
+		h = span
+	}
+	return h, span
+}
+
+// LastGrid returns a grid whose tiles each hold every point of a box of
+// diagonal span around the origin: the last round of k-nearest rounds.
+func LastGrid(span float64) Grid {
+	g, _ := NewGrid(2*span+1, span+1)
+	return g
+}
+
+// RoundGrid returns the grid of a k-nearest round with halo h on tiles of
+// side at least size: tiles at least as wide as the halo, so that a point
+// lies in at most 9 of them.
+func RoundGrid(size, h, span float64) (Grid, error) {
+	return NewGrid(max(size, h, span*1e-9, 1e-30), max(h, span*1e-9, 1e-30))
 }
 
 // tileTodo is a tile with the positions of the points still to do.

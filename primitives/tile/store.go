@@ -18,19 +18,24 @@ const recordSize = 20
 
 // storeBuffer is the bytes a Store buffers per tile before it appends them
 // to the tile's file (opened and closed at each flush, so that any number
-// of tiles needs no more than one file descriptor).
+// of tiles needs no more than one file descriptor); storeBuffered bounds
+// the bytes it buffers in all, whatever the number of tiles: past it, every
+// buffer is written out.
 const storeBuffer = 32 << 10
+
+var storeBuffered = 32 << 20 // a variable for the tests
 
 // Store bins points into tiles on disk, for runs larger than memory: the
 // first streaming pass over a cloud Adds every point, in increasing global
 // index order, and each tile's file then lists its points (owned and halo)
 // in that order, as Bin does in memory. Load reads one tile back.
 type Store struct {
-	g     Grid
-	dir   string
-	buf   map[Key][]byte
-	owned map[Key]int64
-	n     int64
+	g        Grid
+	dir      string
+	buf      map[Key][]byte
+	buffered int // bytes in buf
+	owned    map[Key]int64
+	n        int64
 }
 
 // NewStore returns an empty store of the tiles of g, in a new folder under
@@ -67,12 +72,17 @@ func (s *Store) Add(id int64, x, y, z float32) error {
 	var err error
 	s.g.Touch(x, y, func(k Key) {
 		b := append(s.buf[k], rec[:]...)
+		s.buffered += recordSize
 		if len(b) >= storeBuffer && err == nil {
 			err = s.flush(k, b)
+			s.buffered -= len(b)
 			b = b[:0]
 		}
 		s.buf[k] = b
 	})
+	if err == nil && s.buffered > storeBuffered {
+		err = s.Flush()
+	}
 	return err
 }
 
@@ -102,6 +112,7 @@ func (s *Store) Flush() error {
 		}
 		delete(s.buf, k)
 	}
+	s.buffered = 0
 	return nil
 }
 

@@ -80,8 +80,16 @@ func TestNewGridRejects(t *testing.T) {
 }
 
 // TestStoreMatchesBin bins a cloud on disk and holds every tile Load reads
-// back to the one Bin cuts in memory.
+// back to the one Bin cuts in memory, with the store's buffers as they are
+// and bounded to 1000 bytes in all (flushed all the time).
 func TestStoreMatchesBin(t *testing.T) {
+	storeMatchesBin(t)
+	defer func(b int) { storeBuffered = b }(storeBuffered)
+	storeBuffered = 1000
+	storeMatchesBin(t)
+}
+
+func storeMatchesBin(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	var xyz []float32
 	for range 5000 {

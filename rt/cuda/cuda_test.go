@@ -1,7 +1,9 @@
 package cuda
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"math"
 	"os"
@@ -136,6 +138,28 @@ func TestPTXHash(t *testing.T) {
 	}
 	if got := PTXSourceHash([]byte(".version 9.0\n")); got != "" {
 		t.Errorf("PTXSourceHash of headerless PTX = %q, want \"\"", got)
+	}
+
+	// A fatbin: fresh when its header names the source's hash and its own.
+	write(hdr, "#define K 1\n")
+	fb := filepath.Join(dir, "k.fatbin")
+	write(fb, "\x50\xed\x55\xba machine code")
+	sum := sha256.Sum256([]byte("\x50\xed\x55\xba machine code"))
+	write(fb+".txt", PTXHashPrefix+h1+"\n// generated ...\n"+FatbinHashPrefix+hex.EncodeToString(sum[:])+"\n")
+	if err := CheckFatbin(cu, fb); err != nil {
+		t.Errorf("fresh fatbin: %v", err)
+	}
+	write(fb, "other machine code") // a fatbin from another build than its header
+	if err := CheckFatbin(cu, fb); err == nil {
+		t.Errorf("CheckFatbin accepted a fatbin whose hash differs from its header's")
+	}
+	write(fb, "\x50\xed\x55\xba machine code")
+	write(hdr, "#define K 3\n")
+	if err := CheckFatbin(cu, fb); err == nil {
+		t.Errorf("CheckFatbin accepted a fatbin built before its header changed")
+	}
+	if err := CheckFatbin(cu, filepath.Join(dir, "none.fatbin")); err == nil {
+		t.Errorf("CheckFatbin accepted a missing fatbin")
 	}
 }
 

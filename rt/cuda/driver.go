@@ -94,6 +94,8 @@ type api struct {
 	cuMemGetInfo              func(free, total *uint64) Result
 	cuMemAlloc                func(p *DevicePtr, bytes uint64) Result
 	cuMemFree                 func(p DevicePtr) Result
+	cuMemHostAlloc            func(p *unsafe.Pointer, bytes uint64, flags uint32) Result
+	cuMemFreeHost             func(p unsafe.Pointer) Result
 	cuMemcpyHtoDAsync         func(dst DevicePtr, src unsafe.Pointer, n uint64, s Stream) Result
 	cuMemcpyDtoHAsync         func(dst unsafe.Pointer, src DevicePtr, n uint64, s Stream) Result
 	cuMemcpyDtoDAsync         func(dst, src DevicePtr, n uint64, s Stream) Result
@@ -140,6 +142,8 @@ func (a *api) symbols() []struct {
 		{&a.cuMemGetInfo, []string{"cuMemGetInfo_v2"}},
 		{&a.cuMemAlloc, []string{"cuMemAlloc_v2"}},
 		{&a.cuMemFree, []string{"cuMemFree_v2"}},
+		{&a.cuMemHostAlloc, []string{"cuMemHostAlloc"}},
+		{&a.cuMemFreeHost, []string{"cuMemFreeHost"}},
 		{&a.cuMemcpyHtoDAsync, []string{"cuMemcpyHtoDAsync_v2"}},
 		{&a.cuMemcpyDtoHAsync, []string{"cuMemcpyDtoHAsync_v2"}},
 		{&a.cuMemcpyDtoDAsync, []string{"cuMemcpyDtoDAsync_v2"}},

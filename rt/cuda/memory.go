@@ -39,8 +39,10 @@ func (t *Thread) Free(p DevicePtr) error {
 }
 
 // CopyHtoD queues a copy of n bytes from host memory src to dst on stream
-// s. The driver stages pageable memory before it returns, so src may be
-// reused at once; src must not be nil when n > 0.
+// s. From pageable memory the driver stages the bytes before it returns, so
+// src may be reused at once; from pinned memory (HostBuffer) the copy runs
+// asynchronously and src must stay unchanged until it has run. src must not
+// be nil when n > 0.
 func (t *Thread) CopyHtoD(dst DevicePtr, src unsafe.Pointer, n uint64, s Stream) error {
 	if n == 0 {
 		return nil

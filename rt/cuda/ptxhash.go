@@ -53,14 +53,44 @@ func SourceHash(path string) (string, error) {
 
 // PTXSourceHash returns the source hash recorded in a PTX file's header,
 // or "" when the header is missing.
-func PTXSourceHash(ptx []byte) string {
-	sc := bufio.NewScanner(bytes.NewReader(ptx))
+func PTXSourceHash(ptx []byte) string { return headerValue(ptx, PTXHashPrefix) }
+
+// FatbinHashPrefix starts the line of a fatbin's header file (NAME.fatbin.txt)
+// that records the SHA-256 of the fatbin itself.
+const FatbinHashPrefix = "// fatbin-sha256: "
+
+// headerValue returns the value of the first of a file's first ten lines
+// that starts with prefix, or "".
+func headerValue(text []byte, prefix string) string {
+	sc := bufio.NewScanner(bytes.NewReader(text))
 	for i := 0; i < 10 && sc.Scan(); i++ {
-		if h, ok := strings.CutPrefix(sc.Text(), PTXHashPrefix); ok {
+		if h, ok := strings.CutPrefix(sc.Text(), prefix); ok {
 			return strings.TrimSpace(h)
 		}
 	}
 	return ""
+}
+
+// CheckFatbin reports an error when the fatbin at fatbinPath is missing,
+// was not built from the current cuPath, or is not the file its header
+// (fatbinPath + ".txt", written with it by scripts/build-ptx.sh) describes.
+func CheckFatbin(cuPath, fatbinPath string) error {
+	if err := CheckPTX(cuPath, fatbinPath+".txt"); err != nil {
+		return err
+	}
+	fb, err := os.ReadFile(fatbinPath)
+	if err != nil {
+		return fmt.Errorf("cuda: %s has no fatbin (run scripts/build-ptx.sh on a machine with nvcc): %w", cuPath, err)
+	}
+	head, err := os.ReadFile(fatbinPath + ".txt")
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(fb)
+	if got, want := hex.EncodeToString(sum[:]), headerValue(head, FatbinHashPrefix); got != want {
+		return fmt.Errorf("cuda: %s hashes to %q, its header records %q: the two files are from different builds; rerun scripts/build-ptx.sh", fatbinPath, got, want)
+	}
+	return nil
 }
 
 // CheckPTX reports an error when the PTX file ptxPath is missing or was

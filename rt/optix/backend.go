@@ -62,8 +62,15 @@ func (b *Backend) Name() string {
 	return n
 }
 
-// Probe opens libnvoptix.so.1, builds the pipeline on GPU 0 and reports the
-// GPU, the driver, the ABI and the RT-core version.
+// MaxPriority is the highest priority Probe reports (with RT cores), known
+// without probing (findneighbor.PriorityBound): "auto" leaves OptiX
+// unprobed when the cuda backend, which ranks above it, is usable.
+func (b *Backend) MaxPriority() int { return priorityRTCores }
+
+// Probe opens libnvoptix.so.1, creates an OptiX device context on GPU 0 and
+// reports the GPU, the driver, the ABI and the RT-core version. The
+// pipeline (a few tenths of a second of module compilation) is built by
+// the first Build, which reports a failure to build it.
 func (b *Backend) Probe() (findneighbor.Info, error) {
 	b.probeOnce.Do(func() { b.info, b.probeErr = b.probe() })
 	return b.info, b.probeErr
@@ -126,6 +133,9 @@ func (b *Backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptio
 	e, err := getEngine(b.cfg.Spheres)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", findneighbor.ErrUnavailable, err)
+	}
+	if err := e.ready(); err != nil {
+		return nil, fmt.Errorf("optix: building the pipeline: %w", err)
 	}
 	n := len(xyz) / 3
 	if uint64(n) > uint64(e.maxPrims) {

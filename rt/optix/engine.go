@@ -29,7 +29,13 @@ const numPayload = 3
 
 // engine is one OptiX pipeline (custom primitives or built-in spheres) on the
 // process-wide CUDA context, built once and kept for the process's life.
+// getEngine makes the device context and reads its properties (what Probe
+// reports); the pipeline, whose module compilation takes a few tenths of
+// a second, is built at the first use (ready).
 type engine struct {
+	pipelineOnce sync.Once
+	pipelineErr  error
+
 	ctx      *cuda.Context
 	spheres  bool
 	optixCtx uintptr
@@ -49,7 +55,8 @@ var (
 	engineErr  [2]error
 )
 
-// getEngine returns the pipeline of the variant, building it on first use.
+// getEngine returns the engine of the variant, making it on first use
+// (without its pipeline: see ready).
 func getEngine(spheres bool) (*engine, error) {
 	v := 0
 	if spheres {
@@ -80,15 +87,19 @@ func newEngine(spheres bool) (*engine, error) {
 		if err := e.property(propMaxPrimitivesPerGAS, &e.maxPrims); err != nil {
 			return err
 		}
-		if e.stream, err = t.NewStream(); err != nil {
-			return err
-		}
-		return e.buildPipeline(t)
+		e.stream, err = t.NewStream()
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return e, nil
+}
+
+// ready builds the pipeline on first use and returns its outcome.
+func (e *engine) ready() error {
+	e.pipelineOnce.Do(func() { e.pipelineErr = e.ctx.Do(e.buildPipeline) })
+	return e.pipelineErr
 }
 
 func (e *engine) property(p uint32, v *uint32) error {

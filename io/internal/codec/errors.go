@@ -10,13 +10,18 @@ import (
 )
 
 // Pos is a position in an input: a byte offset, and for text a 1-based line
-// number (0 when not known).
+// number (0 when not known) and, for a value of a text record, its 1-based
+// column: the field's place on the line.
 type Pos struct {
 	Offset int64
 	Line   int
+	Col    int
 }
 
 func (p Pos) String() string {
+	if p.Line > 0 && p.Col > 0 {
+		return fmt.Sprintf("line %d, column %d", p.Line, p.Col)
+	}
 	if p.Line > 0 {
 		return fmt.Sprintf("line %d", p.Line)
 	}

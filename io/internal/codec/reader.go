@@ -15,7 +15,8 @@ const MaxLine = 1 << 20
 type Reader struct {
 	codec string
 	br    *bufio.Reader
-	off   int64
+	off   int64 // bytes read
+	base  int64 // offset of the first byte read, for positions (SetStart)
 	line  int   // lines fully consumed
 	size  int64 // bytes in the source from where reading started; -1 if unknown
 }
@@ -38,11 +39,15 @@ func NewReader(codec string, r io.Reader) *Reader {
 }
 
 // Pos returns the position of the next byte (line is the line it is on).
-func (r *Reader) Pos() Pos { return Pos{Offset: r.off, Line: r.line + 1} }
+func (r *Reader) Pos() Pos { return Pos{Offset: r.base + r.off, Line: r.line + 1} }
+
+// SetStart numbers positions from p, for a reader started mid-file: the
+// next byte is at offset p.Offset, on line p.Line.
+func (r *Reader) SetStart(p Pos) { r.base, r.line = p.Offset-r.off, p.Line-1 }
 
 // Offset returns the position of the next byte without a line number, as
 // binary data reports it.
-func (r *Reader) Offset() Pos { return Pos{Offset: r.off} }
+func (r *Reader) Offset() Pos { return Pos{Offset: r.base + r.off} }
 
 // Remaining returns the number of unread bytes, or -1 when unknown.
 func (r *Reader) Remaining() int64 {
@@ -143,6 +148,16 @@ func (r *Reader) Token(comma bool) ([]byte, error) {
 
 func isSep(b byte, comma bool) bool {
 	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\v' || b == '\f' || (comma && b == ',')
+}
+
+// unread puts b, bytes just read with Read, back in front of the input;
+// line is the number of the line b starts on.
+func (r *Reader) unread(b []byte, line int) {
+	r.off -= int64(len(b))
+	r.line = line - 1
+	if len(b) > 0 {
+		r.br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(bytes.Clone(b)), r.br), 64<<10)
+	}
 }
 
 // Read reads up to len(p) bytes, for use as an io.Reader of the rest of the

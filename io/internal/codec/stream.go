@@ -51,6 +51,19 @@ func DecodeAll(h *pcio.Header, known bool, o pcio.ReadOptions, into func(c *core
 	}
 }
 
+// EncodeWhole writes the whole cloud c through e, an encoder just made for
+// it (err is the error of making it), and closes it: what every codec's
+// Encode does after choosing its layout.
+func EncodeWhole(e pcio.Encoder, err error, c *core.Cloud) error {
+	if err != nil {
+		return err
+	}
+	if err := e.Write(c); err != nil {
+		return err
+	}
+	return e.Close()
+}
+
 // Variant maps an Encode variant to a codec's encoding: "" gives src, the
 // source file's encoding, or def when the cloud came from elsewhere (src
 // ""); the others map through variants[i] -> encodings[i].

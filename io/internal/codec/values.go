@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 )
 
 // Values travel between encodings as raw bits in a uint64, the way
@@ -91,41 +93,57 @@ func AppendText(dst []byte, t core.Type, v uint64) []byte {
 	return strconv.AppendInt(dst, int64(v), 10)
 }
 
-// ErrRange is returned by ParseText for an integer outside its type.
+// ErrRange is returned by ParseText for a value outside its type: an
+// integer too large for it, or a float whose magnitude is beyond the
+// largest finite value (strconv would round it to ±Inf; a reader would then
+// silently keep an infinity the file never wrote).
 var ErrRange = errors.New("value out of range")
 
 // ParseText parses the text form of a value of type t. Integers may be
 // written as integral floats ("3.0"), as some writers do; floats accept
-// nan and inf in any case.
+// nan and inf in any case (spelled out, they are what the file says), with
+// the bits strconv.ParseFloat gives, through ParseFloat64 and ParseFloat32.
 func ParseText(tok []byte, t core.Type) (uint64, error) {
-	s := string(tok)
 	switch t {
 	case core.Float32:
-		f, err := strconv.ParseFloat(s, 32)
-		if err != nil && !isRange(err) {
-			return 0, err
+		f, err := ParseFloat32(tok)
+		if err != nil {
+			return 0, numErr(err)
 		}
-		return uint64(math.Float32bits(float32(f))), nil
+		return uint64(math.Float32bits(f)), nil
 	case core.Float64:
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil && !isRange(err) {
-			return 0, err
+		f, err := ParseFloat64(tok)
+		if err != nil {
+			return 0, numErr(err)
 		}
 		return math.Float64bits(f), nil
 	}
 	bits := t.Size() * 8
 	signed := t.IsSigned()
+	if u, neg, ok := readInt(tok); ok {
+		switch {
+		case !signed && !neg && (bits == 64 || u < 1<<bits):
+			return u, nil
+		case signed && !neg && u < 1<<(bits-1):
+			return u, nil
+		case signed && neg && u <= 1<<(bits-1):
+			return -u, nil
+		case u == 0:
+			return 0, nil // "-0" for an unsigned type
+		}
+		return 0, ErrRange
+	}
 	if signed {
-		if i, err := strconv.ParseInt(s, 10, bits); err == nil {
+		if i, err := strconv.ParseInt(string(tok), 10, bits); err == nil {
 			return uint64(i), nil
 		}
-	} else if u, err := strconv.ParseUint(s, 10, bits); err == nil {
+	} else if u, err := strconv.ParseUint(string(tok), 10, bits); err == nil {
 		return u, nil
 	}
 	// An integral value written as a float.
-	f, err := strconv.ParseFloat(s, 64)
+	f, err := ParseFloat64(tok)
 	if err != nil {
-		return 0, err
+		return 0, numErr(err)
 	}
 	if f != math.Trunc(f) {
 		return 0, strconv.ErrSyntax
@@ -143,22 +161,53 @@ func ParseText(tok []byte, t core.Type) (uint64, error) {
 	return uint64(f), nil
 }
 
-// isRange reports a float that overflowed to ±Inf or underflowed to zero:
-// the parsed value is still the nearest one, which is what a reader keeps.
-func isRange(err error) bool {
-	var ne *strconv.NumError
-	return errors.As(err, &ne) && ne.Err == strconv.ErrRange
+// readInt reads a decimal integer [+-]digits of at most 19 digits (so that
+// it fits a uint64 whatever they are); anything else reports false.
+func readInt(b []byte) (u uint64, neg, ok bool) {
+	i := 0
+	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
+		neg = b[0] == '-'
+		i++
+	}
+	if n := len(b) - i; n == 0 || n > 19 {
+		return 0, false, false
+	}
+	for ; i < len(b); i++ {
+		d := b[i] - '0'
+		if d > 9 {
+			return 0, false, false
+		}
+		u = u*10 + uint64(d)
+	}
+	return u, neg, true
+}
+
+// numErr maps strconv's errors to ErrRange and strconv.ErrSyntax, without
+// the copy of the input a *strconv.NumError holds.
+func numErr(err error) error {
+	if errors.Is(err, strconv.ErrRange) {
+		return ErrRange
+	}
+	return strconv.ErrSyntax
 }
 
 // Float32Exact reports whether every value of the slices is a float32
 // (NaN and ±Inf included), so that a writer can store coordinates in four
-// bytes without losing anything.
+// bytes without losing anything. Long slices are checked in ranges on all
+// cores.
 func Float32Exact(cols ...[]float64) bool {
 	for _, c := range cols {
-		for _, v := range c {
-			if !isFloat32(v) {
-				return false
+		var inexact atomic.Bool
+		par.For(par.Ranges(len(c), par.Grain), func(_, lo, hi int) {
+			for _, v := range c[lo:hi] {
+				if !isFloat32(v) {
+					inexact.Store(true)
+					return
+				}
 			}
+		})
+		if inexact.Load() {
+			return false
 		}
 	}
 	return true

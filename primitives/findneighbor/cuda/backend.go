@@ -101,14 +101,12 @@ func (b backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOption
 	if math.IsInf(float64(eps), 1) || n == 0 {
 		return hostBuild(xyz, eps, opts)
 	}
-	if _, err := b.Probe(); err != nil {
-		return nil, err
-	}
-	ctx, err := rt.Default()
+	dev, err := ready()
 	if err != nil {
 		return nil, err
 	}
-	ix := &index{ctx: ctx, n: n, eps: eps, workers: opts.Workers}
+	ctx := dev.ctx
+	ix := &index{ctx: ctx, k: dev.k, st: dev.st, n: n, eps: eps, workers: opts.Workers}
 	if err := ctx.Do(func(t *rt.Thread) error { return ix.build(t, xyz) }); err != nil {
 		ctx.Do(ix.free)
 		if errors.Is(err, rt.ErrOutOfMemory) {
@@ -127,3 +125,7 @@ func (b backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOption
 func hostBuild(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
 	return findneighbor.CPU().Build(xyz, eps, opts)
 }
+
+// MaxPriority is Priority, the priority Probe reports when the GPU is
+// usable, known without probing (findneighbor.PriorityBound).
+func (backend) MaxPriority() int { return Priority }

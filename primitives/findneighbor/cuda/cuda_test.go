@@ -11,10 +11,13 @@ import (
 	rt "github.com/pctk/pctk/rt/cuda"
 )
 
-// TestPTXFresh fails when kernels/grid.cu changed without its PTX being
-// rebuilt by scripts/build-ptx.sh.
+// TestPTXFresh fails when kernels/grid.cu changed without its PTX and
+// fatbin being rebuilt by scripts/build-ptx.sh.
 func TestPTXFresh(t *testing.T) {
 	if err := rt.CheckPTX("kernels/grid.cu", "kernels/grid.ptx"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.CheckFatbin("kernels/grid.cu", "kernels/grid.fatbin"); err != nil {
 		t.Fatal(err)
 	}
 }

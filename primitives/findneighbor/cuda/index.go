@@ -102,12 +102,16 @@ type Timings struct {
 	// Query is the device time of the last query operation (ms),
 	// including its copies back to the host.
 	Query float32
+	// Download is the wall time of the last query operation's copies back
+	// to the host (ms), part of Query.
+	Download float32
 }
 
 // index is a grid on the device.
 type index struct {
 	ctx     *rt.Context
 	k       *kernels
+	st      *rt.Stager // the device's staging buffers, or nil
 	n       int
 	eps     float32
 	workers int
@@ -164,11 +168,8 @@ func (ix *index) launch(t *rt.Thread, f rt.Function, n int, p *rt.Params) error 
 
 // build uploads xyz and builds the grid; on error the caller frees.
 func (ix *index) build(t *rt.Thread, xyz []float32) error {
-	k, err := loadKernels(t)
-	if err != nil {
-		return err
-	}
-	ix.k = k
+	k := ix.k
+	var err error
 	if ix.stream, err = t.NewStream(); err != nil {
 		return err
 	}
@@ -188,8 +189,11 @@ func (ix *index) build(t *rt.Thread, xyz []float32) error {
 	if err := t.Record(ix.ev[0], s); err != nil {
 		return err
 	}
-	dxyz, err := rt.UploadNew(t, &tmp, xyz, s)
+	dxyz, err := tmp.Alloc(t, uint64(4*len(xyz)))
 	if err != nil {
+		return err
+	}
+	if err := rt.StageUpload(t, ix.st, dxyz, xyz, s); err != nil {
 		return err
 	}
 	if err := t.Record(upload, s); err != nil {

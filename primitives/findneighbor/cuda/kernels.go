@@ -4,19 +4,54 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
-	"sync"
 
 	rt "github.com/pctk/pctk/rt/cuda"
 )
 
-// gridPTX is kernels/grid.cu compiled by scripts/build-ptx.sh.
-//
-//go:embed kernels/grid.ptx
-var gridPTX []byte
+// gridPTX is kernels/grid.cu compiled by scripts/build-ptx.sh to PTX, which
+// the driver compiles for the GPU at load (about 0.6 s on the H200 when its
+// JIT cache is cold), and gridFatbin the same source compiled to machine
+// code for sm_75 to sm_90, which loads in a millisecond or two. The fatbin
+// is loaded first; the PTX serves GPUs it has no code for (newer ones).
+var (
+	//go:embed kernels/grid.ptx
+	gridPTX []byte
+	//go:embed kernels/grid.fatbin
+	gridFatbin []byte
+)
 
-// EnvPTX names a PTX file to load instead of the embedded one: a hook for
-// trying freshly built kernels on a GPU machine before committing them.
+// EnvPTX names a PTX file (or fatbin) to load instead of the embedded
+// ones: a hook for trying freshly built kernels on a GPU machine before
+// committing them.
 const EnvPTX = "PCTK_CUDA_PTX"
+
+// loadModule loads the $PCTK_CUDA_PTX file when set, else the fatbin, else
+// (a GPU the fatbin has no code for) the PTX, and records which in
+// startTimes.Image.
+func loadModule(t *rt.Thread) (rt.Module, error) {
+	if p := os.Getenv(EnvPTX); p != "" {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return 0, fmt.Errorf("cuda backend: %s: %w", EnvPTX, err)
+		}
+		startTimes.Image = p
+		m, err := t.LoadModule(b)
+		if err != nil {
+			return 0, fmt.Errorf("cuda backend: loading %s: %w", p, err)
+		}
+		return m, nil
+	}
+	if m, err := t.LoadModule(gridFatbin); err == nil {
+		startTimes.Image = "fatbin (machine code)"
+		return m, nil
+	}
+	startTimes.Image = "PTX (compiled by the driver)"
+	m, err := t.LoadModule(gridPTX)
+	if err != nil {
+		return 0, fmt.Errorf("cuda backend: loading grid kernels: %w", err)
+	}
+	return m, nil
+}
 
 // kernels holds the functions of the loaded module.
 type kernels struct {
@@ -29,29 +64,12 @@ type kernels struct {
 	ccInit, ccUnion, ccFlatten, ccLabel     rt.Function
 }
 
-var (
-	kernMu sync.Mutex
-	loaded *kernels
-)
-
-// loadKernels loads the module into the thread's context once.
+// loadKernels loads the module into the thread's context; startDevice
+// calls it once.
 func loadKernels(t *rt.Thread) (*kernels, error) {
-	kernMu.Lock()
-	defer kernMu.Unlock()
-	if loaded != nil {
-		return loaded, nil
-	}
-	ptx := gridPTX
-	if p := os.Getenv(EnvPTX); p != "" {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("cuda backend: %s: %w", EnvPTX, err)
-		}
-		ptx = b
-	}
-	m, err := t.LoadModule(ptx)
+	m, err := loadModule(t)
 	if err != nil {
-		return nil, fmt.Errorf("cuda backend: loading grid kernels: %w", err)
+		return nil, err
 	}
 	k := &kernels{}
 	for _, f := range []struct {
@@ -72,6 +90,5 @@ func loadKernels(t *rt.Thread) (*kernels, error) {
 			return nil, err
 		}
 	}
-	loaded = k
 	return k, nil
 }

@@ -95,12 +95,12 @@ func (ix *index) Neighbors(q []float32, opts findneighbor.NeighborOptions) (*fin
 				return err
 			}
 			hostIdx = slices.Grow(hostIdx[:0], int(entries))[:entries]
-			if err := rt.Download(t, hostIdx, dIdx, ix.stream); err != nil {
+			if err := fetch(ix, t, hostIdx, dIdx); err != nil {
 				return err
 			}
 			if needD2 {
 				hostD2 = slices.Grow(hostD2[:0], int(entries))[:entries]
-				if err := rt.Download(t, hostD2, dD2, ix.stream); err != nil {
+				if err := fetch(ix, t, hostD2, dD2); err != nil {
 					return err
 				}
 			}

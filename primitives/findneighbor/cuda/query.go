@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 	rt "github.com/pctk/pctk/rt/cuda"
@@ -57,6 +58,7 @@ const pkg = "cuda backend"
 // do runs f on the device thread, timing it with the index's events.
 func (ix *index) do(f func(t *rt.Thread) error) error {
 	return ix.ctx.Do(func(t *rt.Thread) error {
+		ix.timing.Download = 0
 		if err := t.Record(ix.ev[0], ix.stream); err != nil {
 			return err
 		}
@@ -70,6 +72,19 @@ func (ix *index) do(f func(t *rt.Thread) error) error {
 		ix.timing.Query = ms
 		return err
 	})
+}
+
+// fetch copies a result from the device into dst through the staging
+// buffers, once the work queued before it has run, and adds the copy's
+// wall time to the index's Download timing.
+func fetch[T any](ix *index, t *rt.Thread, dst []T, src rt.DevicePtr) error {
+	if err := t.StreamSync(ix.stream); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	err := rt.StageDownload(t, ix.st, dst, src, ix.stream)
+	ix.timing.Download += float32(time.Since(t0).Seconds() * 1000)
+	return err
 }
 
 // windowLimit, when > 0, caps the memory budget of every window; tests set
@@ -186,7 +201,7 @@ func (ix *index) counts(t *rt.Thread, q []float32, nq int, out []uint32) error {
 		if err := ix.launch(t, ix.k.counts, w.nq, ix.params(w).Ptr(d)); err != nil {
 			return err
 		}
-		return rt.Download(t, out[w.base:w.base+m], d, ix.stream)
+		return fetch(ix, t, out[w.base:w.base+m], d)
 	})
 }
 
@@ -221,11 +236,11 @@ func (ix *index) KNearest(q []float32, k int, idx []int32, dist []float32) error
 			if err := ix.launch(t, ix.knnKernel(k), w.nq, ix.params(w).I32(int32(k)).Ptr(ix.rank).Ptr(di).Ptr(dd).Ptr(0)); err != nil {
 				return err
 			}
-			if err := rt.Download(t, idx[w.base*k:(w.base+m)*k], di, ix.stream); err != nil {
+			if err := fetch(ix, t, idx[w.base*k:(w.base+m)*k], di); err != nil {
 				return err
 			}
 			if dist != nil {
-				return rt.Download(t, dist[w.base*k:(w.base+m)*k], dd, ix.stream)
+				return fetch(ix, t, dist[w.base*k:(w.base+m)*k], dd)
 			}
 			return nil
 		})
@@ -283,7 +298,7 @@ func (ix *index) Moments(q []float32, k int, out []findneighbor.Moment) error {
 				return err
 			}
 			host = slices.Grow(host[:0], momentWords*m)[:momentWords*m]
-			if err := rt.Download(t, host, dm, ix.stream); err != nil {
+			if err := fetch(ix, t, host, dm); err != nil {
 				return err
 			}
 			for i := range m {
@@ -326,7 +341,7 @@ func (ix *index) ClusterCores(isCore []bool, label []int32) error {
 			bufs[i] = p
 		}
 		dIs, core, parent, minIdx, dl := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]
-		if err := rt.Upload(t, dIs, isCore, ix.stream); err != nil {
+		if err := rt.StageUpload(t, ix.st, dIs, isCore, ix.stream); err != nil {
 			return err
 		}
 		g := ix.grid.bytes()
@@ -345,7 +360,7 @@ func (ix *index) ClusterCores(isCore []bool, label []int32) error {
 				return err
 			}
 		}
-		return rt.Download(t, label, dl, ix.stream)
+		return fetch(ix, t, label, dl)
 	})
 }
 

@@ -16,6 +16,7 @@
 // the build script also passes --fmad=false.
 //
 // nvcc-flags: --fmad=false
+// nvcc-fatbin: sm_75 sm_80 sm_86 sm_89 sm_90
 
 typedef unsigned int u32;
 typedef unsigned long long u64;

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"image/png"
+	"io"
+	"time"
+
+	"github.com/pctk/pctk/algos/render"
+	"github.com/urfave/cli/v2"
+)
+
+// renderFlags are the picture's flags, shared by render and --preview.
+func renderFlags(prefix string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: prefix + "view", Value: "top", Usage: "top, front or side"},
+		&cli.StringFlag{Name: prefix + "color", Value: "z", Usage: "z, intensity, classification, cluster, normal, rgb or an attribute's name"},
+		&cli.IntFlag{Name: prefix + "width", Value: 1024, Usage: "plot width in pixels"},
+		&cli.IntFlag{Name: prefix + "splat", Usage: "side of each point's square in pixels (default: from the density, 1 to 4)"},
+	}
+}
+
+func init() {
+	commands = append(commands, &cli.Command{
+		Name:      "render",
+		Usage:     "draw a cloud as an orthographic PNG picture with a legend and a scale bar",
+		ArgsUsage: "IN OUT.png",
+		Description: "Each pixel shows the nearest point of the view. Colours: z (height), intensity,\n" +
+			"classification (ASPRS colours), cluster (ClusterID, neighbouring clusters differ), normal,\n" +
+			"rgb, or any attribute on a colour bar (1st to 99th percentile).\n\n" +
+			"Examples:\n" +
+			"   pctk render clusters.las clusters.png --color cluster\n" +
+			"   pctk render street.las front.png --view front --color classification --splat 2",
+		Flags:  append(append(renderFlags(""), salvageFlag, forceFlag), queryFlags...),
+		Action: runRender,
+	})
+}
+
+func runRender(c *cli.Context) error {
+	in, out, err := inOut(c)
+	if err != nil {
+		return err
+	}
+	o, err := renderOptions(c, "")
+	if err != nil {
+		return err
+	}
+	if err := checkOutputs(c, out); err != nil {
+		return err
+	}
+	cloud, _, err := readCloud(c, in)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	img, err := render.Render(cloud, o)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if err := writeFile(c, out, func(w io.Writer) error { return png.Encode(w, img) }); err != nil {
+		return err
+	}
+	infof("drew %d points of %s into %s (%dx%d) in %.2f s", cloud.Len(), in, out, img.Rect.Dx(), img.Rect.Dy(), time.Since(start).Seconds())
+	return nil
+}
+
+// renderOptions reads the picture's flags named with prefix.
+func renderOptions(c *cli.Context, prefix string) (render.Options, error) {
+	v, err := render.ParseView(c.String(prefix + "view"))
+	if err != nil {
+		return render.Options{}, usagef("--%sview: %v", prefix, err)
+	}
+	return render.Options{View: v, Color: c.String(prefix + "color"), Width: c.Int(prefix + "width"), Splat: c.Int(prefix + "splat")}, nil
+}

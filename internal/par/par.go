@@ -1,0 +1,54 @@
+// Package par runs loops over ranges of indices on all cores, with results
+// that do not depend on the number of cores: each range keeps its own
+// result, merged in order by the caller.
+package par
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Grain is a good least range size for light per-item work (a few
+// nanoseconds an item): below it, a goroutine costs more than it saves.
+const Grain = 1 << 16
+
+// Ranges cuts [0, n) into consecutive ranges of at least grain items,
+// about four per core (a single range for small n).
+func Ranges(n, grain int) [][2]int {
+	procs := runtime.GOMAXPROCS(0)
+	size := max(grain, (n+4*procs-1)/(4*procs), 1)
+	var rs [][2]int
+	for lo := 0; lo < n || lo == 0; lo += size {
+		rs = append(rs, [2]int{lo, min(lo+size, n)})
+	}
+	return rs
+}
+
+// For calls fn(i, lo, hi) for every range i of rs, on up to
+// GOMAXPROCS goroutines (on the caller's alone for a single range).
+// Callers keep a result per range and merge them in order, so results do
+// not depend on the number of cores.
+func For(rs [][2]int, fn func(i, lo, hi int)) {
+	if len(rs) == 1 {
+		fn(0, rs[0][0], rs[0][1])
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	for range min(runtime.GOMAXPROCS(0), len(rs)) {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= len(rs) {
+					return
+				}
+				fn(i, rs[i][0], rs[i][1])
+			}
+		})
+	}
+	wg.Wait()
+}

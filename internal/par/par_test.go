@@ -1,0 +1,54 @@
+package par
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+)
+
+// TestRangesCover checks that Ranges cuts [0, n) into consecutive ranges
+// of at least grain items (but the last) and that For visits each once.
+func TestRangesCover(t *testing.T) {
+	for _, n := range []int{0, 1, 100, Grain, 5*Grain + 3} {
+		rs := Ranges(n, Grain)
+		seen := make([]int, n)
+		For(rs, func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				seen[i]++
+			}
+		})
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("n %d: item %d visited %d times", n, i, c)
+			}
+		}
+		for i, r := range rs {
+			if (i > 0 && r[0] != rs[i-1][1]) || (i < len(rs)-1 && r[1]-r[0] < Grain) {
+				t.Errorf("n %d: ranges %v are not consecutive ranges of at least %d", n, rs, Grain)
+			}
+		}
+	}
+}
+
+// TestSortMatchesSlicesSort sorts random values with many duplicates, in
+// ranges from one to an odd number, with one and four cores.
+func TestSortMatchesSlicesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 1000, 3*Grain + 11, 5*Grain + 3, 7*Grain + 5} {
+		for _, procs := range []int{1, 4} {
+			old := runtime.GOMAXPROCS(procs)
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = float64(rng.IntN(5000)) / 7
+			}
+			want := slices.Clone(v)
+			slices.Sort(want)
+			Sort(v)
+			runtime.GOMAXPROCS(old)
+			if !slices.Equal(v, want) {
+				t.Errorf("%d values, GOMAXPROCS %d: not sorted as slices.Sort sorts", n, procs)
+			}
+		}
+	}
+}
