@@ -80,14 +80,22 @@ type Config struct {
 	Flat bool
 }
 
-// Check validates the configuration.
-func (c *Config) Check() error {
+// CheckParams validates the DBSCAN parameters and the tile size.
+func (c *Config) CheckParams() error {
 	o := dbscan.Options{Eps: c.Eps, MinPts: []int{c.MinPts}, MinClusterSize: c.MinClusterSize, TileSize: c.TileSize}
 	if err := o.Validate(0); err != nil {
 		return err
 	}
 	if c.TileSize == 0 {
 		return fmt.Errorf("pipeline: tile size 0: want a tile side > 0")
+	}
+	return nil
+}
+
+// Check validates the configuration: parameters, inputs and outputs.
+func (c *Config) Check() error {
+	if err := c.CheckParams(); err != nil {
+		return err
 	}
 	if len(c.Inputs) == 0 || len(c.Inputs) != len(c.Outputs) {
 		return fmt.Errorf("pipeline: %d inputs and %d outputs: want one output per input, at least one", len(c.Inputs), len(c.Outputs))

@@ -137,6 +137,9 @@ func config(args []string) (pipeline.Config, error) {
 	if *eps == 0 || *tileSize == 0 {
 		return cfg, usagef("--eps and --tile-size are required")
 	}
+	if err := cfg.CheckParams(); err != nil {
+		return cfg, usagef("%v", err)
+	}
 	if len(args) < 2 {
 		return cfg, usagef("want IN... OUT, got %d argument(s)", len(args))
 	}
@@ -158,9 +161,6 @@ func config(args []string) (pipeline.Config, error) {
 		}
 	}
 	if cfg.Outputs == nil {
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return cfg, err
-		}
 		seen := map[string]string{}
 		for _, in := range cfg.Inputs {
 			name := filepath.Base(in)
@@ -169,6 +169,9 @@ func config(args []string) (pipeline.Config, error) {
 			}
 			seen[name] = in
 			cfg.Outputs = append(cfg.Outputs, filepath.Join(out, name))
+		}
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return cfg, err
 		}
 	}
 	for i, o := range cfg.Outputs {

@@ -75,8 +75,8 @@ func TestUsageErrors(t *testing.T) {
 		{"no output", map[string]string{"eps": "1", "tile-size": "10"}, []string{a}},
 		{"empty glob", map[string]string{"eps": "1", "tile-size": "10"}, []string{filepath.Join(dir, "*.las"), dir}},
 		{"same names", map[string]string{"eps": "1", "tile-size": "10"}, []string{a, b, filepath.Join(dir, "out")}},
-		{"negative eps", map[string]string{"eps": "-1", "tile-size": "10"}, []string{a, "out.ply"}},
-		{"min-pts 0", map[string]string{"eps": "1", "tile-size": "10", "min-pts": "0"}, []string{a, "out.ply"}},
+		{"negative eps", map[string]string{"eps": "-1", "tile-size": "10"}, []string{a, b, filepath.Join(dir, "out")}},
+		{"min-pts 0", map[string]string{"eps": "1", "tile-size": "10", "min-pts": "0"}, []string{a, b, filepath.Join(dir, "out")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			setFlags(t, tc.flags)
@@ -86,6 +86,9 @@ func TestUsageErrors(t *testing.T) {
 				t.Errorf("config(%q) = %v, want a usage error", tc.args, err)
 			}
 		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+		t.Error("a usage error created the output directory")
 	}
 }
 
