@@ -19,8 +19,8 @@ import (
 // filtered), --level and --resolution on COPC files.
 var queryFlags = []cli.Flag{
 	&cli.StringFlag{Name: "bounds", Usage: "read only the points inside the box `minx,miny,maxx,maxy[,minz,maxz]`, edges included (COPC: only the nodes it touches are read)"},
-	&cli.IntFlag{Name: "level", Value: -1, Usage: "COPC: read octree levels 0 to `L` only (a depth counted from 0 at the root; default: every level)"},
-	&cli.Float64Flag{Name: "resolution", Usage: "COPC: read the octree levels down to the shallowest whose point spacing is at most `R` coordinate units (default: every level)"},
+	&cli.IntFlag{Name: "level", Value: -1, DefaultText: "every level", Usage: "COPC: read octree levels 0 to `L` only (a depth counted from 0 at the root)"},
+	&cli.Float64Flag{Name: "resolution", DefaultText: "every level", Usage: "COPC: read the octree levels down to the shallowest whose point spacing is at most `R` coordinate units"},
 }
 
 // queryOf turns the query flags into a read query; nil when none is set.
