@@ -15,6 +15,7 @@ func init() {
 		Name:       "las",
 		Extensions: []string{".las"},
 		Magic:      [][]byte{[]byte("LASF")},
+		Refine:     func(head []byte) bool { return !compressed(head) },
 		Variants:   Variants,
 		Decode:     Decode,
 		NewDecoder: func(r io.Reader, opts ...pcio.ReadOptions) (pcio.Decoder, error) { return NewDecoder(r, opts...) },
@@ -25,15 +26,23 @@ func init() {
 		Describe: Describe,
 	}
 	pcio.Register(las)
-	// LAZ reads as LAS does (sniffing finds "las" by the shared magic; the
-	// decoder sees the compression) and writes compressed.
+	// LAZ reads as LAS does (the decoder sees the compression) and writes
+	// compressed; sniffing tells the two apart by the point format byte, so
+	// that a LAZ input is named laz and "-" as OUT keeps it compressed.
 	laz := *las
-	laz.Name, laz.Extensions, laz.Magic = "laz", []string{".laz"}, nil
+	laz.Name, laz.Extensions, laz.Refine = "laz", []string{".laz"}, compressed
 	laz.Encode = EncodeLAZ
 	laz.NewEncoder = func(w io.Writer, h *pcio.Header, variant string) (pcio.Encoder, error) {
 		return NewLAZEncoder(w, h, variant)
 	}
 	pcio.Register(&laz)
+}
+
+// compressed reports whether the first bytes of a LAS file mark its points
+// as LASzip-compressed (bits 7 or 6 of the point format byte); a head too
+// short to tell is plain LAS, whose decoder names what is missing.
+func compressed(head []byte) bool {
+	return len(head) > offPointFormat && head[offPointFormat]&0xc0 != 0
 }
 
 // Describe lists the LAS header facts of a cloud read from LAS: version,

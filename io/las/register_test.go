@@ -28,6 +28,22 @@ func TestRegistered(t *testing.T) {
 	if f, _, err := pcio.Sniff(bytes.NewReader(file)); err != nil || f.Name != "las" {
 		t.Errorf("Sniff: got %v, %v", f, err)
 	}
+	// The same points compressed sniff as laz (the point format byte's
+	// compression bits), so "-" as OUT keeps them compressed.
+	c0, err := Decode(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	if err := EncodeLAZ(&z, c0, ""); err != nil {
+		t.Fatal(err)
+	}
+	if f, _, err := pcio.Sniff(bytes.NewReader(z.Bytes())); err != nil || f.Name != "laz" {
+		t.Errorf("Sniff of LAZ: got %v, %v", f, err)
+	}
+	if f, _, err := pcio.Sniff(bytes.NewReader(file[:50])); err != nil || f.Name != "las" {
+		t.Errorf("Sniff of a cut header: got %v, %v; want las, whose decoder names what is missing", f, err)
+	}
 	path := filepath.Join(t.TempDir(), "noext")
 	if err := os.WriteFile(path, file, 0o644); err != nil {
 		t.Fatal(err)

@@ -27,6 +27,11 @@ type Format struct {
 	Extensions []string
 	// Magic are byte prefixes that identify the format when sniffing.
 	Magic [][]byte
+	// Refine, when set, must also accept the first bytes (up to 512) for
+	// Magic to identify the format: two formats that share a magic tell
+	// themselves apart by it (LAS and LAZ: the point format byte's
+	// compression bits).
+	Refine func(head []byte) bool
 	// Sniff, when set, recognises the format from the first bytes of an
 	// input (up to 512) that no format's Magic matched: a fallback for
 	// formats without magic bytes, such as text clouds.
@@ -235,7 +240,7 @@ const sniffLen = 512
 func match(head []byte) (*Format, error) {
 	for _, f := range Formats() {
 		for _, m := range f.Magic {
-			if bytes.HasPrefix(head, m) {
+			if bytes.HasPrefix(head, m) && (f.Refine == nil || f.Refine(head)) {
 				return f, nil
 			}
 		}
