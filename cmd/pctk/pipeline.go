@@ -197,6 +197,11 @@ func parseStep(words []string, out string) (*step, error) {
 	if ctx == nil {
 		return nil, usagef("pipeline step %q did not run (help asked?)", strings.Join(words, " "))
 	}
+	for _, fl := range []*cli.StringFlag{maxMemoryFlag, tmpdirFlag} {
+		if ctx.IsSet(fl.Name) {
+			return nil, usagef("pipeline step %q: --%s does not apply to a step, whose cloud is in memory (--tile-size does)", strings.Join(words, " "), fl.Name)
+		}
+	}
 	return f.prepare(ctx, out)
 }
 

@@ -109,6 +109,7 @@ func TestPipelineErrors(t *testing.T) {
 		{"unterminated quote", []string{"pipeline", sample, "normals --viewpoint '1,2", out}, 2},
 		{"unmapped PDAL option", []string{"pipeline", "--file", bad}, 2},
 		{"step fails", []string{"pipeline", sample, "normals --knn 8 --orient viewpoint", out}, 2},
+		{"out of core in a step", []string{"pipeline", sample, "dbscan --eps 6 --max-memory 64MiB", out}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := run(append([]string{"pctk", "-q"}, tc.args...)); got != tc.want {
