@@ -56,7 +56,7 @@ func (t *Thread) CopyDtoH(dst unsafe.Pointer, src DevicePtr, n uint64, s Stream)
 	if n == 0 {
 		return nil
 	}
-	if err := check("cuMemcpyDtoHAsync", drv.cuMemcpyDtoHAsync(dst, src, n, s)); err != nil {
+	if err := t.CopyDtoHAsync(dst, src, n, s); err != nil {
 		return err
 	}
 	return t.StreamSync(s)
