@@ -167,12 +167,7 @@ func TestPTXHash(t *testing.T) {
 // query, a context, memory round trip, events, and a JIT failure's log.
 func TestCUDARuntime(t *testing.T) {
 	devs, err := Devices()
-	if errors.Is(err, ErrNoDriver) {
-		if os.Getenv("PCTK_REQUIRE_GPU") != "" {
-			t.Fatalf("PCTK_REQUIRE_GPU is set but there is no CUDA driver: %v", err)
-		}
-		t.Skipf("no CUDA driver here (%v): GPU test skipped", err)
-	}
+	skipNoDriver(t, err)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,16 +8,24 @@ import (
 	"testing"
 )
 
-// gpuContext returns the default context, skipping the test where no
-// driver is installed (failing under PCTK_REQUIRE_GPU).
-func gpuContext(t *testing.T) *Context {
+// skipNoDriver skips the test when err says no driver is installed
+// (failing it under PCTK_REQUIRE_GPU).
+func skipNoDriver(t *testing.T, err error) {
 	t.Helper()
-	if _, err := Devices(); errors.Is(err, ErrNoDriver) {
+	if errors.Is(err, ErrNoDriver) {
 		if os.Getenv("PCTK_REQUIRE_GPU") != "" {
 			t.Fatalf("PCTK_REQUIRE_GPU is set but there is no CUDA driver: %v", err)
 		}
 		t.Skipf("no CUDA driver here (%v): GPU test skipped", err)
 	}
+}
+
+// gpuContext returns the default context, skipping the test where no
+// driver is installed (failing under PCTK_REQUIRE_GPU).
+func gpuContext(t *testing.T) *Context {
+	t.Helper()
+	_, err := Devices()
+	skipNoDriver(t, err)
 	ctx, err := Default()
 	if err != nil {
 		t.Fatal(err)
