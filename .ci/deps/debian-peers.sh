@@ -7,9 +7,9 @@
 #                   whose cKDTree is findneighbor's benchmark peer)
 #   python3-numpy   the numpy implementation of PDAL's covariance features
 #                   (algos/features; open3d brings it too)
-# cloudcompare (CloudCompare's command line, a peer of pctk bench --peers) is
-# left out on purpose: it pulls Qt 5 and FFmpeg, hundreds of MB; bench and its
-# test say "not installed" without it.
+# cloudcompare (CloudCompare's command line: io/text's TestCloudCompare, and a
+# peer of pctk bench --peers) is not here: it pulls Qt 5 and FFmpeg, and has
+# its own script, debian-cloudcompare.sh, which .ci/run runs like this one.
 # Python packages are used through Debian's /usr/bin/python3. Idempotent:
 # installs only what is missing, and retries while another apt-get holds the
 # dpkg lock.
