@@ -69,8 +69,9 @@ func (b *Backend) MaxPriority() int { return priorityRTCores }
 
 // Probe opens libnvoptix.so.1, creates an OptiX device context on GPU 0 and
 // reports the GPU, the driver, the ABI and the RT-core version. The
-// pipeline (a few tenths of a second of module compilation) is built by
-// the first Build, which reports a failure to build it.
+// pipeline (module compilation, which OptiX's disk cache keeps cheap after
+// a machine's first run) is built by the first Build, which reports a
+// failure to build it.
 func (b *Backend) Probe() (findneighbor.Info, error) {
 	b.probeOnce.Do(func() { b.info, b.probeErr = b.probe() })
 	return b.info, b.probeErr

@@ -30,8 +30,8 @@ const numPayload = 3
 // engine is one OptiX pipeline (custom primitives or built-in spheres) on the
 // process-wide CUDA context, built once and kept for the process's life.
 // getEngine makes the device context and reads its properties (what Probe
-// reports); the pipeline, whose module compilation takes a few tenths of
-// a second, is built at the first use (ready).
+// reports); the pipeline, whose module compilation OptiX caches on disk,
+// is built at the first use (ready).
 type engine struct {
 	pipelineOnce sync.Once
 	pipelineErr  error
