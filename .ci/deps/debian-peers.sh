@@ -21,15 +21,5 @@ command -v pcl_outlier_removal >/dev/null 2>&1 && command -v pcl_normal_estimati
 /usr/bin/python3 -c 'import sklearn, scipy' >/dev/null 2>&1 || need="$need python3-sklearn python3-scipy"
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need="$need python3-numpy"
 [ -z "$need" ] && exit 0
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-for i in 1 2 3 4 5 6 7 8 9 10; do
-	if $sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends $need; then
-		exit 0
-	fi
-	echo "debian-peers.sh: apt-get failed (dpkg lock?), retrying in 15 s" >&2
-	sleep 15
-done
-echo "debian-peers.sh: could not install$need" >&2
-exit 1
+# shellcheck disable=SC2086 # $need is a list of package names
+exec sh "$(dirname "$0")/../apt-install" debian-peers.sh $need
