@@ -52,3 +52,17 @@ func For(rs [][2]int, fn func(i, lo, hi int)) {
 	}
 	wg.Wait()
 }
+
+// Each calls fn(i) for every i in [0, n), on up to GOMAXPROCS goroutines
+// (on the caller's alone when n is 1; not at all when n is 0): for a few
+// large pieces of work, one an item, each keeping its own result.
+func Each(n int, fn func(i int)) {
+	if n == 0 {
+		return
+	}
+	For(Ranges(n, 1), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			fn(i)
+		}
+	})
+}

@@ -52,3 +52,17 @@ func TestSortMatchesSlicesSort(t *testing.T) {
 		}
 	}
 }
+
+// TestEachVisitsOnce checks that Each calls fn once for every index, and
+// never for n 0.
+func TestEachVisitsOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 3, 100} {
+		seen := make([]int, n)
+		Each(n, func(i int) { seen[i]++ })
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("n %d: index %d visited %d times", n, i, c)
+			}
+		}
+	}
+}

@@ -6,9 +6,9 @@ import (
 	"io"
 	"math"
 	"runtime"
-	"sync"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 )
 
 // Text bodies (ascii PLY and PCD, text clouds) are read a block of lines
@@ -229,7 +229,7 @@ func CountRecords(r io.ReadSeeker, lay *TextLayout) (int64, error) {
 			}
 		}
 		parts := splitLines(buf[:cut], max(1, min(runtime.GOMAXPROCS(0), cut/minPart)))
-		parallel(len(parts), func(i int) {
+		par.Each(len(parts), func(i int) {
 			p := &parts[i]
 			_, p.records = countLines(buf[p.lo:p.hi], lay.Comment)
 		})
@@ -262,7 +262,7 @@ type part struct {
 func parseBlock(lay *TextLayout, block []byte, last bool, k int, dst TextDst, at, n, line int) (int, int, int, error) {
 	lay.prepare()
 	parts := splitLines(block, k)
-	parallel(len(parts), func(i int) {
+	par.Each(len(parts), func(i int) {
 		p := &parts[i]
 		p.lines, p.records = countLines(block[p.lo:p.hi], lay.Comment)
 	})
@@ -284,7 +284,7 @@ func parseBlock(lay *TextLayout, block []byte, last bool, k int, dst TextDst, at
 		total += p.records
 		nl += p.lines
 	}
-	parallel(len(parts), func(i int) {
+	par.Each(len(parts), func(i int) {
 		p := &parts[i]
 		p.records, p.err = parseLines(lay, block[p.lo:p.hi], last && p.hi == len(block), dst, starts[i], lines[i])
 	})
@@ -318,19 +318,6 @@ func splitLines(block []byte, k int) []part {
 		lo = hi
 	}
 	return out
-}
-
-// parallel calls f(0..n-1) on n goroutines (inline when n is 1).
-func parallel(n int, f func(i int)) {
-	if n == 1 {
-		f(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { f(i) })
-	}
-	wg.Wait()
 }
 
 // isBlank reports the bytes that pad fields and lines.
@@ -512,7 +499,7 @@ func WriteLines(w io.Writer, n int, appendRecord func(dst []byte, j int) []byte)
 	for at := 0; at < n; at += k * per {
 		m := min(k*per, n-at)
 		parts := (m + per - 1) / per
-		parallel(parts, func(i int) {
+		par.Each(parts, func(i int) {
 			b := bufs[i][:0]
 			for j := at + i*per; j < at+min((i+1)*per, m); j++ {
 				b = appendRecord(b, j)
