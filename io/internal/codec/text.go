@@ -493,25 +493,12 @@ func (lay *TextLayout) prepare() {
 // concurrently), to w. Blocks of records are formatted on every core, and
 // written in order: the bytes are those of formatting one after the other.
 func WriteLines(w io.Writer, n int, appendRecord func(dst []byte, j int) []byte) error {
-	const per = 1 << 14 // records of one part
-	k := runtime.GOMAXPROCS(0)
-	bufs := make([][]byte, k)
-	for at := 0; at < n; at += k * per {
-		m := min(k*per, n-at)
-		parts := (m + per - 1) / per
-		par.Each(parts, func(i int) {
-			b := bufs[i][:0]
-			for j := at + i*per; j < at+min((i+1)*per, m); j++ {
-				b = appendRecord(b, j)
-				b = append(b, '\n')
-			}
-			bufs[i] = b
-		})
-		for _, b := range bufs[:parts] {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
+	const per = 1 << 14 // records of one block
+	return writeBlocks(w, n, per, func(b []byte, lo, hi int) ([]byte, error) {
+		for j := lo; j < hi; j++ {
+			b = appendRecord(b, j)
+			b = append(b, '\n')
 		}
-	}
-	return nil
+		return b, nil
+	})
 }
