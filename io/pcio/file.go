@@ -32,7 +32,7 @@ func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	head := make([]byte, sniffLen)
+	head := make([]byte, SniffLen)
 	n, err := io.ReadFull(fh, head)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		fh.Close()
