@@ -123,8 +123,7 @@ func (t *TextReader) Fill(dst TextDst, at, n int) (int, error) {
 			}
 			continue
 		}
-		parts := max(1, min(runtime.GOMAXPROCS(0), end/minPart))
-		k, used, lines, err := parseBlock(t.lay, pending[:end], t.eof && end == len(pending), parts, dst, at+got, n-got, t.line)
+		k, used, lines, err := parseBlock(t.lay, pending[:end], t.eof && end == len(pending), partsFor(end), dst, at+got, n-got, t.line)
 		if k > 0 {
 			t.bpr = max(used/k, 1)
 		}
@@ -228,7 +227,7 @@ func CountRecords(r io.ReadSeeker, lay *TextLayout) (int64, error) {
 				return 0, Errorf(lay.Codec, Pos{}, "line longer than %d bytes", len(buf))
 			}
 		}
-		parts := splitLines(buf[:cut], max(1, min(runtime.GOMAXPROCS(0), cut/minPart)))
+		parts := splitLines(buf[:cut], partsFor(cut))
 		par.Each(len(parts), func(i int) {
 			p := &parts[i]
 			_, p.records = countLines(buf[p.lo:p.hi], lay.Comment)
@@ -298,6 +297,10 @@ func parseBlock(lay *TextLayout, block []byte, last bool, k int, dst TextDst, at
 
 // minPart is the smallest piece of a block worth a goroutine.
 const minPart = 256 << 10
+
+// partsFor is how many parts a block of size bytes is cut into: one a
+// core, each of at least minPart bytes (one for a smaller block).
+func partsFor(size int) int { return max(1, min(runtime.GOMAXPROCS(0), size/minPart)) }
 
 // splitLines cuts block into at most k parts of about equal size, each
 // starting at a line start.
