@@ -66,3 +66,19 @@ func Each(n int, fn func(i int)) {
 		}
 	})
 }
+
+// First returns the lowest index in [0, n) that find reports, or -1:
+// find(lo, hi) scans [lo, hi) and returns the first index it is looking
+// for there, or -1. Ranges of Grain items at least are scanned on all
+// cores; the answer is that of one scan from 0.
+func First(n int, find func(lo, hi int) int) int {
+	rs := Ranges(n, Grain)
+	found := make([]int, len(rs))
+	For(rs, func(r, lo, hi int) { found[r] = find(lo, hi) })
+	for _, i := range found {
+		if i >= 0 {
+			return i
+		}
+	}
+	return -1
+}

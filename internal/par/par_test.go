@@ -66,3 +66,35 @@ func TestEachVisitsOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstIsLowest checks that First finds the lowest marked index,
+// whichever range finds one first, and -1 when none is marked.
+func TestFirstIsLowest(t *testing.T) {
+	old := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(old)
+	n := 5*Grain + 3
+	for _, marks := range [][]int{nil, {0}, {n - 1}, {3*Grain + 1, Grain + 7, 4 * Grain}} {
+		marked := make([]bool, n)
+		want := -1
+		for _, i := range marks {
+			marked[i] = true
+			if want < 0 || i < want {
+				want = i
+			}
+		}
+		got := First(n, func(lo, hi int) int {
+			for i := lo; i < hi; i++ {
+				if marked[i] {
+					return i
+				}
+			}
+			return -1
+		})
+		if got != want {
+			t.Errorf("marks %v: First = %d, want %d", marks, got, want)
+		}
+	}
+	if got := First(0, func(lo, hi int) int { return -1 }); got != -1 {
+		t.Errorf("n 0: First = %d, want -1", got)
+	}
+}
