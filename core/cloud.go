@@ -124,22 +124,16 @@ func (c *Cloud) Validate() error {
 			return fmt.Errorf("core: attribute %s has %d values for %d points", a.Name, a.Len(), n)
 		}
 	}
-	// The first non-finite point of each range; the lowest is reported.
-	rs := par.Ranges(n, par.Grain)
-	bad := make([]int, len(rs))
-	par.For(rs, func(r, lo, hi int) {
-		bad[r] = -1
+	i := par.First(n, func(lo, hi int) int {
 		for i := lo; i < hi; i++ {
 			if !finite(c.X[i]) || !finite(c.Y[i]) || !finite(c.Z[i]) {
-				bad[r] = i
-				return
+				return i
 			}
 		}
+		return -1
 	})
-	for _, i := range bad {
-		if i >= 0 {
-			return fmt.Errorf("core: point %d has a non-finite coordinate (%g, %g, %g)", i, c.X[i], c.Y[i], c.Z[i])
-		}
+	if i >= 0 {
+		return fmt.Errorf("core: point %d has a non-finite coordinate (%g, %g, %g)", i, c.X[i], c.Y[i], c.Z[i])
 	}
 	return nil
 }

@@ -26,16 +26,14 @@ const (
 func HashXYZ(x, y, z []float64) uint64 {
 	n := len(x)
 	blocks := make([]uint64, (n+hashBlock-1)/hashBlock)
-	par.For(par.Ranges(len(blocks), 1), func(_, lo, hi int) {
-		for b := lo; b < hi; b++ {
-			h := uint64(fnvOffset64)
-			for i := b * hashBlock; i < min((b+1)*hashBlock, n); i++ {
-				h = fnvWord(h, math.Float64bits(x[i]))
-				h = fnvWord(h, math.Float64bits(y[i]))
-				h = fnvWord(h, math.Float64bits(z[i]))
-			}
-			blocks[b] = h
+	par.Each(len(blocks), func(b int) {
+		h := uint64(fnvOffset64)
+		for i := b * hashBlock; i < min((b+1)*hashBlock, n); i++ {
+			h = fnvWord(h, math.Float64bits(x[i]))
+			h = fnvWord(h, math.Float64bits(y[i]))
+			h = fnvWord(h, math.Float64bits(z[i]))
 		}
+		blocks[b] = h
 	})
 	h := uint64(fnvOffset64)
 	for _, d := range blocks {

@@ -52,3 +52,33 @@ func For(rs [][2]int, fn func(i, lo, hi int)) {
 	}
 	wg.Wait()
 }
+
+// Each calls fn(i) for every i in [0, n), on up to GOMAXPROCS goroutines
+// (on the caller's alone when n is 1; not at all when n is 0): for a few
+// large pieces of work, one an item, each keeping its own result.
+func Each(n int, fn func(i int)) {
+	if n == 0 {
+		return
+	}
+	For(Ranges(n, 1), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			fn(i)
+		}
+	})
+}
+
+// First returns the lowest index in [0, n) that find reports, or -1:
+// find(lo, hi) scans [lo, hi) and returns the first index it is looking
+// for there, or -1. Ranges of Grain items at least are scanned on all
+// cores; the answer is that of one scan from 0.
+func First(n int, find func(lo, hi int) int) int {
+	rs := Ranges(n, Grain)
+	found := make([]int, len(rs))
+	For(rs, func(r, lo, hi int) { found[r] = find(lo, hi) })
+	for _, i := range found {
+		if i >= 0 {
+			return i
+		}
+	}
+	return -1
+}

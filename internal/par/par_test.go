@@ -52,3 +52,49 @@ func TestSortMatchesSlicesSort(t *testing.T) {
 		}
 	}
 }
+
+// TestEachVisitsOnce checks that Each calls fn once for every index, and
+// never for n 0.
+func TestEachVisitsOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 3, 100} {
+		seen := make([]int, n)
+		Each(n, func(i int) { seen[i]++ })
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("n %d: index %d visited %d times", n, i, c)
+			}
+		}
+	}
+}
+
+// TestFirstIsLowest checks that First finds the lowest marked index,
+// whichever range finds one first, and -1 when none is marked.
+func TestFirstIsLowest(t *testing.T) {
+	old := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(old)
+	n := 5*Grain + 3
+	for _, marks := range [][]int{nil, {0}, {n - 1}, {3*Grain + 1, Grain + 7, 4 * Grain}} {
+		marked := make([]bool, n)
+		want := -1
+		for _, i := range marks {
+			marked[i] = true
+			if want < 0 || i < want {
+				want = i
+			}
+		}
+		got := First(n, func(lo, hi int) int {
+			for i := lo; i < hi; i++ {
+				if marked[i] {
+					return i
+				}
+			}
+			return -1
+		})
+		if got != want {
+			t.Errorf("marks %v: First = %d, want %d", marks, got, want)
+		}
+	}
+	if got := First(0, func(lo, hi int) int { return -1 }); got != -1 {
+		t.Errorf("n 0: First = %d, want -1", got)
+	}
+}

@@ -32,7 +32,7 @@ func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	head := make([]byte, sniffLen)
+	head := make([]byte, SniffLen)
 	n, err := io.ReadFull(fh, head)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		fh.Close()
@@ -72,13 +72,13 @@ func Name(path string) string {
 // the given options (at most one; none reads strictly). Errors name the
 // path (see Name).
 func ReadFile(path string, opts ...ReadOptions) (*core.Cloud, *Format, error) {
-	return ReadFileWith(path, nil, opts...)
+	return readFile(path, nil, opts...)
 }
 
-// ReadFileWith is ReadFile where bind, when not nil, gives the format to
+// readFile is ReadFile where bind, when not nil, gives the format to
 // decode with from the one identified: the same format bound to options
 // the file cannot tell (see io/text.WithOptions), or an error.
-func ReadFileWith(path string, bind func(*Format) (*Format, error), opts ...ReadOptions) (*core.Cloud, *Format, error) {
+func readFile(path string, bind func(*Format) (*Format, error), opts ...ReadOptions) (*core.Cloud, *Format, error) {
 	f, r, c, err := Open(path)
 	if err != nil {
 		return nil, nil, err

@@ -27,13 +27,13 @@ type Format struct {
 	Extensions []string
 	// Magic are byte prefixes that identify the format when sniffing.
 	Magic [][]byte
-	// Refine, when set, must also accept the first bytes (up to 512) for
+	// Refine, when set, must also accept the first bytes (up to SniffLen) for
 	// Magic to identify the format: two formats that share a magic tell
 	// themselves apart by it (LAS and LAZ: the point format byte's
 	// compression bits).
 	Refine func(head []byte) bool
 	// Sniff, when set, recognises the format from the first bytes of an
-	// input (up to 512) that no format's Magic matched: a fallback for
+	// input (up to SniffLen) that no format's Magic matched: a fallback for
 	// formats without magic bytes, such as text clouds.
 	Sniff func(head []byte) bool
 	// Variants are the encodings Encode accepts besides "" (the codec's
@@ -209,7 +209,7 @@ func ByExtension(path string) (*Format, error) {
 // that still yields those bytes.
 func Sniff(r io.Reader) (*Format, io.Reader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	head, err := br.Peek(sniffLen)
+	head, err := br.Peek(SniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, br, err
 	}
@@ -233,8 +233,9 @@ func sniff(head []byte) *Format {
 	return nil
 }
 
-// sniffLen is how many leading bytes format detection looks at.
-const sniffLen = 512
+// SniffLen is how many leading bytes format detection looks at: Magic,
+// Refine and Sniff see at most this many (all of the input when shorter).
+const SniffLen = 512
 
 // match finds the format whose magic prefixes head.
 func match(head []byte) (*Format, error) {

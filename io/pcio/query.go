@@ -91,11 +91,13 @@ func RegisterIndexed(ix *Indexed) {
 // (a regular file that a registered Indexed reader recognises) is read
 // through its index; any other is read whole and filtered by q's box.
 // Octree levels on a file without an index are an error (ErrNoIndex).
-// bind and opts are ReadFileWith's, for files read whole (an index
-// reads strictly, without salvage).
+// For files read whole, bind, when not nil, gives the format to decode
+// with from the one identified (the same format bound to options the file
+// cannot tell, see io/text.WithOptions), and opts are the decoder's (an
+// index reads strictly, without salvage).
 func ReadFileQuery(path string, q *Query, bind func(*Format) (*Format, error), opts ...ReadOptions) (*core.Cloud, *Format, error) {
 	if q.IsZero() {
-		return ReadFileWith(path, bind, opts...)
+		return readFile(path, bind, opts...)
 	}
 	if path != Stdio {
 		if c, f, ok, err := readIndexed(path, q); ok || err != nil {
@@ -105,7 +107,7 @@ func ReadFileQuery(path string, q *Query, bind func(*Format) (*Format, error), o
 	if q.NeedsIndex() {
 		return nil, nil, fmt.Errorf("%s: %w", path, ErrNoIndex)
 	}
-	c, f, err := ReadFileWith(path, bind, opts...)
+	c, f, err := readFile(path, bind, opts...)
 	if err != nil {
 		return nil, f, err
 	}

@@ -312,22 +312,16 @@ func (e *Encoder) checkFits(c *core.Cloud) error {
 		}
 		a := c.Attrs[col.attr]
 		get := attrBits(a)
-		// Ranges on all cores; the first bad value of each, the lowest wins.
-		rs := par.Ranges(c.Len(), par.Grain)
-		bad := make([]int, len(rs))
-		par.For(rs, func(r, lo, hi int) {
-			bad[r] = -1
+		j := par.First(c.Len(), func(lo, hi int) int {
 			for j := lo; j < hi; j++ {
 				if !fits(get(j), a.Type, col.t) {
-					bad[r] = j
-					return
+					return j
 				}
 			}
+			return -1
 		})
-		for _, j := range bad {
-			if j >= 0 {
-				return fmt.Errorf("ply: vertex %d: %s value %d does not fit PLY type %s", e.written+int64(j), a.Name, a.Int64(j), col.prop.Type)
-			}
+		if j >= 0 {
+			return fmt.Errorf("ply: vertex %d: %s value %d does not fit PLY type %s", e.written+int64(j), a.Name, a.Int64(j), col.prop.Type)
 		}
 	}
 	return nil

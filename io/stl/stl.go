@@ -42,23 +42,20 @@ func init() {
 	})
 }
 
-// sniff reports whether head, the first bytes of an input (up to 512: all
-// of it when shorter), may be a binary STL, which has no magic bytes: a
-// whole header, and, when head is the whole input, the size its triangle
-// count implies; otherwise a byte after the header that is not text, as
-// float32 triangles hold.
+// sniff reports whether head, the first bytes of an input (up to
+// pcio.SniffLen: all of it when shorter), may be a binary STL, which has no
+// magic bytes: a whole header, and, when head is the whole input, the size
+// its triangle count implies; otherwise a byte after the header that is not
+// text, as float32 triangles hold.
 func sniff(head []byte) bool {
 	if len(head) < binaryHeader {
 		return false
 	}
-	if len(head) < sniffLen {
+	if len(head) < pcio.SniffLen {
 		return int64(len(head)) == binaryHeader+binaryTriangle*int64(binary.LittleEndian.Uint32(head[80:84]))
 	}
 	return bytes.ContainsFunc(head[binaryHeader:], func(r rune) bool { return r < ' ' && r != '\n' && r != '\r' && r != '\t' || r >= 0x7f })
 }
-
-// sniffLen is how many bytes pcio hands sniff at most.
-const sniffLen = 512
 
 // Mesh is a triangle mesh read from an STL file.
 type Mesh struct {
@@ -173,19 +170,19 @@ func endsSolid(data []byte) bool {
 // io.ErrUnexpectedEOF.
 func parseError(err error) error {
 	fe := &FormatError{Codec: codecName, Msg: strings.TrimSpace(err.Error())}
-	var bad []string
+	bad := 0 // lines reported
 	for _, l := range strings.Split(fe.Msg, "\n") {
 		if n, msg, ok := strings.Cut(l, ": "); ok {
 			if line, cerr := strconv.Atoi(n); cerr == nil {
-				if len(bad) == 0 {
+				if bad == 0 {
 					fe.Pos.Line, fe.Msg = line, msg
 				}
-				bad = append(bad, l)
+				bad++
 			}
 		}
 	}
-	if len(bad) > 1 {
-		fe.Msg += fmt.Sprintf(" (and %d more bad lines)", len(bad)-1)
+	if bad > 1 {
+		fe.Msg += fmt.Sprintf(" (and %d more bad lines)", bad-1)
 	}
 	if strings.Contains(err.Error(), "unexpected end of file") || errors.Is(err, hstl.ErrUnexpectedEOF) {
 		fe.Err = io.ErrUnexpectedEOF

@@ -125,7 +125,7 @@ func newFormat(name string, o Options) *pcio.Format {
 // ("text", "csv"), else f itself: how a command passes --columns and
 // --precision to whichever format a path turned out to be.
 func WithOptions(f *pcio.Format, o Options) *pcio.Format {
-	if f == nil || f.Name != nameText && f.Name != nameCSV {
+	if !IsText(f) {
 		return f
 	}
 	return newFormat(f.Name, o)
@@ -200,12 +200,12 @@ func columns(names []string, pos codec.Pos) ([]column, error) {
 		name, ts, typed := strings.Cut(strings.TrimSpace(n), ":")
 		c := column{name: dimName(name), t: core.Float64, coord: -1}
 		if name == "" {
-			return nil, codec.Errorf(codecName, pos, "empty column name in %q", strings.Join(names, ","))
+			return nil, errorf(pos, "empty column name in %q", strings.Join(names, ","))
 		}
 		if typed {
 			t, err := core.ParseType(ts)
 			if err != nil {
-				return nil, codec.Errorf(codecName, pos, "column %s: unknown type %q (want int8 ... uint64, float32, float64)", name, ts)
+				return nil, errorf(pos, "column %s: unknown type %q (want int8 ... uint64, float32, float64)", name, ts)
 			}
 			c.t = t
 		}
@@ -213,18 +213,18 @@ func columns(names []string, pos codec.Pos) ([]column, error) {
 		case core.DimX, core.DimY, core.DimZ:
 			c.coord = int(c.name[0] - 'X')
 			if c.t != core.Float64 {
-				return nil, codec.Errorf(codecName, pos, "column %s: coordinates are float64, not %v", name, c.t)
+				return nil, errorf(pos, "column %s: coordinates are float64, not %v", name, c.t)
 			}
 		}
 		if seen[c.name] {
-			return nil, codec.Errorf(codecName, pos, "duplicate column %s", c.name)
+			return nil, errorf(pos, "duplicate column %s", c.name)
 		}
 		seen[c.name] = true
 		out = append(out, c)
 	}
 	for _, d := range []string{core.DimX, core.DimY, core.DimZ} {
 		if !seen[d] {
-			return nil, codec.Errorf(codecName, pos, "no %s column among %q", d, names)
+			return nil, errorf(pos, "no %s column among %q", d, names)
 		}
 	}
 	return out, nil

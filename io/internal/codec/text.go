@@ -6,9 +6,9 @@ import (
 	"io"
 	"math"
 	"runtime"
-	"sync"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 )
 
 // Text bodies (ascii PLY and PCD, text clouds) are read a block of lines
@@ -123,8 +123,7 @@ func (t *TextReader) Fill(dst TextDst, at, n int) (int, error) {
 			}
 			continue
 		}
-		parts := max(1, min(runtime.GOMAXPROCS(0), end/minPart))
-		k, used, lines, err := parseBlock(t.lay, pending[:end], t.eof && end == len(pending), parts, dst, at+got, n-got, t.line)
+		k, used, lines, err := parseBlock(t.lay, pending[:end], t.eof && end == len(pending), partsFor(end), dst, at+got, n-got, t.line)
 		if k > 0 {
 			t.bpr = max(used/k, 1)
 		}
@@ -228,8 +227,8 @@ func CountRecords(r io.ReadSeeker, lay *TextLayout) (int64, error) {
 				return 0, Errorf(lay.Codec, Pos{}, "line longer than %d bytes", len(buf))
 			}
 		}
-		parts := splitLines(buf[:cut], max(1, min(runtime.GOMAXPROCS(0), cut/minPart)))
-		parallel(len(parts), func(i int) {
+		parts := splitLines(buf[:cut], partsFor(cut))
+		par.Each(len(parts), func(i int) {
 			p := &parts[i]
 			_, p.records = countLines(buf[p.lo:p.hi], lay.Comment)
 		})
@@ -262,7 +261,7 @@ type part struct {
 func parseBlock(lay *TextLayout, block []byte, last bool, k int, dst TextDst, at, n, line int) (int, int, int, error) {
 	lay.prepare()
 	parts := splitLines(block, k)
-	parallel(len(parts), func(i int) {
+	par.Each(len(parts), func(i int) {
 		p := &parts[i]
 		p.lines, p.records = countLines(block[p.lo:p.hi], lay.Comment)
 	})
@@ -284,7 +283,7 @@ func parseBlock(lay *TextLayout, block []byte, last bool, k int, dst TextDst, at
 		total += p.records
 		nl += p.lines
 	}
-	parallel(len(parts), func(i int) {
+	par.Each(len(parts), func(i int) {
 		p := &parts[i]
 		p.records, p.err = parseLines(lay, block[p.lo:p.hi], last && p.hi == len(block), dst, starts[i], lines[i])
 	})
@@ -298,6 +297,10 @@ func parseBlock(lay *TextLayout, block []byte, last bool, k int, dst TextDst, at
 
 // minPart is the smallest piece of a block worth a goroutine.
 const minPart = 256 << 10
+
+// partsFor is how many parts a block of size bytes is cut into: one a
+// core, each of at least minPart bytes (one for a smaller block).
+func partsFor(size int) int { return max(1, min(runtime.GOMAXPROCS(0), size/minPart)) }
 
 // splitLines cuts block into at most k parts of about equal size, each
 // starting at a line start.
@@ -318,19 +321,6 @@ func splitLines(block []byte, k int) []part {
 		lo = hi
 	}
 	return out
-}
-
-// parallel calls f(0..n-1) on n goroutines (inline when n is 1).
-func parallel(n int, f func(i int)) {
-	if n == 1 {
-		f(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { f(i) })
-	}
-	wg.Wait()
 }
 
 // isBlank reports the bytes that pad fields and lines.
@@ -506,25 +496,12 @@ func (lay *TextLayout) prepare() {
 // concurrently), to w. Blocks of records are formatted on every core, and
 // written in order: the bytes are those of formatting one after the other.
 func WriteLines(w io.Writer, n int, appendRecord func(dst []byte, j int) []byte) error {
-	const per = 1 << 14 // records of one part
-	k := runtime.GOMAXPROCS(0)
-	bufs := make([][]byte, k)
-	for at := 0; at < n; at += k * per {
-		m := min(k*per, n-at)
-		parts := (m + per - 1) / per
-		parallel(parts, func(i int) {
-			b := bufs[i][:0]
-			for j := at + i*per; j < at+min((i+1)*per, m); j++ {
-				b = appendRecord(b, j)
-				b = append(b, '\n')
-			}
-			bufs[i] = b
-		})
-		for _, b := range bufs[:parts] {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
+	const per = 1 << 14 // records of one block
+	return writeBlocks(w, n, per, func(b []byte, lo, hi int) ([]byte, error) {
+		for j := lo; j < hi; j++ {
+			b = appendRecord(b, j)
+			b = append(b, '\n')
 		}
-	}
-	return nil
+		return b, nil
+	})
 }

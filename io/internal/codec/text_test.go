@@ -2,11 +2,13 @@ package codec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -212,5 +214,41 @@ func TestWriteLines(t *testing.T) {
 		if !bytes.Equal(got.Bytes(), want.Bytes()) {
 			t.Errorf("%d records: parallel output differs from sequential", n)
 		}
+	}
+}
+
+// TestWriteRecords checks that blocks encoded on several cores are written
+// as encoding one record after the other would, and that the first error,
+// in record order, stops the write before its batch.
+func TestWriteRecords(t *testing.T) {
+	old := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(old)
+	enc := func(bad int) func(buf []byte, lo, hi int) error {
+		return func(buf []byte, lo, hi int) error {
+			for j := lo; j < hi; j++ {
+				if j == bad {
+					return fmt.Errorf("record %d", j)
+				}
+				binary.LittleEndian.PutUint32(buf[4*(j-lo):], uint32(j))
+			}
+			return nil
+		}
+	}
+	for _, n := range []int{0, 1, RecordBlock, 5*RecordBlock + 7} {
+		var got, want bytes.Buffer
+		if err := WriteRecords(&got, n, 4, enc(-1)); err != nil {
+			t.Fatal(err)
+		}
+		for j := range n {
+			want.Write(binary.LittleEndian.AppendUint32(nil, uint32(j)))
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%d records: parallel output differs from sequential", n)
+		}
+	}
+	var got bytes.Buffer
+	err := WriteRecords(&got, 9*RecordBlock, 4, enc(5*RecordBlock+3))
+	if err == nil || err.Error() != fmt.Sprintf("record %d", 5*RecordBlock+3) || got.Len() != 4*4*RecordBlock {
+		t.Errorf("error in the second batch: %v after %d bytes, want record %d after %d", err, got.Len(), 5*RecordBlock+3, 4*4*RecordBlock)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/par"
@@ -197,16 +196,15 @@ func numErr(err error) error {
 // cores.
 func Float32Exact(cols ...[]float64) bool {
 	for _, c := range cols {
-		var inexact atomic.Bool
-		par.For(par.Ranges(len(c), par.Grain), func(_, lo, hi int) {
-			for _, v := range c[lo:hi] {
+		inexact := par.First(len(c), func(lo, hi int) int {
+			for k, v := range c[lo:hi] {
 				if !isFloat32(v) {
-					inexact.Store(true)
-					return
+					return lo + k
 				}
 			}
+			return -1
 		})
-		if inexact.Load() {
+		if inexact >= 0 {
 			return false
 		}
 	}
