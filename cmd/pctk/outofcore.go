@@ -565,11 +565,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	res, err := job.Stream.Run(run)
 	finish()
 	if err != nil {
-		var ue usageError
-		if pe := f.paramError(err); errors.As(pe, &ue) {
-			return pe
-		}
-		return fmt.Errorf("%s: %w", a.in, err)
+		return f.computeError(a.in, err)
 	}
 
 	// Pass 3: write OUT (each OUT of a collection) in input order.
@@ -791,10 +787,7 @@ func (s *step) takesPart() func(ch *core.Cloud, i int) bool {
 	if len(s.ignore) == 0 {
 		return func(*core.Cloud, int) bool { return true }
 	}
-	var skip [256]bool
-	for _, v := range s.ignore {
-		skip[v] = true
-	}
+	skip := newClassSet(s.ignore)
 	var last *core.Cloud
 	var cls *core.Attribute
 	warned := false
@@ -804,13 +797,12 @@ func (s *step) takesPart() func(ch *core.Cloud, i int) bool {
 		}
 		if cls == nil {
 			if !warned {
-				infof("warning: --ignore-class: the input has no %s attribute; every point takes part", core.DimClassification)
+				warnNoClass()
 				warned = true
 			}
 			return true
 		}
-		v := cls.Int64(i)
-		return v < 0 || v > 255 || !skip[v]
+		return skip.keeps(cls.Int64(i))
 	}
 }
 
