@@ -179,7 +179,7 @@ func computeNeighbors(p *Points, radius float64, k int) (*Result, error) {
 		}
 	}
 	if k > 0 {
-		p.WarnClamped("knn", k, max(p.Len()-1, 0), "other point")
+		warnClamped("knn", k, max(p.Len()-1, 0), "other point")
 		mean, err := density.KnnMeanDistance(p.XYZ, p.Backend, k, radius, p.TileSize, p.Build)
 		if err != nil {
 			return nil, err

@@ -145,16 +145,10 @@ func (p *Points) cloudIndex(k int) int {
 	return p.Index[k]
 }
 
-// WarnClamped says on stderr, when a neighbourhood size k given by --flag
+// warnClamped says on stderr, when a neighbourhood size k given by --flag
 // exceeds the available neighbours (noun: "point", "other point"), that
 // every point then uses all it has, as PCL and Open3D do, rather than
 // failing: a tile smaller than k must not stop a batch.
-func (p *Points) WarnClamped(flag string, k, available int, noun string) {
-	warnClamped(flag, k, available, noun)
-}
-
-// warnClamped is Points.WarnClamped, for runs without Points (out of
-// core).
 func warnClamped(flag string, k, available int, noun string) {
 	if k > available {
 		infof("warning: --%s %d exceeds the %s of the cloud; each point uses all it has (as PCL and Open3D do)", flag, k, count(available, noun))
