@@ -79,10 +79,7 @@ func streamNeighbors(s *StreamRun, radius float64, k int) (*StreamResult, error)
 			return nil, err
 		}
 		st := countStats(hist, func(c uint32) float64 { return float64(c) })
-		rec := ""
-		if s.Record != nil {
-			rec = s.Record.Record(radius, s.Dims, false)
-		}
+		rec := s.CountsRecord(radius, false)
 		res.Columns = countColumn(s, core.DimNeighborCount, 0, func(c uint32) uint32 { return c })
 		res.Meta = func(m *core.Metadata) { m.Comments = withCountsRecord(m.Comments, rec) }
 		fields["neighbor_count"] = st

@@ -81,6 +81,15 @@ type StreamRun struct {
 	patches map[string]map[int64][]byte
 }
 
+// CountsRecord returns the counts record (dbscan.CountsRecord) of counts
+// within eps, "" when the run's counts carry none (Record nil).
+func (s *StreamRun) CountsRecord(eps float64, geographic bool) string {
+	if s.Record == nil {
+		return ""
+	}
+	return s.Record.Record(eps, s.Dims, geographic)
+}
+
 // EachOwner calls fn with every point's global index and owner tile, in
 // input order, from the owners file of the binning pass.
 func (s *StreamRun) EachOwner(fn func(id int64, k tile.Key) error) error {
