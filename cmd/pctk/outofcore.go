@@ -244,7 +244,7 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 }
 
 // WriteOwned stores the values of tile k's owned points (in tile order)
-// under name, for OwnedColumn to read back in input order.
+// under name, for OwnedReader to read back in input order.
 func (s *StreamRun) WriteOwned(name string, k tile.Key, data []byte) error {
 	return os.WriteFile(s.ownedPath(name, k), data, 0o600)
 }
