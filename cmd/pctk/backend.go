@@ -15,12 +15,6 @@ var backendFlag = &cli.StringFlag{
 	Value:   "auto",
 }
 
-// backendFlags returns flags followed by the flags every neighbour-based
-// command ends with: --workers, --backend and --format.
-func backendFlags(flags ...cli.Flag) []cli.Flag {
-	return append(flags, workersFlag, backendFlag, formatFlag)
-}
-
 // workersFlag is the --workers flag shared by every neighbour-based command.
 var workersFlag = &cli.IntFlag{Name: "workers", Usage: "CPU threads for the backend (0: all)"}
 

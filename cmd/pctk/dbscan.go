@@ -194,14 +194,13 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 	}
 	noise = p.Spread(noise, false)
 	res.Edit = func(c *core.Cloud) (*core.Cloud, error) {
-		c.Meta.Comments = slices.DeleteFunc(c.Meta.Comments, func(s string) bool {
-			return strings.HasPrefix(s, dbscan.CountsRecordPrefix)
-		})
-		if !a.drop && p.Index == nil {
+		record := rec
+		if a.drop || p.Index != nil {
 			// Counts of a cloud with points dropped or left out describe
 			// other points than the output's, so they carry no record.
-			c.Meta.Comments = append(c.Meta.Comments, rec)
+			record = ""
 		}
+		c.Meta.Comments = withCountsRecord(c.Meta.Comments, record)
 		if a.classify {
 			if err := classifyNoise(c, noise); err != nil {
 				return nil, err

@@ -64,10 +64,7 @@ func (a *dbscanArgs) stream(s *StreamRun) (*StreamResult, error) {
 	}
 	s.Progress(dbscan.StageCluster, 1)
 
-	rec := ""
-	if s.Record != nil {
-		rec = s.Record.Record(a.opts.Eps, s.Dims, a.geo)
-	}
+	rec := s.CountsRecord(a.opts.Eps, a.geo)
 	counts := countColumn(s, core.DimNeighborCount, 0, func(c uint32) uint32 { return c })
 	res := &StreamResult{
 		Columns: func(rows []int64, owners []tile.Key) ([]*core.Attribute, error) {

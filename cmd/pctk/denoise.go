@@ -101,9 +101,9 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 		}
 		return &Job{CPUWork: true, Compute: func(p *Points) (*Result, error) {
 			if opts.Convention == denoise.Open3D {
-				p.WarnClamped("k", opts.K, p.Len(), "point") // K counts the point itself
+				warnClamped("k", opts.K, p.Len(), "point") // K counts the point itself
 			} else {
-				p.WarnClamped("k", opts.K, max(p.Len()-1, 0), "other point")
+				warnClamped("k", opts.K, max(p.Len()-1, 0), "other point")
 			}
 			opts.Build, opts.TileSize = p.Build, p.TileSize
 			r, err := denoise.Statistical(p.XYZ, p.Backend, opts)

@@ -56,7 +56,7 @@ PDAL (docs/features.md).`,
 			}
 			// Moments, as for normals, where the cpu backend measured faster.
 			return &Job{CPUWork: true, Compute: func(p *Points) (*Result, error) {
-				p.WarnClamped("knn", opts.K, max(p.Len()-1, 0), "other point")
+				warnClamped("knn", opts.K, max(p.Len()-1, 0), "other point")
 				opts.Build, opts.TileSize = p.Build, p.TileSize
 				r, err := features.Compute(p.XYZ, p.Backend, opts)
 				if err != nil {

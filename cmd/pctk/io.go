@@ -104,7 +104,9 @@ func readCloud(c *cli.Context, path string) (*core.Cloud, *pcio.Format, error) {
 
 // readCloudDims is readCloud for a command that needs only the attributes
 // dims (pcio.ReadOptions.Dims; nil: all): LAZ of point formats 6-10 then
-// leaves the other fields compressed.
+// leaves the other fields compressed. It reads with pcio.ReadFileQuery,
+// --columns bound to a text input and the query of --bounds, --level and
+// --resolution; a query a file cannot serve is a usage error.
 func readCloudDims(c *cli.Context, path string, dims []string) (*core.Cloud, *pcio.Format, error) {
 	q, err := queryOf(c)
 	if err != nil {
@@ -112,7 +114,11 @@ func readCloudDims(c *cli.Context, path string, dims []string) (*core.Cloud, *pc
 	}
 	opts := readOptions(c, path)
 	opts.Dims = dims
-	cloud, f, err := readFile(c, path, q, opts)
+	bind := func(f *pcio.Format) (*pcio.Format, error) { return withText(c, f, true) }
+	cloud, f, err := pcio.ReadFileQuery(path, q, bind, opts)
+	if errors.Is(err, pcio.ErrNoIndex) {
+		return nil, nil, usageError{err.Error()}
+	}
 	if err != nil {
 		return nil, nil, err
 	}

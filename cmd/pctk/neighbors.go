@@ -79,10 +79,7 @@ func streamNeighbors(s *StreamRun, radius float64, k int) (*StreamResult, error)
 			return nil, err
 		}
 		st := countStats(hist, func(c uint32) float64 { return float64(c) })
-		rec := ""
-		if s.Record != nil {
-			rec = s.Record.Record(radius, s.Dims, false)
-		}
+		rec := s.CountsRecord(radius, false)
 		res.Columns = countColumn(s, core.DimNeighborCount, 0, func(c uint32) uint32 { return c })
 		res.Meta = func(m *core.Metadata) { m.Comments = withCountsRecord(m.Comments, rec) }
 		fields["neighbor_count"] = st
@@ -179,7 +176,7 @@ func computeNeighbors(p *Points, radius float64, k int) (*Result, error) {
 		}
 	}
 	if k > 0 {
-		p.WarnClamped("knn", k, max(p.Len()-1, 0), "other point")
+		warnClamped("knn", k, max(p.Len()-1, 0), "other point")
 		mean, err := density.KnnMeanDistance(p.XYZ, p.Backend, k, radius, p.TileSize, p.Build)
 		if err != nil {
 			return nil, err

@@ -133,7 +133,7 @@ func prepareNormals(c *cli.Context) (*Job, error) {
 				o.Viewpoint[i] -= p.Origin[i]
 			}
 			if o.K > 0 {
-				p.WarnClamped("knn", o.K, p.Len(), "point")
+				warnClamped("knn", o.K, p.Len(), "point")
 			}
 			o.Build, o.TileSize = p.Build, p.TileSize
 			res, err := normals.Estimate(p.XYZ, p.Backend, o)

@@ -81,6 +81,15 @@ type StreamRun struct {
 	patches map[string]map[int64][]byte
 }
 
+// CountsRecord returns the counts record (dbscan.CountsRecord) of counts
+// within eps, "" when the run's counts carry none (Record nil).
+func (s *StreamRun) CountsRecord(eps float64, geographic bool) string {
+	if s.Record == nil {
+		return ""
+	}
+	return s.Record.Record(eps, s.Dims, geographic)
+}
+
 // EachOwner calls fn with every point's global index and owner tile, in
 // input order, from the owners file of the binning pass.
 func (s *StreamRun) EachOwner(fn func(id int64, k tile.Key) error) error {
@@ -235,7 +244,7 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 }
 
 // WriteOwned stores the values of tile k's owned points (in tile order)
-// under name, for OwnedColumn to read back in input order.
+// under name, for OwnedReader to read back in input order.
 func (s *StreamRun) WriteOwned(name string, k tile.Key, data []byte) error {
 	return os.WriteFile(s.ownedPath(name, k), data, 0o600)
 }
@@ -565,11 +574,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	res, err := job.Stream.Run(run)
 	finish()
 	if err != nil {
-		var ue usageError
-		if pe := f.paramError(err); errors.As(pe, &ue) {
-			return pe
-		}
-		return fmt.Errorf("%s: %w", a.in, err)
+		return f.computeError(a.in, err)
 	}
 
 	// Pass 3: write OUT (each OUT of a collection) in input order.
@@ -791,10 +796,7 @@ func (s *step) takesPart() func(ch *core.Cloud, i int) bool {
 	if len(s.ignore) == 0 {
 		return func(*core.Cloud, int) bool { return true }
 	}
-	var skip [256]bool
-	for _, v := range s.ignore {
-		skip[v] = true
-	}
+	skip := newClassSet(s.ignore)
 	var last *core.Cloud
 	var cls *core.Attribute
 	warned := false
@@ -804,13 +806,12 @@ func (s *step) takesPart() func(ch *core.Cloud, i int) bool {
 		}
 		if cls == nil {
 			if !warned {
-				infof("warning: --ignore-class: the input has no %s attribute; every point takes part", core.DimClassification)
+				warnNoClass()
 				warned = true
 			}
 			return true
 		}
-		v := cls.Int64(i)
-		return v < 0 || v > 255 || !skip[v]
+		return skip.keeps(cls.Int64(i))
 	}
 }
 

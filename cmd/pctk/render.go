@@ -9,16 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// renderFlags are the picture's flags, shared by render and --preview.
-func renderFlags(prefix string) []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: prefix + "view", Value: "top", Usage: "top, front or side"},
-		&cli.StringFlag{Name: prefix + "color", Value: "z", Usage: "z, intensity, classification, cluster, normal, rgb or an attribute's name"},
-		&cli.IntFlag{Name: prefix + "width", Value: 1024, Usage: "plot width in pixels"},
-		&cli.IntFlag{Name: prefix + "splat", Usage: "side of each point's square in pixels (default: from the density, 1 to 4)"},
-	}
-}
-
 func init() {
 	commands = append(commands, &cli.Command{
 		Name:      "render",
@@ -30,7 +20,13 @@ func init() {
 			"Examples:\n" +
 			"   pctk render clusters.las clusters.png --color cluster\n" +
 			"   pctk render street.las front.png --view front --color classification --splat 2",
-		Flags:  append(append(renderFlags(""), salvageFlag, forceFlag), queryFlags...),
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "view", Value: "top", Usage: "top, front or side"},
+			&cli.StringFlag{Name: "color", Value: "z", Usage: "z, intensity, classification, cluster, normal, rgb or an attribute's name"},
+			&cli.IntFlag{Name: "width", Value: 1024, Usage: "plot width in pixels"},
+			&cli.IntFlag{Name: "splat", Usage: "side of each point's square in pixels (default: from the density, 1 to 4)"},
+			salvageFlag, forceFlag,
+		}, queryFlags...),
 		Action: runRender,
 	})
 }
@@ -40,7 +36,7 @@ func runRender(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o, err := renderOptions(c, "")
+	o, err := renderOptions(c)
 	if err != nil {
 		return err
 	}
@@ -63,11 +59,11 @@ func runRender(c *cli.Context) error {
 	return nil
 }
 
-// renderOptions reads the picture's flags named with prefix.
-func renderOptions(c *cli.Context, prefix string) (render.Options, error) {
-	v, err := render.ParseView(c.String(prefix + "view"))
+// renderOptions reads the picture's flags.
+func renderOptions(c *cli.Context) (render.Options, error) {
+	v, err := render.ParseView(c.String("view"))
 	if err != nil {
-		return render.Options{}, usagef("--%sview: %v", prefix, err)
+		return render.Options{}, usagef("--view: %v", err)
 	}
-	return render.Options{View: v, Color: c.String(prefix + "color"), Width: c.Int(prefix + "width"), Splat: c.Int(prefix + "splat")}, nil
+	return render.Options{View: v, Color: c.String("color"), Width: c.Int("width"), Splat: c.Int("splat")}, nil
 }

@@ -145,16 +145,10 @@ func (p *Points) cloudIndex(k int) int {
 	return p.Index[k]
 }
 
-// WarnClamped says on stderr, when a neighbourhood size k given by --flag
+// warnClamped says on stderr, when a neighbourhood size k given by --flag
 // exceeds the available neighbours (noun: "point", "other point"), that
 // every point then uses all it has, as PCL and Open3D do, rather than
 // failing: a tile smaller than k must not stop a batch.
-func (p *Points) WarnClamped(flag string, k, available int, noun string) {
-	warnClamped(flag, k, available, noun)
-}
-
-// warnClamped is Points.WarnClamped, for runs without Points (out of
-// core).
 func warnClamped(flag string, k, available int, noun string) {
 	if k > available {
 		infof("warning: --%s %d exceeds the %s of the cloud; each point uses all it has (as PCL and Open3D do)", flag, k, count(available, noun))
@@ -423,11 +417,7 @@ func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Back
 	res, err := s.job.Compute(p)
 	finish()
 	if err != nil {
-		var ue usageError
-		if pe := s.f.paramError(err); errors.As(pe, &ue) {
-			return nil, nil, pe
-		}
-		return nil, nil, fmt.Errorf("%s: %w", in, err)
+		return nil, nil, s.f.computeError(in, err)
 	}
 	return p, res, nil
 }
@@ -512,6 +502,17 @@ func (f *Filter) paramError(err error) error {
 	return usagef("%v", err)
 }
 
+// computeError is the error of a filter's computation on in: a usage
+// error naming the flag for a findneighbor.ParamError (paramError), else
+// err naming in.
+func (f *Filter) computeError(in string, err error) error {
+	var ue usageError
+	if pe := f.paramError(err); errors.As(pe, &ue) {
+		return pe
+	}
+	return fmt.Errorf("%s: %w", in, err)
+}
+
 // parseClasses parses --ignore-class: a comma list of codes 0-255.
 func parseClasses(s string) ([]int, error) {
 	if s = strings.TrimSpace(s); s == "" {
@@ -537,14 +538,11 @@ func participants(cloud *core.Cloud, ignore, selected []int) ([]int, error) {
 	}
 	cls := cloud.Attr(core.DimClassification)
 	if cls == nil {
-		infof("warning: --ignore-class: the input has no %s attribute; every point takes part", core.DimClassification)
+		warnNoClass()
 		return selected, nil
 	}
-	var skip [256]bool
-	for _, v := range ignore {
-		skip[v] = true
-	}
-	keep := func(i int) bool { v := cls.Int64(i); return v < 0 || v > 255 || !skip[v] }
+	skip := newClassSet(ignore)
+	keep := func(i int) bool { return skip.keeps(cls.Int64(i)) }
 	part := make([]int, 0, cloud.Len())
 	if selected == nil {
 		for i := range cloud.Len() {
@@ -563,6 +561,27 @@ func participants(cloud *core.Cloud, ignore, selected []int) ([]int, error) {
 		}
 	}
 	return part, nil
+}
+
+// classSet is the Classification codes --ignore-class names.
+type classSet [256]bool
+
+// newClassSet returns the set of the codes 0-255 in ignore.
+func newClassSet(ignore []int) *classSet {
+	var skip classSet
+	for _, v := range ignore {
+		skip[v] = true
+	}
+	return &skip
+}
+
+// keeps reports whether a point of Classification v takes part: v is not
+// in the set.
+func (s *classSet) keeps(v int64) bool { return v < 0 || v > 255 || !s[v] }
+
+// warnNoClass warns that --ignore-class has no Classification to read.
+func warnNoClass() {
+	infof("warning: --ignore-class: the input has no %s attribute; every point takes part", core.DimClassification)
 }
 
 // spread returns col, one value per index in part, as a column of n

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"slices"
 	"strings"
 
-	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/io/text"
 	"github.com/urfave/cli/v2"
@@ -68,16 +66,4 @@ func withText(c *cli.Context, f *pcio.Format, input bool) (*pcio.Format, error) 
 		return f, nil
 	}
 	return text.WithOptions(f, o), nil
-}
-
-// readFile is pcio.ReadFileQuery with --columns bound to a text input,
-// the read options opts and the query of --bounds, --level and
-// --resolution (nil: the whole file).
-func readFile(c *cli.Context, path string, q *pcio.Query, opts pcio.ReadOptions) (*core.Cloud, *pcio.Format, error) {
-	bind := func(f *pcio.Format) (*pcio.Format, error) { return withText(c, f, true) }
-	cloud, f, err := pcio.ReadFileQuery(path, q, bind, opts)
-	if errors.Is(err, pcio.ErrNoIndex) {
-		return nil, nil, usageError{err.Error()}
-	}
-	return cloud, f, err
 }
