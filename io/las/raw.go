@@ -142,12 +142,7 @@ func (rw *RecordWriter) Head(first []VLR, laz bool, pointBytes uint64, evlrs int
 	e := rw.e
 	e.setCounts()
 	h := e.hdr
-	vlrs := append([]VLR(nil), first...)
-	for _, v := range e.vlrs {
-		if !layoutVLR(&v) {
-			vlrs = append(vlrs, v)
-		}
-	}
+	vlrs := append(slices.Clone(first), dataVLRs(e.vlrs)...)
 	h.HeaderSize = headerSize14
 	h.Extra = nil
 	h.NumVLRs = uint32(len(vlrs))
@@ -185,9 +180,12 @@ func (rw *RecordWriter) Tail() []byte {
 	return b
 }
 
-func (rw *RecordWriter) tailEVLRs() []VLR {
+func (rw *RecordWriter) tailEVLRs() []VLR { return dataVLRs(rw.e.evlrs()) }
+
+// dataVLRs returns the records of vs that are not layoutVLRs.
+func dataVLRs(vs []VLR) []VLR {
 	var out []VLR
-	for _, v := range rw.e.evlrs() {
+	for _, v := range vs {
 		if !layoutVLR(&v) {
 			out = append(out, v)
 		}
