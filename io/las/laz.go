@@ -14,11 +14,9 @@ import (
 	"github.com/pctk/pctk/io/pcio"
 )
 
-// lazSalvage says whether chunks that do not decode are skipped instead of
-// failing the read (pcio.ReadOptions.Salvage, the option that also reads a
-// LAS file cut short); lazSkipped reports each one.
-func (d *Decoder) lazSalvage() bool { return d.opt.Salvage }
-
+// lazSkipped reports a chunk that did not decode and was skipped
+// (pcio.ReadOptions.Salvage, the option that also reads a LAS file cut
+// short).
 func (d *Decoder) lazSkipped(err error) {
 	d.warnf("%v", err)
 	d.opt.Warning(err)
@@ -119,7 +117,7 @@ func (d *Decoder) openLAZ() error {
 		end = start
 	}
 	l := laz.Layout{VLR: v, RecLen: d.recLen, Count: d.left, Start: d.pos, End: end, Size: size}
-	rd, err := laz.NewReader(ra, l, laz.Options{Select: d.sel, Salvage: d.lazSalvage(), Skip: d.lazSkipped, Warn: func(s string) { d.warnf("%s", s) }})
+	rd, err := laz.NewReader(ra, l, laz.Options{Select: d.sel, Salvage: d.opt.Salvage, Skip: d.lazSkipped, Warn: func(s string) { d.warnf("%s", s) }})
 	if err != nil {
 		return err
 	}
