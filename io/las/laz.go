@@ -14,11 +14,9 @@ import (
 	"github.com/pctk/pctk/io/pcio"
 )
 
-// lazSalvage says whether chunks that do not decode are skipped instead of
-// failing the read (pcio.ReadOptions.Salvage, the option that also reads a
-// LAS file cut short); lazSkipped reports each one.
-func (d *Decoder) lazSalvage() bool { return d.opt.Salvage }
-
+// lazSkipped reports a chunk that did not decode and was skipped
+// (pcio.ReadOptions.Salvage, the option that also reads a LAS file cut
+// short).
 func (d *Decoder) lazSkipped(err error) {
 	d.warnf("%v", err)
 	d.opt.Warning(err)
@@ -119,7 +117,7 @@ func (d *Decoder) openLAZ() error {
 		end = start
 	}
 	l := laz.Layout{VLR: v, RecLen: d.recLen, Count: d.left, Start: d.pos, End: end, Size: size}
-	rd, err := laz.NewReader(ra, l, laz.Options{Select: d.sel, Salvage: d.lazSalvage(), Skip: d.lazSkipped, Warn: func(s string) { d.warnf("%s", s) }})
+	rd, err := laz.NewReader(ra, l, laz.Options{Select: d.sel, Salvage: d.opt.Salvage, Skip: d.lazSkipped, Warn: func(s string) { d.warnf("%s", s) }})
 	if err != nil {
 		return err
 	}
@@ -219,20 +217,17 @@ type lazWriter struct {
 	mem   *memWriter // the file in memory, or nil
 	ws    io.WriteSeeker
 	zw    *laz.Writer
-	start int64 // offset of the chunk table's offset field in ws
-	end   int64 // offset past the chunk table, once written
-	size  uint32
+	start int64    // offset of the chunk table's offset field in ws
+	end   int64    // offset past the chunk table, once written
+	vlr   *laz.VLR // the LASzip VLR written, once the header is built
 }
-
-// lazChunkSize is the points per chunk pctk writes, LASzip's default.
-const lazChunkSize = laz.DefaultChunkSize
 
 // newEncoderZ is newEncoder, writing LAZ when compress is set.
 func newEncoderZ(w io.Writer, schema []*core.Attribute, m *core.Metadata, count int64, variant string, compress bool) (*Encoder, error) {
 	if !compress {
 		return newEncoder(w, schema, m, count, variant)
 	}
-	lw := &lazWriter{size: lazChunkSize}
+	lw := &lazWriter{}
 	target := w
 	if ws, ok := w.(io.WriteSeeker); !ok || !canSeek(ws) {
 		lw.mem = &memWriter{}
@@ -268,11 +263,12 @@ func (e *Encoder) lazVLRs(vs []VLR) []VLR {
 	if e.lz == nil {
 		return out
 	}
-	v, err := laz.NewVLR(uint8(e.lay.pf), e.lay.recLen, e.lz.size)
+	v, err := laz.NewVLR(uint8(e.lay.pf), e.lay.recLen, laz.DefaultChunkSize)
 	if err != nil {
 		// planLayout only plans formats 0-10 with their record sizes.
 		panic(err)
 	}
+	e.lz.vlr = v
 	return append(out, newVLR(laz.VLRUserID, laz.VLRRecordID, "LAZ compression", v.Marshal()))
 }
 
@@ -284,11 +280,8 @@ func (e *Encoder) startLAZ() error {
 	if _, err := e.w.Write(make([]byte, 8)); err != nil {
 		return err
 	}
-	v, err := laz.ParseVLR(e.vlrs[len(e.vlrs)-1].Data)
-	if err != nil {
-		return err
-	}
-	lz.zw, err = laz.NewWriter(v, e.lay.recLen, laz.Options{}, func(b []byte) error {
+	var err error
+	lz.zw, err = laz.NewWriter(lz.vlr, e.lay.recLen, laz.Options{}, func(b []byte) error {
 		_, err := e.w.Write(b)
 		return err
 	})

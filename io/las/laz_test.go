@@ -325,6 +325,28 @@ func TestDescribeLAZ(t *testing.T) {
 	}
 }
 
+// TestLAZEVLRsBecomeVLRs writes a LAS 1.4 source with an EVLR as LAZ 1.2,
+// where the EVLR becomes a VLR after the LASzip VLR: the compressor must
+// still be set up from the LASzip VLR, not from the last VLR.
+func TestLAZEVLRsBecomeVLRs(t *testing.T) {
+	other := newVLR("pctk_test", 7, "small record", bytes.Repeat([]byte{9}, 100))
+	c := randomCloud(t, 9, 1000, true, formatColumns(1))
+	c.Meta.Extra = map[string]any{MetaKey: &Info{Header: Header{VersionMajor: 1, VersionMinor: 4, PointFormat: 1, Scale: [3]float64{0.001, 0.001, 0.001}}, EVLRs: []VLR{other}}}
+	var z bytes.Buffer
+	if err := EncodeLAZ(&z, c, "1.2"); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(bytes.NewReader(z.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := InfoOf(&back.Meta).VLRs
+	if i := findVLR(vs, "pctk_test", 7); i < 0 || !bytes.Equal(vs[i].Data, other.Data) {
+		t.Errorf("VLRs %v lack the source's EVLR", vs)
+	}
+	sameCloud(t, "LAZ 1.2 from a 1.4 source with an EVLR", back, c)
+}
+
 // TestLAZEVLRs writes LAZ with EVLRs (LAS 1.3's waveform record, LAS
 // 1.4's) through the whole-cloud and streaming encoders, to a file and to
 // a stream: the EVLRs follow the chunk table, the header points at them,

@@ -142,12 +142,7 @@ func (rw *RecordWriter) Head(first []VLR, laz bool, pointBytes uint64, evlrs int
 	e := rw.e
 	e.setCounts()
 	h := e.hdr
-	vlrs := append([]VLR(nil), first...)
-	for _, v := range e.vlrs {
-		if !layoutVLR(&v) {
-			vlrs = append(vlrs, v)
-		}
-	}
+	vlrs := append(slices.Clone(first), e.vlrs...) // without layoutVLRs: see lazVLRs
 	h.HeaderSize = headerSize14
 	h.Extra = nil
 	h.NumVLRs = uint32(len(vlrs))
@@ -165,7 +160,7 @@ func (rw *RecordWriter) Head(first []VLR, laz bool, pointBytes uint64, evlrs int
 		h.Min, h.Max = [3]float64{}, [3]float64{}
 	}
 	h.WaveformStart = 0
-	h.EVLRStart, h.NumEVLRs = 0, uint32(evlrs+len(rw.tailEVLRs()))
+	h.EVLRStart, h.NumEVLRs = 0, uint32(evlrs+len(e.evlrs()))
 	if h.NumEVLRs > 0 {
 		h.EVLRStart = uint64(size) + pointBytes
 	}
@@ -179,20 +174,10 @@ func (rw *RecordWriter) Head(first []VLR, laz bool, pointBytes uint64, evlrs int
 // Tail returns the source's EVLRs to write after the caller's, encoded.
 func (rw *RecordWriter) Tail() []byte {
 	var b []byte
-	for _, v := range rw.tailEVLRs() {
+	for _, v := range rw.e.evlrs() {
 		b = appendVLR(b, &v, true)
 	}
 	return b
-}
-
-func (rw *RecordWriter) tailEVLRs() []VLR {
-	var out []VLR
-	for _, v := range rw.e.evlrs() {
-		if !layoutVLR(&v) {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // layoutVLR reports whether v describes how a file's points are stored

@@ -97,10 +97,3 @@ func (f *File) page(off uint64, n int64, root Key) (page, error) {
 	f.mu.Unlock()
 	return p, nil
 }
-
-// PagesLoaded returns the number of hierarchy pages read so far.
-func (f *File) PagesLoaded() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.pages)
-}

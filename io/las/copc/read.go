@@ -127,38 +127,21 @@ func (f *File) ReadNodes(nodes []Entry, q *pcio.Query, workers int) (*core.Cloud
 		c = rr.NewCloud(at[len(nodes)])
 	}
 	kept := make([][]byte, len(nodes))
-	errs := make([]error, len(nodes))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			codec, cerr := laz.NewChunkCodec(lv.Items)
-			var src, dst []byte
-			for i := range next {
-				if cerr != nil {
-					errs[i] = cerr
-					continue
-				}
-				if !direct {
-					dst = nil // kept[i] holds on to the records
-				}
-				recs, err := f.nodeRecords(codec, nodes[i], &src, &dst)
-				switch {
-				case err != nil:
-					errs[i] = err
-				case direct:
-					rr.Decode(c, at[i], recs, len(recs)/rl)
-				default:
-					kept[i] = filterRecords(recs, rl, f.Header, q)
-				}
-			}
-		})
-	}
-	for i := range nodes {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	errs := eachNode(lv.Items, len(nodes), workers, func(codec *laz.ChunkCodec, i int, src, dst *[]byte) error {
+		if !direct {
+			*dst = nil // kept[i] holds on to the records
+		}
+		recs, err := f.nodeRecords(codec, nodes[i], src, dst)
+		switch {
+		case err != nil:
+			return err
+		case direct:
+			rr.Decode(c, at[i], recs, len(recs)/rl)
+		default:
+			kept[i] = filterRecords(recs, rl, f.Header, q)
+		}
+		return nil
+	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -171,11 +154,41 @@ func (f *File) ReadNodes(nodes []Entry, q *pcio.Query, workers int) (*core.Cloud
 		at[i+1] = at[i] + len(kept[i])/rl
 	}
 	c = rr.NewCloud(at[len(nodes)])
+	var wg sync.WaitGroup
 	for i := range kept {
 		wg.Go(func() { rr.Decode(c, at[i], kept[i], len(kept[i])/rl) })
 	}
 	wg.Wait()
 	return c, nil
+}
+
+// eachNode calls do(codec, i, src, dst) for every i below n on workers
+// goroutines (at least one), each with its own codec of items and its
+// own buffers src and dst for do to reuse, and returns the error of each
+// i: do's, or the codec's when it could not be made.
+func eachNode(items []laz.Item, n, workers int, do func(codec *laz.ChunkCodec, i int, src, dst *[]byte) error) []error {
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			codec, err := laz.NewChunkCodec(items)
+			var src, dst []byte
+			for i := range next {
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				errs[i] = do(codec, i, &src, &dst)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errs
 }
 
 // filterRecords keeps, in place, the records of b whose coordinates lie

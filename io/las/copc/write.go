@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"runtime"
-	"sync"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/las"
@@ -197,26 +196,11 @@ func compress(items []laz.Item, recs []byte, recLen int, nodes []*hnode, workers
 		starts[i+1] = starts[i] + int(nd.entry.PointCount)*recLen
 	}
 	chunks := make([][]byte, len(nodes))
-	errs := make([]error, len(nodes))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Go(func() {
-			codec, err := laz.NewChunkCodec(items)
-			for i := range next {
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				chunks[i], errs[i] = codec.Encode(recs[starts[i]:starts[i+1]], int(nodes[i].entry.PointCount), nil)
-			}
-		})
-	}
-	for i := range nodes {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	errs := eachNode(items, len(nodes), workers, func(codec *laz.ChunkCodec, i int, _, _ *[]byte) error {
+		var err error
+		chunks[i], err = codec.Encode(recs[starts[i]:starts[i+1]], int(nodes[i].entry.PointCount), nil)
+		return err
+	})
 	for i, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("copc: compressing node %s: %w", nodes[i].entry.Key, err)

@@ -191,8 +191,9 @@ func (p *pointwise) encode(recs []byte, n int, out []byte) []byte {
 type ChunkCodec struct {
 	items   []Item
 	recLen  int
-	point   *pointwise // formats 0-5
-	layered bool       // formats 6-10: decodeLayeredChunk, encodeLayeredChunk
+	point   *pointwise    // formats 0-5
+	layered bool          // formats 6-10: lay
+	lay     *layeredCodec // made at the first chunk (see codec14)
 }
 
 // NewChunkCodec returns a codec of the chunks of items.
@@ -223,26 +224,38 @@ func (c *ChunkCodec) Decode(src []byte, n int, dst []byte, sel Selection) (int, 
 		return 0, fmt.Errorf("laz: %d-byte buffer for %d records of %d bytes", len(dst), n, c.recLen)
 	}
 	if c.layered {
-		used, err := layeredChunkLen(c.items, src)
+		l, err := c.codec14()
 		if err != nil {
 			return 0, err
 		}
-		return used, decodeLayeredChunk(c.items, src[:used], n, dst, sel)
+		used, err := l.chunkLen(src)
+		if err != nil {
+			return 0, err
+		}
+		return used, l.decodeChunk(c.items, src[:used], n, dst, sel)
 	}
 	return c.point.decode(src, n, dst)
 }
 
-// layeredChunkLen returns the bytes of the layered chunk at the start of
-// src from its header: the first record, the point count, the layer sizes
-// and the layers. A src too short to hold them gives arith.ErrShortStream,
-// as a pointwise chunk does, so that a reader scanning without a chunk
-// table reads more.
-func layeredChunkLen(items []Item, src []byte) (int, error) {
-	c, err := pooledCodec(items)
-	if err != nil {
-		return 0, err
+// codec14 returns the codec of the layered items, made on first use, so
+// that an item list it does not support fails at the first chunk.
+func (c *ChunkCodec) codec14() (*layeredCodec, error) {
+	if c.lay == nil {
+		l, err := newLayeredCodec(c.items)
+		if err != nil {
+			return nil, err
+		}
+		c.lay = l
 	}
-	defer c.release()
+	return c.lay, nil
+}
+
+// chunkLen returns the bytes of the layered chunk at the start of src
+// from its header: the first record, the point count, the layer sizes and
+// the layers. A src too short to hold them gives arith.ErrShortStream, as
+// a pointwise chunk does, so that a reader scanning without a chunk table
+// reads more.
+func (c *layeredCodec) chunkLen(src []byte) (int, error) {
 	layers := p14Layers
 	for _, x := range c.others {
 		layers += x.layers()
@@ -264,7 +277,11 @@ func layeredChunkLen(items []Item, src []byte) (int, error) {
 // out.
 func (c *ChunkCodec) Encode(recs []byte, n int, out []byte) ([]byte, error) {
 	if c.layered {
-		b, err := encodeLayeredChunk(c.items, recs, n)
+		l, err := c.codec14()
+		if err != nil {
+			return out, err
+		}
+		b, err := l.encodeChunk(recs, n, nil)
 		return append(out, b...), err
 	}
 	return c.point.encode(recs, n, out), nil

@@ -42,7 +42,7 @@ func FuzzPointwise(f *testing.F) {
 		if err == nil && len(got) != int(l.Count)*l.RecLen {
 			t.Fatalf("%d bytes of records without an error, want %d", len(got), int(l.Count)*l.RecLen)
 		}
-		honest := uint64(1<<22 + 4*maxPointsPerByte*len(data)*l.RecLen)
+		honest := uint64(1<<22 + 4*MaxPointsPerByte*len(data)*l.RecLen)
 		if a := after.TotalAlloc - before.TotalAlloc; a > honest {
 			t.Fatalf("allocated %d bytes for %d bytes of point data", a, len(data))
 		}

@@ -171,25 +171,9 @@ func (c *gpstime11v1) decode(d *arith.Decoder, out []byte) {
 		multi := int32(d.DecodeSymbol(c.mMulti))
 		switch {
 		case multi < gpsMultiMax-2:
-			var diff int32
-			switch {
-			case multi == 1:
-				diff = c.ic.Decompress(d, c.lastDiff, 1)
-				c.lastDiff = diff
-				c.extreme = 0
-			case multi == 0:
-				diff = c.ic.Decompress(d, c.lastDiff/4, 2)
-				c.keepExtreme(diff)
-			case multi < 10:
-				diff = c.ic.Decompress(d, multi*c.lastDiff, 3)
-			case multi < 50:
-				diff = c.ic.Decompress(d, multi*c.lastDiff, 4)
-			default:
-				diff = c.ic.Decompress(d, multi*c.lastDiff, 5)
-				if multi == gpsMultiMax-3 {
-					c.keepExtreme(diff)
-				}
-			}
+			pred, ctx := c.predict(multi)
+			diff := c.ic.Decompress(d, pred, ctx)
+			c.adopt(multi, diff)
 			c.lastTime += int64(diff)
 		case multi < gpsMultiMax-1:
 			c.lastTime = int64(d.ReadInt64())
@@ -237,23 +221,37 @@ func (c *gpstime11v1) encode(e *arith.Encoder, item []byte) {
 		multi = int32(f)
 	}
 	e.EncodeSymbol(c.mMulti, uint32(multi))
+	pred, ctx := c.predict(multi)
+	c.ic.Compress(e, pred, diff, ctx)
+	c.adopt(multi, diff)
+	c.lastTime = t
+}
+
+// predict returns the prediction and the IntCompressor context of a
+// difference coded with multiplier symbol multi (below gpsMultiMax-2).
+func (c *gpstime11v1) predict(multi int32) (int32, uint32) {
 	switch {
 	case multi == 1:
-		c.ic.Compress(e, c.lastDiff, diff, 1)
+		return c.lastDiff, 1
+	case multi == 0:
+		return c.lastDiff / 4, 2
+	case multi < 10:
+		return multi * c.lastDiff, 3
+	case multi < 50:
+		return multi * c.lastDiff, 4
+	}
+	return multi * c.lastDiff, 5
+}
+
+// adopt updates the last difference after diff was coded with multiplier
+// symbol multi: taken at once for multi 1, after repeated extremes for 0
+// and the largest.
+func (c *gpstime11v1) adopt(multi, diff int32) {
+	switch multi {
+	case 1:
 		c.lastDiff = diff
 		c.extreme = 0
-	case multi == 0:
-		c.ic.Compress(e, c.lastDiff/4, diff, 2)
+	case 0, gpsMultiMax - 3:
 		c.keepExtreme(diff)
-	case multi < 10:
-		c.ic.Compress(e, multi*c.lastDiff, diff, 3)
-	case multi < 50:
-		c.ic.Compress(e, multi*c.lastDiff, diff, 4)
-	default:
-		c.ic.Compress(e, multi*c.lastDiff, diff, 5)
-		if multi == gpsMultiMax-3 {
-			c.keepExtreme(diff)
-		}
 	}
-	c.lastTime = t
 }

@@ -17,7 +17,6 @@ package laz
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/pctk/pctk/io/las/internal/arith"
 )
@@ -114,7 +113,6 @@ type layeredCodec struct {
 	point  point14Codec
 	others []layeredItem
 	recLen int
-	pool   *sync.Pool // where release returns it
 }
 
 // newLayeredCodec returns the codec of items, which must start with
@@ -183,54 +181,20 @@ func layerWanted(sel Selection, t uint16, l int) bool {
 // gives the points expected, as LASzip reads it.)
 var ErrPointCount = errors.New("laz: chunk holds fewer points than expected")
 
-// decodeLayeredChunk decodes the n points of the layered chunk src into
-// dst (n records of the items' total size). Layers that sel does not need
-// are not decompressed: their fields hold the chunk's first point's values
-// (as LASzip's selective decompression leaves them). No layer depends on
-// another's values except through the channel/returns/XY layer, which is
-// always decoded, so the fields sel needs are exact.
-func decodeLayeredChunk(items []Item, src []byte, n int, dst []byte, sel Selection) error {
-	c, err := pooledCodec(items)
-	if err != nil {
-		return err
-	}
-	defer c.release()
-	return c.decodeChunk(items, src, n, dst, sel)
-}
-
-// codecPools holds a pool of layered codecs per item list: a chunk starts
-// every context it uses afresh (as LASzip re-initializes its models per
-// chunk), so codecs pass from chunk to chunk and keep only their models'
-// storage, which small chunks (COPC nodes) would otherwise allocate anew.
-var codecPools sync.Map // string of the items -> *sync.Pool
-
-// pooledCodec returns a codec of items from their pool, or a new one.
-func pooledCodec(items []Item) (*layeredCodec, error) {
-	key := fmt.Sprint(items)
-	p, ok := codecPools.Load(key)
-	if !ok {
-		p, _ = codecPools.LoadOrStore(key, &sync.Pool{})
-	}
-	pool := p.(*sync.Pool)
-	if c, ok := pool.Get().(*layeredCodec); ok {
-		return c, nil
-	}
-	c, err := newLayeredCodec(items)
-	if err != nil {
-		return nil, err
-	}
-	c.pool = pool
-	return c, nil
-}
-
-// release returns the codec to its pool.
-func (c *layeredCodec) release() { c.pool.Put(c) }
-
 // chunkError reports a malformed chunk at byte offset off of the chunk.
 func chunkError(off int, format string, args ...any) error {
 	return &FormatError{What: "layered chunk", Offset: int64(off), Msg: fmt.Sprintf(format, args...)}
 }
 
+// decodeChunk decodes the n points of the layered chunk src into dst (n
+// records of the items' total size). Layers that sel does not need are
+// not decompressed: their fields hold the chunk's first point's values
+// (as LASzip's selective decompression leaves them). No layer depends on
+// another's values except through the channel/returns/XY layer, which is
+// always decoded, so the fields sel needs are exact. A codec passes from
+// chunk to chunk: a chunk starts every context it uses afresh (as LASzip
+// re-initializes its models per chunk), and only the models' storage is
+// kept, which small chunks (COPC nodes) would otherwise allocate anew.
 func (c *layeredCodec) decodeChunk(items []Item, src []byte, n int, dst []byte, sel Selection) error {
 	if n <= 0 {
 		return nil
@@ -345,17 +309,6 @@ func itemName(t uint16) string {
 		return "WAVEPACKET14"
 	}
 	return "BYTE14"
-}
-
-// encodeLayeredChunk encodes the n records recs (of the items' total size)
-// as one layered chunk.
-func encodeLayeredChunk(items []Item, recs []byte, n int) ([]byte, error) {
-	c, err := pooledCodec(items)
-	if err != nil {
-		return nil, err
-	}
-	defer c.release()
-	return c.encodeChunk(recs, n, nil)
 }
 
 // encodeChunk appends the chunk of the n records recs to out.

@@ -7,10 +7,49 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/pctk/pctk/io/las/internal/arith"
 )
+
+// testCodecs holds one layered codec per item list, passed from chunk to
+// chunk as a ChunkCodec passes its own.
+var testCodecs sync.Map // string of the items -> *layeredCodec
+
+// testCodec returns the tests' codec of items.
+func testCodec(items []Item) (*layeredCodec, error) {
+	key := fmt.Sprint(items)
+	if c, ok := testCodecs.Load(key); ok {
+		return c.(*layeredCodec), nil
+	}
+	c, err := newLayeredCodec(items)
+	if err != nil {
+		return nil, err
+	}
+	testCodecs.Store(key, c)
+	return c, nil
+}
+
+// decodeLayeredChunk decodes the n points of the layered chunk src into
+// dst with the tests' codec of items (see layeredCodec.decodeChunk).
+func decodeLayeredChunk(items []Item, src []byte, n int, dst []byte, sel Selection) error {
+	c, err := testCodec(items)
+	if err != nil {
+		return err
+	}
+	return c.decodeChunk(items, src, n, dst, sel)
+}
+
+// encodeLayeredChunk encodes the n records recs (of the items' total size)
+// as one layered chunk with the tests' codec of items.
+func encodeLayeredChunk(items []Item, recs []byte, n int) ([]byte, error) {
+	c, err := testCodec(items)
+	if err != nil {
+		return nil, err
+	}
+	return c.encodeChunk(recs, n, nil)
+}
 
 // layeredItems returns the items of point format f with extra extra bytes,
 // at codec version v.

@@ -32,14 +32,8 @@ func BenchmarkPointwise(b *testing.B) {
 		b.Fatal(err)
 	}
 	n := int(f.layout.Count)
-	var peerWall, peerCPU float64
-	b.Run("lazperf-decode", func(b *testing.B) {
-		_, res := lazPerfDecode(b, path, false, 5)
-		peerWall = max(peerWall, float64(res.Points)/res.Seconds)
-		peerCPU = max(peerCPU, float64(res.Points)/res.CPUSeconds)
-		b.ReportMetric(peerWall/1e6, "Mpoints/s")
-		b.ReportMetric(peerCPU/1e6, "Mpoints/cpu-s")
-	})
+	var peer peerRates
+	b.Run("lazperf-decode", func(b *testing.B) { peer.measure(b, path) })
 	var lzWall, lzCPU, lzEncWall, lzEncCPU float64 // LASzip's points/s
 	if bin := os.Getenv("PCTK_LASZIP_BENCH"); bin != "" {
 		b.Run("laszip", func(b *testing.B) {
@@ -56,12 +50,7 @@ func BenchmarkPointwise(b *testing.B) {
 	}
 	report := func(b *testing.B, wall, cpu time.Duration, encoding bool) {
 		points := float64(n) * float64(b.N)
-		b.ReportMetric(points/wall.Seconds()/1e6, "Mpoints/s")
-		b.ReportMetric(points/cpu.Seconds()/1e6, "Mpoints/cpu-s")
-		if peerWall > 0 {
-			b.ReportMetric(points/wall.Seconds()/peerWall, "x-lazperf")
-			b.ReportMetric(points/cpu.Seconds()/peerCPU, "x-lazperf-cpu")
-		}
+		peer.report(b, points, wall, cpu)
 		w, c := lzWall, lzCPU
 		if encoding {
 			w, c = lzEncWall, lzEncCPU

@@ -175,17 +175,18 @@ func (rd *Reader) start(i int) {
 	}()
 }
 
-// maxPointsPerByte bounds the points a compressed byte can honestly hold.
+// MaxPointsPerByte bounds the points a compressed byte can honestly hold.
 // 50,000 identical records compress to about 150 points per byte (and the
 // adaptive models' floor of about 0.008 bits per POINT10 record would allow
 // some 1,000 in chunks of millions); a chunk claiming more is corrupt, and
 // the bound keeps a crafted header from making the reader allocate what no
-// file of its size holds.
-const maxPointsPerByte = 1024
+// file of its size holds. io/las/copc checks hierarchy entries with it
+// before allocating a node's records.
+const MaxPointsPerByte = 1024
 
 // decode reads and decodes one chunk of the table.
 func (rd *Reader) decode(c *ChunkCodec, ch Chunk) ([]byte, error) {
-	if int64(ch.Points) > maxPointsPerByte*ch.Bytes {
+	if int64(ch.Points) > MaxPointsPerByte*ch.Bytes {
 		return nil, fmt.Errorf("%d points cannot fit in %d bytes", ch.Points, ch.Bytes)
 	}
 	src := get(rd.srcFree, int(ch.Bytes))
@@ -237,7 +238,7 @@ func (rd *Reader) nextSeq() ([]byte, int, error) {
 	if l.VLR.Compressor == CompressorPointwise {
 		n = int(rd.left)
 	}
-	if int64(n) > maxPointsPerByte*(l.End-rd.seqPos) {
+	if int64(n) > MaxPointsPerByte*(l.End-rd.seqPos) {
 		return nil, 0, &ChunkError{Index: rd.next, Offset: rd.seqPos, Err: fmt.Errorf("%d points cannot fit in the %d bytes left", n, l.End-rd.seqPos)}
 	}
 	if cap(rd.recs) < n*l.RecLen {
