@@ -64,19 +64,14 @@ func BenchmarkPeers(b *testing.B) {
 			continue
 		}
 		b.Run("pctk-"+be.Name(), func(b *testing.B) {
-			var wall, cpu time.Duration
 			b.ReportAllocs()
-			for b.Loop() {
-				t, c := time.Now(), algotest.CPUTime()
+			pctk[be.Name()] = algotest.Timed(b, func() {
 				r, err := Compute(xyz, be, Options{K: benchK})
 				if err != nil {
 					b.Fatal(err)
 				}
-				wall, cpu = wall+time.Since(t), cpu+algotest.CPUTime()-c
 				benchResult = r
-			}
-			pctk[be.Name()] = [2]time.Duration{wall / time.Duration(b.N), cpu / time.Duration(b.N)}
-			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+			})
 		})
 	}
 	b.Run("open3d", func(b *testing.B) {

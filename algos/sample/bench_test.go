@@ -57,14 +57,7 @@ func BenchmarkPeers(b *testing.B) {
 		kept := map[string]int{}
 		timed := func(tool string, run func() int) {
 			b.Run(name+"/"+tool, func(b *testing.B) {
-				var wall, cpu time.Duration
-				for b.Loop() {
-					t, c := time.Now(), algotest.CPUTime()
-					kept[tool] = run()
-					wall, cpu = wall+time.Since(t), cpu+algotest.CPUTime()-c
-				}
-				times[tool] = [2]time.Duration{wall / time.Duration(b.N), cpu / time.Duration(b.N)}
-				b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+				times[tool] = algotest.Timed(b, func() { kept[tool] = run() })
 			})
 		}
 		timed("pctk", func() int {
