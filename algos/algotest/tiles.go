@@ -102,23 +102,44 @@ func CheckTiled[R any](t *testing.T, root string, skip func(c TileCloud, b findn
 			if b.Name() == "brute" && len(c.XYZ) > 3*5000 || skip != nil && skip(c, b) {
 				continue
 			}
-			want, err := compute(c, b, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
 			ulps := 0.0
 			if b.Name() != "brute" {
 				ulps = 4
 			}
-			for _, s := range TileSizes(c.R) {
-				t.Run(fmt.Sprintf("%s/%s/tile%g", c.Name, b.Name(), s), func(t *testing.T) {
-					got, err := compute(c, b, s)
-					if err != nil {
-						t.Fatal(err)
-					}
-					compare(t, got, want, ulps)
-				})
-			}
+			checkTiled(t, c, c.Name+"/"+b.Name(), func(size float64) (R, error) { return compute(c, b, size) },
+				func(t *testing.T, got, want R) { compare(t, got, want, ulps) })
 		}
+	}
+}
+
+// CheckTiledExact runs compute on every cloud of TileClouds (root as
+// there) once in memory (tile size 0) and once at each of TileSizes(c.R)
+// and hands each tiled result with the in-memory one to compare: for
+// results that tiles reproduce bit for bit (labels, flags, counts) on the
+// backend compute runs on.
+func CheckTiledExact[R any](t *testing.T, root string, compute func(c TileCloud, size float64) (R, error), compare func(t *testing.T, got, want R)) {
+	t.Helper()
+	for _, c := range TileClouds(t, root) {
+		checkTiled(t, c, c.Name, func(size float64) (R, error) { return compute(c, size) }, compare)
+	}
+}
+
+// checkTiled runs compute in memory and at each of TileSizes(c.R), in
+// subtests named name/tileSIZE, and compares each tiled result with the
+// in-memory one.
+func checkTiled[R any](t *testing.T, c TileCloud, name string, compute func(size float64) (R, error), compare func(t *testing.T, got, want R)) {
+	t.Helper()
+	want, err := compute(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range TileSizes(c.R) {
+		t.Run(fmt.Sprintf("%s/tile%g", name, s), func(t *testing.T) {
+			got, err := compute(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compare(t, got, want)
+		})
 	}
 }

@@ -1,7 +1,6 @@
 package dbscan_test
 
 import (
-	"fmt"
 	"reflect"
 	"testing"
 
@@ -15,31 +14,18 @@ import (
 // flags, sizes, noise and dropped counts.
 func TestTiledEqualsInMemory(t *testing.T) {
 	b := findneighbor.CPU()
-	for _, c := range algotest.TileClouds(t, "../..") {
-		opts := dbscan.Options{Eps: c.R, MinPts: []int{1, 4, 10}, MinClusterSize: 3}
-		want, err := dbscan.Cluster(c.XYZ, b, opts)
-		if err != nil {
-			t.Fatal(err)
+	algotest.CheckTiledExact(t, "../..", func(c algotest.TileCloud, size float64) (*dbscan.Run, error) {
+		return dbscan.Cluster(c.XYZ, b, dbscan.Options{Eps: c.R, MinPts: []int{1, 4, 10}, MinClusterSize: 3, TileSize: size})
+	}, func(t *testing.T, got, want *dbscan.Run) {
+		if !reflect.DeepEqual(got.Counts, want.Counts) {
+			t.Fatal("counts differ from the in-memory run's")
 		}
-		for _, s := range algotest.TileSizes(c.R) {
-			t.Run(fmt.Sprintf("%s/tile%g", c.Name, s), func(t *testing.T) {
-				o := opts
-				o.TileSize = s
-				got, err := dbscan.Cluster(c.XYZ, b, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(got.Counts, want.Counts) {
-					t.Fatal("counts differ from the in-memory run's")
-				}
-				for i, r := range got.Results {
-					w := want.Results[i]
-					r.Stage2, w.Stage2 = 0, 0
-					if !reflect.DeepEqual(r, w) {
-						t.Errorf("min_pts %d: tiled result differs (%d clusters, %d noise; in memory %d, %d)", r.MinPts, len(r.Sizes), r.NoiseCount, len(w.Sizes), w.NoiseCount)
-					}
-				}
-			})
+		for i, r := range got.Results {
+			w := want.Results[i]
+			r.Stage2, w.Stage2 = 0, 0
+			if !reflect.DeepEqual(r, w) {
+				t.Errorf("min_pts %d: tiled result differs (%d clusters, %d noise; in memory %d, %d)", r.MinPts, len(r.Sizes), r.NoiseCount, len(w.Sizes), w.NoiseCount)
+			}
 		}
-	}
+	})
 }

@@ -1,7 +1,6 @@
 package denoise
 
 import (
-	"fmt"
 	"reflect"
 	"testing"
 
@@ -14,43 +13,34 @@ import (
 // same flags, counts, mean distances and statistics, bit for bit.
 func TestTiledEqualsInMemory(t *testing.T) {
 	b := findneighbor.CPU()
-	for _, c := range algotest.TileClouds(t, "../..") {
-		ro := RadiusOptions{Radius: c.R, MinNeighbors: 4}
-		want, err := Radius(c.XYZ, b, ro)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var wantS []*StatisticalResult
-		sopts := []StatisticalOptions{{K: 8}, {K: 5, Convention: Open3D, StdRatio: 0.5}}
-		for _, so := range sopts {
-			w, err := Statistical(c.XYZ, b, so)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantS = append(wantS, w)
-		}
-		for _, s := range algotest.TileSizes(c.R) {
-			t.Run(fmt.Sprintf("%s/tile%g", c.Name, s), func(t *testing.T) {
-				ro := ro
-				ro.TileSize = s
-				got, err := Radius(c.XYZ, b, ro)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(got, want) {
-					t.Errorf("radius: %d outliers, in memory %d", got.Outliers, want.Outliers)
-				}
-				for i, so := range sopts {
-					so.TileSize = s
-					got, err := Statistical(c.XYZ, b, so)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !reflect.DeepEqual(got, wantS[i]) {
-						t.Errorf("statistical %+v: %d outliers, threshold %v; in memory %d, %v", so, got.Outliers, got.Threshold, wantS[i].Outliers, wantS[i].Threshold)
-					}
-				}
-			})
-		}
+	sopts := []StatisticalOptions{{K: 8}, {K: 5, Convention: Open3D, StdRatio: 0.5}}
+	// results are one run of each filter at one tile size.
+	type results struct {
+		radius      *RadiusResult
+		statistical []*StatisticalResult
 	}
+	algotest.CheckTiledExact(t, "../..", func(c algotest.TileCloud, size float64) (res results, err error) {
+		if res.radius, err = Radius(c.XYZ, b, RadiusOptions{Radius: c.R, MinNeighbors: 4, TileSize: size}); err != nil {
+			return res, err
+		}
+		for _, so := range sopts {
+			so.TileSize = size
+			s, err := Statistical(c.XYZ, b, so)
+			if err != nil {
+				return res, err
+			}
+			res.statistical = append(res.statistical, s)
+		}
+		return res, nil
+	}, func(t *testing.T, got, want results) {
+		if !reflect.DeepEqual(got.radius, want.radius) {
+			t.Errorf("radius: %d outliers, in memory %d", got.radius.Outliers, want.radius.Outliers)
+		}
+		for i, g := range got.statistical {
+			w := want.statistical[i]
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("statistical %+v: %d outliers, threshold %v; in memory %d, %v", sopts[i], g.Outliers, g.Threshold, w.Outliers, w.Threshold)
+			}
+		}
+	})
 }

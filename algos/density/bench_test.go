@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/algos/algotest"
+	"github.com/pctk/pctk/internal/peers"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -25,19 +26,11 @@ import (
 //
 //	go test -run XXX -bench RadialPeers -benchtime 1x -v ./algos/density
 func BenchmarkRadialPeers(b *testing.B) {
-	const src = "../../../shared/data/pcd/table_scene_lms400.pcd"
 	const r = 0.01
-	if _, err := os.Stat(src); err != nil {
-		b.Skipf("%s absent: %v", src, err)
-	}
-	if err := exec.Command("/usr/bin/python3", "-c", "import scipy.spatial").Run(); err != nil {
+	xyz := algotest.Scan(b, "pcd/table_scene_lms400.pcd")
+	if err := exec.Command(peers.Python, "-c", "import scipy.spatial").Run(); err != nil {
 		b.Skip("scipy missing (python3-scipy)")
 	}
-	c, _, err := pcio.ReadFile(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	xyz := c.Local(false).XYZ
 	raw := filepath.Join(b.TempDir(), "xyz.f32")
 	buf := make([]byte, 4*len(xyz))
 	for i, v := range xyz {
@@ -61,14 +54,14 @@ print(time.perf_counter() - t, scipy.__version__, int(n.sum()))
 			b.Fatal(err)
 		}
 		ours := time.Since(t).Seconds()
-		out, err := exec.Command("/usr/bin/python3", "-c", script, raw).Output()
+		out, err := exec.Command(peers.Python, "-c", script, raw).Output()
 		if err != nil {
 			b.Fatal(err)
 		}
 		f := strings.Fields(string(out))
 		theirs, _ := strconv.ParseFloat(f[0], 64)
 		var sum float64
-		factor := 1 / (fourThirds * PDALPi * (r * r * r))
+		factor := RadialFactor(r)
 		for _, d := range got {
 			sum += math.Round(d / factor)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/algos/algotest"
+	"github.com/pctk/pctk/internal/peers"
 	_ "github.com/pctk/pctk/io/pcd"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -108,14 +108,7 @@ func TestKnnMeanDistanceOnEveryBackend(t *testing.T) {
 // float64, over PDAL's sphere volume. Points with a neighbour within 1e-5 R
 // of the boundary, where float32 and float64 may disagree, are left out.
 func TestRadialAgainstSciPy(t *testing.T) {
-	const python = "/usr/bin/python3"
-	if err := exec.Command(python, "-c", "import scipy.spatial, numpy").Run(); err != nil {
-		msg := "scipy is not installed (python3-scipy; run .ci/deps/debian-peers.sh)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	algotest.RequirePeer(t, "scipy for "+peers.Python+" (Debian python3-scipy)", exec.Command(peers.Python, "-c", "import scipy.spatial, numpy").Run())
 	c, _, err := pcio.ReadFile("../../testdata/lamppost.pcd")
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +125,7 @@ p = np.loadtxt(sys.stdin)
 n = cKDTree(p).query_ball_point(p, %v, return_length=True)
 for v in n * (1.0 / ((4.0 / 3.0) * 3.14159 * (%v * %v * %v))): print(repr(float(v)))
 `, r, r, r, r)
-	cmd := exec.Command(python, "-c", script)
+	cmd := exec.Command(peers.Python, "-c", script)
 	cmd.Stdin = &in
 	out, err := cmd.Output()
 	if err != nil {

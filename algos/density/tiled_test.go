@@ -1,7 +1,6 @@
 package density
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -17,43 +16,30 @@ func TestTiledEqualsInMemory(t *testing.T) {
 	same32 := func(a, b []float32) bool {
 		return slices.EqualFunc(a, b, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) })
 	}
-	for _, c := range algotest.TileClouds(t, "../..") {
-		want, err := Radial(c.XYZ, b, RadialOptions{Radius: c.R})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantK, err := KnnMeanDistance(c.XYZ, b, 6, 0, 0, findneighbor.BuildOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantKR, err := KnnMeanDistance(c.XYZ, b, 6, c.R, 0, findneighbor.BuildOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range algotest.TileSizes(c.R) {
-			t.Run(fmt.Sprintf("%s/tile%g", c.Name, s), func(t *testing.T) {
-				got, err := Radial(c.XYZ, b, RadialOptions{Radius: c.R, TileSize: s})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(got, want) {
-					t.Error("Radial differs from the in-memory run's")
-				}
-				gotK, err := KnnMeanDistance(c.XYZ, b, 6, 0, s, findneighbor.BuildOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !same32(gotK, wantK) {
-					t.Error("KnnMeanDistance (k 6) differs from the in-memory run's")
-				}
-				gotKR, err := KnnMeanDistance(c.XYZ, b, 6, c.R, s, findneighbor.BuildOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !same32(gotKR, wantKR) {
-					t.Error("KnnMeanDistance (k 6 within R) differs from the in-memory run's")
-				}
-			})
-		}
+	// results are one run of Radial and of KnnMeanDistance (k 6, and k 6
+	// within R) at one tile size.
+	type results struct {
+		radial    []float64
+		knn, knnR []float32
 	}
+	algotest.CheckTiledExact(t, "../..", func(c algotest.TileCloud, size float64) (res results, err error) {
+		if res.radial, err = Radial(c.XYZ, b, RadialOptions{Radius: c.R, TileSize: size}); err != nil {
+			return res, err
+		}
+		if res.knn, err = KnnMeanDistance(c.XYZ, b, 6, 0, size, findneighbor.BuildOptions{}); err != nil {
+			return res, err
+		}
+		res.knnR, err = KnnMeanDistance(c.XYZ, b, 6, c.R, size, findneighbor.BuildOptions{})
+		return res, err
+	}, func(t *testing.T, got, want results) {
+		if !slices.Equal(got.radial, want.radial) {
+			t.Error("Radial differs from the in-memory run's")
+		}
+		if !same32(got.knn, want.knn) {
+			t.Error("KnnMeanDistance (k 6) differs from the in-memory run's")
+		}
+		if !same32(got.knnR, want.knnR) {
+			t.Error("KnnMeanDistance (k 6 within R) differs from the in-memory run's")
+		}
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pctk/pctk/algos/algotest"
+	"github.com/pctk/pctk/internal/peers"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -64,29 +65,24 @@ func BenchmarkPeers(b *testing.B) {
 			continue
 		}
 		b.Run("pctk-"+be.Name(), func(b *testing.B) {
-			var wall, cpu time.Duration
 			b.ReportAllocs()
-			for b.Loop() {
-				t, c := time.Now(), algotest.CPUTime()
+			pctk[be.Name()] = algotest.Timed(b, func() {
 				r, err := Compute(xyz, be, Options{K: benchK})
 				if err != nil {
 					b.Fatal(err)
 				}
-				wall, cpu = wall+time.Since(t), cpu+algotest.CPUTime()-c
 				benchResult = r
-			}
-			pctk[be.Name()] = [2]time.Duration{wall / time.Duration(b.N), cpu / time.Duration(b.N)}
-			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+			})
 		})
 	}
 	b.Run("open3d", func(b *testing.B) {
-		if err := exec.Command(python3, "-c", "import open3d").Run(); err != nil {
-			b.Skipf("Open3D for %s is not available: %v", python3, err)
+		if err := peers.Available(peers.Open3D); err != nil {
+			b.Skipf("Open3D for %s is not available: %v", peers.Python, err)
 		}
 		// Wall and CPU seconds of the covariances and of the rest.
 		var cov, rest, covCPU, restCPU float64
 		for b.Loop() {
-			out, err := exec.Command(python3, "-c", open3dScript, path, strconv.Itoa(benchK)).Output()
+			out, err := exec.Command(peers.Python, "-c", open3dScript, path, strconv.Itoa(benchK)).Output()
 			if err != nil {
 				b.Fatal(err)
 			}

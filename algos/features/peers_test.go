@@ -10,12 +10,10 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/algos/algotest"
+	"github.com/pctk/pctk/internal/peers"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
-
-// python3 is Debian's interpreter, where python3-numpy installs.
-const python3 = "/usr/bin/python3"
 
 // peerQueries is about how many points of a scan the numpy reference
 // computes (brute force over the whole scan for each).
@@ -103,7 +101,7 @@ const rowLen = 24
 // packaged by Debian 12), for k nearest and radius neighbourhoods and each
 // mode, on about peerQueries points of each scan.
 func TestAgainstPDALDefinition(t *testing.T) {
-	algotest.RequirePeer(t, "numpy for "+python3+" (Debian python3-numpy)", exec.Command(python3, "-c", "import numpy").Run())
+	algotest.RequirePeer(t, "numpy for "+peers.Python+" (Debian python3-numpy)", exec.Command(peers.Python, "-c", "import numpy").Run())
 	for _, scan := range []string{"pcd/bun0.pcd", "las/haystack_rock.las"} {
 		xyz := algotest.Scan(t, scan)
 		n := len(xyz) / 3
@@ -133,7 +131,7 @@ func TestAgainstPDALDefinition(t *testing.T) {
 		for j, o := range opts {
 			args = append(args, strconv.Itoa(o.K), strconv.FormatFloat(o.Radius, 'g', -1, 64), o.Mode.String(), filepath.Join(dir, strconv.Itoa(j)))
 		}
-		if msg, err := exec.Command(python3, args...).CombinedOutput(); err != nil {
+		if msg, err := exec.Command(peers.Python, args...).CombinedOutput(); err != nil {
 			t.Fatalf("numpy reference: %v\n%s", err, msg)
 		}
 		for j, o := range opts {

@@ -49,9 +49,17 @@ func newColoring(c *core.Cloud, mode string) (*coloring, error) {
 		}
 		return a, nil
 	}
+	attr3 := func(names ...string) (as [3]*core.Attribute, err error) {
+		for k, name := range names {
+			if as[k], err = attr(name); err != nil {
+				return as, err
+			}
+		}
+		return as, nil
+	}
 	switch mode {
 	case "z":
-		return ramp("Z", c.Z, func(i int) float64 { return c.Z[i] }, c.Len()), nil
+		return ramp("Z", c.Z), nil
 	case "classification":
 		a, err := attr(core.DimClassification)
 		if err != nil {
@@ -73,25 +81,17 @@ func newColoring(c *core.Cloud, mode string) (*coloring, error) {
 		}
 		return clusterColoring(a), nil
 	case "normal":
-		var xyz [3]*core.Attribute
-		for k, name := range []string{core.DimNormalX, core.DimNormalY, core.DimNormalZ} {
-			a, err := attr(name)
-			if err != nil {
-				return nil, err
-			}
-			xyz[k] = a
+		xyz, err := attr3(core.DimNormalX, core.DimNormalY, core.DimNormalZ)
+		if err != nil {
+			return nil, err
 		}
 		return &coloring{of: func(i int) color.RGBA {
 			return color.RGBA{unit8((xyz[0].Float64(i) + 1) / 2), unit8((xyz[1].Float64(i) + 1) / 2), unit8((xyz[2].Float64(i) + 1) / 2), 255}
 		}}, nil
 	case "rgb":
-		var rgb [3]*core.Attribute
-		for k, name := range []string{core.DimRed, core.DimGreen, core.DimBlue} {
-			a, err := attr(name)
-			if err != nil {
-				return nil, err
-			}
-			rgb[k] = a
+		rgb, err := attr3(core.DimRed, core.DimGreen, core.DimBlue)
+		if err != nil {
+			return nil, err
 		}
 		// LAS stores 16-bit colour; files with 8-bit values in it are common.
 		full := 255.0
@@ -117,7 +117,7 @@ func newColoring(c *core.Cloud, mode string) (*coloring, error) {
 	for i := range values {
 		values[i] = a.Float64(i)
 	}
-	return ramp(a.Name, values, func(i int) float64 { return values[i] }, c.Len()), nil
+	return ramp(a.Name, values), nil
 }
 
 func maxOf(as [3]*core.Attribute) float64 {
@@ -156,11 +156,11 @@ func rampColor(t float64) color.RGBA {
 // ramp colours a continuous value with viridis between its 1st and 99th
 // percentiles, so that a few outliers do not flatten the picture; values
 // beyond take the ends' colours. NaN is grey.
-func ramp(name string, values []float64, value func(i int) float64, n int) *coloring {
+func ramp(name string, values []float64) *coloring {
 	lo, hi := percentiles(values)
 	return &coloring{
 		of: func(i int) color.RGBA {
-			v := value(i)
+			v := values[i]
 			if math.IsNaN(v) {
 				return color.RGBA{128, 128, 128, 255}
 			}

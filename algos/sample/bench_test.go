@@ -9,15 +9,13 @@ import (
 	"time"
 
 	"github.com/pctk/pctk/algos/algotest"
+	"github.com/pctk/pctk/internal/peers"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // benchScan is the real scan of the benchmarks: 460,400 points of a
 // Kinect-like table scene.
 const benchScan = "pcd/table_scene_lms400.pcd"
-
-// python3 is Debian's interpreter, where python3-open3d installs.
-const python3 = "/usr/bin/python3"
 
 // open3dScript times Open3D's voxel_down_sample of the scan of argument 1
 // with voxels of side argument 2 (no file I/O) and prints the wall and
@@ -57,14 +55,7 @@ func BenchmarkPeers(b *testing.B) {
 		kept := map[string]int{}
 		timed := func(tool string, run func() int) {
 			b.Run(name+"/"+tool, func(b *testing.B) {
-				var wall, cpu time.Duration
-				for b.Loop() {
-					t, c := time.Now(), algotest.CPUTime()
-					kept[tool] = run()
-					wall, cpu = wall+time.Since(t), cpu+algotest.CPUTime()-c
-				}
-				times[tool] = [2]time.Duration{wall / time.Duration(b.N), cpu / time.Duration(b.N)}
-				b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+				times[tool] = algotest.Timed(b, func() { kept[tool] = run() })
 			})
 		}
 		timed("pctk", func() int {
@@ -86,12 +77,12 @@ func BenchmarkPeers(b *testing.B) {
 			return k
 		})
 		b.Run(name+"/open3d-voxel", func(b *testing.B) {
-			if err := exec.Command(python3, "-c", "import open3d").Run(); err != nil {
-				b.Skipf("Open3D for %s is not available: %v", python3, err)
+			if err := peers.Available(peers.Open3D); err != nil {
+				b.Skipf("Open3D for %s is not available: %v", peers.Python, err)
 			}
 			var wall, cpu float64
 			for b.Loop() {
-				out, err := exec.Command(python3, "-c", open3dScript, path, strconv.FormatFloat(r, 'g', -1, 64)).Output()
+				out, err := exec.Command(peers.Python, "-c", open3dScript, path, strconv.FormatFloat(r, 'g', -1, 64)).Output()
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -186,23 +186,21 @@ func Street(o Options) (*core.Cloud, error) {
 	area := func(b box) float64 {
 		return (b.x1-b.x0)*(b.y1-b.y0) + 2*(b.z1-b.z0)*((b.x1-b.x0)+(b.y1-b.y0))
 	}
-	total := 0.0
-	for _, b := range s.buildings {
-		total += area(b)
+	// boxes adds one part per box, sharing share by the boxes' areas.
+	boxes := func(bs []box, share float64, intensity [2]uint16, class uint8) {
+		total := 0.0
+		for _, b := range bs {
+			total += area(b)
+		}
+		for _, b := range bs {
+			add(share*area(b)/total, intensity, b.surface(class))
+		}
 	}
-	for _, b := range s.buildings {
-		add(shareBuildings*area(b)/total, [2]uint16{3000, 6000}, b.surface(ClassBuilding))
-	}
+	boxes(s.buildings, shareBuildings, [2]uint16{3000, 6000}, ClassBuilding)
 	for _, t := range s.trees {
 		add(shareTrees/float64(len(s.trees)), [2]uint16{1000, 4000}, t.sampler())
 	}
-	total = 0
-	for _, b := range s.cars {
-		total += area(b)
-	}
-	for _, b := range s.cars {
-		add(shareCars*area(b)/total, [2]uint16{5000, 20000}, b.surface(ClassVehicle))
-	}
+	boxes(s.cars, shareCars, [2]uint16{5000, 20000}, ClassVehicle)
 	if len(s.poles) >= 2 {
 		add(sharePowerLine, [2]uint16{500, 1500}, s.powerLine())
 	}
