@@ -178,7 +178,7 @@ func (m *Merge) Result(minPts, minClusterSize int) (Result, error) {
 // clusterTiled is Cluster with Options.TileSize > 0: the kernels above run
 // tile by tile over the tiles tile.Bin cuts in memory.
 func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run) error {
-	g, err := tile.NewGrid(opts.TileSize, opts.Eps)
+	g, err := tile.GridFor(opts.TileSize, opts.Eps, xyz)
 	if err != nil {
 		return err
 	}

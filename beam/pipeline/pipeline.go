@@ -408,6 +408,13 @@ func (f *binFn) ProcessElement(file File, st Stats, emit func(int64, Batch)) err
 		return err
 	}
 	o := st.origin(f.Flat)
+	if st.Any {
+		lo := [2]float64{st.Min[0] - o[0], st.Min[1] - o[1]}
+		hi := [2]float64{st.Max[0] - o[0], st.Max[1] - o[1]}
+		if err := g.Covers(lo, hi); err != nil {
+			return err
+		}
+	}
 	base := st.first()[file.Index]
 	seen := int64(0)
 	err = eachChunk(file.In, func(c *core.Cloud, first int64) error {

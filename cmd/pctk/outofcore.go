@@ -499,6 +499,9 @@ func (s *step) runStreamed(a streamArgs) error {
 		}
 	}
 	g, err := tile.NewGrid(size, halo)
+	if err == nil {
+		err = g.Covers(loXY, hiXY)
+	}
 	if err != nil {
 		return usagef("--tile-size: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -509,6 +510,10 @@ func (f *Filter) computeError(in string, err error) error {
 	var ue usageError
 	if pe := f.paramError(err); errors.As(pe, &ue) {
 		return pe
+	}
+	// A --tile-size too small for the cloud's coordinates, as out of core.
+	if se := (*tile.SpanError)(nil); errors.As(err, &se) {
+		return usagef("--tile-size: %v", se)
 	}
 	return fmt.Errorf("%s: %w", in, err)
 }

@@ -369,3 +369,20 @@ func TestOutOfCoreIgnoreClass(t *testing.T) {
 		}
 	}
 }
+
+// TestTileSizeTooSmall: a --tile-size that would put tiles more than 2^30
+// from the origin is a usage error naming the least size, in memory and
+// out of core, never a panic, and OUT is left as it was.
+func TestTileSizeTooSmall(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "u.las"), filepath.Join(dir, "out.las")
+	pctkRun(t, 0, "synth", "uniform", in, "--points", "500", "--extent", "1000000")
+	writeText(t, out, "old")
+	for _, extra := range [][]string{nil, {"--max-memory", "64MiB"}} {
+		args := append([]string{"dbscan", in, out, "--eps", "0.0001", "--tile-size", "0.0001"}, extra...)
+		pctkRun(t, 2, args...)
+		if string(readBytes(t, out)) != "old" {
+			t.Errorf("%v: OUT changed", extra)
+		}
+	}
+}

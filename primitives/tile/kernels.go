@@ -135,7 +135,7 @@ func parallel(n, nw int, fn func(lo, hi int)) {
 // findneighbor.Counts does, computed on tiles of side size with a halo of
 // r, in memory.
 func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo findneighbor.BuildOptions) ([]uint32, error) {
-	g, err := NewGrid(size, r)
+	g, err := GridFor(size, r, xyz)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 	}
 	all := func(findneighbor.Moment) bool { return true }
 	if r > 0 {
-		g, err := NewGrid(size, r)
+		g, err := GridFor(size, r, xyz)
 		if err != nil {
 			return err
 		}

@@ -70,6 +70,51 @@ func NewGrid(size, halo float64) (Grid, error) {
 	return Grid{Size: size, Halo: halo, Reach: halo * (1 + haloPad)}, nil
 }
 
+// maxCell bounds the tile columns and rows a grid may use (Covers): far
+// inside int32, so that ranges of keys and loops over them never overflow
+// and no tile is pinned at the int32 limits by cell's clamp.
+const maxCell = 1 << 30
+
+// SpanError reports a cloud too wide for a grid: a tile size so small
+// for its coordinates that tiles would lie more than 2³⁰ from the origin.
+type SpanError struct {
+	Size   float64 // the tile size
+	Widest float64 // the largest |X| or |Y| to tile, halo included
+}
+
+func (e *SpanError) Error() string {
+	return fmt.Sprintf("tile: tile size %g is too small for coordinates up to %g (more than 2^30 tiles from the origin); want at least %g", e.Size, e.Widest, e.Widest/(maxCell-1))
+}
+
+// Covers checks that the grid can tile points whose XY coordinates lie in
+// [lo, hi]: every tile they touch, halo included, has a column and row
+// within ±2³⁰. A grid that does not would pin far tiles to the same keys.
+func (g Grid) Covers(lo, hi [2]float64) error {
+	widest := max(math.Abs(lo[0]), math.Abs(lo[1]), math.Abs(hi[0]), math.Abs(hi[1])) + g.Reach
+	if widest/g.Size < maxCell-1 {
+		return nil
+	}
+	return &SpanError{Size: g.Size, Widest: widest}
+}
+
+// GridFor is NewGrid for the points xyz (interleaved x, y, z): it also
+// checks that the grid covers their XY bounds (Covers).
+func GridFor(size, halo float64, xyz []float32) (Grid, error) {
+	g, err := NewGrid(size, halo)
+	if err != nil || len(xyz) < 3 {
+		return g, err
+	}
+	lo := [2]float64{float64(xyz[0]), float64(xyz[1])}
+	hi := lo
+	for i := 0; i+2 < len(xyz); i += 3 {
+		for k := range 2 {
+			v := float64(xyz[i+k])
+			lo[k], hi[k] = min(lo[k], v), max(hi[k], v)
+		}
+	}
+	return g, g.Covers(lo, hi)
+}
+
 // cell returns the tile column (or row) of coordinate v.
 func (g Grid) cell(v float64) int32 {
 	c := math.Floor(v / g.Size)
@@ -140,7 +185,8 @@ func (p *Points) OwnedIndex() []int32 {
 // Bin cuts the points xyz (interleaved x, y, z in the run's local frame;
 // point i has global index i) into the tiles of g, in memory, and returns
 // the tiles that own at least one point, in key order. Tiles that hold only
-// halo points are left out: they own nothing to compute.
+// halo points are left out: they own nothing to compute. g must cover the
+// points (GridFor, Covers).
 func Bin(xyz []float32, g Grid) []*Points {
 	n := len(xyz) / 3
 	if n == 0 {

@@ -130,3 +130,22 @@ func storeMatchesBin(t *testing.T) {
 		}
 	}
 }
+
+// TestGridForFarPoints: a tile size far too small for the coordinates is
+// an error naming the least size that works, not tiles pinned at the int32
+// limits (which made Bin index out of range and Touch loop forever).
+func TestGridForFarPoints(t *testing.T) {
+	xyz := []float32{-1e6, 0, 0, 1e6, 5, 0}
+	_, err := GridFor(1e-4, 1e-4, xyz)
+	var se *SpanError
+	if !errors.As(err, &se) || se.Widest < 1e6 {
+		t.Fatalf("GridFor(1e-4) on points at ±1e6: %v, want a *SpanError", err)
+	}
+	g, err := GridFor(se.Widest/(maxCell-1)*1.01, 1e-4, xyz)
+	if err != nil {
+		t.Fatalf("GridFor at the least size the error names: %v", err)
+	}
+	if tiles := Bin(xyz, g); len(tiles) != 2 {
+		t.Errorf("Bin: %d tiles, want 2", len(tiles))
+	}
+}
