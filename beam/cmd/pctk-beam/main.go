@@ -174,9 +174,18 @@ func config(args []string) (pipeline.Config, error) {
 			return cfg, err
 		}
 	}
+	inAbs := map[string]string{}
+	for _, in := range cfg.Inputs {
+		if a, err := filepath.Abs(in); err == nil {
+			inAbs[a] = in
+		}
+	}
 	for i, o := range cfg.Outputs {
 		if o == pcio.Stdio || cfg.Inputs[i] == pcio.Stdio {
 			return cfg, usagef("standard input and output (-) cannot be read or written by several workers")
+		}
+		if a, err := filepath.Abs(o); err == nil && inAbs[a] != "" {
+			return cfg, usagef("%s would replace the input %s: give another OUT", o, inAbs[a])
 		}
 		if err := pcio.CheckOutput(o); err != nil {
 			return cfg, err

@@ -75,6 +75,8 @@ func TestUsageErrors(t *testing.T) {
 		{"no output", map[string]string{"eps": "1", "tile-size": "10"}, []string{a}},
 		{"empty glob", map[string]string{"eps": "1", "tile-size": "10"}, []string{filepath.Join(dir, "*.las"), dir}},
 		{"same names", map[string]string{"eps": "1", "tile-size": "10"}, []string{a, b, filepath.Join(dir, "out")}},
+		{"output replaces an input", map[string]string{"eps": "1", "tile-size": "10"}, []string{a, a}},
+		{"output folder holds the inputs", map[string]string{"eps": "1", "tile-size": "10"}, []string{a, filepath.Join(dir, "a") + "/"}},
 		{"negative eps", map[string]string{"eps": "-1", "tile-size": "10"}, []string{a, b, filepath.Join(dir, "out")}},
 		{"min-pts 0", map[string]string{"eps": "1", "tile-size": "10", "min-pts": "0"}, []string{a, b, filepath.Join(dir, "out")}},
 	} {
