@@ -19,6 +19,7 @@ type Context struct {
 	mu     sync.Mutex // guards closed
 	closed bool
 	done   chan struct{}
+	cache  blockCache // device blocks kept for reuse (memory.go)
 }
 
 type job struct {
@@ -80,6 +81,7 @@ func (c *Context) serve(started chan<- error) {
 		j.err <- runJob(t, j.f)
 	}
 	check("cuCtxSynchronize", drv.cuCtxSynchronize())
+	c.cache.release()
 	drv.cuCtxSetCurrent(0)
 	drv.cuDevicePrimaryCtxRelease(c.devID)
 }
