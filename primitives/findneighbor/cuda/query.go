@@ -346,7 +346,6 @@ func (ix *index) ClusterCores(isCore []bool, label []int32) error {
 		}
 		g := ix.grid.bytes()
 		n32 := int32(n)
-		jump := rt.NewParams().I32(n32).Ptr(parent)
 		steps := []struct {
 			f rt.Function
 			p *rt.Params
@@ -354,7 +353,6 @@ func (ix *index) ClusterCores(isCore []bool, label []int32) error {
 			{ix.k.ccInit, rt.NewParams().Ptr(ix.pos).I32(n32).Ptr(dIs).Ptr(core).Ptr(parent).Ptr(minIdx)},
 			{ix.k.ccLink, rt.NewParams().Struct(g).Ptr(ix.pos).Ptr(ix.start).I32(n32).Ptr(core).Ptr(parent)},
 			{ix.k.ccUnion, rt.NewParams().Struct(g).Ptr(ix.pos).Ptr(ix.start).Ptr(ix.ids).I32(n32).Ptr(core).Ptr(parent)},
-			{ix.k.ccJump, jump}, {ix.k.ccJump, jump}, {ix.k.ccJump, jump},
 			{ix.k.ccFlatten, rt.NewParams().Ptr(ix.pos).I32(n32).Ptr(parent).Ptr(root).Ptr(minIdx)},
 			{ix.k.ccLabel, rt.NewParams().Struct(g).Ptr(ix.pos).Ptr(ix.start).Ptr(ix.ids).I32(n32).Ptr(core).Ptr(root).Ptr(minIdx).Ptr(dl)},
 		}
