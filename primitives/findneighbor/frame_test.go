@@ -14,9 +14,9 @@ import (
 // indexes each with the whole cloud's box as BuildOptions.Frame, and holds
 // the moments of the box's own points, with a radius and with k within it,
 // to the whole cloud's index's, bit for bit, with and without AVX-512.
-// Without the frame, or with a halo of ε only, the cells or their contents
-// differ and some sums differ in their last bits (checked too, so that the
-// comparison is known to see them).
+// Without the frame and with a halo of ε only, as tiles had before, the
+// cells and their contents differ and some sums differ in their last bits
+// (checked too, so that the comparison is known to see them).
 func TestCPUFrameTileMoments(t *testing.T) {
 	r := fntest.Rand(7)
 	far := fntest.Clustered(r, 2000, 6, 10, 0.4)
