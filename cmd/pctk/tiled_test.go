@@ -321,9 +321,10 @@ func TestOutOfCoreTinyClouds(t *testing.T) {
 
 // TestOutOfCoreIgnoreClass runs every out-of-core command with
 // --ignore-class on haystack_rock with classes spread over its points, and
-// holds the outputs to the in-memory ones, byte for byte (but features,
-// whose float64 columns show the order of the moment sums: see
-// TestTiledOutputs).
+// holds the outputs to the in-memory ones, byte for byte: features and
+// normals with a radius too, whose tiles' indexes take the frame of the
+// points that take part (tile.Store.Box), as the in-memory index does
+// (features with k alone: see TestTiledOutputs).
 func TestOutOfCoreIgnoreClass(t *testing.T) {
 	if testing.Short() {
 		t.Skip("out-of-core runs: not in -short")
@@ -346,6 +347,8 @@ func TestOutOfCoreIgnoreClass(t *testing.T) {
 		{"neighbors", "--radius", "2", "--knn", "6", "--json"},
 		{"neighbors", "--knn", "6"},
 		{"normals", "--knn", "8", "--json"},
+		{"normals", "--radius", "1.5", "--eigenvalues"},
+		{"features", "--radius", "2", "--features", "all", "--json"},
 		{"denoise", "radius", "--radius", "2", "--min-neighbors", "4", "--json"},
 		{"denoise", "statistical", "--k", "8", "--mode", "remove", "--json"},
 		{"denoise", "statistical", "--k", "8", "--mode", "remove", "--invert"},
