@@ -21,7 +21,7 @@ func TestCPUFrameTileMoments(t *testing.T) {
 	r := fntest.Rand(7)
 	far := fntest.Clustered(r, 2000, 6, 10, 0.4)
 	for i := 0; i < len(far); i += 9 {
-		far[i] += 3e5 // a huge extent next to ε: cells wider than ε
+		far[i] += 3e6 // a huge extent next to ε: cells (2.9) wider than ε
 	}
 	clouds := append(fntest.Clouds(11, 3000), fntest.Cloud{Name: "far", XYZ: far})
 	for _, noAVX := range []bool{false, true} {
@@ -79,9 +79,9 @@ func checkFrameTiles(t *testing.T, name string, xyz []float32, eps float32, k in
 		tiles := map[[2]int64][]int32{}
 		for i := range n {
 			x, y := float64(xyz[3*i]), float64(xyz[3*i+1])
-			tx, ty := int64(math.Floor(x/size)), int64(math.Floor(y/size))
-			for j := ty - 1; j <= ty+1; j++ {
-				for i2 := tx - 1; i2 <= tx+1; i2++ {
+			cell := func(v float64) int64 { return int64(math.Floor(v / size)) }
+			for j := cell(y - halo); j <= cell(y+halo); j++ {
+				for i2 := cell(x - halo); i2 <= cell(x+halo); i2++ {
 					lx, ly := float64(i2)*size, float64(j)*size
 					if x >= lx-halo && x <= lx+size+halo && y >= ly-halo && y <= ly+size+halo {
 						tiles[[2]int64{i2, j}] = append(tiles[[2]int64{i2, j}], int32(i))
