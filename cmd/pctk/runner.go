@@ -234,7 +234,7 @@ func (f *Filter) Command() *cli.Command {
 		flags = append(flags, previewFlag)
 	}
 	if f.Tiled {
-		flags = append(flags, tileSizeFlag, maxMemoryFlag, tmpdirFlag)
+		flags = append(flags, tileSizeFlag, maxMemoryFlag, tmpdirFlag, gpusFlag)
 	}
 	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag)
 	flags = append(flags, queryFlags...)
@@ -335,6 +335,7 @@ type step struct {
 	summaryPath string
 	previewPath string
 	tileSize    float64
+	gpus        int // --gpus: GPUs of a tiled run on the cuda backend (0: all)
 }
 
 // prepare checks the filter's flags in c, before anything is read, and
@@ -363,6 +364,9 @@ func (f *Filter) prepare(c *cli.Context, out string) (*step, error) {
 	if f.Tiled {
 		if s.tileSize = c.Float64(tileSizeFlag.Name); !(s.tileSize >= 0) || math.IsInf(s.tileSize, 0) {
 			return nil, usagef("--tile-size %v: want a finite size > 0 (0: no tiles)", s.tileSize)
+		}
+		if s.gpus = c.Int(gpusFlag.Name); s.gpus < 0 {
+			return nil, usagef("--gpus %d: want a number of GPUs (0: all)", s.gpus)
 		}
 	}
 	if s.job, err = f.Prepare(c); err != nil {
@@ -402,6 +406,11 @@ func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Back
 		}
 	} else {
 		local = cloud.Local(s.flat)
+	}
+	if s.tileSize > 0 {
+		if b, err = s.spread(b); err != nil {
+			return nil, nil, err
+		}
 	}
 	xyz := local.XYZ
 	if part != nil {
