@@ -8,36 +8,37 @@ import (
 )
 
 // gpusFlag is --gpus of the tiled filters (runner.go).
-var gpusFlag = &cli.IntFlag{Name: "gpus", Usage: "with --backend cuda, run the tiles of --tile-size, --max-memory and tile collections on `N` GPUs at once, one tile per GPU at a time (0: every GPU CUDA_VISIBLE_DEVICES leaves visible); the same output on any number (docs/scale.md)"}
+var gpusFlag = &cli.IntFlag{Name: "gpus", Usage: "with --backend cuda (or auto on a GPU), run the tiles of --tile-size, --max-memory and tile collections on `N` GPUs at once, a tile per GPU at a time (0: every GPU CUDA_VISIBLE_DEVICES leaves visible); the same output on any number (docs/scale.md)"}
 
-// gpuBackends returns the backends of a tiled run on n GPUs (n <= 0:
-// all) whose first is b, and the GPUs visible; tests replace it to spread
-// tiles over other backends.
-var gpuBackends = func(b findneighbor.Backend, n int) ([]findneighbor.Backend, int) {
+// gpuBackends returns the backends over which a tiled run on b spreads
+// its tiles for --gpus n (0: all visible), b first: for the cuda backend
+// b and cuda.On(i) for GPUs 1 to n-1, for other backends b alone. Tests
+// replace it to spread tiles over other backends.
+var gpuBackends = func(b findneighbor.Backend, n int) ([]findneighbor.Backend, error) {
+	if b.Name() != cuda.Name {
+		return []findneighbor.Backend{b}, nil
+	}
 	visible := cuda.Devices()
-	if n <= 0 {
+	if n == 0 {
 		n = visible
 	}
 	if n > visible {
-		return nil, visible
+		return nil, usagef("--gpus %d: only %s visible (CUDA_VISIBLE_DEVICES chooses which)", n, count(visible, "GPU"))
 	}
 	bs := []findneighbor.Backend{b}
 	for i := 1; i < n; i++ {
 		bs = append(bs, cuda.On(i))
 	}
-	return bs, visible
+	return bs, nil
 }
 
-// spread returns the backend of a tiled run on b: for the cuda backend, a
-// tile.Spread over --gpus GPUs (b on GPU 0, cuda.On(i) on the others,
-// started at once), so that tiles run on every GPU; b for other backends.
+// spread returns the backend of a tiled run on b: a tile.Spread over the
+// backends of --gpus (gpuBackends), whose devices it starts at once, so
+// that the tiles run on every GPU; b itself when that is one backend.
 func (s *step) spread(b findneighbor.Backend) (findneighbor.Backend, error) {
-	if b.Name() != cuda.Name {
-		return b, nil
-	}
-	bs, visible := gpuBackends(b, s.gpus)
-	if bs == nil {
-		return nil, usagef("--gpus %d: only %s visible (CUDA_VISIBLE_DEVICES chooses which)", s.gpus, count(visible, "GPU"))
+	bs, err := gpuBackends(b, s.gpus)
+	if err != nil {
+		return nil, err
 	}
 	for _, w := range bs[1:] {
 		if st, ok := w.(starter); ok {
@@ -45,7 +46,7 @@ func (s *step) spread(b findneighbor.Backend) (findneighbor.Backend, error) {
 		}
 	}
 	if len(bs) > 1 {
-		debugf("tiles on %d GPUs", len(bs))
+		debugf("tiles on %d backends (--gpus)", len(bs))
 	}
 	return tile.Spread(bs...), nil
 }
