@@ -29,11 +29,12 @@ import (
 // in-memory run's local origin, so that every float32 coordinate is the
 // in-memory one), the second bins the points into tiles on disk with their
 // indices (tile.Store), then the filter's Streamed.Run runs its tile
-// kernels one tile at a time and its merge, and the third pass writes OUT
-// in input order, chunk by chunk, with the new columns.
+// kernels one tile at a time (one per GPU, --gpus) and its merge, and the
+// third pass writes OUT in input order, chunk by chunk, with the new
+// columns.
 
 var (
-	maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is binned into tiles on disk, which run one at a time, and OUT is written as a stream; the same output as in memory, but for the last bits of features' float64 values on the cpu backend (docs/scale.md)"}
+	maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is binned into tiles on disk, which run one at a time (one per GPU with --backend cuda, --gpus), and OUT is written as a stream; the same output as in memory, but for the last bits of features' float64 values on the cpu backend (docs/scale.md)"}
 	tmpdirFlag    = &cli.StringFlag{Name: "tmpdir", Usage: "folder for the tiles of --max-memory (default: the system's temporary folder)"}
 )
 
@@ -63,6 +64,8 @@ type StreamRun struct {
 	N       int64 // points that take part (all but those --ignore-class leaves out)
 	Total   int64 // points of the cloud
 	Dims    string
+	// Backend is the run's backend, a tile.Spread of several with --gpus:
+	// run the tiles with tile.Each, which hands each worker its own.
 	Backend findneighbor.Backend
 	Build   findneighbor.BuildOptions
 	// Progress reports the fraction done of a named stage.
