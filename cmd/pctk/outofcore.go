@@ -59,11 +59,11 @@ type StreamRun struct {
 	From    *pcio.Format // IN's format (the first file's, for a collection)
 	Header  *pcio.Header // IN's header (the first file's)
 	// Origin is the local frame's origin (the in-memory run's).
-	Origin  [3]float64
-	Store   *tile.Store
-	N       int64 // points that take part (all but those --ignore-class leaves out)
-	Total   int64 // points of the cloud
-	Dims    string
+	Origin [3]float64
+	Store  *tile.Store
+	N      int64 // points that take part (all but those --ignore-class leaves out)
+	Total  int64 // points of the cloud
+	Dims   string
 	// Backend is the run's backend, a tile.Spread of several with --gpus:
 	// run the tiles with tile.Each, which hands each worker its own.
 	Backend findneighbor.Backend
