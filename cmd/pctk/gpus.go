@@ -8,7 +8,7 @@ import (
 )
 
 // gpusFlag is --gpus of the tiled filters (runner.go).
-var gpusFlag = &cli.IntFlag{Name: "gpus", Usage: "with --backend cuda (or auto on a GPU), run the tiles of --tile-size, --max-memory and tile collections on `N` GPUs at once, a tile per GPU at a time (0: every GPU CUDA_VISIBLE_DEVICES leaves visible); the same output on any number (docs/scale.md)"}
+var gpusFlag = &cli.IntFlag{Name: "gpus", Usage: "with --backend cuda (or auto on a GPU), the number of GPUs `N` that run the tiles of --tile-size, --max-memory and tile collections at once, a tile per GPU at a time (0: every GPU CUDA_VISIBLE_DEVICES leaves visible); the same output on any number (docs/scale.md)"}
 
 // gpuBackends returns the backends over which a tiled run on b spreads
 // its tiles for --gpus n (0: all visible), b first: for the cuda backend
