@@ -8,28 +8,33 @@ import (
 )
 
 // gpusFlag is --gpus of the tiled filters (runner.go).
-var gpusFlag = &cli.IntFlag{Name: "gpus", Usage: "with --backend cuda (or auto on a GPU), the number of GPUs `N` that run the tiles of --tile-size, --max-memory and tile collections at once, a tile per GPU at a time (0: every GPU CUDA_VISIBLE_DEVICES leaves visible); the same output on any number (docs/scale.md)"}
+var gpusFlag = &cli.IntFlag{Name: "gpus", Usage: "with --backend cuda (or auto on a GPU), the number of GPUs `N` that run the tiles of --tile-size, --max-memory and tile collections at once, a tile per GPU at a time (0: every usable GPU of those CUDA_VISIBLE_DEVICES leaves visible); the same output on any number (docs/scale.md)"}
 
 // gpuBackends returns the backends over which a tiled run on b spreads
-// its tiles for --gpus n (0: all visible), b first: for the cuda backend
-// b and cuda.On(i) for GPUs 1 to n-1, for other backends b alone. Tests
-// replace it to spread tiles over other backends.
+// its tiles for --gpus n (0: all usable), b first: for the cuda backend b
+// and cuda.On(i) for the next usable GPUs (a GPU the backend cannot use,
+// too old say, is left out), for other backends b alone. Tests replace it
+// to spread tiles over other backends.
 var gpuBackends = func(b findneighbor.Backend, n int) ([]findneighbor.Backend, error) {
 	if b.Name() != cuda.Name {
 		return []findneighbor.Backend{b}, nil
 	}
-	visible := cuda.Devices()
-	if n == 0 {
-		n = visible
-	}
-	if n > visible {
-		return nil, usagef("--gpus %d: only %s visible (CUDA_VISIBLE_DEVICES chooses which)", n, count(visible, "GPU"))
-	}
 	bs := []findneighbor.Backend{b}
-	for i := 1; i < n; i++ {
-		bs = append(bs, cuda.On(i))
+	for i := 1; i < cuda.Devices() && (n == 0 || len(bs) < n); i++ {
+		if g := cuda.On(i); probes(g) {
+			bs = append(bs, g)
+		}
+	}
+	if n > len(bs) {
+		return nil, usagef("--gpus %d: only %s usable here (CUDA_VISIBLE_DEVICES chooses which)", n, count(len(bs), "GPU"))
 	}
 	return bs, nil
+}
+
+// probes reports whether b can run here.
+func probes(b findneighbor.Backend) bool {
+	_, err := b.Probe()
+	return err == nil
 }
 
 // spread returns the backend of a tiled run on b: a tile.Spread over the

@@ -28,7 +28,7 @@ func spreadForTests() {
 			n = visible
 		}
 		if n > visible {
-			return nil, usagef("--gpus %d: only %s visible", n, count(visible, "GPU"))
+			return nil, usagef("--gpus %d: only %s usable here", n, count(visible, "GPU"))
 		}
 		if n == 1 {
 			return []findneighbor.Backend{b}, nil
