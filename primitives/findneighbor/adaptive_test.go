@@ -11,7 +11,7 @@ import (
 
 // TestKNearestAdaptiveExact checks KNearestAll and KNearestMoments against
 // plain kNN (ε = +Inf) on brute force: the same indices (ties by the
-// smaller index), distances and moments for every point, on clouds that
+// smaller index), distances and moments (to the bit) for every point, on clouds that
 // force every path (far isolated points that need the radius doubled and
 // the unbounded search, duplicates beyond k+1, flat and one-dimensional
 // clouds, k beyond n).
@@ -79,7 +79,7 @@ func TestKNearestAdaptiveExact(t *testing.T) {
 					if !slices.Equal(gi[s:s+k], wi[s:s+k]) || !slices.Equal(gd[s:s+k], wd[s:s+k]) {
 						t.Fatalf("%s, k=%d, %s backend, seed %d: point %d: got %v at %v, want %v at %v", c.name, k, be.Name(), seed, i, gi[s:s+k], gd[s:s+k], wi[s:s+k], wd[s:s+k])
 					}
-					if !sameMoment(gm[i], wm[i]) {
+					if gm[i] != wm[i] {
 						t.Fatalf("%s, k=%d, %s backend, seed %d: point %d: got moments %+v, want %+v", c.name, k, be.Name(), seed, i, gm[i], wm[i])
 					}
 				}

@@ -50,24 +50,47 @@ func gatherSpans(buf []uint64, xs, ys, zs []float32, spans []int32, masks []uint
 	return buf[:n+m]
 }
 
-// momentsAVX512 is keysMomentGo's loop on 8 keys at a time, with the sums
-// in 8 lanes each (so in another order than keysMomentGo's, equal to
-// rounding): it stores the three offset sums, the six products and the
-// distance sum in out.
+// sumNearestAVX512 is sumNearestGo's loop with the sums of each key's
+// terms in the lanes of a vector, each lane adding them in the keys'
+// order: the same sums to the bit. It stores the three offset sums, the
+// six products and the distance sum in out.
 //
 //go:noescape
-func momentsAVX512(keys *uint64, n int, xs, ys, zs *float32, x, y, z float32, out *[10]float64)
+func sumNearestAVX512(keys *uint64, n int, xs, ys, zs *float32, x, y, z float32, out *[10]float64)
 
-// keysMoment sums the offsets and distances from (x, y, z) to the points
-// of the position keys: with AVX-512 where the CPU has it, else
-// keysMomentGo.
-func keysMoment(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
+// sumNearest adds the offsets and distances from (x, y, z) to the points
+// of the position keys in the keys' order: with AVX-512 where the CPU has
+// it, else sumNearestGo.
+func sumNearest(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 	if !hasAVX512 || len(keys) == 0 {
-		return keysMomentGo(xs, ys, zs, x, y, z, keys)
+		return sumNearestGo(xs, ys, zs, x, y, z, keys)
 	}
 	var s [10]float64
-	momentsAVX512(&keys[0], len(keys), &xs[0], &ys[0], &zs[0], x, y, z, &s)
+	sumNearestAVX512(&keys[0], len(keys), &xs[0], &ys[0], &zs[0], x, y, z, &s)
 	return Moment{N: uint32(len(keys)), Sum: [3]float64{s[0], s[1], s[2]}, Outer: [6]float64{s[3], s[4], s[5], s[6], s[7], s[8]}, Dist: s[9]}
+}
+
+// rankSortAVX512 stores each of the n distinct keys at out[r], r being
+// the number of keys smaller than it (n·n/8 comparisons, 8 a step,
+// without a branch on the keys).
+//
+//go:noescape
+func rankSortAVX512(keys *uint64, n int, out *uint64)
+
+// rankSortMax is the most keys sortKeys ranks with AVX-512; beyond, the
+// n² comparisons cost more than a comparison sort's branches.
+const rankSortMax = 64
+
+// sortKeys sorts the distinct keys a: with AVX-512 where the CPU has it
+// and a is short (rankSortAVX512), else sortKeysGo.
+func sortKeys(a []uint64) {
+	if !hasAVX512 || len(a) < 2 || len(a) > rankSortMax {
+		sortKeysGo(a)
+		return
+	}
+	var out [rankSortMax]uint64
+	rankSortAVX512(&a[0], len(a), &out[0])
+	copy(a, out[:len(a)])
 }
 
 // boxMaskAVX512 sets bit j of masks[j/16] when the squared distance from

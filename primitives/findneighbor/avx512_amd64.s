@@ -126,6 +126,17 @@
 	HSUM(Z8, Y8, X8, 64)
 
 // Lane numbers 0..15, added to a broadcast position.
+// RANKLANES sets k to the lanes of the next 8 keys of rankSortAVX512's
+// group that exist, AX of them or more (none where AX ≤ 0), and counts
+// them off AX (R12 is 0, R13 0xff).
+#define RANKLANES(k) \
+	MOVQ AX, BX; \
+	TESTQ BX, BX; \
+	CMOVQLT R12, BX; \
+	BZHIL BX, R13, DX; \
+	KMOVB DX, k; \
+	SUBQ $8, AX
+
 DATA iota16<>+0(SB)/4, $0
 DATA iota16<>+4(SB)/4, $1
 DATA iota16<>+8(SB)/4, $2
@@ -238,84 +249,6 @@ nextword:
 done:
 	VZEROUPPER
 	MOVQ R10, ret+80(FP)
-	RET
-
-// func momentsAVX512(keys *uint64, n int, xs, ys, zs *float32, x, y, z float32, out *[10]float64)
-//
-// 8 keys per step: their positions gather the points' coordinates, which
-// become float64 offsets from (x, y, z); lanes beyond n are zeroed. Z0-Z2
-// sum the offsets, Z3-Z8 their products (xx, xy, xz, yy, yz, zz), Z9 the
-// float32 square roots of the keys' squared distances; each is summed
-// across its lanes at the end.
-TEXT ·momentsAVX512(SB), NOSPLIT, $0-64
-	MOVQ keys+0(FP), SI
-	MOVQ n+8(FP), CX
-	MOVQ xs+16(FP), R8
-	MOVQ ys+24(FP), R9
-	MOVQ zs+32(FP), R10
-	MOVQ out+56(FP), DI
-	VBROADCASTSS x+40(FP), Y16
-	VCVTPS2PD Y16, Z16
-	VBROADCASTSS y+44(FP), Y17
-	VCVTPS2PD Y17, Z17
-	VBROADCASTSS z+48(FP), Y18
-	VCVTPS2PD Y18, Z18
-	ZEROSUMS
-	VPXORQ Z9, Z9, Z9
-	XORQ R11, R11 // keys done
-	MOVL $0xff, R12
-
-mloop:
-	MOVQ CX, AX
-	SUBQ R11, AX
-	JLE  mreduce
-	MOVL R12, BX
-	CMPQ AX, $8
-	JGE  mfull
-	BZHIL AX, R12, BX // the first n - i lanes
-
-mfull:
-	KMOVW BX, K1
-	VMOVDQU64.Z (SI)(R11*8), K1, Z20
-	VPMOVQD Z20, Y21 // positions (0 in the lanes beyond n)
-	VPSRLQ $32, Z20, Z22
-	VPMOVQD Z22, Y22
-	VSQRTPS Y22, Y22 // float32 distances, as sqrt32
-	VCVTPS2PD Y22, Z22
-	VADDPD Z22, Z9, Z9
-
-	VPXORD Y23, Y23, Y23
-	KMOVW K1, K2
-	VGATHERDPS (R8)(Y21*4), K2, Y23
-	VCVTPS2PD Y23, Z23
-	VSUBPD.Z Z16, Z23, K1, Z23 // dx, 0 beyond n
-	VPXORD Y24, Y24, Y24
-	KMOVW K1, K2
-	VGATHERDPS (R9)(Y21*4), K2, Y24
-	VCVTPS2PD Y24, Z24
-	VSUBPD.Z Z17, Z24, K1, Z24 // dy
-	VPXORD Y25, Y25, Y25
-	KMOVW K1, K2
-	VGATHERDPS (R10)(Y21*4), K2, Y25
-	VCVTPS2PD Y25, Z25
-	VSUBPD.Z Z18, Z25, K1, Z25 // dz
-
-	VADDPD Z23, Z0, Z0
-	VADDPD Z24, Z1, Z1
-	VADDPD Z25, Z2, Z2
-	VFMADD231PD Z23, Z23, Z3
-	VFMADD231PD Z24, Z23, Z4
-	VFMADD231PD Z25, Z23, Z5
-	VFMADD231PD Z24, Z24, Z6
-	VFMADD231PD Z25, Z24, Z7
-	VFMADD231PD Z25, Z25, Z8
-	ADDQ $8, R11
-	JMP  mloop
-
-mreduce:
-	STORESUMS
-	HSUM(Z9, Y9, X9, 72)
-	VZEROUPPER
 	RET
 
 // func boxMaskAVX512(boxes *float32, stride, n int, x, y, z, lim float32, masks *uint16)
@@ -728,5 +661,155 @@ mdone:
 	MOVQ out+64(FP), DI
 	STORESUMS
 	MOVQ R10, ret+72(FP)
+	VZEROUPPER
+	RET
+
+// func rankSortAVX512(keys *uint64, n int, out *uint64)
+//
+// Stores each of the n distinct keys at out[r], r being the number of keys
+// smaller than it: a sort without a branch on the keys. 32 keys at a time
+// sit in Z1-Z4 (lanes beyond n masked off by K1-K4); every key is
+// broadcast and compared with them, and their counts in Z5-Z8 grow where
+// it is smaller; then they are scattered to their ranks.
+TEXT ·rankSortAVX512(SB), NOSPLIT, $0-24
+	MOVQ keys+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ out+16(FP), DI
+	MOVQ $1, AX
+	VPBROADCASTQ AX, Z9
+	XORQ R12, R12
+	MOVL $0xff, R13
+	XORQ R8, R8 // the group's first key
+
+rgroup:
+	CMPQ R8, CX
+	JGE  rdone
+	MOVQ CX, AX
+	SUBQ R8, AX // the keys from the group's first on
+	RANKLANES(K1)
+	RANKLANES(K2)
+	RANKLANES(K3)
+	RANKLANES(K4)
+	LEAQ (SI)(R8*8), DX
+	VMOVDQU64.Z (DX), K1, Z1
+	VMOVDQU64.Z 64(DX), K2, Z2
+	VMOVDQU64.Z 128(DX), K3, Z3
+	VMOVDQU64.Z 192(DX), K4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	XORQ R9, R9
+
+rkey:
+	CMPQ R9, CX
+	JGE  rscatter
+	VPBROADCASTQ (SI)(R9*8), Z0
+	VPCMPUQ $6, Z0, Z1, K5 // the group's key > key R9
+	VPADDQ Z9, Z5, K5, Z5
+	VPCMPUQ $6, Z0, Z2, K6
+	VPADDQ Z9, Z6, K6, Z6
+	VPCMPUQ $6, Z0, Z3, K5
+	VPADDQ Z9, Z7, K5, Z7
+	VPCMPUQ $6, Z0, Z4, K6
+	VPADDQ Z9, Z8, K6, Z8
+	INCQ R9
+	JMP  rkey
+
+rscatter:
+	VPSCATTERQQ Z1, K1, (DI)(Z5*8)
+	VPSCATTERQQ Z2, K2, (DI)(Z6*8)
+	VPSCATTERQQ Z3, K3, (DI)(Z7*8)
+	VPSCATTERQQ Z4, K4, (DI)(Z8*8)
+	ADDQ $32, R8
+	JMP  rgroup
+
+rdone:
+	VZEROUPPER
+	RET
+
+// nearTerms1 and nearTerms2 permute (dx, dy, dz, 1) into the factors of
+// the 8 terms sumNearestAVX512 adds per neighbour: dx, dy, dz (times 1)
+// and the products xx, xy, xz, yy, yz.
+DATA nearTerms1<>+0(SB)/8, $0
+DATA nearTerms1<>+8(SB)/8, $1
+DATA nearTerms1<>+16(SB)/8, $2
+DATA nearTerms1<>+24(SB)/8, $0
+DATA nearTerms1<>+32(SB)/8, $0
+DATA nearTerms1<>+40(SB)/8, $0
+DATA nearTerms1<>+48(SB)/8, $1
+DATA nearTerms1<>+56(SB)/8, $1
+GLOBL nearTerms1<>(SB), RODATA|NOPTR, $64
+
+DATA nearTerms2<>+0(SB)/8, $3
+DATA nearTerms2<>+8(SB)/8, $3
+DATA nearTerms2<>+16(SB)/8, $3
+DATA nearTerms2<>+24(SB)/8, $0
+DATA nearTerms2<>+32(SB)/8, $1
+DATA nearTerms2<>+40(SB)/8, $2
+DATA nearTerms2<>+48(SB)/8, $1
+DATA nearTerms2<>+56(SB)/8, $2
+GLOBL nearTerms2<>(SB), RODATA|NOPTR, $64
+
+// func sumNearestAVX512(keys *uint64, n int, xs, ys, zs *float32, x, y, z float32, out *[10]float64)
+//
+// One key after another, as keysMomentGo: its position loads the point's
+// coordinates, whose float64 offsets from (x, y, z) make the terms of the
+// three offset sums and the first five products in the lanes of Z0, each
+// lane adding them in the keys' order; the last product (zz) and the
+// float32 square root of the key's squared distance go to X6 and X8. No
+// fused multiply-add, so that every sum is keysMomentGo's to the bit.
+TEXT ·sumNearestAVX512(SB), NOSPLIT, $0-64
+	MOVQ keys+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ xs+16(FP), R8
+	MOVQ ys+24(FP), R9
+	MOVQ zs+32(FP), R10
+	MOVQ out+56(FP), DI
+	// Y15: (x, y, z, -1) in float64, so that a point minus it is
+	// (dx, dy, dz, 1).
+	VMOVSS x+40(FP), X0
+	VINSERTPS $0x10, y+44(FP), X0, X0
+	VINSERTPS $0x20, z+48(FP), X0, X0
+	MOVL $0xbf800000, AX
+	VMOVD AX, X1
+	VINSERTPS $0x30, X1, X0, X0
+	VCVTPS2PD X0, Y15
+	VMOVUPD nearTerms1<>(SB), Z13
+	VMOVUPD nearTerms2<>(SB), Z14
+	VPXORQ Z0, Z0, Z0
+	VXORPD X6, X6, X6
+	VXORPD X8, X8, X8
+	XORQ R11, R11
+
+snext:
+	CMPQ R11, CX
+	JGE  sdone
+	MOVQ (SI)(R11*8), AX
+	MOVL AX, BX // the position
+	SHRQ $32, AX // the squared distance's bits
+	VMOVSS (R8)(BX*4), X1
+	VINSERTPS $0x10, (R9)(BX*4), X1, X1
+	VINSERTPS $0x20, (R10)(BX*4), X1, X1
+	VCVTPS2PD X1, Y1
+	VSUBPD Y15, Y1, Y1 // (dx, dy, dz, 1)
+	VPERMPD Z1, Z13, Z2
+	VPERMPD Z1, Z14, Z3
+	VMULPD Z3, Z2, Z2
+	VADDPD Z2, Z0, Z0
+	VEXTRACTF128 $1, Y1, X4 // (dz, 1)
+	VMULSD X4, X4, X4
+	VADDSD X4, X6, X6
+	VMOVD AX, X7
+	VSQRTSS X7, X7, X7
+	VCVTSS2SD X7, X7, X7
+	VADDSD X7, X8, X8
+	INCQ R11
+	JMP  snext
+
+sdone:
+	VMOVUPD Z0, (DI)
+	VMOVSD X6, 64(DI)
+	VMOVSD X8, 72(DI)
 	VZEROUPPER
 	RET

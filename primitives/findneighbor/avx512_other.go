@@ -12,11 +12,14 @@ func gatherKeys(buf []uint64, xs, ys, zs []float32, lo, hi int32, x, y, z, lim f
 	return gatherKeysGo(buf, xs, ys, zs, lo, hi, x, y, z, lim, self)
 }
 
-// keysMoment sums the offsets and distances from (x, y, z) to the points
-// of the position keys (keysMomentGo).
-func keysMoment(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
-	return keysMomentGo(xs, ys, zs, x, y, z, keys)
+// sumNearest adds the offsets and distances from (x, y, z) to the points
+// of the position keys in the keys' order (sumNearestGo).
+func sumNearest(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
+	return sumNearestGo(xs, ys, zs, x, y, z, keys)
 }
+
+// sortKeys sorts the distinct keys a (sortKeysGo).
+func sortKeys(a []uint64) { sortKeysGo(a) }
 
 // gatherNear is gatherNearGo over nearPrefix.
 func (t *kdtree) gatherNear(s *leafScratch, buf []uint64, x, y, z, lim float32, self int32) []uint64 {

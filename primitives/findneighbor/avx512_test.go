@@ -67,38 +67,66 @@ func BenchmarkGatherKeys(b *testing.B) {
 	}
 }
 
-// TestKeysMomentMatchesGo checks keysMoment (AVX-512 where the CPU has
-// it, whose lanes sum in another order) against keysMomentGo: the same
-// count and every sum equal to rounding, for every key count up to 40
-// (full steps and every tail) on offsets far from the query.
-func TestKeysMomentMatchesGo(t *testing.T) {
+// TestSumNearestMatchesGo checks sumNearest (AVX-512 where the CPU has
+// it) against sumNearestGo bit for bit: both add each key's terms in the
+// keys' order, for every key count up to 70, on offsets far from the
+// query and on lattice points (zero offsets, the query among the keys).
+func TestSumNearestMatchesGo(t *testing.T) {
 	const seed = 12
 	rng := rand.New(rand.NewPCG(seed, 1))
 	const n = 500
-	xs, ys, zs := make([]float32, n), make([]float32, n), make([]float32, n)
+	lx, ly, lz := latticePoints(rng, n)
+	ox, oy, oz := make([]float32, n), make([]float32, n), make([]float32, n)
 	for i := range n {
-		xs[i], ys[i], zs[i] = 100+rng.Float32(), -50+rng.Float32(), rng.Float32()*0.01
+		ox[i], oy[i], oz[i] = 100+rng.Float32(), -50+rng.Float32()*3, rng.Float32()*0.01
 	}
 	for trial := range 5000 {
+		xs, ys, zs := lx, ly, lz
+		if trial%2 == 1 {
+			xs, ys, zs = ox, oy, oz
+		}
 		q := rng.IntN(n)
 		x, y, z := xs[q], ys[q], zs[q]
 		var keys []uint64
-		for range trial % 41 {
+		for range trial % 71 {
 			p := rng.IntN(n)
-			d2 := dist2(xs[p]-x, ys[p]-y, zs[p]-z)
-			keys = append(keys, uint64(math.Float32bits(d2))<<32|uint64(p))
+			keys = append(keys, uint64(math.Float32bits(dist2(xs[p]-x, ys[p]-y, zs[p]-z)))<<32|uint64(p))
 		}
-		got, want := keysMoment(xs, ys, zs, x, y, z, keys), keysMomentGo(xs, ys, zs, x, y, z, keys)
-		close := func(a, b, scale float64) bool { return math.Abs(a-b) <= 1e-12*scale }
-		ok := got.N == want.N && close(got.Dist, want.Dist, want.Dist)
-		for a := range 3 {
-			ok = ok && close(got.Sum[a], want.Sum[a], want.Dist+1e-30)
-		}
-		for a := range 6 {
-			ok = ok && close(got.Outer[a], want.Outer[a], want.Outer[0]+want.Outer[3]+want.Outer[5])
-		}
-		if !ok {
+		if got, want := sumNearest(xs, ys, zs, x, y, z, keys), sumNearestGo(xs, ys, zs, x, y, z, keys); got != want {
 			t.Fatalf("trial %d (seed %d), %d keys:\ngot  %+v\nwant %+v", trial, seed, len(keys), got, want)
+		}
+	}
+}
+
+// TestCanonicalKeys checks canonicalKeys (and sortKeys, AVX-512 where the
+// CPU has it, under it) against sorting the candidates by squared distance
+// and index: sets of every size up to 80 drawn from lattice points, whose
+// distances tie often, with positions and indices in unrelated orders.
+func TestCanonicalKeys(t *testing.T) {
+	const seed = 13
+	rng := rand.New(rand.NewPCG(seed, 1))
+	const n = 600
+	xs, ys, zs := latticePoints(rng, n)
+	perm := rng.Perm(n)
+	perm32 := make([]int32, n)
+	for i, p := range perm {
+		perm32[i] = int32(p)
+	}
+	for trial := range 3000 {
+		q := rng.IntN(n)
+		var keys []uint64
+		var want []kent
+		for _, p := range rng.Perm(n)[:trial%81] {
+			d2 := dist2(xs[p]-xs[q], ys[p]-ys[q], zs[p]-zs[q])
+			keys = append(keys, uint64(math.Float32bits(d2))<<32|uint64(p))
+			want = append(want, kent{kentKey(d2, perm32[p]), int32(p)})
+		}
+		slices.SortFunc(want, cmpKent)
+		canonicalKeys(keys, perm32)
+		for j, e := range want {
+			if keys[j] != posKey(e) {
+				t.Fatalf("trial %d (seed %d), %d keys: key %d is %#x, want %#x", trial, seed, len(keys), j, keys[j], posKey(e))
+			}
 		}
 	}
 }

@@ -316,7 +316,7 @@ func (c *cpuIndex) selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) (err
 	xs, ys, zs, perm := c.points()
 	if c.tree != nil {
 		err = c.tree.selfNearest(k, c.nw, c.opts.Progress, func(w int, self int32, keys []uint64) {
-			add(w, perm[self], keysMoment(xs, ys, zs, xs[self], ys[self], zs[self], keys))
+			add(w, perm[self], keysMoment(xs, ys, zs, perm, xs[self], ys[self], zs[self], keys))
 		})
 	} else {
 		sc := make([]scratch, c.nw)
@@ -367,8 +367,8 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 // 0) on the grid.
 func (c *cpuIndex) moment(s *scratch, k int, x, y, z float32, self int32) Moment {
 	if k > 0 {
-		xs, ys, zs, _ := c.points()
-		return keysMoment(xs, ys, zs, x, y, z, c.nearestKeys(s, k, x, y, z, self))
+		xs, ys, zs, perm := c.points()
+		return keysMoment(xs, ys, zs, perm, x, y, z, c.nearestKeys(s, k, x, y, z, self))
 	}
 	g := c.g
 	if g.allWithin(x, y, z) {
@@ -478,16 +478,39 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 	})
 }
 
-// keysMomentGo sums the offsets and distances from (x, y, z) to its k
-// nearest, given as position keys into the sorted arrays xs, ys, zs, in
-// any order. keysMoment runs it, or the same with AVX-512.
-func keysMomentGo(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
-	var m Moment
+// keysMoment sums the offsets and distances from (x, y, z) to its k
+// nearest, given as position keys into the sorted arrays xs, ys, zs (perm:
+// their indices), in any order: it sorts them into the order KNearest
+// reports them (canonicalKeys) and adds them one after another, as the
+// brute backend does, so that the sums depend on the k nearest alone, not
+// on the index that found them (the kd-tree's leaves, the grid's cells, a
+// tile's: docs/scale.md), and equal the brute backend's to the bit.
+func keysMoment(xs, ys, zs []float32, perm []int32, x, y, z float32, keys []uint64) Moment {
+	canonicalKeys(keys, perm)
+	return sumNearest(xs, ys, zs, x, y, z, keys)
+}
+
+// sumNearestGo adds the offsets and distances from (x, y, z) to the
+// points of the position keys in the keys' order, as AddNearest does, the
+// sums in registers. sumNearest runs it, or the same with AVX-512.
+func sumNearestGo(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
+	var s0, s1, s2, o0, o1, o2, o3, o4, o5, d float64
+	fx, fy, fz := float64(x), float64(y), float64(z)
 	for _, e := range keys {
 		pos := uint32(e)
-		m.AddNearest(xs[pos], ys[pos], zs[pos], x, y, z, sqrt32(math.Float32frombits(posKeyD2(e))))
+		ex, ey, ez := float64(xs[pos])-fx, float64(ys[pos])-fy, float64(zs[pos])-fz
+		s0 += ex
+		s1 += ey
+		s2 += ez
+		o0 += ex * ex
+		o1 += ex * ey
+		o2 += ex * ez
+		o3 += ey * ey
+		o4 += ey * ez
+		o5 += ez * ez
+		d += float64(sqrt32(math.Float32frombits(posKeyD2(e))))
 	}
-	return m
+	return Moment{N: uint32(len(keys)), Sum: [3]float64{s0, s1, s2}, Outer: [6]float64{o0, o1, o2, o3, o4, o5}, Dist: d}
 }
 
 // momentSpansGo adds to m the offsets from (x, y, z) to the points of the

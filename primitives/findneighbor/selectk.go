@@ -1,6 +1,7 @@
 package findneighbor
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -159,3 +160,40 @@ func sortKents(a []kent) {
 
 // dist2 is the squared length of the offset (dx, dy, dz).
 func dist2(dx, dy, dz float32) float32 { return dx*dx + dy*dy + dz*dz }
+
+// canonicalKeys sorts the position keys of a query's k nearest (perm maps
+// positions to indices) into the order KNearest reports them: by squared
+// distance, ties by the smaller index. They come in an order of their own
+// (rankKeys' selection, a kd-tree's insertion by index): sorted by key,
+// then by index within each run of equal distances, which are rare.
+func canonicalKeys(keys []uint64, perm []int32) {
+	sortKeys(keys)
+	for i := 0; i+1 < len(keys); {
+		d, j := posKeyD2(keys[i]), i+1
+		for j < len(keys) && posKeyD2(keys[j]) == d {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(keys[i:j], func(a, b uint64) int { return cmp.Compare(perm[uint32(a)], perm[uint32(b)]) })
+		}
+		i = j
+	}
+}
+
+// sortKeysGo sorts keys (insertion sort; slices.Sort beyond a few
+// dozen). sortKeys runs it, or ranks them with AVX-512.
+func sortKeysGo(a []uint64) {
+	if len(a) > 48 {
+		slices.Sort(a)
+		return
+	}
+	for i := 1; i < len(a); i++ {
+		x := a[i]
+		j := i
+		for j > 0 && x < a[j-1] {
+			a[j] = a[j-1]
+			j--
+		}
+		a[j] = x
+	}
+}
