@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 )
@@ -29,11 +28,11 @@ func tileFor(tc goldenCase) []string {
 // it writes and prints to the pinned sums of the untiled run, byte for
 // byte, except consistent orientation (refused on tiles). pctk features,
 // whose float64 columns show the order in which the cpu backend sums the
-// moments, is held to its untiled run on tiles in memory and out of core:
-// bit for bit with a radius (the tiles' indexes then sum in the whole
-// cloud's order), within 4 float32 roundings with k nearest alone (the
-// in-memory run sums in the order of its kd-tree of the whole cloud,
-// which no tile has: docs/scale.md).
+// moments, and pctk normals with eigenvalues, with k nearest alone and
+// with a radius, write byte for byte the same file in memory, with
+// --tile-size and out of core (--max-memory): the tiles' indexes sum a
+// radius's neighbours in the whole cloud's order, and every index the k
+// nearest in KNearest's order (docs/scale.md).
 func TestTiledOutputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("tiled golden outputs: not in -short")
@@ -51,49 +50,37 @@ func TestTiledOutputs(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	for _, fc := range []struct {
-		args []string
-		ulps float64 // float32 roundings a float value may differ by
-	}{
-		{[]string{"$R", "--knn", "10", "--features", "all"}, 4},
-		{[]string{"$L", "--radius", "0.05", "--mode", "normalized"}, 0},
-		{[]string{"$R", "--radius", "2", "--features", "all"}, 0},
+	for _, tc := range [][]string{
+		{"features", "$R", "--knn", "10", "--features", "all"},
+		{"features", "$L", "--knn", "8", "--mode", "normalized"},
+		{"features", "$L", "--radius", "0.05", "--mode", "normalized"},
+		{"features", "$R", "--radius", "2", "--features", "all"},
+		{"normals", "$R", "--knn", "8", "--eigenvalues"},
+		{"normals", "$L", "--knn", "16", "--eigenvalues", "--orient", "viewpoint"},
 	} {
-		tc := fc.args
-		in := "../../testdata/haystack_rock.las"
-		if tc[0] == "$L" {
-			in = "../../testdata/lamppost.pcd"
+		// OUT in IN's format: a LAS written out of core from a PCD picks
+		// its scale from the streamed box, not the whole cloud's.
+		in, ext := "../../testdata/haystack_rock.las", "las"
+		if tc[1] == "$L" {
+			in, ext = "../../testdata/lamppost.pcd", "pcd"
 		}
-		var clouds []*core.Cloud
-		for v, extra := range [][]string{nil, tileFor(goldenCase{args: tc}), append(tileFor(goldenCase{args: tc}), "--max-memory", "64MiB")} {
-			out := filepath.Join(dir, fmt.Sprintf("f%d.las", v))
-			args := append(append([]string{"-q", "features", in, out, "--backend", "cpu"}, tc[1:]...), extra...)
+		tile := tileFor(goldenCase{args: tc})
+		var outs [][]byte
+		for v, extra := range [][]string{nil, tile, append(tile, "--max-memory", "64MiB", "--tmpdir", t.TempDir())} {
+			out := filepath.Join(dir, fmt.Sprintf("f%d.%s", v, ext))
+			args := append(append([]string{"-q", tc[0], in, out, "--backend", "cpu"}, tc[2:]...), extra...)
 			if err := pctkCmd(t, args...).Run(); err != nil {
 				t.Fatalf("pctk %q: %v", args, err)
 			}
-			c, _, err := pcio.ReadFile(out)
+			b, err := os.ReadFile(out)
 			if err != nil {
 				t.Fatal(err)
 			}
-			clouds = append(clouds, c)
+			outs = append(outs, b)
 		}
-		want := clouds[0]
-		for v, got := range clouds[1:] {
-			if !slices.Equal(got.X, want.X) || len(got.Attrs) != len(want.Attrs) {
-				t.Fatalf("features %q (%d): tiled cloud differs in points or columns", tc, v)
-			}
-			for i, a := range want.Attrs {
-				w, g := make([]float64, a.Len()), make([]float64, a.Len())
-				for j := range w {
-					w[j], g[j] = a.Float64(j), got.Attrs[i].Float64(j)
-				}
-				ulps := 0.0
-				if a.Type.IsFloat() {
-					ulps = fc.ulps
-				}
-				if n, d := algotest.Differ(g, w, ulps); n > 0 {
-					t.Errorf("features %q (tiled %d): %s: %d values differ (largest by %g)", tc, v, a.Name, n, d)
-				}
+		for v, got := range outs[1:] {
+			if !bytes.Equal(got, outs[0]) {
+				t.Errorf("%q %q: the output differs from the in-memory run's", tc, [][]string{tile, {"--max-memory"}}[v])
 			}
 		}
 	}
