@@ -66,22 +66,16 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// Differ counts the values of got that differ from want by more than ulps
-// float32 roundings of the larger (or 1e-15 near 0; ulps 0: by any bit,
-// NaNs equal) and returns the largest difference: for results that tiles
-// sum in another order than the whole cloud's index.
-func Differ[T float32 | float64](got, want []T, ulps float64) (n int, worst float64) {
+// Differ counts the values of got that differ from want in any bit (NaNs
+// equal) and returns the largest difference.
+func Differ[T float32 | float64](got, want []T) (n int, worst float64) {
 	for i := range want {
 		g, w := float64(got[i]), float64(want[i])
 		if g == w && math.Signbit(g) == math.Signbit(w) || (g != g && w != w) {
 			continue
 		}
-		d := math.Abs(g - w)
-		worst = max(worst, d)
-		tol := ulps*0x1p-23*max(math.Abs(g), math.Abs(w)) + 1e-15
-		if ulps == 0 || !(d <= tol) {
-			n++
-		}
+		worst = max(worst, math.Abs(g-w))
+		n++
 	}
 	return n, worst
 }
@@ -89,29 +83,20 @@ func Differ[T float32 | float64](got, want []T, ulps float64) (n int, worst floa
 // CheckTiled runs compute on every cloud of TileClouds (root as there)
 // once in memory (tile size 0) and once at each of TileSizes(c.R), on the
 // brute backend (clouds of up to 5000 points: it is O(N²)) and the cpu
-// backend, unless skip says so, and hands each tiled result with the
-// in-memory one to compare, with the float32 roundings a value may differ
-// by (0: none, bit for bit): 0 on brute, whose moment sums follow the
-// neighbours' order (distance, then index) in tiles as in the whole cloud;
-// cpuUlps on cpu, whose sums follow its index's own order: 0 for moments
-// within a radius, which a tile's index, laid out in the whole cloud's
-// frame, sums in the whole cloud's order; 4 for the k nearest with no
-// radius, which the in-memory run sums in the order of its kd-tree of the
-// whole cloud (docs/scale.md).
-func CheckTiled[R any](t *testing.T, root string, cpuUlps float64, skip func(c TileCloud, b findneighbor.Backend) bool,
-	compute func(c TileCloud, b findneighbor.Backend, size float64) (R, error), compare func(t *testing.T, got, want R, ulps float64)) {
+// backend, and hands each tiled result with the in-memory one to compare,
+// which holds them equal bit for bit: both backends add the k nearest in
+// KNearest's order (distance, then index) in tiles as in the whole cloud,
+// and the neighbours within a radius in the order of their index, which a
+// tile's, laid out in the whole cloud's frame, shares with the whole
+// cloud's (docs/scale.md).
+func CheckTiled[R any](t *testing.T, root string, compute func(c TileCloud, b findneighbor.Backend, size float64) (R, error), compare func(t *testing.T, got, want R)) {
 	t.Helper()
 	for _, c := range TileClouds(t, root) {
 		for _, b := range []findneighbor.Backend{findneighbor.Brute(), findneighbor.CPU()} {
-			if b.Name() == "brute" && len(c.XYZ) > 3*5000 || skip != nil && skip(c, b) {
+			if b.Name() == "brute" && len(c.XYZ) > 3*5000 {
 				continue
 			}
-			ulps := 0.0
-			if b.Name() != "brute" {
-				ulps = cpuUlps
-			}
-			checkTiled(t, c, c.Name+"/"+b.Name(), func(size float64) (R, error) { return compute(c, b, size) },
-				func(t *testing.T, got, want R) { compare(t, got, want, ulps) })
+			checkTiled(t, c, c.Name+"/"+b.Name(), func(size float64) (R, error) { return compute(c, b, size) }, compare)
 		}
 	}
 }
