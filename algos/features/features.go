@@ -181,11 +181,10 @@ type Options struct {
 	Build findneighbor.BuildOptions
 	// TileSize, when > 0, computes the neighbourhoods on square tiles of
 	// this side in XY (tile.MomentsTiled, docs/scale.md): the same
-	// neighbours, their moments summed in each tile index's order, which
-	// is the in-memory one, so the same features to the bit, on the brute
-	// backend, and on the cpu backend with a radius; with K alone the cpu
-	// backend sums in memory in its kd-tree's order, and tiles agree
-	// within rounding.
+	// neighbours, their moments summed in the in-memory order (the k
+	// nearest by distance and index; all within a radius in the order of
+	// a tile index laid out in the whole cloud's frame), so the same
+	// features to the bit on the brute and cpu backends.
 	TileSize float64
 }
 

@@ -91,12 +91,11 @@ type Options struct {
 	Build findneighbor.BuildOptions
 	// TileSize, when > 0, computes the neighbourhoods on square tiles of
 	// this side in XY (tile.MomentsTiled, docs/scale.md): the same
-	// neighbours, their moments summed in each tile index's order, which
-	// is the in-memory one, so the same normals to the bit, on the brute
-	// backend, and on the cpu backend with a Radius; with K alone the cpu
-	// backend sums in memory in its kd-tree's order, and tiles agree
-	// within rounding. OrientConsistent, which spans the whole cloud, is
-	// refused.
+	// neighbours, their moments summed in the in-memory order (the k
+	// nearest by distance and index; all within a Radius in the order of
+	// a tile index laid out in the whole cloud's frame), so the same
+	// normals to the bit on the brute and cpu backends. OrientConsistent,
+	// which spans the whole cloud, is refused.
 	TileSize float64
 }
 

@@ -117,7 +117,11 @@ type Index interface {
 	KNearest(q []float32, k int, idx []int32, dist []float32) error
 	// Moments stores in out[i] the first and second moments of the offsets
 	// from query i to its neighbours within ε, or to its k nearest within ε
-	// when k > 0: what PCA normals need, without the lists.
+	// when k > 0: what PCA normals need, without the lists. The brute and
+	// cpu backends add the k nearest in the order KNearest reports them,
+	// one after another, so their sums are equal to the bit, whatever the
+	// index's layout (a tile's, the whole cloud's); other sums follow a
+	// backend's own order and agree to rounding.
 	Moments(q []float32, k int, out []Moment) error
 	// ClusterCores is DBSCAN's second stage on the indexed points (FDBSCAN's
 	// union-find; the paper's Algorithm 3, lines 6-17), run where the index

@@ -58,13 +58,18 @@ func (p *Points) coords(pts []int32) []float32 {
 // ε = r stores for it: the moments of its k nearest other points within r
 // (k > 0; fewer where it has fewer), or of all its other points within r
 // (k = 0). The neighbour sets are exact when t's halo is at least r (and,
-// for r = +Inf, when the tile holds the whole cloud). The sums follow the
-// backend's order of the tile's points: for the owned points (pts nil)
-// they are bit-identical to the whole cloud's on the brute backend, which
-// adds in the neighbours' order, and on the cpu backend when bo.Frame is
-// the whole cloud's box and t's halo at least findneighbor.TileHalo(r,
-// ...), so that the tile's grid has the whole cloud's cells, whole, around
-// every owned point (MomentsTiled does both; docs/scale.md). fn is called
+// for r = +Inf, when the tile holds the whole cloud). The brute and cpu
+// backends add the k nearest in KNearest's order (distance, then index),
+// which the tile's points, in global index order, share with the whole
+// cloud, so exact k-nearest sets give the whole cloud's sums to the bit
+// (a query set's own point, among its k+1 nearest, adds zeros). All
+// within r (k = 0) are added in the backend's order of the tile's points:
+// for the owned points (pts nil) the whole cloud's on the brute backend,
+// which adds in the neighbours' order, and on the cpu backend when
+// bo.Frame is the whole cloud's box and t's halo at least
+// findneighbor.TileHalo(r, ...), so that the tile's grid has the whole
+// cloud's cells, whole, around every owned point (MomentsTiled does both;
+// docs/scale.md). fn is called
 // from several goroutines at once (up to bo.Workers), each call with
 // points of its own.
 func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) error {
@@ -173,7 +178,9 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // typical point has about 2k others (from the XY density), then, for the
 // points that found fewer than k within it, the halo doubled, until it
 // spans the cloud. A point that found its k nearest within a halo h has
-// them all: every point outside its tile is farther than h. fn is called
+// them all: every point outside its tile is farther than h; their sums
+// are the in-memory ones to the bit on the brute and cpu backends (Moments
+// says why), on the GPU backends within rounding. fn is called
 // as Moments calls it, from the tiles of every backend of a Spread at once.
 func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) error {
 	n := len(xyz) / 3
