@@ -728,37 +728,14 @@ rdone:
 	VZEROUPPER
 	RET
 
-// nearTerms1 and nearTerms2 permute (dx, dy, dz, 1) into the factors of
-// the 8 terms sumNearestAVX512 adds per neighbour: dx, dy, dz (times 1)
-// and the products xx, xy, xz, yy, yz.
-DATA nearTerms1<>+0(SB)/8, $0
-DATA nearTerms1<>+8(SB)/8, $1
-DATA nearTerms1<>+16(SB)/8, $2
-DATA nearTerms1<>+24(SB)/8, $0
-DATA nearTerms1<>+32(SB)/8, $0
-DATA nearTerms1<>+40(SB)/8, $0
-DATA nearTerms1<>+48(SB)/8, $1
-DATA nearTerms1<>+56(SB)/8, $1
-GLOBL nearTerms1<>(SB), RODATA|NOPTR, $64
-
-DATA nearTerms2<>+0(SB)/8, $3
-DATA nearTerms2<>+8(SB)/8, $3
-DATA nearTerms2<>+16(SB)/8, $3
-DATA nearTerms2<>+24(SB)/8, $0
-DATA nearTerms2<>+32(SB)/8, $1
-DATA nearTerms2<>+40(SB)/8, $2
-DATA nearTerms2<>+48(SB)/8, $1
-DATA nearTerms2<>+56(SB)/8, $2
-GLOBL nearTerms2<>(SB), RODATA|NOPTR, $64
-
 // func sumNearestAVX512(keys *uint64, n int, xs, ys, zs *float32, x, y, z float32, out *[10]float64)
 //
-// One key after another, as keysMomentGo: its position loads the point's
+// One key after another, as sumNearestGo: its position loads the point's
 // coordinates, whose float64 offsets from (x, y, z) make the terms of the
 // three offset sums and the first five products in the lanes of Z0, each
 // lane adding them in the keys' order; the last product (zz) and the
 // float32 square root of the key's squared distance go to X6 and X8. No
-// fused multiply-add, so that every sum is keysMomentGo's to the bit.
+// fused multiply-add, so that every sum is sumNearestGo's to the bit.
 TEXT ·sumNearestAVX512(SB), NOSPLIT, $0-64
 	MOVQ keys+0(FP), SI
 	MOVQ n+8(FP), CX
@@ -775,8 +752,15 @@ TEXT ·sumNearestAVX512(SB), NOSPLIT, $0-64
 	VMOVD AX, X1
 	VINSERTPS $0x30, X1, X0, X0
 	VCVTPS2PD X0, Y15
-	VMOVUPD nearTerms1<>(SB), Z13
-	VMOVUPD nearTerms2<>(SB), Z14
+	// Z13 and Z14 permute (dx, dy, dz, 1) into the factors of the 8 terms
+	// added per neighbour: dx, dy, dz (times 1) and the products xx, xy,
+	// xz, yy, yz; their lanes' indices are the bytes of a constant.
+	MOVQ $0x0101000000020100, AX // 0, 1, 2, 0, 0, 0, 1, 1
+	VMOVQ AX, X13
+	VPMOVZXBQ X13, Z13
+	MOVQ $0x0201020100030303, AX // 3, 3, 3, 0, 1, 2, 1, 2
+	VMOVQ AX, X14
+	VPMOVZXBQ X14, Z14
 	VPXORQ Z0, Z0, Z0
 	VXORPD X6, X6, X6
 	VXORPD X8, X8, X8

@@ -491,26 +491,15 @@ func keysMoment(xs, ys, zs []float32, perm []int32, x, y, z float32, keys []uint
 }
 
 // sumNearestGo adds the offsets and distances from (x, y, z) to the
-// points of the position keys in the keys' order, as AddNearest does, the
-// sums in registers. sumNearest runs it, or the same with AVX-512.
+// points of the position keys with AddNearest, in the keys' order, as the
+// brute backend does. sumNearest runs it, or the same with AVX-512.
 func sumNearestGo(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
-	var s0, s1, s2, o0, o1, o2, o3, o4, o5, d float64
-	fx, fy, fz := float64(x), float64(y), float64(z)
+	var m Moment
 	for _, e := range keys {
 		pos := uint32(e)
-		ex, ey, ez := float64(xs[pos])-fx, float64(ys[pos])-fy, float64(zs[pos])-fz
-		s0 += ex
-		s1 += ey
-		s2 += ez
-		o0 += ex * ex
-		o1 += ex * ey
-		o2 += ex * ez
-		o3 += ey * ey
-		o4 += ey * ez
-		o5 += ez * ez
-		d += float64(sqrt32(math.Float32frombits(posKeyD2(e))))
+		m.AddNearest(xs[pos], ys[pos], zs[pos], x, y, z, sqrt32(math.Float32frombits(posKeyD2(e))))
 	}
-	return Moment{N: uint32(len(keys)), Sum: [3]float64{s0, s1, s2}, Outer: [6]float64{o0, o1, o2, o3, o4, o5}, Dist: d}
+	return m
 }
 
 // momentSpansGo adds to m the offsets from (x, y, z) to the points of the
