@@ -75,22 +75,19 @@ func sumNearest(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 // without a branch on the keys).
 //
 //go:noescape
-func rankSortAVX512(keys *uint64, n int, out *uint64)
+func rankSortAVX512(keys *uint64, n int, out *uint64) (ties bool)
 
-// rankSortMax is the most keys sortKeys ranks with AVX-512; beyond, the
-// n² comparisons cost more than a comparison sort's branches.
-const rankSortMax = 64
-
-// sortKeys sorts the distinct keys a: with AVX-512 where the CPU has it
-// and a is short (rankSortAVX512), else sortKeysGo.
-func sortKeys(a []uint64) {
+// sortKeys sorts the distinct position keys a, with AVX-512 where the CPU
+// has it and a is short (rankSortAVX512) into buf, else in place
+// (sortKeysGo), and returns them and whether two of them may lie at the
+// same squared distance (false only where none do).
+func sortKeys(a []uint64, buf *[rankSortMax]uint64) (sorted []uint64, ties bool) {
 	if !hasAVX512 || len(a) < 2 || len(a) > rankSortMax {
 		sortKeysGo(a)
-		return
+		return a, true
 	}
-	var out [rankSortMax]uint64
-	rankSortAVX512(&a[0], len(a), &out[0])
-	copy(a, out[:len(a)])
+	ties = rankSortAVX512(&a[0], len(a), &buf[0])
+	return buf[:len(a)], ties
 }
 
 // boxMaskAVX512 sets bit j of masks[j/16] when the squared distance from

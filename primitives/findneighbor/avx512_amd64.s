@@ -664,14 +664,15 @@ mdone:
 	VZEROUPPER
 	RET
 
-// func rankSortAVX512(keys *uint64, n int, out *uint64)
+// func rankSortAVX512(keys *uint64, n int, out *uint64) (ties bool)
 //
-// Stores each of the n distinct keys at out[r], r being the number of keys
-// smaller than it: a sort without a branch on the keys. 32 keys at a time
-// sit in Z1-Z4 (lanes beyond n masked off by K1-K4); every key is
+// Stores each of the n ≥ 1 distinct keys at out[r], r being the number of
+// keys smaller than it: a sort without a branch on the keys. 32 keys at a
+// time sit in Z1-Z4 (lanes beyond n masked off by K1-K4); every key is
 // broadcast and compared with them, and their counts in Z5-Z8 grow where
-// it is smaller; then they are scattered to their ranks.
-TEXT ·rankSortAVX512(SB), NOSPLIT, $0-24
+// it is smaller; then they are scattered to their ranks. Then it reports
+// whether two neighbours in out have the same high half (distance).
+TEXT ·rankSortAVX512(SB), NOSPLIT, $0-25
 	MOVQ keys+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ out+16(FP), DI
@@ -725,6 +726,32 @@ rscatter:
 	JMP  rgroup
 
 rdone:
+	// Ties: sorted neighbours out[j], out[j+1] at the same squared
+	// distance (the high halves equal), 8 pairs per step.
+	XORL AX, AX
+	LEAQ -1(CX), R10 // the pairs
+	XORQ R9, R9
+
+rtie:
+	CMPQ R9, R10
+	JGE  rret
+	MOVQ R10, DX
+	SUBQ R9, DX
+	BZHIL DX, R13, BX // the pairs left, up to 8
+	KMOVB BX, K1
+	VMOVDQU64.Z (DI)(R9*8), K1, Z1
+	VMOVDQU64.Z 8(DI)(R9*8), K1, Z2
+	VPSRLQ $32, Z1, Z1
+	VPSRLQ $32, Z2, Z2
+	VPCMPEQQ Z1, Z2, K1, K2
+	KMOVB K2, BX
+	ORL  BX, AX
+	ADDQ $8, R9
+	JMP  rtie
+
+rret:
+	TESTL AX, AX
+	SETNE ties+24(FP)
 	VZEROUPPER
 	RET
 
