@@ -75,19 +75,23 @@ func sumNearest(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 // without a branch on the keys).
 //
 //go:noescape
-func rankSortAVX512(keys *uint64, n int, out *uint64) (ties bool)
+func rankSortAVX512(keys *uint64, n int) (ties bool)
+
+// rankSortMax is the most keys rankSortAVX512 sorts (four registers);
+// beyond, its n² comparisons would cost more than a comparison sort's
+// branches.
+const rankSortMax = 32
 
 // sortKeys sorts the distinct position keys a, with AVX-512 where the CPU
-// has it and a is short (rankSortAVX512) into buf, else in place
-// (sortKeysGo), and returns them and whether two of them may lie at the
-// same squared distance (false only where none do).
-func sortKeys(a []uint64, buf *[rankSortMax]uint64) (sorted []uint64, ties bool) {
+// has it and a is short (rankSortAVX512), else with sortKeysGo, and
+// reports whether two of them may lie at the same squared distance (false
+// only where none do).
+func sortKeys(a []uint64) (ties bool) {
 	if !hasAVX512 || len(a) < 2 || len(a) > rankSortMax {
 		sortKeysGo(a)
-		return a, true
+		return true
 	}
-	ties = rankSortAVX512(&a[0], len(a), &buf[0])
-	return buf[:len(a)], ties
+	return rankSortAVX512(&a[0], len(a))
 }
 
 // boxMaskAVX512 sets bit j of masks[j/16] when the squared distance from

@@ -126,9 +126,9 @@
 	HSUM(Z8, Y8, X8, 64)
 
 // Lane numbers 0..15, added to a broadcast position.
-// RANKLANES sets k to the lanes of the next 8 keys of rankSortAVX512's
-// group that exist, AX of them or more (none where AX ≤ 0), and counts
-// them off AX (R12 is 0, R13 0xff).
+// RANKLANES sets k to the lanes of the next 8 keys of rankSortAVX512 that
+// exist, AX of them or more (none where AX ≤ 0), and counts them off AX
+// (R12 is 0, R13 0xff).
 #define RANKLANES(k) \
 	MOVQ AX, BX; \
 	TESTQ BX, BX; \
@@ -664,38 +664,30 @@ mdone:
 	VZEROUPPER
 	RET
 
-// func rankSortAVX512(keys *uint64, n int, out *uint64) (ties bool)
+// func rankSortAVX512(keys *uint64, n int) (ties bool)
 //
-// Stores each of the n ≥ 1 distinct keys at out[r], r being the number of
-// keys smaller than it: a sort without a branch on the keys. 32 keys at a
-// time sit in Z1-Z4 (lanes beyond n masked off by K1-K4); every key is
-// broadcast and compared with them, and their counts in Z5-Z8 grow where
-// it is smaller; then they are scattered to their ranks. Then it reports
-// whether two neighbours in out have the same high half (distance).
-TEXT ·rankSortAVX512(SB), NOSPLIT, $0-25
+// Sorts the n distinct keys (1 ≤ n ≤ 32) in place without a branch on
+// them, by rank: they sit in Z1-Z4 (lanes beyond n masked off by K1-K4);
+// every key is broadcast and compared with them, and their counts of
+// smaller keys in Z5-Z8 grow where it is smaller; then they are scattered
+// to their counts. Then it reports whether two neighbours in the sorted
+// keys have the same high half (distance), 8 pairs a step.
+TEXT ·rankSortAVX512(SB), NOSPLIT, $0-17
 	MOVQ keys+0(FP), SI
 	MOVQ n+8(FP), CX
-	MOVQ out+16(FP), DI
 	MOVQ $1, AX
 	VPBROADCASTQ AX, Z9
 	XORQ R12, R12
 	MOVL $0xff, R13
-	XORQ R8, R8 // the group's first key
-
-rgroup:
-	CMPQ R8, CX
-	JGE  rdone
 	MOVQ CX, AX
-	SUBQ R8, AX // the keys from the group's first on
 	RANKLANES(K1)
 	RANKLANES(K2)
 	RANKLANES(K3)
 	RANKLANES(K4)
-	LEAQ (SI)(R8*8), DX
-	VMOVDQU64.Z (DX), K1, Z1
-	VMOVDQU64.Z 64(DX), K2, Z2
-	VMOVDQU64.Z 128(DX), K3, Z3
-	VMOVDQU64.Z 192(DX), K4, Z4
+	VMOVDQU64.Z (SI), K1, Z1
+	VMOVDQU64.Z 64(SI), K2, Z2
+	VMOVDQU64.Z 128(SI), K3, Z3
+	VMOVDQU64.Z 192(SI), K4, Z4
 	VPXORQ Z5, Z5, Z5
 	VPXORQ Z6, Z6, Z6
 	VPXORQ Z7, Z7, Z7
@@ -706,7 +698,7 @@ rkey:
 	CMPQ R9, CX
 	JGE  rscatter
 	VPBROADCASTQ (SI)(R9*8), Z0
-	VPCMPUQ $6, Z0, Z1, K5 // the group's key > key R9
+	VPCMPUQ $6, Z0, Z1, K5 // the key in the lane > key R9
 	VPADDQ Z9, Z5, K5, Z5
 	VPCMPUQ $6, Z0, Z2, K6
 	VPADDQ Z9, Z6, K6, Z6
@@ -718,16 +710,10 @@ rkey:
 	JMP  rkey
 
 rscatter:
-	VPSCATTERQQ Z1, K1, (DI)(Z5*8)
-	VPSCATTERQQ Z2, K2, (DI)(Z6*8)
-	VPSCATTERQQ Z3, K3, (DI)(Z7*8)
-	VPSCATTERQQ Z4, K4, (DI)(Z8*8)
-	ADDQ $32, R8
-	JMP  rgroup
-
-rdone:
-	// Ties: sorted neighbours out[j], out[j+1] at the same squared
-	// distance (the high halves equal), 8 pairs per step.
+	VPSCATTERQQ Z1, K1, (SI)(Z5*8)
+	VPSCATTERQQ Z2, K2, (SI)(Z6*8)
+	VPSCATTERQQ Z3, K3, (SI)(Z7*8)
+	VPSCATTERQQ Z4, K4, (SI)(Z8*8)
 	XORL AX, AX
 	LEAQ -1(CX), R10 // the pairs
 	XORQ R9, R9
@@ -739,8 +725,8 @@ rtie:
 	SUBQ R9, DX
 	BZHIL DX, R13, BX // the pairs left, up to 8
 	KMOVB BX, K1
-	VMOVDQU64.Z (DI)(R9*8), K1, Z1
-	VMOVDQU64.Z 8(DI)(R9*8), K1, Z2
+	VMOVDQU64.Z (SI)(R9*8), K1, Z1
+	VMOVDQU64.Z 8(SI)(R9*8), K1, Z2
 	VPSRLQ $32, Z1, Z1
 	VPSRLQ $32, Z2, Z2
 	VPCMPEQQ Z1, Z2, K1, K2
@@ -751,7 +737,7 @@ rtie:
 
 rret:
 	TESTL AX, AX
-	SETNE ties+24(FP)
+	SETNE ties+16(FP)
 	VZEROUPPER
 	RET
 

@@ -18,11 +18,11 @@ func sumNearest(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 	return sumNearestGo(xs, ys, zs, x, y, z, keys)
 }
 
-// sortKeys sorts the distinct position keys a in place (sortKeysGo) and
-// returns them, and that two of them may lie at the same squared distance.
-func sortKeys(a []uint64, _ *[rankSortMax]uint64) (sorted []uint64, ties bool) {
+// sortKeys sorts the distinct position keys a (sortKeysGo) and reports
+// that two of them may lie at the same squared distance.
+func sortKeys(a []uint64) (ties bool) {
 	sortKeysGo(a)
-	return a, true
+	return true
 }
 
 // gatherNear is gatherNearGo over nearPrefix.

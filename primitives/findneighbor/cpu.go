@@ -486,8 +486,8 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 // on the index that found them (the kd-tree's leaves, the grid's cells, a
 // tile's: docs/scale.md), and equal the brute backend's to the bit.
 func keysMoment(xs, ys, zs []float32, perm []int32, x, y, z float32, keys []uint64) Moment {
-	var buf [rankSortMax]uint64
-	return sumNearest(xs, ys, zs, x, y, z, canonicalKeys(keys, perm, &buf))
+	canonicalKeys(keys, perm)
+	return sumNearest(xs, ys, zs, x, y, z, keys)
 }
 
 // sumNearestGo adds the offsets and distances from (x, y, z) to the

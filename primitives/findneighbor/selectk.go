@@ -165,12 +165,11 @@ func dist2(dx, dy, dz float32) float32 { return dx*dx + dy*dy + dz*dz }
 // positions to indices) into the order KNearest reports them: by squared
 // distance, ties by the smaller index. They come in an order of their own
 // (rankKeys' selection, a kd-tree's insertion by index): sorted by key
-// (sortKeys; in buf or in place), then by index within each run of equal
-// distances, which are rare. It returns them sorted.
-func canonicalKeys(keys []uint64, perm []int32, buf *[rankSortMax]uint64) []uint64 {
-	keys, ties := sortKeys(keys, buf)
-	if !ties {
-		return keys
+// (sortKeys), then by index within each run of equal distances, which are
+// rare.
+func canonicalKeys(keys []uint64, perm []int32) {
+	if !sortKeys(keys) {
+		return
 	}
 	for i := 0; i+1 < len(keys); {
 		d, j := posKeyD2(keys[i]), i+1
@@ -182,13 +181,7 @@ func canonicalKeys(keys []uint64, perm []int32, buf *[rankSortMax]uint64) []uint
 		}
 		i = j
 	}
-	return keys
 }
-
-// rankSortMax is the most keys sortKeys ranks with AVX-512 (into a buffer
-// of that size); beyond, the n² comparisons cost more than a comparison
-// sort's branches.
-const rankSortMax = 64
 
 // sortKeysGo sorts keys (insertion sort; slices.Sort beyond a few
 // dozen). sortKeys runs it, or ranks them with AVX-512.
