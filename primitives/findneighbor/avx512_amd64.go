@@ -70,9 +70,11 @@ func sumNearest(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 	return Moment{N: uint32(len(keys)), Sum: [3]float64{s[0], s[1], s[2]}, Outer: [6]float64{s[3], s[4], s[5], s[6], s[7], s[8]}, Dist: s[9]}
 }
 
-// rankSortAVX512 stores each of the n distinct keys at out[r], r being
-// the number of keys smaller than it (n·n/8 comparisons, 8 a step,
-// without a branch on the keys).
+// rankSortAVX512 sorts the n distinct keys (1 ≤ n ≤ rankSortMax) in
+// place, each to its rank, the number of keys smaller than it (n·n/8
+// comparisons, 8 a step, without a branch on the keys), and reports
+// whether two neighbours in the sorted keys share their high half (a
+// squared distance).
 //
 //go:noescape
 func rankSortAVX512(keys *uint64, n int) (ties bool)
