@@ -3,6 +3,8 @@ package dbscan
 import (
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -176,31 +178,40 @@ func (m *Merge) Result(minPts, minClusterSize int) (Result, error) {
 }
 
 // clusterTiled is Cluster with Options.TileSize > 0: the kernels above run
-// tile by tile over the tiles tile.Bin cuts in memory.
+// over the tiles tile.Bin cuts in memory, several tiles at a time
+// (tile.Each: with many tiles, each on one worker), and the merge takes
+// each tile's links as they come.
 func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run) error {
 	g, err := tile.GridFor(opts.TileSize, opts.Eps, xyz)
 	if err != nil {
 		return err
 	}
 	tiles := tile.Bin(xyz, g)
-	bo := findneighbor.BuildOptions{Workers: opts.Workers}
-	progress := func(stage string, done float64) {
+	size := func(k int) int { return tiles[k].Len() }
+	var done atomic.Int64
+	progress := func(stage string) {
 		if opts.Progress != nil {
-			opts.Progress(stage, done)
+			opts.Progress(stage, float64(done.Add(1))/float64(len(tiles)))
 		}
 	}
 	if run.Counts == nil {
 		t := time.Now()
 		run.Counts = make([]uint32, len(xyz)/3)
-		for k, tl := range tiles {
-			progress(StageCount, float64(k)/float64(len(tiles)))
-			c, err := CountTile(tl, b, opts.Eps, bo)
+		err := tile.Each(len(tiles), opts.Workers, size, func(k, w int) error {
+			tl := tiles[k]
+			c, err := CountTile(tl, b, opts.Eps, findneighbor.BuildOptions{Workers: w})
 			if err != nil {
 				return err
 			}
+			// Each point has one owner: the tiles write apart.
 			for j, i := range tl.OwnedIndex() {
 				run.Counts[tl.ID[i]] = c[j]
 			}
+			progress(StageCount)
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		run.Stage1 = time.Since(t)
 	}
@@ -209,19 +220,26 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 		core := make([]bool, len(run.Counts))
 		coreFlags(run.Counts, minPts, core)
 		m := NewMerge(core)
-		for k, tl := range tiles {
-			progress(StageCluster, float64(k)/float64(len(tiles)))
+		var mu sync.Mutex
+		done.Store(0)
+		err := tile.Each(len(tiles), opts.Workers, size, func(k, w int) error {
+			tl := tiles[k]
 			tc := make([]bool, tl.Len())
 			for i, id := range tl.ID {
 				tc[i] = core[id]
 			}
-			l, err := ClusterTile(tl, tc, b, opts.Eps, bo)
+			l, err := ClusterTile(tl, tc, b, opts.Eps, findneighbor.BuildOptions{Workers: w})
 			if err != nil {
 				return err
 			}
-			if err := m.Add(l); err != nil {
-				return err
-			}
+			// The merge's roots do not depend on the order of the tiles.
+			mu.Lock()
+			defer mu.Unlock()
+			progress(StageCluster)
+			return m.Add(l)
+		})
+		if err != nil {
+			return err
 		}
 		r, err := m.Result(minPts, opts.MinClusterSize)
 		if err != nil {
@@ -230,6 +248,8 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 		r.Stage2 = time.Since(t)
 		run.Results = append(run.Results, r)
 	}
-	progress(StageCluster, 1)
+	if opts.Progress != nil {
+		opts.Progress(StageCluster, 1)
+	}
 	return nil
 }

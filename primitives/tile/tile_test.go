@@ -61,6 +61,34 @@ func TestBin(t *testing.T) {
 	}
 }
 
+// TestBinRanges holds Bin, which cuts large clouds range by range on
+// every core, to binSparse, which appends point by point, on a cloud of
+// several ranges (par.Grain points each) with points on tile boundaries:
+// the same tiles, points and order, also where the tiles are so small that
+// Bin takes one range, and with a halo wider than the tiles.
+func TestBinRanges(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	xyz := make([]float32, 0, 3*100_000)
+	for range 100_000 {
+		xyz = append(xyz, float32(r.IntN(400))*0.25-50, float32(r.IntN(400))*0.25-50, r.Float32())
+	}
+	for _, tc := range []struct{ size, halo float64 }{{10, 0.5}, {2.5, 1}, {3, 0}, {4, 5}, {0.1, 0.05}} {
+		g, err := NewGrid(tc.size, tc.halo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := Bin(xyz, g), binSparse(xyz, g)
+		if len(got) != len(want) {
+			t.Fatalf("size %g halo %g: %d tiles, want %d", tc.size, tc.halo, len(got), len(want))
+		}
+		for j := range want {
+			if !reflect.DeepEqual(got[j], want[j]) {
+				t.Fatalf("size %g halo %g: tile %v differs (%d points, want %d)", tc.size, tc.halo, want[j].Key, got[j].Len(), want[j].Len())
+			}
+		}
+	}
+}
+
 func (p *Points) indexOf(id int64) int {
 	for j, v := range p.ID {
 		if v == id {
