@@ -6,14 +6,15 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // The neighbour queries of one tile that the algorithms' tile kernels are
 // made of, and their in-memory drivers (CountsTiled, MomentsTiled), which
-// bin the cloud with Bin and run the tiles one after another, each on
-// every worker.
+// bin the cloud with Bin and run several tiles at a time (Each), each on
+// its share of the workers.
 
 // Counts returns the number of other points within r of each owned point
 // of t, in the order of t.OwnedIndex(): what Index.Counts(nil, ...) on an
@@ -141,17 +142,24 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 	}
 	out := make([]uint32, len(xyz)/3)
 	tiles := Bin(xyz, g)
-	for n, t := range tiles {
-		c, err := Counts(t, b, r, findneighbor.BuildOptions{Workers: bo.Workers})
+	var done atomic.Int64
+	err = Each(len(tiles), bo.Workers, func(n int) int { return tiles[n].Len() }, func(n, w int) error {
+		t := tiles[n]
+		c, err := Counts(t, b, r, findneighbor.BuildOptions{Workers: w})
 		if err != nil {
-			return nil, err
+			return err
 		}
+		// Each point has one owner: the tiles write apart.
 		for j, i := range t.OwnedIndex() {
 			out[t.ID[i]] = c[j]
 		}
 		if bo.Progress != nil {
-			bo.Progress(float64(n+1) / float64(len(tiles)))
+			bo.Progress(float64(done.Add(1)) / float64(len(tiles)))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -199,12 +207,12 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		if err != nil {
 			return err
 		}
-		for _, t := range Bin(xyz, g) {
-			if err := Moments(t, nil, b, r, k, bo, relay(t, all, nil, nil)); err != nil {
-				return err
-			}
-		}
-		return nil
+		tiles := Bin(xyz, g)
+		return Each(len(tiles), bo.Workers, func(j int) int { return tiles[j].Len() }, func(j, w int) error {
+			tbo := bo
+			tbo.Workers = w
+			return Moments(tiles[j], nil, b, r, k, tbo, relay(tiles[j], all, nil, nil))
+		})
 	}
 	lo, hi := bounds(xyz)
 	h, span := KNNHalo(int64(n), lo, hi, k)
@@ -226,10 +234,13 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		var mu sync.Mutex
 		keep := func(m findneighbor.Moment) bool { return last || int(m.N) >= k }
 		todo := todoTiles(Bin(xyz, g), ids)
-		for _, t := range todo {
-			if err := Moments(t.Points, t.pts, b, radius, k, bo, relay(t.Points, keep, &short, &mu)); err != nil {
-				return err
-			}
+		err = Each(len(todo), bo.Workers, func(j int) int { return todo[j].Len() }, func(j, w int) error {
+			t, tbo := todo[j], bo
+			tbo.Workers = w
+			return Moments(t.Points, t.pts, b, radius, k, tbo, relay(t.Points, keep, &short, &mu))
+		})
+		if err != nil {
+			return err
 		}
 		if len(short) == 0 {
 			return nil
