@@ -60,22 +60,29 @@ type Links struct {
 // given core[i], the core flag of every point of t (owned and halo), it
 // returns the tile's links (see Links).
 func ClusterTile(t *tile.Points, core []bool, b findneighbor.Backend, eps float64, bo findneighbor.BuildOptions) (*Links, error) {
-	n := t.Len()
-	if len(core) != n {
-		return nil, fmt.Errorf("dbscan: tile %v: %d core flags for %d points", t.Key, len(core), n)
+	if len(core) != t.Len() {
+		return nil, fmt.Errorf("dbscan: tile %v: %d core flags for %d points", t.Key, len(core), t.Len())
 	}
-	l := &Links{}
 	if !slices.Contains(core, true) {
-		return l, nil
+		return &Links{}, nil
 	}
 	idx, err := b.Build(t.XYZ, float32(eps), bo)
 	if err != nil {
 		return nil, fmt.Errorf("dbscan: tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
 	}
 	defer idx.Close()
+	return clusterTileIndex(t, core, idx, b.Name())
+}
+
+// clusterTileIndex is ClusterTile on idx, an index of t's points with
+// radius eps, and len(core) = t.Len(): several core flags (one a minPts
+// value) share one index.
+func clusterTileIndex(t *tile.Points, core []bool, idx findneighbor.Index, backend string) (*Links, error) {
+	n := t.Len()
+	l := &Links{}
 	label := make([]int32, n)
 	if err := idx.ClusterCores(core, label); err != nil {
-		return nil, fmt.Errorf("dbscan: tile %v: %s backend: cluster core points: %w", t.Key, b.Name(), err)
+		return nil, fmt.Errorf("dbscan: tile %v: %s backend: cluster core points: %w", t.Key, backend, err)
 	}
 	for i, lb := range label {
 		switch {
@@ -179,8 +186,8 @@ func (m *Merge) Result(minPts, minClusterSize int) (Result, error) {
 
 // clusterTiled is Cluster with Options.TileSize > 0: the kernels above run
 // over the tiles tile.Bin cuts in memory, several tiles at a time
-// (tile.Each: with many tiles, each on one worker), and the merge takes
-// each tile's links as they come.
+// (tile.Each: with many tiles, each on one worker), and the merges (one a
+// minPts value) take each tile's links as they come.
 func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run) error {
 	g, err := tile.GridFor(opts.TileSize, opts.Eps, xyz)
 	if err != nil {
@@ -215,41 +222,89 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 		}
 		run.Stage1 = time.Since(t)
 	}
-	for _, minPts := range opts.MinPts {
-		t := time.Now()
+	// Phase 2 for every minPts value at once: one index per tile serves
+	// them all, each value with its core flags and its merge.
+	t := time.Now()
+	merges := make([]*Merge, len(opts.MinPts))
+	for v, minPts := range opts.MinPts {
 		core := make([]bool, len(run.Counts))
 		coreFlags(run.Counts, minPts, core)
-		m := NewMerge(core)
-		var mu sync.Mutex
-		done.Store(0)
-		err := tile.Each(len(tiles), opts.Workers, size, func(k, w int) error {
-			tl := tiles[k]
-			tc := make([]bool, tl.Len())
-			for i, id := range tl.ID {
-				tc[i] = core[id]
+		merges[v] = NewMerge(core)
+	}
+	var mu sync.Mutex
+	done.Store(0)
+	err = tile.Each(len(tiles), opts.Workers, size, func(k, w int) error {
+		links, err := tileLinks(tiles[k], merges, b, opts.Eps, w)
+		if err != nil {
+			return err
+		}
+		// The merges' roots do not depend on the order of the tiles.
+		mu.Lock()
+		defer mu.Unlock()
+		progress(StageCluster)
+		for v, l := range links {
+			if l == nil {
+				continue
 			}
-			l, err := ClusterTile(tl, tc, b, opts.Eps, findneighbor.BuildOptions{Workers: w})
-			if err != nil {
+			if err := merges[v].Add(l); err != nil {
 				return err
 			}
-			// The merge's roots do not depend on the order of the tiles.
-			mu.Lock()
-			defer mu.Unlock()
-			progress(StageCluster)
-			return m.Add(l)
-		})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Each value's Stage2: its share of the tiles' pass, and its merge.
+	share := time.Since(t) / time.Duration(len(merges))
+	for v, m := range merges {
+		t := time.Now()
+		r, err := m.Result(opts.MinPts[v], opts.MinClusterSize)
 		if err != nil {
 			return err
 		}
-		r, err := m.Result(minPts, opts.MinClusterSize)
-		if err != nil {
-			return err
-		}
-		r.Stage2 = time.Since(t)
+		r.Stage2 = share + time.Since(t)
 		run.Results = append(run.Results, r)
 	}
 	if opts.Progress != nil {
 		opts.Progress(StageCluster, 1)
 	}
 	return nil
+}
+
+// tileLinks runs phase 2 on the tile t for the core flags of every merge
+// (one a minPts value), on one index of t built with w workers (none
+// where no merge has a core point in t): the tile's links for each merge,
+// nil where it has none.
+func tileLinks(t *tile.Points, merges []*Merge, b findneighbor.Backend, eps float64, w int) ([]*Links, error) {
+	var idx findneighbor.Index
+	defer func() {
+		if idx != nil {
+			idx.Close()
+		}
+	}()
+	links := make([]*Links, len(merges))
+	core := make([]bool, t.Len())
+	for v, m := range merges {
+		some := false
+		for i, id := range t.ID {
+			core[i] = m.core[id]
+			some = some || core[i]
+		}
+		if !some {
+			continue
+		}
+		if idx == nil {
+			var err error
+			if idx, err = b.Build(t.XYZ, float32(eps), findneighbor.BuildOptions{Workers: w}); err != nil {
+				return nil, fmt.Errorf("dbscan: tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
+			}
+		}
+		l, err := clusterTileIndex(t, core, idx, b.Name())
+		if err != nil {
+			return nil, err
+		}
+		links[v] = l
+	}
+	return links, nil
 }
