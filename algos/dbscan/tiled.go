@@ -17,8 +17,8 @@ import (
 // holds the points of its box plus a halo of width ε (tile.Grid with halo
 // Eps), in the run's one float32 frame and in increasing global index
 // order. The kernels are pure functions of one tile, so any scheduler can
-// run them (this package's ClusterTiled in memory, an out-of-core driver,
-// an Apache Beam DoFn):
+// run them (Cluster with Options.TileSize in memory, an out-of-core
+// driver, an Apache Beam DoFn):
 //
 //  1. CountTile: the neighbour counts of the tile's owned points (the halo
 //     holds all their neighbours). A point's core flag follows from its

@@ -110,8 +110,9 @@ type Points struct {
 	// with several (dbscan): each stage gets its own progress line.
 	Progress func(stage string, done float64)
 	// TileSize, when > 0 (--tile-size, Filter.Tiled), asks Compute to work
-	// on square tiles of this side in XY, one at a time, with the same
-	// output as without (the algorithms' TileSize options).
+	// on square tiles of this side in XY, several at a time on the
+	// workers, with the same output as without (the algorithms' TileSize
+	// options).
 	TileSize float64
 }
 
@@ -209,7 +210,7 @@ type summaryDoc struct {
 var (
 	jsonFlag        = &cli.BoolFlag{Name: "json", Usage: "print the summary as JSON on stdout (not when OUT is -)"}
 	summaryFlag     = &cli.StringFlag{Name: "summary", Usage: "write the summary as JSON to `FILE`"}
-	tileSizeFlag    = &cli.Float64Flag{Name: "tile-size", Usage: "compute on square tiles of side `SIZE` in XY (the cloud's units), one at a time, each with a halo of the neighbours it needs: the same output as without, but for the last bits of features' float64 values on the cpu backend (docs/scale.md)"}
+	tileSizeFlag    = &cli.Float64Flag{Name: "tile-size", Usage: "compute on square tiles of side `SIZE` in XY (the cloud's units), several at a time, each with a halo of the neighbours it needs: the same output as without, but for the last bits of features' float64 values on the cpu backend (docs/scale.md)"}
 	previewFlag     = &cli.StringFlag{Name: "preview", Usage: "also draw the result from the top into a PNG `FILE` (see pctk render)"}
 	ignoreClassFlag = &cli.StringFlag{Name: "ignore-class", Usage: "comma list of Classification codes whose points take no part (e.g. 7,18): they are nobody's neighbours and get no value (NaN, 0) (default: none)"}
 )
