@@ -3,8 +3,6 @@ package dbscan
 import (
 	"fmt"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -185,36 +183,35 @@ func (m *Merge) Result(minPts, minClusterSize int) (Result, error) {
 }
 
 // clusterTiled is Cluster with Options.TileSize > 0: the kernels above run
-// over the tiles tile.Bin cuts in memory, several tiles at a time
-// (tile.Each: with many tiles, each on one worker), and the merges (one a
-// minPts value) take each tile's links as they come.
+// over the tiles tile.Bin cuts in memory with tile.Each: on the cpu
+// backend several tiles at a time, each on its share of the workers
+// (tile.Share), on the backends of a tile.Spread at once, or one after
+// another; merged in tile order. Phase 2 serves every minPts value from
+// one index per tile, each value with its core flags and its merge.
 func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run) error {
 	g, err := tile.GridFor(opts.TileSize, opts.Eps, xyz)
 	if err != nil {
 		return err
 	}
 	tiles := tile.Bin(xyz, g)
-	size := func(k int) int { return tiles[k].Len() }
-	var done atomic.Int64
-	progress := func(stage string) {
+	bo := findneighbor.BuildOptions{Workers: opts.Workers}
+	on := tile.Share(b, opts.Workers, len(tiles))
+	progress := func(stage string, done float64) {
 		if opts.Progress != nil {
-			opts.Progress(stage, float64(done.Add(1))/float64(len(tiles)))
+			opts.Progress(stage, done)
 		}
 	}
 	if run.Counts == nil {
 		t := time.Now()
 		run.Counts = make([]uint32, len(xyz)/3)
-		err := tile.Each(len(tiles), opts.Workers, size, func(k, w int) error {
+		err := tile.Each(on, len(tiles), func(w findneighbor.Backend, k int) ([]uint32, error) {
+			return CountTile(tiles[k], w, opts.Eps, bo)
+		}, func(k int, c []uint32) error {
 			tl := tiles[k]
-			c, err := CountTile(tl, b, opts.Eps, findneighbor.BuildOptions{Workers: w})
-			if err != nil {
-				return err
-			}
-			// Each point has one owner: the tiles write apart.
 			for j, i := range tl.OwnedIndex() {
 				run.Counts[tl.ID[i]] = c[j]
 			}
-			progress(StageCount)
+			progress(StageCount, float64(k+1)/float64(len(tiles)))
 			return nil
 		})
 		if err != nil {
@@ -222,8 +219,6 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 		}
 		run.Stage1 = time.Since(t)
 	}
-	// Phase 2 for every minPts value at once: one index per tile serves
-	// them all, each value with its core flags and its merge.
 	t := time.Now()
 	merges := make([]*Merge, len(opts.MinPts))
 	for v, minPts := range opts.MinPts {
@@ -231,17 +226,10 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 		coreFlags(run.Counts, minPts, core)
 		merges[v] = NewMerge(core)
 	}
-	var mu sync.Mutex
-	done.Store(0)
-	err = tile.Each(len(tiles), opts.Workers, size, func(k, w int) error {
-		links, err := tileLinks(tiles[k], merges, b, opts.Eps, w)
-		if err != nil {
-			return err
-		}
-		// The merges' roots do not depend on the order of the tiles.
-		mu.Lock()
-		defer mu.Unlock()
-		progress(StageCluster)
+	err = tile.Each(on, len(tiles), func(w findneighbor.Backend, k int) ([]*Links, error) {
+		return tileLinks(tiles[k], merges, w, opts.Eps, bo)
+	}, func(k int, links []*Links) error {
+		progress(StageCluster, float64(k+1)/float64(len(tiles)))
 		for v, l := range links {
 			if l == nil {
 				continue
@@ -266,17 +254,15 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 		r.Stage2 = share + time.Since(t)
 		run.Results = append(run.Results, r)
 	}
-	if opts.Progress != nil {
-		opts.Progress(StageCluster, 1)
-	}
+	progress(StageCluster, 1)
 	return nil
 }
 
 // tileLinks runs phase 2 on the tile t for the core flags of every merge
-// (one a minPts value), on one index of t built with w workers (none
-// where no merge has a core point in t): the tile's links for each merge,
-// nil where it has none.
-func tileLinks(t *tile.Points, merges []*Merge, b findneighbor.Backend, eps float64, w int) ([]*Links, error) {
+// (one a minPts value; merges read only), on one index of t (none where
+// no merge has a core point in t): the tile's links for each merge, nil
+// where it has none.
+func tileLinks(t *tile.Points, merges []*Merge, b findneighbor.Backend, eps float64, bo findneighbor.BuildOptions) ([]*Links, error) {
 	var idx findneighbor.Index
 	defer func() {
 		if idx != nil {
@@ -296,7 +282,7 @@ func tileLinks(t *tile.Points, merges []*Merge, b findneighbor.Backend, eps floa
 		}
 		if idx == nil {
 			var err error
-			if idx, err = b.Build(t.XYZ, float32(eps), findneighbor.BuildOptions{Workers: w}); err != nil {
+			if idx, err = b.Build(t.XYZ, float32(eps), bo); err != nil {
 				return nil, fmt.Errorf("dbscan: tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
 			}
 		}

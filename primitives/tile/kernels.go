@@ -6,15 +6,15 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // The neighbour queries of one tile that the algorithms' tile kernels are
 // made of, and their in-memory drivers (CountsTiled, MomentsTiled), which
-// bin the cloud with Bin and run several tiles at a time (Each), each on
-// its share of the workers.
+// bin the cloud with Bin and run the tiles with Each: on the cpu backend
+// several at a time, each on its share of the workers (Share), or on a
+// Spread's backends at once, or one after another.
 
 // Counts returns the number of other points within r of each owned point
 // of t, in the order of t.OwnedIndex(): what Index.Counts(nil, ...) on an
@@ -142,19 +142,15 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 	}
 	out := make([]uint32, len(xyz)/3)
 	tiles := Bin(xyz, g)
-	var done atomic.Int64
-	err = Each(len(tiles), bo.Workers, func(n int) int { return tiles[n].Len() }, func(n, w int) error {
+	err = Each(Share(b, bo.Workers, len(tiles)), len(tiles), func(w findneighbor.Backend, n int) ([]uint32, error) {
+		return Counts(tiles[n], w, r, findneighbor.BuildOptions{Workers: bo.Workers})
+	}, func(n int, c []uint32) error {
 		t := tiles[n]
-		c, err := Counts(t, b, r, findneighbor.BuildOptions{Workers: w})
-		if err != nil {
-			return err
-		}
-		// Each point has one owner: the tiles write apart.
 		for j, i := range t.OwnedIndex() {
 			out[t.ID[i]] = c[j]
 		}
 		if bo.Progress != nil {
-			bo.Progress(float64(done.Add(1)) / float64(len(tiles)))
+			bo.Progress(float64(n+1) / float64(len(tiles)))
 		}
 		return nil
 	})
@@ -174,7 +170,7 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // points that found fewer than k within it, the halo doubled, until it
 // spans the cloud. A point that found its k nearest within a halo h has
 // them all: every point outside its tile is farther than h. fn is called
-// as Moments calls it.
+// as Moments calls it, from the tiles of every backend of a Spread at once.
 func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) error {
 	n := len(xyz) / 3
 	if n == 0 {
@@ -208,11 +204,9 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 			return err
 		}
 		tiles := Bin(xyz, g)
-		return Each(len(tiles), bo.Workers, func(j int) int { return tiles[j].Len() }, func(j, w int) error {
-			tbo := bo
-			tbo.Workers = w
-			return Moments(tiles[j], nil, b, r, k, tbo, relay(tiles[j], all, nil, nil))
-		})
+		return Each(Share(b, bo.Workers, len(tiles)), len(tiles), func(w findneighbor.Backend, n int) (struct{}, error) {
+			return struct{}{}, Moments(tiles[n], nil, w, r, k, bo, relay(tiles[n], all, nil, nil))
+		}, none)
 	}
 	lo, hi := bounds(xyz)
 	h, span := KNNHalo(int64(n), lo, hi, k)
@@ -234,20 +228,23 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		var mu sync.Mutex
 		keep := func(m findneighbor.Moment) bool { return last || int(m.N) >= k }
 		todo := todoTiles(Bin(xyz, g), ids)
-		err = Each(len(todo), bo.Workers, func(j int) int { return todo[j].Len() }, func(j, w int) error {
-			t, tbo := todo[j], bo
-			tbo.Workers = w
-			return Moments(t.Points, t.pts, b, radius, k, tbo, relay(t.Points, keep, &short, &mu))
-		})
+		err = Each(Share(b, bo.Workers, len(todo)), len(todo), func(w findneighbor.Backend, n int) (struct{}, error) {
+			t := todo[n]
+			return struct{}{}, Moments(t.Points, t.pts, w, radius, k, bo, relay(t.Points, keep, &short, &mu))
+		}, none)
 		if err != nil {
 			return err
 		}
+		// short is in the order tiles finished, a set for the next round.
 		if len(short) == 0 {
 			return nil
 		}
 		ids, h = short, min(2*h, span)
 	}
 }
+
+// none is the merge of Each for kernels whose fn takes their results.
+func none(int, struct{}) error { return nil }
 
 // KNNHalo returns the first halo of k-nearest rounds for n points over
 // the XY box lo..hi, one within which a typical point has about 2k others

@@ -1,69 +1,50 @@
 package tile
 
 import (
-	"cmp"
 	"runtime"
-	"slices"
-	"sync"
-	"sync/atomic"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
-// Each runs fn(i, w) for every work item i in [0, n) (a tile), several at
-// a time: the workers (0: GOMAXPROCS) are shared out among up to that
-// many items running at once, each call getting w of them for its own
-// parallel pieces (w ≥ 1: the share to pass on as BuildOptions.Workers).
-// With many tiles every tile runs on one worker: a tile's index, counts
-// and union-find are then free of the synchronisation that one small tile
-// spread over every core pays, and the cores stay busy. Items are handed
-// out largest first (size(i), e.g. the tile's point count), so that the
-// last to finish are small ones. fn must be safe to call from several
-// goroutines at once, each call with an item of its own. The first error
-// stops the hand-out and is returned; items already running finish.
+// Share returns the backend to run n tiles on with b and the given
+// workers (0: GOMAXPROCS) through Each. For a backend that computes on
+// the host's cores (findneighbor.OnHost: cpu, brute) and several tiles, it
+// is a Spread of min(workers, n) stand-ins for b, each building its
+// indexes with its share of the workers, so that Each runs that many
+// tiles at once: with many tiles every tile runs on one worker, its index,
+// counts and union-find free of the synchronisation that one small tile
+// spread over every core pays, and the cores stay busy (docs/scale.md has
+// the profile). Otherwise it is b: a GPU backend runs one tile at a time,
+// a Spread of GPUs one per GPU.
 //
 // Several tiles at once hold several tiles' indexes at once: at most one
-// per worker.
-func Each(n, workers int, size func(i int) int, fn func(i, w int) error) error {
-	if n == 0 {
-		return nil
+// per worker, and Each keeps at most two tiles' results per worker.
+func Share(b findneighbor.Backend, workers, n int) findneighbor.Backend {
+	if !findneighbor.OnHost(b) {
+		return b
 	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	atOnce := min(workers, n)
-	share := max(1, workers/atOnce)
-	if atOnce == 1 {
-		for i := range n {
-			if err := fn(i, share); err != nil {
-				return err
-			}
-		}
-		return nil
+	if atOnce <= 1 {
+		return b
 	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
+	bs := make([]findneighbor.Backend, atOnce)
+	for i := range bs {
+		bs[i] = shared{b, workers / atOnce}
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(size(b), size(a)) })
-	var next atomic.Int64
-	var failed atomic.Bool
-	var once sync.Once
-	var first error
-	var wg sync.WaitGroup
-	for range atOnce {
-		wg.Go(func() {
-			for !failed.Load() {
-				k := int(next.Add(1) - 1)
-				if k >= n {
-					return
-				}
-				if err := fn(order[k], share); err != nil {
-					once.Do(func() { first = err })
-					failed.Store(true)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return first
+	return Spread(bs...)
+}
+
+// shared is b building its indexes with workers workers, whatever its
+// callers ask: one of Share's stand-ins.
+type shared struct {
+	findneighbor.Backend
+	workers int
+}
+
+func (s shared) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
+	opts.Workers = s.workers
+	return s.Backend.Build(xyz, eps, opts)
 }

@@ -136,19 +136,41 @@ func (c *Context) Handle() uintptr { return c.handle }
 // Context returns the context this thread serves.
 func (t *Thread) Context() *Context { return t.ctx }
 
-var (
-	defaultOnce sync.Once
-	defaultCtx  *Context
-	defaultErr  error
-)
-
-// Default returns the process-wide context on GPU 0, created on first use
-// and shared by every pctk package (the cuda and optix backends), so they
-// share one device thread and its allocations. It is never closed.
-func Default() (*Context, error) {
-	defaultOnce.Do(func() { defaultCtx, defaultErr = NewContext(0) })
-	return defaultCtx, defaultErr
+// shared holds the process-wide context of each GPU ordinal (Shared).
+var shared struct {
+	mu  sync.Mutex
+	ctx map[int]*sharedContext
 }
+
+type sharedContext struct {
+	once sync.Once
+	ctx  *Context
+	err  error
+}
+
+// Shared returns the process-wide context on GPU ordinal (among those
+// CUDA_VISIBLE_DEVICES leaves visible), created on first use and shared by
+// every pctk package that works on that GPU, so they share one device
+// thread and its allocations. It is never closed. Contexts of different
+// GPUs are created independently, each at its first use.
+func Shared(ordinal int) (*Context, error) {
+	shared.mu.Lock()
+	if shared.ctx == nil {
+		shared.ctx = map[int]*sharedContext{}
+	}
+	s := shared.ctx[ordinal]
+	if s == nil {
+		s = &sharedContext{}
+		shared.ctx[ordinal] = s
+	}
+	shared.mu.Unlock()
+	s.once.Do(func() { s.ctx, s.err = NewContext(ordinal) })
+	return s.ctx, s.err
+}
+
+// Default returns Shared(0), the process-wide context on GPU 0 that the
+// cuda and optix backends use outside multi-GPU tiled runs.
+func Default() (*Context, error) { return Shared(0) }
 
 // Synchronize waits until all work queued on the context has finished.
 func (t *Thread) Synchronize() error {

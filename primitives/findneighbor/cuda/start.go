@@ -4,16 +4,57 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pctk/pctk/primitives/findneighbor"
 	rt "github.com/pctk/pctk/rt/cuda"
 )
 
-// device is the started GPU: the process-wide context, the loaded kernels
-// and the pinned staging buffers every index's large copies go through (nil
-// when pinned memory could not be had: copies are then direct).
+// device is one GPU as the backend uses it: its context, the loaded
+// kernels and the pinned staging buffers every index's large copies go
+// through (nil when pinned memory could not be had: copies are then
+// direct), started once, in the background.
 type device struct {
-	ctx *rt.Context
-	k   *kernels
-	st  *rt.Stager
+	ordinal int
+	// context returns the device's context: the process-wide one of the
+	// ordinal (rt.Shared), or in tests one of its own.
+	context func() (*rt.Context, error)
+
+	probeOnce sync.Once
+	info      findneighbor.Info
+	probeErr  error
+
+	startOnce sync.Once
+	done      chan struct{} // closed once started (or failed)
+	ctx       *rt.Context
+	k         *kernels
+	st        *rt.Stager
+	err       error
+	times     StartTimes
+}
+
+func newDevice(ordinal int, context func() (*rt.Context, error)) *device {
+	return &device{ordinal: ordinal, context: context, done: make(chan struct{})}
+}
+
+// devices holds the device of each ordinal that a backend named (deviceOn).
+var devices struct {
+	mu sync.Mutex
+	m  map[int]*device
+}
+
+// deviceOn returns the device of GPU ordinal, on the ordinal's shared
+// context; nothing is started.
+func deviceOn(ordinal int) *device {
+	devices.mu.Lock()
+	defer devices.mu.Unlock()
+	if devices.m == nil {
+		devices.m = map[int]*device{}
+	}
+	d := devices.m[ordinal]
+	if d == nil {
+		d = newDevice(ordinal, func() (*rt.Context, error) { return rt.Shared(ordinal) })
+		devices.m[ordinal] = d
+	}
+	return d
 }
 
 // StartTimes are the wall times of the GPU's start-up steps, for reports.
@@ -34,74 +75,68 @@ type StartTimes struct {
 	Image string
 }
 
-var (
-	startOnce  sync.Once
-	startDone  = make(chan struct{})
-	started    device
-	startErr   error
-	startTimes StartTimes
-)
+// Start begins starting GPU 0 in the background: the driver, the context,
+// the kernels and the staging buffers, which together take a noticeable
+// fraction of a second. Commands call it before reading their input, so
+// that the start-up overlaps the read; Build waits for it to finish.
+// Calling it again does nothing.
+func Start() { deviceOn(0).start() }
 
-// Start begins starting the GPU in the background: the driver, the
-// context, the kernels and the staging buffers, which together take a
-// noticeable fraction of a second. Commands call it before reading their
-// input, so that the start-up overlaps the read; Build waits for it to
-// finish. Calling it again does nothing.
-func Start() {
-	startOnce.Do(func() {
+// Start is the backend's hook for callers that know they will build an
+// index soon: it starts the backend's GPU as the package function Start
+// starts GPU 0.
+func (b backend) Start() { b.d.start() }
+
+func (d *device) start() {
+	d.startOnce.Do(func() {
 		go func() {
-			defer close(startDone)
-			started, startErr = startDevice()
+			defer close(d.done)
+			d.err = d.startUp()
 		}()
 	})
 }
 
-// Start is the backend's hook for callers that know they will build an
-// index soon (see the package function Start).
-func (backend) Start() { Start() }
-
 // ready starts the GPU if needed and waits until it is started.
-func ready() (*device, error) {
-	Start()
-	<-startDone
-	return &started, startErr
+func (d *device) ready() error {
+	d.start()
+	<-d.done
+	return d.err
 }
 
-// Started reports the start-up's step times, waiting for it to finish; ok
-// is false when the GPU could not be started.
+// Started reports the start-up's step times of GPU 0, waiting for it to
+// finish; ok is false when the GPU could not be started.
 func Started() (st StartTimes, ok bool) {
-	_, err := ready()
-	return startTimes, err == nil
+	d := deviceOn(0)
+	err := d.ready()
+	return d.times, err == nil
 }
 
-func startDevice() (device, error) {
-	var d device
+func (d *device) startUp() error {
 	t0 := time.Now()
-	defer func() { startTimes.Total = time.Since(t0) }()
-	if _, err := Backend().Probe(); err != nil {
-		return d, err
+	defer func() { d.times.Total = time.Since(t0) }()
+	if _, err := d.probe(); err != nil {
+		return err
 	}
 	t1 := time.Now()
-	startTimes.Driver = t1.Sub(t0)
-	ctx, err := rt.Default()
+	d.times.Driver = t1.Sub(t0)
+	ctx, err := d.context()
 	if err != nil {
-		return d, err
+		return err
 	}
 	t2 := time.Now()
-	startTimes.Context = t2.Sub(t1)
+	d.times.Context = t2.Sub(t1)
 	d.ctx = ctx
-	err = ctx.Do(func(t *rt.Thread) error {
-		k, err := loadKernels(t)
+	return ctx.Do(func(t *rt.Thread) error {
+		k, image, err := loadKernels(t)
 		if err != nil {
 			return err
 		}
-		d.k = k
+		d.k, d.times.Image = k, image
 		t3 := time.Now()
-		startTimes.Module = t3.Sub(t2)
+		d.times.Module = t3.Sub(t2)
 		// Pinned memory is an optimisation: without it copies are direct.
 		d.st, _ = t.NewStager(rt.DefaultStageChunk)
-		startTimes.Staging = time.Since(t3)
+		d.times.Staging = time.Since(t3)
 		return nil
 	})
-	return d, err
 }
