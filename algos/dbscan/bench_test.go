@@ -273,14 +273,14 @@ func BenchmarkCluster(b *testing.B) {
 }
 
 // BenchmarkClusterTiled times Cluster in memory and on tiles of 10 m
-// (Options.TileSize; 81 tiles on the 1M-point scene) and 25 m (16 tiles),
-// at several ε, on $PCTK_BACKEND (default cpu). Each iteration runs the
-// three side by side, in a rotating order, so that the load of a shared
-// machine falls on all alike; the benchmark reports the median wall time
-// of each (mem-s, tile10-s, tile25-s), the ratios of the tiled medians to
-// the in-memory one (tile10/mem, tile25/mem: the cost of tiling), and the
-// same ratios of CPU time (all threads; tile10/mem-cpu, tile25/mem-cpu),
-// which other processes on shared cores distort less.
+// (Options.TileSize; 10 by 10 tiles on the 1M-point scene, 84 m across)
+// and 25 m (4 by 4), at several ε, on $PCTK_BACKEND (default cpu). Each
+// iteration runs the three side by side, in a rotating order, so that the
+// load of a shared machine falls on all alike; the benchmark reports the
+// median wall time of each (mem-s, tile10-s, tile25-s), the ratios of the
+// tiled medians to the in-memory one (tile10/mem, tile25/mem: the cost of
+// tiling), and the same ratios of CPU time (all threads; tile10/mem-cpu,
+// tile25/mem-cpu), which other processes on shared cores distort less.
 //
 //	go test -run - -bench ClusterTiled -benchtime 7x ./algos/dbscan
 func BenchmarkClusterTiled(b *testing.B) {
