@@ -314,7 +314,11 @@ func (f *Filter) run(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := writeCloud(c, out, written, src.from); err != nil {
+	// The device's work is over: release it while OUT is written.
+	released := releaseBackend(src.backend)
+	err = writeCloud(c, out, written, src.from)
+	released()
+	if err != nil {
 		return err
 	}
 	t3 := time.Now()

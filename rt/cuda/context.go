@@ -143,8 +143,10 @@ var (
 )
 
 // Default returns the process-wide context on GPU 0, created on first use
-// and shared by every pctk package (the cuda and optix backends), so they
-// share one device thread and its allocations. It is never closed.
+// and shared by the packages that keep a context for the process's life
+// (the optix backend). It is never closed. The cuda backend makes its own
+// (NewContext) so that it can release it when its work is over; both are
+// GPU 0's primary context, so allocations are shared.
 func Default() (*Context, error) {
 	defaultOnce.Do(func() { defaultCtx, defaultErr = NewContext(0) })
 	return defaultCtx, defaultErr

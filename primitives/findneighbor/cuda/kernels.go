@@ -26,31 +26,28 @@ var (
 const EnvPTX = "PCTK_CUDA_PTX"
 
 // loadModule loads the $PCTK_CUDA_PTX file when set, else the fatbin, else
-// (a GPU the fatbin has no code for) the PTX, and records which in
-// startTimes.Image.
-func loadModule(t *rt.Thread) (rt.Module, error) {
+// (a GPU the fatbin has no code for) the PTX, and says which it loaded
+// (StartTimes.Image).
+func loadModule(t *rt.Thread) (rt.Module, string, error) {
 	if p := os.Getenv(EnvPTX); p != "" {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return 0, fmt.Errorf("cuda backend: %s: %w", EnvPTX, err)
+			return 0, "", fmt.Errorf("cuda backend: %s: %w", EnvPTX, err)
 		}
-		startTimes.Image = p
 		m, err := t.LoadModule(b)
 		if err != nil {
-			return 0, fmt.Errorf("cuda backend: loading %s: %w", p, err)
+			return 0, "", fmt.Errorf("cuda backend: loading %s: %w", p, err)
 		}
-		return m, nil
+		return m, p, nil
 	}
 	if m, err := t.LoadModule(gridFatbin); err == nil {
-		startTimes.Image = "fatbin (machine code)"
-		return m, nil
+		return m, "fatbin (machine code)", nil
 	}
-	startTimes.Image = "PTX (compiled by the driver)"
 	m, err := t.LoadModule(gridPTX)
 	if err != nil {
-		return 0, fmt.Errorf("cuda backend: loading grid kernels: %w", err)
+		return 0, "", fmt.Errorf("cuda backend: loading grid kernels: %w", err)
 	}
-	return m, nil
+	return m, "PTX (compiled by the driver)", nil
 }
 
 // kernels holds the functions of the loaded module.
@@ -64,12 +61,12 @@ type kernels struct {
 	ccInit, ccUnion, ccFlatten, ccLabel     rt.Function
 }
 
-// loadKernels loads the module into the thread's context; startDevice
-// calls it once.
-func loadKernels(t *rt.Thread) (*kernels, error) {
-	m, err := loadModule(t)
+// loadKernels loads the module into the thread's context and says which
+// image it loaded (loadModule); startDevice calls it once per start-up.
+func loadKernels(t *rt.Thread) (*kernels, string, error) {
+	m, image, err := loadModule(t)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	k := &kernels{}
 	for _, f := range []struct {
@@ -87,8 +84,8 @@ func loadKernels(t *rt.Thread) (*kernels, error) {
 	} {
 		if *f.dst, err = t.Function(m, f.name); err != nil {
 			t.UnloadModule(m)
-			return nil, err
+			return nil, "", err
 		}
 	}
-	return k, nil
+	return k, image, nil
 }
