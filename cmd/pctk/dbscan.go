@@ -155,25 +155,12 @@ func prepareDBSCAN(c *cli.Context) (*Job, error) {
 // compute clusters the points and describes the result.
 func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 	cloud := p.Cloud
-	// The counts record hashes every coordinate: it is computed alongside
-	// the clustering (while the GPU works, the host's cores are idle) and
-	// waited for where it is needed, to reuse the input's counts and for
-	// OUT's comments.
-	var rec string
-	hashed := make(chan struct{})
-	go func() {
-		defer close(hashed)
-		rec = dbscan.CountsRecord(cloud.X, cloud.Y, cloud.Z, a.opts.Eps, p.Dims, a.geo)
-	}()
-	record := func() string {
-		<-hashed
-		return rec
-	}
+	rec := dbscan.CountsRecord(cloud.X, cloud.Y, cloud.Z, a.opts.Eps, p.Dims, a.geo)
 	opts := a.opts
 	var err error
 	switch {
 	case p.Index == nil:
-		if opts.Counts, err = reusableCounts(cloud, record, a); err != nil {
+		if opts.Counts, err = reusableCounts(cloud, rec, a); err != nil {
 			return nil, err
 		}
 	case a.reuse:
@@ -207,13 +194,13 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 	}
 	noise = p.Spread(noise, false)
 	res.Edit = func(c *core.Cloud) (*core.Cloud, error) {
-		kept := ""
-		if !a.drop && p.Index == nil {
+		record := rec
+		if a.drop || p.Index != nil {
 			// Counts of a cloud with points dropped or left out describe
 			// other points than the output's, so they carry no record.
-			kept = record()
+			record = ""
 		}
-		c.Meta.Comments = withCountsRecord(c.Meta.Comments, kept)
+		c.Meta.Comments = withCountsRecord(c.Meta.Comments, record)
 		if a.classify {
 			if err := classifyNoise(c, noise); err != nil {
 				return nil, err
@@ -243,10 +230,9 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 }
 
 // reusableCounts returns the input's NeighborCount as stage-1 counts when
-// they may be reused: the file records the same computation (record, asked
-// for only when the input has counts), or --reuse-counts vouches for them.
-// Otherwise it returns nil.
-func reusableCounts(c *core.Cloud, record func() string, a *dbscanArgs) ([]uint32, error) {
+// they may be reused: the file records the same computation (rec), or
+// --reuse-counts vouches for them. Otherwise it returns nil.
+func reusableCounts(c *core.Cloud, rec string, a *dbscanArgs) ([]uint32, error) {
 	attr := c.Attr(core.DimNeighborCount)
 	if a.reuse && attr == nil {
 		return nil, usagef("--reuse-counts: the input has no %s attribute", core.DimNeighborCount)
@@ -254,7 +240,6 @@ func reusableCounts(c *core.Cloud, record func() string, a *dbscanArgs) ([]uint3
 	if attr == nil || a.recount {
 		return nil, nil
 	}
-	rec := record()
 	if !a.reuse && !slices.Contains(c.Meta.Comments, rec) {
 		debugf("not reusing %s: no record of the same eps, dims and coordinates (want %q)", core.DimNeighborCount, rec)
 		return nil, nil
