@@ -85,6 +85,15 @@ func TestFilterReleasesDevice(t *testing.T) {
 		t.Errorf("OUT differs with the device released while writing (%v, %v)", errA, errB)
 	}
 
+	// pctk pipeline: one Stop per step, after the last step's work.
+	spy.builds, spy.stops = 0, nil
+	if code := run([]string{"pctk", "-q", "pipeline", "--backend", "cpu", in, "dbscan --eps 1.5 --min-pts 3", "dbscan --eps 2.5 --min-pts 2", out}); code != 0 {
+		t.Fatalf("pipeline exited %d", code)
+	}
+	if !slices.Equal(spy.stops, []int{2, 2}) {
+		t.Errorf("pipeline: Stop calls (builds done at each) = %v, want [2 2]: each step's backend released after the last step", spy.stops)
+	}
+
 	releaseBackend(findneighbor.CPU())() // no Stop: returns at once
 	gate := make(chan struct{})
 	blocked := &gatedStop{gate: gate}
