@@ -176,7 +176,8 @@ func (m *Merge) Result(minPts, minClusterSize int) (Result, error) {
 }
 
 // clusterTiled is Cluster with Options.TileSize > 0: the kernels above run
-// tile by tile over the tiles tile.Bin cuts in memory.
+// over the tiles tile.Bin cuts in memory, one after another, or at once on
+// the backends of a tile.Spread (tile.Each), merged in tile order.
 func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run) error {
 	g, err := tile.GridFor(opts.TileSize, opts.Eps, xyz)
 	if err != nil {
@@ -192,15 +193,18 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 	if run.Counts == nil {
 		t := time.Now()
 		run.Counts = make([]uint32, len(xyz)/3)
-		for k, tl := range tiles {
-			progress(StageCount, float64(k)/float64(len(tiles)))
-			c, err := CountTile(tl, b, opts.Eps, bo)
-			if err != nil {
-				return err
-			}
+		err := tile.Each(b, len(tiles), func(w findneighbor.Backend, k int) ([]uint32, error) {
+			return CountTile(tiles[k], w, opts.Eps, bo)
+		}, func(k int, c []uint32) error {
+			tl := tiles[k]
 			for j, i := range tl.OwnedIndex() {
 				run.Counts[tl.ID[i]] = c[j]
 			}
+			progress(StageCount, float64(k+1)/float64(len(tiles)))
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		run.Stage1 = time.Since(t)
 	}
@@ -209,19 +213,19 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 		core := make([]bool, len(run.Counts))
 		coreFlags(run.Counts, minPts, core)
 		m := NewMerge(core)
-		for k, tl := range tiles {
-			progress(StageCluster, float64(k)/float64(len(tiles)))
+		err := tile.Each(b, len(tiles), func(w findneighbor.Backend, k int) (*Links, error) {
+			tl := tiles[k]
 			tc := make([]bool, tl.Len())
 			for i, id := range tl.ID {
 				tc[i] = core[id]
 			}
-			l, err := ClusterTile(tl, tc, b, opts.Eps, bo)
-			if err != nil {
-				return err
-			}
-			if err := m.Add(l); err != nil {
-				return err
-			}
+			return ClusterTile(tl, tc, w, opts.Eps, bo)
+		}, func(k int, l *Links) error {
+			progress(StageCluster, float64(k+1)/float64(len(tiles)))
+			return m.Add(l)
+		})
+		if err != nil {
+			return err
 		}
 		r, err := m.Result(minPts, opts.MinClusterSize)
 		if err != nil {

@@ -3,17 +3,31 @@ package dbscan_test
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
+	"github.com/pctk/pctk/primitives/tile"
 )
 
 // TestTiledEqualsInMemory runs DBSCAN tiled, at several tile sizes down to
 // 2ε, and holds every result to the in-memory run's: counts, labels, core
 // flags, sizes, noise and dropped counts.
 func TestTiledEqualsInMemory(t *testing.T) {
-	b := findneighbor.CPU()
+	checkTiled(t, findneighbor.CPU())
+}
+
+// TestTiledSpread runs the same comparison with the tiles spread over
+// three cpu backends (tile.Spread) that finish them out of order, as the
+// GPUs of a multi-GPU run do: the same result as in memory.
+func TestTiledSpread(t *testing.T) {
+	checkTiled(t, tile.Spread(fntest.Jitters(findneighbor.CPU(), 3, 1, 100*time.Microsecond)...))
+}
+
+// checkTiled holds tiled runs on b to the in-memory run.
+func checkTiled(t *testing.T, b findneighbor.Backend) {
 	algotest.CheckTiledExact(t, "../..", func(c algotest.TileCloud, size float64) (*dbscan.Run, error) {
 		return dbscan.Cluster(c.XYZ, b, dbscan.Options{Eps: c.R, MinPts: []int{1, 4, 10}, MinClusterSize: 3, TileSize: size})
 	}, func(t *testing.T, got, want *dbscan.Run) {

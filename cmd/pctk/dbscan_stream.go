@@ -5,11 +5,13 @@ import (
 
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
 )
 
 // stream is pctk dbscan out of core (--max-memory): dbscan's tile kernels
-// over the tiles on disk, one at a time (CountTile, whose counts go to the
+// over the tiles on disk, one at a time or one per backend of a tile.Spread
+// (tile.Each), merged in tile order (CountTile, whose counts go to the
 // tiles' files and whose core flags stay in memory, a byte a point per
 // --min-pts value; then ClusterTile into one dbscan.Merge per value), and
 // the columns of the in-memory run for the output pass.
@@ -37,9 +39,8 @@ func (a *dbscanArgs) stream(s *StreamRun) (*StreamResult, error) {
 	for m, minPts := range a.opts.MinPts {
 		t := time.Now()
 		merge := dbscan.NewMerge(cores[m])
-		for ti, k := range keys {
-			s.Progress(dbscan.StageCluster, float64(ti)/float64(len(keys)))
-			tl, err := s.Store.Load(k)
+		err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (*dbscan.Links, error) {
+			tl, err := s.Store.Load(keys[ti])
 			if err != nil {
 				return nil, err
 			}
@@ -47,13 +48,13 @@ func (a *dbscanArgs) stream(s *StreamRun) (*StreamResult, error) {
 			for i, id := range tl.ID {
 				core[i] = cores[m][id]
 			}
-			links, err := dbscan.ClusterTile(tl, core, s.Backend, a.opts.Eps, s.Build)
-			if err != nil {
-				return nil, err
-			}
-			if err := merge.Add(links); err != nil {
-				return nil, err
-			}
+			return dbscan.ClusterTile(tl, core, w, a.opts.Eps, s.Build)
+		}, func(ti int, links *dbscan.Links) error {
+			s.Progress(dbscan.StageCluster, float64(ti+1)/float64(len(keys)))
+			return merge.Add(links)
+		})
+		if err != nil {
+			return nil, err
 		}
 		r, err := merge.Result(minPts, a.opts.MinClusterSize)
 		if err != nil {

@@ -29,11 +29,12 @@ import (
 // in-memory run's local origin, so that every float32 coordinate is the
 // in-memory one), the second bins the points into tiles on disk with their
 // indices (tile.Store), then the filter's Streamed.Run runs its tile
-// kernels one tile at a time and its merge, and the third pass writes OUT
-// in input order, chunk by chunk, with the new columns.
+// kernels one tile at a time (one per GPU, --gpus) and its merge, and the
+// third pass writes OUT in input order, chunk by chunk, with the new
+// columns.
 
 var (
-	maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is binned into tiles on disk, which run one at a time, and OUT is written as a stream; the same output as in memory, but for the last bits of features' float64 values on the cpu backend (docs/scale.md)"}
+	maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is binned into tiles on disk, which run one at a time (one per GPU with --backend cuda, --gpus), and OUT is written as a stream; the same output as in memory (but for the last bits of normals and features with --knn alone on the cpu backend, or on a GPU backend: docs/scale.md)"}
 	tmpdirFlag    = &cli.StringFlag{Name: "tmpdir", Usage: "folder for the tiles of --max-memory (default: the system's temporary folder)"}
 )
 
@@ -43,6 +44,11 @@ type Streamed struct {
 	// 0, the first halo of k-nearest rounds for KNN (tile.KNNHalo).
 	Halo float64
 	KNN  int
+	// Moments says its kernels sum moments within Halo
+	// (StreamRun.StreamMoments with a radius): the tiles then take the
+	// wider halo of findneighbor.TileHalo, with which the cpu backend's
+	// sums are the in-memory ones to the bit.
+	Moments bool
 	// PointBytes is the memory its merge keeps per point of the cloud
 	// while tiles run; PeakBytes, when larger, what it needs a point at
 	// its end, once the tiles are done (dbscan's relabelling).
@@ -58,11 +64,13 @@ type StreamRun struct {
 	From    *pcio.Format // IN's format (the first file's, for a collection)
 	Header  *pcio.Header // IN's header (the first file's)
 	// Origin is the local frame's origin (the in-memory run's).
-	Origin  [3]float64
-	Store   *tile.Store
-	N       int64 // points that take part (all but those --ignore-class leaves out)
-	Total   int64 // points of the cloud
-	Dims    string
+	Origin [3]float64
+	Store  *tile.Store
+	N      int64 // points that take part (all but those --ignore-class leaves out)
+	Total  int64 // points of the cloud
+	Dims   string
+	// Backend is the run's backend, a tile.Spread of several with --gpus:
+	// run the tiles with tile.Each, which hands each worker its own.
 	Backend findneighbor.Backend
 	Build   findneighbor.BuildOptions
 	// Progress reports the fraction done of a named stage.
@@ -112,10 +120,12 @@ func (s *StreamRun) EachOwner(fn func(id int64, k tile.Key) error) error {
 	return nil
 }
 
-// StreamMoments computes, tile by tile, the moments of every point's
+// StreamMoments computes, tile by tile (tile.Each: at once on the backends
+// of a tile.Spread), the moments of every point's
 // neighbourhood as tile.MomentsTiled does in memory (r > 0: the k nearest
 // within r, or all within r for k = 0, on the store's tiles, whose halo
-// must be r; r = 0: the k nearest with no limit, in rounds: the store's
+// must be r, and findneighbor.TileHalo's for the in-memory sums to the bit
+// (Streamed.Moments); r = 0: the k nearest with no limit, in rounds: the store's
 // halo first, then, for the points that found fewer than k, the input
 // binned again with the halo doubled, until it spans the cloud), and
 // stores size bytes a point under name for OwnedReader: enc encodes the
@@ -125,6 +135,13 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 	var mu sync.Mutex
 	var short []int64
 	radius := r
+	bo := s.Build
+	if r > 0 {
+		// The whole cloud's frame (of the points binned, those that take
+		// part, as in memory), with the halo of Streamed.Moments.
+		frame := s.Store.Box()
+		bo.Frame = &frame
+	}
 	h := s.Store.Grid().Halo
 	_, span := tile.KNNHalo(s.N, s.Lo, s.Hi, k)
 	if r == 0 {
@@ -134,18 +151,18 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 		}
 	}
 	keys := s.Store.Keys()
-	for ti, key := range keys {
-		s.Progress("", float64(ti)/float64(len(keys)))
+	err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
+		key := keys[ti]
 		t, err := s.Store.Load(key)
 		if err != nil {
-			return err
+			return struct{}{}, err
 		}
 		slot := make([]int32, t.Len())
 		for j, i := range t.OwnedIndex() {
 			slot[i] = int32(j)
 		}
 		buf := make([]byte, size*int(s.Store.Owned(key)))
-		err = tile.Moments(t, nil, s.Backend, radius, k, s.Build, func(pts []int32, m []findneighbor.Moment) {
+		err = tile.Moments(t, nil, w, radius, k, bo, func(pts []int32, m []findneighbor.Moment) {
 			var sh []int64
 			var done []int32
 			var dm []findneighbor.Moment
@@ -165,11 +182,15 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 			mu.Unlock()
 		})
 		if err != nil {
-			return err
+			return struct{}{}, err
 		}
-		if err := s.WriteOwned(name, key, buf); err != nil {
-			return err
-		}
+		return struct{}{}, s.WriteOwned(name, key, buf)
+	}, func(ti int, _ struct{}) error {
+		s.Progress("", float64(ti+1)/float64(len(keys)))
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	patch := map[int64][]byte{}
 	for len(short) > 0 {
@@ -192,12 +213,12 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 		for _, id := range short {
 			want[id] = true
 		}
-		short = short[:0]
-		for _, key := range st.Keys() {
-			t, err := st.Load(key)
+		short = short[:0] // in the order tiles finish: a set
+		rkeys := st.Keys()
+		err = tile.Each(s.Backend, len(rkeys), func(w findneighbor.Backend, ti int) (struct{}, error) {
+			t, err := st.Load(rkeys[ti])
 			if err != nil {
-				st.Close()
-				return err
+				return struct{}{}, err
 			}
 			var pts []int32
 			for i, id := range t.ID {
@@ -206,9 +227,9 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 				}
 			}
 			if len(pts) == 0 {
-				continue
+				return struct{}{}, nil
 			}
-			err = tile.Moments(t, pts, s.Backend, radius, k, s.Build, func(pts []int32, m []findneighbor.Moment) {
+			return struct{}{}, tile.Moments(t, pts, w, radius, k, s.Build, func(pts []int32, m []findneighbor.Moment) {
 				var done []int32
 				var dm []findneighbor.Moment
 				mu.Lock()
@@ -227,10 +248,10 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 				}
 				mu.Unlock()
 			})
-			if err != nil {
-				st.Close()
-				return err
-			}
+		}, func(int, struct{}) error { return nil })
+		if err != nil {
+			st.Close()
+			return err
 		}
 		if err := st.Close(); err != nil {
 			return err
@@ -428,6 +449,9 @@ func (s *step) runStreamed(a streamArgs) error {
 	if err != nil {
 		return err
 	}
+	if b, err = s.spread(b); err != nil {
+		return err
+	}
 	// The garbage collector keeps the heap under the budget.
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(budget))
 	start := time.Now()
@@ -488,6 +512,12 @@ func (s *step) runStreamed(a streamArgs) error {
 	halo := job.Stream.Halo
 	if halo == 0 && job.Stream.KNN > 0 {
 		halo, _ = tile.KNNHalo(np, loXY, hiXY, job.Stream.KNN)
+	}
+	if halo > 0 && job.Stream.Moments {
+		// The float32 frame's extent is at most the input's, give or take
+		// the coordinates' rounding; more only widens the halo.
+		extent := max(hi[0]-lo[0], hi[1]-lo[1], hi[2]-lo[2]) * (1 + 1e-6)
+		halo = findneighbor.TileHalo(float32(halo), extent)
 	}
 	if peak := job.Stream.PeakBytes * np; peak > budget-streamReserve {
 		return usagef("--max-memory %d is too small for %d points: the merge needs %d bytes a point at its end; give at least %dMiB", budget, np, job.Stream.PeakBytes, (peak+streamReserve)>>20+1)
@@ -861,32 +891,41 @@ func putUint32s(v []uint32) []byte {
 	return b
 }
 
-// StreamCounts counts, tile by tile, the other points within r of every
-// point (tile.Counts), stores them under "counts" for OwnedReader, calls
-// each (when set) with every tile's points and its owned points' counts,
-// and returns their histogram (count -> points).
+// StreamCounts counts, tile by tile (tile.Each: at once on the backends
+// of a tile.Spread), the other points within r of every point
+// (tile.Counts), stores them under "counts" for OwnedReader, calls each
+// (when set) with every tile's points and its owned points' counts, one
+// tile at a time in tile order, and returns their histogram (count ->
+// points).
 func (s *StreamRun) StreamCounts(r float64, stage string, each func(t *tile.Points, owned []int32, counts []uint32)) (map[uint32]int, error) {
 	hist := map[uint32]int{}
 	keys := s.Store.Keys()
-	for ti, k := range keys {
-		s.Progress(stage, float64(ti)/float64(len(keys)))
-		t, err := s.Store.Load(k)
+	type counted struct {
+		t      *tile.Points
+		counts []uint32
+	}
+	err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (counted, error) {
+		t, err := s.Store.Load(keys[ti])
 		if err != nil {
-			return nil, err
+			return counted{}, err
 		}
-		counts, err := tile.Counts(t, s.Backend, r, s.Build)
+		counts, err := tile.Counts(t, w, r, s.Build)
 		if err != nil {
-			return nil, err
+			return counted{}, err
 		}
-		for _, c := range counts {
-			hist[c]++
+		return counted{t, counts}, s.WriteOwned("counts", keys[ti], putUint32s(counts))
+	}, func(ti int, c counted) error {
+		for _, n := range c.counts {
+			hist[n]++
 		}
 		if each != nil {
-			each(t, t.OwnedIndex(), counts)
+			each(c.t, c.t.OwnedIndex(), c.counts)
 		}
-		if err := s.WriteOwned("counts", k, putUint32s(counts)); err != nil {
-			return nil, err
-		}
+		s.Progress(stage, float64(ti+1)/float64(len(keys)))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return hist, nil
 }

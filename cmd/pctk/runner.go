@@ -110,8 +110,9 @@ type Points struct {
 	// with several (dbscan): each stage gets its own progress line.
 	Progress func(stage string, done float64)
 	// TileSize, when > 0 (--tile-size, Filter.Tiled), asks Compute to work
-	// on square tiles of this side in XY, one at a time, with the same
-	// output as without (the algorithms' TileSize options).
+	// on square tiles of this side in XY, one at a time (or, Backend being
+	// a tile.Spread of --gpus backends, one per backend at a time), with
+	// the same output as without (the algorithms' TileSize options).
 	TileSize float64
 }
 
@@ -209,7 +210,7 @@ type summaryDoc struct {
 var (
 	jsonFlag        = &cli.BoolFlag{Name: "json", Usage: "print the summary as JSON on stdout (not when OUT is -)"}
 	summaryFlag     = &cli.StringFlag{Name: "summary", Usage: "write the summary as JSON to `FILE`"}
-	tileSizeFlag    = &cli.Float64Flag{Name: "tile-size", Usage: "compute on square tiles of side `SIZE` in XY (the cloud's units), one at a time, each with a halo of the neighbours it needs: the same output as without, but for the last bits of features' float64 values on the cpu backend (docs/scale.md)"}
+	tileSizeFlag    = &cli.Float64Flag{Name: "tile-size", Usage: "compute on square tiles of side `SIZE` in XY (the cloud's units), one at a time (one per GPU at a time with --backend cuda, --gpus), each with a halo of the neighbours it needs: the same output as without (but for the last bits of normals and features with --knn alone on the cpu backend, or on a GPU backend: docs/scale.md)"}
 	previewFlag     = &cli.StringFlag{Name: "preview", Usage: "also draw the result from the top into a PNG `FILE` (see pctk render)"}
 	ignoreClassFlag = &cli.StringFlag{Name: "ignore-class", Usage: "comma list of Classification codes whose points take no part (e.g. 7,18): they are nobody's neighbours and get no value (NaN, 0) (default: none)"}
 )
@@ -234,7 +235,7 @@ func (f *Filter) Command() *cli.Command {
 		flags = append(flags, previewFlag)
 	}
 	if f.Tiled {
-		flags = append(flags, tileSizeFlag, maxMemoryFlag, tmpdirFlag)
+		flags = append(flags, tileSizeFlag, maxMemoryFlag, tmpdirFlag, gpusFlag)
 	}
 	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag)
 	flags = append(flags, queryFlags...)
@@ -339,6 +340,7 @@ type step struct {
 	summaryPath string
 	previewPath string
 	tileSize    float64
+	gpus        int // --gpus: GPUs of a tiled run on the cuda backend (0: all)
 }
 
 // prepare checks the filter's flags in c, before anything is read, and
@@ -367,6 +369,9 @@ func (f *Filter) prepare(c *cli.Context, out string) (*step, error) {
 	if f.Tiled {
 		if s.tileSize = c.Float64(tileSizeFlag.Name); !(s.tileSize >= 0) || math.IsInf(s.tileSize, 0) {
 			return nil, usagef("--tile-size %v: want a finite size > 0 (0: no tiles)", s.tileSize)
+		}
+		if s.gpus = c.Int(gpusFlag.Name); s.gpus < 0 {
+			return nil, usagef("--gpus %d: want a number of GPUs (0: all)", s.gpus)
 		}
 	}
 	if s.job, err = f.Prepare(c); err != nil {
@@ -406,6 +411,11 @@ func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Back
 		}
 	} else {
 		local = cloud.Local(s.flat)
+	}
+	if s.tileSize > 0 {
+		if b, err = s.spread(b); err != nil {
+			return nil, nil, err
+		}
 	}
 	xyz := local.XYZ
 	if part != nil {

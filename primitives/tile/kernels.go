@@ -12,8 +12,8 @@ import (
 
 // The neighbour queries of one tile that the algorithms' tile kernels are
 // made of, and their in-memory drivers (CountsTiled, MomentsTiled), which
-// bin the cloud with Bin and run the tiles one after another, each on
-// every worker.
+// bin the cloud with Bin and run the tiles with Each: one after another,
+// each on every worker, or on a Spread's backends at once.
 
 // Counts returns the number of other points within r of each owned point
 // of t, in the order of t.OwnedIndex(): what Index.Counts(nil, ...) on an
@@ -58,12 +58,15 @@ func (p *Points) coords(pts []int32) []float32 {
 // ε = r stores for it: the moments of its k nearest other points within r
 // (k > 0; fewer where it has fewer), or of all its other points within r
 // (k = 0). The neighbour sets are exact when t's halo is at least r (and,
-// for r = +Inf, when the tile holds the whole cloud); the sums follow the
-// backend's order of the tile's points, so they are bit-identical to the
-// whole cloud's where that order does not depend on the other points (the
-// brute backend) and within rounding elsewhere (docs/scale.md). fn is
-// called from several goroutines at once (up to bo.Workers), each call
-// with points of its own.
+// for r = +Inf, when the tile holds the whole cloud). The sums follow the
+// backend's order of the tile's points: for the owned points (pts nil)
+// they are bit-identical to the whole cloud's on the brute backend, which
+// adds in the neighbours' order, and on the cpu backend when bo.Frame is
+// the whole cloud's box and t's halo at least findneighbor.TileHalo(r,
+// ...), so that the tile's grid has the whole cloud's cells, whole, around
+// every owned point (MomentsTiled does both; docs/scale.md). fn is called
+// from several goroutines at once (up to bo.Workers), each call with
+// points of its own.
 func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) error {
 	if pts == nil && !slices.Contains(t.Owned, true) {
 		return nil
@@ -141,17 +144,20 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 	}
 	out := make([]uint32, len(xyz)/3)
 	tiles := Bin(xyz, g)
-	for n, t := range tiles {
-		c, err := Counts(t, b, r, findneighbor.BuildOptions{Workers: bo.Workers})
-		if err != nil {
-			return nil, err
-		}
+	err = Each(b, len(tiles), func(w findneighbor.Backend, n int) ([]uint32, error) {
+		return Counts(tiles[n], w, r, findneighbor.BuildOptions{Workers: bo.Workers})
+	}, func(n int, c []uint32) error {
+		t := tiles[n]
 		for j, i := range t.OwnedIndex() {
 			out[t.ID[i]] = c[j]
 		}
 		if bo.Progress != nil {
 			bo.Progress(float64(n+1) / float64(len(tiles)))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -159,14 +165,16 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // MomentsTiled calls fn with the moments of every point of xyz (pts:
 // indices into xyz) computed on tiles of side size, in memory: with r > 0
 // what findneighbor.MomentsFunc gives on an index of radius r (the k
-// nearest within r, or all within r for k = 0), on tiles with a halo of r;
+// nearest within r, or all within r for k = 0), bit for bit, on tiles with
+// the halo findneighbor.TileHalo asks for (about 2r), indexed in the whole
+// cloud's frame (BuildOptions.Frame);
 // with r = 0 what findneighbor.KNearestMomentsFunc gives (the k nearest
 // with no distance limit, k > 0), in rounds: a first halo within which a
 // typical point has about 2k others (from the XY density), then, for the
 // points that found fewer than k within it, the halo doubled, until it
 // spans the cloud. A point that found its k nearest within a halo h has
 // them all: every point outside its tile is farther than h. fn is called
-// as Moments calls it.
+// as Moments calls it, from the tiles of every backend of a Spread at once.
 func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) error {
 	n := len(xyz) / 3
 	if n == 0 {
@@ -195,16 +203,16 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 	}
 	all := func(findneighbor.Moment) bool { return true }
 	if r > 0 {
-		g, err := GridFor(size, r, xyz)
+		frame := findneighbor.BoxOf(xyz)
+		g, err := GridFor(size, findneighbor.TileHalo(float32(r), frame.Extent()), xyz)
 		if err != nil {
 			return err
 		}
-		for _, t := range Bin(xyz, g) {
-			if err := Moments(t, nil, b, r, k, bo, relay(t, all, nil, nil)); err != nil {
-				return err
-			}
-		}
-		return nil
+		bo.Frame = &frame
+		tiles := Bin(xyz, g)
+		return Each(b, len(tiles), func(w findneighbor.Backend, n int) (struct{}, error) {
+			return struct{}{}, Moments(tiles[n], nil, w, r, k, bo, relay(tiles[n], all, nil, nil))
+		}, none)
 	}
 	lo, hi := bounds(xyz)
 	h, span := KNNHalo(int64(n), lo, hi, k)
@@ -226,17 +234,23 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		var mu sync.Mutex
 		keep := func(m findneighbor.Moment) bool { return last || int(m.N) >= k }
 		todo := todoTiles(Bin(xyz, g), ids)
-		for _, t := range todo {
-			if err := Moments(t.Points, t.pts, b, radius, k, bo, relay(t.Points, keep, &short, &mu)); err != nil {
-				return err
-			}
+		err = Each(b, len(todo), func(w findneighbor.Backend, n int) (struct{}, error) {
+			t := todo[n]
+			return struct{}{}, Moments(t.Points, t.pts, w, radius, k, bo, relay(t.Points, keep, &short, &mu))
+		}, none)
+		if err != nil {
+			return err
 		}
+		// short is in the order tiles finished, a set for the next round.
 		if len(short) == 0 {
 			return nil
 		}
 		ids, h = short, min(2*h, span)
 	}
 }
+
+// none is the merge of Each for kernels whose fn takes their results.
+func none(int, struct{}) error { return nil }
 
 // KNNHalo returns the first halo of k-nearest rounds for n points over
 // the XY box lo..hi, one within which a typical point has about 2k others

@@ -19,6 +19,7 @@ type Context struct {
 	mu     sync.Mutex // guards closed
 	closed bool
 	done   chan struct{}
+	cache  blockCache // device blocks kept for reuse (memory.go)
 }
 
 type job struct {
@@ -80,6 +81,7 @@ func (c *Context) serve(started chan<- error) {
 		j.err <- runJob(t, j.f)
 	}
 	check("cuCtxSynchronize", drv.cuCtxSynchronize())
+	c.cache.release()
 	drv.cuCtxSetCurrent(0)
 	drv.cuDevicePrimaryCtxRelease(c.devID)
 }
@@ -136,21 +138,44 @@ func (c *Context) Handle() uintptr { return c.handle }
 // Context returns the context this thread serves.
 func (t *Thread) Context() *Context { return t.ctx }
 
-var (
-	defaultOnce sync.Once
-	defaultCtx  *Context
-	defaultErr  error
-)
-
-// Default returns the process-wide context on GPU 0, created on first use
-// and shared by the packages that keep a context for the process's life
-// (the optix backend). It is never closed. The cuda backend makes its own
-// (NewContext) so that it can release it when its work is over; both are
-// GPU 0's primary context, so allocations are shared.
-func Default() (*Context, error) {
-	defaultOnce.Do(func() { defaultCtx, defaultErr = NewContext(0) })
-	return defaultCtx, defaultErr
+// shared holds the process-wide context of each GPU ordinal (Shared).
+var shared struct {
+	mu  sync.Mutex
+	ctx map[int]*sharedContext
 }
+
+type sharedContext struct {
+	once sync.Once
+	ctx  *Context
+	err  error
+}
+
+// Shared returns the process-wide context on GPU ordinal (among those
+// CUDA_VISIBLE_DEVICES leaves visible), created on first use and shared by
+// the packages that keep a context for the process's life (the optix
+// backend, through Default), so they share one device thread and its
+// allocations. It is never closed. Contexts of different GPUs are created
+// independently, each at its first use. The cuda backend makes its own
+// (NewContext) so that it can release it when a command's device work is
+// over; all are the GPU's primary context.
+func Shared(ordinal int) (*Context, error) {
+	shared.mu.Lock()
+	if shared.ctx == nil {
+		shared.ctx = map[int]*sharedContext{}
+	}
+	s := shared.ctx[ordinal]
+	if s == nil {
+		s = &sharedContext{}
+		shared.ctx[ordinal] = s
+	}
+	shared.mu.Unlock()
+	s.once.Do(func() { s.ctx, s.err = NewContext(ordinal) })
+	return s.ctx, s.err
+}
+
+// Default returns Shared(0), the process-wide context on GPU 0 that the
+// optix backend uses.
+func Default() (*Context, error) { return Shared(0) }
 
 // Synchronize waits until all work queued on the context has finished.
 func (t *Thread) Synchronize() error {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 	rt "github.com/pctk/pctk/rt/cuda"
@@ -28,29 +27,47 @@ const MinCompute = 75
 
 func init() { findneighbor.Register(Backend()) }
 
-// Backend returns the "cuda" backend.
-func Backend() findneighbor.Backend { return backend{} }
+// Backend returns the "cuda" backend: GPU 0 (the first of those
+// CUDA_VISIBLE_DEVICES leaves visible), On(0).
+func Backend() findneighbor.Backend { return On(0) }
 
-type backend struct{}
+// On returns the cuda backend on GPU ordinal (0 to Devices()-1, numbered
+// as the driver numbers the GPUs CUDA_VISIBLE_DEVICES leaves visible), with
+// its own context, kernels and staging buffers, started in the background
+// by its Start method or at its first Build. Its name is "cuda" too: tiled
+// runs spread their tiles over several (primitives/tile's Spread, pctk's
+// --gpus). An ordinal no GPU has makes Probe and Build fail.
+func On(ordinal int) findneighbor.Backend { return backend{deviceOn(ordinal)} }
+
+// Devices returns the number of GPUs the driver makes visible (after
+// CUDA_VISIBLE_DEVICES), 0 without a driver or a usable GPU 0.
+func Devices() int {
+	if _, err := Backend().Probe(); err != nil {
+		return 0
+	}
+	devs, err := rt.Devices()
+	if err != nil {
+		return 0
+	}
+	return len(devs)
+}
+
+type backend struct{ d *device }
 
 func (backend) Name() string { return Name }
 
-var (
-	probeOnce sync.Once
-	probeInfo findneighbor.Info
-	probeErr  error
-)
-
 // Probe reports the driver version, GPU, compute capability and memory; it
-// fails (wrapping findneighbor.ErrUnavailable) without a driver, without a
-// GPU, with a driver older than MinDriverCUDA or a GPU older than Turing.
-// The answer is computed once.
-func (backend) Probe() (findneighbor.Info, error) {
-	probeOnce.Do(func() { probeInfo, probeErr = probe() })
-	return probeInfo, probeErr
+// fails (wrapping findneighbor.ErrUnavailable) without a driver, without
+// the backend's GPU, with a driver older than MinDriverCUDA or a GPU older
+// than Turing. The answer is computed once per GPU.
+func (b backend) Probe() (findneighbor.Info, error) { return b.d.probe() }
+
+func (d *device) probe() (findneighbor.Info, error) {
+	d.probeOnce.Do(func() { d.info, d.probeErr = probe(d.ordinal) })
+	return d.info, d.probeErr
 }
 
-func probe() (findneighbor.Info, error) {
+func probe(ordinal int) (findneighbor.Info, error) {
 	info := findneighbor.Info{Name: Name, Details: map[string]string{}}
 	unavailable := func(err error) (findneighbor.Info, error) {
 		info.Details["reason"] = err.Error()
@@ -65,14 +82,17 @@ func probe() (findneighbor.Info, error) {
 	if err != nil {
 		return unavailable(err)
 	}
-	d := devs[0]
+	if ordinal < 0 || ordinal >= len(devs) {
+		return unavailable(fmt.Errorf("no GPU %d: the driver sees %d (CUDA_VISIBLE_DEVICES chooses which)", ordinal, len(devs)))
+	}
+	d := devs[ordinal]
 	info.Device = d.Name
 	info.Details["gpu"] = d.Name
 	info.Details["compute capability"] = d.Capability()
 	info.Details["memory"] = fmt.Sprintf("%.1f GiB", float64(d.TotalMem)/(1<<30))
 	info.Details["multiprocessors"] = fmt.Sprint(d.Multiprocessors)
 	if len(devs) > 1 {
-		info.Details["gpus"] = fmt.Sprintf("%d (pctk uses GPU 0)", len(devs))
+		info.Details["gpus"] = fmt.Sprintf("%d (pctk uses GPU %d; tiled runs use all, --gpus)", len(devs), ordinal)
 	}
 	if v < MinDriverCUDA {
 		return unavailable(fmt.Errorf("the driver supports CUDA %s; the cuda backend's PTX needs CUDA %s (driver r580 or later)",
@@ -85,7 +105,7 @@ func probe() (findneighbor.Info, error) {
 	return info, nil
 }
 
-// Build indexes xyz on GPU 0. See the package documentation for what runs
+// Build indexes xyz on the backend's GPU. See the package documentation for what runs
 // where.
 func (b backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
 	if len(xyz)%3 != 0 {
@@ -101,7 +121,7 @@ func (b backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOption
 	if math.IsInf(float64(eps), 1) || n == 0 {
 		return hostBuild(xyz, eps, opts)
 	}
-	dev, err := ready()
+	dev, err := b.d.ready()
 	if err != nil {
 		return nil, err
 	}

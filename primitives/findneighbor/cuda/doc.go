@@ -5,6 +5,11 @@
 //
 //	import _ "github.com/pctk/pctk/primitives/findneighbor/cuda"
 //
+// The registered backend (Backend) runs on GPU 0; On(i) is the same
+// backend on GPU i (Devices counts those CUDA_VISIBLE_DEVICES leaves
+// visible), each with its own context, kernels and staging buffers, which
+// a tiled run uses together to run a tile per GPU at a time.
+//
 // Build uploads the points, computes their bounding box, gives each point
 // the key of its cell (cells of side slightly over ε; the linear index of a
 // dense grid, x fastest, or a hash of the cell coordinates when the dense

@@ -26,28 +26,28 @@ var (
 const EnvPTX = "PCTK_CUDA_PTX"
 
 // loadModule loads the $PCTK_CUDA_PTX file when set, else the fatbin, else
-// (a GPU the fatbin has no code for) the PTX, and says which it loaded
-// (StartTimes.Image).
-func loadModule(t *rt.Thread) (rt.Module, string, error) {
+// (a GPU the fatbin has no code for) the PTX, and says which (image, for
+// StartTimes.Image).
+func loadModule(t *rt.Thread) (m rt.Module, image string, err error) {
 	if p := os.Getenv(EnvPTX); p != "" {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return 0, "", fmt.Errorf("cuda backend: %s: %w", EnvPTX, err)
+			return 0, p, fmt.Errorf("cuda backend: %s: %w", EnvPTX, err)
 		}
 		m, err := t.LoadModule(b)
 		if err != nil {
-			return 0, "", fmt.Errorf("cuda backend: loading %s: %w", p, err)
+			return 0, p, fmt.Errorf("cuda backend: loading %s: %w", p, err)
 		}
 		return m, p, nil
 	}
 	if m, err := t.LoadModule(gridFatbin); err == nil {
 		return m, "fatbin (machine code)", nil
 	}
-	m, err := t.LoadModule(gridPTX)
-	if err != nil {
-		return 0, "", fmt.Errorf("cuda backend: loading grid kernels: %w", err)
+	image = "PTX (compiled by the driver)"
+	if m, err = t.LoadModule(gridPTX); err != nil {
+		return 0, image, fmt.Errorf("cuda backend: loading grid kernels: %w", err)
 	}
-	return m, "PTX (compiled by the driver)", nil
+	return m, image, nil
 }
 
 // kernels holds the functions of the loaded module.
@@ -58,15 +58,16 @@ type kernels struct {
 	scanReduceU64, scanApplyU64             rt.Function
 	counts, fill, moments                   rt.Function
 	knn16, knn64, knn128                    rt.Function
-	ccInit, ccUnion, ccFlatten, ccLabel     rt.Function
+	ccInit, ccLink, ccUnion, ccFlatten      rt.Function
+	ccLabel                                 rt.Function
 }
 
-// loadKernels loads the module into the thread's context and says which
-// image it loaded (loadModule); startDevice calls it once per start-up.
+// loadKernels loads the module into the thread's context (image: which,
+// as loadModule says); each device's start-up calls it once.
 func loadKernels(t *rt.Thread) (*kernels, string, error) {
 	m, image, err := loadModule(t)
 	if err != nil {
-		return nil, "", err
+		return nil, image, err
 	}
 	k := &kernels{}
 	for _, f := range []struct {
@@ -80,11 +81,11 @@ func loadKernels(t *rt.Thread) (*kernels, string, error) {
 		{&k.scanReduceU64, "scan_reduce_u64"}, {&k.scanApplyU64, "scan_apply_u64"},
 		{&k.counts, "fn_counts"}, {&k.fill, "fn_fill"}, {&k.moments, "fn_moments"},
 		{&k.knn16, "fn_knn16"}, {&k.knn64, "fn_knn64"}, {&k.knn128, "fn_knn128"},
-		{&k.ccInit, "fn_cc_init"}, {&k.ccUnion, "fn_cc_union"}, {&k.ccFlatten, "fn_cc_flatten"}, {&k.ccLabel, "fn_cc_label"},
+		{&k.ccInit, "fn_cc_init"}, {&k.ccLink, "fn_cc_link"}, {&k.ccUnion, "fn_cc_union"}, {&k.ccFlatten, "fn_cc_flatten"}, {&k.ccLabel, "fn_cc_label"},
 	} {
 		if *f.dst, err = t.Function(m, f.name); err != nil {
 			t.UnloadModule(m)
-			return nil, "", err
+			return nil, image, err
 		}
 	}
 	return k, image, nil
