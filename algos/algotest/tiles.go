@@ -91,10 +91,14 @@ func Differ[T float32 | float64](got, want []T, ulps float64) (n int, worst floa
 // brute backend (clouds of up to 5000 points: it is O(N²)) and the cpu
 // backend, unless skip says so, and hands each tiled result with the
 // in-memory one to compare, with the float32 roundings a value may differ
-// by: 0 on brute, whose moment sums follow the neighbours' order
-// (distance, then index) in tiles as in the whole cloud; 4 on cpu, whose
-// sums follow its index's own order (docs/scale.md).
-func CheckTiled[R any](t *testing.T, root string, skip func(c TileCloud, b findneighbor.Backend) bool,
+// by (0: none, bit for bit): 0 on brute, whose moment sums follow the
+// neighbours' order (distance, then index) in tiles as in the whole cloud;
+// cpuUlps on cpu, whose sums follow its index's own order: 0 for moments
+// within a radius, which a tile's index, laid out in the whole cloud's
+// frame, sums in the whole cloud's order; 4 for the k nearest with no
+// radius, which the in-memory run sums in the order of its kd-tree of the
+// whole cloud (docs/scale.md).
+func CheckTiled[R any](t *testing.T, root string, cpuUlps float64, skip func(c TileCloud, b findneighbor.Backend) bool,
 	compute func(c TileCloud, b findneighbor.Backend, size float64) (R, error), compare func(t *testing.T, got, want R, ulps float64)) {
 	t.Helper()
 	for _, c := range TileClouds(t, root) {
@@ -104,7 +108,7 @@ func CheckTiled[R any](t *testing.T, root string, skip func(c TileCloud, b findn
 			}
 			ulps := 0.0
 			if b.Name() != "brute" {
-				ulps = 4
+				ulps = cpuUlps
 			}
 			checkTiled(t, c, c.Name+"/"+b.Name(), func(size float64) (R, error) { return compute(c, b, size) },
 				func(t *testing.T, got, want R) { compare(t, got, want, ulps) })

@@ -91,9 +91,12 @@ type Options struct {
 	Build findneighbor.BuildOptions
 	// TileSize, when > 0, computes the neighbourhoods on square tiles of
 	// this side in XY (tile.MomentsTiled, docs/scale.md): the same
-	// neighbours, their moments summed in each tile index's order (so
-	// equal to the bit on the brute backend, within rounding on the
-	// others). OrientConsistent, which spans the whole cloud, is refused.
+	// neighbours, their moments summed in each tile index's order, which
+	// is the in-memory one, so the same normals to the bit, on the brute
+	// backend, and on the cpu backend with a Radius; with K alone the cpu
+	// backend sums in memory in its kd-tree's order, and tiles agree
+	// within rounding. OrientConsistent, which spans the whole cloud, is
+	// refused.
 	TileSize float64
 }
 

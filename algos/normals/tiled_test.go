@@ -2,7 +2,6 @@ package normals
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/pctk/pctk/algos/algotest"
@@ -12,18 +11,25 @@ import (
 // TestTiledEqualsInMemory runs Estimate on tiles, at several tile sizes
 // down to 2R, in kNN, radius and hybrid modes, and holds it to the
 // in-memory run (algotest.CheckTiled): bit for bit on the brute backend,
-// within a few float32 roundings on the cpu backend.
+// and on the cpu backend with a radius (alone or with k); within a few
+// float32 roundings on the cpu backend with k nearest alone, whose
+// in-memory sums follow the whole cloud's kd-tree (docs/scale.md; the
+// curvature of a point of the collinear cloud differs in its last bit).
 func TestTiledEqualsInMemory(t *testing.T) {
-	for j, opts := range []func(r float64) Options{
-		func(float64) Options { return Options{K: 8, Orient: OrientUp} },
-		func(r float64) Options { return Options{Radius: r, Eigenvalues: true} },
-		func(r float64) Options {
+	for _, tc := range []struct {
+		name    string
+		opts    func(r float64) Options
+		cpuUlps float64
+	}{
+		{"knn", func(float64) Options { return Options{K: 8, Orient: OrientUp} }, 4},
+		{"radius", func(r float64) Options { return Options{Radius: r, Eigenvalues: true} }, 0},
+		{"hybrid", func(r float64) Options {
 			return Options{Radius: r, K: 6, Orient: OrientViewpoint, Viewpoint: [3]float64{1, 2, 300}}
-		},
+		}, 0},
 	} {
-		t.Run(fmt.Sprint(j), func(t *testing.T) {
-			algotest.CheckTiled(t, "../..", nil, func(c algotest.TileCloud, b findneighbor.Backend, size float64) (*Result, error) {
-				o := opts(c.R)
+		t.Run(tc.name, func(t *testing.T) {
+			algotest.CheckTiled(t, "../..", tc.cpuUlps, nil, func(c algotest.TileCloud, b findneighbor.Backend, size float64) (*Result, error) {
+				o := tc.opts(c.R)
 				o.TileSize = size
 				return Estimate(c.XYZ, b, o)
 			}, func(t *testing.T, got, want *Result, ulps float64) {

@@ -65,7 +65,7 @@ PDAL (docs/features.md).`,
 				res := &Result{Columns: featureColumns(r)}
 				res.Lines, res.JSON = featuresSummary(opts, r.Features, p.Len(), r.Skipped)
 				return res, nil
-			}, Stream: &Streamed{Halo: opts.Radius, KNN: opts.K, Run: func(s *StreamRun) (*StreamResult, error) {
+			}, Stream: &Streamed{Halo: opts.Radius, KNN: opts.K, Moments: true, Run: func(s *StreamRun) (*StreamResult, error) {
 				return streamFeatures(s, opts)
 			}}}, nil
 		},

@@ -116,7 +116,7 @@ func prepareNormals(c *cli.Context) (*Job, error) {
 		if math.IsInf(r, 1) {
 			r = 0
 		}
-		stream = &Streamed{Halo: r, KNN: k, Run: func(s *StreamRun) (*StreamResult, error) { return streamNormals(s, o, vpGiven, r, k) }}
+		stream = &Streamed{Halo: r, KNN: k, Moments: true, Run: func(s *StreamRun) (*StreamResult, error) { return streamNormals(s, o, vpGiven, r, k) }}
 	}
 	return &Job{
 		Stream:  stream,

@@ -34,7 +34,7 @@ import (
 // columns.
 
 var (
-	maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is binned into tiles on disk, which run one at a time (one per GPU with --backend cuda, --gpus), and OUT is written as a stream; the same output as in memory, but for the last bits of features' float64 values on the cpu backend (docs/scale.md)"}
+	maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is binned into tiles on disk, which run one at a time (one per GPU with --backend cuda, --gpus), and OUT is written as a stream; the same output as in memory (but for the last bits of normals and features with --knn alone on the cpu backend, or on a GPU backend: docs/scale.md)"}
 	tmpdirFlag    = &cli.StringFlag{Name: "tmpdir", Usage: "folder for the tiles of --max-memory (default: the system's temporary folder)"}
 )
 
@@ -44,6 +44,11 @@ type Streamed struct {
 	// 0, the first halo of k-nearest rounds for KNN (tile.KNNHalo).
 	Halo float64
 	KNN  int
+	// Moments says its kernels sum moments within Halo
+	// (StreamRun.StreamMoments with a radius): the tiles then take the
+	// wider halo of findneighbor.TileHalo, with which the cpu backend's
+	// sums are the in-memory ones to the bit.
+	Moments bool
 	// PointBytes is the memory its merge keeps per point of the cloud
 	// while tiles run; PeakBytes, when larger, what it needs a point at
 	// its end, once the tiles are done (dbscan's relabelling).
@@ -119,7 +124,8 @@ func (s *StreamRun) EachOwner(fn func(id int64, k tile.Key) error) error {
 // of a tile.Spread), the moments of every point's
 // neighbourhood as tile.MomentsTiled does in memory (r > 0: the k nearest
 // within r, or all within r for k = 0, on the store's tiles, whose halo
-// must be r; r = 0: the k nearest with no limit, in rounds: the store's
+// must be r, and findneighbor.TileHalo's for the in-memory sums to the bit
+// (Streamed.Moments); r = 0: the k nearest with no limit, in rounds: the store's
 // halo first, then, for the points that found fewer than k, the input
 // binned again with the halo doubled, until it spans the cloud), and
 // stores size bytes a point under name for OwnedReader: enc encodes the
@@ -129,6 +135,13 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 	var mu sync.Mutex
 	var short []int64
 	radius := r
+	bo := s.Build
+	if r > 0 {
+		// The whole cloud's frame (of the points binned, those that take
+		// part, as in memory), with the halo of Streamed.Moments.
+		frame := s.Store.Box()
+		bo.Frame = &frame
+	}
 	h := s.Store.Grid().Halo
 	_, span := tile.KNNHalo(s.N, s.Lo, s.Hi, k)
 	if r == 0 {
@@ -149,7 +162,7 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 			slot[i] = int32(j)
 		}
 		buf := make([]byte, size*int(s.Store.Owned(key)))
-		err = tile.Moments(t, nil, w, radius, k, s.Build, func(pts []int32, m []findneighbor.Moment) {
+		err = tile.Moments(t, nil, w, radius, k, bo, func(pts []int32, m []findneighbor.Moment) {
 			var sh []int64
 			var done []int32
 			var dm []findneighbor.Moment
@@ -499,6 +512,12 @@ func (s *step) runStreamed(a streamArgs) error {
 	halo := job.Stream.Halo
 	if halo == 0 && job.Stream.KNN > 0 {
 		halo, _ = tile.KNNHalo(np, loXY, hiXY, job.Stream.KNN)
+	}
+	if halo > 0 && job.Stream.Moments {
+		// The float32 frame's extent is at most the input's, give or take
+		// the coordinates' rounding; more only widens the halo.
+		extent := max(hi[0]-lo[0], hi[1]-lo[1], hi[2]-lo[2]) * (1 + 1e-6)
+		halo = findneighbor.TileHalo(float32(halo), extent)
 	}
 	if peak := job.Stream.PeakBytes * np; peak > budget-streamReserve {
 		return usagef("--max-memory %d is too small for %d points: the merge needs %d bytes a point at its end; give at least %dMiB", budget, np, job.Stream.PeakBytes, (peak+streamReserve)>>20+1)

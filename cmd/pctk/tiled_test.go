@@ -29,9 +29,11 @@ func tileFor(tc goldenCase) []string {
 // it writes and prints to the pinned sums of the untiled run, byte for
 // byte, except consistent orientation (refused on tiles). pctk features,
 // whose float64 columns show the order in which the cpu backend sums the
-// moments (its index's own order, another in a tile's index: see
-// docs/scale.md), is held to its untiled run within 4 float32 roundings,
-// on tiles in memory and out of core.
+// moments, is held to its untiled run on tiles in memory and out of core:
+// bit for bit with a radius (the tiles' indexes then sum in the whole
+// cloud's order), within 4 float32 roundings with k nearest alone (the
+// in-memory run sums in the order of its kd-tree of the whole cloud,
+// which no tile has: docs/scale.md).
 func TestTiledOutputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("tiled golden outputs: not in -short")
@@ -49,10 +51,15 @@ func TestTiledOutputs(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	for _, tc := range [][]string{
-		{"$R", "--knn", "10", "--features", "all"},
-		{"$L", "--radius", "0.05", "--mode", "normalized"},
+	for _, fc := range []struct {
+		args []string
+		ulps float64 // float32 roundings a float value may differ by
+	}{
+		{[]string{"$R", "--knn", "10", "--features", "all"}, 4},
+		{[]string{"$L", "--radius", "0.05", "--mode", "normalized"}, 0},
+		{[]string{"$R", "--radius", "2", "--features", "all"}, 0},
 	} {
+		tc := fc.args
 		in := "../../testdata/haystack_rock.las"
 		if tc[0] == "$L" {
 			in = "../../testdata/lamppost.pcd"
@@ -82,7 +89,7 @@ func TestTiledOutputs(t *testing.T) {
 				}
 				ulps := 0.0
 				if a.Type.IsFloat() {
-					ulps = 4
+					ulps = fc.ulps
 				}
 				if n, d := algotest.Differ(g, w, ulps); n > 0 {
 					t.Errorf("features %q (tiled %d): %s: %d values differ (largest by %g)", tc, v, a.Name, n, d)
@@ -314,9 +321,10 @@ func TestOutOfCoreTinyClouds(t *testing.T) {
 
 // TestOutOfCoreIgnoreClass runs every out-of-core command with
 // --ignore-class on haystack_rock with classes spread over its points, and
-// holds the outputs to the in-memory ones, byte for byte (but features,
-// whose float64 columns show the order of the moment sums: see
-// TestTiledOutputs).
+// holds the outputs to the in-memory ones, byte for byte: features and
+// normals with a radius too, whose tiles' indexes take the frame of the
+// points that take part (tile.Store.Box), as the in-memory index does
+// (features with k alone: see TestTiledOutputs).
 func TestOutOfCoreIgnoreClass(t *testing.T) {
 	if testing.Short() {
 		t.Skip("out-of-core runs: not in -short")
@@ -339,6 +347,8 @@ func TestOutOfCoreIgnoreClass(t *testing.T) {
 		{"neighbors", "--radius", "2", "--knn", "6", "--json"},
 		{"neighbors", "--knn", "6"},
 		{"normals", "--knn", "8", "--json"},
+		{"normals", "--radius", "1.5", "--eigenvalues"},
+		{"features", "--radius", "2", "--features", "all", "--json"},
 		{"denoise", "radius", "--radius", "2", "--min-neighbors", "4", "--json"},
 		{"denoise", "statistical", "--k", "8", "--mode", "remove", "--json"},
 		{"denoise", "statistical", "--k", "8", "--mode", "remove", "--invert"},

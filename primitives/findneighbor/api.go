@@ -40,6 +40,57 @@ type BuildOptions struct {
 	// afterwards, and keeps it until Close. Backends that cannot use it
 	// ignore it and leave xyz alone.
 	Reuse bool
+	// Frame, when not nil, is the bounding box of the whole run's points,
+	// of which xyz is a part (a tile's points), and must hold them all. The
+	// cpu backend then lays its grid out over the frame instead of xyz's
+	// own box: the whole run's cells, so that a tile that holds every
+	// point within TileHalo of its owned points sums their moments in the
+	// whole run's order, to the bit. Other backends ignore it.
+	Frame *Box
+}
+
+// Box is an axis-aligned box in a run's float32 frame.
+type Box struct{ Min, Max [3]float32 }
+
+// BoxOf returns the bounding box of the points xyz (interleaved x, y, z;
+// the zero Box for none).
+func BoxOf(xyz []float32) Box {
+	var g grid
+	g.bounds(xyz)
+	return Box{g.lo, g.hi}
+}
+
+// Extent returns the box's largest side.
+func (b Box) Extent() float64 {
+	e := 0.0
+	for a := range 3 {
+		e = max(e, float64(b.Max[a])-float64(b.Min[a]))
+	}
+	return e
+}
+
+// holds reports whether o lies within b.
+func (b Box) holds(o Box) bool {
+	for a := range 3 {
+		if o.Min[a] < b.Min[a] || o.Max[a] > b.Max[a] {
+			return false
+		}
+	}
+	return true
+}
+
+// TileHalo returns the halo a tile needs around its owned box (in XY; Z
+// uncut) so that the cpu backend's index of the tile, built for ε with
+// BuildOptions.Frame set to the whole run's box, of largest side extent
+// (or an upper bound of it), gives its owned points the moments (Index
+// Moments and MomentsFunc with the indexed points as queries) that the
+// whole run's index gives them, to the bit: ε plus one grid cell, widened
+// like the grid's pruning. A query reads every point of the cells within ε
+// of it, and adds them in the order of their positions in those cells
+// (with AVX-512, in lanes by position): the tile must hold those cells'
+// points whole, not only those within ε. It is about 2ε.
+func TileHalo(eps float32, extent float64) float64 {
+	return float64(eps)*(1+pruneSlack) + cellSize(eps, cellsPerEps, extent)
 }
 
 // Index answers neighbour queries over the points it was built on. Each

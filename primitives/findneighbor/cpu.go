@@ -36,9 +36,12 @@ func (cpuBackend) Build(xyz []float32, eps float32, opts BuildOptions) (Index, e
 	c := &cpuIndex{n: len(xyz) / 3, eps: eps, opts: opts, nw: workers(opts.Workers)}
 	if math.IsInf(float64(eps), 1) {
 		c.tree = newKDTree(xyz, c.nw)
-	} else {
-		c.g = newGrid(xyz, eps, cellsPerEps, c.nw, opts.Reuse)
+		return c, nil
 	}
+	if f := opts.Frame; f != nil && len(xyz) > 0 && !f.holds(BoxOf(xyz)) {
+		return nil, fmt.Errorf("findneighbor: cpu: the frame %v does not hold the points' box %v", *f, BoxOf(xyz))
+	}
+	c.g = newGrid(xyz, opts.Frame, eps, cellsPerEps, c.nw, opts.Reuse)
 	return c, nil
 }
 

@@ -64,13 +64,13 @@ type grid struct {
 	s2       [6]float64
 }
 
-// newGrid sorts the points into cells of about ε/r, into new arrays, or
-// with reuse into xyz itself.
-func newGrid(xyz []float32, eps float32, r int, nw int, reuse bool) *grid {
+// newGrid sorts the points into cells of about ε/r laid out over their
+// box or frame (order), into new arrays, or with reuse into xyz itself.
+func newGrid(xyz []float32, frame *Box, eps float32, r int, nw int, reuse bool) *grid {
 	n := len(xyz) / 3
 	g := &grid{eps: eps, e2: eps * eps, r: r}
 	g.lim2 = float64(eps) * float64(eps) * (1 + pruneSlack) * (1 + pruneSlack)
-	perm, keys, starts := g.order(xyz, nw, !reuse)
+	perm, keys, starts := g.order(xyz, frame, nw, !reuse)
 	g.perm = perm
 	g.index(keys, starts)
 	if reuse {
@@ -89,21 +89,32 @@ func newGrid(xyz []float32, eps float32, r int, nw int, reuse bool) *grid {
 	return g
 }
 
+// cellSize is the side of the grid's cells for ε and r cells per ε over a
+// box of largest side extent: ε/r, a little more (cellSlack), or coarser
+// where the box would need more than maxCells along an axis.
+func cellSize(eps float32, r int, extent float64) float64 {
+	h := max(float64(eps)*(1+cellSlack)/float64(r), extent/(maxCells-1))
+	if h == 0 || math.IsInf(h, 0) {
+		h = 1 // all points coincide, or ε is +Inf: one cell
+	}
+	return h
+}
+
 // order lays out cells of about ε/r (g.eps, g.r) over the bounding box of
-// xyz and sorts the points by cell: spatialOrder's permutation, occupied
-// cell keys and run starts; spare says 4 bytes per point are to spare
-// (not in Build with Reuse), as spatialOrder asks.
-func (g *grid) order(xyz []float32, nw int, spare bool) (perm []int32, keys []uint64, starts []int32) {
-	g.bounds(xyz)
-	extent := 0.0
+// xyz, or over frame when not nil (which holds xyz), and sorts the points
+// by cell: spatialOrder's permutation, occupied cell keys and run starts;
+// spare says 4 bytes per point are to spare (not in Build with Reuse), as
+// spatialOrder asks.
+func (g *grid) order(xyz []float32, frame *Box, nw int, spare bool) (perm []int32, keys []uint64, starts []int32) {
+	if frame != nil {
+		g.lo, g.hi = frame.Min, frame.Max
+	} else {
+		g.bounds(xyz)
+	}
 	for a := range 3 {
 		g.org[a] = float64(g.lo[a])
-		extent = max(extent, float64(g.hi[a])-float64(g.lo[a]))
 	}
-	g.h = max(float64(g.eps)*(1+cellSlack)/float64(g.r), extent/(maxCells-1))
-	if g.h == 0 || math.IsInf(g.h, 0) {
-		g.h = 1 // all points coincide, or ε is +Inf: one cell
-	}
+	g.h = cellSize(g.eps, g.r, Box{g.lo, g.hi}.Extent())
 	for a := range 3 {
 		g.dim[a] = min(maxCells, int64((float64(g.hi[a])-g.org[a])/g.h)+1)
 	}
@@ -121,7 +132,7 @@ func (g *grid) order(xyz []float32, nw int, spare bool) (perm []int32, keys []ui
 // positive and finite.
 func cellOrder(xyz []float32, size float32, nw int) []int32 {
 	g := &grid{eps: size, r: 1}
-	perm, _, _ := g.order(xyz, workers(nw), true)
+	perm, _, _ := g.order(xyz, nil, workers(nw), true)
 	return perm
 }
 

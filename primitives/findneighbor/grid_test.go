@@ -65,7 +65,7 @@ func TestGridMemoryBounded(t *testing.T) {
 	}
 	xyz[0], xyz[1], xyz[2] = -3e7, 3e7, 1e5 // an outlier far away
 	for _, eps := range []float32{1e-6, 0.01, 3, 1e4, 1e9} {
-		g := newGrid(xyz, eps, 1, 2, false)
+		g := newGrid(xyz, nil, eps, 1, 2, false)
 		cells, rows := len(g.cellX), len(g.rowStart)-1
 		if cells > n || rows > cells || len(g.rows.keys) > 4*max(rows, 1) {
 			t.Errorf("ε %g: %d cells, %d rows, %d hash slots for %d points", eps, cells, rows, len(g.rows.keys), n)

@@ -59,12 +59,15 @@ func (p *Points) coords(pts []int32) []float32 {
 // ε = r stores for it: the moments of its k nearest other points within r
 // (k > 0; fewer where it has fewer), or of all its other points within r
 // (k = 0). The neighbour sets are exact when t's halo is at least r (and,
-// for r = +Inf, when the tile holds the whole cloud); the sums follow the
-// backend's order of the tile's points, so they are bit-identical to the
-// whole cloud's where that order does not depend on the other points (the
-// brute backend) and within rounding elsewhere (docs/scale.md). fn is
-// called from several goroutines at once (up to bo.Workers), each call
-// with points of its own.
+// for r = +Inf, when the tile holds the whole cloud). The sums follow the
+// backend's order of the tile's points: for the owned points (pts nil)
+// they are bit-identical to the whole cloud's on the brute backend, which
+// adds in the neighbours' order, and on the cpu backend when bo.Frame is
+// the whole cloud's box and t's halo at least findneighbor.TileHalo(r,
+// ...), so that the tile's grid has the whole cloud's cells, whole, around
+// every owned point (MomentsTiled does both; docs/scale.md). fn is called
+// from several goroutines at once (up to bo.Workers), each call with
+// points of its own.
 func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) error {
 	if pts == nil && !slices.Contains(t.Owned, true) {
 		return nil
@@ -163,7 +166,9 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // MomentsTiled calls fn with the moments of every point of xyz (pts:
 // indices into xyz) computed on tiles of side size, in memory: with r > 0
 // what findneighbor.MomentsFunc gives on an index of radius r (the k
-// nearest within r, or all within r for k = 0), on tiles with a halo of r;
+// nearest within r, or all within r for k = 0), bit for bit, on tiles with
+// the halo findneighbor.TileHalo asks for (about 2r), indexed in the whole
+// cloud's frame (BuildOptions.Frame);
 // with r = 0 what findneighbor.KNearestMomentsFunc gives (the k nearest
 // with no distance limit, k > 0), in rounds: a first halo within which a
 // typical point has about 2k others (from the XY density), then, for the
@@ -199,10 +204,12 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 	}
 	all := func(findneighbor.Moment) bool { return true }
 	if r > 0 {
-		g, err := GridFor(size, r, xyz)
+		frame := findneighbor.BoxOf(xyz)
+		g, err := GridFor(size, findneighbor.TileHalo(float32(r), frame.Extent()), xyz)
 		if err != nil {
 			return err
 		}
+		bo.Frame = &frame
 		tiles := Bin(xyz, g)
 		return Each(Share(b, bo.Workers, len(tiles)), len(tiles), func(w findneighbor.Backend, n int) (struct{}, error) {
 			return struct{}{}, Moments(tiles[n], nil, w, r, k, bo, relay(tiles[n], all, nil, nil))

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // recordSize is the size of one point in a tile file: its global index
@@ -36,6 +38,7 @@ type Store struct {
 	buffered int // bytes in buf
 	owned    map[Key]int64
 	n        int64
+	box      findneighbor.Box // of the points added
 }
 
 // NewStore returns an empty store of the tiles of g, in a new folder under
@@ -55,6 +58,11 @@ func (s *Store) Dir() string { return s.dir }
 // Grid returns the store's tiling.
 func (s *Store) Grid() Grid { return s.g }
 
+// Box returns the bounding box of the points added, as
+// findneighbor.BoxOf gives it for them in memory: the frame of a tiled
+// run's indexes (findneighbor.BuildOptions.Frame).
+func (s *Store) Box() findneighbor.Box { return s.box }
+
 // Len returns the number of points added.
 func (s *Store) Len() int64 { return s.n }
 
@@ -67,6 +75,13 @@ func (s *Store) Add(id int64, x, y, z float32) error {
 	binary.LittleEndian.PutUint32(rec[8:], math.Float32bits(x))
 	binary.LittleEndian.PutUint32(rec[12:], math.Float32bits(y))
 	binary.LittleEndian.PutUint32(rec[16:], math.Float32bits(z))
+	p := [3]float32{x, y, z}
+	for a, v := range p {
+		if s.n == 0 {
+			s.box.Min[a], s.box.Max[a] = v, v
+		}
+		s.box.Min[a], s.box.Max[a] = min(s.box.Min[a], v), max(s.box.Max[a], v)
+	}
 	s.owned[s.g.Owner(x, y)]++
 	s.n++
 	var err error

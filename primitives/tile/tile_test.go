@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // TestBin checks that every point is owned by exactly one tile, the one
@@ -139,6 +141,9 @@ func storeMatchesBin(t *testing.T) {
 	}
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
+	}
+	if got, want := s.Box(), findneighbor.BoxOf(xyz); got != want {
+		t.Fatalf("Box %v, in memory %v", got, want)
 	}
 	want := Bin(xyz, g)
 	keys := s.Keys()

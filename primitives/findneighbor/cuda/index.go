@@ -43,6 +43,10 @@ func (g *gridParams) bytes() []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(g)), unsafe.Sizeof(*g))
 }
 
+// cellsLinked mirrors grid.cu's cellsLinked: cells of ε/2, any two points
+// of which pass the ε test (their diagonal is ε√3/2).
+func (g *gridParams) cellsLinked() bool { return g.Hashed == 0 && g.Reach == 2 }
+
 // keyBits is the number of key bits the radix sort must order.
 func (g *gridParams) keyBits() int { return bits.Len32(g.Buckets - 1) }
 
@@ -51,9 +55,22 @@ func (g *gridParams) keyBits() int { return bits.Len32(g.Buckets - 1) }
 // ε³ scanned instead of 27 ε³, worth the longer loops once cells are full.
 const denseReach2 = 16
 
+// denseCellsPerPoint and maxDenseCells bound a dense grid: at most this
+// many cells a point (and maxDenseCells, 1 GiB of cell starts, in all).
+// A dense grid finds a row of cells as one range of points, where a hashed
+// one looks each cell up and checks each point's cell id: on clustered and
+// airborne clouds, whose bounding boxes are mostly empty, the dense grid
+// with 8-32 cells a point halves the query time (docs/gpu.md); its cost,
+// a scan over the cells at build, is about 1 ns a cell.
+const (
+	denseCellsPerPoint = 32
+	maxDenseCells      = 1 << 28
+)
+
 // newGrid chooses the cells for n points in the box [lo, hi] and radius
-// eps: a dense grid when it has at most max(4n, 65536) cells, else hashed
-// buckets (a power of two, about 2n). Dense grids whose ε-cells would hold
+// eps: a dense grid when it has at most
+// max(min(32n, maxDenseCells), 65536) cells, else hashed buckets (a power
+// of two, about 2n). Dense grids whose ε-cells would hold
 // denseReach2 points or more use cells of ε/2.
 func newGrid(lo, hi [3]float32, eps float32, n int) gridParams {
 	g := gridWithReach(lo, hi, eps, n, 1)
@@ -83,7 +100,7 @@ func gridWithReach(lo, hi [3]float32, eps float32, n int, reach int32) gridParam
 		*nc[a] = int32(c)
 		cells *= c
 	}
-	if cells <= float64(max(4*n, 1<<16)) {
+	if cells <= float64(max(min(denseCellsPerPoint*n, maxDenseCells), 1<<16)) {
 		g.Buckets = uint32(cells)
 		return g
 	}

@@ -58,7 +58,8 @@ type kernels struct {
 	scanReduceU64, scanApplyU64             rt.Function
 	counts, fill, moments                   rt.Function
 	knn16, knn64, knn128                    rt.Function
-	ccInit, ccUnion, ccFlatten, ccLabel     rt.Function
+	ccInit, ccLink, ccUnion, ccFlatten      rt.Function
+	ccLabel                                 rt.Function
 }
 
 // loadKernels loads the module into the thread's context (image: which,
@@ -80,7 +81,7 @@ func loadKernels(t *rt.Thread) (*kernels, string, error) {
 		{&k.scanReduceU64, "scan_reduce_u64"}, {&k.scanApplyU64, "scan_apply_u64"},
 		{&k.counts, "fn_counts"}, {&k.fill, "fn_fill"}, {&k.moments, "fn_moments"},
 		{&k.knn16, "fn_knn16"}, {&k.knn64, "fn_knn64"}, {&k.knn128, "fn_knn128"},
-		{&k.ccInit, "fn_cc_init"}, {&k.ccUnion, "fn_cc_union"}, {&k.ccFlatten, "fn_cc_flatten"}, {&k.ccLabel, "fn_cc_label"},
+		{&k.ccInit, "fn_cc_init"}, {&k.ccLink, "fn_cc_link"}, {&k.ccUnion, "fn_cc_union"}, {&k.ccFlatten, "fn_cc_flatten"}, {&k.ccLabel, "fn_cc_label"},
 	} {
 		if *f.dst, err = t.Function(m, f.name); err != nil {
 			t.UnloadModule(m)

@@ -332,15 +332,15 @@ func (ix *index) ClusterCores(isCore []bool, label []int32) error {
 	return ix.do(func(t *rt.Thread) error {
 		var tmp rt.Allocs
 		defer tmp.Free(t)
-		var bufs [5]rt.DevicePtr
-		for i, size := range []uint64{uint64(n), uint64(n), uint64(4 * n), uint64(4 * n), uint64(4 * n)} {
+		var bufs [6]rt.DevicePtr
+		for i, size := range []uint64{uint64(n), uint64(n), uint64(4 * n), uint64(4 * n), uint64(4 * n), uint64(4 * n)} {
 			p, err := tmp.Alloc(t, size)
 			if err != nil {
 				return err
 			}
 			bufs[i] = p
 		}
-		dIs, core, parent, minIdx, dl := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]
+		dIs, core, parent, root, minIdx, dl := bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], bufs[5]
 		if err := rt.StageUpload(t, ix.st, dIs, isCore, ix.stream); err != nil {
 			return err
 		}
@@ -351,9 +351,13 @@ func (ix *index) ClusterCores(isCore []bool, label []int32) error {
 			p *rt.Params
 		}{
 			{ix.k.ccInit, rt.NewParams().Ptr(ix.pos).I32(n32).Ptr(dIs).Ptr(core).Ptr(parent).Ptr(minIdx)},
+			{ix.k.ccLink, rt.NewParams().Struct(g).Ptr(ix.pos).Ptr(ix.start).I32(n32).Ptr(core).Ptr(parent)},
 			{ix.k.ccUnion, rt.NewParams().Struct(g).Ptr(ix.pos).Ptr(ix.start).Ptr(ix.ids).I32(n32).Ptr(core).Ptr(parent)},
-			{ix.k.ccFlatten, rt.NewParams().Ptr(ix.pos).I32(n32).Ptr(parent).Ptr(minIdx)},
-			{ix.k.ccLabel, rt.NewParams().Struct(g).Ptr(ix.pos).Ptr(ix.start).Ptr(ix.ids).I32(n32).Ptr(core).Ptr(parent).Ptr(minIdx).Ptr(dl)},
+			{ix.k.ccFlatten, rt.NewParams().Ptr(ix.pos).I32(n32).Ptr(parent).Ptr(root).Ptr(minIdx)},
+			{ix.k.ccLabel, rt.NewParams().Struct(g).Ptr(ix.pos).Ptr(ix.start).Ptr(ix.ids).I32(n32).Ptr(core).Ptr(root).Ptr(minIdx).Ptr(dl)},
+		}
+		if !ix.grid.cellsLinked() {
+			steps = slices.Delete(steps, 1, 2)
 		}
 		for _, st := range steps {
 			if err := ix.launch(t, st.f, n, st.p); err != nil {

@@ -61,38 +61,60 @@ __device__ __forceinline__ u32 keyOf(const Grid& g, int x, int y, int z) {
     return (u32)mix(cellId(x, y, z)) & g.mask;
 }
 
+// cellKey is the key of the cell of point p, clamped into the grid.
+__device__ __forceinline__ u32 cellKey(const Grid& g, float4 p) {
+    int x = min(max(cellCoord(p.x, g.minx, g.inv, g.nx), 0), g.nx - 1);
+    int y = min(max(cellCoord(p.y, g.miny, g.inv, g.ny), 0), g.ny - 1);
+    int z = min(max(cellCoord(p.z, g.minz, g.inv, g.nz), 0), g.nz - 1);
+    return keyOf(g, x, y, z);
+}
+
 __device__ __forceinline__ float dist2(float4 p, float qx, float qy, float qz) {
     float dx = __fsub_rn(qx, p.x), dy = __fsub_rn(qy, p.y), dz = __fsub_rn(qz, p.z);
     return __fadd_rn(__fadd_rn(__fmul_rn(dx, dx), __fmul_rn(dy, dy)), __fmul_rn(dz, dz));
 }
 
+// Reach is the part of the grid a query scans: the cells within reach of
+// its cell (clamped to [-2, n + 1]), inside the grid.
+struct Reach {
+    int cx, cy, cz;
+    int x0, x1, y0, y1, z0, z1;
+};
+
+__device__ __forceinline__ Reach reachOf(const Grid& g, float qx, float qy, float qz) {
+    Reach r;
+    r.cx = cellCoord(qx, g.minx, g.inv, g.nx);
+    r.cy = cellCoord(qy, g.miny, g.inv, g.ny);
+    r.cz = cellCoord(qz, g.minz, g.inv, g.nz);
+    r.x0 = max(r.cx - g.reach, 0), r.x1 = min(r.cx + g.reach, g.nx - 1);
+    r.y0 = max(r.cy - g.reach, 0), r.y1 = min(r.cy + g.reach, g.ny - 1);
+    r.z0 = max(r.cz - g.reach, 0), r.z1 = min(r.cz + g.reach, g.nz - 1);
+    return r;
+}
+
 // forNeighbors calls f(j, p, d2) for every sorted point j < limit within
 // eps of q. Sorted positions grow along each row and bucket, so the limit
 // cuts rows short (and skips those that start past it) instead of testing
-// every point.
+// every point. (Cutting each row to the cells the sphere around q spans
+// scans fewer points but, in float32 or float64, took more time than it
+// saved on the H200: docs/gpu.md.)
 template <class F>
 __device__ __forceinline__ void forNeighbors(const Grid& g, const float4* __restrict__ pos,
                                              const u32* __restrict__ start, const u64* __restrict__ ids,
                                              float qx, float qy, float qz, F f, u32 limit = 0xffffffffu) {
-    int cx = cellCoord(qx, g.minx, g.inv, g.nx);
-    int cy = cellCoord(qy, g.miny, g.inv, g.ny);
-    int cz = cellCoord(qz, g.minz, g.inv, g.nz);
-    int r = g.reach;
-    int x0 = max(cx - r, 0), x1 = min(cx + r, g.nx - 1);
-    int y0 = max(cy - r, 0), y1 = min(cy + r, g.ny - 1);
-    int z0 = max(cz - r, 0), z1 = min(cz + r, g.nz - 1);
-    for (int z = z0; z <= z1; z++) {
-        for (int y = y0; y <= y1; y++) {
+    Reach r = reachOf(g, qx, qy, qz);
+    for (int z = r.z0; z <= r.z1; z++) {
+        for (int y = r.y0; y <= r.y1; y++) {
             if (!g.hashed) {
                 u32 row = ((u32)z * (u32)g.ny + (u32)y) * (u32)g.nx;
-                u32 e = min(start[row + x1 + 1], limit);
-                for (u32 j = start[row + x0]; j < e; j++) {
+                u32 e = min(start[row + r.x1 + 1], limit);
+                for (u32 j = start[row + r.x0]; j < e; j++) {
                     float4 p = pos[j];
                     float d2 = dist2(p, qx, qy, qz);
                     if (d2 <= g.eps2) f(j, p, d2);
                 }
             } else {
-                for (int x = x0; x <= x1; x++) {
+                for (int x = r.x0; x <= r.x1; x++) {
                     u64 id = cellId(x, y, z);
                     u32 b = (u32)mix(id) & g.mask;
                     u32 e = min(start[b + 1], limit);
@@ -158,10 +180,7 @@ extern "C" __global__ void fn_keys(const float* __restrict__ xyz, int n, Grid g,
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const float* p = xyz + 3 * (size_t)i;
-    int x = min(max(cellCoord(p[0], g.minx, g.inv, g.nx), 0), g.nx - 1);
-    int y = min(max(cellCoord(p[1], g.miny, g.inv, g.ny), 0), g.ny - 1);
-    int z = min(max(cellCoord(p[2], g.minz, g.inv, g.nz), 0), g.nz - 1);
-    u32 k = keyOf(g, x, y, z);
+    u32 k = cellKey(g, make_float4(p[0], p[1], p[2], 0));
     keys[i] = k;
     vals[i] = (u32)i;
     if (count) atomicAdd(&count[k], 1u);
@@ -481,10 +500,53 @@ __device__ __forceinline__ int findRoot(int* parent, int x) {
     return curr;
 }
 
+// unite hangs the larger of the roots vs and os under the smaller by
+// atomicCAS; a failed CAS continues from the pointer it returns (and
+// updates vs, the caller's own root, when it was the stale one).
+__device__ __forceinline__ void unite(int* parent, int& vs, int os) {
+    while (vs != os) {
+        if (vs < os) {
+            int ret = atomicCAS(&parent[os], os, vs);
+            if (ret == os) break;
+            os = ret;
+        } else {
+            int ret = atomicCAS(&parent[vs], vs, os);
+            if (ret == vs) break;
+            vs = ret;
+        }
+    }
+}
+
+// cellsLinked reports whether the grid's cells are so small that any two
+// points of one cell pass the eps test: cells of eps/2 (reach 2), whose
+// diagonal is eps*sqrt(3)/2 (times 1 + 2^-16), against eps. Then all the
+// core points of a cell are in one cluster, which DBSCAN's union stage
+// uses as DenseBox does (Prokopenko et al., "Fast tree-based algorithms for
+// DBSCAN for low-dimensional data on GPUs", ICPP 2023).
+__device__ __forceinline__ bool cellsLinked(const Grid& g) { return !g.hashed && g.reach == 2; }
+
+// fn_cc_link (grids with cellsLinked only) hangs every core point under
+// the first core point of its cell, a root that fn_cc_init made.
+extern "C" __global__ void fn_cc_link(Grid g, const float4* __restrict__ pos, const u32* __restrict__ start, int n,
+                                      const unsigned char* __restrict__ core, int* parent) {
+    int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= n || !core[s]) return;
+    u32 c = cellKey(g, pos[s]);
+    for (u32 j = start[c]; j < (u32)s; j++) {
+        if (core[j]) {
+            parent[s] = (int)j;
+            return;
+        }
+    }
+}
+
 // fn_cc_union: every core point unites with its core neighbours at smaller
-// sorted positions (each edge once): the larger of the two roots is hung
-// under the smaller by atomicCAS; a failed CAS continues from the pointer it
-// returns. The thread's own root is found once and kept, even when stale.
+// sorted positions (each edge once). The thread's own root is found once
+// and kept, even when stale. On grids with cellsLinked, where fn_cc_link
+// has joined each cell's cores, it skips its own cell and, in each other
+// cell, unites with the first core within eps, or skips the cell as soon
+// as its first core turns out to share the thread's root: one root lookup
+// a cell instead of one a neighbour.
 extern "C" __global__ void fn_cc_union(Grid g, const float4* __restrict__ pos, const u32* __restrict__ start,
                                        const u64* __restrict__ ids, int n, const unsigned char* __restrict__ core,
                                        int* parent) {
@@ -492,47 +554,60 @@ extern "C" __global__ void fn_cc_union(Grid g, const float4* __restrict__ pos, c
     if (s >= n || !core[s]) return;
     float4 q = pos[s];
     int vs = findRoot(parent, s);
-    forNeighbors(g, pos, start, ids, q.x, q.y, q.z, [&](u32 j, float4, float) {
-        if (!core[j]) return;
-        int os = findRoot(parent, (int)j);
-        while (vs != os) {
-            if (vs < os) {
-                int ret = atomicCAS(&parent[os], os, vs);
-                if (ret == os) break;
-                os = ret;
-            } else {
-                int ret = atomicCAS(&parent[vs], vs, os);
-                if (ret == vs) break;
-                vs = ret;
+    if (!cellsLinked(g)) {
+        forNeighbors(g, pos, start, ids, q.x, q.y, q.z, [&](u32 j, float4, float) {
+            if (core[j]) unite(parent, vs, findRoot(parent, (int)j));
+        }, (u32)s);
+        return;
+    }
+    Reach r = reachOf(g, q.x, q.y, q.z);
+    for (int z = r.z0; z <= r.z1; z++) {
+        for (int y = r.y0; y <= r.y1; y++) {
+            u32 row = ((u32)z * (u32)g.ny + (u32)y) * (u32)g.nx;
+            for (int x = r.x0; x <= r.x1; x++) {
+                if (x == r.cx && y == r.cy && z == r.cz) continue;
+                u32 e = min(start[row + x + 1], (u32)s);
+                int os = -1;
+                for (u32 j = start[row + x]; j < e; j++) {
+                    if (!core[j]) continue;
+                    if (os < 0 && (os = findRoot(parent, (int)j)) == vs) break;
+                    if (dist2(pos[j], q.x, q.y, q.z) <= g.eps2) {
+                        unite(parent, vs, os);
+                        break;
+                    }
+                }
             }
         }
-    }, (u32)s);
+    }
 }
 
-// fn_cc_flatten points every core at its root and records the root's
-// smallest original index. Roots are final here and each thread writes only
-// its own entry (no path compression: a compression of another entry could
-// land after that entry's own final write and leave it on a non-root).
-extern "C" __global__ void fn_cc_flatten(const float4* __restrict__ pos, int n, int* parent, int* minIdx) {
+// fn_cc_flatten records every core's root in root and the root's smallest
+// original index in minIdx. Roots are final here, so the path compression
+// of findRoot, whose writes are always ancestors, cannot mislead another
+// thread; root is written only by each point's own thread. A plain read
+// skips the atomicMin when it cannot lower minIdx: in one large cluster
+// every thread would otherwise queue on the same address (on the H200 that
+// made this kernel as slow as the union, 2.9 ms on 4M uniform points).
+extern "C" __global__ void fn_cc_flatten(const float4* __restrict__ pos, int n, int* parent, int* root, int* minIdx) {
     int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= n || parent[s] < 0) return;
-    int r = s, p;
-    while ((p = parent[r]) != r) r = p;
-    parent[s] = r;
-    atomicMin(&minIdx[r], origOf(pos[s]));
+    int r = findRoot(parent, s);
+    root[s] = r;
+    int o = origOf(pos[s]);
+    if (o < *(volatile int*)&minIdx[r]) atomicMin(&minIdx[r], o);
 }
 
 // fn_cc_label: cores take their component's label; other points the label
 // of their nearest core neighbour (ties: smaller index), or -1.
 extern "C" __global__ void fn_cc_label(Grid g, const float4* __restrict__ pos, const u32* __restrict__ start,
                                        const u64* __restrict__ ids, int n, const unsigned char* __restrict__ core,
-                                       const int* __restrict__ parent, const int* __restrict__ minIdx, int* label) {
+                                       const int* __restrict__ root, const int* __restrict__ minIdx, int* label) {
     int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= n) return;
     float4 q = pos[s];
     int oi = origOf(q);
     if (core[s]) {
-        label[oi] = minIdx[parent[s]];
+        label[oi] = minIdx[root[s]];
         return;
     }
     float best = __int_as_float(0x7f800000);
@@ -546,5 +621,5 @@ extern "C" __global__ void fn_cc_label(Grid g, const float4* __restrict__ pos, c
             bestPos = (int)j;
         }
     });
-    label[oi] = bestPos < 0 ? -1 : minIdx[parent[bestPos]];
+    label[oi] = bestPos < 0 ? -1 : minIdx[root[bestPos]];
 }
