@@ -240,4 +240,3 @@ func (r *bitReader) next() (bool, error) {
 	}
 	return k, nil
 }
-
