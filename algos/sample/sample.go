@@ -10,13 +10,11 @@ import (
 // cellSlack widens the grid's cells over Radius so that two points closer
 // than Radius are never two cells apart along an axis, whatever the
 // rounding of the cell coordinates: a float64 product of 2.2e-16
-// relative, at most 2.4e-7 cells for the 2³⁰ cells either side of the
-// origin an axis may have.
+// relative, at most 5e-7 cells for the 2³¹ cells an axis may have.
 const cellSlack = 1e-5
 
-// maxCell bounds the cell coordinates along an axis, either side of the
-// origin: far inside int32, so that a cell's neighbours never overflow.
-const maxCell = 1 << 30
+// maxAxisCells bounds the cells along an axis.
+const maxAxisCells = 1 << 31
 
 // Options configure Poisson and NewSampler.
 type Options struct {
@@ -62,271 +60,180 @@ type Result struct {
 // closer than Radius to a kept one, and the result depends only on the
 // points and their order.
 //
-// It is a Sampler given all the points: one pass in order over a grid of
-// cells at least Radius wide that holds the kept points, so each point is
-// tested against the kept points of its cell and the 26 around it only;
-// the test is exact, dx²+dy²+dz² < Radius² in float64 from the float32
+// Like PDAL it walks the points once, in order, over a grid of cells at
+// least Radius wide that holds the kept points, so each point is tested
+// against the kept points of its cell and the 26 around it only; the test
+// is exact, dx²+dy²+dz² < Radius² in float64 from the float32
 // coordinates. It needs no neighbour index: docs/sample.md has the
 // measurements that chose this over neighbour lists from a backend. The
-// cost is O(N), whatever the density.
+// cost is O(N), whatever the density. A Sampler draws the same sample from
+// points given a chunk at a time, holding the kept points alone; Poisson,
+// which numbers every point's cell first, is faster on a whole cloud
+// (docs/sample.md).
 func Poisson(xyz []float32, opts Options) (*Result, error) {
-	s, err := NewSampler(opts)
-	if err != nil {
+	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
 	n, err := findneighbor.CheckPoints("sample", xyz)
 	if err != nil {
 		return nil, err
 	}
-	keep := make([]bool, 0, n)
-	for i := 0; i < n; i += progressEvery {
-		if opts.Progress != nil {
+	res := &Result{Keep: make([]bool, n)}
+	if n == 0 {
+		return res, nil
+	}
+	g, err := newGrid(xyz, opts.Radius*(1+cellSlack))
+	if err != nil {
+		return nil, err
+	}
+	r2 := opts.Radius * opts.Radius
+	// next links the kept points of a cell, newest first; -1 ends a list.
+	next := make([]int32, n)
+	for i := range n {
+		if opts.Progress != nil && i%progressEvery == 0 {
 			opts.Progress(float64(i) / float64(n))
 		}
-		if keep, err = s.Add(xyz[3*i:3*min(n, i+progressEvery)], keep); err != nil {
-			return nil, err
+		c := g.cell[i]
+		if !covered(xyz[3*i:3*i+3:3*i+3], g.around(c), g.head, next, xyz, r2) {
+			next[i], g.head[c] = g.head[c], int32(i)
+			res.Keep[i] = true
+			res.Kept++
 		}
 	}
-	return &Result{Keep: keep, Kept: s.Kept()}, nil
+	return res, nil
 }
 
-// Sampler draws Poisson's sample from points given a chunk at a time, in
-// input order, so that a cloud need never be held whole (pctk sample
-// --max-memory): it holds the kept points alone, with the grid of the
-// cells their neighbours fall in, and the chunks of a cloud give the
-// flags Poisson gives the whole of it.
-//
-// The grid numbers the occupied cells as points reach them (integer
-// coordinates from the origin, cells Radius·(1+1e-5) wide) in an
-// open-addressing table (linear probing, grown at a load of 1/2), and
-// keeps each cell's 27 neighbours (itself included; 108 bytes a cell),
-// looked up when a point of it first needs them: one lookup per point
-// (none while points stay in one cell, as scans do) and 27 per occupied
-// cell. A neighbour that appears later is added to the lists made before
-// it when it gets its first kept point, from its own list, with no lookup.
+// grid numbers the occupied cells of a cloud (integer coordinates from
+// its lower corner, cells of a given side) and holds the newest kept
+// point of each. A cell's 27 neighbours (itself included) are looked up
+// in a table of the occupied cells; where cells hold two points or more
+// on average, once per cell, when a point in it first needs them, and
+// kept (108 bytes a cell): one lookup per point and 27 per occupied cell.
 // (Go's map for the table, or a lookup per neighbour and point, measured
-// slower than PDAL's own pass written in Go: docs/sample.md.) Every
-// occupied cell lies next to a cell with a kept point, so the cells are
-// at most 27 per kept point, about one on a surface.
-//
-// A Sampler is not safe for concurrent use; after an error it is spent.
-type Sampler struct {
-	r2, inv float64
-	max     int64 // Options.MaxBytes
-	bytes   int64 // held by the slices below
-	points  int64 // decided so far
-
-	table []slot      // the occupied cells, by hash; len a power of 2
-	key   [][3]int32  // key[c]: cell c's coordinates
-	head  []int32     // head[c]: the newest kept point in cell c, or -1
-	nbr   [][27]int32 // nbr[c]: cell c's neighbours, -1 for none; nbr[c][13] = c once made, -1 before
-	last  slot        // the previous point's cell: scans run cell after cell
-
-	xyz  []float32 // the kept points
-	next []int32   // next[j]: the kept point before j in its cell, or -1
+// slower than PDAL's own pass written in Go: docs/sample.md.) Sparser
+// cells are looked up for each point instead.
+type grid struct {
+	table
+	cell []int32 // cell[i]: the number of point i's cell
+	key  [][3]int32
+	nbr  [][27]int32 // nbr[c]: cell c's neighbours once done[c]; nil when not kept
+	done []bool
+	head []int32 // head[c]: the newest kept point in cell c, or -1
+	buf  [27]int32
 }
 
-// slot is an entry of Sampler.table: cell id+1 (0: empty) at coordinates k.
+// newGrid numbers the occupied cells of the given side over xyz.
+func newGrid(xyz []float32, side float64) (*grid, error) {
+	n := len(xyz) / 3
+	var lo, hi [3]float64
+	for a := range 3 {
+		lo[a], hi[a] = math.Inf(1), math.Inf(-1)
+	}
+	for i, v := range xyz {
+		a := i % 3
+		lo[a], hi[a] = min(lo[a], float64(v)), max(hi[a], float64(v))
+	}
+	inv := 1 / side
+	for a := range 3 {
+		if math.IsNaN(lo[a]) || math.IsInf(lo[a], 0) || math.IsInf(hi[a], 0) {
+			return nil, fmt.Errorf("sample: the points' coordinates are not all finite")
+		}
+		if (hi[a]-lo[a])*inv >= maxAxisCells-1 {
+			return nil, fmt.Errorf("sample: radius %g is too small for a cloud %g across (more than 2³¹ cells)", side, hi[a]-lo[a])
+		}
+	}
+	g := &grid{table: newTable(), cell: make([]int32, n)}
+	var last slot // the previous point's cell: scans run cell after cell
+	for i := range n {
+		var k [3]int32
+		for a := range 3 {
+			k[a] = int32((float64(xyz[3*i+a]) - lo[a]) * inv)
+		}
+		if last.id == 0 || k != last.k {
+			s := g.find(k)
+			if s.id == 0 {
+				s.k, s.id = k, int32(len(g.key))+1
+				g.key = append(g.key, k)
+				if 2*len(g.key) > len(g.slots) {
+					g.grow()
+				}
+			}
+			last = *s
+		}
+		g.cell[i] = last.id - 1
+	}
+	m := len(g.key)
+	if 2*m <= n {
+		g.nbr, g.done = make([][27]int32, m), make([]bool, m)
+	}
+	g.head = make([]int32, m)
+	for c := range g.head {
+		g.head[c] = -1
+	}
+	return g, nil
+}
+
+// around returns the numbers of the 27 cells around cell c, itself
+// included, -1 for empty ones, valid until the next call.
+func (g *grid) around(c int32) *[27]int32 {
+	nb := &g.buf
+	if g.nbr != nil {
+		if nb = &g.nbr[c]; g.done[c] {
+			return nb
+		}
+		g.done[c] = true
+	}
+	return g.lookup(g.key[c], nb)
+}
+
+// table numbers occupied cells by their integer coordinates: an
+// open-addressing hash table (linear probing) that its owner doubles
+// (grow) past a load of 1/2, so that it stays as small as the cells allow
+// (fewer cache misses).
+type table struct {
+	slots []slot // len a power of 2
+}
+
+// slot is an entry of a table: cell id+1 (0: empty) at coordinates k.
 type slot struct {
 	k  [3]int32
 	id int32
 }
 
-// Bytes each slice of a Sampler holds per element.
-const (
-	slotBytes = 16
-	cellBytes = 12 + 4 + 27*4 // key, head, nbr
-	keptBytes = 12 + 4        // xyz, next
-)
-
-// MemoryError reports that a Sampler would need more memory than
-// Options.MaxBytes to go on.
-type MemoryError struct {
-	Max    int64 // Options.MaxBytes
-	Need   int64 // what the Sampler would hold
-	Kept   int   // points kept so far
-	Points int64 // points decided so far
-}
-
-func (e *MemoryError) Error() string {
-	return fmt.Sprintf("sample: the %d points kept of the first %d and their grid need %d bytes, over the limit of %d", e.Kept, e.Points, e.Need, e.Max)
-}
-
-// NewSampler returns a Sampler with no points yet.
-func NewSampler(opts Options) (*Sampler, error) {
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
-	s := &Sampler{r2: opts.Radius * opts.Radius, inv: 1 / (opts.Radius * (1 + cellSlack)), max: opts.MaxBytes}
-	if err := s.reserve(1024 * slotBytes); err != nil {
-		return nil, err
-	}
-	s.table = make([]slot, 1024)
-	return s, nil
-}
-
-// Kept returns the number of points kept so far.
-func (s *Sampler) Kept() int { return len(s.next) }
-
-// Bytes returns the memory the Sampler holds: its kept points and grid.
-func (s *Sampler) Bytes() int64 { return s.bytes }
-
-// Add decides the points xyz (interleaved x, y, z, float32 relative to
-// the local origin of all of them), which follow those of the earlier
-// calls in input order, and appends one flag per point to keep, true for
-// a kept point. On an error (a coordinate not finite, or too far from the
-// origin for the radius, a *MemoryError) keep holds the flags of the
-// points before the one that failed.
-func (s *Sampler) Add(xyz []float32, keep []bool) ([]bool, error) {
-	n, err := findneighbor.CheckPoints("sample", xyz)
-	if err != nil {
-		return keep, err
-	}
-	for i := range n {
-		p := xyz[3*i : 3*i+3 : 3*i+3]
-		var k [3]int32
-		for a, v := range p {
-			f := math.Floor(float64(v) * s.inv)
-			if !(math.Abs(f) < maxCell) {
-				return keep, s.coordError(p)
-			}
-			k[a] = int32(f)
-		}
-		if s.last.id == 0 || k != s.last.k {
-			if s.last, err = s.cell(k); err != nil {
-				return keep, err
-			}
-		}
-		c := s.last.id - 1
-		nb := s.around(c)
-		kept := true
-	search:
-		for _, nc := range nb {
-			if nc < 0 {
-				continue
-			}
-			for j := s.head[nc]; j >= 0; j = s.next[j] {
-				if closer(p, s.xyz[3*j:3*j+3:3*j+3], s.r2) {
-					kept = false
-					break search
-				}
-			}
-		}
-		if kept {
-			if err := s.keep(c, p, nb); err != nil {
-				return keep, err
-			}
-		}
-		keep = append(keep, kept)
-		s.points++
-	}
-	return keep, nil
-}
-
-// coordError is the error of a point p Add cannot place in the grid.
-func (s *Sampler) coordError(p []float32) error {
-	for _, v := range p {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("sample: point %d has a coordinate that is not finite (%g, %g, %g)", s.points, p[0], p[1], p[2])
-		}
-	}
-	return fmt.Errorf("sample: radius %g is too small for point %d at (%g, %g, %g) from the origin (more than 2³⁰ cells)", math.Sqrt(s.r2), s.points, p[0], p[1], p[2])
-}
-
-// reserve accounts for b more bytes, or fails with a *MemoryError past
-// the limit.
-func (s *Sampler) reserve(b int64) error {
-	if s.max > 0 && s.bytes+b > s.max {
-		return &MemoryError{Max: s.max, Need: s.bytes + b, Kept: s.Kept(), Points: s.points}
-	}
-	s.bytes += b
-	return nil
-}
-
-// room returns v with room for m more elements of size bytes, growing
-// its capacity by half (at least 64) and accounting for it when full.
-func room[T any](s *Sampler, v []T, m int, size int64) ([]T, error) {
-	if len(v)+m <= cap(v) {
-		return v, nil
-	}
-	c := max(cap(v)+cap(v)/2, len(v)+m, 64)
-	if err := s.reserve(int64(c-cap(v)) * size); err != nil {
-		return nil, err
-	}
-	w := make([]T, len(v), c)
-	copy(w, v)
-	return w, nil
-}
-
-// cell returns the slot of cell k, which it numbers when it is new.
-func (s *Sampler) cell(k [3]int32) (slot, error) {
-	if sl := s.find(k); sl.id != 0 {
-		return *sl, nil
-	}
-	if 2*(len(s.key)+1) > len(s.table) {
-		if err := s.grow(); err != nil {
-			return slot{}, err
-		}
-	}
-	var err error
-	if s.key, err = room(s, s.key, 1, 12); err != nil {
-		return slot{}, err
-	}
-	if s.head, err = room(s, s.head, 1, 4); err != nil {
-		return slot{}, err
-	}
-	if s.nbr, err = room(s, s.nbr, 1, 27*4); err != nil {
-		return slot{}, err
-	}
-	sl := s.find(k)
-	sl.k, sl.id = k, int32(len(s.key))+1
-	s.key, s.head = append(s.key, k), append(s.head, -1)
-	var nb [27]int32
-	nb[13] = -1
-	s.nbr = append(s.nbr, nb)
-	return *sl, nil
-}
+// newTable returns an empty table of 1024 slots.
+func newTable() table { return table{slots: make([]slot, 1024)} }
 
 // grow doubles the table.
-func (s *Sampler) grow() error {
-	if err := s.reserve(int64(len(s.table)) * slotBytes); err != nil {
-		return err
-	}
-	old := s.table
-	s.table = make([]slot, 2*len(old))
-	for _, sl := range old {
-		if sl.id != 0 {
-			*s.find(sl.k) = sl
+func (t *table) grow() {
+	old := t.slots
+	t.slots = make([]slot, 2*len(old))
+	for _, s := range old {
+		if s.id != 0 {
+			*t.find(s.k) = s
 		}
 	}
-	return nil
 }
 
 // find returns the slot of cell k: its own, or the empty one where it
 // belongs (linear probing).
-func (s *Sampler) find(k [3]int32) *slot {
-	mask := uint64(len(s.table) - 1)
+func (t *table) find(k [3]int32) *slot {
+	mask := uint64(len(t.slots) - 1)
 	h := (uint64(uint32(k[0]))*0x9E3779B97F4A7C15 ^ uint64(uint32(k[1]))*0xC2B2AE3D27D4EB4F ^ uint64(uint32(k[2]))*0x165667B19E3779F9) >> 20
 	for j := h & mask; ; j = (j + 1) & mask {
-		if sl := &s.table[j]; sl.id == 0 || sl.k == k {
-			return sl
+		if s := &t.slots[j]; s.id == 0 || s.k == k {
+			return s
 		}
 	}
 }
 
-// around returns the numbers of the 27 cells around cell c, itself
-// included (index 13), -1 for cells no point has reached, made at the
-// first call for c.
-func (s *Sampler) around(c int32) *[27]int32 {
-	nb := &s.nbr[c]
-	if nb[13] == c {
-		return nb
-	}
-	k, j := s.key[c], 0
+// lookup sets nb to the numbers of the 27 cells around cell k, itself
+// included (index 13), -1 for cells not in the table, and returns it.
+func (t *table) lookup(k [3]int32, nb *[27]int32) *[27]int32 {
+	j := 0
 	for dz := int32(-1); dz <= 1; dz++ {
 		for dy := int32(-1); dy <= 1; dy++ {
 			for dx := int32(-1); dx <= 1; dx++ {
-				nb[j] = s.find([3]int32{k[0] + dx, k[1] + dy, k[2] + dz}).id - 1
+				nb[j] = t.find([3]int32{k[0] + dx, k[1] + dy, k[2] + dz}).id - 1
 				j++
 			}
 		}
@@ -334,29 +241,21 @@ func (s *Sampler) around(c int32) *[27]int32 {
 	return nb
 }
 
-// keep keeps point p of cell c, whose neighbours are nb. At the first
-// point c keeps, the neighbours whose lists were made before c existed
-// learn of it; those made since already hold it, and nb holds every
-// neighbour made before c (made at c's first point, when c appeared).
-func (s *Sampler) keep(c int32, p []float32, nb *[27]int32) error {
-	var err error
-	if s.xyz, err = room(s, s.xyz, 3, 4); err != nil {
-		return err
-	}
-	if s.next, err = room(s, s.next, 1, 4); err != nil {
-		return err
-	}
-	if s.head[c] < 0 {
-		for m, o := range nb {
-			if o >= 0 && s.nbr[o][13] == o {
-				s.nbr[o][26-m] = c
+// covered reports whether a kept point lies closer than √r2 to p: the
+// kept points of the cells nb (-1: none) are listed from head[cell]
+// through next, newest first, -1 ending a list, and lie at xyz[3j:].
+func covered(p []float32, nb *[27]int32, head, next []int32, xyz []float32, r2 float64) bool {
+	for _, c := range nb {
+		if c < 0 {
+			continue
+		}
+		for j := head[c]; j >= 0; j = next[j] {
+			if closer(p, xyz[3*j:3*j+3:3*j+3], r2) {
+				return true
 			}
 		}
 	}
-	s.xyz = append(s.xyz, p...)
-	s.next = append(s.next, s.head[c])
-	s.head[c] = int32(len(s.next) - 1)
-	return nil
+	return false
 }
 
 // closer reports whether points p and q are closer than √r2, in float64

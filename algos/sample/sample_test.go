@@ -323,7 +323,7 @@ func TestSamplerMaxBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, limit := range []int64{16 << 10, 100 << 10, 1 << 20} {
+	for _, limit := range []int64{32 << 10, 100 << 10, 1 << 20} {
 		s, err := NewSampler(Options{Radius: 1, MaxBytes: limit})
 		if err != nil {
 			t.Fatal(err)
@@ -331,7 +331,7 @@ func TestSamplerMaxBytes(t *testing.T) {
 		got, err := s.Add(xyz, nil)
 		var me *MemoryError
 		if !errors.As(err, &me) || me.Max != limit || me.Need <= limit || me.Kept != s.Kept() || me.Points != int64(len(got)) {
-			t.Fatalf("MaxBytes %d: %v (%+v), want a MemoryError after %d points", limit, err, me, len(got))
+			t.Fatalf("MaxBytes %d: %v (%+v, kept %d), want a MemoryError after %d points", limit, err, *me, s.Kept(), len(got))
 		}
 		if s.Bytes() > limit || !slices.Equal(got, want.Keep[:len(got)]) {
 			t.Errorf("MaxBytes %d: Bytes %d, or the flags of the first %d points differ from Poisson's", limit, s.Bytes(), len(got))
@@ -349,5 +349,31 @@ func TestSamplerMaxBytes(t *testing.T) {
 	}
 	if _, err := NewSampler(Options{Radius: 1, MaxBytes: -1}); err == nil {
 		t.Error("MaxBytes -1: no error")
+	}
+}
+
+// TestSamplerErrors: a coordinate that is not finite, or too far from the
+// origin for the radius, is an error naming the point.
+func TestSamplerErrors(t *testing.T) {
+	for _, tc := range []struct {
+		xyz  []float32
+		r    float64
+		want string
+	}{
+		{[]float32{0, 0, 0, 1e30, 0, 0}, 1e-10, "point 1 at"},
+		{[]float32{0, 0, 0, 1, 1, float32(math.NaN())}, 1, "point 1 has a coordinate that is not finite"},
+		{[]float32{0, 0}, 1, "sample"},
+	} {
+		s, err := NewSampler(Options{Radius: tc.r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep, err := s.Add(tc.xyz, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v r %g: %v, want an error with %q", tc.xyz, tc.r, err, tc.want)
+		}
+		if len(tc.xyz) == 6 && (len(keep) != 1 || !keep[0]) {
+			t.Errorf("%v: flags %v before the error, want [true]", tc.xyz, keep)
+		}
 	}
 }
