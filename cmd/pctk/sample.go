@@ -119,6 +119,7 @@ func streamSample(s *StreamRun, opts poisson.Options, flag string) (*StreamResul
 	if err != nil {
 		return nil, err
 	}
+	debugf("sample: %d of %d points kept, held in %d bytes (budget %d)", sm.Kept(), done, sm.Bytes(), s.Budget)
 	if err := w.flush(); err != nil {
 		return nil, err
 	}
