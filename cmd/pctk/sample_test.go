@@ -145,39 +145,24 @@ func TestSampleOutOfCoreBudget(t *testing.T) {
 }
 
 // TestSampleCollection cuts haystack_rock into three files by X (so that
-// the order of the points changes), samples the collection (a glob, OUT a
+// the order of the points changes: cutCollection), samples the collection (a glob, OUT a
 // folder) and holds each output file to its part of the in-memory run on
 // the files' concatenation, in the order given: the order that decides
 // which points are kept.
 func TestSampleCollection(t *testing.T) {
-	whole := readTestCloud(t, sample)
 	dir := t.TempDir()
-	tiles := filepath.Join(dir, "tiles")
-	if err := os.Mkdir(tiles, 0o755); err != nil {
-		t.Fatal(err)
+	tiles, concat, sizes := cutCollection(t, dir)
+	n := 0
+	for _, m := range sizes {
+		n += m
 	}
-	b, _ := whole.Bounds()
-	lo, hi := b.Min[0], b.Max[0]
-	var order, sizes []int
-	for k := range 3 {
-		var idx []int
-		for i, x := range whole.X {
-			if min(2, int(3*(x-lo)/(hi-lo))) == k {
-				idx = append(idx, i)
-			}
-		}
-		writeTestCloud(t, filepath.Join(tiles, fmt.Sprintf("t%d.las", k)), whole.Select(idx))
-		order, sizes = append(order, idx...), append(sizes, len(idx))
-	}
-	concat := filepath.Join(dir, "concat.las")
-	writeTestCloud(t, concat, whole.Select(order))
 	for _, flags := range [][]string{{"--radius", "1.5"}, {"--radius", "3", "--dimension", "Sampled"}} {
 		out, mem := filepath.Join(dir, "out"), filepath.Join(dir, "mem.las")
 		pctkRun(t, 0, slices.Concat([]string{"sample", filepath.Join(tiles, "*.las"), out}, flags)...)
 		pctkRun(t, 0, slices.Concat([]string{"sample", concat, mem}, flags)...)
 		want, kept := readTestCloud(t, mem), 0
-		if len(flags) == 2 && want.Len() == whole.Len() || want.Len() == 0 {
-			t.Fatalf("%q: %d of %d points kept: nothing to compare", flags, want.Len(), whole.Len())
+		if len(flags) == 2 && want.Len() == n || want.Len() == 0 {
+			t.Fatalf("%q: %d of %d points kept: nothing to compare", flags, want.Len(), n)
 		}
 		for k := range sizes {
 			got := readTestCloud(t, filepath.Join(out, fmt.Sprintf("t%d.las", k)))
