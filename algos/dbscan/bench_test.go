@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -271,19 +272,46 @@ func BenchmarkCluster(b *testing.B) {
 	}
 }
 
-// BenchmarkClusterTiled times Cluster in memory and on tiles (Options.TileSize,
-// 10 m: about 70 tiles of 32ε; 25 m: about 12) on the 1M-point scene, one
-// after the other in one run, on $PCTK_BACKEND (default cpu): the cost of
-// tiling is the ratio of the tiled times to the in-memory one.
+// BenchmarkClusterTiled times Cluster in memory and on tiles of 10 m
+// (Options.TileSize; 10 by 10 tiles on the 1M-point scene, 84 m across)
+// and 25 m (4 by 4), at several ε, on $PCTK_BACKEND (default cpu). Each
+// iteration runs the three side by side, in a rotating order, so that the
+// load of a shared machine falls on all alike; the benchmark reports the
+// median wall time of each (mem-s, tile10-s, tile25-s), the ratios of the
+// tiled medians to the in-memory one (tile10/mem, tile25/mem: the cost of
+// tiling), and the same ratios of CPU time (all threads; tile10/mem-cpu,
+// tile25/mem-cpu), which other processes on shared cores distort less.
+//
+//	go test -run - -bench ClusterTiled -benchtime 7x ./algos/dbscan
 func BenchmarkClusterTiled(b *testing.B) {
 	be := benchBackend(b)
 	xyz := scene(1, 1_000_000)
-	for _, size := range []float64{0, 10, 25} {
-		b.Run(fmt.Sprintf("1000k/%s/tile%g", be.Name(), size), func(b *testing.B) {
-			for range b.N {
-				if _, err := dbscan.Cluster(xyz, be, dbscan.Options{Eps: benchEps, MinPts: []int{benchMinPts}, TileSize: size}); err != nil {
-					b.Fatal(err)
+	sizes := []float64{0, 10, 25}
+	for _, eps := range []float64{benchEps, 0.5, 1} {
+		b.Run(fmt.Sprintf("1000k/%s/eps%g", be.Name(), eps), func(b *testing.B) {
+			wall := make([][]float64, len(sizes))
+			cpu := make([][]float64, len(sizes))
+			for it := range b.N {
+				for j := range sizes {
+					k := (it + j) % len(sizes)
+					runtime.GC()
+					start, cpu0 := time.Now(), cpuSeconds()
+					if _, err := dbscan.Cluster(xyz, be, dbscan.Options{Eps: eps, MinPts: []int{benchMinPts}, TileSize: sizes[k]}); err != nil {
+						b.Fatal(err)
+					}
+					wall[k] = append(wall[k], time.Since(start).Seconds())
+					cpu[k] = append(cpu[k], cpuSeconds()-cpu0)
 				}
+			}
+			median := func(s []float64) float64 {
+				slices.Sort(s)
+				return s[len(s)/2]
+			}
+			b.ReportMetric(median(wall[0]), "mem-s")
+			for k, size := range sizes[1:] {
+				b.ReportMetric(median(wall[k+1]), fmt.Sprintf("tile%g-s", size))
+				b.ReportMetric(median(wall[k+1])/median(wall[0]), fmt.Sprintf("tile%g/mem", size))
+				b.ReportMetric(median(cpu[k+1])/median(cpu[0]), fmt.Sprintf("tile%g/mem-cpu", size))
 			}
 		})
 	}

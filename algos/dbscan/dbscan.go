@@ -35,9 +35,9 @@ type Options struct {
 	// Workers bounds CPU parallelism of the backend; 0 means GOMAXPROCS.
 	Workers int
 	// TileSize, when > 0, runs the tiled DBSCAN (tiled.go, docs/scale.md)
-	// on square tiles of this side in XY with a halo of Eps, one tile at a
-	// time: the same Run as without it (Build stays 0: every tile builds
-	// its own indexes, counted in Stage1 and Stage2).
+	// on square tiles of this side in XY with a halo of Eps, several tiles
+	// at a time on the Workers: the same Run as without it (Build stays 0:
+	// every tile builds its own indexes, counted in Stage1 and Stage2).
 	TileSize float64
 	// Progress, when not nil, is called now and then from any goroutine
 	// with the current stage (StageBuild, StageCount, StageCluster) and the

@@ -15,8 +15,8 @@ import (
 // holds the points of its box plus a halo of width ε (tile.Grid with halo
 // Eps), in the run's one float32 frame and in increasing global index
 // order. The kernels are pure functions of one tile, so any scheduler can
-// run them (this package's ClusterTiled in memory, an out-of-core driver,
-// an Apache Beam DoFn):
+// run them (Cluster with Options.TileSize in memory, an out-of-core
+// driver, an Apache Beam DoFn):
 //
 //  1. CountTile: the neighbour counts of the tile's owned points (the halo
 //     holds all their neighbours). A point's core flag follows from its
@@ -58,22 +58,29 @@ type Links struct {
 // given core[i], the core flag of every point of t (owned and halo), it
 // returns the tile's links (see Links).
 func ClusterTile(t *tile.Points, core []bool, b findneighbor.Backend, eps float64, bo findneighbor.BuildOptions) (*Links, error) {
-	n := t.Len()
-	if len(core) != n {
-		return nil, fmt.Errorf("dbscan: tile %v: %d core flags for %d points", t.Key, len(core), n)
+	if len(core) != t.Len() {
+		return nil, fmt.Errorf("dbscan: tile %v: %d core flags for %d points", t.Key, len(core), t.Len())
 	}
-	l := &Links{}
 	if !slices.Contains(core, true) {
-		return l, nil
+		return &Links{}, nil
 	}
 	idx, err := b.Build(t.XYZ, float32(eps), bo)
 	if err != nil {
 		return nil, fmt.Errorf("dbscan: tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
 	}
 	defer idx.Close()
+	return clusterTileIndex(t, core, idx, b.Name())
+}
+
+// clusterTileIndex is ClusterTile on idx, an index of t's points with
+// radius eps, and len(core) = t.Len(): several core flags (one a minPts
+// value) share one index.
+func clusterTileIndex(t *tile.Points, core []bool, idx findneighbor.Index, backend string) (*Links, error) {
+	n := t.Len()
+	l := &Links{}
 	label := make([]int32, n)
 	if err := idx.ClusterCores(core, label); err != nil {
-		return nil, fmt.Errorf("dbscan: tile %v: %s backend: cluster core points: %w", t.Key, b.Name(), err)
+		return nil, fmt.Errorf("dbscan: tile %v: %s backend: cluster core points: %w", t.Key, backend, err)
 	}
 	for i, lb := range label {
 		switch {
@@ -176,8 +183,11 @@ func (m *Merge) Result(minPts, minClusterSize int) (Result, error) {
 }
 
 // clusterTiled is Cluster with Options.TileSize > 0: the kernels above run
-// over the tiles tile.Bin cuts in memory, one after another, or at once on
-// the backends of a tile.Spread (tile.Each), merged in tile order.
+// over the tiles tile.Bin cuts in memory with tile.Each: on the cpu
+// backend several tiles at a time, each on its share of the workers
+// (tile.Share), on the backends of a tile.Spread at once, or one after
+// another; merged in tile order. Phase 2 serves every minPts value from
+// one index per tile, each value with its core flags and its merge.
 func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run) error {
 	g, err := tile.GridFor(opts.TileSize, opts.Eps, xyz)
 	if err != nil {
@@ -185,6 +195,7 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 	}
 	tiles := tile.Bin(xyz, g)
 	bo := findneighbor.BuildOptions{Workers: opts.Workers}
+	on := tile.Share(b, opts.Workers, len(tiles))
 	progress := func(stage string, done float64) {
 		if opts.Progress != nil {
 			opts.Progress(stage, done)
@@ -193,7 +204,7 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 	if run.Counts == nil {
 		t := time.Now()
 		run.Counts = make([]uint32, len(xyz)/3)
-		err := tile.Each(b, len(tiles), func(w findneighbor.Backend, k int) ([]uint32, error) {
+		err := tile.Each(on, len(tiles), func(w findneighbor.Backend, k int) ([]uint32, error) {
 			return CountTile(tiles[k], w, opts.Eps, bo)
 		}, func(k int, c []uint32) error {
 			tl := tiles[k]
@@ -208,32 +219,78 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 		}
 		run.Stage1 = time.Since(t)
 	}
-	for _, minPts := range opts.MinPts {
-		t := time.Now()
+	t := time.Now()
+	merges := make([]*Merge, len(opts.MinPts))
+	for v, minPts := range opts.MinPts {
 		core := make([]bool, len(run.Counts))
 		coreFlags(run.Counts, minPts, core)
-		m := NewMerge(core)
-		err := tile.Each(b, len(tiles), func(w findneighbor.Backend, k int) (*Links, error) {
-			tl := tiles[k]
-			tc := make([]bool, tl.Len())
-			for i, id := range tl.ID {
-				tc[i] = core[id]
+		merges[v] = NewMerge(core)
+	}
+	err = tile.Each(on, len(tiles), func(w findneighbor.Backend, k int) ([]*Links, error) {
+		return tileLinks(tiles[k], merges, w, opts.Eps, bo)
+	}, func(k int, links []*Links) error {
+		progress(StageCluster, float64(k+1)/float64(len(tiles)))
+		for v, l := range links {
+			if l == nil {
+				continue
 			}
-			return ClusterTile(tl, tc, w, opts.Eps, bo)
-		}, func(k int, l *Links) error {
-			progress(StageCluster, float64(k+1)/float64(len(tiles)))
-			return m.Add(l)
-		})
+			if err := merges[v].Add(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Each value's Stage2: its share of the tiles' pass, and its merge.
+	share := time.Since(t) / time.Duration(len(merges))
+	for v, m := range merges {
+		t := time.Now()
+		r, err := m.Result(opts.MinPts[v], opts.MinClusterSize)
 		if err != nil {
 			return err
 		}
-		r, err := m.Result(minPts, opts.MinClusterSize)
-		if err != nil {
-			return err
-		}
-		r.Stage2 = time.Since(t)
+		r.Stage2 = share + time.Since(t)
 		run.Results = append(run.Results, r)
 	}
 	progress(StageCluster, 1)
 	return nil
+}
+
+// tileLinks runs phase 2 on the tile t for the core flags of every merge
+// (one a minPts value; merges read only), on one index of t (none where
+// no merge has a core point in t): the tile's links for each merge, nil
+// where it has none.
+func tileLinks(t *tile.Points, merges []*Merge, b findneighbor.Backend, eps float64, bo findneighbor.BuildOptions) ([]*Links, error) {
+	var idx findneighbor.Index
+	defer func() {
+		if idx != nil {
+			idx.Close()
+		}
+	}()
+	links := make([]*Links, len(merges))
+	core := make([]bool, t.Len())
+	for v, m := range merges {
+		some := false
+		for i, id := range t.ID {
+			core[i] = m.core[id]
+			some = some || core[i]
+		}
+		if !some {
+			continue
+		}
+		if idx == nil {
+			var err error
+			if idx, err = b.Build(t.XYZ, float32(eps), bo); err != nil {
+				return nil, fmt.Errorf("dbscan: tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
+			}
+		}
+		l, err := clusterTileIndex(t, core, idx, b.Name())
+		if err != nil {
+			return nil, err
+		}
+		links[v] = l
+	}
+	return links, nil
 }

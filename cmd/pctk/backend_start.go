@@ -11,6 +11,28 @@ import (
 // context, kernels) in the background ahead of their first Build.
 type starter interface{ Start() }
 
+// stopper is implemented by backends that can release their device (its
+// context, pinned memory) once the process's device work is over.
+type stopper interface{ Stop() }
+
+// releaseBackend begins releasing b's device, when it has one, in the
+// background and returns a function that waits until it is released. A
+// command calls it when its last device work is done and waits before it
+// returns, so that releasing overlaps writing OUT: left to the process's
+// exit, the driver's teardown comes after the output, on the user's time.
+func releaseBackend(b findneighbor.Backend) (wait func()) {
+	s, ok := b.(stopper)
+	if !ok {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Stop()
+	}()
+	return func() { <-done }
+}
+
 // pendingBackend is a backend being resolved and started in the background
 // while the command reads its input: probing a GPU backend (the driver's
 // cuInit) and starting it take a noticeable fraction of a second, which

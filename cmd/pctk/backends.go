@@ -15,12 +15,15 @@ func init() {
 		Name:  "backends",
 		Usage: "list the neighbour-search backends, whether each can run here and why, and what auto picks",
 		Description: "Each backend is probed here: cpu always runs, cuda and optix need an NVIDIA driver\n" +
-			"(and OptiX). --backend auto on the other commands picks the first that runs.\n\n" +
+			"(and OptiX). --backend auto on the other commands picks the first that runs.\n" +
+			"The probes check the driver, the GPU and the OptiX library without starting OptiX;\n" +
+			"--full starts it too (its device context) to read the GPU's RT cores.\n\n" +
 			"Examples:\n" +
 			"   pctk backends\n" +
-			"   pctk backends --json",
+			"   pctk backends --full --json",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the list as JSON"},
+			&cli.BoolFlag{Name: "full", Usage: "start the backends that a probe leaves unstarted (OptiX: its device context, for the RT-core version); slower"},
 		},
 		Action: runBackends,
 	})
@@ -35,16 +38,31 @@ type backendStatus struct {
 	Details   map[string]string `json:"details,omitempty"`
 }
 
+// deviceProber is implemented by backends whose Probe leaves their device
+// unstarted (optix): ProbeDevice starts it and reports what only a started
+// device tells (the RT cores), for pctk backends --full.
+type deviceProber interface {
+	ProbeDevice() (findneighbor.Info, error)
+}
+
+// probe probes b, starting its device with full (deviceProber).
+func probe(b findneighbor.Backend, full bool) (findneighbor.Info, error) {
+	if d, ok := b.(deviceProber); ok && full {
+		return d.ProbeDevice()
+	}
+	return b.Probe()
+}
+
 func runBackends(c *cli.Context) error {
-	// Probes run concurrently: the GPU backends' start-ups (driver,
-	// OptiX pipelines) then overlap instead of adding up.
+	// Probes run concurrently: the GPU backends' start-ups (the driver,
+	// with --full OptiX) then overlap instead of adding up.
 	bs := findneighbor.Backends()
 	list := make([]backendStatus, len(bs))
 	var wg sync.WaitGroup
 	for i, b := range bs {
 		wg.Go(func() {
 			t := time.Now()
-			info, err := b.Probe()
+			info, err := probe(b, c.Bool("full"))
 			debugf("probe %s: %v", b.Name(), time.Since(t).Round(time.Millisecond))
 			list[i] = backendStatus{Name: b.Name(), Available: err == nil, Device: info.Device, Priority: info.Priority, Details: info.Details}
 			if err != nil {

@@ -131,7 +131,17 @@ func runPipeline(c *cli.Context) error {
 	}
 	runs[0].t.Read = read.Seconds()
 	t := time.Now()
-	if err := writeCloud(c, out, cloud, from); err != nil {
+	// Every step's device work is over: release the devices while OUT is
+	// written, as a single filter does.
+	var released []func()
+	for _, r := range runs {
+		released = append(released, releaseBackend(r.p.Backend))
+	}
+	err = writeCloud(c, out, cloud, from)
+	for _, wait := range released {
+		wait()
+	}
+	if err != nil {
 		return err
 	}
 	runs[len(runs)-1].t.Write = time.Since(t).Seconds()

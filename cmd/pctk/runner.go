@@ -114,9 +114,10 @@ type Points struct {
 	// with several (dbscan): each stage gets its own progress line.
 	Progress func(stage string, done float64)
 	// TileSize, when > 0 (--tile-size, Filter.Tiled), asks Compute to work
-	// on square tiles of this side in XY, one at a time (or, Backend being
-	// a tile.Spread of --gpus backends, one per backend at a time), with
-	// the same output as without (the algorithms' TileSize options).
+	// on square tiles of this side in XY, several at a time on the cpu
+	// backend's workers (or, Backend being a tile.Spread of --gpus
+	// backends, one per backend at a time), with the same output as
+	// without (the algorithms' TileSize options).
 	TileSize float64
 }
 
@@ -214,7 +215,7 @@ type summaryDoc struct {
 var (
 	jsonFlag        = &cli.BoolFlag{Name: "json", Usage: "print the summary as JSON on stdout (not when OUT is -)"}
 	summaryFlag     = &cli.StringFlag{Name: "summary", Usage: "write the summary as JSON to `FILE`"}
-	tileSizeFlag    = &cli.Float64Flag{Name: "tile-size", Usage: "compute on square tiles of side `SIZE` in XY (the cloud's units), one at a time (one per GPU at a time with --backend cuda, --gpus), each with a halo of the neighbours it needs: the same output as without (but for the last bits of normals and features with --knn alone on the cpu backend, or on a GPU backend: docs/scale.md)"}
+	tileSizeFlag    = &cli.Float64Flag{Name: "tile-size", Usage: "compute on square tiles of side `SIZE` in XY (the cloud's units), several at a time on the cpu backend (one per GPU at a time with --backend cuda, --gpus), each with a halo of the neighbours it needs: the same output as without (but for the last bits of normals and features with --knn alone on the cpu backend, or on a GPU backend: docs/scale.md)"}
 	previewFlag     = &cli.StringFlag{Name: "preview", Usage: "also draw the result from the top into a PNG `FILE` (see pctk render)"}
 	ignoreClassFlag = &cli.StringFlag{Name: "ignore-class", Usage: "comma list of Classification codes whose points take no part (e.g. 7,18): they are nobody's neighbours and get no value (NaN, 0) (default: none)"}
 )
@@ -326,7 +327,11 @@ func (f *Filter) run(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := writeCloud(c, out, written, src.from); err != nil {
+	// The device's work is over: release it while OUT is written.
+	released := releaseBackend(src.backend)
+	err = writeCloud(c, out, written, src.from)
+	released()
+	if err != nil {
 		return err
 	}
 	t3 := time.Now()

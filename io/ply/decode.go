@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/io/internal/codec"
 	"github.com/pctk/pctk/io/pcio"
 )
@@ -277,6 +278,10 @@ func (d *Decoder) decodeText(v *Element, cols []*core.Attribute, coords [][]floa
 	return err
 }
 
+// decodeGrain is the least number of binary records one goroutine decodes:
+// a chunk (codec.Chunk records) is decoded in up to 16 ranges.
+const decodeGrain = 1 << 12
+
 // decodeFixed reads n binary vertices of d.stride bytes each at once.
 func (d *Decoder) decodeFixed(v *Element, cols []*core.Attribute, coords [][]float64, at, n int) error {
 	if need := n * d.stride; cap(d.buf) < need {
@@ -289,16 +294,21 @@ func (d *Decoder) decodeFixed(v *Element, cols []*core.Attribute, coords [][]flo
 	if err != nil {
 		n = int(got) // decode the whole vertices before the cut
 	}
-	off := 0
-	for i, p := range v.Props {
-		t := types[p.Type]
-		var dst any = cols[i]
-		if coords[i] != nil {
-			dst = coords[i]
+	// Ranges of records decode on all cores: the conversions and the first
+	// touch of the cloud's columns (page faults, for a cloud read whole)
+	// are most of a binary read's time.
+	par.For(par.Ranges(n, decodeGrain), func(_, lo, hi int) {
+		off := 0
+		for i, p := range v.Props {
+			t := types[p.Type]
+			var dst any = cols[i]
+			if coords[i] != nil {
+				dst = coords[i]
+			}
+			codec.GetColumn(dst, at+lo, t, buf[lo*d.stride:], off, d.stride, hi-lo, d.order)
+			off += t.Size()
 		}
-		codec.GetColumn(dst, at, t, buf, off, d.stride, n, d.order)
-		off += t.Size()
-	}
+	})
 	d.read += int64(n)
 	if err != nil {
 		pos := codec.Pos{Offset: start.Offset + got*int64(d.stride)}

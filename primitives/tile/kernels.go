@@ -12,8 +12,9 @@ import (
 
 // The neighbour queries of one tile that the algorithms' tile kernels are
 // made of, and their in-memory drivers (CountsTiled, MomentsTiled), which
-// bin the cloud with Bin and run the tiles with Each: one after another,
-// each on every worker, or on a Spread's backends at once.
+// bin the cloud with Bin and run the tiles with Each: on the cpu backend
+// several at a time, each on its share of the workers (Share), or on a
+// Spread's backends at once, or one after another.
 
 // Counts returns the number of other points within r of each owned point
 // of t, in the order of t.OwnedIndex(): what Index.Counts(nil, ...) on an
@@ -144,7 +145,7 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 	}
 	out := make([]uint32, len(xyz)/3)
 	tiles := Bin(xyz, g)
-	err = Each(b, len(tiles), func(w findneighbor.Backend, n int) ([]uint32, error) {
+	err = Each(Share(b, bo.Workers, len(tiles)), len(tiles), func(w findneighbor.Backend, n int) ([]uint32, error) {
 		return Counts(tiles[n], w, r, findneighbor.BuildOptions{Workers: bo.Workers})
 	}, func(n int, c []uint32) error {
 		t := tiles[n]
@@ -210,7 +211,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		}
 		bo.Frame = &frame
 		tiles := Bin(xyz, g)
-		return Each(b, len(tiles), func(w findneighbor.Backend, n int) (struct{}, error) {
+		return Each(Share(b, bo.Workers, len(tiles)), len(tiles), func(w findneighbor.Backend, n int) (struct{}, error) {
 			return struct{}{}, Moments(tiles[n], nil, w, r, k, bo, relay(tiles[n], all, nil, nil))
 		}, none)
 	}
@@ -234,7 +235,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		var mu sync.Mutex
 		keep := func(m findneighbor.Moment) bool { return last || int(m.N) >= k }
 		todo := todoTiles(Bin(xyz, g), ids)
-		err = Each(b, len(todo), func(w findneighbor.Backend, n int) (struct{}, error) {
+		err = Each(Share(b, bo.Workers, len(todo)), len(todo), func(w findneighbor.Backend, n int) (struct{}, error) {
 			t := todo[n]
 			return struct{}{}, Moments(t.Points, t.pts, w, radius, k, bo, relay(t.Points, keep, &short, &mu))
 		}, none)

@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/pctk/pctk/internal/par"
 )
 
 // haloPad widens every halo by this fraction: a pair that a float32
@@ -186,19 +188,32 @@ func (p *Points) OwnedIndex() []int32 {
 // point i has global index i) into the tiles of g, in memory, and returns
 // the tiles that own at least one point, in key order. Tiles that hold only
 // halo points are left out: they own nothing to compute. g must cover the
-// points (GridFor, Covers).
+// points (GridFor, Covers). It runs on every core: each range of points
+// counts its points per tile, then copies them to its own place in each
+// tile, after the earlier ranges', so the tiles list their points in
+// increasing index order whatever the number of cores.
 func Bin(xyz []float32, g Grid) []*Points {
 	n := len(xyz) / 3
 	if n == 0 {
 		return nil
 	}
-	// A dense table of the owners' key range: slot of each key, -1 for
-	// tiles that own nothing.
-	lo, hi := g.Owner(xyz[0], xyz[1]), g.Owner(xyz[0], xyz[1])
-	for i := range n {
-		k := g.Owner(xyz[3*i], xyz[3*i+1])
-		lo = Key{min(lo.I, k.I), min(lo.J, k.J)}
-		hi = Key{max(hi.I, k.I), max(hi.J, k.J)}
+	rs := par.Ranges(n, par.Grain)
+	// A dense table of the owners' key range: slot of each key.
+	los, his := make([]Key, len(rs)), make([]Key, len(rs))
+	par.For(rs, func(r, from, to int) {
+		l := g.Owner(xyz[3*from], xyz[3*from+1])
+		h := l
+		for i := from; i < to; i++ {
+			k := g.Owner(xyz[3*i], xyz[3*i+1])
+			l = Key{min(l.I, k.I), min(l.J, k.J)}
+			h = Key{max(h.I, k.I), max(h.J, k.J)}
+		}
+		los[r], his[r] = l, h
+	})
+	lo, hi := los[0], his[0]
+	for r := range rs {
+		lo = Key{min(lo.I, los[r].I), min(lo.J, los[r].J)}
+		hi = Key{max(hi.I, his[r].I), max(hi.J, his[r].J)}
 	}
 	ni, nj := int(hi.I-lo.I)+1, int(hi.J-lo.J)+1
 	if ni*nj > 4*n+1024 {
@@ -210,44 +225,78 @@ func Bin(xyz []float32, g Grid) []*Points {
 		}
 		return int(k.J-lo.J)*ni + int(k.I-lo.I)
 	}
-	owns := make([]bool, ni*nj)
-	for i := range n {
-		owns[slot(g.Owner(xyz[3*i], xyz[3*i+1]))] = true
-	}
-	// Count, allocate exactly, fill.
-	sizes := make([]int, ni*nj)
-	each := func(fn func(i, s int, owned bool)) {
-		for i := range n {
-			x, y := xyz[3*i], xyz[3*i+1]
-			own := g.Owner(x, y)
-			g.Touch(x, y, func(k Key) {
-				if s := slot(k); s >= 0 && owns[s] {
-					fn(i, s, k == own)
-				}
-			})
+	// Each point's owner slot, then the tiles that own points, numbered
+	// in slot order (key order) in tileOf (-1: owns nothing).
+	own := make([]int32, n)
+	par.For(rs, func(_, from, to int) {
+		for i := from; i < to; i++ {
+			own[i] = int32(slot(g.Owner(xyz[3*i], xyz[3*i+1])))
 		}
-	}
-	each(func(_, s int, _ bool) { sizes[s]++ })
-	tiles := make([]*Points, ni*nj)
-	for s, m := range sizes {
-		if owns[s] {
-			k := Key{lo.I + int32(s%ni), lo.J + int32(s/ni)}
-			tiles[s] = &Points{Key: k, XYZ: make([]float32, 0, 3*m), ID: make([]int64, 0, m), Owned: make([]bool, 0, m)}
-		}
-	}
-	each(func(i, s int, owned bool) {
-		t := tiles[s]
-		t.XYZ = append(t.XYZ, xyz[3*i:3*i+3]...)
-		t.ID = append(t.ID, int64(i))
-		t.Owned = append(t.Owned, owned)
 	})
-	out := tiles[:0]
-	for _, t := range tiles {
-		if t != nil {
-			out = append(out, t)
+	tileOf := make([]int32, ni*nj)
+	for _, s := range own {
+		tileOf[s] = 1
+	}
+	nt := 0
+	for s, o := range tileOf {
+		tileOf[s] = -1
+		if o != 0 {
+			tileOf[s] = int32(nt)
+			nt++
 		}
 	}
-	return out // slots run by row, then column: key order
+	if len(rs)*nt > n {
+		rs = [][2]int{{0, n}} // tiles of a point or two: counts per range would outweigh the points
+	}
+	// each calls fn(i, t, owned) for every tile t that holds point i.
+	each := func(from, to int, fn func(i int, t int32, owned bool)) {
+		for i := from; i < to; i++ {
+			x, y := float64(xyz[3*i]), float64(xyz[3*i+1])
+			x0, x1 := g.cell(x-g.Reach), g.cell(x+g.Reach)
+			y0, y1 := g.cell(y-g.Reach), g.cell(y+g.Reach)
+			if x0 == x1 && y0 == y1 {
+				fn(i, tileOf[own[i]], true) // inside its tile, away from the halo: the common case
+				continue
+			}
+			for j := y0; j <= y1; j++ {
+				for k := x0; k <= x1; k++ {
+					if s := slot(Key{k, j}); s >= 0 && tileOf[s] >= 0 {
+						fn(i, tileOf[s], s == int(own[i]))
+					}
+				}
+			}
+		}
+	}
+	// Count per range and tile; each range's place in each tile follows
+	// the earlier ranges'.
+	at := make([][]int32, len(rs))
+	par.For(rs, func(r, from, to int) {
+		c := make([]int32, nt)
+		each(from, to, func(_ int, t int32, _ bool) { c[t]++ })
+		at[r] = c
+	})
+	tiles := make([]*Points, nt)
+	for s, t := range tileOf {
+		if t < 0 {
+			continue
+		}
+		m := int32(0)
+		for r := range rs {
+			at[r][t], m = m, m+at[r][t]
+		}
+		k := Key{lo.I + int32(s%ni), lo.J + int32(s/ni)}
+		tiles[t] = &Points{Key: k, XYZ: make([]float32, 3*m), ID: make([]int64, m), Owned: make([]bool, m)}
+	}
+	par.For(rs, func(r, from, to int) {
+		next := at[r]
+		each(from, to, func(i int, t int32, owned bool) {
+			p, j := tiles[t], next[t]
+			copy(p.XYZ[3*j:3*j+3], xyz[3*i:3*i+3])
+			p.ID[j], p.Owned[j] = int64(i), owned
+			next[t]++
+		})
+	})
+	return tiles
 }
 
 // binSparse is Bin for tiles spread far apart (a key range much larger

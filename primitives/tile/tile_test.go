@@ -14,12 +14,7 @@ import (
 // whose box holds it, and that each tile holds every point within Halo (in
 // XY) of a point it owns and lists its points in increasing index order.
 func TestBin(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	var xyz []float32
-	for range 2000 {
-		// A lattice of step 0.5: many points on tile boundaries.
-		xyz = append(xyz, float32(r.IntN(40))*0.5-10, float32(r.IntN(40))*0.5-10, r.Float32())
-	}
+	xyz := lattice(1, 2000, 40, 0.5)
 	for _, tc := range []struct{ size, halo float64 }{{1, 0.5}, {2.5, 1}, {0.5, 1.5}, {100, 3}, {3, 0}} {
 		g, err := NewGrid(tc.size, tc.halo)
 		if err != nil {
@@ -63,6 +58,43 @@ func TestBin(t *testing.T) {
 	}
 }
 
+// TestBinRanges holds Bin, which cuts large clouds range by range on
+// every core, to binSparse, which appends point by point, on a cloud of
+// several ranges (par.Grain points each) with points on tile boundaries:
+// the same tiles, points and order, also where the tiles are so small that
+// Bin takes one range, and with a halo wider than the tiles.
+func TestBinRanges(t *testing.T) {
+	xyz := lattice(5, 100_000, 400, 0.25)
+	for _, tc := range []struct{ size, halo float64 }{{10, 0.5}, {2.5, 1}, {3, 0}, {4, 5}, {0.1, 0.05}} {
+		g, err := NewGrid(tc.size, tc.halo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := Bin(xyz, g), binSparse(xyz, g)
+		if len(got) != len(want) {
+			t.Fatalf("size %g halo %g: %d tiles, want %d", tc.size, tc.halo, len(got), len(want))
+		}
+		for j := range want {
+			if !reflect.DeepEqual(got[j], want[j]) {
+				t.Fatalf("size %g halo %g: tile %v differs (%d points, want %d)", tc.size, tc.halo, want[j].Key, got[j].Len(), want[j].Len())
+			}
+		}
+	}
+}
+
+// lattice returns n random points (seeded by seed) on the XY lattice of
+// cells by cells nodes of step step centred on the origin, z in [0, 1):
+// many points on tile boundaries, and points that coincide in XY.
+func lattice(seed uint64, n, cells int, step float32) []float32 {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	xyz := make([]float32, 0, 3*n)
+	half := float32(cells) * step / 2
+	for range n {
+		xyz = append(xyz, float32(r.IntN(cells))*step-half, float32(r.IntN(cells))*step-half, r.Float32())
+	}
+	return xyz
+}
+
 func (p *Points) indexOf(id int64) int {
 	for j, v := range p.ID {
 		if v == id {
@@ -92,11 +124,7 @@ func TestStoreMatchesBin(t *testing.T) {
 }
 
 func storeMatchesBin(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	var xyz []float32
-	for range 5000 {
-		xyz = append(xyz, float32(r.IntN(80))*0.25-10, float32(r.IntN(80))*0.25-10, r.Float32())
-	}
+	xyz := lattice(3, 5000, 80, 0.25)
 	g, err := NewGrid(2.5, 0.75)
 	if err != nil {
 		t.Fatal(err)

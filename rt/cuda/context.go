@@ -152,9 +152,12 @@ type sharedContext struct {
 
 // Shared returns the process-wide context on GPU ordinal (among those
 // CUDA_VISIBLE_DEVICES leaves visible), created on first use and shared by
-// every pctk package that works on that GPU, so they share one device
-// thread and its allocations. It is never closed. Contexts of different
-// GPUs are created independently, each at its first use.
+// the packages that keep a context for the process's life (the optix
+// backend, through Default), so they share one device thread and its
+// allocations. It is never closed. Contexts of different GPUs are created
+// independently, each at its first use. The cuda backend makes its own
+// (NewContext) so that it can release it when a command's device work is
+// over; all are the GPU's primary context.
 func Shared(ordinal int) (*Context, error) {
 	shared.mu.Lock()
 	if shared.ctx == nil {
@@ -171,7 +174,7 @@ func Shared(ordinal int) (*Context, error) {
 }
 
 // Default returns Shared(0), the process-wide context on GPU 0 that the
-// cuda and optix backends use outside multi-GPU tiled runs.
+// optix backend uses.
 func Default() (*Context, error) { return Shared(0) }
 
 // Synchronize waits until all work queued on the context has finished.

@@ -2,6 +2,7 @@ package optix
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"sync"
@@ -67,48 +68,78 @@ func (b *Backend) Name() string {
 // unprobed when the cuda backend, which ranks above it, is usable.
 func (b *Backend) MaxPriority() int { return priorityRTCores }
 
-// Probe opens libnvoptix.so.1, creates an OptiX device context on GPU 0 and
-// reports the GPU, the driver, the ABI and the RT-core version. The
-// pipeline (module compilation, which OptiX's disk cache keeps cheap after
-// a machine's first run) is built by the first Build, which reports a
-// failure to build it.
+// Probe checks what OptiX needs without starting it: the CUDA driver and a
+// GPU (cuInit, the device query), and libnvoptix.so.1 offering the ABI
+// this package speaks (optixQueryFunctionTable). It reports the GPU, the
+// driver and the ABI. Starting OptiX (a CUDA context and OptiX's device
+// context: 0.2-0.25 s on the H200) is left to the first Build, or to
+// ProbeDevice, which reads the RT-core version: until then the priority is
+// the one without RT cores, which ranks OptiX below the cuda backend
+// either way, and Details say the RT cores were not checked. A device
+// context OptiX then refuses fails that Build.
 func (b *Backend) Probe() (findneighbor.Info, error) {
 	b.probeOnce.Do(func() { b.info, b.probeErr = b.probe() })
 	return b.info, b.probeErr
 }
 
-func (b *Backend) probe() (findneighbor.Info, error) {
-	info := findneighbor.Info{Name: b.Name(), Details: map[string]string{}}
+// ProbeDevice is Probe with OptiX started: it creates OptiX's device
+// context on GPU 0 (what Build would) and reports its RT-core version, with
+// the priority that follows from it.
+func (b *Backend) ProbeDevice() (findneighbor.Info, error) {
+	info, err := b.Probe()
+	if err != nil {
+		return info, err
+	}
 	e, err := getEngine(b.cfg.Spheres)
 	if err != nil {
 		return info, fmt.Errorf("%w: %w", findneighbor.ErrUnavailable, err)
 	}
-	dev := e.ctx.Device()
-	info.Device = dev.Name
-	if v, err := cuda.DriverVersion(); err == nil {
-		info.Details["cuda driver"] = cuda.FormatVersion(v)
-	}
-	info.Details["optix abi"] = strconv.Itoa(ABIVersion) + " (OptiX 7.5)"
+	info.Details = maps.Clone(info.Details)
 	info.Details["rt cores"] = strconv.Itoa(int(e.rtcore))
 	if e.rtcore == 0 {
 		info.Details["rt cores"] = "0 (none: OptiX traverses in software here)"
 	}
+	info.Priority = b.priority(e.rtcore > 0)
+	return info, nil
+}
+
+func (b *Backend) probe() (findneighbor.Info, error) {
+	info := findneighbor.Info{Name: b.Name(), Details: map[string]string{}}
+	devs, err := cuda.Devices()
+	if err == nil {
+		err = loadLibrary()
+	}
+	if err != nil {
+		return info, fmt.Errorf("%w: %w", findneighbor.ErrUnavailable, err)
+	}
+	info.Device = devs[0].Name
+	if v, err := cuda.DriverVersion(); err == nil {
+		info.Details["cuda driver"] = cuda.FormatVersion(v)
+	}
+	info.Details["optix abi"] = strconv.Itoa(ABIVersion) + " (OptiX 7.5)"
+	info.Details["rt cores"] = fmt.Sprintf("not checked (OptiX not started; pctk backends --full reads them; priority %d with RT cores)", b.priority(true))
 	prim := "custom AABB primitives"
 	if b.cfg.Spheres {
 		prim = "built-in spheres"
 	}
 	info.Details["primitives"] = prim
-	info.Priority = priorityNoRTCores
-	if e.rtcore > 0 {
-		info.Priority = priorityRTCores
+	info.Priority = b.priority(false)
+	return info, nil
+}
+
+// priority is the variant's priority for auto with or without RT cores.
+func (b *Backend) priority(rtCores bool) int {
+	p := priorityNoRTCores
+	if rtCores {
+		p = priorityRTCores
 	}
 	if b.cfg.Spheres {
-		info.Priority--
+		p--
 	}
 	if b.cfg.Unsorted {
-		info.Priority -= 2
+		p -= 2
 	}
-	return info, nil
+	return p
 }
 
 // Build orders the points along a Morton curve, uploads them and builds the

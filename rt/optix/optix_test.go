@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -270,9 +271,91 @@ func TestOptiXProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s on %s: %v (priority %d)", info.Name, info.Device, info.Details, info.Priority)
-	if info.Priority >= 50 {
-		t.Errorf("priority %d, want below the cuda backend's 50", info.Priority)
+	if !strings.HasPrefix(info.Details["rt cores"], "not checked") {
+		t.Errorf("Probe's rt cores = %q, want \"not checked...\": Probe does not start OptiX", info.Details["rt cores"])
+	}
+	full, err := b.ProbeDevice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s on %s: %v (priority %d)", full.Name, full.Device, full.Details, full.Priority)
+	if full.Priority >= 50 {
+		t.Errorf("priority %d, want below the cuda backend's 50", full.Priority)
+	}
+	if e := engines[0]; e == nil || full.Priority != b.priority(e.rtcore > 0) {
+		t.Errorf("ProbeDevice: priority %d, want the one of the engine's RT cores", full.Priority)
+	}
+	if strings.HasPrefix(full.Details["rt cores"], "not checked") || info.Details["rt cores"] == full.Details["rt cores"] {
+		t.Errorf("ProbeDevice's rt cores = %q: want the version read", full.Details["rt cores"])
+	}
+}
+
+// TestOptiXProbeStartsNothing checks, in a fresh process (this test binary
+// run again), that Probe finds OptiX usable without creating a CUDA or
+// OptiX device context.
+func TestOptiXProbeStartsNothing(t *testing.T) {
+	if os.Getenv("PCTK_OPTIX_PROBE_CHILD") != "" {
+		if _, err := New(Config{}).Probe(); err != nil {
+			fmt.Println("probe failed:", err)
+			return
+		}
+		if engines[0] != nil || engines[1] != nil {
+			fmt.Println("probe created an OptiX engine")
+			return
+		}
+		fmt.Println("probe ok, nothing started")
+		return
+	}
+	gpu(t, Config{})
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOptiXProbeStartsNothing$")
+	cmd.Env = append(os.Environ(), "PCTK_OPTIX_PROBE_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "probe ok, nothing started") {
+		t.Errorf("child: %s", out)
+	}
+}
+
+// TestOptiXPriority checks the priorities of the variants with and without
+// RT cores: below the cuda backend's 50, spheres one below custom
+// primitives, unsorted two below sorted, and MaxPriority a bound.
+func TestOptiXPriority(t *testing.T) {
+	tests := []struct {
+		cfg              Config
+		without, withRTC int
+	}{
+		{Config{}, 40, 45},
+		{Config{Spheres: true}, 39, 44},
+		{Config{Unsorted: true}, 38, 43},
+		{Config{Spheres: true, Unsorted: true}, 37, 42},
+	}
+	for _, tc := range tests {
+		b := New(tc.cfg)
+		if got := b.priority(false); got != tc.without {
+			t.Errorf("%s without RT cores: priority %d, want %d", b.Name(), got, tc.without)
+		}
+		if got := b.priority(true); got != tc.withRTC {
+			t.Errorf("%s with RT cores: priority %d, want %d", b.Name(), got, tc.withRTC)
+		}
+		if b.MaxPriority() < tc.withRTC {
+			t.Errorf("%s: MaxPriority %d below its priority %d", b.Name(), b.MaxPriority(), tc.withRTC)
+		}
+	}
+}
+
+// TestOptiXProbeWithoutGPU checks that where no driver or OptiX can be
+// found, Probe and ProbeDevice fail as unavailable, for auto to pass over.
+func TestOptiXProbeWithoutGPU(t *testing.T) {
+	b := New(Config{})
+	if _, err := b.Probe(); err == nil {
+		t.Skip("OptiX is usable here")
+	}
+	for name, probe := range map[string]func() (findneighbor.Info, error){"Probe": b.Probe, "ProbeDevice": b.ProbeDevice} {
+		if _, err := probe(); !errors.Is(err, findneighbor.ErrUnavailable) {
+			t.Errorf("%s: %v, want an error wrapping findneighbor.ErrUnavailable", name, err)
+		}
 	}
 }
 

@@ -15,9 +15,9 @@ const RecordBlock = 1 << 15
 // WriteRecords writes n fixed-size records of rec bytes to w, in order,
 // encoding them in blocks on all cores: encode(buf, lo, hi) fills buf
 // (len (hi-lo)*rec, zeroed) with records [lo, hi). Blocks are encoded a
-// batch at a time (one per core) and written before the next batch, so
-// memory stays at a few megabytes a core. The first error of encode, in
-// record order, stops it; the batch holding it is not written.
+// batch at a time (one per core), each batch written while the next is
+// encoded, so memory stays at a few megabytes a core. The first error of
+// encode, in record order, stops it; the batch holding it is not written.
 func WriteRecords(w io.Writer, n, rec int, encode func(buf []byte, lo, hi int) error) error {
 	return writeBlocks(w, n, RecordBlock, func(buf []byte, lo, hi int) ([]byte, error) {
 		size := (hi - lo) * rec
@@ -30,28 +30,45 @@ func WriteRecords(w io.Writer, n, rec int, encode func(buf []byte, lo, hi int) e
 // writeBlocks writes the bytes of n records to w, in order: fill(buf, lo,
 // hi) appends records [lo, hi) to buf (empty, its memory reused) and
 // returns it. Blocks of per records are filled a batch at a time, one
-// block a core, and written before the next batch. The first error of
-// fill, in record order, stops it; the batch holding it is not written.
+// block a core, and each batch is written while the next is filled (two
+// sets of buffers in turn), so that writing, which copies into the page
+// cache on one core, and encoding on the others overlap. The first error,
+// in record order, stops it: a batch holding a fill error is not written,
+// and neither is any batch after a failed write.
 func writeBlocks(w io.Writer, n, per int, fill func(buf []byte, lo, hi int) ([]byte, error)) error {
 	k := runtime.GOMAXPROCS(0)
-	bufs := make([][]byte, k)
+	var bufs [2][][]byte
+	for i := range bufs {
+		bufs[i] = make([][]byte, k)
+	}
 	errs := make([]error, k)
-	for at := 0; at < n; at += k * per {
+	written := make(chan error, 1)
+	written <- nil // no batch in flight
+	for b, at := 0, 0; at < n; b, at = b+1, at+k*per {
+		set := bufs[b%2]
 		parts := min(k, (n-at+per-1)/per)
 		par.Each(parts, func(i int) {
 			lo := at + i*per
-			bufs[i], errs[i] = fill(bufs[i][:0], lo, min(lo+per, n))
+			set[i], errs[i] = fill(set[i][:0], lo, min(lo+per, n))
 		})
+		// The previous batch's write comes first in record order.
+		if err := <-written; err != nil {
+			return err
+		}
 		for _, err := range errs[:parts] {
 			if err != nil {
 				return err
 			}
 		}
-		for _, b := range bufs[:parts] {
-			if _, err := w.Write(b); err != nil {
-				return err
+		go func(batch [][]byte) {
+			for _, p := range batch {
+				if _, err := w.Write(p); err != nil {
+					written <- err
+					return
+				}
 			}
-		}
+			written <- nil
+		}(set[:parts])
 	}
-	return nil
+	return <-written
 }

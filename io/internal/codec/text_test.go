@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 
@@ -250,5 +251,48 @@ func TestWriteRecords(t *testing.T) {
 	err := WriteRecords(&got, 9*RecordBlock, 4, enc(5*RecordBlock+3))
 	if err == nil || err.Error() != fmt.Sprintf("record %d", 5*RecordBlock+3) || got.Len() != 4*4*RecordBlock {
 		t.Errorf("error in the second batch: %v after %d bytes, want record %d after %d", err, got.Len(), 5*RecordBlock+3, 4*4*RecordBlock)
+	}
+}
+
+// failAfter is a writer whose writes fail once it holds limit bytes.
+type failAfter struct {
+	bytes.Buffer
+	limit int
+}
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.Len()+len(p) > f.limit {
+		return 0, errors.New("disk full")
+	}
+	return f.Buffer.Write(p)
+}
+
+// TestWriteRecordsWriteError checks that a failed write stops
+// WriteRecords with the write's error, ahead of a later batch's encode
+// error, and that nothing is written after it.
+func TestWriteRecordsWriteError(t *testing.T) {
+	old := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(old)
+	calls := 0
+	var mu sync.Mutex
+	enc := func(buf []byte, lo, hi int) error {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		if lo >= 4*RecordBlock {
+			return fmt.Errorf("record %d", lo)
+		}
+		return nil
+	}
+	w := &failAfter{limit: 3 * 4 * RecordBlock} // the second batch's second block fails
+	err := WriteRecords(w, 9*RecordBlock, 4, enc)
+	if err == nil || err.Error() != "disk full" {
+		t.Errorf("error %v, want the write's (disk full) ahead of the third batch's encode error", err)
+	}
+	if w.Len() != 3*4*RecordBlock {
+		t.Errorf("%d bytes written, want %d (the blocks before the failed write)", w.Len(), 3*4*RecordBlock)
+	}
+	if calls > 6 {
+		t.Errorf("%d blocks encoded, want at most 6 (three batches of two: the one being written, the next)", calls)
 	}
 }

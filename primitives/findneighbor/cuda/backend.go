@@ -121,8 +121,8 @@ func (b backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOption
 	if math.IsInf(float64(eps), 1) || n == 0 {
 		return hostBuild(xyz, eps, opts)
 	}
-	dev := b.d
-	if err := dev.ready(); err != nil {
+	dev, err := b.d.ready()
+	if err != nil {
 		return nil, err
 	}
 	ctx := dev.ctx

@@ -255,3 +255,32 @@ func diff[T comparable](t *testing.T, what string, want, got []T) {
 	}
 	t.Errorf("%s: %d of %d values differ", what, bad, len(want))
 }
+
+// TestCUDAStopRestart checks that Stop releases the device so that an
+// index built before it fails rather than using freed memory, and that the
+// next Build starts the GPU again and counts as before.
+func TestCUDAStopRestart(t *testing.T) {
+	gpuOrSkip(t)
+	xyz := fntest.Uniform(fntest.Rand(5), 20_000, 10)
+	count := func() ([]uint32, findneighbor.Index) {
+		ix, err := Backend().Build(xyz, 0.5, findneighbor.BuildOptions{})
+		must(t, err)
+		out := make([]uint32, len(xyz)/3)
+		must(t, ix.Counts(nil, out))
+		return out, ix
+	}
+	want, old := count()
+	Stop()
+	if err := old.Counts(nil, make([]uint32, len(xyz)/3)); err == nil {
+		t.Error("an index built before Stop still counts after it: want an error (its context is closed)")
+	}
+	old.Close()
+	got, ix := count()
+	defer ix.Close()
+	diff(t, "counts after a restart", want, got)
+	if st, ok := Started(); !ok || st.Context <= 0 {
+		t.Errorf("Started after the restart: %+v, %v; want the new start-up's times", st, ok)
+	}
+	Stop()
+	Stop() // a second Stop does nothing
+}

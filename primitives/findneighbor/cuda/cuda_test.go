@@ -157,3 +157,31 @@ func TestNoDriver(t *testing.T) {
 		t.Errorf("Auto() picked %s without a driver", Name)
 	}
 }
+
+// TestDeviceStartStop checks the device's start-up cycle, with or without
+// a GPU: a start-up is made once until stop, stop forgets it (keeping it
+// for Started), and the next start makes a new one; stop without a
+// start-up does nothing.
+func TestDeviceStartStop(t *testing.T) {
+	d := newDevice(0)
+	d.stop() // nothing started: nothing to do
+	s1, err1 := d.ready()
+	if again, _ := d.ready(); again != s1 {
+		t.Fatal("a second ready made another start-up before stop")
+	}
+	d.stop()
+	if d.current != nil || d.last != s1 {
+		t.Fatalf("after stop: current %p, last %p; want nil and the stopped start-up %p", d.current, d.last, s1)
+	}
+	s2, err2 := d.ready()
+	defer d.stop()
+	if s2 == s1 {
+		t.Fatal("ready after stop returned the stopped start-up, want a new one")
+	}
+	if (err1 == nil) != (err2 == nil) {
+		t.Errorf("first start-up: %v; second: %v; want the same outcome", err1, err2)
+	}
+	if err1 == nil && (s1.ctx == s2.ctx || s2.ctx == nil) {
+		t.Error("the new start-up did not make a context of its own")
+	}
+}

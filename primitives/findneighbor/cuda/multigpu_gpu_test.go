@@ -10,7 +10,6 @@ import (
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 	"github.com/pctk/pctk/primitives/tile"
-	rt "github.com/pctk/pctk/rt/cuda"
 )
 
 // counted is a backend that counts its Builds, to see that every backend
@@ -25,24 +24,14 @@ func (c *counted) Build(xyz []float32, eps float32, opts findneighbor.BuildOptio
 	return c.Backend.Build(xyz, eps, opts)
 }
 
-// ownContext returns a cuda backend on GPU ordinal with a context of its
-// own (its own device thread on the GPU's primary context, its own kernels
-// and staging buffers) rather than the ordinal's shared one, and a func
-// that releases them: two of them run tiles on one GPU at once, as two
-// GPUs would.
-func ownContext(t *testing.T, ordinal int) (findneighbor.Backend, func()) {
-	d := newDevice(ordinal, func() (*rt.Context, error) { return rt.NewContext(ordinal) })
-	return backend{d}, func() {
-		if d.ready() != nil {
-			return
-		}
-		if d.st != nil {
-			if err := d.ctx.Do(d.st.Free); err != nil {
-				t.Error(err)
-			}
-		}
-		d.ctx.Close()
-	}
+// ownContext returns a cuda backend on GPU ordinal with a device of its
+// own (its own context and device thread on the GPU's primary context, its
+// own kernels and staging buffers) beside the ordinal's, and a func that
+// releases it: two of them run tiles on one GPU at once, as two GPUs
+// would.
+func ownContext(ordinal int) (findneighbor.Backend, func()) {
+	d := newDevice(ordinal)
+	return backend{d}, d.stop
 }
 
 // TestGPUTiledDBSCAN runs a tiled DBSCAN of a LiDAR-like scene on GPU 0,
@@ -90,7 +79,7 @@ func TestGPUTiledDBSCAN(t *testing.T) {
 			t.Errorf("GPU %d of %d ran no tile", i, len(all))
 		}
 	}
-	second, release := ownContext(t, 0)
+	second, release := ownContext(0)
 	defer release()
 	two := []findneighbor.Backend{&counted{Backend: Backend()}, &counted{Backend: second}}
 	if got := cluster("two contexts on GPU 0, tiles of 30", tile.Spread(two...), 30); !reflect.DeepEqual(got, want) {

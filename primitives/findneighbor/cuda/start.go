@@ -8,32 +8,38 @@ import (
 	rt "github.com/pctk/pctk/rt/cuda"
 )
 
-// device is one GPU as the backend uses it: its context, the loaded
-// kernels and the pinned staging buffers every index's large copies go
-// through (nil when pinned memory could not be had: copies are then
-// direct), started once, in the background.
+// device is one GPU as the backend uses it: probed once, and started in
+// the background (a startup) until Stop releases it.
 type device struct {
 	ordinal int
-	// context returns the device's context: the process-wide one of the
-	// ordinal (rt.Shared), or in tests one of its own.
-	context func() (*rt.Context, error)
 
 	probeOnce sync.Once
 	info      findneighbor.Info
 	probeErr  error
 
-	startOnce sync.Once
-	done      chan struct{} // closed once started (or failed)
-	ctx       *rt.Context
-	k         *kernels
-	st        *rt.Stager
-	err       error
-	times     StartTimes
+	mu sync.Mutex
+	// current is the start-up in force: nil before the first start and
+	// after stop.
+	current *startup
+	// last is the latest start-up, kept after stop for Started.
+	last *startup
 }
 
-func newDevice(ordinal int, context func() (*rt.Context, error)) *device {
-	return &device{ordinal: ordinal, context: context, done: make(chan struct{})}
+// startup is one start of a device, from start until stop: a context of its
+// own on the GPU's primary context (its own device thread), the loaded
+// kernels and the pinned staging buffers every index's large copies go
+// through (nil when pinned memory could not be had: copies are then
+// direct).
+type startup struct {
+	done  chan struct{} // closed once started (or failed)
+	ctx   *rt.Context
+	k     *kernels
+	st    *rt.Stager
+	err   error
+	times StartTimes
 }
+
+func newDevice(ordinal int) *device { return &device{ordinal: ordinal} }
 
 // devices holds the device of each ordinal that a backend named (deviceOn).
 var devices struct {
@@ -41,8 +47,7 @@ var devices struct {
 	m  map[int]*device
 }
 
-// deviceOn returns the device of GPU ordinal, on the ordinal's shared
-// context; nothing is started.
+// deviceOn returns the device of GPU ordinal; nothing is started.
 func deviceOn(ordinal int) *device {
 	devices.mu.Lock()
 	defer devices.mu.Unlock()
@@ -51,7 +56,7 @@ func deviceOn(ordinal int) *device {
 	}
 	d := devices.m[ordinal]
 	if d == nil {
-		d = newDevice(ordinal, func() (*rt.Context, error) { return rt.Shared(ordinal) })
+		d = newDevice(ordinal)
 		devices.m[ordinal] = d
 	}
 	return d
@@ -79,7 +84,7 @@ type StartTimes struct {
 // the kernels and the staging buffers, which together take a noticeable
 // fraction of a second. Commands call it before reading their input, so
 // that the start-up overlaps the read; Build waits for it to finish.
-// Calling it again does nothing.
+// Calling it again does nothing until Stop.
 func Start() { deviceOn(0).start() }
 
 // Start is the backend's hook for callers that know they will build an
@@ -87,56 +92,125 @@ func Start() { deviceOn(0).start() }
 // starts GPU 0.
 func (b backend) Start() { b.d.start() }
 
-func (d *device) start() {
-	d.startOnce.Do(func() {
+// Stop releases every GPU the backend started (the package's devices, all
+// of which a tiled run over several GPUs uses): the staging buffers
+// (pinned memory) and the context, with everything still allocated in it.
+// It waits for a start-up under way first. A process that exits with a
+// context alive has the driver tear it down in its exit, after the
+// command's last output, where the user waits for it; a command calls Stop
+// as soon as its device work is over, alongside writing its output,
+// instead. Indexes built before Stop must not be used after it (their
+// calls fail: the context is closed); a later Start or Build starts the
+// GPU again. Stop without a start-up does nothing.
+func Stop() {
+	devices.mu.Lock()
+	all := make([]*device, 0, len(devices.m))
+	for _, d := range devices.m {
+		all = append(all, d)
+	}
+	devices.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, d := range all {
+		wg.Go(d.stop)
+	}
+	wg.Wait()
+}
+
+// Stop is the backend's hook for callers whose device work is over: it
+// releases every GPU the package started, as the package function Stop.
+func (backend) Stop() { Stop() }
+
+// start starts the device in the background unless a start-up is in force,
+// and returns the start-up.
+func (d *device) start() *startup {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.current == nil {
+		s := &startup{done: make(chan struct{})}
+		d.current, d.last = s, s
 		go func() {
-			defer close(d.done)
-			d.err = d.startUp()
+			defer close(s.done)
+			s.err = d.startUp(s)
 		}()
-	})
+	}
+	return d.current
 }
 
-// ready starts the GPU if needed and waits until it is started.
-func (d *device) ready() error {
-	d.start()
-	<-d.done
-	return d.err
+// stop releases the device's start-up in force, if any (see Stop).
+func (d *device) stop() {
+	d.mu.Lock()
+	s := d.current
+	d.current = nil
+	d.mu.Unlock()
+	if s == nil {
+		return
+	}
+	<-s.done
+	if s.err != nil {
+		return
+	}
+	if s.st != nil {
+		s.ctx.Do(s.st.Free)
+	}
+	s.ctx.Close()
 }
 
-// Started reports the start-up's step times of GPU 0, waiting for it to
-// finish; ok is false when the GPU could not be started.
+// ready starts the device if needed and waits until it is started.
+func (d *device) ready() (*startup, error) {
+	s := d.start()
+	<-s.done
+	return s, s.err
+}
+
+// Started reports the step times of GPU 0's latest start-up, starting it
+// if it never was and waiting for the start-up to finish; ok is false when
+// the GPU could not be started.
 func Started() (st StartTimes, ok bool) {
 	d := deviceOn(0)
-	err := d.ready()
-	return d.times, err == nil
+	d.mu.Lock()
+	s := d.last
+	d.mu.Unlock()
+	if s == nil {
+		s = d.start()
+	}
+	<-s.done
+	return s.times, s.err == nil
 }
 
-func (d *device) startUp() error {
+// startUp starts the device into s: the probe (the driver), a context of
+// its own on the GPU's primary context (rt.NewContext, closed by stop; the
+// optix backend's rt.Default is the same primary context), the kernels and
+// the staging buffers, recording each step's time.
+func (d *device) startUp(s *startup) error {
 	t0 := time.Now()
-	defer func() { d.times.Total = time.Since(t0) }()
+	defer func() { s.times.Total = time.Since(t0) }()
 	if _, err := d.probe(); err != nil {
 		return err
 	}
 	t1 := time.Now()
-	d.times.Driver = t1.Sub(t0)
-	ctx, err := d.context()
+	s.times.Driver = t1.Sub(t0)
+	ctx, err := rt.NewContext(d.ordinal)
 	if err != nil {
 		return err
 	}
 	t2 := time.Now()
-	d.times.Context = t2.Sub(t1)
-	d.ctx = ctx
-	return ctx.Do(func(t *rt.Thread) error {
+	s.times.Context = t2.Sub(t1)
+	s.ctx = ctx
+	err = ctx.Do(func(t *rt.Thread) error {
 		k, image, err := loadKernels(t)
 		if err != nil {
 			return err
 		}
-		d.k, d.times.Image = k, image
+		s.k, s.times.Image = k, image
 		t3 := time.Now()
-		d.times.Module = t3.Sub(t2)
+		s.times.Module = t3.Sub(t2)
 		// Pinned memory is an optimisation: without it copies are direct.
-		d.st, _ = t.NewStager(rt.DefaultStageChunk)
-		d.times.Staging = time.Since(t3)
+		s.st, _ = t.NewStager(rt.DefaultStageChunk)
+		s.times.Staging = time.Since(t3)
 		return nil
 	})
+	if err != nil {
+		ctx.Close()
+	}
+	return err
 }

@@ -1,0 +1,18 @@
+package findneighbor
+
+// OnHost reports whether b computes on the host's CPU cores (the cpu and
+// brute backends), with goroutines bounded by BuildOptions.Workers, and
+// builds indexes that may run side by side from several goroutines: tiled
+// runs then run several tiles at once, each on its share of the workers
+// (tile.Share). Other backends (GPUs, or ones this package does not know)
+// report false.
+func OnHost(b Backend) bool {
+	_, ok := b.(onHost)
+	return ok
+}
+
+// onHost marks the backends OnHost reports.
+type onHost interface{ onHost() }
+
+func (cpuBackend) onHost()   {}
+func (bruteBackend) onHost() {}
