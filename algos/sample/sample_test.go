@@ -377,3 +377,38 @@ func TestSamplerErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplerListsOverBudget: a limit that holds the kept points and
+// their cells but not every cell's list of neighbours stops the lists, not
+// the Sampler, whose flags stay Poisson's.
+func TestSamplerListsOverBudget(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	xyz := make([]float32, 3*30000)
+	for i := range xyz {
+		xyz[i] = float32(rng.Float64() * 20)
+	}
+	want, err := Poisson(xyz, Options{Radius: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, err := NewSampler(Options{Radius: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := free.Add(xyz, nil); err != nil {
+		t.Fatal(err)
+	}
+	lists := int64(cap(free.lists)) * listBytes
+	limit := free.Bytes() - lists/2
+	s, err := NewSampler(Options{Radius: 1, MaxBytes: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Add(xyz, nil)
+	if err != nil || !slices.Equal(got, want.Keep) {
+		t.Fatalf("MaxBytes %d (%d without it, %d of lists): %v, or other flags than Poisson's", limit, free.Bytes(), lists, err)
+	}
+	if !s.noLists || s.Bytes() > limit {
+		t.Errorf("MaxBytes %d: lists stopped %v, %d bytes held", limit, s.noLists, s.Bytes())
+	}
+}

@@ -32,8 +32,11 @@ const maxCell = 1 << 30
 // for the table, or a lookup per neighbour and point, measured slower than
 // PDAL's own pass written in Go: docs/sample.md.) Every occupied cell lies
 // next to a cell with a kept point, so the cells are at most 27 per kept
-// point, about one on a surface. Poisson, which numbers the cells of the
-// whole cloud first, is faster on a cloud held whole (docs/sample.md).
+// point, about one on a surface. Lists beyond MaxBytes are not made: the
+// neighbours are then looked up for each point, which is slower but keeps
+// the Sampler going until the kept points and cells alone exceed it.
+// Poisson, which numbers the cells of the whole cloud first, is faster on
+// a cloud held whole (docs/sample.md).
 //
 // A Sampler is not safe for concurrent use; after an error it is spent.
 type Sampler struct {
@@ -47,8 +50,10 @@ type Sampler struct {
 	head  []int32     // head[c]: the newest kept point in cell c, or -1
 	cells []int32     // cells[i]: the cell of point i of the chunk
 	lists [][27]int32 // neighbours, itself at 13, -1 for none
-	last  slot        // the previous point's cell: scans run cell after cell
-	buf   [27]int32
+	// noLists says lists would take the Sampler past MaxBytes (makeList).
+	noLists bool
+	last    slot // the previous point's cell: scans run cell after cell
+	buf     [27]int32
 
 	xyz  []float32 // the kept points
 	next []int32   // next[j]: the kept point before j in its cell, or -1
@@ -136,9 +141,7 @@ func (s *Sampler) Add(xyz []float32, keep []bool) ([]bool, error) {
 			// Cells of one or two points so far: no list at the first.
 			s.cell[c].list, nb = -1, s.lookup(s.cell[c].k, &s.buf)
 		default:
-			if nb, err = s.makeList(c); err != nil {
-				return keep, err
-			}
+			nb = s.makeList(c)
 		}
 		kept := !covered(p, nb, s.head, s.next, s.xyz, s.r2)
 		if kept {
@@ -237,16 +240,21 @@ func (s *Sampler) cellOf(k [3]int32) (slot, error) {
 }
 
 // makeList makes the list of the 27 cells around cell c, itself included
-// (index 13), -1 for cells no point has reached.
-func (s *Sampler) makeList(c int32) (*[27]int32, error) {
-	var err error
-	if s.lists, err = room(s, s.lists, 1, listBytes); err != nil {
-		return nil, err
+// (index 13), -1 for cells no point has reached. The lists only save
+// lookups: once they would take the Sampler past MaxBytes, it makes no
+// more and looks the neighbours of cells without one up at each point.
+func (s *Sampler) makeList(c int32) *[27]int32 {
+	if !s.noLists {
+		var err error
+		if s.lists, err = room(s, s.lists, 1, listBytes); err == nil {
+			l := int32(len(s.lists))
+			s.cell[c].list, s.cell[c].made = l, int32(len(s.cell))
+			s.lists = append(s.lists, [27]int32{})
+			return s.lookup(s.cell[c].k, &s.lists[l])
+		}
+		s.noLists = true
 	}
-	l := int32(len(s.lists))
-	s.cell[c].list, s.cell[c].made = l, int32(len(s.cell))
-	s.lists = append(s.lists, [27]int32{})
-	return s.lookup(s.cell[c].k, &s.lists[l]), nil
+	return s.lookup(s.cell[c].k, &s.buf)
 }
 
 // keep keeps point p of cell c, whose neighbours are nb. At the first
