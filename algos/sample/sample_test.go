@@ -310,19 +310,27 @@ func TestSamplerChunks(t *testing.T) {
 	}
 }
 
-// TestSamplerMaxBytes checks that a Sampler never holds more than
-// MaxBytes: past it, Add fails with a *MemoryError, the flags before the
-// point that failed being Poisson's.
-func TestSamplerMaxBytes(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 9))
-	xyz := make([]float32, 3*20000)
+// cube returns n random points in a cube of the given side (seeded) and
+// Poisson's sample of them at radius 1.
+func cube(t *testing.T, seed uint64, n int, side float64) ([]float32, *Result) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed))
+	xyz := make([]float32, 3*n)
 	for i := range xyz {
-		xyz[i] = float32(rng.Float64() * 100)
+		xyz[i] = float32(rng.Float64() * side)
 	}
 	want, err := Poisson(xyz, Options{Radius: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return xyz, want
+}
+
+// TestSamplerMaxBytes checks that a Sampler never holds more than
+// MaxBytes: past it, Add fails with a *MemoryError, the flags before the
+// point that failed being Poisson's.
+func TestSamplerMaxBytes(t *testing.T) {
+	xyz, want := cube(t, 9, 20000, 100)
 	for _, limit := range []int64{32 << 10, 100 << 10, 1 << 20} {
 		s, err := NewSampler(Options{Radius: 1, MaxBytes: limit})
 		if err != nil {
@@ -382,15 +390,7 @@ func TestSamplerErrors(t *testing.T) {
 // their cells but not every cell's list of neighbours stops the lists, not
 // the Sampler, whose flags stay Poisson's.
 func TestSamplerListsOverBudget(t *testing.T) {
-	rng := rand.New(rand.NewPCG(4, 4))
-	xyz := make([]float32, 3*30000)
-	for i := range xyz {
-		xyz[i] = float32(rng.Float64() * 20)
-	}
-	want, err := Poisson(xyz, Options{Radius: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	xyz, want := cube(t, 4, 30000, 20)
 	free, err := NewSampler(Options{Radius: 1})
 	if err != nil {
 		t.Fatal(err)
