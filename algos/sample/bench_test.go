@@ -32,7 +32,8 @@ print(time.perf_counter() - t, time.process_time() - c, len(out.points))
 var benchKeep []bool
 
 // BenchmarkPeers thins the table scene at radii of 2 and 6 median
-// spacings, in one run: pctk's Poisson; PDAL's own algorithm
+// spacings, in one run: pctk's Poisson; its Sampler (pctk sample
+// --max-memory) in chunks; PDAL's own algorithm
 // (SampleFilter::voxelize: the same pass over a std::map of voxels,
 // written out in Go with a Go map as the tests' reference); and Open3D's
 // voxel_down_sample
@@ -65,6 +66,21 @@ func BenchmarkPeers(b *testing.B) {
 			}
 			benchKeep = res.Keep
 			return res.Kept
+		})
+		timed("pctk-sampler", func() int {
+			// The Sampler of --max-memory, in chunks of 64Ki points.
+			s, err := NewSampler(Options{Radius: r})
+			if err != nil {
+				b.Fatal(err)
+			}
+			keep := make([]bool, 0, n)
+			for i := 0; i < n; i += 1 << 16 {
+				if keep, err = s.Add(xyz[3*i:3*min(n, i+1<<16)], keep); err != nil {
+					b.Fatal(err)
+				}
+			}
+			benchKeep = keep
+			return s.Kept()
 		})
 		timed("pdal-rule-go", func() int {
 			benchKeep = pdalSample(xyz, r)
@@ -100,7 +116,7 @@ func BenchmarkPeers(b *testing.B) {
 			b.ReportMetric(cpu/n*1e3, "cpu-ms/op")
 		})
 		p := times["pctk"]
-		for _, tool := range []string{"pctk", "pdal-rule-go", "open3d-voxel"} {
+		for _, tool := range []string{"pctk", "pctk-sampler", "pdal-rule-go", "open3d-voxel"} {
 			if t, ok := times[tool]; ok {
 				b.Logf("%d points, r = %.4g (%g spacings): %s %.3f s (%.3f s CPU), %d kept; pctk %.1f× faster, %.1f× in CPU time",
 					n, r, f, tool, t[0].Seconds(), t[1].Seconds(), kept[tool], float64(t[0])/float64(p[0]), float64(t[1])/float64(p[1]))

@@ -16,13 +16,17 @@ const cellSlack = 1e-5
 // maxAxisCells bounds the cells along an axis.
 const maxAxisCells = 1 << 31
 
-// Options configure Poisson.
+// Options configure Poisson and NewSampler.
 type Options struct {
 	// Radius is the smallest distance between kept points, PDAL's radius.
 	Radius float64
-	// Progress, when not nil, is called now and then with the fraction of
-	// the points done.
+	// Progress, when not nil, is called now and then by Poisson with the
+	// fraction of the points done.
 	Progress func(done float64)
+	// MaxBytes, when > 0, bounds the memory a Sampler holds (the kept
+	// points and the grid of their cells): an Add that would need more
+	// fails with a *MemoryError instead.
+	MaxBytes int64
 }
 
 // progressEvery is how many points Poisson decides between Progress calls.
@@ -31,7 +35,13 @@ const progressEvery = 1 << 16
 // Validate reports whether the options make sense: a radius out of its
 // limits is a *findneighbor.ParamError naming "radius".
 func (o Options) Validate() error {
-	return findneighbor.CheckRadius("sample", "radius", o.Radius, false)
+	if err := findneighbor.CheckRadius("sample", "radius", o.Radius, false); err != nil {
+		return err
+	}
+	if o.MaxBytes < 0 {
+		return fmt.Errorf("sample: MaxBytes %d: want a size in bytes, or 0 for no limit", o.MaxBytes)
+	}
+	return nil
 }
 
 // Result says which points Poisson keeps.
@@ -56,7 +66,10 @@ type Result struct {
 // is exact, dx²+dy²+dz² < Radius² in float64 from the float32
 // coordinates. It needs no neighbour index: docs/sample.md has the
 // measurements that chose this over neighbour lists from a backend. The
-// cost is O(N), whatever the density.
+// cost is O(N), whatever the density. A Sampler draws the same sample from
+// points given a chunk at a time, holding the kept points alone; Poisson,
+// which numbers every point's cell first, is faster on a whole cloud
+// (docs/sample.md).
 func Poisson(xyz []float32, opts Options) (*Result, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -81,20 +94,7 @@ func Poisson(xyz []float32, opts Options) (*Result, error) {
 			opts.Progress(float64(i) / float64(n))
 		}
 		c := g.cell[i]
-		keep := true
-	search:
-		for _, nc := range g.around(c) {
-			if nc < 0 {
-				continue
-			}
-			for j := g.head[nc]; j >= 0; j = next[j] {
-				if closer(xyz, i, int(j), r2) {
-					keep = false
-					break search
-				}
-			}
-		}
-		if keep {
+		if !covered(xyz[3*i:3*i+3:3*i+3], g.around(c), g.head, next, xyz, r2) {
 			next[i], g.head[c] = g.head[c], int32(i)
 			res.Keep[i] = true
 			res.Kept++
@@ -106,26 +106,20 @@ func Poisson(xyz []float32, opts Options) (*Result, error) {
 // grid numbers the occupied cells of a cloud (integer coordinates from
 // its lower corner, cells of a given side) and holds the newest kept
 // point of each. A cell's 27 neighbours (itself included) are looked up
-// in an open-addressing table of the occupied cells; where cells hold two
-// points or more on average, once per cell, when a point in it first
-// needs them, and kept (108 bytes a cell): one lookup per point and 27 per
-// occupied cell. (Go's map for the table, or a lookup per neighbour and
-// point, measured slower than PDAL's own pass written in Go:
-// docs/sample.md.) Sparser cells are looked up for each point instead.
+// in a table of the occupied cells; where cells hold two points or more
+// on average, once per cell, when a point in it first needs them, and
+// kept (108 bytes a cell): one lookup per point and 27 per occupied cell.
+// (Go's map for the table, or a lookup per neighbour and point, measured
+// slower than PDAL's own pass written in Go: docs/sample.md.) Sparser
+// cells are looked up for each point instead.
 type grid struct {
-	cell  []int32 // cell[i]: the number of point i's cell
-	table []slot  // the occupied cells, by hash; len a power of 2
-	key   [][3]int32
-	nbr   [][27]int32 // nbr[c]: cell c's neighbours once done[c]; nil when not kept
-	done  []bool
-	head  []int32 // head[c]: the newest kept point in cell c, or -1
-	buf   [27]int32
-}
-
-// slot is an entry of grid.table: cell id+1 (0: empty) at coordinates k.
-type slot struct {
-	k  [3]int32
-	id int32
+	table
+	cell []int32 // cell[i]: the number of point i's cell
+	key  [][3]int32
+	nbr  [][27]int32 // nbr[c]: cell c's neighbours once done[c]; nil when not kept
+	done []bool
+	head []int32 // head[c]: the newest kept point in cell c, or -1
+	buf  [27]int32
 }
 
 // newGrid numbers the occupied cells of the given side over xyz.
@@ -148,9 +142,7 @@ func newGrid(xyz []float32, side float64) (*grid, error) {
 			return nil, fmt.Errorf("sample: radius %g is too small for a cloud %g across (more than 2³¹ cells)", side, hi[a]-lo[a])
 		}
 	}
-	// The table starts small and doubles past a load of 1/2, so that it
-	// stays as small as the occupied cells allow (fewer cache misses).
-	g := &grid{cell: make([]int32, n), table: make([]slot, 1024)}
+	g := &grid{table: newTable(), cell: make([]int32, n)}
 	var last slot // the previous point's cell: scans run cell after cell
 	for i := range n {
 		var k [3]int32
@@ -162,7 +154,7 @@ func newGrid(xyz []float32, side float64) (*grid, error) {
 			if s.id == 0 {
 				s.k, s.id = k, int32(len(g.key))+1
 				g.key = append(g.key, k)
-				if 2*len(g.key) > len(g.table) {
+				if 2*len(g.key) > len(g.slots) {
 					g.grow()
 				}
 			}
@@ -181,29 +173,6 @@ func newGrid(xyz []float32, side float64) (*grid, error) {
 	return g, nil
 }
 
-// grow doubles the table.
-func (g *grid) grow() {
-	old := g.table
-	g.table = make([]slot, 2*len(old))
-	for _, s := range old {
-		if s.id != 0 {
-			*g.find(s.k) = s
-		}
-	}
-}
-
-// find returns the slot of cell k: its own, or the empty one where it
-// belongs (linear probing).
-func (g *grid) find(k [3]int32) *slot {
-	mask := uint64(len(g.table) - 1)
-	h := (uint64(uint32(k[0]))*0x9E3779B97F4A7C15 ^ uint64(uint32(k[1]))*0xC2B2AE3D27D4EB4F ^ uint64(uint32(k[2]))*0x165667B19E3779F9) >> 20
-	for j := h & mask; ; j = (j + 1) & mask {
-		if s := &g.table[j]; s.id == 0 || s.k == k {
-			return s
-		}
-	}
-}
-
 // around returns the numbers of the 27 cells around cell c, itself
 // included, -1 for empty ones, valid until the next call.
 func (g *grid) around(c int32) *[27]int32 {
@@ -214,11 +183,57 @@ func (g *grid) around(c int32) *[27]int32 {
 		}
 		g.done[c] = true
 	}
-	k, j := g.key[c], 0
+	return g.lookup(g.key[c], nb)
+}
+
+// table numbers occupied cells by their integer coordinates: an
+// open-addressing hash table (linear probing) that its owner doubles
+// (grow) past a load of 1/2, so that it stays as small as the cells allow
+// (fewer cache misses).
+type table struct {
+	slots []slot // len a power of 2
+}
+
+// slot is an entry of a table: cell id+1 (0: empty) at coordinates k.
+type slot struct {
+	k  [3]int32
+	id int32
+}
+
+// newTable returns an empty table of 1024 slots.
+func newTable() table { return table{slots: make([]slot, 1024)} }
+
+// grow doubles the table.
+func (t *table) grow() {
+	old := t.slots
+	t.slots = make([]slot, 2*len(old))
+	for _, s := range old {
+		if s.id != 0 {
+			*t.find(s.k) = s
+		}
+	}
+}
+
+// find returns the slot of cell k: its own, or the empty one where it
+// belongs (linear probing).
+func (t *table) find(k [3]int32) *slot {
+	mask := uint64(len(t.slots) - 1)
+	h := (uint64(uint32(k[0]))*0x9E3779B97F4A7C15 ^ uint64(uint32(k[1]))*0xC2B2AE3D27D4EB4F ^ uint64(uint32(k[2]))*0x165667B19E3779F9) >> 20
+	for j := h & mask; ; j = (j + 1) & mask {
+		if s := &t.slots[j]; s.id == 0 || s.k == k {
+			return s
+		}
+	}
+}
+
+// lookup sets nb to the numbers of the 27 cells around cell k, itself
+// included (index 13), -1 for cells not in the table, and returns it.
+func (t *table) lookup(k [3]int32, nb *[27]int32) *[27]int32 {
+	j := 0
 	for dz := int32(-1); dz <= 1; dz++ {
 		for dy := int32(-1); dy <= 1; dy++ {
 			for dx := int32(-1); dx <= 1; dx++ {
-				nb[j] = g.find([3]int32{k[0] + dx, k[1] + dy, k[2] + dz}).id - 1
+				nb[j] = t.find([3]int32{k[0] + dx, k[1] + dy, k[2] + dz}).id - 1
 				j++
 			}
 		}
@@ -226,13 +241,30 @@ func (g *grid) around(c int32) *[27]int32 {
 	return nb
 }
 
-// closer reports whether points i and j of xyz are closer than √r2, in
-// float64 (where the float32 differences are exact unless the coordinates
-// differ in scale by 2²⁹); the explicit conversions keep the compiler from
+// covered reports whether a kept point lies closer than √r2 to p: the
+// kept points of the cells nb (-1: none) are listed from head[cell]
+// through next, newest first, -1 ending a list, and lie at xyz[3j:].
+func covered(p []float32, nb *[27]int32, head, next []int32, xyz []float32, r2 float64) bool {
+	for _, c := range nb {
+		if c < 0 {
+			continue
+		}
+		for j := head[c]; j >= 0; j = next[j] {
+			if closer(p, xyz[3*j:3*j+3:3*j+3], r2) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// closer reports whether points p and q are closer than √r2, in float64
+// (where the float32 differences are exact unless the coordinates differ
+// in scale by 2²⁹); the explicit conversions keep the compiler from
 // fusing the multiply-adds, so every processor gives the same answer.
-func closer(xyz []float32, i, j int, r2 float64) bool {
-	dx := float64(xyz[3*i]) - float64(xyz[3*j])
-	dy := float64(xyz[3*i+1]) - float64(xyz[3*j+1])
-	dz := float64(xyz[3*i+2]) - float64(xyz[3*j+2])
+func closer(p, q []float32, r2 float64) bool {
+	dx := float64(p[0]) - float64(q[0])
+	dy := float64(p[1]) - float64(q[1])
+	dz := float64(p[2]) - float64(q[2])
 	return float64(dx*dx)+float64(dy*dy)+float64(dz*dz) < r2
 }

@@ -1,6 +1,7 @@
 package sample
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -266,5 +267,148 @@ func TestProgress(t *testing.T) {
 	want := []float64{0, float64(progressEvery) / n, float64(2*progressEvery) / n}
 	if !slices.Equal(got, want) {
 		t.Errorf("progress %v, want %v", got, want)
+	}
+}
+
+// TestSamplerChunks feeds a Sampler the synthetic clouds and a scan in
+// chunks of random sizes (single points too) and holds the flags to
+// Poisson's on the whole cloud, and Bytes to the memory it reports.
+func TestSamplerChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 7))
+	cs := clouds(5)
+	scan := algotest.Scan(t, "las/haystack_rock.las")
+	cs = append(cs, struct {
+		name string
+		xyz  []float32
+		r    float64
+	}{"haystack_rock", scan, 1.5})
+	for _, c := range cs {
+		want, err := Poisson(c.xyz, Options{Radius: c.r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewSampler(Options{Radius: c.r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []bool
+		n := len(c.xyz) / 3
+		for i := 0; i < n; {
+			m := min(n-i, []int{1, 2, 7, 100, 1000}[rng.IntN(5)])
+			if got, err = s.Add(c.xyz[3*i:3*(i+m)], got); err != nil {
+				t.Fatal(err)
+			}
+			i += m
+		}
+		if !slices.Equal(got, want.Keep) || s.Kept() != want.Kept {
+			t.Errorf("%s r %g: chunks keep %d points, other flags than Poisson's %d", c.name, c.r, s.Kept(), want.Kept)
+		}
+		if s.Bytes() <= int64(keptBytes*s.Kept()) {
+			t.Errorf("%s: Bytes %d, less than the %d kept points' coordinates", c.name, s.Bytes(), s.Kept())
+		}
+		t.Logf("%s r %g: %d of %d kept, %d bytes (%.0f a kept point)", c.name, c.r, s.Kept(), n, s.Bytes(), float64(s.Bytes())/float64(s.Kept()))
+	}
+}
+
+// cube returns n random points in a cube of the given side (seeded) and
+// Poisson's sample of them at radius 1.
+func cube(t *testing.T, seed uint64, n int, side float64) ([]float32, *Result) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed))
+	xyz := make([]float32, 3*n)
+	for i := range xyz {
+		xyz[i] = float32(rng.Float64() * side)
+	}
+	want, err := Poisson(xyz, Options{Radius: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return xyz, want
+}
+
+// TestSamplerMaxBytes checks that a Sampler never holds more than
+// MaxBytes: past it, Add fails with a *MemoryError, the flags before the
+// point that failed being Poisson's.
+func TestSamplerMaxBytes(t *testing.T) {
+	xyz, want := cube(t, 9, 20000, 100)
+	for _, limit := range []int64{32 << 10, 100 << 10, 1 << 20} {
+		s, err := NewSampler(Options{Radius: 1, MaxBytes: limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Add(xyz, nil)
+		var me *MemoryError
+		if !errors.As(err, &me) || me.Max != limit || me.Need <= limit || me.Kept != s.Kept() || me.Points != int64(len(got)) {
+			t.Fatalf("MaxBytes %d: %v (%+v, kept %d), want a MemoryError after %d points", limit, err, *me, s.Kept(), len(got))
+		}
+		if s.Bytes() > limit || !slices.Equal(got, want.Keep[:len(got)]) {
+			t.Errorf("MaxBytes %d: Bytes %d, or the flags of the first %d points differ from Poisson's", limit, s.Bytes(), len(got))
+		}
+		if !strings.Contains(err.Error(), "over the limit") {
+			t.Errorf("MaxBytes %d: %q", limit, err)
+		}
+	}
+	s, err := NewSampler(Options{Radius: 1, MaxBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Add(xyz[:3*2000], nil); err != nil || !slices.Equal(got, want.Keep[:2000]) {
+		t.Errorf("MaxBytes 1MiB, 2000 points: %v", err)
+	}
+	if _, err := NewSampler(Options{Radius: 1, MaxBytes: -1}); err == nil {
+		t.Error("MaxBytes -1: no error")
+	}
+}
+
+// TestSamplerErrors: a coordinate that is not finite, or too far from the
+// origin for the radius, is an error naming the point.
+func TestSamplerErrors(t *testing.T) {
+	for _, tc := range []struct {
+		xyz  []float32
+		r    float64
+		want string
+	}{
+		{[]float32{0, 0, 0, 1e30, 0, 0}, 1e-10, "point 1 at"},
+		{[]float32{0, 0, 0, 1, 1, float32(math.NaN())}, 1, "point 1 has a coordinate that is not finite"},
+		{[]float32{0, 0}, 1, "sample"},
+	} {
+		s, err := NewSampler(Options{Radius: tc.r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep, err := s.Add(tc.xyz, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v r %g: %v, want an error with %q", tc.xyz, tc.r, err, tc.want)
+		}
+		if len(tc.xyz) == 6 && (len(keep) != 1 || !keep[0]) {
+			t.Errorf("%v: flags %v before the error, want [true]", tc.xyz, keep)
+		}
+	}
+}
+
+// TestSamplerListsOverBudget: a limit that holds the kept points and
+// their cells but not every cell's list of neighbours stops the lists, not
+// the Sampler, whose flags stay Poisson's.
+func TestSamplerListsOverBudget(t *testing.T) {
+	xyz, want := cube(t, 4, 30000, 20)
+	free, err := NewSampler(Options{Radius: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := free.Add(xyz, nil); err != nil {
+		t.Fatal(err)
+	}
+	lists := int64(cap(free.lists)) * listBytes
+	limit := free.Bytes() - lists/2
+	s, err := NewSampler(Options{Radius: 1, MaxBytes: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Add(xyz, nil)
+	if err != nil || !slices.Equal(got, want.Keep) {
+		t.Fatalf("MaxBytes %d (%d without it, %d of lists): %v, or other flags than Poisson's", limit, free.Bytes(), lists, err)
+	}
+	if !s.noLists || s.Bytes() > limit {
+		t.Errorf("MaxBytes %d: lists stopped %v, %d bytes held", limit, s.noLists, s.Bytes())
 	}
 }

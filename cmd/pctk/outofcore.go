@@ -36,6 +36,9 @@ import (
 var (
 	maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is binned into tiles on disk, which run one at a time (one per GPU with --backend cuda, --gpus), and OUT is written as a stream; the same output as in memory (but for the last bits of normals and features on a GPU backend: docs/scale.md)"}
 	tmpdirFlag    = &cli.StringFlag{Name: "tmpdir", Usage: "folder for the tiles of --max-memory (default: the system's temporary folder)"}
+	// The same flags for filters that run in input order (Filter.InOrder).
+	inOrderMemoryFlag = &cli.StringFlag{Name: maxMemoryFlag.Name, Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is read as a stream in input order, only what the filter keeps is held (sample: the kept points), and OUT is written as a stream; the same output as in memory (docs/scale.md)"}
+	inOrderTmpdirFlag = &cli.StringFlag{Name: tmpdirFlag.Name, Usage: "folder for the temporary file of --max-memory, a bit a point (default: the system's temporary folder)"}
 )
 
 // Streamed is a filter's out-of-core run.
@@ -53,6 +56,11 @@ type Streamed struct {
 	// while tiles run; PeakBytes, when larger, what it needs a point at
 	// its end, once the tiles are done (dbscan's relabelling).
 	PointBytes, PeakBytes int64
+	// InOrder says its Run needs no tiles: it reads the points once in
+	// input order (StreamRun.Each), holding what it needs within
+	// StreamRun.Budget (pctk sample). The runner bins nothing, and the
+	// store is one tile with no points, for its folder.
+	InOrder bool
 	// Run runs the kernels over the tiles of s and the merge.
 	Run func(s *StreamRun) (*StreamResult, error)
 }
@@ -81,6 +89,12 @@ type StreamRun struct {
 	Record *dbscan.RecordHash
 	// Lo and Hi bound the cloud in the local frame (XY).
 	Lo, Hi [2]float64
+	// Budget is the memory Run may hold: --max-memory less the runner's
+	// reserve for its buffers.
+	Budget int64
+
+	// each reads IN in input order (Each).
+	each func(fn func(xyz []float32) error) error
 
 	// rebin bins the cloud again on the tiles of g (k-nearest rounds).
 	rebin func(g tile.Grid) (*tile.Store, error)
@@ -88,6 +102,12 @@ type StreamRun struct {
 	// computed (OwnedReader prefers them to their tile's slot).
 	patches map[string]map[int64][]byte
 }
+
+// Each reads IN (each file of a collection in turn) in input order, a
+// chunk at a time, and calls fn with the float32 local coordinates of
+// the chunk's points that take part (flat with --dims xy), as the
+// in-memory run computes them; fn may keep xyz until it returns.
+func (s *StreamRun) Each(fn func(xyz []float32) error) error { return s.each(fn) }
 
 // CountsRecord returns the counts record (dbscan.CountsRecord) of counts
 // within eps, "" when the run's counts carry none (Record nil).
@@ -519,11 +539,17 @@ func (s *step) runStreamed(a streamArgs) error {
 		extent := max(hi[0]-lo[0], hi[1]-lo[1], hi[2]-lo[2]) * (1 + 1e-6)
 		halo = findneighbor.TileHalo(float32(halo), extent)
 	}
+	if job.Stream.InOrder && budget-streamReserve < 1<<20 {
+		return usagef("--max-memory %d is too small: the run's buffers take %dMiB; give at least %dMiB", budget, streamReserve>>20, streamReserve>>20+1)
+	}
 	if peak := job.Stream.PeakBytes * np; peak > budget-streamReserve {
 		return usagef("--max-memory %d is too small for %d points: the merge needs %d bytes a point at its end; give at least %dMiB", budget, np, job.Stream.PeakBytes, (peak+streamReserve)>>20+1)
 	}
 	size := s.tileSize
-	if size == 0 {
+	if job.Stream.InOrder {
+		// One tile, empty, of the cloud's size and no halo.
+		size, halo = math.Max(hi[0]-lo[0], hi[1]-lo[1])*2+1, 0
+	} else if size == 0 {
 		if size, err = tileSizeFor(budget, np, job.Stream.PointBytes, halo, lo, hi); err != nil {
 			return usagef("%v", err)
 		}
@@ -578,8 +604,10 @@ func (s *step) runStreamed(a streamArgs) error {
 		}
 		return st.Flush()
 	}
-	if err := writeOwners(store, func(w io.Writer) error { return bin(store, w) }); err != nil {
-		return err
+	if !job.Stream.InOrder {
+		if err := writeOwners(store, func(w io.Writer) error { return bin(store, w) }); err != nil {
+			return err
+		}
 	}
 	debugf("--max-memory %d: %d points in %d tiles of %g (halo %g) under %s", budget, n, len(store.Keys()), size, g.Halo, store.Dir())
 
@@ -587,7 +615,21 @@ func (s *step) runStreamed(a streamArgs) error {
 	t1 := time.Now()
 	report, finish := stageProgress(f.label())
 	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
-		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}, Lo: loXY, Hi: hiXY,
+		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}, Lo: loXY, Hi: hiXY, Budget: budget - streamReserve,
+		each: func(fn func(xyz []float32) error) error {
+			var xyz []float32
+			_, _, err := streamIns(c, a.ins, func(_ int, _ int64, ch *core.Cloud) error {
+				xyz = xyz[:0]
+				for i := range ch.Len() {
+					if take(ch, i) {
+						x, y, z := local(ch, i)
+						xyz = append(xyz, x, y, z)
+					}
+				}
+				return fn(xyz)
+			})
+			return err
+		},
 		rebin: func(g tile.Grid) (*tile.Store, error) {
 			st, err := tile.NewStore(c.String(tmpdirFlag.Name), g)
 			if err != nil {

@@ -49,6 +49,10 @@ type Filter struct {
 	// --tile-size, and --max-memory, --tmpdir and tile collections (IN
 	// several files, OUT a folder) for jobs with a Stream (outofcore.go).
 	Tiled bool
+	// InOrder declares a filter with no tile kernels whose job's Stream
+	// reads the points once in input order (Streamed.InOrder): the runner
+	// adds --max-memory, --tmpdir and tile collections, not --tile-size.
+	InOrder bool
 	// Preview, when set, adds --preview FILE.png: a picture of the written
 	// cloud from the top, coloured as Preview says (a pctk render --color).
 	Preview string
@@ -235,8 +239,11 @@ func (f *Filter) Command() *cli.Command {
 	if f.Preview != "" {
 		flags = append(flags, previewFlag)
 	}
-	if f.Tiled {
+	switch {
+	case f.Tiled:
 		flags = append(flags, tileSizeFlag, maxMemoryFlag, tmpdirFlag, gpusFlag)
+	case f.InOrder:
+		flags = append(flags, inOrderMemoryFlag, inOrderTmpdirFlag)
 	}
 	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag)
 	flags = append(flags, queryFlags...)
@@ -245,7 +252,7 @@ func (f *Filter) Command() *cli.Command {
 		desc += "\n\nExamples:\n  " + strings.Join(f.Examples, "\n  ")
 	}
 	args := "IN OUT"
-	if f.Tiled {
+	if f.streams() {
 		args = "IN OUT | IN... OUTDIR (a tile collection: several files or a glob, docs/scale.md)"
 	}
 	cmd := &cli.Command{
@@ -258,6 +265,10 @@ func (f *Filter) Command() *cli.Command {
 	return cmd
 }
 
+// streams reports whether f runs out of core and on tile collections
+// (Tiled or InOrder).
+func (f *Filter) streams() bool { return f.Tiled || f.InOrder }
+
 // filterOf maps each filter's command to its filter, for pctk pipeline.
 var filterOf = map[*cli.Command]*Filter{}
 
@@ -266,7 +277,7 @@ func (f *Filter) run(c *cli.Context) error {
 	var ins, outs []string
 	var in, out string
 	var err error
-	if f.Tiled {
+	if f.streams() {
 		if ins, outs, out, err = collectionArgs(c); err != nil {
 			return err
 		}
@@ -296,7 +307,7 @@ func (f *Filter) run(c *cli.Context) error {
 	if err := checkOutputs(c, append([]string{out}, s.outputs()...)...); err != nil {
 		return err
 	}
-	if f.Tiled && c.IsSet(maxMemoryFlag.Name) {
+	if f.streams() && c.IsSet(maxMemoryFlag.Name) {
 		return s.runStreamed(streamArgs{in: in, out: out})
 	}
 	src, err := loadInput(c, in, s.job.CPUWork)

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 
 	poisson "github.com/pctk/pctk/algos/sample" // convert_test.go has a func sample
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/primitives/tile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -18,13 +24,16 @@ as PDAL's filters.sample: kept points are at least R apart and every dropped
 point lies within R of a kept one (docs/sample.md). --dimension NAME keeps
 every point and writes 1 (kept) or 0 in a new uint8 field instead, as PDAL's
 dimension option. --dims xy thins in plan view; points --ignore-class leaves
-out are kept. No neighbour index is used: --backend changes nothing.`,
-		Examples: []string{"pctk sample scan.las thin.las --radius 0.5"},
+out are kept. No neighbour index is used: --backend changes nothing.
+--max-memory reads IN in input order as a stream, holding the kept points
+alone, and writes the in-memory output; a tile collection is sampled in the
+order of the files' concatenation (docs/scale.md).`,
+		Examples: []string{"pctk sample scan.las thin.las --radius 0.5", "pctk sample big.laz thin.laz --radius 0.5 --max-memory 1GiB"},
 		Flags: []cli.Flag{
 			&cli.Float64Flag{Name: "radius", Usage: "smallest distance between kept points (required)"},
 			&cli.StringFlag{Name: "dimension", Usage: "flag kept points in this new field instead of dropping the others (default: none, drop them)"},
 		},
-		Dims: true, IgnoreClass: true,
+		Dims: true, IgnoreClass: true, InOrder: true,
 		Params: map[string]string{"radius": "radius"},
 		Prepare: func(c *cli.Context) (*Job, error) {
 			opts, flag := poisson.Options{Radius: c.Float64("radius")}, c.String("dimension")
@@ -44,15 +53,191 @@ out are kept. No neighbour index is used: --backend changes nothing.`,
 						idx, flags[i] = append(idx, i), 1
 					}
 				}
-				return &Result{JSON: map[string]any{"radius": opts.Radius, "kept": r.Kept},
-					Lines: []string{fmt.Sprintf("radius %g: %d of %d points kept", opts.Radius, r.Kept, p.Len())},
+				return &Result{JSON: sampleJSON(opts, r.Kept), Lines: sampleLines(opts, r.Kept, p.Len()),
 					Edit: func(c *core.Cloud) (*core.Cloud, error) {
 						if flag != "" {
 							return c, c.SetAttr(core.NewColumn(flag, flags))
 						}
 						return c.Select(idx), nil
 					}}, nil
-			}}, nil
+			}, Stream: &Streamed{InOrder: true, Run: func(s *StreamRun) (*StreamResult, error) {
+				return streamSample(s, opts, flag)
+			}}}, nil
 		},
 	}).Command())
+}
+
+// sampleJSON and sampleLines are pctk sample's summary.
+func sampleJSON(opts poisson.Options, kept int) any {
+	return map[string]any{"radius": opts.Radius, "kept": kept}
+}
+
+func sampleLines(opts poisson.Options, kept, n int) []string {
+	return []string{fmt.Sprintf("radius %g: %d of %d points kept", opts.Radius, kept, n)}
+}
+
+// streamSample is pctk sample out of core (--max-memory): one pass in
+// input order through a poisson.Sampler, which holds the kept points alone
+// within the budget, writes a bit a point (kept or not) to a file next to
+// the run's tiles; the output pass reads the bits back in order. The
+// points --ignore-class leaves out are kept (flag 1), as in memory.
+func streamSample(s *StreamRun, opts poisson.Options, flag string) (*StreamResult, error) {
+	opts.MaxBytes = s.Budget
+	sm, err := poisson.NewSampler(opts)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(s.Store.Dir(), "kept.bits")
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	w := &bitWriter{w: bufio.NewWriterSize(f, 1<<16)}
+	// kept[i]: the points kept among the first i that take part, at the
+	// end of every chunk, hence of every file (Count).
+	kept := map[int64]int64{0: 0}
+	var keep []bool
+	var done int64
+	err = s.Each(func(xyz []float32) error {
+		var err error
+		if keep, err = sm.Add(xyz, keep[:0]); err != nil {
+			return err
+		}
+		if err := w.write(keep); err != nil {
+			return err
+		}
+		done += int64(len(keep))
+		kept[done] = int64(sm.Kept())
+		s.Progress("", float64(done)/float64(max(1, s.N)))
+		return nil
+	})
+	if me := (*poisson.MemoryError)(nil); errors.As(err, &me) {
+		return nil, fmt.Errorf("--max-memory: the %d points kept among the first %d that take part, with their grid, need more than the %dMiB the run leaves them (--max-memory less %dMiB of buffers); give more memory or a larger --radius",
+			me.Kept, me.Points, me.Max>>20, streamReserve>>20)
+	}
+	if err != nil {
+		return nil, err
+	}
+	debugf("sample: %d of %d points kept, held in %d bytes (budget %d)", sm.Kept(), done, sm.Bytes(), s.Budget)
+	if err := w.flush(); err != nil {
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	r := &bitReader{path: path}
+	next := func(id int64) (bool, error) { // id < 0: a point that takes no part, kept
+		if id < 0 {
+			return true, nil
+		}
+		return r.next()
+	}
+	res := &StreamResult{JSON: sampleJSON(opts, sm.Kept()), Lines: sampleLines(opts, sm.Kept(), int(s.N))}
+	if flag != "" {
+		res.Columns = func(rows []int64, _ []tile.Key) ([]*core.Attribute, error) {
+			v := make([]uint8, len(rows))
+			for i, id := range rows {
+				k, err := next(id)
+				if err != nil {
+					return nil, err
+				}
+				if k {
+					v[i] = 1
+				}
+			}
+			return []*core.Attribute{core.NewColumn(flag, v)}, nil
+		}
+		return res, nil
+	}
+	res.Columns = func([]int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil }
+	var idx []int
+	res.Edit = func(rows []int64, c *core.Cloud) (*core.Cloud, error) {
+		if rows == nil {
+			return c, nil
+		}
+		idx = idx[:0]
+		for i, id := range rows {
+			k, err := next(id)
+			if err != nil {
+				return nil, err
+			}
+			if k {
+				idx = append(idx, i)
+			}
+		}
+		return c.Select(idx), nil
+	}
+	res.Count = func(first, n, others int64) int64 { return kept[first+n] - kept[first] + others }
+	return res, nil
+}
+
+// bitWriter writes flags a bit each, the first in the lowest bit.
+type bitWriter struct {
+	w   *bufio.Writer
+	cur byte
+	n   int // bits in cur
+}
+
+func (b *bitWriter) write(flags []bool) error {
+	for _, f := range flags {
+		if f {
+			b.cur |= 1 << b.n
+		}
+		if b.n++; b.n == 8 {
+			if err := b.w.WriteByte(b.cur); err != nil {
+				return err
+			}
+			b.cur, b.n = 0, 0
+		}
+	}
+	return nil
+}
+
+// flush writes the last bits and the buffer out.
+func (b *bitWriter) flush() error {
+	if b.n > 0 {
+		if err := b.w.WriteByte(b.cur); err != nil {
+			return err
+		}
+		b.cur, b.n = 0, 0
+	}
+	return b.w.Flush()
+}
+
+// bitReader reads back, in order, the flags a bitWriter wrote to path, a
+// window at a time (opened, read and closed at each refill, so that no
+// file stays open).
+type bitReader struct {
+	path string
+	off  int64
+	buf  []byte
+	bit  int // the next bit of buf[0]
+}
+
+// bitWindow is the bytes a bitReader reads at a time.
+const bitWindow = 64 << 10
+
+func (r *bitReader) next() (bool, error) {
+	if len(r.buf) == 0 {
+		f, err := os.Open(r.path)
+		if err != nil {
+			return false, err
+		}
+		b := make([]byte, bitWindow)
+		n, err := f.ReadAt(b, r.off)
+		f.Close()
+		if n == 0 {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = fmt.Errorf("%s: fewer flags than points", r.path)
+			}
+			return false, err
+		}
+		r.buf, r.off = b[:n], r.off+int64(n)
+	}
+	k := r.buf[0]>>r.bit&1 == 1
+	if r.bit++; r.bit == 8 {
+		r.buf, r.bit = r.buf[1:], 0
+	}
+	return k, nil
 }

@@ -154,35 +154,12 @@ func TestTileCollection(t *testing.T) {
 	if testing.Short() {
 		t.Skip("tile collections: not in -short")
 	}
-	whole, _, err := pcio.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	tiles := filepath.Join(dir, "tiles")
-	if err := os.Mkdir(tiles, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := whole.Bounds()
-	lo, hi := b.Min[0], b.Max[0]
-	var order []int
-	var sizes []int
-	for k := range 3 {
-		var idx []int
-		for i, x := range whole.X {
-			if int(math.Min(2, math.Floor(3*(x-lo)/(hi-lo)))) == k {
-				idx = append(idx, i)
-			}
-		}
-		writeTestCloud(t, filepath.Join(tiles, fmt.Sprintf("t%d.las", k)), whole.Select(idx))
-		order, sizes = append(order, idx...), append(sizes, len(idx))
-	}
+	tiles, concat, sizes := cutCollection(t, dir)
 	// Filters without an out-of-core run take one file; OUT must not
 	// replace an input.
 	pctkRun(t, 2, "normals", filepath.Join(tiles, "*.las"), filepath.Join(dir, "n"), "--knn", "8", "--orient", "consistent")
 	pctkRun(t, 2, "density", filepath.Join(tiles, "*.las"), tiles, "--radius", "1")
-	concat := filepath.Join(dir, "concat.las")
-	writeTestCloud(t, concat, whole.Select(order))
 	for _, tc := range [][]string{
 		{"dbscan", "--eps", "2", "--min-pts", "5,8"},
 		{"density", "--radius", "1.5"},
@@ -221,6 +198,35 @@ func TestTileCollection(t *testing.T) {
 			first += n
 		}
 	}
+}
+
+// cutCollection cuts haystack_rock into three LAS files by X (so that
+// clusters cross the cuts, and the points change order) under dir/tiles,
+// t0.las to t2.las, writes their concatenation to dir/concat.las, and
+// returns the folder, the concatenation and each file's points.
+func cutCollection(t *testing.T, dir string) (tiles, concat string, sizes []int) {
+	t.Helper()
+	whole := readTestCloud(t, sample)
+	tiles = filepath.Join(dir, "tiles")
+	if err := os.Mkdir(tiles, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := whole.Bounds()
+	lo, hi := b.Min[0], b.Max[0]
+	var order []int
+	for k := range 3 {
+		var idx []int
+		for i, x := range whole.X {
+			if int(math.Min(2, math.Floor(3*(x-lo)/(hi-lo)))) == k {
+				idx = append(idx, i)
+			}
+		}
+		writeTestCloud(t, filepath.Join(tiles, fmt.Sprintf("t%d.las", k)), whole.Select(idx))
+		order, sizes = append(order, idx...), append(sizes, len(idx))
+	}
+	concat = filepath.Join(dir, "concat.las")
+	writeTestCloud(t, concat, whole.Select(order))
+	return tiles, concat, sizes
 }
 
 // TestTileCollectionLion runs dbscan on the 200 LAS files of the
