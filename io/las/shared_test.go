@@ -176,15 +176,24 @@ func TestSharedLAS(t *testing.T) {
 	}
 }
 
-// decodeShared decodes the file rel of ../shared/data, skipping the test
-// when it is absent.
-func decodeShared(t *testing.T, rel string) *core.Cloud {
+// readShared returns the bytes of the file rel of ../shared/data, skipping
+// the test when it is absent.
+func readShared(t *testing.T, rel string) []byte {
 	t.Helper()
 	path := filepath.Join(sharedData, rel)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Skipf("%s absent: %v", path, err)
 	}
+	return raw
+}
+
+// decodeShared decodes the file rel of ../shared/data, skipping the test
+// when it is absent.
+func decodeShared(t *testing.T, rel string) *core.Cloud {
+	t.Helper()
+	path := filepath.Join(sharedData, rel)
+	raw := readShared(t, rel)
 	c, err := Decode(bytes.NewReader(raw))
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
