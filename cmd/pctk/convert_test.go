@@ -104,13 +104,14 @@ func TestPipelineThroughStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	info.Stdin = pipe
-	var out, stderr bytes.Buffer
-	info.Stdout, info.Stderr, conv.Stderr = &out, &stderr, &stderr
+	// One buffer each: the two processes' stderr are copied concurrently.
+	var out, stderr, convErr bytes.Buffer
+	info.Stdout, info.Stderr, conv.Stderr = &out, &stderr, &convErr
 	if err := info.Start(); err != nil {
 		t.Fatal(err)
 	}
 	if err := conv.Run(); err != nil {
-		t.Fatalf("convert: %v\n%s", err, stderr.String())
+		t.Fatalf("convert: %v\n%s", err, convErr.String())
 	}
 	if err := info.Wait(); err != nil {
 		t.Fatalf("info: %v\n%s", err, stderr.String())
