@@ -18,6 +18,7 @@ import (
 
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/las"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
@@ -834,6 +835,10 @@ func writeStreamed(c *cli.Context, in, out string, base, np int64, of *pcio.Form
 	h.Meta.Comments = append([]string(nil), h.Meta.Comments...)
 	if res.Meta != nil {
 		res.Meta(&h.Meta)
+	}
+	if (of.Name == "las" || of.Name == "laz") && las.InfoOf(&h.Meta) == nil {
+		// docs/scale.md: in memory the scale comes from every point.
+		infof("warning: %s: the LAS scale and offset are chosen from the first points written, out of core; an in-memory run chooses them from all points and may choose others", pcio.Name(out))
 	}
 	var owners []tile.Key
 	var rows []int64
