@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -59,7 +60,9 @@ func (p *Points) coords(pts []int32) []float32 {
 // ε = r stores for it: the moments of its k nearest other points within r
 // (k > 0; fewer where it has fewer), or of all its other points within r
 // (k = 0). The neighbour sets are exact when t's halo is at least r (and,
-// for r = +Inf, when the tile holds the whole cloud). The brute and cpu
+// for r = +Inf, when the tile holds the whole cloud, or for the points
+// whose k nearest lie closer than what the tile holds around them:
+// MomentsTiled checks). The brute and cpu
 // backends add the k nearest in KNearest's order (distance, then index),
 // which the tile's points, in global index order, share with the whole
 // cloud, so exact k-nearest sets give the whole cloud's sums to the bit
@@ -179,23 +182,28 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // typical point has about 2k others (from the XY density), then, for the
 // points that found fewer than k within it, the halo doubled, until it
 // spans the cloud. A point that found its k nearest within a halo h has
-// them all: every point outside its tile is farther than h; their sums
-// are the in-memory ones to the bit on the brute and cpu backends (Moments
-// says why), on the GPU backends within rounding. fn is called
-// as Moments calls it, from the tiles of every backend of a Spread at once.
+// them all: every point outside its tile is farther than h. Later rounds
+// bin only the points within the halo of a point still to do (binTodo).
+// On the cpu backend the tiles search with no distance limit on kd-trees,
+// with a halo treeHalo times as wide, a point keeping what it found when
+// it lies closer than the edge of what its tile holds (nearestWithin),
+// and the points left go to one last round, on the whole cloud's tree.
+// The sums are the in-memory ones to the bit on the brute and cpu
+// backends (Moments says why), on the GPU backends within rounding. fn is
+// called as Moments calls it, from the tiles of every backend of a Spread
+// at once.
 func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) error {
 	n := len(xyz) / 3
 	if n == 0 {
 		return nil
 	}
-	var ids []int32 // the points still to do; nil: all
-	relay := func(t *Points, keep func(findneighbor.Moment) bool, short *[]int32, mu *sync.Mutex) func([]int32, []findneighbor.Moment) {
+	relay := func(t *Points, keep func(t *Points, i int32, m findneighbor.Moment) bool, short *[]int32, mu *sync.Mutex) func([]int32, []findneighbor.Moment) {
 		return func(pts []int32, m []findneighbor.Moment) {
 			g := make([]int32, 0, len(pts))
 			gm := make([]findneighbor.Moment, 0, len(pts))
 			var s []int32
 			for j, i := range pts {
-				if keep(m[j]) {
+				if keep(t, i, m[j]) {
 					g, gm = append(g, int32(t.ID[i])), append(gm, m[j])
 				} else {
 					s = append(s, int32(t.ID[i]))
@@ -209,7 +217,6 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 			fn(g, gm)
 		}
 	}
-	all := func(findneighbor.Moment) bool { return true }
 	if r > 0 {
 		frame := findneighbor.BoxOf(xyz)
 		g, err := GridFor(size, findneighbor.TileHalo(float32(r), frame.Extent()), xyz)
@@ -218,43 +225,118 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		}
 		bo.Frame = &frame
 		tiles := Bin(xyz, g)
+		all := func(*Points, int32, findneighbor.Moment) bool { return true }
 		return Each(Share(b, bo.Workers, len(tiles)), len(tiles), func(w findneighbor.Backend, n int) (struct{}, error) {
 			return struct{}{}, Moments(tiles[n], nil, w, r, k, bo, relay(tiles[n], all, nil, nil))
 		}, none)
 	}
 	lo, hi := bounds(xyz)
 	h, span := KNNHalo(int64(n), lo, hi, k)
+	// tree: on the cpu backend (findneighbor.PlainKNN) each tile searches
+	// its points' k nearest with no distance limit on a kd-tree, faster
+	// than a radius grid there, and a point keeps them when they lie
+	// closer than the edge of its tile's halo (nearestWithin): with a
+	// first halo of a few typical k-nearest distances most points do, and
+	// the few left (by the tiles' edges, and isolated points, whose k
+	// nearest may lie far off in Z) go straight to the last round.
+	tree := findneighbor.PlainKNN(b)
+	if tree {
+		h = min(treeHalo*h, span)
+	}
+	var todo []bool // the points still to do; nil: all
 	for {
 		last := h >= span
 		radius := h
-		if last {
-			// The tiles hold every point: what a point finds is all it has.
+		if last || tree {
+			// The last round's tile holds every point: what a point
+			// finds is all it has.
 			radius = math.Inf(1)
 		}
 		g, err := RoundGrid(size, h, span)
-		if last {
-			g = LastGrid(span)
-		}
 		if err != nil {
 			return err
 		}
 		var short []int32
 		var mu sync.Mutex
-		keep := func(m findneighbor.Moment) bool { return last || int(m.N) >= k }
-		todo := todoTiles(Bin(xyz, g), ids)
-		err = Each(Share(b, bo.Workers, len(todo)), len(todo), func(w findneighbor.Backend, n int) (struct{}, error) {
-			t := todo[n]
+		keep := func(t *Points, i int32, m findneighbor.Moment) bool {
+			switch {
+			case last:
+				return true
+			case int(m.N) < k:
+				return false
+			case tree && todo == nil:
+				return nearestWithin(m, g.Gap(t.Key, t.XYZ[3*i], t.XYZ[3*i+1]))
+			case tree:
+				return nearestWithin(m, g.Halo)
+			}
+			return true // found k within the radius h, and its tile holds every point within h
+		}
+		var todoT []tileTodo
+		if last {
+			todoT = whole(xyz, todo)
+		} else {
+			todoT = binTodo(xyz, g, todo)
+		}
+		err = Each(Share(b, bo.Workers, len(todoT)), len(todoT), func(w findneighbor.Backend, n int) (struct{}, error) {
+			t := todoT[n]
 			return struct{}{}, Moments(t.Points, t.pts, w, radius, k, bo, relay(t.Points, keep, &short, &mu))
 		}, none)
 		if err != nil {
 			return err
 		}
-		// short is in the order tiles finished, a set for the next round.
 		if len(short) == 0 {
 			return nil
 		}
-		ids, h = short, min(2*h, span)
+		// short is in the order tiles finished, a set for the next round.
+		if todo == nil {
+			todo = make([]bool, n)
+		} else {
+			clear(todo)
+		}
+		for _, i := range short {
+			todo[i] = true
+		}
+		h = min(2*h, span)
+		if tree {
+			h = span
+		}
 	}
+}
+
+// treeHalo is the first halo of tiled k-nearest runs on a kd-tree, in
+// KNNHalo's: points within about twice their k-th nearest distance of a
+// tile's halo edge go to the last round (nearestWithin), so a halo of a
+// few such distances leaves few (4: a 10 m tile of a street scan holds 27%
+// more points than it owns, and 2.5% of the points go on; 1: 6% and 11%).
+const treeHalo = 4
+
+// whole returns a single tile holding every point of xyz, with the
+// positions of the points to do (todo[i]; nil: all): the last round of
+// k-nearest rounds.
+func whole(xyz []float32, todo []bool) []tileTodo {
+	n := len(xyz) / 3
+	t := &Points{XYZ: xyz, ID: make([]int64, n), Owned: make([]bool, n)}
+	var pts []int32
+	for i := range n {
+		t.ID[i], t.Owned[i] = int64(i), true
+		if todo != nil && todo[i] {
+			pts = append(pts, int32(i))
+		}
+	}
+	return []tileTodo{{t, pts}}
+}
+
+// nearestWithin reports whether the k nearest of a point whose moments are
+// m (from a tile's ε = +Inf index) all lie closer than gap, so that every
+// point farther than gap from it, hence every point its tile lacks
+// (Grid.Gap), is farther than all of them: they are its k nearest in the
+// whole cloud, ties broken by index as there. The farthest of them lies
+// within √(Σ|d|²) = √trace(Outer); the factor covers the float32 roundings
+// of the distances the index compares (a few 2⁻²⁴ relative) with room to
+// spare.
+func nearestWithin(m findneighbor.Moment, gap float64) bool {
+	tr := m.Outer[0] + m.Outer[3] + m.Outer[5]
+	return math.Sqrt(tr)*(1+haloPad) < gap
 }
 
 // none is the merge of Each for kernels whose fn takes their results.
@@ -293,26 +375,37 @@ type tileTodo struct {
 	pts []int32
 }
 
-// todoTiles returns the tiles that own points of ids (all when nil), with
-// those points' positions.
-func todoTiles(tiles []*Points, ids []int32) []tileTodo {
-	var want map[int64]bool
-	if ids != nil {
-		want = make(map[int64]bool, len(ids))
-		for _, i := range ids {
-			want[int64(i)] = true
+// binTodo returns the tiles of g that own points still to do (todo[i];
+// every point when todo is nil), each with those points' positions (nil:
+// all its owned points), and how far around each of those points its
+// tile holds every point of the cloud (in XY, hence in XYZ). With todo, it
+// bins only the points within g.Reach of a point still to do (near), not
+// the whole cloud: every point of the cloud within g.Halo of a point to
+// do is then in its tile. Without, the tiles hold the whole cloud's
+// points of their boxes widened by g.Reach (Grid.Gap says how far each
+// point sees).
+func binTodo(xyz []float32, g Grid, todo []bool) []tileTodo {
+	if todo == nil {
+		tiles := Bin(xyz, g)
+		out := make([]tileTodo, len(tiles))
+		for n, t := range tiles {
+			out[n] = tileTodo{t, nil}
 		}
+		return out
+	}
+	sub := near(xyz, todo, g.Reach)
+	q := make([]float32, 0, 3*len(sub))
+	for _, i := range sub {
+		q = append(q, xyz[3*i:3*i+3]...)
 	}
 	var out []tileTodo
-	for _, t := range tiles {
-		if want == nil {
-			out = append(out, tileTodo{t, nil}) // nil: the owned points
-			continue
-		}
+	for _, t := range Bin(q, g) {
 		var pts []int32
-		for i, id := range t.ID {
-			if t.Owned[i] && want[id] {
-				pts = append(pts, int32(i))
+		for j, s := range t.ID {
+			id := sub[s]
+			t.ID[j] = int64(id)
+			if t.Owned[j] && todo[id] {
+				pts = append(pts, int32(j))
 			}
 		}
 		if len(pts) > 0 {
@@ -320,6 +413,59 @@ func todoTiles(tiles []*Points, ids []int32) []tileTodo {
 		}
 	}
 	return out
+}
+
+// near returns, in increasing order, the points of xyz whose X and Y both
+// lie within d of a point of todo (todo[i]).
+func near(xyz []float32, todo []bool, d float64) []int32 {
+	lo, hi := bounds(xyz)
+	// Cells of side at least d over the XY box, at most about one per
+	// point, each listing its points to do (CSR).
+	side := max(d, math.Sqrt((hi[0]-lo[0])*(hi[1]-lo[1])/float64(len(todo))), 1e-30)
+	ni := int(min((hi[0]-lo[0])/side, float64(len(todo)))) + 1
+	nj := int(min((hi[1]-lo[1])/side, float64(len(todo)))) + 1
+	cell := func(v float64, a, n int) int {
+		return int(max(0, min(float64(n-1), math.Floor((v-lo[a])/side))))
+	}
+	start := make([]int32, ni*nj+1)
+	for i, t := range todo {
+		if t {
+			start[cell(float64(xyz[3*i+1]), 1, nj)*ni+cell(float64(xyz[3*i]), 0, ni)+1]++
+		}
+	}
+	for c := range ni * nj {
+		start[c+1] += start[c]
+	}
+	at := slices.Clone(start[:ni*nj])
+	in := make([]int32, start[ni*nj])
+	for i, t := range todo {
+		if t {
+			c := cell(float64(xyz[3*i+1]), 1, nj)*ni + cell(float64(xyz[3*i]), 0, ni)
+			in[at[c]] = int32(i)
+			at[c]++
+		}
+	}
+	rs := par.Ranges(len(todo), par.Grain)
+	parts := make([][]int32, len(rs))
+	par.For(rs, func(r, from, to int) {
+		var p []int32
+		for i := from; i < to; i++ {
+			x, y := float64(xyz[3*i]), float64(xyz[3*i+1])
+			i0, i1 := cell(x-d, 0, ni), cell(x+d, 0, ni)
+			j0, j1 := cell(y-d, 1, nj), cell(y+d, 1, nj)
+		scan:
+			for cj := j0; cj <= j1; cj++ {
+				for _, o := range in[start[cj*ni+i0]:start[cj*ni+i1+1]] {
+					if math.Abs(float64(xyz[3*o])-x) <= d && math.Abs(float64(xyz[3*o+1])-y) <= d {
+						p = append(p, int32(i))
+						break scan
+					}
+				}
+			}
+		}
+		parts[r] = p
+	})
+	return slices.Concat(parts...)
 }
 
 // bounds returns the XY bounding box of xyz.
