@@ -200,7 +200,8 @@ func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn 
 
 // MomentsFunc calls fn with the moments of the indexed points of ix, what
 // ix.Moments(nil, k, out) would store, a block at a time: m[j] is the
-// moment of point pts[j], both valid during the call only. fn is called
+// moment of point pts[j], both valid during the call only and fn's to
+// overwrite (tile.Moments moves what it keeps to their front). fn is called
 // concurrently (up to nw goroutines, 0: GOMAXPROCS), each call with
 // points of its own, so it must only write to places of its points or
 // synchronise. The cpu backend's index hands them over from its workers

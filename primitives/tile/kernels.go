@@ -92,16 +92,18 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 	if pts == nil {
 		// The index's own points (halo points too, needlessly: they are
 		// faster to query than a query set), handed on for the owned.
+		// Their blocks are the callback's own to overwrite: the owned
+		// points are moved to the front, no copy made.
 		err := findneighbor.MomentsFunc(ix, k, bo.Workers, func(p []int32, m []findneighbor.Moment) {
-			op := make([]int32, 0, len(p))
-			om := make([]findneighbor.Moment, 0, len(p))
+			w := 0
 			for j, i := range p {
 				if t.Owned[i] {
-					op, om = append(op, i), append(om, m[j])
+					p[w], m[w] = i, m[j]
+					w++
 				}
 			}
-			if len(op) > 0 {
-				fn(op, om)
+			if w > 0 {
+				fn(p[:w], m[:w])
 			}
 		})
 		if err != nil {
@@ -198,9 +200,11 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		return nil
 	}
 	relay := func(t *Points, keep func(t *Points, i int32, m findneighbor.Moment) bool, short *[]int32, mu *sync.Mutex) func([]int32, []findneighbor.Moment) {
+		// m is Moments' own to overwrite: the kept moments move to its
+		// front.
 		return func(pts []int32, m []findneighbor.Moment) {
 			g := make([]int32, 0, len(pts))
-			gm := make([]findneighbor.Moment, 0, len(pts))
+			gm := m[:0]
 			var s []int32
 			for j, i := range pts {
 				if keep(t, i, m[j]) {
