@@ -228,6 +228,33 @@ func MomentsFunc(ix Index, k, nw int, fn func(pts []int32, m []Moment)) error {
 	})
 }
 
+// NearestMomentsFunc is MomentsFunc for k > 0 that also hands fn far[j],
+// the distance of point pts[j]'s k-th nearest other point (what
+// ix.KNearest(nil, k, ...) reports last; +Inf when it has fewer than k),
+// for callers that check that the k nearest lie within some distance
+// (tile.Nearest). The cpu backend's index finds it with the moments; any
+// other is asked for its k nearest first.
+func NearestMomentsFunc(ix Index, k, nw int, fn func(pts []int32, m []Moment, far []float32)) error {
+	if k <= 0 {
+		return fmt.Errorf("findneighbor: k = %d, want > 0", k)
+	}
+	if c, ok := ix.(*cpuIndex); ok {
+		return c.selfMomentsFar(k, fn)
+	}
+	n := ix.Len()
+	dist := make([]float32, n*k)
+	if err := ix.KNearest(nil, k, make([]int32, n*k), dist); err != nil {
+		return err
+	}
+	return MomentsFunc(ix, k, nw, func(pts []int32, m []Moment) {
+		far := make([]float32, len(pts))
+		for j, i := range pts {
+			far[j] = dist[int(i)*k+k-1]
+		}
+		fn(pts, m, far)
+	})
+}
+
 // momentBlock is the number of points momentBlocks queries at a time.
 const momentBlock = 1 << 15
 

@@ -130,6 +130,63 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 	return nil
 }
 
+// Nearest calls fn with the moments of the k nearest of those owned
+// points of t whose k nearest, searched on an ε = +Inf index of the tile
+// (the cpu backend's kd-tree), all lie closer than gap(i) (i: the point's
+// tile position), and returns the positions of the others. When every
+// point that t lacks is farther than gap(i) from point i (Grid.Gap), the
+// moments are what Moments gives for a tile holding the whole cloud, to
+// the bit (Moments says why): the points t lacks are farther than all of
+// its k nearest, ties broken by index as there. fn is called as Moments
+// calls it.
+func Nearest(t *Points, b findneighbor.Backend, k int, gap func(i int32) float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) (short []int32, err error) {
+	if !slices.Contains(t.Owned, true) {
+		return nil, nil
+	}
+	bo.Reuse = false
+	ix, err := b.Build(t.XYZ, float32(math.Inf(1)), bo)
+	if err != nil {
+		return nil, fmt.Errorf("tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
+	}
+	defer ix.Close()
+	var mu sync.Mutex
+	err = findneighbor.NearestMomentsFunc(ix, k, bo.Workers, func(p []int32, m []findneighbor.Moment, far []float32) {
+		w := 0
+		var s []int32
+		for j, i := range p {
+			switch {
+			case !t.Owned[i]:
+			case farWithin(far[j], gap(i)):
+				p[w], m[w] = i, m[j]
+				w++
+			default:
+				s = append(s, i)
+			}
+		}
+		if len(s) > 0 {
+			mu.Lock()
+			short = append(short, s...)
+			mu.Unlock()
+		}
+		if w > 0 {
+			fn(p[:w], m[:w])
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tile %v: %s backend: moments: %w", t.Key, b.Name(), err)
+	}
+	return short, nil
+}
+
+// farWithin reports whether a k-th nearest distance far, as the index
+// computed it in float32, is surely closer than gap: the factor covers
+// the float32 roundings of the distances the index compares (a few 2⁻²⁴
+// relative) with room to spare, so that every point farther than gap
+// compares farther. It is false for far = +Inf (fewer than k found).
+func farWithin(far float32, gap float64) bool {
+	return float64(far)*(1+haloPad) < gap
+}
+
 // parallel calls fn on chunks of [0, n) from up to nw goroutines (0:
 // GOMAXPROCS).
 func parallel(n, nw int, fn func(lo, hi int)) {
@@ -187,9 +244,9 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // them all: every point outside its tile is farther than h. Later rounds
 // bin only the points within the halo of a point still to do (binTodo).
 // On the cpu backend the tiles search with no distance limit on kd-trees,
-// with a halo treeHalo times as wide, a point keeping what it found when
-// it lies closer than the edge of what its tile holds (nearestWithin),
-// and the points left go to one last round, on the whole cloud's tree.
+// a point keeping what it found when its k-th nearest lies closer than
+// the edge of what its tile holds (Nearest), and the points left go to
+// one last round, on the whole cloud's tree.
 // The sums are the in-memory ones to the bit on the brute and cpu
 // backends (Moments says why), on the GPU backends within rounding. fn is
 // called as Moments calls it, from the tiles of every backend of a Spread
@@ -239,14 +296,11 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 	// tree: on the cpu backend (findneighbor.PlainKNN) each tile searches
 	// its points' k nearest with no distance limit on a kd-tree, faster
 	// than a radius grid there, and a point keeps them when they lie
-	// closer than the edge of its tile's halo (nearestWithin): with a
-	// first halo of a few typical k-nearest distances most points do, and
-	// the few left (by the tiles' edges, and isolated points, whose k
-	// nearest may lie far off in Z) go straight to the last round.
+	// closer than the edge of what its tile holds (Nearest): most points
+	// do, and the few left (by the halo's edge, and isolated points,
+	// whose k nearest may lie far off in Z, where a wider halo helps
+	// little) go straight to the last round.
 	tree := findneighbor.PlainKNN(b)
-	if tree {
-		h = min(treeHalo*h, span)
-	}
 	var todo []bool // the points still to do; nil: all
 	for {
 		last := h >= span
@@ -262,18 +316,10 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		}
 		var short []int32
 		var mu sync.Mutex
-		keep := func(t *Points, i int32, m findneighbor.Moment) bool {
-			switch {
-			case last:
-				return true
-			case int(m.N) < k:
-				return false
-			case tree && todo == nil:
-				return nearestWithin(m, g.Gap(t.Key, t.XYZ[3*i], t.XYZ[3*i+1]))
-			case tree:
-				return nearestWithin(m, g.Halo)
-			}
-			return true // found k within the radius h, and its tile holds every point within h
+		keep := func(_ *Points, _ int32, m findneighbor.Moment) bool {
+			// In a round with a finite radius h, a point that found k
+			// within it has them all: its tile holds every point within h.
+			return last || int(m.N) >= k
 		}
 		var todoT []tileTodo
 		if last {
@@ -283,7 +329,17 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		}
 		err = Each(Share(b, bo.Workers, len(todoT)), len(todoT), func(w findneighbor.Backend, n int) (struct{}, error) {
 			t := todoT[n]
-			return struct{}{}, Moments(t.Points, t.pts, w, radius, k, bo, relay(t.Points, keep, &short, &mu))
+			if !tree || last {
+				return struct{}{}, Moments(t.Points, t.pts, w, radius, k, bo, relay(t.Points, keep, &short, &mu))
+			}
+			gap := func(i int32) float64 { return g.Gap(t.Key, t.XYZ[3*i], t.XYZ[3*i+1]) }
+			s, err := Nearest(t.Points, w, k, gap, bo, relay(t.Points, keep, nil, nil))
+			mu.Lock()
+			for _, i := range s {
+				short = append(short, int32(t.ID[i]))
+			}
+			mu.Unlock()
+			return struct{}{}, err
 		}, none)
 		if err != nil {
 			return err
@@ -307,13 +363,6 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 	}
 }
 
-// treeHalo is the first halo of tiled k-nearest runs on a kd-tree, in
-// KNNHalo's: points within about twice their k-th nearest distance of a
-// tile's halo edge go to the last round (nearestWithin), so a halo of a
-// few such distances leaves few (4: a 10 m tile of a street scan holds 27%
-// more points than it owns, and 2.5% of the points go on; 1: 6% and 11%).
-const treeHalo = 4
-
 // whole returns a single tile holding every point of xyz, with the
 // positions of the points to do (todo[i]; nil: all): the last round of
 // k-nearest rounds.
@@ -328,19 +377,6 @@ func whole(xyz []float32, todo []bool) []tileTodo {
 		}
 	}
 	return []tileTodo{{t, pts}}
-}
-
-// nearestWithin reports whether the k nearest of a point whose moments are
-// m (from a tile's ε = +Inf index) all lie closer than gap, so that every
-// point farther than gap from it, hence every point its tile lacks
-// (Grid.Gap), is farther than all of them: they are its k nearest in the
-// whole cloud, ties broken by index as there. The farthest of them lies
-// within √(Σ|d|²) = √trace(Outer); the factor covers the float32 roundings
-// of the distances the index compares (a few 2⁻²⁴ relative) with room to
-// spare.
-func nearestWithin(m findneighbor.Moment, gap float64) bool {
-	tr := m.Outer[0] + m.Outer[3] + m.Outer[5]
-	return math.Sqrt(tr)*(1+haloPad) < gap
 }
 
 // none is the merge of Each for kernels whose fn takes their results.
