@@ -256,7 +256,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 	if n == 0 {
 		return nil
 	}
-	relay := func(t *Points, keep func(t *Points, i int32, m findneighbor.Moment) bool, short *[]int32, mu *sync.Mutex) func([]int32, []findneighbor.Moment) {
+	relay := func(t *Points, keep func(findneighbor.Moment) bool, short *[]int32, mu *sync.Mutex) func([]int32, []findneighbor.Moment) {
 		// m is Moments' own to overwrite: the kept moments move to its
 		// front.
 		return func(pts []int32, m []findneighbor.Moment) {
@@ -264,7 +264,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 			gm := m[:0]
 			var s []int32
 			for j, i := range pts {
-				if keep(t, i, m[j]) {
+				if keep(m[j]) {
 					g, gm = append(g, int32(t.ID[i])), append(gm, m[j])
 				} else {
 					s = append(s, int32(t.ID[i]))
@@ -278,6 +278,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 			fn(g, gm)
 		}
 	}
+	all := func(findneighbor.Moment) bool { return true }
 	if r > 0 {
 		frame := findneighbor.BoxOf(xyz)
 		g, err := GridFor(size, findneighbor.TileHalo(float32(r), frame.Extent()), xyz)
@@ -286,7 +287,6 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		}
 		bo.Frame = &frame
 		tiles := Bin(xyz, g)
-		all := func(*Points, int32, findneighbor.Moment) bool { return true }
 		return Each(Share(b, bo.Workers, len(tiles)), len(tiles), func(w findneighbor.Backend, n int) (struct{}, error) {
 			return struct{}{}, Moments(tiles[n], nil, w, r, k, bo, relay(tiles[n], all, nil, nil))
 		}, none)
@@ -316,7 +316,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		}
 		var short []int32
 		var mu sync.Mutex
-		keep := func(_ *Points, _ int32, m findneighbor.Moment) bool {
+		keep := func(m findneighbor.Moment) bool {
 			// In a round with a finite radius h, a point that found k
 			// within it has them all: its tile holds every point within h.
 			return last || int(m.N) >= k
@@ -333,7 +333,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 				return struct{}{}, Moments(t.Points, t.pts, w, radius, k, bo, relay(t.Points, keep, &short, &mu))
 			}
 			gap := func(i int32) float64 { return g.Gap(t.Key, t.XYZ[3*i], t.XYZ[3*i+1]) }
-			s, err := Nearest(t.Points, w, k, gap, bo, relay(t.Points, keep, nil, nil))
+			s, err := Nearest(t.Points, w, k, gap, bo, relay(t.Points, all, nil, nil))
 			mu.Lock()
 			for _, i := range s {
 				short = append(short, int32(t.ID[i]))
