@@ -200,7 +200,8 @@ func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn 
 
 // MomentsFunc calls fn with the moments of the indexed points of ix, what
 // ix.Moments(nil, k, out) would store, a block at a time: m[j] is the
-// moment of point pts[j], both valid during the call only. fn is called
+// moment of point pts[j], both valid during the call only and fn's to
+// overwrite (tile.Moments moves what it keeps to their front). fn is called
 // concurrently (up to nw goroutines, 0: GOMAXPROCS), each call with
 // points of its own, so it must only write to places of its points or
 // synchronise. The cpu backend's index hands them over from its workers
@@ -224,6 +225,33 @@ func MomentsFunc(ix Index, k, nw int, fn func(pts []int32, m []Moment)) error {
 	return parallelChunks(n, max(1024, n/nw), nw, nil, func(_, lo, hi int) error {
 		fn(pts[lo:hi], m[lo:hi])
 		return nil
+	})
+}
+
+// NearestMomentsFunc is MomentsFunc for k > 0 that also hands fn far[j],
+// the distance of point pts[j]'s k-th nearest other point (what
+// ix.KNearest(nil, k, ...) reports last; +Inf when it has fewer than k),
+// for callers that check that the k nearest lie within some distance
+// (tile.Nearest). The cpu backend's index finds it with the moments; any
+// other is asked for its k nearest first.
+func NearestMomentsFunc(ix Index, k, nw int, fn func(pts []int32, m []Moment, far []float32)) error {
+	if k <= 0 {
+		return fmt.Errorf("findneighbor: k = %d, want > 0", k)
+	}
+	if c, ok := ix.(*cpuIndex); ok {
+		return c.selfMomentsFar(k, fn)
+	}
+	n := ix.Len()
+	dist := make([]float32, n*k)
+	if err := ix.KNearest(nil, k, make([]int32, n*k), dist); err != nil {
+		return err
+	}
+	return MomentsFunc(ix, k, nw, func(pts []int32, m []Moment) {
+		far := make([]float32, len(pts))
+		for j, i := range pts {
+			far[j] = dist[int(i)*k+k-1]
+		}
+		fn(pts, m, far)
 	})
 }
 

@@ -137,3 +137,65 @@ func TestMomentsFuncMatchesMoments(t *testing.T) {
 		}
 	}
 }
+
+// TestNearestMomentsFunc checks that NearestMomentsFunc hands over, once
+// per point, what Moments(nil, k) stores and, as far, the last distance
+// KNearest(nil, k) reports (+Inf for points with fewer than k within ε):
+// on the cpu backend's kd-tree and grid and on brute force (which asks
+// KNearest).
+func TestNearestMomentsFunc(t *testing.T) {
+	r := fntest.Rand(26)
+	xyz := fntest.Clustered(r, 4000, 6, 300, 3)
+	n := len(xyz) / 3
+	const k = 7
+	cases := []struct {
+		be  fn.Backend
+		eps float32
+	}{{fn.CPU(), float32(math.Inf(1))}, {fn.CPU(), 1.5}, {fn.Brute(), 1.5}}
+	for _, c := range cases {
+		ix, err := c.be.Build(xyz, c.eps, fn.BuildOptions{Workers: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]fn.Moment, n)
+		dist := make([]float32, n*k)
+		if err := ix.Moments(nil, k, want); err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.KNearest(nil, k, make([]int32, n*k), dist); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]fn.Moment, n)
+		far := make([]float32, n)
+		seen := make([]int32, n)
+		err = fn.NearestMomentsFunc(ix, k, 3, func(pts []int32, m []fn.Moment, f []float32) {
+			for j, i := range pts {
+				got[i], far[i] = m[j], f[j]
+				seen[i]++
+			}
+		})
+		if err == nil {
+			err = fn.NearestMomentsFunc(ix, 0, 3, func([]int32, []fn.Moment, []float32) {})
+			if err == nil {
+				t.Errorf("%s ε %g: NearestMomentsFunc with k = 0 gave no error", c.be.Name(), c.eps)
+			}
+			err = nil
+		}
+		ix.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		short := 0
+		for i := range n {
+			if math.IsInf(float64(far[i]), 1) {
+				short++
+			}
+			if seen[i] != 1 || got[i] != want[i] || far[i] != dist[i*k+k-1] {
+				t.Fatalf("%s ε %g: point %d handed over %d times, %+v far %g; Moments stores %+v, KNearest's k-th is at %g", c.be.Name(), c.eps, i, seen[i], got[i], far[i], want[i], dist[i*k+k-1])
+			}
+		}
+		if !math.IsInf(float64(c.eps), 1) && (short == 0 || short == n) {
+			t.Fatalf("%s ε %g: %d of %d points found fewer than %d: pick an ε that tells them apart", c.be.Name(), c.eps, short, n, k)
+		}
+	}
+}

@@ -294,45 +294,70 @@ const momentsFuncBlock = 256
 // Moment per point is stored and fn reduces each block while it is in
 // cache: on the kd-tree (ε = +Inf, k > 0) as its leaf-by-leaf search finds
 // the k nearest, on the grid in its sorted order.
-func (c *cpuIndex) selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) (err error) {
+func (c *cpuIndex) selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) error {
+	return c.selfMomentsFar(k, func(pts []int32, m []Moment, _ []float32) { fn(pts, m) })
+}
+
+// selfMomentsFar is selfMomentsFunc that also hands fn, for k > 0, the
+// distance of each point's k-th nearest (+Inf when it has fewer; 0 for
+// k = 0), as NearestMomentsFunc describes.
+func (c *cpuIndex) selfMomentsFar(k int, fn func(pts []int32, m []Moment, far []float32)) (err error) {
 	if c.tree != nil && k == 0 {
 		return errInfEps
 	}
 	type block struct {
 		pts []int32
 		m   []Moment
-		_   [128 - 48]byte // one worker's slice headers per cache line pair: no false sharing
+		far []float32
+		_   [128 - 72]byte // one worker's slice headers per cache line pair: no false sharing
 	}
 	bufs := make([]block, c.nw)
-	add := func(w int, i int32, m Moment) {
+	add := func(w int, i int32, m Moment, far float32) {
 		b := &bufs[w]
 		b.pts = append(b.pts, i)
 		b.m = append(b.m, m)
+		b.far = append(b.far, far)
 		if len(b.pts) == momentsFuncBlock {
-			fn(b.pts, b.m)
-			b.pts, b.m = b.pts[:0], b.m[:0]
+			fn(b.pts, b.m, b.far)
+			b.pts, b.m, b.far = b.pts[:0], b.m[:0], b.far[:0]
 		}
 	}
 	xs, ys, zs, perm := c.points()
 	if c.tree != nil {
 		err = c.tree.selfNearest(k, c.nw, c.opts.Progress, func(w int, self int32, keys []uint64) {
-			add(w, perm[self], keysMoment(xs, ys, zs, perm, xs[self], ys[self], zs[self], keys))
+			m := keysMoment(xs, ys, zs, perm, xs[self], ys[self], zs[self], keys)
+			add(w, perm[self], m, farKey(keys, k))
 		})
 	} else {
 		sc := make([]scratch, c.nw)
 		err = parallel(c.n, c.nw, c.opts.Progress, func(w, lo, hi int) error {
 			for i := lo; i < hi; i++ {
-				add(w, perm[i], c.moment(&sc[w], k, xs[i], ys[i], zs[i], int32(i)))
+				if k == 0 {
+					add(w, perm[i], c.moment(&sc[w], k, xs[i], ys[i], zs[i], int32(i)), 0)
+					continue
+				}
+				keys := c.nearestKeys(&sc[w], k, xs[i], ys[i], zs[i], int32(i))
+				add(w, perm[i], keysMoment(xs, ys, zs, perm, xs[i], ys[i], zs[i], keys), farKey(keys, k))
 			}
 			return nil
 		})
 	}
 	for _, b := range bufs {
 		if err == nil && len(b.pts) > 0 {
-			fn(b.pts, b.m)
+			fn(b.pts, b.m, b.far)
 		}
 	}
 	return err
+}
+
+// farKey returns the distance of the last of the k nearest keys in
+// canonical order (keysMoment sorts them so), +Inf when there are fewer
+// than k.
+func farKey(keys []uint64, k int) float32 {
+	if len(keys) < k {
+		return float32(math.Inf(1))
+	}
+	return sqrt32(math.Float32frombits(posKeyD2(keys[len(keys)-1])))
 }
 
 func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {

@@ -16,3 +16,12 @@ type onHost interface{ onHost() }
 
 func (cpuBackend) onHost()   {}
 func (bruteBackend) onHost() {}
+
+// PlainKNN reports whether b's index built with ε = +Inf answers the k
+// nearest faster than finite radii do (the cpu backend's kd-tree,
+// plainKNN): KNearestAdaptive runs a single round on it, and tiled
+// k-nearest runs (tile.MomentsTiled) build their tiles' indexes so.
+func PlainKNN(b Backend) bool {
+	_, ok := b.(plainKNN)
+	return ok
+}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -59,7 +60,9 @@ func (p *Points) coords(pts []int32) []float32 {
 // ε = r stores for it: the moments of its k nearest other points within r
 // (k > 0; fewer where it has fewer), or of all its other points within r
 // (k = 0). The neighbour sets are exact when t's halo is at least r (and,
-// for r = +Inf, when the tile holds the whole cloud). The brute and cpu
+// for r = +Inf, when the tile holds the whole cloud, or for the points
+// whose k nearest lie closer than what the tile holds around them:
+// MomentsTiled checks). The brute and cpu
 // backends add the k nearest in KNearest's order (distance, then index),
 // which the tile's points, in global index order, share with the whole
 // cloud, so exact k-nearest sets give the whole cloud's sums to the bit
@@ -89,16 +92,18 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 	if pts == nil {
 		// The index's own points (halo points too, needlessly: they are
 		// faster to query than a query set), handed on for the owned.
+		// Their blocks are the callback's own to overwrite: the owned
+		// points are moved to the front, no copy made.
 		err := findneighbor.MomentsFunc(ix, k, bo.Workers, func(p []int32, m []findneighbor.Moment) {
-			op := make([]int32, 0, len(p))
-			om := make([]findneighbor.Moment, 0, len(p))
+			w := 0
 			for j, i := range p {
 				if t.Owned[i] {
-					op, om = append(op, i), append(om, m[j])
+					p[w], m[w] = i, m[j]
+					w++
 				}
 			}
-			if len(op) > 0 {
-				fn(op, om)
+			if w > 0 {
+				fn(p[:w], m[:w])
 			}
 		})
 		if err != nil {
@@ -123,6 +128,63 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 	}
 	parallel(len(pts), bo.Workers, func(lo, hi int) { fn(pts[lo:hi], m[lo:hi]) })
 	return nil
+}
+
+// Nearest calls fn with the moments of the k nearest of those owned
+// points of t whose k nearest, searched on an ε = +Inf index of the tile
+// (the cpu backend's kd-tree), all lie closer than gap(i) (i: the point's
+// tile position), and returns the positions of the others. When every
+// point that t lacks is farther than gap(i) from point i (Grid.Gap), the
+// moments are what Moments gives for a tile holding the whole cloud, to
+// the bit (Moments says why): the points t lacks are farther than all of
+// its k nearest, ties broken by index as there. fn is called as Moments
+// calls it.
+func Nearest(t *Points, b findneighbor.Backend, k int, gap func(i int32) float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) (short []int32, err error) {
+	if !slices.Contains(t.Owned, true) {
+		return nil, nil
+	}
+	bo.Reuse = false
+	ix, err := b.Build(t.XYZ, float32(math.Inf(1)), bo)
+	if err != nil {
+		return nil, fmt.Errorf("tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
+	}
+	defer ix.Close()
+	var mu sync.Mutex
+	err = findneighbor.NearestMomentsFunc(ix, k, bo.Workers, func(p []int32, m []findneighbor.Moment, far []float32) {
+		w := 0
+		var s []int32
+		for j, i := range p {
+			switch {
+			case !t.Owned[i]:
+			case farWithin(far[j], gap(i)):
+				p[w], m[w] = i, m[j]
+				w++
+			default:
+				s = append(s, i)
+			}
+		}
+		if len(s) > 0 {
+			mu.Lock()
+			short = append(short, s...)
+			mu.Unlock()
+		}
+		if w > 0 {
+			fn(p[:w], m[:w])
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("tile %v: %s backend: moments: %w", t.Key, b.Name(), err)
+	}
+	return short, nil
+}
+
+// farWithin reports whether a k-th nearest distance far, as the index
+// computed it in float32, is surely closer than gap: the factor covers
+// the float32 roundings of the distances the index compares (a few 2⁻²⁴
+// relative) with room to spare, so that every point farther than gap
+// compares farther. It is false for far = +Inf (fewer than k found).
+func farWithin(far float32, gap float64) bool {
+	return float64(far)*(1+haloPad) < gap
 }
 
 // parallel calls fn on chunks of [0, n) from up to nw goroutines (0:
@@ -179,20 +241,27 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // typical point has about 2k others (from the XY density), then, for the
 // points that found fewer than k within it, the halo doubled, until it
 // spans the cloud. A point that found its k nearest within a halo h has
-// them all: every point outside its tile is farther than h; their sums
-// are the in-memory ones to the bit on the brute and cpu backends (Moments
-// says why), on the GPU backends within rounding. fn is called
-// as Moments calls it, from the tiles of every backend of a Spread at once.
+// them all: every point outside its tile is farther than h. Later rounds
+// bin only the points within the halo of a point still to do (binTodo).
+// On the cpu backend the tiles search with no distance limit on kd-trees,
+// a point keeping what it found when its k-th nearest lies closer than
+// the edge of what its tile holds (Nearest), and the points left go to
+// one last round, on the whole cloud's tree.
+// The sums are the in-memory ones to the bit on the brute and cpu
+// backends (Moments says why), on the GPU backends within rounding. fn is
+// called as Moments calls it, from the tiles of every backend of a Spread
+// at once.
 func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) error {
 	n := len(xyz) / 3
 	if n == 0 {
 		return nil
 	}
-	var ids []int32 // the points still to do; nil: all
 	relay := func(t *Points, keep func(findneighbor.Moment) bool, short *[]int32, mu *sync.Mutex) func([]int32, []findneighbor.Moment) {
+		// m is Moments' own to overwrite: the kept moments move to its
+		// front.
 		return func(pts []int32, m []findneighbor.Moment) {
 			g := make([]int32, 0, len(pts))
-			gm := make([]findneighbor.Moment, 0, len(pts))
+			gm := m[:0]
 			var s []int32
 			for j, i := range pts {
 				if keep(m[j]) {
@@ -224,37 +293,90 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 	}
 	lo, hi := bounds(xyz)
 	h, span := KNNHalo(int64(n), lo, hi, k)
+	// tree: on the cpu backend (findneighbor.PlainKNN) each tile searches
+	// its points' k nearest with no distance limit on a kd-tree, faster
+	// than a radius grid there, and a point keeps them when they lie
+	// closer than the edge of what its tile holds (Nearest): most points
+	// do, and the few left (by the halo's edge, and isolated points,
+	// whose k nearest may lie far off in Z, where a wider halo helps
+	// little) go straight to the last round.
+	tree := findneighbor.PlainKNN(b)
+	var todo []bool // the points still to do; nil: all
 	for {
 		last := h >= span
 		radius := h
-		if last {
-			// The tiles hold every point: what a point finds is all it has.
+		if last || tree {
+			// The last round's tile holds every point: what a point
+			// finds is all it has.
 			radius = math.Inf(1)
 		}
 		g, err := RoundGrid(size, h, span)
-		if last {
-			g = LastGrid(span)
-		}
 		if err != nil {
 			return err
 		}
 		var short []int32
 		var mu sync.Mutex
-		keep := func(m findneighbor.Moment) bool { return last || int(m.N) >= k }
-		todo := todoTiles(Bin(xyz, g), ids)
-		err = Each(Share(b, bo.Workers, len(todo)), len(todo), func(w findneighbor.Backend, n int) (struct{}, error) {
-			t := todo[n]
-			return struct{}{}, Moments(t.Points, t.pts, w, radius, k, bo, relay(t.Points, keep, &short, &mu))
+		keep := func(m findneighbor.Moment) bool {
+			// In a round with a finite radius h, a point that found k
+			// within it has them all: its tile holds every point within h.
+			return last || int(m.N) >= k
+		}
+		var todoT []tileTodo
+		if last {
+			todoT = whole(xyz, todo)
+		} else {
+			todoT = binTodo(xyz, g, todo)
+		}
+		err = Each(Share(b, bo.Workers, len(todoT)), len(todoT), func(w findneighbor.Backend, n int) (struct{}, error) {
+			t := todoT[n]
+			if !tree || last {
+				return struct{}{}, Moments(t.Points, t.pts, w, radius, k, bo, relay(t.Points, keep, &short, &mu))
+			}
+			gap := func(i int32) float64 { return g.Gap(t.Key, t.XYZ[3*i], t.XYZ[3*i+1]) }
+			s, err := Nearest(t.Points, w, k, gap, bo, relay(t.Points, all, nil, nil))
+			mu.Lock()
+			for _, i := range s {
+				short = append(short, int32(t.ID[i]))
+			}
+			mu.Unlock()
+			return struct{}{}, err
 		}, none)
 		if err != nil {
 			return err
 		}
-		// short is in the order tiles finished, a set for the next round.
 		if len(short) == 0 {
 			return nil
 		}
-		ids, h = short, min(2*h, span)
+		// short is in the order tiles finished, a set for the next round.
+		if todo == nil {
+			todo = make([]bool, n)
+		} else {
+			clear(todo)
+		}
+		for _, i := range short {
+			todo[i] = true
+		}
+		h = min(2*h, span)
+		if tree {
+			h = span
+		}
 	}
+}
+
+// whole returns a single tile holding every point of xyz, with the
+// positions of the points to do (todo[i]; nil: all): the last round of
+// k-nearest rounds.
+func whole(xyz []float32, todo []bool) []tileTodo {
+	n := len(xyz) / 3
+	t := &Points{XYZ: xyz, ID: make([]int64, n), Owned: make([]bool, n)}
+	var pts []int32
+	for i := range n {
+		t.ID[i], t.Owned[i] = int64(i), true
+		if todo != nil && todo[i] {
+			pts = append(pts, int32(i))
+		}
+	}
+	return []tileTodo{{t, pts}}
 }
 
 // none is the merge of Each for kernels whose fn takes their results.
@@ -293,26 +415,37 @@ type tileTodo struct {
 	pts []int32
 }
 
-// todoTiles returns the tiles that own points of ids (all when nil), with
-// those points' positions.
-func todoTiles(tiles []*Points, ids []int32) []tileTodo {
-	var want map[int64]bool
-	if ids != nil {
-		want = make(map[int64]bool, len(ids))
-		for _, i := range ids {
-			want[int64(i)] = true
+// binTodo returns the tiles of g that own points still to do (todo[i];
+// every point when todo is nil), each with those points' positions (nil:
+// all its owned points), and how far around each of those points its
+// tile holds every point of the cloud (in XY, hence in XYZ). With todo, it
+// bins only the points within g.Reach of a point still to do (near), not
+// the whole cloud: every point of the cloud within g.Halo of a point to
+// do is then in its tile. Without, the tiles hold the whole cloud's
+// points of their boxes widened by g.Reach (Grid.Gap says how far each
+// point sees).
+func binTodo(xyz []float32, g Grid, todo []bool) []tileTodo {
+	if todo == nil {
+		tiles := Bin(xyz, g)
+		out := make([]tileTodo, len(tiles))
+		for n, t := range tiles {
+			out[n] = tileTodo{t, nil}
 		}
+		return out
+	}
+	sub := near(xyz, todo, g.Reach)
+	q := make([]float32, 0, 3*len(sub))
+	for _, i := range sub {
+		q = append(q, xyz[3*i:3*i+3]...)
 	}
 	var out []tileTodo
-	for _, t := range tiles {
-		if want == nil {
-			out = append(out, tileTodo{t, nil}) // nil: the owned points
-			continue
-		}
+	for _, t := range Bin(q, g) {
 		var pts []int32
-		for i, id := range t.ID {
-			if t.Owned[i] && want[id] {
-				pts = append(pts, int32(i))
+		for j, s := range t.ID {
+			id := sub[s]
+			t.ID[j] = int64(id)
+			if t.Owned[j] && todo[id] {
+				pts = append(pts, int32(j))
 			}
 		}
 		if len(pts) > 0 {
@@ -320,6 +453,59 @@ func todoTiles(tiles []*Points, ids []int32) []tileTodo {
 		}
 	}
 	return out
+}
+
+// near returns, in increasing order, the points of xyz whose X and Y both
+// lie within d of a point of todo (todo[i]).
+func near(xyz []float32, todo []bool, d float64) []int32 {
+	lo, hi := bounds(xyz)
+	// Cells of side at least d over the XY box, at most about one per
+	// point, each listing its points to do (CSR).
+	side := max(d, math.Sqrt((hi[0]-lo[0])*(hi[1]-lo[1])/float64(len(todo))), 1e-30)
+	ni := int(min((hi[0]-lo[0])/side, float64(len(todo)))) + 1
+	nj := int(min((hi[1]-lo[1])/side, float64(len(todo)))) + 1
+	cell := func(v float64, a, n int) int {
+		return int(max(0, min(float64(n-1), math.Floor((v-lo[a])/side))))
+	}
+	start := make([]int32, ni*nj+1)
+	for i, t := range todo {
+		if t {
+			start[cell(float64(xyz[3*i+1]), 1, nj)*ni+cell(float64(xyz[3*i]), 0, ni)+1]++
+		}
+	}
+	for c := range ni * nj {
+		start[c+1] += start[c]
+	}
+	at := slices.Clone(start[:ni*nj])
+	in := make([]int32, start[ni*nj])
+	for i, t := range todo {
+		if t {
+			c := cell(float64(xyz[3*i+1]), 1, nj)*ni + cell(float64(xyz[3*i]), 0, ni)
+			in[at[c]] = int32(i)
+			at[c]++
+		}
+	}
+	rs := par.Ranges(len(todo), par.Grain)
+	parts := make([][]int32, len(rs))
+	par.For(rs, func(r, from, to int) {
+		var p []int32
+		for i := from; i < to; i++ {
+			x, y := float64(xyz[3*i]), float64(xyz[3*i+1])
+			i0, i1 := cell(x-d, 0, ni), cell(x+d, 0, ni)
+			j0, j1 := cell(y-d, 1, nj), cell(y+d, 1, nj)
+		scan:
+			for cj := j0; cj <= j1; cj++ {
+				for _, o := range in[start[cj*ni+i0]:start[cj*ni+i1+1]] {
+					if math.Abs(float64(xyz[3*o])-x) <= d && math.Abs(float64(xyz[3*o+1])-y) <= d {
+						p = append(p, int32(i))
+						break scan
+					}
+				}
+			}
+		}
+		parts[r] = p
+	})
+	return slices.Concat(parts...)
 }
 
 // bounds returns the XY bounding box of xyz.
