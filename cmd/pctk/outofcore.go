@@ -183,6 +183,29 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 			slot[i] = int32(j)
 		}
 		buf := make([]byte, size*int(s.Store.Owned(key)))
+		keep := func(done []int32, dm []findneighbor.Moment) {
+			out := encode(t, done, dm, size, enc)
+			for j, i := range done {
+				copy(buf[int(slot[i])*size:][:size], out[j*size:])
+			}
+		}
+		if r == 0 && !math.IsInf(radius, 1) && findneighbor.PlainKNN(w) {
+			// As tile.MomentsTiled on the cpu backend: the k nearest on a
+			// kd-tree of the tile, kept where they lie inside what the
+			// tile holds; the others go to the rounds below.
+			g := s.Store.Grid()
+			gap := func(i int32) float64 { return g.Gap(key, t.XYZ[3*i], t.XYZ[3*i+1]) }
+			sh, err := tile.Nearest(t, w, k, gap, bo, keep)
+			if err != nil {
+				return struct{}{}, err
+			}
+			mu.Lock()
+			for _, i := range sh {
+				short = append(short, t.ID[i])
+			}
+			mu.Unlock()
+			return struct{}{}, s.WriteOwned(name, key, buf)
+		}
 		err = tile.Moments(t, nil, w, radius, k, bo, func(pts []int32, m []findneighbor.Moment) {
 			var sh []int64
 			var done []int32
@@ -194,10 +217,7 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 				}
 				done, dm = append(done, i), append(dm, m[j])
 			}
-			out := encode(t, done, dm, size, enc)
-			for j, i := range done {
-				copy(buf[int(slot[i])*size:][:size], out[j*size:])
-			}
+			keep(done, dm)
 			mu.Lock()
 			short = append(short, sh...)
 			mu.Unlock()
