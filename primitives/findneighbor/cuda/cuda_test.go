@@ -138,6 +138,33 @@ func TestNewGridModes(t *testing.T) {
 	}
 }
 
+// TestNewGridLinkedCells checks that a reach-2 grid always has cells of
+// ε/2 (so that cellsLinked holds: any two points of a cell pass the ε
+// test), also for a long, dense line whose ε/2 cells would exceed 2²⁰ an
+// axis: that one keeps reach 1.
+func TestNewGridLinkedCells(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		hi        [3]float32
+		eps       float32
+		n         int
+		wantReach int32
+	}{
+		{"dense cube", [3]float32{10, 10, 10}, 1, 100_000, 2},
+		{"dense long line", [3]float32{1 << 20, 1, 1}, 1, 40 << 20, 1},
+	} {
+		g := newGrid([3]float32{}, c.hi, c.eps, c.n)
+		if g.Reach != c.wantReach {
+			t.Errorf("%s: reach %d, want %d", c.name, g.Reach, c.wantReach)
+		}
+		if g.cellsLinked() {
+			if d := math.Sqrt(3) / g.Inv; d >= float64(c.eps) {
+				t.Errorf("%s: linked cells with a diagonal of %g, not under ε = %g", c.name, d, c.eps)
+			}
+		}
+	}
+}
+
 // TestNoDriver checks the backend's answer where no CUDA driver exists.
 func TestNoDriver(t *testing.T) {
 	if rt.Load() == nil {

@@ -75,7 +75,12 @@ const (
 func newGrid(lo, hi [3]float32, eps float32, n int) gridParams {
 	g := gridWithReach(lo, hi, eps, n, 1)
 	if g.Hashed == 0 && float64(n) >= denseReach2*float64(g.Buckets) && eps > 0 {
-		if g2 := gridWithReach(lo, hi, eps, n, 2); g2.Hashed == 0 && g2.Reach == 2 {
+		// Cells of ε/2 exactly: grids whose cells had to be widened (an
+		// extent beyond 2²⁰ cells) stay at reach 1, since DBSCAN's union
+		// relies on any two points of an ε/2 cell passing the ε test
+		// (cellsLinked).
+		half := float64(eps) / 2 * (1 + cellMargin)
+		if g2 := gridWithReach(lo, hi, eps, n, 2); g2.Hashed == 0 && g2.Reach == 2 && g2.Inv*half >= 1-1e-9 {
 			return g2
 		}
 	}
