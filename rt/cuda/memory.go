@@ -64,10 +64,10 @@ func (t *Thread) Free(p DevicePtr) error {
 }
 
 // blockCache keeps device blocks that Free released, by size, for Alloc to
-// hand out again: a cuMemAlloc and cuMemFree pair costs 70-160 µs on the
-// H200 (BenchmarkAllocFree), as much as a DBSCAN stage on a million
-// points, and an index and its queries ask for a dozen blocks, every tile
-// of a tiled run again. It keeps at most an eighth of the device's memory;
+// hand out again: a cuMemAlloc and cuMemFree pair cost 72-162 µs on the
+// H200 (BenchmarkAllocFree, 4-64 MiB), and an index and its queries ask
+// for several blocks (ClusterCores alone six), every tile of a tiled run
+// again. It keeps at most an eighth of the device's memory;
 // Alloc releases it all and retries when the device runs out. It is used
 // from the context's locked thread only.
 type blockCache struct {

@@ -58,10 +58,10 @@ const denseReach2 = 16
 // denseCellsPerPoint and maxDenseCells bound a dense grid: at most this
 // many cells a point (and maxDenseCells, 1 GiB of cell starts, in all).
 // A dense grid finds a row of cells as one range of points, where a hashed
-// one looks each cell up and checks each point's cell id: on clustered and
-// airborne clouds, whose bounding boxes are mostly empty, the dense grid
-// with 8-32 cells a point halves the query time (docs/gpu.md); its cost,
-// a scan over the cells at build, is about 1 ns a cell.
+// one looks each cell up and checks each point's cell id: on 4M clustered
+// points (9 cells a point) counting took 0.36 ms on the H200 against
+// 3.18 ms hashed (docs/gpu.md); its cost, the scan of the cell starts at
+// build, was 0.5 ms for 37M cells and 1.3 ms for 125M.
 const (
 	denseCellsPerPoint = 32
 	maxDenseCells      = 1 << 28
