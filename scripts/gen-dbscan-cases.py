@@ -17,10 +17,18 @@ Cases (4M points unless named, seed 1):
             autzen_trim.las), eps 5 (feet: ~19 neighbours)
 """
 import argparse
+import importlib.util
 import math
 import os
 
 import numpy as np
+
+# The blob generator and the PLY writer of gen-blobs.py (a name Python
+# cannot import plainly).
+_spec = importlib.util.spec_from_file_location("gen_blobs", os.path.join(os.path.dirname(__file__), "gen-blobs.py"))
+gen_blobs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(gen_blobs)
+blobs = gen_blobs.blobs
 
 ap = argparse.ArgumentParser()
 ap.add_argument("dir")
@@ -28,15 +36,6 @@ ap.add_argument("--lidar")
 ap.add_argument("--only", default="")
 a = ap.parse_args()
 os.makedirs(a.dir, exist_ok=True)
-
-
-def blobs(n, per_blob, noise, extent=100.0, seed=1):
-    rng = np.random.default_rng(seed)
-    centres = rng.uniform(0, extent, (max(1, n // per_blob), 3))
-    p = centres[rng.integers(0, len(centres), n)] + rng.normal(0, 1, (n, 3))
-    m = int(n * noise)
-    p[:m] = rng.uniform(0, extent, (m, 3))
-    return p[rng.permutation(n)]
 
 
 def uniform_eps(n, nb, side=100.0):
@@ -65,8 +64,5 @@ for name, (make, eps) in cases.items():
         continue
     p = make().astype("<f4")
     p.tofile(os.path.join(a.dir, name + ".f32"))
-    with open(os.path.join(a.dir, name + ".ply"), "wb") as f:
-        f.write(b"ply\nformat binary_little_endian 1.0\nelement vertex %d\n"
-                b"property float x\nproperty float y\nproperty float z\nend_header\n" % len(p))
-        f.write(p.tobytes())
+    gen_blobs.write_ply(os.path.join(a.dir, name + ".ply"), p)
     print(name, f"{eps:.4f}", flush=True)
