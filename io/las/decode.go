@@ -183,6 +183,15 @@ func (d *Decoder) readVLRs() error {
 	return nil
 }
 
+// vlrDataOffset returns the byte offset of VLR i's payload.
+func (d *Decoder) vlrDataOffset(i int) int64 {
+	off := int64(d.info.Header.HeaderSize) + vlrHeaderSize
+	for k := range i {
+		off += vlrHeaderSize + int64(len(d.info.VLRs[k].Data))
+	}
+	return off
+}
+
 // buildSchema lays out the native and extra fields of the records.
 func (d *Decoder) buildSchema() error {
 	pf := d.info.Header.pointFormat()
@@ -194,11 +203,7 @@ func (d *Decoder) buildSchema() error {
 	room := d.recLen - formatSizes[pf]
 	used := 0
 	if i := findVLR(d.info.VLRs, userSpec, recExtraBytes); i >= 0 {
-		off := int64(d.info.Header.HeaderSize) + vlrHeaderSize
-		for k := range i {
-			off += vlrHeaderSize + int64(len(d.info.VLRs[k].Data))
-		}
-		efs, warns, err := parseExtraBytes(d.info.VLRs[i].Data, off, room, taken)
+		efs, warns, err := parseExtraBytes(d.info.VLRs[i].Data, d.vlrDataOffset(i), room, taken)
 		if err != nil {
 			return err
 		}

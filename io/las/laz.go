@@ -126,15 +126,6 @@ func (d *Decoder) openLAZ() error {
 	return nil
 }
 
-// vlrDataOffset returns the byte offset of VLR i's payload.
-func (d *Decoder) vlrDataOffset(i int) int64 {
-	off := int64(d.info.Header.HeaderSize) + vlrHeaderSize
-	for k := range i {
-		off += vlrHeaderSize + int64(len(d.info.VLRs[k].Data))
-	}
-	return off
-}
-
 // next returns up to limit records of the LAZ file, or io.EOF.
 func (lz *lazReader) next(d *Decoder, limit int) ([]byte, int, error) {
 	if len(lz.recs) == 0 {
