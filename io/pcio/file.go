@@ -171,7 +171,7 @@ func checkOutput(target string, o WriteOptions) error {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	tmp, err := os.CreateTemp(dir(target), "."+filepath.Base(target)+".check*")
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".check*")
 	if err != nil {
 		return fmt.Errorf("cannot create files in its folder: %w", err)
 	}
@@ -207,13 +207,6 @@ func resolve(path string) string {
 	return path
 }
 
-func dir(path string) string {
-	if d := filepath.Dir(path); d != "" {
-		return d
-	}
-	return "."
-}
-
 // WriteAtomic calls write with a writer for path and makes the result
 // appear all at once: it writes a temporary file in the same folder, syncs
 // it and renames it over path, so that a failure never leaves a half-written
@@ -241,7 +234,7 @@ func WriteAtomic(path string, write func(w io.Writer) error, opts ...WriteOption
 	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() {
 		return writeDevice(target, write)
 	}
-	tmp, err := os.CreateTemp(dir(target), "."+filepath.Base(target)+".tmp*")
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp*")
 	if err != nil {
 		return err
 	}
