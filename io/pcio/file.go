@@ -151,7 +151,7 @@ func CheckOutput(path string, opts ...WriteOptions) error {
 	if path == Stdio {
 		return nil
 	}
-	if err := checkOutput(resolve(path), writeOptions(opts)); err != nil {
+	if err := checkOutput(resolve(path), first(opts)); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
@@ -179,11 +179,13 @@ func checkOutput(target string, o WriteOptions) error {
 	return os.Remove(tmp.Name())
 }
 
-func writeOptions(opts []WriteOptions) WriteOptions {
-	if len(opts) == 0 {
-		return WriteOptions{}
+// first returns opts[0], or the zero value when opts is empty: options
+// come as a variadic last argument, at most one of them.
+func first[T any](opts []T) (o T) {
+	if len(opts) > 0 {
+		o = opts[0]
 	}
-	return opts[0]
+	return o
 }
 
 // resolve follows path through symbolic links, dangling ones included, to
@@ -218,7 +220,7 @@ func resolve(path string) string {
 // do, as they also name what they were writing.
 func WriteAtomic(path string, write func(w io.Writer) error, opts ...WriteOptions) (err error) {
 	if path == Stdio {
-		if writeOptions(opts).Force || !isTerminal(os.Stdout) {
+		if first(opts).Force || !isTerminal(os.Stdout) {
 			return write(os.Stdout)
 		}
 		tw := &textWriter{w: os.Stdout}
@@ -228,7 +230,7 @@ func WriteAtomic(path string, write func(w io.Writer) error, opts ...WriteOption
 		return tw.flush()
 	}
 	target := resolve(path)
-	if err := checkOutput(target, writeOptions(opts)); err != nil {
+	if err := checkOutput(target, first(opts)); err != nil {
 		return err
 	}
 	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() {
