@@ -75,9 +75,12 @@ type lazReader struct {
 	recs []byte // records of the current chunk not yet returned
 }
 
-// isLAZ reports whether the header's point format byte marks compression
+// lazBits are the bits of the point format byte that mark compression
 // (LASzip sets bit 7; bit 6 marked early versions).
-func (h *Header) isLAZ() bool { return h.PointFormat&0xc0 != 0 }
+const lazBits = 0xc0
+
+// isLAZ reports whether the header's point format byte marks compression.
+func (h *Header) isLAZ() bool { return h.PointFormat&lazBits != 0 }
 
 // openLAZ prepares reading the compressed points: it finds the LASzip VLR,
 // reads the EVLRs and the chunk table. A stream that cannot seek is read

@@ -206,7 +206,7 @@ func NewRecordReader(head []byte) (*RecordReader, error) {
 	}
 	// The records come uncompressed: read the head as plain LAS's.
 	b := append([]byte(nil), head...)
-	b[offPointFormat] &^= 0xc0
+	b[offPointFormat] &^= lazBits
 	d, err := NewDecoder(struct{ io.Reader }{bytes.NewReader(b)})
 	if err != nil {
 		return nil, err
