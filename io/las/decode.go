@@ -455,10 +455,10 @@ func Decode(r io.Reader, opts ...pcio.ReadOptions) (*core.Cloud, error) {
 		perPoint += f.col.Size()
 	}
 	size := int(min(d.left, 1<<16, uint64(max(maxChunkBytes/perPoint, 1))))
-	if _, ok := r.(io.Seeker); ok && d.lz == nil {
-		size = int(min(d.left, math.MaxInt32)) // checked against the file size
-	} else if d.lz != nil {
+	if d.lz != nil {
 		size = int(min(d.left, math.MaxInt32, uint64(d.compressed)*lazMaxRatio/uint64(d.recLen)+1))
+	} else if _, ok := r.(io.Seeker); ok {
+		size = int(min(d.left, math.MaxInt32)) // checked against the file size
 	}
 	out := core.New(size)
 	out.Attrs = d.schema()
