@@ -183,6 +183,15 @@ func (d *Decoder) readVLRs() error {
 	return nil
 }
 
+// vlrDataOffset returns the byte offset of VLR i's payload.
+func (d *Decoder) vlrDataOffset(i int) int64 {
+	off := int64(d.info.Header.HeaderSize) + vlrHeaderSize
+	for k := range i {
+		off += vlrHeaderSize + int64(len(d.info.VLRs[k].Data))
+	}
+	return off
+}
+
 // buildSchema lays out the native and extra fields of the records.
 func (d *Decoder) buildSchema() error {
 	pf := d.info.Header.pointFormat()
@@ -194,11 +203,7 @@ func (d *Decoder) buildSchema() error {
 	room := d.recLen - formatSizes[pf]
 	used := 0
 	if i := findVLR(d.info.VLRs, userSpec, recExtraBytes); i >= 0 {
-		off := int64(d.info.Header.HeaderSize) + vlrHeaderSize
-		for k := range i {
-			off += vlrHeaderSize + int64(len(d.info.VLRs[k].Data))
-		}
-		efs, warns, err := parseExtraBytes(d.info.VLRs[i].Data, off, room, taken)
+		efs, warns, err := parseExtraBytes(d.info.VLRs[i].Data, d.vlrDataOffset(i), room, taken)
 		if err != nil {
 			return err
 		}
@@ -450,10 +455,10 @@ func Decode(r io.Reader, opts ...pcio.ReadOptions) (*core.Cloud, error) {
 		perPoint += f.col.Size()
 	}
 	size := int(min(d.left, 1<<16, uint64(max(maxChunkBytes/perPoint, 1))))
-	if _, ok := r.(io.Seeker); ok && d.lz == nil {
-		size = int(min(d.left, math.MaxInt32)) // checked against the file size
-	} else if d.lz != nil {
+	if d.lz != nil {
 		size = int(min(d.left, math.MaxInt32, uint64(d.compressed)*lazMaxRatio/uint64(d.recLen)+1))
+	} else if _, ok := r.(io.Seeker); ok {
+		size = int(min(d.left, math.MaxInt32)) // checked against the file size
 	}
 	out := core.New(size)
 	out.Attrs = d.schema()

@@ -30,7 +30,7 @@ func (e *FormatError) Error() string {
 func (e *FormatError) Unwrap() error { return e.Err }
 
 // UnsupportedError reports valid LAS input that pctk does not handle, such
-// as LAZ compression.
+// as a LAS version past 1.4 or a LAZ file without its LASzip VLR.
 type UnsupportedError struct {
 	// Field names the header field that asks for the feature.
 	Field string

@@ -75,9 +75,12 @@ type lazReader struct {
 	recs []byte // records of the current chunk not yet returned
 }
 
-// isLAZ reports whether the header's point format byte marks compression
+// lazBits are the bits of the point format byte that mark compression
 // (LASzip sets bit 7; bit 6 marked early versions).
-func (h *Header) isLAZ() bool { return h.PointFormat&0xc0 != 0 }
+const lazBits = 0xc0
+
+// isLAZ reports whether the header's point format byte marks compression.
+func (h *Header) isLAZ() bool { return h.PointFormat&lazBits != 0 }
 
 // openLAZ prepares reading the compressed points: it finds the LASzip VLR,
 // reads the EVLRs and the chunk table. A stream that cannot seek is read
@@ -124,15 +127,6 @@ func (d *Decoder) openLAZ() error {
 	d.lz = &lazReader{rd: rd}
 	d.compressed = end - d.pos
 	return nil
-}
-
-// vlrDataOffset returns the byte offset of VLR i's payload.
-func (d *Decoder) vlrDataOffset(i int) int64 {
-	off := int64(d.info.Header.HeaderSize) + vlrHeaderSize
-	for k := range i {
-		off += vlrHeaderSize + int64(len(d.info.VLRs[k].Data))
-	}
-	return off
 }
 
 // next returns up to limit records of the LAZ file, or io.EOF.

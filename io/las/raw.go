@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/las/internal/laz"
 )
 
 // ParseHeader decodes the public header block at the start of b, which
@@ -184,7 +185,7 @@ func (rw *RecordWriter) Tail() []byte {
 // (the COPC info and hierarchy records, the LASzip record) rather than
 // the data, so that it does not carry over to another file.
 func layoutVLR(v *VLR) bool {
-	return v.User() == "copc" || v.Is("laszip encoded", 22204)
+	return v.User() == "copc" || v.Is(laz.VLRUserID, laz.VLRRecordID)
 }
 
 // ParseEVLRHeader decodes the 60-byte header of an EVLR and returns the
@@ -205,7 +206,7 @@ func NewRecordReader(head []byte) (*RecordReader, error) {
 	}
 	// The records come uncompressed: read the head as plain LAS's.
 	b := append([]byte(nil), head...)
-	b[offPointFormat] &^= 0xc0
+	b[offPointFormat] &^= lazBits
 	d, err := NewDecoder(struct{ io.Reader }{bytes.NewReader(b)})
 	if err != nil {
 		return nil, err

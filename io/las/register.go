@@ -42,7 +42,7 @@ func init() {
 // as LASzip-compressed (bits 7 or 6 of the point format byte); a head too
 // short to tell is plain LAS, whose decoder names what is missing.
 func compressed(head []byte) bool {
-	return len(head) > offPointFormat && head[offPointFormat]&0xc0 != 0
+	return len(head) > offPointFormat && head[offPointFormat]&lazBits != 0
 }
 
 // Describe lists the LAS header facts of a cloud read from LAS: version,

@@ -151,7 +151,7 @@ func CheckOutput(path string, opts ...WriteOptions) error {
 	if path == Stdio {
 		return nil
 	}
-	if err := checkOutput(resolve(path), writeOptions(opts)); err != nil {
+	if err := checkOutput(resolve(path), first(opts)); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
@@ -171,7 +171,7 @@ func checkOutput(target string, o WriteOptions) error {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	tmp, err := os.CreateTemp(dir(target), "."+filepath.Base(target)+".check*")
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".check*")
 	if err != nil {
 		return fmt.Errorf("cannot create files in its folder: %w", err)
 	}
@@ -179,11 +179,13 @@ func checkOutput(target string, o WriteOptions) error {
 	return os.Remove(tmp.Name())
 }
 
-func writeOptions(opts []WriteOptions) WriteOptions {
-	if len(opts) == 0 {
-		return WriteOptions{}
+// first returns opts[0], or the zero value when opts is empty: options
+// come as a variadic last argument, at most one of them.
+func first[T any](opts []T) (o T) {
+	if len(opts) > 0 {
+		o = opts[0]
 	}
-	return opts[0]
+	return o
 }
 
 // resolve follows path through symbolic links, dangling ones included, to
@@ -207,13 +209,6 @@ func resolve(path string) string {
 	return path
 }
 
-func dir(path string) string {
-	if d := filepath.Dir(path); d != "" {
-		return d
-	}
-	return "."
-}
-
 // WriteAtomic calls write with a writer for path and makes the result
 // appear all at once: it writes a temporary file in the same folder, syncs
 // it and renames it over path, so that a failure never leaves a half-written
@@ -225,7 +220,7 @@ func dir(path string) string {
 // do, as they also name what they were writing.
 func WriteAtomic(path string, write func(w io.Writer) error, opts ...WriteOptions) (err error) {
 	if path == Stdio {
-		if writeOptions(opts).Force || !isTerminal(os.Stdout) {
+		if first(opts).Force || !isTerminal(os.Stdout) {
 			return write(os.Stdout)
 		}
 		tw := &textWriter{w: os.Stdout}
@@ -235,13 +230,13 @@ func WriteAtomic(path string, write func(w io.Writer) error, opts ...WriteOption
 		return tw.flush()
 	}
 	target := resolve(path)
-	if err := checkOutput(target, writeOptions(opts)); err != nil {
+	if err := checkOutput(target, first(opts)); err != nil {
 		return err
 	}
 	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() {
 		return writeDevice(target, write)
 	}
-	tmp, err := os.CreateTemp(dir(target), "."+filepath.Base(target)+".tmp*")
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp*")
 	if err != nil {
 		return err
 	}

@@ -82,12 +82,7 @@ type ReadOptions struct {
 // Options returns the first of opts, or the zero ReadOptions when there is
 // none: codecs take their options as a variadic last argument, so that
 // Decode(r) reads strictly.
-func Options(opts []ReadOptions) ReadOptions {
-	if len(opts) == 0 {
-		return ReadOptions{}
-	}
-	return opts[0]
-}
+func Options(opts []ReadOptions) ReadOptions { return first(opts) }
 
 // Warning passes err, a defect read past with Salvage, to o.Warn when set.
 func (o ReadOptions) Warning(err error) {

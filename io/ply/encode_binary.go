@@ -22,7 +22,7 @@ type binaryField struct {
 // writeBinary is Write for binary encodings without list properties: it
 // encodes blocks of whole records on all cores and writes them in order
 // (codec.WriteRecords), producing exactly the bytes of the value-by-value
-// path, at memory speed.
+// path.
 func (e *Encoder) writeBinary(c *core.Cloud, s *binarySink) error {
 	coords := [3][]float64{c.X, c.Y, c.Z}
 	fields := make([]binaryField, len(e.cols))

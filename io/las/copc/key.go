@@ -91,11 +91,6 @@ func keyAt(p [3]float64, root core.Bounds, d int32) Key {
 	return Key{d, cellOf(p[0], root.Min[0], root.Max[0], n), cellOf(p[1], root.Min[1], root.Max[1], n), cellOf(p[2], root.Min[2], root.Max[2], n)}
 }
 
-// contains reports whether the closed box b holds p.
-func contains(b core.Bounds, p [3]float64) bool {
-	return b.Min[0] <= p[0] && p[0] <= b.Max[0] && b.Min[1] <= p[1] && p[1] <= b.Max[1] && b.Min[2] <= p[2] && p[2] <= b.Max[2]
-}
-
 // overlaps reports whether the closed boxes a and b share a point.
 func overlaps(a, b core.Bounds) bool {
 	for k := range 3 {

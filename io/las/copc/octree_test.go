@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/pctk/pctk/core"
 )
 
 // randomXYZ returns n points, a dense cluster and a sparse spread, from seed.
@@ -127,4 +129,9 @@ func TestMortonOrdersOctants(t *testing.T) {
 	if got := morton(1<<20, 0, 0); got != 1<<60 {
 		t.Errorf("morton of x=2^20: %x, want %x", got, uint64(1)<<60)
 	}
+}
+
+// contains reports whether the closed box b holds p.
+func contains(b core.Bounds, p [3]float64) bool {
+	return b.Min[0] <= p[0] && p[0] <= b.Max[0] && b.Min[1] <= p[1] && p[1] <= b.Max[1] && b.Min[2] <= p[2] && p[2] <= b.Max[2]
 }

@@ -169,3 +169,41 @@ func TestLayeredWithoutTable(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxPointsPerByteHonest compresses 50,000 identical records, the
+// most compressible chunk a file holds, with the pointwise (format 0) and
+// layered (format 6) codecs: they come to about 150 and 100 points per
+// byte (347 and 498 bytes), well below the bound MaxPointsPerByte puts on
+// an honest chunk.
+func TestMaxPointsPerByteHonest(t *testing.T) {
+	for _, tc := range []struct {
+		format       uint8
+		recLen, want int
+	}{{0, 20, 347}, {6, 30, 498}} {
+		v, err := NewVLR(tc.format, tc.recLen, DefaultChunkSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := 0
+		w, err := NewWriter(v, tc.recLen, Options{}, func(b []byte) error { out += len(b); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := make([]byte, tc.recLen)
+		for i := range rec {
+			rec[i] = byte(7 * i)
+		}
+		if err := w.Write(bytes.Repeat(rec, 50000)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if out != tc.want {
+			t.Errorf("format %d: 50,000 identical records in %d bytes, want %d", tc.format, out, tc.want)
+		}
+		if 50000 > MaxPointsPerByte*out {
+			t.Errorf("format %d: 50,000 identical records in %d bytes exceed MaxPointsPerByte (%d)", tc.format, out, MaxPointsPerByte)
+		}
+	}
+}
