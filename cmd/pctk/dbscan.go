@@ -133,7 +133,7 @@ func prepareDBSCAN(c *cli.Context) (*Job, error) {
 		// A core flag and a label a point per --min-pts value, and the
 		// relabelling's scratch at the end (dbscan.Merge).
 		m := int64(len(a.opts.MinPts))
-		job.Stream = &Streamed{Halo: a.opts.Eps, PointBytes: 5 * m, PeakBytes: 5*m + 4, Run: a.stream}
+		job.Stream = &Streamed{Halo: a.opts.Eps, PointBytes: 5 * m, PeakBytes: 5*m + 4, Record: true, Run: a.stream}
 	}
 	if a.geo {
 		job.Project = func(cl *core.Cloud, flat bool) (core.Local, error) {

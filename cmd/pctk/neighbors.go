@@ -61,7 +61,7 @@ With --radius the counts carry the same record as "pctk dbscan" writes, so
 		job := &Job{Compute: func(p *Points) (*Result, error) { return computeNeighbors(p, radius, k) }}
 		// Out of core: KnnMeanDistance's summary sorts the values, 12
 		// bytes a point.
-		job.Stream = &Streamed{Halo: radius, KNN: k, Moments: k > 0, PointBytes: 12, Run: func(s *StreamRun) (*StreamResult, error) { return streamNeighbors(s, radius, k) }}
+		job.Stream = &Streamed{Halo: radius, KNN: k, Moments: k > 0, PointBytes: 12, Record: radius > 0, Run: func(s *StreamRun) (*StreamResult, error) { return streamNeighbors(s, radius, k) }}
 		return job, nil
 	},
 }

@@ -57,6 +57,10 @@ type Streamed struct {
 	// while tiles run; PeakBytes, when larger, what it needs a point at
 	// its end, once the tiles are done (dbscan's relabelling).
 	PointBytes, PeakBytes int64
+	// Record says its Run writes dbscan's counts record
+	// (StreamRun.CountsRecord): only then does the first pass hash the
+	// coordinates for it.
+	Record bool
 	// InOrder says its Run needs no tiles: it reads the points once in
 	// input order (StreamRun.Each), holding what it needs within
 	// StreamRun.Budget (pctk sample). The runner bins nothing, and the
@@ -85,8 +89,9 @@ type StreamRun struct {
 	// Progress reports the fraction done of a named stage.
 	Progress func(stage string, done float64)
 	// Record hashes the coordinates for dbscan.CountsRecord, in the first
-	// pass; nil for a tile collection, whose files' counts include other
-	// files' points and so carry no record.
+	// pass; nil for a filter that writes none (Streamed.Record) and for a
+	// tile collection, whose files' counts include other files' points and
+	// so carry no record.
 	Record *dbscan.RecordHash
 	// Lo and Hi bound the cloud in the local frame (XY).
 	Lo, Hi [2]float64
@@ -497,7 +502,8 @@ func (s *step) runStreamed(a streamArgs) error {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(budget))
 	start := time.Now()
 
-	// Pass 1: count, bounds (the in-memory local origin), record hash.
+	// Pass 1: count, bounds (the in-memory local origin), record hash
+	// (Streamed.Record).
 	var n, np int64
 	nps := make([]int64, len(a.ins)) // points that take part, per file
 	var lo, hi [3]float64
@@ -521,7 +527,9 @@ func (s *step) runStreamed(a streamArgs) error {
 				lo[k], hi[k] = min(lo[k], p[k]), max(hi[k], p[k])
 			}
 		}
-		rec.Add(ch.X, ch.Y, ch.Z)
+		if job.Stream.Record {
+			rec.Add(ch.X, ch.Y, ch.Z)
+		}
 		n += int64(ch.Len())
 		return nil
 	})
@@ -662,9 +670,10 @@ func (s *step) runStreamed(a streamArgs) error {
 			}
 			return st, nil
 		}}
-	if len(a.ins) > 1 || a.outs[0] != a.out || np < n {
-		// A file of a collection holds counts of other points than its
-		// own; with --ignore-class, the counts are of some points only.
+	if !job.Stream.Record || len(a.ins) > 1 || a.outs[0] != a.out || np < n {
+		// Not hashed; or a file of a collection holds counts of other
+		// points than its own; with --ignore-class, the counts are of some
+		// points only.
 		run.Record = nil
 	}
 	res, err := job.Stream.Run(run)

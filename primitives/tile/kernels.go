@@ -44,11 +44,11 @@ func Counts(t *Points, b findneighbor.Backend, r float64, bo findneighbor.BuildO
 	return out, nil
 }
 
-// coords returns the coordinates of the tile's points pts.
-func (p *Points) coords(pts []int32) []float32 {
+// coords returns the coordinates of the points pts of xyz.
+func coords(xyz []float32, pts []int32) []float32 {
 	q := make([]float32, 0, 3*len(pts))
 	for _, i := range pts {
-		q = append(q, p.XYZ[3*i:3*i+3]...)
+		q = append(q, xyz[3*i:3*i+3]...)
 	}
 	return q
 }
@@ -116,7 +116,7 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 	if k > 0 {
 		kq = k + 1
 	}
-	if err := ix.Moments(t.coords(pts), kq, m); err != nil {
+	if err := ix.Moments(coords(t.XYZ, pts), kq, m); err != nil {
 		return fmt.Errorf("tile %v: %s backend: moments: %w", t.Key, b.Name(), err)
 	}
 	for j := range m {
@@ -434,12 +434,8 @@ func binTodo(xyz []float32, g Grid, todo []bool) []tileTodo {
 		return out
 	}
 	sub := near(xyz, todo, g.Reach)
-	q := make([]float32, 0, 3*len(sub))
-	for _, i := range sub {
-		q = append(q, xyz[3*i:3*i+3]...)
-	}
 	var out []tileTodo
-	for _, t := range Bin(q, g) {
+	for _, t := range Bin(coords(xyz, sub), g) {
 		var pts []int32
 		for j, s := range t.ID {
 			id := sub[s]
