@@ -81,18 +81,20 @@ func Differ[T float32 | float64](got, want []T) (n int, worst float64) {
 }
 
 // CheckTiled runs compute on every cloud of TileClouds (root as there)
-// once in memory (tile size 0) and once at each of TileSizes(c.R), on the
-// brute backend (clouds of up to 5000 points: it is O(N²)) and the cpu
-// backend, and hands each tiled result with the in-memory one to compare,
-// which holds them equal bit for bit: both backends add the k nearest in
-// KNearest's order (distance, then index) in tiles as in the whole cloud,
-// and the neighbours within a radius in the order of their index, which a
-// tile's, laid out in the whole cloud's frame, shares with the whole
-// cloud's (docs/scale.md).
+// once in memory (tile size 0) and once at each of TileSizes(c.R), on
+// every usable backend (fntest.Usable: brute on clouds of up to 5000
+// points, as it is O(N²), cpu, and cuda and optix on a GPU machine), and
+// hands each tiled result with the in-memory one of the same backend to
+// compare, which holds them equal bit for bit: every backend adds the k
+// nearest in KNearest's order (distance, then index) in tiles as in the
+// whole cloud, and the neighbours within a radius in the order of their
+// index, which a tile's, laid out in the whole cloud's frame, shares with
+// the whole cloud's (docs/scale.md).
 func CheckTiled[R any](t *testing.T, root string, compute func(c TileCloud, b findneighbor.Backend, size float64) (R, error), compare func(t *testing.T, got, want R)) {
 	t.Helper()
+	bs := fntest.Usable(t)
 	for _, c := range TileClouds(t, root) {
-		for _, b := range []findneighbor.Backend{findneighbor.Brute(), findneighbor.CPU()} {
+		for _, b := range bs {
 			if b.Name() == "brute" && len(c.XYZ) > 3*5000 {
 				continue
 			}

@@ -12,7 +12,6 @@ import (
 // TestTiledEqualsInMemory holds Radial and KnnMeanDistance on tiles, at
 // several tile sizes down to 2R, to the in-memory results, bit for bit.
 func TestTiledEqualsInMemory(t *testing.T) {
-	b := findneighbor.CPU()
 	same32 := func(a, b []float32) bool {
 		return slices.EqualFunc(a, b, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) })
 	}
@@ -22,7 +21,7 @@ func TestTiledEqualsInMemory(t *testing.T) {
 		radial    []float64
 		knn, knnR []float32
 	}
-	algotest.CheckTiledExact(t, "../..", func(c algotest.TileCloud, size float64) (res results, err error) {
+	algotest.CheckTiled(t, "../..", func(c algotest.TileCloud, b findneighbor.Backend, size float64) (res results, err error) {
 		if res.radial, err = Radial(c.XYZ, b, RadialOptions{Radius: c.R, TileSize: size}); err != nil {
 			return res, err
 		}
