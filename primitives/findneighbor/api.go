@@ -45,8 +45,16 @@ type BuildOptions struct {
 	// cpu backend then lays its grid out over the frame instead of xyz's
 	// own box: the whole run's cells, so that a tile that holds every
 	// point within TileHalo of its owned points sums their moments in the
-	// whole run's order, to the bit. Other backends ignore it.
+	// whole run's order, to the bit. The cuda backend lays its grid out
+	// as the whole run's index would be (FramePoints); the other backends
+	// ignore it.
 	Frame *Box
+	// FramePoints is the number of points of the whole run that Frame
+	// bounds: the cuda backend chooses its cells from it as for the whole
+	// run, so that a tile adds a query's neighbours within a radius in
+	// the whole run's order. 0 with Frame set: the cuda backend ignores
+	// Frame.
+	FramePoints int
 }
 
 // Box is an axis-aligned box in a run's float32 frame.

@@ -72,8 +72,10 @@ func coords(xyz []float32, pts []int32) []float32 {
 // which adds in the neighbours' order, and on the cpu backend when
 // bo.Frame is the whole cloud's box and t's halo at least
 // findneighbor.TileHalo(r, ...), so that the tile's grid has the whole
-// cloud's cells, whole, around every owned point (MomentsTiled does both;
-// docs/scale.md). fn is called
+// cloud's cells, whole, around every owned point; on cuda when bo.Frame
+// and bo.FramePoints are the whole cloud's (its grid takes the whole
+// cloud's cells); and on optix, which adds them in index order
+// (MomentsTiled sets all of it; docs/scale.md). fn is called
 // from several goroutines at once (up to bo.Workers), each call with
 // points of its own.
 func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) error {
@@ -248,7 +250,8 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // the edge of what its tile holds (Nearest), and the points left go to
 // one last round, on the whole cloud's tree.
 // The sums are the in-memory ones to the bit on the brute and cpu
-// backends (Moments says why), on the GPU backends within rounding. fn is
+// backends (Moments says why) and on the GPU backends (bo.FramePoints:
+// cuda lays a tile's grid out as the whole run's). fn is
 // called as Moments calls it, from the tiles of every backend of a Spread
 // at once.
 func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) error {
@@ -285,7 +288,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		if err != nil {
 			return err
 		}
-		bo.Frame = &frame
+		bo.Frame, bo.FramePoints = &frame, n
 		tiles := Bin(xyz, g)
 		return Each(Share(b, bo.Workers, len(tiles)), len(tiles), func(w findneighbor.Backend, n int) (struct{}, error) {
 			return struct{}{}, Moments(tiles[n], nil, w, r, k, bo, relay(tiles[n], all, nil, nil))

@@ -3,8 +3,9 @@
 // section III) on NVIDIA OptiX. Every indexed point becomes a sphere of radius
 // ε, every query point launches one very short ray, and the program called
 // for each candidate checks the true float32 distance, drops the self hit and
-// does the operation's work (count, list entry, k-nearest insertion, moment
-// sums, DBSCAN union-find) without ever ending traversal early.
+// does the operation's work (count, list entry, k-nearest insertion,
+// DBSCAN union-find) without ever ending traversal early. Moments are
+// summed on the host from the lists, in the order of the neighbours' index.
 //
 // Two variants register themselves with findneighbor:
 //

@@ -3,6 +3,7 @@ package optix
 import (
 	_ "embed"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -15,6 +16,11 @@ import (
 //
 //go:embed device/findneighbor.ptx
 var findneighborPTX []byte
+
+// EnvPTX names a PTX file to load instead of the embedded programs: a hook
+// for trying freshly built programs on a GPU machine before committing
+// them (as the cuda backend's PCTK_CUDA_PTX).
+const EnvPTX = "PCTK_OPTIX_PTX"
 
 // Program entry points in findneighbor.cu.
 const (
@@ -133,6 +139,13 @@ func (e *engine) buildPipeline(t *cuda.Thread) error {
 	pco := e.pipelineOptions(pin(&pnName, &paramsName[0]))
 	mco := moduleCompileOptions{OptLevel: compileOptimizationDefault}
 	ptx := findneighborPTX
+	if p := os.Getenv(EnvPTX); p != "" {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("optix: %s: %w", EnvPTX, err)
+		}
+		ptx = b
+	}
 	logBuf := make([]byte, 8192)
 	logLen := uintptr(len(logBuf))
 	var module uintptr

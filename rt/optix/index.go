@@ -341,41 +341,23 @@ func (ix *Index) knn(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs, k
 }
 
 // Moments stores the neighbourhood moments of each query. With k = 0 the
-// rays sum them in device memory (float64); with k > 0 the k nearest are
-// found on the device and summed on the host.
+// neighbours within ε are listed on the device in the order of their
+// index (findneighbor.Batches) and summed on the host in that order: the
+// rays meet them in the order of the BVH, which a tile's points build
+// differently from the whole cloud's, so sums made as the rays go would
+// differ from one index to another in the last bits. With k > 0 the k
+// nearest are found on the device and summed on the host, closest first.
 func (ix *Index) Moments(q []float32, k int, out []findneighbor.Moment) error {
 	if k < 0 {
 		return fmt.Errorf("optix: k = %d, want ≥ 0", k)
+	}
+	if k == 0 {
+		return ix.radiusMoments(q, out)
 	}
 	return ix.run(q, func(nq int) error { return findneighbor.CheckLen(pkg, "out", len(out), nq) },
 		func(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs) error {
 			clear(out)
 			if t == nil {
-				return nil
-			}
-			if k == 0 {
-				d, err := tmp.Alloc(t, uint64(nq)*8*momentWords)
-				if err != nil {
-					return err
-				}
-				p.Mode, p.Moments = modeMoments, uint64(d)
-				if err := ix.eng.launch(t, 0, &p, nq); err != nil {
-					return err
-				}
-				words := make([]float64, nq*momentWords)
-				if err := cuda.Download(t, words, d, ix.eng.stream); err != nil {
-					return err
-				}
-				parallelFor(nq, func(from, to int) {
-					for i := from; i < to; i++ {
-						v := words[momentWords*i : momentWords*(i+1)]
-						o := &out[i]
-						// The first word holds the count as a uint32.
-						o.N = uint32(math.Float64bits(v[0]))
-						copy(o.Sum[:], v[1:4])
-						copy(o.Outer[:], v[4:10])
-					}
-				})
 				return nil
 			}
 			idx := make([]int32, nq*k)
@@ -404,6 +386,54 @@ func (ix *Index) Moments(q []float32, k int, out []findneighbor.Moment) error {
 			})
 			return nil
 		})
+}
+
+// momentBatch bounds the neighbour entries radiusMoments lists at a time
+// (4 bytes each).
+const momentBatch = 1 << 26
+
+// radiusMoments serves Moments for k = 0: each query's neighbours within
+// ε, listed in batches of queries in the order of their index, summed in
+// that order.
+func (ix *Index) radiusMoments(q []float32, out []findneighbor.Moment) error {
+	if ix.closed || len(q)%3 != 0 {
+		_, err := ix.prepare(q) // the error Moments' other calls give
+		return err
+	}
+	nq := ix.n
+	if q != nil {
+		nq = len(q) / 3
+	}
+	if err := findneighbor.CheckLen(pkg, "out", len(out), nq); err != nil {
+		return err
+	}
+	clear(out)
+	if ix.n == 0 || nq == 0 {
+		return nil
+	}
+	var xyz []float32
+	if err := ix.eng.ctx.Do(func(t *cuda.Thread) (err error) {
+		xyz, err = ix.points(t)
+		return err
+	}); err != nil {
+		return err
+	}
+	qs := q
+	if qs == nil {
+		qs = xyz
+	}
+	return findneighbor.Batches(ix, xyz, q, findneighbor.NeighborOptions{}, momentBatch, func(first int, csr *findneighbor.CSR) error {
+		parallelFor(len(csr.Offsets)-1, func(from, to int) {
+			for i := from; i < to; i++ {
+				m := &out[first+i]
+				c := qs[3*(first+i) : 3*(first+i)+3]
+				for _, j := range csr.Indices[csr.Offsets[i]:csr.Offsets[i+1]] {
+					m.AddNearest(xyz[3*j], xyz[3*j+1], xyz[3*j+2], c[0], c[1], c[2], 0)
+				}
+			}
+		})
+		return nil
+	})
 }
 
 // points copies the indexed points back from the device, in the caller's

@@ -2,21 +2,15 @@ package optix
 
 // Operation modes of the device programs (MODE_* in findneighbor.cu).
 const (
-	modeCount   = 0
-	modeFill    = 1
-	modeKNN     = 2
-	modeMoments = 3
-	modeDBSCAN  = 4
+	modeCount  = 0
+	modeFill   = 1
+	modeKNN    = 2
+	modeDBSCAN = 4
 )
 
-// momentWords is the words per query the device writes in moments mode:
-// the count (a uint32 in the first word's low half), Sum x y z, Outer xx
-// xy xz yy yz zz.
-const momentWords = 10
-
 // launchParams mirrors struct Params of device/findneighbor.cu field by
-// field; the device code asserts sizeof(Params) == 168 and the tests assert
-// unsafe.Sizeof(launchParams{}) == 168. Pointers are device addresses (0 for
+// field; the device code asserts sizeof(Params) == 160 and the tests assert
+// unsafe.Sizeof(launchParams{}) == 160. Pointers are device addresses (0 for
 // null).
 type launchParams struct {
 	Handle        uint64
@@ -31,7 +25,6 @@ type launchParams struct {
 	NbrD2         uint64
 	KnnIdx        uint64
 	KnnD2         uint64
-	Moments       uint64
 	IsCore        uint64
 	Parent        uint64
 	Border        uint64
@@ -47,4 +40,4 @@ type launchParams struct {
 }
 
 // launchParamsSize is sizeof(Params) in findneighbor.cu.
-const launchParamsSize = 168
+const launchParamsSize = 160

@@ -33,8 +33,8 @@ func TestLaunchParamsLayout(t *testing.T) {
 		t.Errorf("sizeof launchParams = %d, want %d (struct Params in findneighbor.cu)", got, launchParamsSize)
 	}
 	var p launchParams
-	if got := unsafe.Offsetof(p.NQ); got != 136 {
-		t.Errorf("offsetof NQ = %d, want 136", got)
+	if got := unsafe.Offsetof(p.NQ); got != 128 {
+		t.Errorf("offsetof NQ = %d, want 128", got)
 	}
 }
 

@@ -127,7 +127,7 @@ func (b backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOption
 	}
 	ctx := dev.ctx
 	ix := &index{ctx: ctx, k: dev.k, st: dev.st, n: n, eps: eps, workers: opts.Workers}
-	if err := ctx.Do(func(t *rt.Thread) error { return ix.build(t, xyz) }); err != nil {
+	if err := ctx.Do(func(t *rt.Thread) error { return ix.build(t, xyz, opts) }); err != nil {
 		ctx.Do(ix.free)
 		if errors.Is(err, rt.ErrOutOfMemory) {
 			return nil, fmt.Errorf("cuda backend: building the index of %d points: %w (use the cpu backend for clouds this large on this GPU)", n, err)

@@ -138,6 +138,42 @@ func TestNewGridModes(t *testing.T) {
 	}
 }
 
+// TestFrameGrid checks the grid of a tile laid out in its run's frame:
+// the whole run's origin, cell size, cell counts and reach (here a dense
+// run of ε/2 cells, and a sparse hashed one), in hashed buckets for the
+// tile's own points, and no frame grid for points outside the frame.
+func TestFrameGrid(t *testing.T) {
+	frame := findneighbor.Box{Min: [3]float32{-5, -5, -1}, Max: [3]float32{5, 5, 1}}
+	lo, hi := [3]float32{-1, 0, -1}, [3]float32{1, 2, 0.5}
+	for _, c := range []struct {
+		name      string
+		frameN    int
+		wantReach int32
+	}{
+		{"dense run", 400_000, 2},
+		{"sparse run", 2_000, 1},
+	} {
+		whole := newGrid(frame.Min, frame.Max, 0.5, c.frameN)
+		g, ok := frameGrid(frame, c.frameN, lo, hi, 0.5, 3000)
+		if !ok {
+			t.Fatalf("%s: a tile within the frame has no frame grid", c.name)
+		}
+		if g.MinX != whole.MinX || g.MinY != whole.MinY || g.MinZ != whole.MinZ || g.Inv != whole.Inv ||
+			g.NX != whole.NX || g.NY != whole.NY || g.NZ != whole.NZ || g.Reach != whole.Reach || g.Eps2 != whole.Eps2 {
+			t.Errorf("%s: tile grid %+v, whole run's %+v", c.name, g, whole)
+		}
+		if g.Reach != c.wantReach {
+			t.Errorf("%s: reach %d, want %d", c.name, g.Reach, c.wantReach)
+		}
+		if g.Hashed != 1 || g.Buckets != 8192 || g.Mask != 8191 {
+			t.Errorf("%s: hashed %d, %d buckets, mask %d; want hashed, 8192 and 8191 for 3000 points", c.name, g.Hashed, g.Buckets, g.Mask)
+		}
+	}
+	if _, ok := frameGrid(frame, 1000, lo, [3]float32{1, 2, 1.5}, 0.5, 3000); ok {
+		t.Error("a frame grid for points beyond the frame")
+	}
+}
+
 // TestNewGridLinkedCells checks that a reach-2 grid always has cells of
 // ε/2 (so that cellsLinked holds: any two points of a cell pass the ε
 // test), also for a long, dense line whose ε/2 cells would exceed 2²⁰ an

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/pctk/pctk/primitives/findneighbor"
 	rt "github.com/pctk/pctk/rt/cuda"
 )
 
@@ -87,6 +88,32 @@ func newGrid(lo, hi [3]float32, eps float32, n int) gridParams {
 	return g
 }
 
+// frameGrid returns the grid newGrid lays out for the whole run's
+// frameN points in frame, with the n points of a part of it (a tile,
+// within [lo, hi]) in hashed buckets (about 2n): the whole run's cells,
+// origin, size and reach, so that a query of the tile scans its
+// neighbours within ε in the whole run's order (cells, then index), and
+// sums their moments to the bit, without a dense table of the whole
+// frame's cells. ok is false when the frame does not hold [lo, hi].
+func frameGrid(frame findneighbor.Box, frameN int, lo, hi [3]float32, eps float32, n int) (g gridParams, ok bool) {
+	for a := range 3 {
+		if lo[a] < frame.Min[a] || hi[a] > frame.Max[a] {
+			return g, false
+		}
+	}
+	g = newGrid(frame.Min, frame.Max, eps, frameN)
+	g.Hashed = 1
+	g.Buckets = hashBuckets(n)
+	g.Mask = g.Buckets - 1
+	return g, true
+}
+
+// hashBuckets is the number of buckets of a hashed grid of n points: a
+// power of two, about 2n.
+func hashBuckets(n int) uint32 {
+	return uint32(min(uint64(1)<<bits.Len64(uint64(max(2*n, 1024))-1), 1<<31))
+}
+
 func gridWithReach(lo, hi [3]float32, eps float32, n int, reach int32) gridParams {
 	ext := 0.0
 	for a := range 3 {
@@ -110,7 +137,7 @@ func gridWithReach(lo, hi [3]float32, eps float32, n int, reach int32) gridParam
 		return g
 	}
 	g.Hashed = 1
-	g.Buckets = uint32(min(uint64(1)<<bits.Len64(uint64(max(2*n, 1024))-1), 1<<31))
+	g.Buckets = hashBuckets(n)
 	g.Mask = g.Buckets - 1
 	return g
 }
@@ -189,7 +216,7 @@ func (ix *index) launch(t *rt.Thread, f rt.Function, n int, p *rt.Params) error 
 }
 
 // build uploads xyz and builds the grid; on error the caller frees.
-func (ix *index) build(t *rt.Thread, xyz []float32) error {
+func (ix *index) build(t *rt.Thread, xyz []float32, opts findneighbor.BuildOptions) error {
 	k := ix.k
 	var err error
 	if ix.stream, err = t.NewStream(); err != nil {
@@ -226,6 +253,11 @@ func (ix *index) build(t *rt.Thread, xyz []float32) error {
 		return err
 	}
 	ix.grid = newGrid(lo, hi, ix.eps, n)
+	if opts.Frame != nil && opts.FramePoints > 0 {
+		if g, ok := frameGrid(*opts.Frame, opts.FramePoints, lo, hi, ix.eps, n); ok {
+			ix.grid = g
+		}
+	}
 	g := &ix.grid
 	nb := uint64(g.Buckets)
 	keys, err := tmp.Alloc(t, uint64(4*n))

@@ -13,7 +13,7 @@
 #define MODE_COUNT 0    // counts[slot] = neighbours
 #define MODE_FILL 1     // nbr[offsets[slot] + i] = neighbour, nbrD2 alike
 #define MODE_KNN 2      // k nearest: knnIdx/knnD2[slot*k ...], sorted
-#define MODE_MOMENTS 3  // moments[slot] += offsets
+// (3 was moments, now summed on the host from index-ordered lists)
 #define MODE_DBSCAN 4   // union of core neighbours; nearest core of others
 #define MODE_AABB 5     // aabb[i] = point i +- radius (raygen only)
 
@@ -32,7 +32,6 @@ struct Params {
     float* nbrD2;              // MODE_FILL squared distances, or null
     int* knnIdx;               // MODE_KNN, slot*k
     float* knnD2;              // MODE_KNN, slot*k
-    double* moments;           // MODE_MOMENTS: 10 words per slot (Go's Moment)
     const unsigned char* isCore;  // MODE_DBSCAN, by caller's index
     int* parent;               // MODE_DBSCAN union-find, by caller's index
     int* border;               // MODE_DBSCAN: nearest core neighbour, by slot
@@ -46,7 +45,7 @@ struct Params {
     int spheres;               // 1: built-in spheres (ray starts 3*radius behind)
     int pad_;
 };
-static_assert(sizeof(Params) == 168, "Params layout changed: update launchParams in launch.go");
+static_assert(sizeof(Params) == 160, "Params layout changed: update launchParams in launch.go");
 
 extern "C" {
 __constant__ Params params;
@@ -151,23 +150,6 @@ static __forceinline__ __device__ void visit(unsigned j)
     case MODE_KNN:
         pctkSetPayload0(knnInsert(slotOf(qi), pctkGetPayload0(), d2, id));
         break;
-    case MODE_MOMENTS: {
-        double* m = params.moments + 10 * (size_t)slotOf(qi);
-        double dx = (double)p[0] - (double)q[0];
-        double dy = (double)p[1] - (double)q[1];
-        double dz = (double)p[2] - (double)q[2];
-        m[1] += dx;
-        m[2] += dy;
-        m[3] += dz;
-        m[4] += dx * dx;
-        m[5] += dx * dy;
-        m[6] += dx * dz;
-        m[7] += dy * dy;
-        m[8] += dy * dz;
-        m[9] += dz * dz;
-        pctkSetPayload0(pctkGetPayload0() + 1);
-        break;
-    }
     case MODE_DBSCAN: {
         if (!params.isCore[id]) return;
         const int self = (int)slotOf(qi);
@@ -208,10 +190,7 @@ extern "C" __global__ void __raygen__neighbor()
     const unsigned slot = slotOf(qi);
     const float* q = params.q + 3 * (size_t)qi;
     unsigned p0 = 0, p1 = 0, p2 = qi;
-    if (params.mode == MODE_MOMENTS) {
-        double* m = params.moments + 10 * (size_t)slot;
-        for (int i = 0; i < 10; i++) m[i] = 0.0;
-    } else if (params.mode == MODE_DBSCAN) {
+    if (params.mode == MODE_DBSCAN) {
         p0 = __float_as_uint(__int_as_float(0x7f800000));  // +Inf: no core neighbour yet
         p1 = 0xffffffffu;
     }
@@ -234,9 +213,6 @@ extern "C" __global__ void __raygen__neighbor()
             params.knnIdx[(size_t)slot * params.k + i] = -1;
             params.knnD2[(size_t)slot * params.k + i] = __int_as_float(0x7f800000);
         }
-        break;
-    case MODE_MOMENTS:
-        ((unsigned*)(params.moments + 10 * (size_t)slot))[0] = p0;
         break;
     case MODE_DBSCAN:
         if (!params.isCore[slot]) params.border[slot] = (int)p1;
