@@ -166,7 +166,7 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 		// The whole cloud's frame (of the points binned, those that take
 		// part, as in memory), with the halo of Streamed.Moments.
 		frame := s.Store.Box()
-		bo.Frame = &frame
+		bo.Frame, bo.FramePoints = &frame, int(s.N)
 	}
 	h := s.Store.Grid().Halo
 	_, span := tile.KNNHalo(s.N, s.Lo, s.Hi, k)
