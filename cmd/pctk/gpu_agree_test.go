@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pctk/pctk/algos/denoise"
@@ -132,6 +137,58 @@ func TestGPUBackendsAgreeOnFilters(t *testing.T) {
 				if !same || math.Abs(float64(r.Curvature[i]-ref.Curvature[i])) > 1e-5 {
 					t.Errorf("%s normals K=%d R=%g: point %d: normal·cpu's = %g, curvature %g vs %g", b.Name(), o.K, o.Radius, i, dot, r.Curvature[i], ref.Curvature[i])
 					break
+				}
+			}
+		}
+	})
+}
+
+// TestGPUTiledOutputs runs the neighbour-based commands on each GPU backend
+// in memory, on tiles (--tile-size) and out of core (--max-memory) and
+// requires the same bytes from all three: radius moments (features,
+// normals), k nearest, hybrid, dbscan, the outlier filters and density.
+func TestGPUTiledOutputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("GPU tiled outputs: not in -short")
+	}
+	const rock, lamp = "../../testdata/haystack_rock.las", "../../testdata/lamppost.pcd"
+	cases := [][]string{
+		{"features", rock, "--radius", "2", "--features", "all"},
+		{"normals", rock, "--radius", "2", "--eigenvalues"},
+		{"normals", lamp, "--knn", "16", "--radius", "0.05", "--eigenvalues"},
+		{"features", lamp, "--knn", "8", "--features", "all"},
+		{"dbscan", rock, "--eps", "2", "--min-pts", "4"},
+		{"denoise", "radius", rock, "--radius", "1.5", "--min-neighbors", "3"},
+		{"denoise", "statistical", rock, "--k", "12"},
+		{"density", rock, "--radius", "2"},
+	}
+	dir := t.TempDir()
+	otherBackends(t, func(b findneighbor.Backend) {
+		if b.Name() == "brute" {
+			return
+		}
+		for ci, tc := range cases {
+			in := tc[slices.IndexFunc(tc, func(a string) bool { return strings.HasSuffix(a, ".las") || strings.HasSuffix(a, ".pcd") })]
+			tile := "25"
+			if in == lamp {
+				tile = "0.2"
+			}
+			var outs [][]byte
+			for v, extra := range [][]string{nil, {"--tile-size", tile}, {"--tile-size", tile, "--max-memory", "64MiB", "--tmpdir", t.TempDir()}} {
+				out := filepath.Join(dir, fmt.Sprintf("%s-%d-%d%s", b.Name(), ci, v, filepath.Ext(in)))
+				args := append(append(append([]string{"-q"}, tc...), out, "--backend", b.Name()), extra...)
+				if err := pctkCmd(t, args...).Run(); err != nil {
+					t.Fatalf("pctk %q: %v", args, err)
+				}
+				data, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				outs = append(outs, data)
+			}
+			for v, got := range outs[1:] {
+				if !bytes.Equal(got, outs[0]) {
+					t.Errorf("%s %q: the output %s differs from the in-memory run's", b.Name(), tc, []string{"on tiles", "out of core"}[v])
 				}
 			}
 		}
