@@ -579,7 +579,7 @@ func (s *step) runStreamed(a streamArgs) error {
 		// One tile, empty, of the cloud's size and no halo.
 		size, halo = math.Max(hi[0]-lo[0], hi[1]-lo[1])*2+1, 0
 	} else if size == 0 {
-		if size, err = tileSizeFor(budget, np, job.Stream.PointBytes, halo, lo, hi); err != nil {
+		if size, err = tileSizeFor(budget, np, job.Stream.PointBytes, halo, lo, hi, tile.InMemory(b)); err != nil {
 			return usagef("%v", err)
 		}
 	}
@@ -716,14 +716,14 @@ func writeOwners(st *tile.Store, bin func(w io.Writer) error) error {
 	return f.Close()
 }
 
-// tileSizeFor returns the side of tiles that hold what the budget leaves
-// after the merge's memory (pointBytes a point), for points spread evenly
-// over the XY box lo..hi with a halo.
-func tileSizeFor(budget, n, pointBytes int64, halo float64, lo, hi [3]float64) (float64, error) {
+// tileSizeFor returns the side of tiles of which tiles at once hold what
+// the budget leaves after the merge's memory (pointBytes a point), for
+// points spread evenly over the XY box lo..hi with a halo.
+func tileSizeFor(budget, n, pointBytes int64, halo float64, lo, hi [3]float64, tiles int) (float64, error) {
 	left := budget - streamReserve - pointBytes*n
-	pts := left / tilePointBytes
+	pts := left / tilePointBytes / int64(tiles)
 	if pts < 4096 {
-		need := streamReserve + pointBytes*n + 4096*tilePointBytes
+		need := streamReserve + pointBytes*n + 4096*tilePointBytes*int64(tiles)
 		return 0, fmt.Errorf("--max-memory %d is too small for %d points: the merge alone keeps %d bytes a point; give at least %dMiB", budget, n, pointBytes, need>>20+1)
 	}
 	area := (hi[0] - lo[0]) * (hi[1] - lo[1])

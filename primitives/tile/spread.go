@@ -37,6 +37,17 @@ func Spreads(b findneighbor.Backend) []findneighbor.Backend {
 	return []findneighbor.Backend{b}
 }
 
+// InMemory returns the most tiles Each holds at once on b (running or
+// waiting for their merge): one on a single backend, two per worker on a
+// Spread of several. Out of core, a tile's share of the memory budget is
+// the budget over this.
+func InMemory(b findneighbor.Backend) int {
+	if n := len(Spreads(b)); n > 1 {
+		return 2 * n
+	}
+	return 1
+}
+
 // Each runs the n tiles of a tiled run: work(w, k) computes tile k on the
 // backend w, and merge(k, r) takes its result, in increasing order of k
 // whatever order the works finish in, one call at a time, so that a run's
@@ -73,7 +84,7 @@ func Each[R any](b findneighbor.Backend, n int, work func(w findneighbor.Backend
 	}
 	next := make(chan int)
 	stop := make(chan struct{})
-	window := make(chan struct{}, 2*len(bs)) // a token per tile not yet merged
+	window := make(chan struct{}, InMemory(b)) // a token per tile not yet merged
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer close(next)

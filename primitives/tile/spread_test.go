@@ -60,18 +60,25 @@ func TestEachOrder(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := make([]int, n)
-				for k := range want {
-					want[k] = k
+				order := make([]int, n)
+				for k := range order {
+					order[k] = k
 				}
-				if !reflect.DeepEqual(merged, want) && n > 0 {
-					t.Errorf("merged %v, want %v", merged, want)
+				if !reflect.DeepEqual(merged, order) && n > 0 {
+					t.Errorf("merged %v, want %v", merged, order)
 				}
 				if n >= 4*nb && len(used) != nb {
 					t.Errorf("works ran on %d of %d backends: %v", len(used), nb, used)
 				}
-				if p := peak.Load(); p > int64(max(1, 2*nb)) {
-					t.Errorf("%d tiles running or waiting at once, want at most %d", p, 2*nb)
+				want := 2 * nb
+				if nb == 1 {
+					want = 1 // one after another
+				}
+				if got := InMemory(Spread(bs...)); got != want {
+					t.Errorf("InMemory = %d, want %d", got, want)
+				}
+				if p := peak.Load(); p > int64(want) {
+					t.Errorf("%d tiles running or waiting at once, want at most %d", p, want)
 				}
 			})
 		}
