@@ -35,7 +35,7 @@ import (
 // columns.
 
 var (
-	maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is binned into tiles on disk, which run one at a time (one per GPU with --backend cuda, --gpus), and OUT is written as a stream; the same output as in memory (but for the last bits of normals and features on a GPU backend: docs/scale.md)"}
+	maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is binned into tiles on disk, which run one at a time (one per GPU with --backend cuda, --gpus), and OUT is written as a stream; the same output as in memory (docs/scale.md)"}
 	tmpdirFlag    = &cli.StringFlag{Name: "tmpdir", Usage: "folder for the tiles of --max-memory (default: the system's temporary folder)"}
 	// The same flags for filters that run in input order (Filter.InOrder).
 	inOrderMemoryFlag = &cli.StringFlag{Name: maxMemoryFlag.Name, Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is read as a stream in input order, only what the filter keeps is held (sample: the kept points), and OUT is written as a stream; the same output as in memory (docs/scale.md)"}
