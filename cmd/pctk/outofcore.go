@@ -32,7 +32,8 @@ import (
 // indices (tile.Store), then the filter's Streamed.Run runs its tile
 // kernels one tile at a time (one per GPU, --gpus) and its merge, and the
 // third pass writes OUT in input order, chunk by chunk, with the new
-// columns.
+// columns. A LAS or LAZ OUT from IN of another format reads IN once or
+// twice more before it, for the in-memory run's scale (lasScale).
 
 var (
 	maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is binned into tiles on disk, which run one at a time (one per GPU with --backend cuda, --gpus), and OUT is written as a stream; the same output as in memory (but for the last bits of normals and features on a GPU backend: docs/scale.md)"}
