@@ -962,14 +962,15 @@ func lasScale(c *cli.Context, in string, of *pcio.Format, b *core.Bounds, res *S
 	for more := true; more; more = fit.Next() {
 		r := rw // each pass numbers from the file's first point
 		_, _, err := streamIn(c, in, func(_ int64, ch *core.Cloud) error {
+			xyz := &core.Cloud{X: ch.X, Y: ch.Y, Z: ch.Z} // the fit reads these alone
 			if res.Keep != nil {
 				rows, _ := r.number(ch)
 				var err error
-				if ch, err = res.kept(rows, ch); err != nil {
+				if xyz, err = res.kept(rows, xyz); err != nil {
 					return err
 				}
 			}
-			fit.Add(ch)
+			fit.Add(xyz)
 			return nil
 		})
 		if err != nil {
