@@ -10,8 +10,10 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// chunkPoints is how many points a streaming conversion holds at a time.
-const chunkPoints = 1 << 20
+// chunkPoints is how many points a streaming conversion, or an out-of-core
+// pass, holds at a time (a variable for tests, which make clouds of many
+// chunks from small files).
+var chunkPoints = 1 << 20
 
 func init() {
 	commands = append(commands, &cli.Command{

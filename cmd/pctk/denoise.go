@@ -283,18 +283,31 @@ func (a *denoiseArgs) streamOutliers(s *StreamRun, outlier []bool, nOut int, mod
 		}
 	}
 	line, doc := a.summary(total, n, nOut, written, mode, a.did(mode, written), stats, fields)
+	// Points left out by --ignore-class are no outliers.
+	outliers := func(rows []int64) []bool {
+		out := make([]bool, len(rows))
+		for i, id := range rows {
+			out[i] = id >= 0 && outlier[id]
+		}
+		return out
+	}
 	res := &StreamResult{
 		Columns: func([]int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil },
-		Edit: func(rows []int64, c *core.Cloud) (*core.Cloud, error) {
-			out := make([]bool, c.Len())
-			for i, id := range rows {
-				out[i] = id >= 0 && outlier[id]
-			}
-			return applyDenoiseMode(c, out, mode, a)
-		},
-		Lines: []string{line}, JSON: doc,
+		Lines:   []string{line}, JSON: doc,
 	}
-	if mode == "remove" {
+	if mode != "remove" {
+		res.Edit = func(rows []int64, c *core.Cloud) (*core.Cloud, error) {
+			return applyDenoiseMode(c, outliers(rows), mode, a)
+		}
+	} else {
+		// As applyDenoiseMode removes them.
+		res.Keep = func(rows []int64) ([]bool, error) {
+			keep := outliers(rows)
+			for i, o := range keep {
+				keep[i] = o == a.invert
+			}
+			return keep, nil
+		}
 		res.Count = func(first, n, others int64) int64 {
 			kept := int64(0)
 			for _, o := range outlier[first : first+n] {

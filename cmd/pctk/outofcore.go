@@ -32,7 +32,8 @@ import (
 // indices (tile.Store), then the filter's Streamed.Run runs its tile
 // kernels one tile at a time (one per GPU, --gpus) and its merge, and the
 // third pass writes OUT in input order, chunk by chunk, with the new
-// columns.
+// columns. A LAS or LAZ OUT from IN of another format reads IN once or
+// twice more before it, for the in-memory run's scale (lasScale).
 
 var (
 	maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is binned into tiles on disk, which run one at a time (one per GPU with --backend cuda, --gpus), and OUT is written as a stream; the same output as in memory (docs/scale.md)"}
@@ -406,12 +407,18 @@ type StreamResult struct {
 	// the output's schema. They are set in order as Result.Columns.
 	Columns func(rows []int64, owners []tile.Key) ([]*core.Attribute, error)
 	// Edit, when set, changes each chunk once its columns are set
-	// (classify points, drop some) and returns the points to write; it is
-	// also called once on no points, for the output's schema.
+	// (classify points) and returns it; it is also called once on no
+	// points, for the output's schema.
 	Edit func(rows []int64, c *core.Cloud) (*core.Cloud, error)
-	// Count, when set, returns how many points of a file Edit keeps (its
-	// header announces them): the file holds the points that take part
-	// first..first+n-1 and others that do not; nil: all.
+	// Keep, when set, says which points of a chunk are written (the
+	// others are dropped after Edit), from their rows as Columns gets
+	// them; nil: all. It may be called again on any chunk: a LAS OUT from
+	// an IN of another format has its points read before it is written,
+	// for its scale (lasScale).
+	Keep func(rows []int64) ([]bool, error)
+	// Count, when set with Keep, returns how many points of a file Keep
+	// keeps (its header announces them): the file holds the points that
+	// take part first..first+n-1 and others that do not.
 	Count func(first, n, others int64) int64
 	// Meta, when set, edits the output's metadata (comments).
 	Meta func(m *core.Metadata)
@@ -506,7 +513,9 @@ func (s *step) runStreamed(a streamArgs) error {
 	// (Streamed.Record).
 	var n, np int64
 	nps := make([]int64, len(a.ins)) // points that take part, per file
-	var lo, hi [3]float64
+	// Each file's bounds (nil: no points), for the scale of a LAS OUT
+	// (lasScale).
+	fbs := make([]*core.Bounds, len(a.ins))
 	var rec dbscan.RecordHash
 	take := s.takesPart()
 	froms, heads, err := streamIns(c, a.ins, func(file int, first int64, ch *core.Cloud) error {
@@ -519,13 +528,7 @@ func (s *step) runStreamed(a streamArgs) error {
 			if !finite(x) || !finite(y) || !finite(z) {
 				return fmt.Errorf("core: point %d has a non-finite coordinate (%g, %g, %g)", first+int64(i), x, y, z)
 			}
-			p := [3]float64{x, y, z}
-			for k := range 3 {
-				if n == 0 && i == 0 {
-					lo[k], hi[k] = p[k], p[k]
-				}
-				lo[k], hi[k] = min(lo[k], p[k]), max(hi[k], p[k])
-			}
+			fbs[file] = grow(fbs[file], [3]float64{x, y, z})
 		}
 		if job.Stream.Record {
 			rec.Add(ch.X, ch.Y, ch.Z)
@@ -548,6 +551,10 @@ func (s *step) runStreamed(a streamArgs) error {
 		if ofs[i].NewEncoder == nil {
 			return usagef("--max-memory writes OUT as a stream, which format %s cannot; choose another (--format)", ofs[i].Name)
 		}
+	}
+	var lo, hi [3]float64 // of the whole cloud
+	if all := union(fbs); all != nil {
+		lo, hi = all.Min, all.Max
 	}
 	if np > math.MaxInt32 {
 		return fmt.Errorf("%s: %d points: out-of-core runs index points with int32 (at most %d)", a.in, np, math.MaxInt32)
@@ -686,7 +693,8 @@ func (s *step) runStreamed(a streamArgs) error {
 	t2 := time.Now()
 	var first int64
 	for i, in := range a.ins {
-		if err := writeStreamed(c, in, a.outs[i], first, nps[i], ofs[i], variants[i], res, g, local, take); err != nil {
+		rw := rower{next: first, g: g, local: local, take: take}
+		if err := writeStreamed(c, in, a.outs[i], nps[i], ofs[i], variants[i], res, rw, fbs[i]); err != nil {
 			return err
 		}
 		first += nps[i]
@@ -827,10 +835,10 @@ func eachChunk(in string, dec pcio.Decoder, fn func(first int64, c *core.Cloud) 
 }
 
 // writeStreamed writes out atomically from a third pass over in, whose
-// np points that take part (take) are base.. among all files', each chunk
-// with the result's columns and edits.
-func writeStreamed(c *cli.Context, in, out string, base, np int64, of *pcio.Format, variant string, res *StreamResult, g tile.Grid,
-	local func(*core.Cloud, int) (float32, float32, float32), take func(*core.Cloud, int) bool) error {
+// np points that take part (take) are numbered by rw among all files',
+// each chunk with the result's columns and edits. b bounds in's points
+// (nil: it has none).
+func writeStreamed(c *cli.Context, in, out string, np int64, of *pcio.Format, variant string, res *StreamResult, rw rower, b *core.Bounds) error {
 	dec, _, closer, err := openStream(c, in)
 	if err != nil {
 		return err
@@ -859,30 +867,22 @@ func writeStreamed(c *cli.Context, in, out string, base, np int64, of *pcio.Form
 	}
 	h.Schema = schema.Attrs
 	if res.Count != nil {
-		h.Count = res.Count(base, np, h.Count-np)
+		h.Count = res.Count(rw.next, np, h.Count-np)
 	}
 	h.Meta.Comments = append([]string(nil), h.Meta.Comments...)
 	if res.Meta != nil {
 		res.Meta(&h.Meta)
 	}
 	if (of.Name == "las" || of.Name == "laz") && las.InfoOf(&h.Meta) == nil {
-		// docs/scale.md: in memory the scale comes from every point.
-		infof("warning: %s: the LAS scale and offset are chosen from the first points written, out of core; an in-memory run chooses them from all points and may choose others", pcio.Name(out))
-	}
-	var owners []tile.Key
-	var rows []int64
-	id := base
-	return streamOut(c, in, dec, out, of, &h, variant, func(_ int64, ch *core.Cloud) (*core.Cloud, error) {
-		owners, rows = owners[:0], rows[:0]
-		for i := range ch.Len() {
-			if !take(ch, i) {
-				owners, rows = append(owners, tile.Key{}), append(rows, -1)
-				continue
-			}
-			x, y, _ := local(ch, i)
-			owners, rows = append(owners, g.Owner(x, y)), append(rows, id)
-			id++
+		if res.Keep != nil {
+			b = nil // the bounds of the points kept are to be found
 		}
+		if of, err = lasScale(c, in, of, b, res, rw); err != nil {
+			return err
+		}
+	}
+	return streamOut(c, in, dec, out, of, &h, variant, func(_ int64, ch *core.Cloud) (*core.Cloud, error) {
+		rows, owners := rw.number(ch)
 		cols, err := res.Columns(rows, owners)
 		if err != nil {
 			return nil, err
@@ -892,11 +892,128 @@ func writeStreamed(c *cli.Context, in, out string, base, np int64, of *pcio.Form
 				return nil, err
 			}
 		}
-		if res.Edit == nil {
-			return ch, nil
+		if res.Edit != nil {
+			if ch, err = res.Edit(rows, ch); err != nil {
+				return nil, err
+			}
 		}
-		return res.Edit(rows, ch)
+		return res.kept(rows, ch)
 	})
+}
+
+// kept returns the points of ch that Keep keeps (ch when Keep is nil).
+func (res *StreamResult) kept(rows []int64, ch *core.Cloud) (*core.Cloud, error) {
+	if res.Keep == nil {
+		return ch, nil
+	}
+	keep, err := res.Keep(rows)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, 0, len(keep))
+	for i, k := range keep {
+		if k {
+			idx = append(idx, i)
+		}
+	}
+	return ch.Select(idx), nil
+}
+
+// rower numbers the points of IN's chunks, in input order, as
+// StreamResult.Columns gets them: rows (a point's index among those that
+// take part, from next on; -1 for one that takes no part) and owner tiles.
+type rower struct {
+	next   int64
+	g      tile.Grid
+	local  func(*core.Cloud, int) (float32, float32, float32)
+	take   func(*core.Cloud, int) bool
+	rows   []int64
+	owners []tile.Key
+}
+
+// number returns the rows and owners of the next chunk, valid until the
+// next call.
+func (r *rower) number(ch *core.Cloud) ([]int64, []tile.Key) {
+	r.owners, r.rows = r.owners[:0], r.rows[:0]
+	for i := range ch.Len() {
+		if !r.take(ch, i) {
+			r.owners, r.rows = append(r.owners, tile.Key{}), append(r.rows, -1)
+			continue
+		}
+		x, y, _ := r.local(ch, i)
+		r.owners, r.rows = append(r.owners, r.g.Owner(x, y)), append(r.rows, r.next)
+		r.next++
+	}
+	return r.rows, r.owners
+}
+
+// lasScale returns of (LAS or LAZ) writing with the scale and offset the
+// in-memory run's writer chooses from all the points it writes
+// (las.ScaleFit: the coarsest power of ten that gives every coordinate
+// back, else one that fits the box), rather than those the streaming
+// encoder would choose from the first chunk: the points of in, numbered
+// by rw, less those res.Keep drops, read over as many passes as the fit
+// asks for (docs/scale.md): one when every point is written, whose bounds
+// b the first pass found, otherwise a first for the bounds of the kept
+// points (b nil) and a second; one more in the rare case where a chunk
+// passed a scale that a later one fails.
+func lasScale(c *cli.Context, in string, of *pcio.Format, b *core.Bounds, res *StreamResult, rw rower) (*pcio.Format, error) {
+	fit := las.NewScaleFit(b)
+	for more := true; more; more = fit.Next() {
+		r := rw // each pass numbers from the file's first point
+		_, _, err := streamIn(c, in, func(_ int64, ch *core.Cloud) error {
+			xyz := &core.Cloud{X: ch.X, Y: ch.Y, Z: ch.Z} // the fit reads these alone
+			if res.Keep != nil {
+				rows, _ := r.number(ch)
+				var err error
+				if xyz, err = res.kept(rows, xyz); err != nil {
+					return err
+				}
+			}
+			fit.Add(xyz)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	scale, offset := fit.Scale()
+	debugf("%s: LAS scale %v, offset %v, from the points written", in, scale, offset)
+	lf := *of
+	lf.NewEncoder = func(w io.Writer, h *pcio.Header, variant string) (pcio.Encoder, error) {
+		enc, err := of.NewEncoder(w, h, variant)
+		if err != nil {
+			return nil, err
+		}
+		le, ok := enc.(*las.Encoder)
+		if !ok {
+			return nil, fmt.Errorf("format %s: not a LAS encoder", of.Name)
+		}
+		return le, le.SetScale(scale, offset)
+	}
+	return &lf, nil
+}
+
+// grow returns b grown to hold p (a box of p alone for b nil).
+func grow(b *core.Bounds, p [3]float64) *core.Bounds {
+	if b == nil {
+		return &core.Bounds{Min: p, Max: p}
+	}
+	for k := range 3 {
+		b.Min[k], b.Max[k] = min(b.Min[k], p[k]), max(b.Max[k], p[k])
+	}
+	return b
+}
+
+// union returns the box that holds every box of bs (nil for none).
+func union(bs []*core.Bounds) *core.Bounds {
+	var u *core.Bounds
+	for _, b := range bs {
+		if b != nil {
+			u = grow(grow(u, b.Min), b.Max)
+		}
+	}
+	return u
 }
 
 // takesPart returns whether point i of a chunk takes part: its

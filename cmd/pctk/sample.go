@@ -127,22 +127,29 @@ func streamSample(s *StreamRun, opts poisson.Options, flag string) (*StreamResul
 		return nil, err
 	}
 	r := &bitReader{path: path}
-	next := func(id int64) (bool, error) { // id < 0: a point that takes no part, kept
-		if id < 0 {
-			return true, nil
+	keeps := func(rows []int64) ([]bool, error) { // a point that takes no part (row -1) is kept
+		k := make([]bool, len(rows))
+		for i, id := range rows {
+			k[i] = true
+			if id >= 0 {
+				var err error
+				if k[i], err = r.flag(id); err != nil {
+					return nil, err
+				}
+			}
 		}
-		return r.next()
+		return k, nil
 	}
 	res := &StreamResult{JSON: sampleJSON(opts, sm.Kept()), Lines: sampleLines(opts, sm.Kept(), int(s.N))}
 	if flag != "" {
 		res.Columns = func(rows []int64, _ []tile.Key) ([]*core.Attribute, error) {
+			k, err := keeps(rows)
+			if err != nil {
+				return nil, err
+			}
 			v := make([]uint8, len(rows))
-			for i, id := range rows {
-				k, err := next(id)
-				if err != nil {
-					return nil, err
-				}
-				if k {
+			for i := range k {
+				if k[i] {
 					v[i] = 1
 				}
 			}
@@ -151,23 +158,7 @@ func streamSample(s *StreamRun, opts poisson.Options, flag string) (*StreamResul
 		return res, nil
 	}
 	res.Columns = func([]int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil }
-	var idx []int
-	res.Edit = func(rows []int64, c *core.Cloud) (*core.Cloud, error) {
-		if rows == nil {
-			return c, nil
-		}
-		idx = idx[:0]
-		for i, id := range rows {
-			k, err := next(id)
-			if err != nil {
-				return nil, err
-			}
-			if k {
-				idx = append(idx, i)
-			}
-		}
-		return c.Select(idx), nil
-	}
+	res.Keep = keeps
 	res.Count = func(first, n, others int64) int64 { return kept[first+n] - kept[first] + others }
 	return res, nil
 }
@@ -205,27 +196,30 @@ func (b *bitWriter) flush() error {
 	return b.w.Flush()
 }
 
-// bitReader reads back, in order, the flags a bitWriter wrote to path, a
-// window at a time (opened, read and closed at each refill, so that no
-// file stays open).
+// bitReader reads back the flags a bitWriter wrote to path, a window at
+// a time (opened, read and closed at each refill, so that no file stays
+// open): in order, the window moves on; otherwise it is read again.
 type bitReader struct {
 	path string
-	off  int64
+	off  int64 // of buf in the file
 	buf  []byte
-	bit  int // the next bit of buf[0]
 }
 
 // bitWindow is the bytes a bitReader reads at a time.
 const bitWindow = 64 << 10
 
-func (r *bitReader) next() (bool, error) {
-	if len(r.buf) == 0 {
+// flag returns the flag of point id (the id-th written).
+func (r *bitReader) flag(id int64) (bool, error) {
+	at := id / 8
+	if at < r.off || at >= r.off+int64(len(r.buf)) {
 		f, err := os.Open(r.path)
 		if err != nil {
 			return false, err
 		}
-		b := make([]byte, bitWindow)
-		n, err := f.ReadAt(b, r.off)
+		if r.buf == nil {
+			r.buf = make([]byte, bitWindow)
+		}
+		n, err := f.ReadAt(r.buf[:cap(r.buf)], at)
 		f.Close()
 		if n == 0 {
 			if err == nil || errors.Is(err, io.EOF) {
@@ -233,11 +227,7 @@ func (r *bitReader) next() (bool, error) {
 			}
 			return false, err
 		}
-		r.buf, r.off = b[:n], r.off+int64(n)
+		r.buf, r.off = r.buf[:n], at
 	}
-	k := r.buf[0]>>r.bit&1 == 1
-	if r.bit++; r.bit == 8 {
-		r.buf, r.bit = r.buf[1:], 0
-	}
-	return k, nil
+	return r.buf[at-r.off]>>(id%8)&1 == 1, nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/las"
 	"github.com/pctk/pctk/io/pcio"
 )
 
@@ -58,29 +59,31 @@ func TestTiledOutputs(t *testing.T) {
 		{"normals", "$R", "--knn", "8", "--eigenvalues"},
 		{"normals", "$L", "--knn", "16", "--eigenvalues", "--orient", "viewpoint"},
 	} {
-		// OUT in IN's format: a LAS written out of core from a PCD picks
-		// its scale from the streamed box, not the whole cloud's.
-		in, ext := "../../testdata/haystack_rock.las", "las"
+		// OUT in IN's format, and from lamppost's PCD a LAS too, whose
+		// scale out of core is the in-memory one (lasScale).
+		in, exts := "../../testdata/haystack_rock.las", []string{"las"}
 		if tc[1] == "$L" {
-			in, ext = "../../testdata/lamppost.pcd", "pcd"
+			in, exts = "../../testdata/lamppost.pcd", []string{"pcd", "las"}
 		}
 		tile := tileFor(goldenCase{args: tc})
-		var outs [][]byte
-		for v, extra := range [][]string{nil, tile, append(tile, "--max-memory", "64MiB", "--tmpdir", t.TempDir())} {
-			out := filepath.Join(dir, fmt.Sprintf("f%d.%s", v, ext))
-			args := append(append([]string{"-q", tc[0], in, out, "--backend", "cpu"}, tc[2:]...), extra...)
-			if err := pctkCmd(t, args...).Run(); err != nil {
-				t.Fatalf("pctk %q: %v", args, err)
+		for _, ext := range exts {
+			var outs [][]byte
+			for v, extra := range [][]string{nil, tile, append(tile, "--max-memory", "64MiB", "--tmpdir", t.TempDir())} {
+				out := filepath.Join(dir, fmt.Sprintf("f%d.%s", v, ext))
+				args := append(append([]string{"-q", tc[0], in, out, "--backend", "cpu"}, tc[2:]...), extra...)
+				if err := pctkCmd(t, args...).Run(); err != nil {
+					t.Fatalf("pctk %q: %v", args, err)
+				}
+				b, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				outs = append(outs, b)
 			}
-			b, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			outs = append(outs, b)
-		}
-		for v, got := range outs[1:] {
-			if !bytes.Equal(got, outs[0]) {
-				t.Errorf("%q %q: the output differs from the in-memory run's", tc, [][]string{tile, {"--max-memory"}}[v])
+			for v, got := range outs[1:] {
+				if !bytes.Equal(got, outs[0]) {
+					t.Errorf("%q to %s %q: the output differs from the in-memory run's", tc, ext, [][]string{tile, {"--max-memory"}}[v])
+				}
 			}
 		}
 	}
@@ -386,6 +389,86 @@ func TestTileSizeTooSmall(t *testing.T) {
 		pctkRun(t, 2, args...)
 		if string(readBytes(t, out)) != "old" {
 			t.Errorf("%v: OUT changed", extra)
+		}
+	}
+}
+
+// TestOutOfCoreLASScale writes LAS and LAZ from inputs of other formats
+// (lamppost's PCD, a PLY of it moved to UTM-sized coordinates, a text
+// file on a centimetre grid but for its last point) with filters that
+// keep every point or drop some, in memory and out of core, in chunks of
+// 500 points, and holds the out-of-core file to the in-memory one byte
+// for byte: both writers choose the scale and offset from every point
+// written (las.ScaleFit, lasScale), not the streaming one from its first
+// chunk.
+func TestOutOfCoreLASScale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("out-of-core LAS scale: not in -short")
+	}
+	defer func(n int) { chunkPoints = n }(chunkPoints)
+	chunkPoints = 500
+	dir := t.TempDir()
+	lamp := readTestCloud(t, "../../testdata/lamppost.pcd")
+	moved := core.New(lamp.Len())
+	for i := range lamp.Len() {
+		moved.X[i], moved.Y[i], moved.Z[i] = 500000+lamp.X[i], 4100000+lamp.Y[i], 20+lamp.Z[i]
+	}
+	ply := filepath.Join(dir, "moved.ply")
+	writeTestCloud(t, ply, moved)
+	grid := core.New(40 * 40)
+	for i := range grid.Len() {
+		grid.X[i], grid.Y[i], grid.Z[i] = float64(i%40)*0.05, float64(i/40)*0.05, float64(i%7)/100
+	}
+	grid.Z[grid.Len()-1] += 0.001 // 0.01 gives it back only for its last chunk's sake
+	xyz := filepath.Join(dir, "grid.xyz")
+	writeTestCloud(t, xyz, grid)
+	for _, in := range []struct {
+		path, tile string
+		r          float64
+		scaleZ     float64 // of denoise radius's output
+	}{
+		{"../../testdata/lamppost.pcd", "0.2", 0.03, 1e-7},
+		{ply, "0.2", 0.03, 1e-8},
+		{xyz, "0.5", 0.06, 0.001},
+	} {
+		r := fmt.Sprint(in.r)
+		for _, tc := range [][]string{
+			{"denoise", "radius", "--radius", r, "--min-neighbors", "5", "--mode", "remove"},
+			{"denoise", "radius", "--radius", r, "--min-neighbors", "5", "--mode", "flag"},
+			{"dbscan", "--eps", r, "--min-pts", "4"},
+			{"normals", "--knn", "8"},
+			{"sample", "--radius", fmt.Sprint(in.r / 2)},
+		} {
+			cmd, flags := tc[:1], tc[1:]
+			if tc[0] == "denoise" {
+				cmd, flags = tc[:2], tc[2:]
+			}
+			ooc := []string{"--max-memory", "64MiB", "--tmpdir", t.TempDir()}
+			if tc[0] != "sample" { // sample runs in input order, untiled
+				ooc = append(ooc, "--tile-size", in.tile)
+			}
+			for _, ext := range []string{"las", "laz"} {
+				mem, out := filepath.Join(dir, "mem."+ext), filepath.Join(dir, "ooc."+ext)
+				pctkRun(t, 0, slices.Concat(cmd, []string{in.path, mem, "--backend", "cpu"}, flags)...)
+				pctkRun(t, 0, slices.Concat(cmd, []string{in.path, out, "--backend", "cpu"}, flags, ooc)...)
+				a, err := os.ReadFile(mem)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s %q to %s: the out-of-core file differs from the in-memory one", filepath.Base(in.path), tc, ext)
+				}
+				if ext == "las" && tc[0] == "denoise" && tc[3] == "remove" {
+					h := las.InfoOf(&readTestCloud(t, out).Meta).Header
+					if h.Scale[2] != in.scaleZ {
+						t.Errorf("%s %q: Z scale %g, want %g", filepath.Base(in.path), tc, h.Scale[2], in.scaleZ)
+					}
+				}
+			}
 		}
 	}
 }

@@ -234,6 +234,22 @@ func (e *Encoder) setCounts() {
 	}
 }
 
+// SetScale sets the scale and offset of the coordinates to write, in place
+// of the LAS source's or, for a cloud from another format, those the first
+// chunk written would choose: a streaming writer sets those that Encode
+// would choose for all its points (ScaleFit). Call it before Write; a
+// stream that cannot seek has its header written already and refuses it.
+func (e *Encoder) SetScale(scale, offset [3]float64) error {
+	switch {
+	case e.written > 0:
+		return errors.New("las: the scale is set before the first point is written")
+	case e.ws == nil:
+		return errors.New("las: the header went to a stream that cannot seek; its scale stays")
+	}
+	e.setScale(scale, offset)
+	return nil
+}
+
 func (e *Encoder) setScale(scale, offset [3]float64) {
 	e.hdr.Scale, e.hdr.Offset = scale, offset
 	e.scaleSet = true
@@ -415,7 +431,7 @@ func encodeZ(w io.Writer, c *core.Cloud, variant string, compress bool) error {
 	}
 	b, ok := c.Bounds()
 	if !ok {
-		e.setScale([3]float64{0.001, 0.001, 0.001}, [3]float64{})
+		e.setScale(noPointsScale, [3]float64{})
 	} else if e.src != nil && fits(b, e.src.Header.Scale, e.src.Header.Offset) {
 		e.setScale(e.src.Header.Scale, e.src.Header.Offset)
 	} else {

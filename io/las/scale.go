@@ -49,16 +49,166 @@ func fits(b core.Bounds, scale, offset [3]float64) bool {
 // failing that, the finest power of ten (down to 1e-9) at which the box,
 // widened room times around its centre, still fits 32-bit integers. When
 // even 1 mm does not fit, the scale is coarser and a warning says so.
+//
+// It is a ScaleFit fed c whole: one pass decides.
 func chooseScale(b core.Bounds, c *core.Cloud, room float64) (scale, offset [3]float64) {
+	f := newScaleFit(&b, room)
+	for f.Add(c); f.Next(); f.Add(c) {
+	}
+	return f.Scale()
+}
+
+// ScaleFit chooses the scale and offset that Encode chooses for a cloud
+// from another format (chooseScale), from its points fed in chunks, in
+// one pass or more: an out-of-core writer finds the in-memory writer's
+// scale without holding the cloud. Feed every point with Add, in chunks
+// of any size, then call Next; while Next reports true, feed every point
+// again (in any order and chunks); then Scale returns the choice.
+//
+// Each axis has its candidates (scale, offset, tolerance) in chooseScale's
+// order of preference: the exact ones of exactScale, then the rounded
+// centre with each scale down to the finest that fits the box, to within
+// float64 rounding, then that finest scale, which takes any value. The
+// choice is the first candidate that every value passes. A chunk is
+// tested against the first candidate not yet failed, and against the next
+// ones only while it fails them, so that data on a grid costs one test a
+// value; a candidate skipped for a chunk (while an earlier one held) is
+// not known to pass it, and when the first candidate left at the end of a
+// pass is such a one, Next asks for another pass. Each such pass rules out
+// a candidate at least; most clouds are decided by the first.
+type ScaleFit struct {
+	room  float64
+	known bool // the bounds are known: given, or found by a first pass
+	found bool // the bounds pass saw a finite point
+	b     core.Bounds
+	axes  [3][]scaleCandidate
+	fed   int // chunks fed in this pass
+}
+
+// scaleCandidate is one scale and offset an axis may get.
+type scaleCandidate struct {
+	scale, offset float64
+	tol           float64 // how far from the grid a value may lie, in units of scale (onGrid)
+	any           bool    // takes every value: the finest scale that fits the box
+	warn          bool    // coarser than 1 mm: Scale warns
+	failed        bool
+	tested        int // chunks of this pass tested against it
+}
+
+// NewScaleFit returns a ScaleFit for points bounded by b, which must then
+// be their bounds as core.Cloud.Bounds gives them; with b nil, the first
+// pass finds them and Next asks for a second.
+func NewScaleFit(b *core.Bounds) *ScaleFit { return newScaleFit(b, 1) }
+
+// newScaleFit is NewScaleFit for a box widened room times around its
+// centre (Encoder.Write's first chunk leaves room for later ones).
+func newScaleFit(b *core.Bounds, room float64) *ScaleFit {
+	f := &ScaleFit{room: room}
+	if b != nil {
+		f.b, f.known, f.found = *b, true, true
+		f.plan()
+	}
+	return f
+}
+
+// Add feeds the coordinates of c's points (its attributes play no part).
+func (f *ScaleFit) Add(c *core.Cloud) {
+	if !f.known {
+		b, ok := c.Bounds()
+		if !ok {
+			return
+		}
+		if !f.found {
+			f.b, f.found = b, true
+			return
+		}
+		for k := range 3 {
+			f.b.Min[k], f.b.Max[k] = min(f.b.Min[k], b.Min[k]), max(f.b.Max[k], b.Max[k])
+		}
+		return
+	}
+	f.fed++
 	for k, vs := range [3][]float64{c.X, c.Y, c.Z} {
+		for i := range f.axes[k] {
+			cd := &f.axes[k][i]
+			if cd.failed {
+				continue
+			}
+			cd.tested++
+			if cd.any || onGrid(vs, cd.scale, cd.offset, cd.tol) {
+				break
+			}
+			cd.failed = true
+		}
+	}
+}
+
+// Next ends a pass and reports whether the points must be fed again.
+func (f *ScaleFit) Next() bool {
+	if !f.known {
+		f.known = true
+		if f.found {
+			f.plan()
+		}
+		return f.found
+	}
+	again := false
+	for k := range 3 {
+		if cd := f.choice(k); cd != nil && cd.tested < f.fed {
+			again = true
+		}
+	}
+	if again {
+		f.fed = 0
+		for k := range 3 {
+			for i := range f.axes[k] {
+				f.axes[k][i].tested = 0
+			}
+		}
+	}
+	return again
+}
+
+// Scale returns the scale and offset chosen, once Next reported false:
+// those of the first candidate of each axis that every value passed; 1 mm
+// and offset 0 when no point was fed (as Encode writes an empty cloud).
+// It warns when a scale is coarser than 1 mm.
+func (f *ScaleFit) Scale() (scale, offset [3]float64) {
+	if !f.found {
+		return noPointsScale, [3]float64{}
+	}
+	for k := range 3 {
+		cd := f.choice(k)
+		if cd.warn {
+			WarningHandler(fmt.Sprintf("%c spans %g units: scale %g, coarser than 1 mm, keeps it in 32-bit integers", "XYZ"[k], f.b.Max[k]-f.b.Min[k], cd.scale))
+		}
+		scale[k], offset[k] = cd.scale, cd.offset
+	}
+	return scale, offset
+}
+
+// noPointsScale is the scale of a file with no points.
+var noPointsScale = [3]float64{mmScale, mmScale, mmScale}
+
+// choice returns axis k's first candidate not failed (nil before plan).
+func (f *ScaleFit) choice(k int) *scaleCandidate {
+	for i := range f.axes[k] {
+		if !f.axes[k][i].failed {
+			return &f.axes[k][i]
+		}
+	}
+	return nil
+}
+
+// plan lists each axis's candidates for the box f.b.
+func (f *ScaleFit) plan() {
+	b, room := f.b, f.room
+	for k := range 3 {
 		o := math.Round((b.Min[k] + b.Max[k]) / 2)
 		if math.Abs(o) < 1 {
 			o = 0
 		}
-		if s, eo, ok := exactScale(b, k, vs, o, room); ok {
-			scale[k], offset[k] = s, eo
-			continue
-		}
+		cs := exactCandidates(b, k, o, room)
 		r := max(b.Max[k]-o, o-b.Min[k], 0) * room
 		// The finest power of ten whose integers reach r, with a margin
 		// for rounding.
@@ -66,28 +216,23 @@ func chooseScale(b core.Bounds, c *core.Cloud, room float64) (scale, offset [3]f
 		for r/math.Pow10(eMin) > math.MaxInt32-2 {
 			eMin++
 		}
-		s := math.Pow10(eMin)
+		sMin := math.Pow10(eMin)
+		warn := sMin > mmScale*1.5
 		for e := coarsestGrid; e >= eMin; e-- {
-			if onGrid(vs, math.Pow10(e), o, gridTol) {
-				s = math.Pow10(e)
-				break
-			}
+			s := math.Pow10(e)
+			cs = append(cs, scaleCandidate{scale: s, offset: o, tol: gridTol, warn: warn && s == sMin})
 		}
-		if s > mmScale*1.5 && s == math.Pow10(eMin) {
-			WarningHandler(fmt.Sprintf("%c spans %g units: scale %g, coarser than 1 mm, keeps it in 32-bit integers", "XYZ"[k], b.Max[k]-b.Min[k], s))
-		}
-		scale[k], offset[k] = s, o
+		f.axes[k] = append(cs, scaleCandidate{scale: sMin, offset: o, any: true, warn: warn})
 	}
-	return scale, offset
 }
 
-// exactScale looks for the coarsest power of ten and an offset at which
-// axis k of the box fits 32-bit integers and every value of vs comes back
+// exactCandidates lists, coarsest first, the powers of ten and offsets at
+// which axis k of the box fits 32-bit integers, for values to come back
 // bit for bit. Offsets tried are 0, the centre, and the box minimum and
 // centre rounded down and to the nearest multiple of each power of ten up
 // to 1e9: the offsets LAS writers choose, so a file that went through
 // another format usually gets its original offset back.
-func exactScale(b core.Bounds, k int, vs []float64, centre, room float64) (scale, offset float64, ok bool) {
+func exactCandidates(b core.Bounds, k int, centre, room float64) []scaleCandidate {
 	offsets := []float64{0, centre}
 	for m := 1; m <= 9; m++ {
 		p := math.Pow10(m)
@@ -97,17 +242,18 @@ func exactScale(b core.Bounds, k int, vs []float64, centre, room float64) (scale
 			}
 		}
 	}
+	var cs []scaleCandidate
 	for e := coarsestGrid; e >= finestScale; e-- {
 		s := math.Pow10(e)
 		for _, o := range offsets {
 			r := max(b.Max[k]-o, o-b.Min[k], 0) * room
-			if r/s > math.MaxInt32-2 || !onGrid(vs, s, o, 0) {
+			if r/s > math.MaxInt32-2 {
 				continue
 			}
-			return s, o, true
+			cs = append(cs, scaleCandidate{scale: s, offset: o})
 		}
 	}
-	return 0, 0, false
+	return cs
 }
 
 // onGrid reports whether every finite value of vs comes back through scale
