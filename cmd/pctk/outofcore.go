@@ -96,8 +96,9 @@ type StreamRun struct {
 	// Lo and Hi bound the cloud in the local frame (XY).
 	Lo, Hi [2]float64
 	// Budget is the memory Run may hold: --max-memory less the runner's
-	// reserve for its buffers.
-	Budget int64
+	// reserve for its buffers; TileBudget what the tiles may hold of it,
+	// less what the merge keeps (Streamed.PointBytes a point).
+	Budget, TileBudget int64
 
 	// each reads IN in input order (Each).
 	each func(fn func(xyz []float32) error) error
@@ -176,6 +177,13 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 			radius = math.Inf(1)
 		}
 	}
+	// left: on the cpu backend, the exact k nearest of the points the
+	// first round leaves, in one more pass over the tiles (nearestPass),
+	// while they fit in memory; nil: the rounds below.
+	var left *tile.Leftovers
+	if r == 0 && !math.IsInf(radius, 1) && findneighbor.PlainKNN(s.Backend) {
+		left = tile.NewLeftovers(k)
+	}
 	keys := s.Store.Keys()
 	err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
 		key := keys[ti]
@@ -200,13 +208,19 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 			// tile holds; the others go to the rounds below.
 			g := s.Store.Grid()
 			gap := func(i int32) float64 { return g.Gap(key, t.XYZ[3*i], t.XYZ[3*i+1]) }
-			sh, err := tile.Nearest(t, w, k, gap, bo, keep)
+			sh, far, err := tile.Nearest(t, w, k, gap, bo, keep)
 			if err != nil {
 				return struct{}{}, err
 			}
 			mu.Lock()
-			for _, i := range sh {
+			for j, i := range sh {
 				short = append(short, t.ID[i])
+				if left != nil {
+					left.Add(t.ID[i], t.XYZ[3*i], t.XYZ[3*i+1], t.XYZ[3*i+2], far[j])
+				}
+			}
+			if left != nil && int64(left.Len())*tile.LeftoverBytes(k) > s.TileBudget/2 {
+				left = nil // more than fit: the rounds below
 			}
 			mu.Unlock()
 			return struct{}{}, s.WriteOwned(name, key, buf)
@@ -239,6 +253,13 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 		return err
 	}
 	patch := map[int64][]byte{}
+	if left != nil && len(short) > 0 {
+		debugf("k-nearest pass: %d points short of %d", len(short), k)
+		if err := s.nearestPass(left, size, enc, patch); err != nil {
+			return err
+		}
+		short = nil
+	}
 	for len(short) > 0 {
 		h = min(2*h, span)
 		last := h >= span
@@ -307,6 +328,34 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 		s.patches = map[string]map[int64][]byte{}
 	}
 	s.patches[name] = patch
+	return nil
+}
+
+// nearestPass finds the k nearest of the points of left in one pass over
+// the store's tiles (tile.Leftovers: each tile's owned points offered to
+// the points they may serve) and puts their values, encoded with enc,
+// size bytes each, in patch. The tiles of the first round are done: the
+// pass holds one tile's points and an index of its owned points at a
+// time, under half of what the tile budget allowed a tile
+// (tilePointBytes a point), and left the rest (StreamMoments checks).
+func (s *StreamRun) nearestPass(left *tile.Leftovers, size int, enc func(m []findneighbor.Moment, xyz []float32, dst []byte), patch map[int64][]byte) error {
+	keys := s.Store.Keys()
+	err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
+		t, err := s.Store.Load(keys[ti])
+		if err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, left.Offer(t, w, s.Build)
+	}, func(int, struct{}) error { return nil })
+	if err != nil {
+		return err
+	}
+	ids, xyz, m := left.Moments()
+	out := make([]byte, size*len(ids))
+	enc(m, xyz, out)
+	for j, id := range ids {
+		patch[id] = out[j*size : (j+1)*size]
+	}
 	return nil
 }
 
@@ -644,7 +693,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	t1 := time.Now()
 	report, finish := stageProgress(f.label())
 	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
-		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}, Lo: loXY, Hi: hiXY, Budget: budget - streamReserve,
+		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}, Lo: loXY, Hi: hiXY, Budget: budget - streamReserve, TileBudget: budget - streamReserve - job.Stream.PointBytes*np,
 		each: func(fn func(xyz []float32) error) error {
 			var xyz []float32
 			_, _, err := streamIns(c, a.ins, func(_ int, _ int64, ch *core.Cloud) error {
