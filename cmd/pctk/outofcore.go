@@ -152,9 +152,12 @@ func (s *StreamRun) EachOwner(fn func(id int64, k tile.Key) error) error {
 // neighbourhood as tile.MomentsTiled does in memory (r > 0: the k nearest
 // within r, or all within r for k = 0, on the store's tiles, whose halo
 // must be r, and findneighbor.TileHalo's for the in-memory sums to the bit
-// (Streamed.Moments); r = 0: the k nearest with no limit, in rounds: the store's
-// halo first, then, for the points that found fewer than k, the input
-// binned again with the halo doubled, until it spans the cloud), and
+// (Streamed.Moments); r = 0: the k nearest with no limit: the store's
+// tiles first (on the cpu backend kd-tree tiles, tile.Nearest, whose
+// points left go through one more pass over the tiles, nearestPass; on
+// others, or when those points would not fit in half the tile budget, in
+// rounds: the input binned again with the halo doubled, for the points
+// that found fewer than k, until it spans the cloud), and
 // stores size bytes a point under name for OwnedReader: enc encodes the
 // points at xyz with moments m into dst, size bytes each, in order (it is
 // called from several goroutines at once, each with points of its own).
@@ -254,10 +257,11 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 	}
 	patch := map[int64][]byte{}
 	if left != nil && len(short) > 0 {
-		debugf("k-nearest pass: %d points short of %d", len(short), k)
+		t0 := time.Now()
 		if err := s.nearestPass(left, size, enc, patch); err != nil {
 			return err
 		}
+		debugf("k-nearest pass: %d points short of %d, %.3fs", len(short), k, time.Since(t0).Seconds())
 		short = nil
 	}
 	for len(short) > 0 {
