@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -395,9 +396,10 @@ func TestTileSizeTooSmall(t *testing.T) {
 // ground with a wall, stacks of coincident points and isolated points high
 // above it (one in a ring of points, all at one distance from it: ties
 // broken by index), whose k nearest lie far off in Z, beyond what their
-// tiles hold: on the cpu backend they go to the one pass over the tiles
-// (tile.Leftovers), on brute force to rounds of doubling halos. Each
-// output must be the in-memory run's, byte for byte.
+// tiles hold: on the cpu backend they go to one pass over the tiles
+// (tile.Leftovers), or several when fewer fit in one (leftoverBatch), or
+// to rounds of doubling halos when that would take too many passes, as on
+// brute force. Each output must be the in-memory run's, byte for byte.
 func TestOutOfCoreKNNLeftovers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("out-of-core runs: not in -short")
@@ -445,23 +447,28 @@ func TestOutOfCoreKNNLeftovers(t *testing.T) {
 		if args[0] == "denoise" {
 			name, flags = args[:2], args[2:]
 		}
-		for _, b := range []string{"cpu", "brute"} {
+		for _, tc := range []struct {
+			backend, batch, log string // the leftovers' path: its log line
+		}{
+			{"cpu", "", "k-nearest pass:"},         // one pass
+			{"cpu", "20", "k-nearest pass: 20 of"}, // several: 51-79 points left
+			{"cpu", "6", "k-nearest round:"},       // more than maxLeftoverPasses
+			{"brute", "", "k-nearest round:"},
+		} {
 			var outs [2][]byte
 			for v, extra := range [][]string{nil, {"-v", "--max-memory", "64MiB", "--tile-size", "6", "--tmpdir", dir}} {
 				out := filepath.Join(dir, fmt.Sprintf("out%d.ply", v))
-				a := slices.Concat(name, []string{in, out, "--backend", b}, flags, extra)
+				a := slices.Concat(name, []string{in, out, "--backend", tc.backend}, flags, extra)
 				var stderr bytes.Buffer
 				cmd := pctkCmd(t, a...)
+				cmd.Env = append(cmd.Env, envLeftoverBatch+"="+tc.batch)
 				cmd.Stderr = &stderr
 				if err := cmd.Run(); err != nil {
 					t.Fatalf("pctk %q: %v\n%s", a, err, stderr.String())
 				}
-				if v == 1 {
-					// The leftovers took the path named.
-					want := map[string]string{"cpu": "k-nearest pass:", "brute": "k-nearest round:"}[b]
-					if !strings.Contains(stderr.String(), want) {
-						t.Errorf("pctk %q: no %q in its log:\n%s", a, want, stderr.String())
-					}
+				passes := strings.Count(stderr.String(), "k-nearest pass:")
+				if v == 1 && (!strings.Contains(stderr.String(), tc.log) || tc.batch == "" && tc.backend == "cpu" && passes != 1) {
+					t.Errorf("pctk %q, batch %q: no %q in its log:\n%s", a, tc.batch, tc.log, stderr.String())
 				}
 				var err error
 				if outs[v], err = os.ReadFile(out); err != nil {
@@ -469,8 +476,19 @@ func TestOutOfCoreKNNLeftovers(t *testing.T) {
 				}
 			}
 			if !bytes.Equal(outs[0], outs[1]) {
-				t.Errorf("%q --backend %s: out of core differs from memory", args, b)
+				t.Errorf("%q --backend %s, batch %q: out of core differs from memory", args, tc.backend, tc.batch)
 			}
 		}
+	}
+}
+
+// envLeftoverBatch sets leftoverBatch in a child pctk.
+const envLeftoverBatch = "PCTK_TEST_LEFTOVER_BATCH"
+
+// leftoverBatchForTests sets leftoverBatch from envLeftoverBatch in a
+// child pctk.
+func leftoverBatchForTests() {
+	if n, err := strconv.Atoi(os.Getenv(envLeftoverBatch)); err == nil {
+		leftoverBatch = n
 	}
 }

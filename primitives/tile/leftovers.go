@@ -39,31 +39,18 @@ func (a neighbor) before(b neighbor) bool {
 	return a.d2 < b.d2 || (a.d2 == b.d2 && a.id < b.id)
 }
 
-// NewLeftovers returns an empty search for the k nearest (k > 0).
-func NewLeftovers(k int) *Leftovers { return &Leftovers{k: k} }
-
-// LeftoverBytes is the memory a query of a search for the k nearest takes,
-// its moments included.
-func LeftoverBytes(k int) int64 { return 32*int64(k) + 160 }
-
-// Add adds the query point id at (x, y, z), whose k-th nearest lies no
-// farther than far (the k-th nearest among some points of the cloud, as
-// Nearest finds it; +Inf when not known).
-func (l *Leftovers) Add(id int64, x, y, z, far float32) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.id = append(l.id, id)
-	l.xyz = append(l.xyz, x, y, z)
-	l.far = append(l.far, far)
-	l.best = append(l.best, nil)
+// NewLeftovers returns a search for the k nearest (k > 0) of the query
+// points of global indices id at xyz (interleaved x, y, z), whose k-th
+// nearest lies no farther than far[j] (the k-th nearest among some points
+// of the cloud, as Nearest finds it; +Inf when not known). It keeps the
+// slices, read only.
+func NewLeftovers(k int, id []int64, xyz, far []float32) *Leftovers {
+	return &Leftovers{k: k, id: id, xyz: xyz, far: far, best: make([][]neighbor, len(id))}
 }
 
-// Len returns the number of queries.
-func (l *Leftovers) Len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.id)
-}
+// LeftoverBytes is the memory a query of a search for the k nearest takes
+// beyond its own slices, its moments included.
+func LeftoverBytes(k int) int64 { return 32*int64(k) + 112 }
 
 // reach returns how far query j's k nearest may lie: the k-th nearest
 // found so far, or what Add was told.
@@ -161,18 +148,18 @@ func (l *Leftovers) insert(j int, e neighbor) {
 	l.best[j] = b
 }
 
-// Moments returns the queries (global indices and coordinates, in the
-// order added) and the moments of their k nearest offered (fewer where the
-// cloud has fewer other points), summed as the in-memory index sums them.
-func (l *Leftovers) Moments() (id []int64, xyz []float32, m []findneighbor.Moment) {
+// Moments returns the moments of each query's k nearest offered (fewer
+// where the cloud has fewer other points), summed as the in-memory index
+// sums them.
+func (l *Leftovers) Moments() []findneighbor.Moment {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	m = make([]findneighbor.Moment, len(l.id))
+	m := make([]findneighbor.Moment, len(l.id))
 	for j, b := range l.best {
 		qx, qy, qz := l.xyz[3*j], l.xyz[3*j+1], l.xyz[3*j+2]
 		for _, e := range b {
 			m[j].AddNearest(e.x, e.y, e.z, qx, qy, qz, e.dist)
 		}
 	}
-	return l.id, l.xyz, m
+	return m
 }
