@@ -53,7 +53,7 @@ func NewLeftovers(k int, id []int64, xyz, far []float32) *Leftovers {
 func LeftoverBytes(k int) int64 { return 32*int64(k) + 112 }
 
 // reach returns how far query j's k nearest may lie: the k-th nearest
-// found so far, or what Add was told.
+// found so far, or far[j].
 func (l *Leftovers) reach(j int) float32 {
 	if b := l.best[j]; len(b) == l.k {
 		return min(l.far[j], b[l.k-1].dist)
@@ -139,6 +139,9 @@ func (l *Leftovers) insert(j int, e neighbor) {
 	}
 	if i > 0 && b[i-1].id == e.id {
 		return // offered before
+	}
+	if b == nil {
+		b = make([]neighbor, 0, l.k) // k, no more (LeftoverBytes)
 	}
 	if len(b) < l.k {
 		b = append(b, neighbor{})
