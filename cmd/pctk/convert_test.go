@@ -17,6 +17,7 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("PCTK_TEST_MAIN") == "1" {
 		spreadForTests()
+		leftoverBatchForTests()
 		os.Exit(run(os.Args[1:]))
 	}
 	os.Exit(m.Run())

@@ -130,7 +130,7 @@ func statisticalStats(opts denoise.StatisticalOptions, mean, sd, threshold float
 }
 
 // streamStatistical is pctk denoise statistical out of core: each point's
-// k nearest, tile by tile in rounds (StreamRun.StreamMoments, the sum of
+// k nearest, tile by tile (StreamRun.StreamMoments, the sum of
 // their distances and their number), then denoise.Reduction over the
 // points in input order (the owners file gives each point's tile), so the
 // threshold is the in-memory one to the bit, and the mode applied chunk by

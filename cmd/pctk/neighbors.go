@@ -68,7 +68,7 @@ With --radius the counts carry the same record as "pctk dbscan" writes, so
 
 // streamNeighbors is pctk neighbors out of core: the columns of
 // computeNeighbors, tile by tile (counts within radius; the mean distance
-// to the k nearest, within radius or in rounds), with the same summary
+// to the k nearest, within radius or with no limit), with the same summary
 // and record.
 func streamNeighbors(s *StreamRun, radius float64, k int) (*StreamResult, error) {
 	res := &StreamResult{Columns: func([]int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil }}

@@ -97,8 +97,9 @@ type StreamRun struct {
 	// Lo and Hi bound the cloud in the local frame (XY).
 	Lo, Hi [2]float64
 	// Budget is the memory Run may hold: --max-memory less the runner's
-	// reserve for its buffers.
-	Budget int64
+	// reserve for its buffers; TileBudget what the tiles may hold of it,
+	// less what the merge keeps (Streamed.PointBytes a point).
+	Budget, TileBudget int64
 
 	// each reads IN in input order (Each).
 	each func(fn func(xyz []float32) error) error
@@ -152,9 +153,12 @@ func (s *StreamRun) EachOwner(fn func(id int64, k tile.Key) error) error {
 // neighbourhood as tile.MomentsTiled does in memory (r > 0: the k nearest
 // within r, or all within r for k = 0, on the store's tiles, whose halo
 // must be r, and findneighbor.TileHalo's for the in-memory sums to the bit
-// (Streamed.Moments); r = 0: the k nearest with no limit, in rounds: the store's
-// halo first, then, for the points that found fewer than k, the input
-// binned again with the halo doubled, until it spans the cloud), and
+// (Streamed.Moments); r = 0: the k nearest with no limit: the store's
+// tiles first (on the cpu backend kd-tree tiles, tile.Nearest, whose
+// points left go through one more pass over the tiles, nearestPass; on
+// others, or when those points would not fit in half the tile budget, in
+// rounds: the input binned again with the halo doubled, for the points
+// that found fewer than k, until it spans the cloud), and
 // stores size bytes a point under name for OwnedReader: enc encodes the
 // points at xyz with moments m into dst, size bytes each, in order (it is
 // called from several goroutines at once, each with points of its own).
@@ -177,6 +181,11 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 			radius = math.Inf(1)
 		}
 	}
+	// pass: on the cpu backend, the points the first round leaves go to
+	// nearestPasses with their coordinates and reach (tile.Nearest's),
+	// while they fit (leftoverBytes a point); false: the rounds below.
+	pass := r == 0 && !math.IsInf(radius, 1) && findneighbor.PlainKNN(s.Backend)
+	var shortXYZ, shortFar []float32
 	keys := s.Store.Keys()
 	err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
 		key := keys[ti]
@@ -201,13 +210,19 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 			// tile holds; the others go to the rounds below.
 			g := s.Store.Grid()
 			gap := func(i int32) float64 { return g.Gap(key, t.XYZ[3*i], t.XYZ[3*i+1]) }
-			sh, err := tile.Nearest(t, w, k, gap, bo, keep)
+			sh, far, err := tile.Nearest(t, w, k, gap, bo, keep)
 			if err != nil {
 				return struct{}{}, err
 			}
 			mu.Lock()
-			for _, i := range sh {
+			for j, i := range sh {
 				short = append(short, t.ID[i])
+				if pass {
+					shortXYZ, shortFar = append(shortXYZ, t.XYZ[3*i:3*i+3]...), append(shortFar, far[j])
+				}
+			}
+			if pass && int64(len(short))*leftoverBytes(size) > s.TileBudget/2 {
+				pass, shortXYZ, shortFar = false, nil, nil // more than fit
 			}
 			mu.Unlock()
 			return struct{}{}, s.WriteOwned(name, key, buf)
@@ -240,6 +255,15 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 		return err
 	}
 	patch := map[int64][]byte{}
+	if pass && len(short) > 0 {
+		done, err := s.nearestPasses(short, shortXYZ, shortFar, k, size, enc, patch)
+		if err != nil {
+			return err
+		}
+		if done {
+			short = nil
+		}
+	}
 	for len(short) > 0 {
 		h = min(2*h, span)
 		last := h >= span
@@ -310,6 +334,66 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 	s.patches[name] = patch
 	return nil
 }
+
+// nearestPasses finds the k nearest of the points ids at xyz, whose k-th
+// nearest lies within far (tile.Nearest's), in passes over the store's
+// tiles (tile.Leftovers: each tile's owned points offered to the points
+// they may serve), each for as many of the points as fit, and puts their
+// values, encoded with enc, size bytes each, in patch. The tiles of the
+// first round are done: a pass holds one tile's points and an index of
+// its owned points at a time, under half of what the tile budget allowed
+// a tile (tilePointBytes a point), and the points' searches the other
+// half, with their records and values (leftoverBytes a point). It reports
+// false, having done nothing, when that would take more than
+// maxLeftoverPasses passes.
+func (s *StreamRun) nearestPasses(ids []int64, xyz, far []float32, k, size int, enc func(m []findneighbor.Moment, xyz []float32, dst []byte), patch map[int64][]byte) (bool, error) {
+	batch := int((s.TileBudget/2 - int64(len(ids))*leftoverBytes(size)) / tile.LeftoverBytes(k))
+	if leftoverBatch > 0 {
+		batch = min(batch, leftoverBatch)
+	}
+	if batch < 1 || (len(ids)+batch-1)/batch > maxLeftoverPasses {
+		return false, nil
+	}
+	keys := s.Store.Keys()
+	for lo := 0; lo < len(ids); lo += batch {
+		t0 := time.Now()
+		hi := min(len(ids), lo+batch)
+		left := tile.NewLeftovers(k, ids[lo:hi], xyz[3*lo:3*hi], far[lo:hi])
+		err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
+			t, err := s.Store.Load(keys[ti])
+			if err != nil {
+				return struct{}{}, err
+			}
+			return struct{}{}, left.Offer(t, w, s.Build)
+		}, func(int, struct{}) error { return nil })
+		if err != nil {
+			return false, err
+		}
+		out := make([]byte, size*(hi-lo))
+		enc(left.Moments(), xyz[3*lo:3*hi], out)
+		for j, id := range ids[lo:hi] {
+			patch[id] = out[j*size : (j+1)*size]
+		}
+		debugf("k-nearest pass: %d of %d points short of %d, %.3fs", hi-lo, len(ids), k, time.Since(t0).Seconds())
+	}
+	return true, nil
+}
+
+// leftoverBytes is what a point that the first k-nearest round leaves
+// holds through nearestPasses: its index, coordinates and reach (24
+// bytes) and its value in the patch (size bytes, about 64 more for the
+// map's entry).
+func leftoverBytes(size int) int64 { return 88 + int64(size) }
+
+// maxLeftoverPasses bounds nearestPasses: a pass reads the stored tiles
+// and indexes their points, half of a k-nearest round or less, which bins
+// the input again (0.25-0.37 s a pass, 0.6-0.7 s a round, on a
+// 1.5M-point street), and the rounds number 5 to 7 there.
+const maxLeftoverPasses = 8
+
+// leftoverBatch, when > 0, bounds the points of a pass of nearestPasses
+// (a variable for the tests).
+var leftoverBatch = 0
 
 // WriteOwned stores the values of tile k's owned points (in tile order)
 // under name, for OwnedReader to read back in input order.
@@ -651,7 +735,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	t1 := time.Now()
 	report, finish := stageProgress(f.label())
 	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
-		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}, Lo: loXY, Hi: hiXY, Budget: budget - streamReserve,
+		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}, Lo: loXY, Hi: hiXY, Budget: budget - streamReserve, TileBudget: budget - streamReserve - job.Stream.PointBytes*np,
 		each: func(fn func(xyz []float32) error) error {
 			var xyz []float32
 			_, _, err := streamIns(c, a.ins, func(_ int, _ int64, ch *core.Cloud) error {

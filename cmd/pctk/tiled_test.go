@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -470,5 +472,106 @@ func TestOutOfCoreLASScale(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestOutOfCoreKNNLeftovers runs the k-nearest commands out of core on a
+// ground with a wall, stacks of coincident points and isolated points high
+// above it (one in a ring of points, all at one distance from it: ties
+// broken by index), whose k nearest lie far off in Z, beyond what their
+// tiles hold: on the cpu backend they go to one pass over the tiles
+// (tile.Leftovers), or several when fewer fit in one (leftoverBatch), or
+// to rounds of doubling halos when that would take too many passes, as on
+// brute force. Each output must be the in-memory run's, byte for byte.
+func TestOutOfCoreKNNLeftovers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("out-of-core runs: not in -short")
+	}
+	r := rand.New(rand.NewPCG(21, 3))
+	c := core.New(0)
+	add := func(x, y, z float64) {
+		c.X, c.Y, c.Z = append(c.X, 300000+x), append(c.Y, 4e6+y), append(c.Z, 50+z)
+	}
+	for range 4000 { // ground
+		add(40*r.Float64(), 40*r.Float64(), 0.1*r.Float64())
+	}
+	for range 800 { // a wall along x = 20
+		add(20+0.05*r.Float64(), 40*r.Float64(), 5*r.Float64())
+	}
+	for range 40 { // isolated points high above
+		add(40*r.Float64(), 40*r.Float64(), 30+20*r.Float64())
+	}
+	for range 4 { // stacks of 12 coincident points
+		x, y := 40*r.Float64(), 40*r.Float64()
+		for range 12 {
+			add(x, y, 0.05)
+		}
+	}
+	// Two corners make the local origin (20, 20, 25), so that a point
+	// up in the air with a ring of 12 around it at distance 5, in the
+	// local frame exactly: its k nearest (k < 12) are the ring's points
+	// of the smallest indices, and which ones changes its sums.
+	add(0, 0, 0)
+	add(40, 40, 50)
+	add(9.5, 27.25, 45)
+	for _, d := range [][2]float64{{3, 4}, {-3, 4}, {3, -4}, {-3, -4}, {4, 3}, {-4, 3}, {4, -3}, {-4, -3}, {5, 0}, {-5, 0}, {0, 5}, {0, -5}} {
+		add(9.5+d[0], 27.25+d[1], 45)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.ply")
+	writeTestCloud(t, in, c)
+	for _, args := range [][]string{
+		{"normals", "--knn", "10", "--eigenvalues"},
+		{"features", "--knn", "10", "--features", "all"},
+		{"neighbors", "--knn", "8"},
+		{"denoise", "statistical", "--k", "8", "--mode", "flag"},
+	} {
+		name, flags := args[:1], args[1:]
+		if args[0] == "denoise" {
+			name, flags = args[:2], args[2:]
+		}
+		for _, tc := range []struct {
+			backend, batch, log string // the leftovers' path: its log line
+		}{
+			{"cpu", "", "k-nearest pass:"},         // one pass
+			{"cpu", "20", "k-nearest pass: 20 of"}, // several: 51-79 points left
+			{"cpu", "6", "k-nearest round:"},       // more than maxLeftoverPasses
+			{"brute", "", "k-nearest round:"},
+		} {
+			var outs [2][]byte
+			for v, extra := range [][]string{nil, {"-v", "--max-memory", "64MiB", "--tile-size", "6", "--tmpdir", dir}} {
+				out := filepath.Join(dir, fmt.Sprintf("out%d.ply", v))
+				a := slices.Concat(name, []string{in, out, "--backend", tc.backend}, flags, extra)
+				var stderr bytes.Buffer
+				cmd := pctkCmd(t, a...)
+				cmd.Env = append(cmd.Env, envLeftoverBatch+"="+tc.batch)
+				cmd.Stderr = &stderr
+				if err := cmd.Run(); err != nil {
+					t.Fatalf("pctk %q: %v\n%s", a, err, stderr.String())
+				}
+				passes := strings.Count(stderr.String(), "k-nearest pass:")
+				if v == 1 && (!strings.Contains(stderr.String(), tc.log) || tc.batch == "" && tc.backend == "cpu" && passes != 1) {
+					t.Errorf("pctk %q, batch %q: no %q in its log:\n%s", a, tc.batch, tc.log, stderr.String())
+				}
+				var err error
+				if outs[v], err = os.ReadFile(out); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(outs[0], outs[1]) {
+				t.Errorf("%q --backend %s, batch %q: out of core differs from memory", args, tc.backend, tc.batch)
+			}
+		}
+	}
+}
+
+// envLeftoverBatch sets leftoverBatch in a child pctk.
+const envLeftoverBatch = "PCTK_TEST_LEFTOVER_BATCH"
+
+// leftoverBatchForTests sets leftoverBatch from envLeftoverBatch in a
+// child pctk.
+func leftoverBatchForTests() {
+	if n, err := strconv.Atoi(os.Getenv(envLeftoverBatch)); err == nil {
+		leftoverBatch = n
 	}
 }

@@ -20,6 +20,13 @@ func (m *Moment) AddNearest(px, py, pz, qx, qy, qz, dist float32) {
 	m.Dist += float64(dist)
 }
 
+// DistSq is the squared distance every CPU backend computes between two
+// points (float32 differences, then float32 squares and sums) and orders
+// the k nearest by, ties broken by the smaller index: what a search that
+// merges KNearest's answers over several indexes must compare to keep
+// their order (tile.Leftovers).
+func DistSq(ax, ay, az, bx, by, bz float32) float32 { return distSq(ax, ay, az, bx, by, bz) }
+
 // The argument checks every backend makes, shared so that all reject the
 // same inputs; name prefixes the error ("findneighbor", "cuda backend",
 // "optix").

@@ -139,35 +139,38 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 // point that t lacks is farther than gap(i) from point i (Grid.Gap), the
 // moments are what Moments gives for a tile holding the whole cloud, to
 // the bit (Moments says why): the points t lacks are farther than all of
-// its k nearest, ties broken by index as there. fn is called as Moments
-// calls it.
-func Nearest(t *Points, b findneighbor.Backend, k int, gap func(i int32) float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) (short []int32, err error) {
+// its k nearest, ties broken by index as there. far holds, for each
+// point of short, the distance of its k-th nearest in t (+Inf where t has
+// fewer than k others), no nearer than its k-th nearest in the cloud
+// (Leftovers.Add). fn is called as Moments calls it.
+func Nearest(t *Points, b findneighbor.Backend, k int, gap func(i int32) float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) (short []int32, far []float32, err error) {
 	if !slices.Contains(t.Owned, true) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	bo.Reuse = false
 	ix, err := b.Build(t.XYZ, float32(math.Inf(1)), bo)
 	if err != nil {
-		return nil, fmt.Errorf("tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
+		return nil, nil, fmt.Errorf("tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
 	}
 	defer ix.Close()
 	var mu sync.Mutex
-	err = findneighbor.NearestMomentsFunc(ix, k, bo.Workers, func(p []int32, m []findneighbor.Moment, far []float32) {
+	err = findneighbor.NearestMomentsFunc(ix, k, bo.Workers, func(p []int32, m []findneighbor.Moment, kth []float32) {
 		w := 0
 		var s []int32
+		var sf []float32
 		for j, i := range p {
 			switch {
 			case !t.Owned[i]:
-			case farWithin(far[j], gap(i)):
+			case farWithin(kth[j], gap(i)):
 				p[w], m[w] = i, m[j]
 				w++
 			default:
-				s = append(s, i)
+				s, sf = append(s, i), append(sf, kth[j])
 			}
 		}
 		if len(s) > 0 {
 			mu.Lock()
-			short = append(short, s...)
+			short, far = append(short, s...), append(far, sf...)
 			mu.Unlock()
 		}
 		if w > 0 {
@@ -175,9 +178,9 @@ func Nearest(t *Points, b findneighbor.Backend, k int, gap func(i int32) float64
 		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("tile %v: %s backend: moments: %w", t.Key, b.Name(), err)
+		return nil, nil, fmt.Errorf("tile %v: %s backend: moments: %w", t.Key, b.Name(), err)
 	}
-	return short, nil
+	return short, far, nil
 }
 
 // farWithin reports whether a k-th nearest distance far, as the index
@@ -336,7 +339,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 				return struct{}{}, Moments(t.Points, t.pts, w, radius, k, bo, relay(t.Points, keep, &short, &mu))
 			}
 			gap := func(i int32) float64 { return g.Gap(t.Key, t.XYZ[3*i], t.XYZ[3*i+1]) }
-			s, err := Nearest(t.Points, w, k, gap, bo, relay(t.Points, all, nil, nil))
+			s, _, err := Nearest(t.Points, w, k, gap, bo, relay(t.Points, all, nil, nil))
 			mu.Lock()
 			for _, i := range s {
 				short = append(short, int32(t.ID[i]))
