@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -173,24 +172,9 @@ func TestGPUTiledOutputs(t *testing.T) {
 			if in == lamp {
 				tile = "0.2"
 			}
-			var outs [][]byte
-			for v, extra := range [][]string{nil, {"--tile-size", tile}, {"--tile-size", tile, "--max-memory", "64MiB", "--tmpdir", t.TempDir()}} {
-				out := filepath.Join(dir, fmt.Sprintf("%s-%d-%d%s", b.Name(), ci, v, filepath.Ext(in)))
-				args := append(append(append([]string{"-q"}, tc...), out, "--backend", b.Name()), extra...)
-				if err := pctkCmd(t, args...).Run(); err != nil {
-					t.Fatalf("pctk %q: %v", args, err)
-				}
-				data, err := os.ReadFile(out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				outs = append(outs, data)
-			}
-			for v, got := range outs[1:] {
-				if !bytes.Equal(got, outs[0]) {
-					t.Errorf("%s %q: the output %s differs from the in-memory run's", b.Name(), tc, []string{"on tiles", "out of core"}[v])
-				}
-			}
+			sameTiled(t, filepath.Join(dir, fmt.Sprintf("%s-%d%s", b.Name(), ci, filepath.Ext(in))), []string{"--tile-size", tile}, func(out string) []string {
+				return append(append(slices.Clone(tc), out), "--backend", b.Name())
+			})
 		}
 	})
 }

@@ -69,24 +69,32 @@ func TestTiledOutputs(t *testing.T) {
 		}
 		tile := tileFor(goldenCase{args: tc})
 		for _, ext := range exts {
-			var outs [][]byte
-			for v, extra := range [][]string{nil, tile, append(tile, "--max-memory", "64MiB", "--tmpdir", t.TempDir())} {
-				out := filepath.Join(dir, fmt.Sprintf("f%d.%s", v, ext))
-				args := append(append([]string{"-q", tc[0], in, out, "--backend", "cpu"}, tc[2:]...), extra...)
-				if err := pctkCmd(t, args...).Run(); err != nil {
-					t.Fatalf("pctk %q: %v", args, err)
-				}
-				b, err := os.ReadFile(out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				outs = append(outs, b)
-			}
-			for v, got := range outs[1:] {
-				if !bytes.Equal(got, outs[0]) {
-					t.Errorf("%q to %s %q: the output differs from the in-memory run's", tc, ext, [][]string{tile, {"--max-memory"}}[v])
-				}
-			}
+			sameTiled(t, filepath.Join(dir, "f."+ext), tile, func(out string) []string {
+				return append([]string{tc[0], in, out, "--backend", "cpu"}, tc[2:]...)
+			})
+		}
+	}
+}
+
+// sameTiled runs pctk with args(OUT) in memory, with tile (--tile-size
+// S) and with tile out of core (--max-memory 64MiB), OUT a variant of
+// out for each, and fails t where a tiled output's bytes differ from the
+// in-memory one's.
+func sameTiled(t *testing.T, out string, tile []string, args func(out string) []string) {
+	t.Helper()
+	var outs [][]byte
+	ext := filepath.Ext(out)
+	for v, extra := range [][]string{nil, tile, slices.Concat(tile, []string{"--max-memory", "64MiB", "--tmpdir", t.TempDir()})} {
+		o := fmt.Sprintf("%s%d%s", strings.TrimSuffix(out, ext), v, ext)
+		a := slices.Concat([]string{"-q"}, args(o), extra)
+		if err := pctkCmd(t, a...).Run(); err != nil {
+			t.Fatalf("pctk %q: %v", a, err)
+		}
+		outs = append(outs, readBytes(t, o))
+	}
+	for v, got := range outs[1:] {
+		if !bytes.Equal(got, outs[0]) {
+			t.Errorf("pctk %q: the output %s differs from the in-memory run's", args(out), []string{"on tiles", "out of core"}[v])
 		}
 	}
 }
