@@ -426,19 +426,23 @@ func (d *Decoder) next(limit int) ([]byte, int, error) {
 }
 
 // decodeInto decodes n records from b into points at to at+n-1 of c, which
-// has the decoder's schema.
+// has the decoder's schema. Ranges of records decode on all cores
+// (codec.DecodeRecords).
 func (d *Decoder) decodeInto(c *core.Cloud, at int, b []byte, n int) {
 	h := &d.info.Header
 	rl := d.recLen
-	for k, dst := range [3][]float64{c.X[at : at+n], c.Y[at : at+n], c.Z[at : at+n]} {
-		s, o := h.Scale[k], h.Offset[k]
-		for i := range dst {
-			dst[i] = float64(int32(le.Uint32(b[i*rl+4*k:])))*s + o
+	codec.DecodeRecords(n, func(lo, hi int) {
+		rb := b[lo*rl : hi*rl]
+		for k, dst := range [3][]float64{c.X[at+lo : at+hi], c.Y[at+lo : at+hi], c.Z[at+lo : at+hi]} {
+			s, o := h.Scale[k], h.Offset[k]
+			for i := range dst {
+				dst[i] = float64(int32(le.Uint32(rb[i*rl+4*k:])))*s + o
+			}
 		}
-	}
-	for i := range d.fields {
-		d.fields[i].decode(sliceAttr(c.Attrs[i], at, at+n), b, rl)
-	}
+		for i := range d.fields {
+			d.fields[i].decode(sliceAttr(c.Attrs[i], at+lo, at+hi), rb, rl)
+		}
+	})
 }
 
 // Decode reads a whole LAS file, with options as NewDecoder. When r can

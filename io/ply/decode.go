@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/pctk/pctk/core"
-	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/io/internal/codec"
 	"github.com/pctk/pctk/io/pcio"
 )
@@ -278,10 +277,6 @@ func (d *Decoder) decodeText(v *Element, cols []*core.Attribute, coords [][]floa
 	return err
 }
 
-// decodeGrain is the least number of binary records one goroutine decodes:
-// a chunk (codec.Chunk records) is decoded in up to 16 ranges.
-const decodeGrain = 1 << 12
-
 // decodeFixed reads n binary vertices of d.stride bytes each at once.
 func (d *Decoder) decodeFixed(v *Element, cols []*core.Attribute, coords [][]float64, at, n int) error {
 	if need := n * d.stride; cap(d.buf) < need {
@@ -294,10 +289,8 @@ func (d *Decoder) decodeFixed(v *Element, cols []*core.Attribute, coords [][]flo
 	if err != nil {
 		n = int(got) // decode the whole vertices before the cut
 	}
-	// Ranges of records decode on all cores: the conversions and the first
-	// touch of the cloud's columns (page faults, for a cloud read whole)
-	// are most of a binary read's time.
-	par.For(par.Ranges(n, decodeGrain), func(_, lo, hi int) {
+	// Ranges of records decode on all cores.
+	codec.DecodeRecords(n, func(lo, hi int) {
 		off := 0
 		for i, p := range v.Props {
 			t := types[p.Type]

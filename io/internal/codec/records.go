@@ -12,6 +12,20 @@ import (
 // encodes at a time.
 const RecordBlock = 1 << 15
 
+// decodeGrain is the least number of records one goroutine of
+// DecodeRecords decodes: a chunk (Chunk records) decodes in up to 16
+// ranges.
+const decodeGrain = 1 << 12
+
+// DecodeRecords calls decode(lo, hi) for consecutive ranges [lo, hi) that
+// cover records [0, n), on all cores: for decoders of fixed-size records
+// already in memory, where the conversions and the first touch of the
+// columns (page faults, for a cloud read whole) are most of a read's time.
+// Each range must write only its own records' values.
+func DecodeRecords(n int, decode func(lo, hi int)) {
+	par.For(par.Ranges(n, decodeGrain), func(_, lo, hi int) { decode(lo, hi) })
+}
+
 // WriteRecords writes n fixed-size records of rec bytes to w, in order,
 // encoding them in blocks on all cores: encode(buf, lo, hi) fills buf
 // (len (hi-lo)*rec, zeroed) with records [lo, hi). Blocks are encoded a
