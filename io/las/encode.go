@@ -7,9 +7,12 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codec"
+	"github.com/pctk/pctk/io/las/internal/laz"
 	"github.com/pctk/pctk/io/pcio"
 )
 
@@ -19,9 +22,6 @@ var WarningHandler = func(msg string) { fmt.Fprintln(os.Stderr, "las: warning:",
 
 // Software is written as the generating software of files pctk creates.
 const Software = "pctk"
-
-// chunkPoints is the number of points encoded per buffer.
-const chunkPoints = 1 << 16
 
 // Encoder writes a LAS file in chunks. Call Close to finish the file.
 type Encoder struct {
@@ -36,13 +36,11 @@ type Encoder struct {
 	pad     []byte
 	count   int64 // points announced
 	written int64
-	// bounds of the quantized coordinates written so far
-	lo, hi   [3]float64
-	byReturn [15]uint64
+
+	pointStats // of the points written so far
 	// scaleSet is false while a streaming encoder without a LAS source
 	// waits for its first chunk to choose scale and offset.
 	scaleSet bool
-	buf      []byte
 	err      error
 	lz       *lazWriter // LAZ: the compressor
 }
@@ -94,14 +92,11 @@ func newEncoder(w io.Writer, schema []*core.Attribute, m *core.Metadata, count i
 	if lay.minor < 4 && count > math.MaxUint32 {
 		return nil, fmt.Errorf("las: %d points exceed the 4294967295 of LAS 1.%d; write LAS 1.4", count, lay.minor)
 	}
-	e := &Encoder{w: w, src: src, lay: lay, crs: m.CRS, count: count}
+	e := &Encoder{w: w, src: src, lay: lay, crs: m.CRS, count: count, pointStats: noPoints()}
 	if ws, ok := w.(io.WriteSeeker); ok {
 		if pos, err := ws.Seek(0, io.SeekCurrent); err == nil {
 			e.ws, e.base = ws, pos
 		}
-	}
-	for k := range 3 {
-		e.lo[k], e.hi[k] = math.Inf(1), math.Inf(-1)
 	}
 	e.buildHeader()
 	return e, nil
@@ -297,65 +292,118 @@ func (e *Encoder) Write(c *core.Cloud) error {
 	for i, f := range e.lay.fields {
 		cols[i] = byName[f.name]
 	}
-	for lo := 0; lo < c.Len(); lo += chunkPoints {
-		if err := e.writeChunk(c, cols, lo, min(lo+chunkPoints, c.Len())); err != nil {
-			e.err = err
-			return err
-		}
+	if err := e.writeRecords(c, cols); err != nil {
+		e.err = err
+		return err
 	}
 	return nil
 }
 
-// writeChunk encodes and writes points lo to hi-1 of c, whose column for
-// each layout field is in cols (nil when c has none).
-func (e *Encoder) writeChunk(c *core.Cloud, cols []*core.Attribute, lo, hi int) error {
-	n, rl := hi-lo, e.lay.recLen
-	if cap(e.buf) < n*rl {
-		e.buf = make([]byte, n*rl)
+// pointStats are what the header states of the points written: the
+// bounds of their quantized coordinates and their counts by return.
+type pointStats struct {
+	lo, hi   [3]float64
+	byReturn [15]uint64
+}
+
+// noPoints returns the stats of no points: empty bounds, no returns.
+func noPoints() pointStats {
+	var s pointStats
+	for k := range 3 {
+		s.lo[k], s.hi[k] = math.Inf(1), math.Inf(-1)
 	}
-	b := e.buf[:n*rl]
-	clear(b)
+	return s
+}
+
+// add merges the stats of other points into s. Minima, maxima and sums do
+// not depend on the order of the merges.
+func (s *pointStats) add(o *pointStats) {
+	for k := range 3 {
+		s.lo[k], s.hi[k] = min(s.lo[k], o.lo[k]), max(s.hi[k], o.hi[k])
+	}
+	for i, n := range o.byReturn {
+		s.byReturn[i] += n
+	}
+}
+
+// countReturns counts points lo to hi-1 of c by return number.
+func (s *pointStats) countReturns(c *core.Cloud, lo, hi int) {
+	rn := c.Attr(core.DimReturnNumber)
+	if rn == nil {
+		return
+	}
+	for i := lo; i < hi; i++ {
+		if r := rn.Int64(i); r >= 1 && r <= 15 {
+			s.byReturn[r-1]++
+		}
+	}
+}
+
+// writeRecords encodes the points of c, whose column for each layout field
+// is in cols (nil when c has none), and writes them, to the compressor when
+// writing LAZ. Blocks of records are encoded on all cores and written in
+// order (codec.WriteRecords); each block's stats are merged into e's as it
+// is encoded, so the result does not depend on the number of cores.
+func (e *Encoder) writeRecords(c *core.Cloud, cols []*core.Attribute) error {
+	w := e.w
+	if e.lz != nil {
+		w = lazSink{e.lz.zw}
+	}
+	var mu sync.Mutex
+	err := codec.WriteRecords(w, c.Len(), e.lay.recLen, func(b []byte, lo, hi int) error {
+		s := noPoints()
+		if err := e.encodeBlock(b, c, cols, lo, hi, &s); err != nil {
+			return err
+		}
+		mu.Lock()
+		e.add(&s)
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	e.written += int64(c.Len())
+	return nil
+}
+
+// encodeBlock fills b (zeroed) with the records of points lo to hi-1 of c,
+// and their stats into s. It only reads e, so blocks encode concurrently.
+func (e *Encoder) encodeBlock(b []byte, c *core.Cloud, cols []*core.Attribute, lo, hi int, s *pointStats) error {
+	rl := e.lay.recLen
+	first := e.written + int64(lo)
 	h := &e.hdr
 	for k, src := range [3][]float64{c.X[lo:hi], c.Y[lo:hi], c.Z[lo:hi]} {
-		s, o := h.Scale[k], h.Offset[k]
-		vlo, vhi := e.lo[k], e.hi[k]
+		sc, o := h.Scale[k], h.Offset[k]
+		vlo, vhi := s.lo[k], s.hi[k]
 		for i, v := range src {
-			r := math.Round((v - o) / s)
+			r := math.Round((v - o) / sc)
 			if !(r >= math.MinInt32 && r <= math.MaxInt32) {
-				return fmt.Errorf("las: point %d: %c = %g does not fit a 32-bit integer with scale %g and offset %g", e.written+int64(i), "XYZ"[k], v, s, o)
+				return fmt.Errorf("las: point %d: %c = %g does not fit a 32-bit integer with scale %g and offset %g", first+int64(i), "XYZ"[k], v, sc, o)
 			}
 			le.PutUint32(b[i*rl+4*k:], uint32(int32(r)))
-			q := r*s + o
+			q := r*sc + o
 			vlo, vhi = min(vlo, q), max(vhi, q)
 		}
-		e.lo[k], e.hi[k] = vlo, vhi
+		s.lo[k], s.hi[k] = vlo, vhi
 	}
 	for i := range e.lay.fields {
 		a := cols[i]
 		if a == nil {
 			continue
 		}
-		if err := e.lay.fields[i].encode(b, rl, sliceAttr(a, lo, hi), e.written); err != nil {
+		if err := e.lay.fields[i].encode(b, rl, sliceAttr(a, lo, hi), first); err != nil {
 			return err
 		}
 	}
-	if rn := c.Attr(core.DimReturnNumber); rn != nil {
-		for i := lo; i < hi; i++ {
-			if r := rn.Int64(i); r >= 1 && r <= 15 {
-				e.byReturn[r-1]++
-			}
-		}
-	}
-	write := e.w.Write
-	if e.lz != nil {
-		write = func(b []byte) (int, error) { return len(b), e.lz.zw.Write(b) }
-	}
-	if _, err := write(b); err != nil {
-		return err
-	}
-	e.written += int64(n)
+	s.countReturns(c, lo, hi)
 	return nil
 }
+
+// lazSink writes records to a LAZ compressor, which copies them.
+type lazSink struct{ zw *laz.Writer }
+
+func (s lazSink) Write(b []byte) (int, error) { return len(b), s.zw.Write(b) }
 
 // sliceAttr returns a view of values lo to hi-1 of a.
 func sliceAttr(a *core.Attribute, lo, hi int) *core.Attribute {
@@ -446,13 +494,7 @@ func encodeZ(w io.Writer, c *core.Cloud, variant string, compress bool) error {
 		h.Min[k] = quantize(b.Min[k], h.Scale[k], h.Offset[k])
 		h.Max[k] = quantize(b.Max[k], h.Scale[k], h.Offset[k])
 	}
-	if rn := c.Attr(core.DimReturnNumber); rn != nil {
-		for i := range c.Len() {
-			if r := rn.Int64(i); r >= 1 && r <= 15 {
-				e.byReturn[r-1]++
-			}
-		}
-	}
+	e.countReturns(c, 0, c.Len())
 	e.setCounts()
 	e.ws = nil // the header is final; Close writes no patch
 	if err := e.writeHead(); err != nil {
