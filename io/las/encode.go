@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/io/internal/codec"
 	"github.com/pctk/pctk/io/las/internal/laz"
 	"github.com/pctk/pctk/io/pcio"
@@ -494,7 +495,15 @@ func encodeZ(w io.Writer, c *core.Cloud, variant string, compress bool) error {
 		h.Min[k] = quantize(b.Min[k], h.Scale[k], h.Offset[k])
 		h.Max[k] = quantize(b.Max[k], h.Scale[k], h.Offset[k])
 	}
-	e.countReturns(c, 0, c.Len())
+	rs := par.Ranges(c.Len(), par.Grain)
+	parts := make([]pointStats, len(rs))
+	par.For(rs, func(r, lo, hi int) {
+		parts[r] = noPoints()
+		parts[r].countReturns(c, lo, hi)
+	})
+	for r := range parts {
+		e.add(&parts[r])
+	}
 	e.setCounts()
 	e.ws = nil // the header is final; Close writes no patch
 	if err := e.writeHead(); err != nil {
