@@ -333,6 +333,14 @@ func (s *pointStats) countReturns(c *core.Cloud, lo, hi int) {
 	if rn == nil {
 		return
 	}
+	if d, ok := rn.Data.([]uint8); ok { // the column's type as read from LAS
+		for _, r := range d[lo:hi] {
+			if r >= 1 && r <= 15 {
+				s.byReturn[r-1]++
+			}
+		}
+		return
+	}
 	for i := lo; i < hi; i++ {
 		if r := rn.Int64(i); r >= 1 && r <= 15 {
 			s.byReturn[r-1]++

@@ -248,6 +248,18 @@ func (f *field) encode(b []byte, rl int, a *core.Attribute, first int64) error {
 			return nil
 		}
 	}
+	if f.kind == kindAngle8 {
+		if d, ok := a.Data.([]float32); ok { // as read from LAS
+			for i, v := range d {
+				r := math.Round(float64(v))
+				if !(r >= math.MinInt8 && r <= math.MaxInt8) {
+					return f.rangeErr(first+int64(i), float64(v))
+				}
+				b[i*rl+f.off] = uint8(int8(r))
+			}
+			return nil
+		}
+	}
 	for i := range n {
 		v := a.Float64(i)
 		ok := true

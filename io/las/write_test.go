@@ -436,3 +436,42 @@ func TestCRSGroups(t *testing.T) {
 		t.Errorf("EPSG only: VLRs %v, CRS %+v; want liblas' record and new keys for EPSG 2992", got, back.Meta.CRS)
 	}
 }
+
+// TestScanAngleRank8 writes scan angles to formats 0-5's signed byte from a
+// float32 column (as read from LAS) and a float64 one: both round to the
+// nearest degree and refuse what does not fit, naming the point.
+func TestScanAngleRank8(t *testing.T) {
+	cases := []struct {
+		v    float64
+		want int8
+		err  bool
+	}{
+		{0, 0, false}, {-90, -90, false}, {12.5, 13, false}, {-12.5, -13, false},
+		{127.4, 127, false}, {-128.4, -128, false},
+		{127.5, 0, true}, {-128.5, 0, true}, {math.NaN(), 0, true}, {math.Inf(1), 0, true},
+	}
+	for _, typ := range []core.Type{core.Float32, core.Float64} {
+		for _, tc := range cases {
+			c := core.New(3)
+			a := core.NewAttribute(core.DimScanAngleRank, typ, 3)
+			a.SetFloat64(2, tc.v)
+			c.Attrs = append(c.Attrs, a)
+			var buf bytes.Buffer
+			err := Encode(&buf, c, "1.2")
+			if tc.err {
+				if err == nil || !strings.Contains(err.Error(), "point 2: ScanAngleRank") {
+					t.Errorf("%v %v: got %v, want an error naming point 2", typ, tc.v, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%v %v: %v", typ, tc.v, err)
+			}
+			b := buf.Bytes()
+			rec := b[le.Uint32(b[offPointOffset:])+2*20:]
+			if got := int8(rec[16]); got != tc.want {
+				t.Errorf("%v %v: wrote %d, want %d", typ, tc.v, got, tc.want)
+			}
+		}
+	}
+}
