@@ -6,6 +6,7 @@ import (
 	"io"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,20 +22,28 @@ func withProcs(procs int, fn func()) {
 }
 
 // parallelSizes are point counts around the encoder's blocks: none, one,
-// fewer than a block, a block and one, and more blocks than one batch of
-// two cores holds, the last block partial.
-var parallelSizes = []int{0, 1, 4097, codec.RecordBlock + 1, 3*codec.RecordBlock + 5}
+// fewer than a block, and a block and one. Formats 3 and 10 (the widest
+// legacy and 1.4 records) also get batchesSize.
+var parallelSizes = []int{0, 1, 4097, codec.RecordBlock + 1}
+
+// batchesSize is more blocks than one batch of two cores holds, the last
+// block partial.
+const batchesSize = 3*codec.RecordBlock + 5
 
 // TestParallelRecords encodes every point format, with Extra Bytes, on
 // two cores and on one and compares the bytes; then decodes the file whole
 // on both, and in chunks on two, and compares every column.
 func TestParallelRecords(t *testing.T) {
 	for pf := range 11 {
-		big, variant := formatCloud(t, pf, parallelSizes[len(parallelSizes)-1])
+		sizes := parallelSizes
+		if pf == 3 || pf == 10 {
+			sizes = append(slices.Clone(sizes), batchesSize)
+		}
+		big, variant := formatCloud(t, pf, sizes[len(sizes)-1])
 		big.Attrs = big.Attrs[:len(big.Attrs)-1] // formatCloud's ClusterID
 		extra := randomCloud(t, uint64(100+pf), big.Len(), true, extraColumns)
 		big.Attrs = append(big.Attrs, extra.Attrs...)
-		for _, n := range parallelSizes {
+		for _, n := range sizes {
 			t.Run(fmt.Sprintf("format%d/%d", pf, n), func(t *testing.T) {
 				c := slice(big, 0, n)
 				encodeOn := func(procs int) []byte {
@@ -120,7 +129,7 @@ func sameColumns(t *testing.T, what string, got, want *core.Cloud) {
 // TestParallelFirstError puts values no point format 0 holds in two
 // blocks: on any number of cores the error names the first.
 func TestParallelFirstError(t *testing.T) {
-	c, variant := formatCloud(t, 0, 3*codec.RecordBlock+5)
+	c, variant := formatCloud(t, 0, batchesSize)
 	rn := c.Attr(core.DimReturnNumber)
 	rn.SetFloat64(2*codec.RecordBlock+2, 9)
 	rn.SetFloat64(codec.RecordBlock+7, 8)
