@@ -412,6 +412,7 @@ func (e *Encoder) encodeBlock(b []byte, c *core.Cloud, cols []*core.Attribute, l
 // lazSink writes records to a LAZ compressor, which copies them.
 type lazSink struct{ zw *laz.Writer }
 
+// Write hands whole records to the compressor.
 func (s lazSink) Write(b []byte) (int, error) { return len(b), s.zw.Write(b) }
 
 // sliceAttr returns a view of values lo to hi-1 of a.
