@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -19,13 +18,6 @@ import (
 	"github.com/pctk/pctk/io/internal/codectest"
 	"github.com/pctk/pctk/io/pcio"
 )
-
-// withProcs runs fn with GOMAXPROCS set to procs: the number of ranges of
-// points the decoder decodes at once.
-func withProcs(procs int, fn func()) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-	fn()
-}
 
 // parallelLayouts are the FIELDS, SIZE, TYPE and COUNT lines of files whose
 // binary rows hold every TYPE and SIZE PCD has, as coordinates and as
@@ -75,7 +67,7 @@ func parallelFile(t *testing.T, l int, n int) []byte {
 // Read.
 func decodeOn(t *testing.T, procs int, b []byte, limit int) (c *core.Cloud) {
 	t.Helper()
-	withProcs(procs, func() {
+	codectest.WithProcs(procs, func() {
 		var err error
 		switch {
 		case limit == 0:
@@ -83,34 +75,16 @@ func decodeOn(t *testing.T, procs int, b []byte, limit int) (c *core.Cloud) {
 		case limit < 0:
 			c, err = Decode(struct{ io.Reader }{bytes.NewReader(b)})
 		default:
-			c, err = readChunks(b, limit)
+			var d *Decoder
+			if d, err = NewDecoder(bytes.NewReader(b)); err == nil {
+				c, err = codectest.ReadAll(d, limit)
+			}
 		}
 		if err != nil {
 			t.Fatalf("%d cores, limit %d: %v", procs, limit, err)
 		}
 	})
 	return c
-}
-
-// readChunks decodes b limit points a Read.
-func readChunks(b []byte, limit int) (*core.Cloud, error) {
-	d, err := NewDecoder(bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	out := codec.NewChunk(d.Header(), 0)
-	for {
-		c, err := d.Read(limit)
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := out.Append(c); err != nil {
-			return nil, err
-		}
-	}
 }
 
 // TestParallelDecode decodes binary files of every layout and size on one
@@ -181,7 +155,7 @@ func TestParallelCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, procs := range []int{1, 4} {
-		withProcs(procs, func() {
+		codectest.WithProcs(procs, func() {
 			for name, r := range map[string]io.Reader{"size known": bytes.NewReader(cut), "stream": struct{ io.Reader }{bytes.NewReader(cut)}} {
 				c, err := Decode(r)
 				var short *codec.ShortError

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -285,6 +286,31 @@ func (k Codec) RoundTripFiles(t *testing.T, files []string, broken map[string]st
 				}
 			}
 		})
+	}
+}
+
+// WithProcs runs fn with GOMAXPROCS set to procs, then restores it: the
+// number of blocks or ranges of records a codec encodes or decodes at once,
+// for tests that compare one core with several.
+func WithProcs(procs int, fn func()) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	fn()
+}
+
+// ReadAll reads the points of d, limit points a Read, into one cloud.
+func ReadAll(d pcio.Decoder, limit int) (*core.Cloud, error) {
+	out := codec.NewChunk(d.Header(), 0)
+	for {
+		c, err := d.Read(limit)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := out.Append(c); err != nil {
+			return nil, err
+		}
 	}
 }
 
