@@ -297,21 +297,10 @@ func WithProcs(procs int, fn func()) {
 	fn()
 }
 
-// ReadAll reads the points of d, limit points a Read, into one cloud.
+// ReadAll reads the points of d, limit points a Read, into one cloud (as
+// codec.DecodeAll does when the size of the input is unknown).
 func ReadAll(d pcio.Decoder, limit int) (*core.Cloud, error) {
-	out := codec.NewChunk(d.Header(), 0)
-	for {
-		c, err := d.Read(limit)
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := out.Append(c); err != nil {
-			return nil, err
-		}
-	}
+	return codec.DecodeAll(d.Header(), false, pcio.ReadOptions{}, nil, func(int) (*core.Cloud, error) { return d.Read(limit) })
 }
 
 // Stream copies a file through f's streaming decoder and encoder ("" variant)
