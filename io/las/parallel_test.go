@@ -5,21 +5,14 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/internal/codec"
+	"github.com/pctk/pctk/io/internal/codectest"
 )
-
-// withProcs runs fn with GOMAXPROCS set to procs: the number of blocks the
-// encoder fills, and of ranges the decoder decodes, at once.
-func withProcs(procs int, fn func()) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-	fn()
-}
 
 // parallelSizes are point counts around the encoder's blocks: none, one,
 // fewer than a block, and a block and one. Formats 3 and 10 (the widest
@@ -48,7 +41,7 @@ func TestParallelRecords(t *testing.T) {
 				c := slice(big, 0, n)
 				encodeOn := func(procs int) []byte {
 					var buf bytes.Buffer
-					withProcs(procs, func() {
+					codectest.WithProcs(procs, func() {
 						if err := Encode(&buf, c, variant); err != nil {
 							t.Fatalf("%d cores: %v", procs, err)
 						}
@@ -63,11 +56,11 @@ func TestParallelRecords(t *testing.T) {
 					t.Fatalf("wrote point format %d, want %d", got, pf)
 				}
 				var want *core.Cloud
-				withProcs(1, func() { want = decodeChunks(t, one, 0) })
+				codectest.WithProcs(1, func() { want = decodeChunks(t, one, 0) })
 				sameCloud(t, "decoded on 1 core", want, c)
 				for _, limit := range []int{0, 1000, 70000} {
 					var got *core.Cloud
-					withProcs(2, func() { got = decodeChunks(t, one, limit) })
+					codectest.WithProcs(2, func() { got = decodeChunks(t, one, limit) })
 					if got.Len() != n {
 						t.Fatalf("2 cores, chunks of %d: %d points, want %d", limit, got.Len(), n)
 					}
@@ -92,19 +85,11 @@ func decodeChunks(t *testing.T, b []byte, limit int) *core.Cloud {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := codec.NewChunk(d.Header(), 0)
-	for {
-		c, err := d.Read(limit)
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := out.Append(c); err != nil {
-			t.Fatal(err)
-		}
+	c, err := codectest.ReadAll(d, limit)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return c
 }
 
 // sameColumns fails unless got and want hold the same coordinates and
@@ -135,7 +120,7 @@ func TestParallelFirstError(t *testing.T) {
 	rn.SetFloat64(codec.RecordBlock+7, 8)
 	for _, procs := range []int{1, 2} {
 		var err error
-		withProcs(procs, func() { err = Encode(io.Discard, c, variant) })
+		codectest.WithProcs(procs, func() { err = Encode(io.Discard, c, variant) })
 		want := fmt.Sprintf("point %d: ReturnNumber = 8 ", codec.RecordBlock+7)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%d cores: got %v, want an error with %q", procs, err, want)

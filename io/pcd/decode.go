@@ -225,33 +225,28 @@ func getColumn(c *core.Cloud, s *slot, at int, buf []byte, off, stride, n int) {
 func (d *Decoder) decodeInto(c *core.Cloud, at, n int) error {
 	switch {
 	case d.soa != nil:
-		for i := range d.slots {
-			s := &d.slots[i]
-			getColumn(c, s, at, d.soa, s.soaOff+int(d.read)*s.stride, s.stride, n)
-		}
-	case d.h.Data == Binary:
-		if need := n * d.row; cap(d.buf) < need {
-			d.buf = make([]byte, need)
-		}
-		buf := d.buf[:n*d.row]
-		start := d.r.Offset().Offset
-		err := d.r.ReadFull(buf)
-		got := (d.r.Offset().Offset - start) / int64(d.row)
-		if err != nil {
-			n = int(got) // decode the whole points before the cut
-		}
-		for i := range d.slots {
-			s := &d.slots[i]
-			getColumn(c, s, at, buf, s.off, d.row, n)
-		}
-		if err != nil {
-			d.read += got
-			pos := codec.Pos{Offset: start + got*int64(d.row)}
-			if short := codec.Short(codecName, pos, err, "points", d.read, d.hdr.Count); short != nil {
-				return short
+		// Decompressed, each field's values follow the previous field's;
+		// ranges of points decode on all cores as binary rows do.
+		first := int(d.read)
+		codec.DecodeRecords(n, func(lo, hi int) {
+			for i := range d.slots {
+				s := &d.slots[i]
+				getColumn(c, s, at+lo, d.soa, s.soaOff+(first+lo)*s.stride, s.stride, hi-lo)
 			}
-			return codec.ReadErr(codecName, pos, err, "point %d of %d", d.read, d.hdr.Count)
+		})
+	case d.h.Data == Binary:
+		// Ranges of rows decode on all cores.
+		got, pos, err := d.r.ReadRecords(&d.buf, n, d.row, func(b []byte, lo, hi int) {
+			for i := range d.slots {
+				s := &d.slots[i]
+				getColumn(c, s, at+lo, b, s.off, d.row, hi-lo)
+			}
+		})
+		d.read += int64(got)
+		if err != nil {
+			return codec.RecordErr(codecName, pos, err, "points", "point", d.read, d.hdr.Count)
 		}
+		return nil
 	case d.h.Data == ASCII:
 		return d.decodeText(c, at, n)
 	}

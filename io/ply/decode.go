@@ -277,20 +277,10 @@ func (d *Decoder) decodeText(v *Element, cols []*core.Attribute, coords [][]floa
 	return err
 }
 
-// decodeFixed reads n binary vertices of d.stride bytes each at once.
+// decodeFixed reads n binary vertices of d.stride bytes each at once and
+// decodes ranges of them on all cores (codec's ReadRecords).
 func (d *Decoder) decodeFixed(v *Element, cols []*core.Attribute, coords [][]float64, at, n int) error {
-	if need := n * d.stride; cap(d.buf) < need {
-		d.buf = make([]byte, need)
-	}
-	buf := d.buf[:n*d.stride]
-	start := d.r.Offset()
-	err := d.r.ReadFull(buf)
-	got := (d.r.Offset().Offset - start.Offset) / int64(d.stride)
-	if err != nil {
-		n = int(got) // decode the whole vertices before the cut
-	}
-	// Ranges of records decode on all cores.
-	codec.DecodeRecords(n, func(lo, hi int) {
+	got, pos, err := d.r.ReadRecords(&d.buf, n, d.stride, func(b []byte, lo, hi int) {
 		off := 0
 		for i, p := range v.Props {
 			t := types[p.Type]
@@ -298,17 +288,13 @@ func (d *Decoder) decodeFixed(v *Element, cols []*core.Attribute, coords [][]flo
 			if coords[i] != nil {
 				dst = coords[i]
 			}
-			codec.GetColumn(dst, at+lo, t, buf[lo*d.stride:], off, d.stride, hi-lo, d.order)
+			codec.GetColumn(dst, at+lo, t, b, off, d.stride, hi-lo, d.order)
 			off += t.Size()
 		}
 	})
-	d.read += int64(n)
+	d.read += int64(got)
 	if err != nil {
-		pos := codec.Pos{Offset: start.Offset + got*int64(d.stride)}
-		if short := codec.Short(codecName, pos, err, "vertices", d.read, v.Count); short != nil {
-			return short
-		}
-		return codec.ReadErr(codecName, pos, err, "vertex %d of %d", d.read, v.Count)
+		return codec.RecordErr(codecName, pos, err, "vertices", "vertex", d.read, v.Count)
 	}
 	return nil
 }

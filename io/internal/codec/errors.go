@@ -122,3 +122,15 @@ func Short(codec string, p Pos, err error, what string, present, promised int64)
 	}
 	return &ShortError{Codec: codec, Pos: p, What: what, Promised: promised, Present: present}
 }
+
+// RecordErr returns the error for fixed-size records whose reading failed
+// with err at p, after present of promised records: Short's *ShortError
+// when the input ended (what names the records: "points"), else a
+// FormatError naming the record reached (one names a record: "point 12 of
+// 40").
+func RecordErr(codec string, p Pos, err error, what, one string, present, promised int64) error {
+	if short := Short(codec, p, err, what, present, promised); short != nil {
+		return short
+	}
+	return ReadErr(codec, p, err, "%s %d of %d", one, present, promised)
+}

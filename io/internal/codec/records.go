@@ -26,6 +26,26 @@ func DecodeRecords(n int, decode func(lo, hi int)) {
 	par.For(par.Ranges(n, decodeGrain), func(_, lo, hi int) { decode(lo, hi) })
 }
 
+// ReadRecords reads n records of rec bytes each from r into *buf (grown
+// when too small, kept for the next call) and decodes them on all cores
+// (DecodeRecords): decode(b, lo, hi) gets records [lo, hi), b their bytes.
+// When the input fails first, only the whole records before the failure
+// are decoded; it returns their number, the position after the last of
+// them and the reader's error (see RecordErr).
+func (r *Reader) ReadRecords(buf *[]byte, n, rec int, decode func(b []byte, lo, hi int)) (int, Pos, error) {
+	if need := n * rec; cap(*buf) < need {
+		*buf = make([]byte, need)
+	}
+	b := (*buf)[:n*rec]
+	start := r.Offset().Offset
+	err := r.ReadFull(b)
+	if err != nil {
+		n = int((r.Offset().Offset - start) / int64(rec))
+	}
+	DecodeRecords(n, func(lo, hi int) { decode(b[lo*rec:hi*rec], lo, hi) })
+	return n, Pos{Offset: start + int64(n)*int64(rec)}, err
+}
+
 // WriteRecords writes n fixed-size records of rec bytes to w, in order,
 // encoding them in blocks on all cores: encode(buf, lo, hi) fills buf
 // (len (hi-lo)*rec, zeroed) with records [lo, hi). Blocks are encoded a

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -286,6 +287,20 @@ func (k Codec) RoundTripFiles(t *testing.T, files []string, broken map[string]st
 			}
 		})
 	}
+}
+
+// WithProcs runs fn with GOMAXPROCS set to procs, then restores it: the
+// number of blocks or ranges of records a codec encodes or decodes at once,
+// for tests that compare one core with several.
+func WithProcs(procs int, fn func()) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	fn()
+}
+
+// ReadAll reads the points of d, limit points a Read, into one cloud (as
+// codec.DecodeAll does when the size of the input is unknown).
+func ReadAll(d pcio.Decoder, limit int) (*core.Cloud, error) {
+	return codec.DecodeAll(d.Header(), false, pcio.ReadOptions{}, nil, func(int) (*core.Cloud, error) { return d.Read(limit) })
 }
 
 // Stream copies a file through f's streaming decoder and encoder ("" variant)
