@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -64,7 +63,9 @@ func TestParallelRecords(t *testing.T) {
 					if got.Len() != n {
 						t.Fatalf("2 cores, chunks of %d: %d points, want %d", limit, got.Len(), n)
 					}
-					sameColumns(t, fmt.Sprintf("2 cores, chunks of %d", limit), got, want)
+					if msg := codectest.Diff(want, got, true); msg != "" {
+						t.Fatalf("2 cores, chunks of %d: %s", limit, msg)
+					}
 				}
 			})
 		}
@@ -90,25 +91,6 @@ func decodeChunks(t *testing.T, b []byte, limit int) *core.Cloud {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// sameColumns fails unless got and want hold the same coordinates and
-// columns, bit for bit.
-func sameColumns(t *testing.T, what string, got, want *core.Cloud) {
-	t.Helper()
-	for k, p := range [3][2][]float64{{got.X, want.X}, {got.Y, want.Y}, {got.Z, want.Z}} {
-		if !reflect.DeepEqual(p[0], p[1]) {
-			t.Fatalf("%s: %c differs", what, "XYZ"[k])
-		}
-	}
-	if len(got.Attrs) != len(want.Attrs) {
-		t.Fatalf("%s: %d columns, want %d", what, len(got.Attrs), len(want.Attrs))
-	}
-	for i, a := range want.Attrs {
-		if b := got.Attrs[i]; b.Name != a.Name || !reflect.DeepEqual(b.Data, a.Data) {
-			t.Fatalf("%s: column %d %s differs", what, i, a.Name)
-		}
-	}
 }
 
 // TestParallelFirstError puts values no point format 0 holds in two

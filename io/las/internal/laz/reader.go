@@ -176,12 +176,13 @@ func (rd *Reader) start(i int) {
 }
 
 // MaxPointsPerByte bounds the points a compressed byte can honestly hold.
-// 50,000 identical records compress to about 150 points per byte
-// (TestMaxPointsPerByteHonest; the adaptive models' floor of about 0.008
-// bits per POINT10 record would allow some 1,000 in chunks of millions); a chunk claiming more is corrupt, and
-// the bound keeps a crafted header from making the reader allocate what no
-// file of its size holds. io/las/copc checks hierarchy entries with it
-// before allocating a node's records.
+// 50,000 identical records compress to about 150 (format 0) and 100
+// (format 6) points per byte (TestMaxPointsPerByteHonest; the adaptive
+// models' floor of about 0.008 bits per POINT10 record would allow some
+// 1,000 in chunks of millions); a chunk claiming more is corrupt, and the
+// bound keeps a crafted header from making the reader allocate what no file
+// of its size holds. io/las/copc checks hierarchy entries with it before
+// allocating a node's records.
 const MaxPointsPerByte = 1024
 
 // decode reads and decodes one chunk of the table.
