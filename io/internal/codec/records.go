@@ -19,9 +19,10 @@ const decodeGrain = 1 << 12
 
 // DecodeRecords calls decode(lo, hi) for consecutive ranges [lo, hi) that
 // cover records [0, n), on all cores: for decoders of fixed-size records
-// already in memory, where the conversions and the first touch of the
-// columns (page faults, for a cloud read whole) are most of a read's time.
-// Each range must write only its own records' values.
+// already in memory, whose conversions and first touch of the columns
+// (page faults, for a cloud read whole) then share the cores (LAS decode
+// 1.1-1.6x, PCD 1.15-1.57x on 2 cores: docs/benchmarks.md). Each range
+// must write only its own records' values.
 func DecodeRecords(n int, decode func(lo, hi int)) {
 	par.For(par.Ranges(n, decodeGrain), func(_, lo, hi int) { decode(lo, hi) })
 }
