@@ -994,13 +994,18 @@ func (res *StreamResult) kept(rows []int64, ch *core.Cloud) (*core.Cloud, error)
 	if err != nil {
 		return nil, err
 	}
+	return selectMask(ch, keep), nil
+}
+
+// selectMask returns the points i of c with keep[i] (core.Cloud.Select).
+func selectMask(c *core.Cloud, keep []bool) *core.Cloud {
 	idx := make([]int, 0, len(keep))
 	for i, k := range keep {
 		if k {
 			idx = append(idx, i)
 		}
 	}
-	return ch.Select(idx), nil
+	return c.Select(idx)
 }
 
 // rower numbers the points of IN's chunks, in input order, as
