@@ -300,14 +300,7 @@ func (a *denoiseArgs) streamOutliers(s *StreamRun, outlier []bool, nOut int, mod
 			return applyDenoiseMode(c, outliers(rows), mode, a)
 		}
 	} else {
-		// As applyDenoiseMode removes them.
-		res.Keep = func(rows []int64) ([]bool, error) {
-			keep := outliers(rows)
-			for i, o := range keep {
-				keep[i] = o == a.invert
-			}
-			return keep, nil
-		}
+		res.Keep = func(rows []int64) ([]bool, error) { return a.kept(outliers(rows)), nil }
 		res.Count = func(first, n, others int64) int64 {
 			kept := int64(0)
 			for _, o := range outlier[first : first+n] {
@@ -456,11 +449,15 @@ func applyDenoiseMode(cloud *core.Cloud, outlier []bool, mode string, a *denoise
 		}
 		return cloud, nil
 	}
-	keep := make([]int, 0, len(outlier))
+	return selectMask(cloud, a.kept(outlier)), nil
+}
+
+// kept returns which points the remove mode keeps: those that are no
+// outliers, or with --invert the outliers alone.
+func (a *denoiseArgs) kept(outlier []bool) []bool {
+	keep := make([]bool, len(outlier))
 	for i, o := range outlier {
-		if o == a.invert {
-			keep = append(keep, i)
-		}
+		keep[i] = o == a.invert
 	}
-	return cloud.Select(keep), nil
+	return keep
 }

@@ -181,10 +181,13 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 			radius = math.Inf(1)
 		}
 	}
+	// rounds: the k nearest with no limit, whose first round, on the
+	// store's tiles, may leave points short of k.
+	rounds := r == 0 && !math.IsInf(radius, 1)
 	// pass: on the cpu backend, the points the first round leaves go to
 	// nearestPasses with their coordinates and reach (tile.Nearest's),
 	// while they fit (leftoverBytes a point); false: the rounds below.
-	pass := r == 0 && !math.IsInf(radius, 1) && findneighbor.PlainKNN(s.Backend)
+	pass := rounds && findneighbor.PlainKNN(s.Backend)
 	var shortXYZ, shortFar []float32
 	keys := s.Store.Keys()
 	err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
@@ -204,7 +207,7 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 				copy(buf[int(slot[i])*size:][:size], out[j*size:])
 			}
 		}
-		if r == 0 && !math.IsInf(radius, 1) && findneighbor.PlainKNN(w) {
+		if rounds && findneighbor.PlainKNN(w) {
 			// As tile.MomentsTiled on the cpu backend: the k nearest on a
 			// kd-tree of the tile, kept where they lie inside what the
 			// tile holds; the others go to the rounds below.
@@ -232,7 +235,7 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 			var done []int32
 			var dm []findneighbor.Moment
 			for j, i := range pts {
-				if r == 0 && int(m[j].N) < k && !math.IsInf(radius, 1) {
+				if rounds && int(m[j].N) < k {
 					sh = append(sh, t.ID[i])
 					continue
 				}
@@ -994,13 +997,18 @@ func (res *StreamResult) kept(rows []int64, ch *core.Cloud) (*core.Cloud, error)
 	if err != nil {
 		return nil, err
 	}
+	return selectMask(ch, keep), nil
+}
+
+// selectMask returns the points i of c with keep[i] (core.Cloud.Select).
+func selectMask(c *core.Cloud, keep []bool) *core.Cloud {
 	idx := make([]int, 0, len(keep))
 	for i, k := range keep {
 		if k {
 			idx = append(idx, i)
 		}
 	}
-	return ch.Select(idx), nil
+	return c.Select(idx)
 }
 
 // rower numbers the points of IN's chunks, in input order, as

@@ -461,15 +461,7 @@ func TestOutOfCoreLASScale(t *testing.T) {
 				mem, out := filepath.Join(dir, "mem."+ext), filepath.Join(dir, "ooc."+ext)
 				pctkRun(t, 0, slices.Concat(cmd, []string{in.path, mem, "--backend", "cpu"}, flags)...)
 				pctkRun(t, 0, slices.Concat(cmd, []string{in.path, out, "--backend", "cpu"}, flags, ooc)...)
-				a, err := os.ReadFile(mem)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := os.ReadFile(out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(a, b) {
+				if !bytes.Equal(readBytes(t, mem), readBytes(t, out)) {
 					t.Errorf("%s %q to %s: the out-of-core file differs from the in-memory one", filepath.Base(in.path), tc, ext)
 				}
 				if ext == "las" && tc[0] == "denoise" && tc[3] == "remove" {
@@ -561,10 +553,7 @@ func TestOutOfCoreKNNLeftovers(t *testing.T) {
 				if v == 1 && (!strings.Contains(stderr.String(), tc.log) || tc.batch == "" && tc.backend == "cpu" && passes != 1) {
 					t.Errorf("pctk %q, batch %q: no %q in its log:\n%s", a, tc.batch, tc.log, stderr.String())
 				}
-				var err error
-				if outs[v], err = os.ReadFile(out); err != nil {
-					t.Fatal(err)
-				}
+				outs[v] = readBytes(t, out)
 			}
 			if !bytes.Equal(outs[0], outs[1]) {
 				t.Errorf("%q --backend %s, batch %q: out of core differs from memory", args, tc.backend, tc.batch)
