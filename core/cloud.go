@@ -186,8 +186,8 @@ func (c *Cloud) Bounds() (b Bounds, ok bool) {
 	b = emptyBounds()
 	for r, p := range parts {
 		if found[r] {
-			b.add(p.Min)
-			b.add(p.Max)
+			b.Add(p.Min)
+			b.Add(p.Max)
 			ok = true
 		}
 	}
@@ -201,8 +201,8 @@ func emptyBounds() Bounds {
 	return Bounds{Min: [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
 }
 
-// add grows b to hold p.
-func (b *Bounds) add(p [3]float64) {
+// Add grows b to hold p.
+func (b *Bounds) Add(p [3]float64) {
 	for k := range 3 {
 		b.Min[k] = min(b.Min[k], p[k])
 		b.Max[k] = max(b.Max[k], p[k])
@@ -217,7 +217,7 @@ func (c *Cloud) boundsOf(lo, hi int) (b Bounds, ok bool) {
 		if !finite(p[0]) || !finite(p[1]) || !finite(p[2]) {
 			continue
 		}
-		b.add(p)
+		b.Add(p)
 		ok = true
 	}
 	return b, ok

@@ -1091,9 +1091,7 @@ func grow(b *core.Bounds, p [3]float64) *core.Bounds {
 	if b == nil {
 		return &core.Bounds{Min: p, Max: p}
 	}
-	for k := range 3 {
-		b.Min[k], b.Max[k] = min(b.Min[k], p[k]), max(b.Max[k], p[k])
-	}
+	b.Add(p)
 	return b
 }
 

@@ -122,9 +122,8 @@ func (f *ScaleFit) Add(c *core.Cloud) {
 			f.b, f.found = b, true
 			return
 		}
-		for k := range 3 {
-			f.b.Min[k], f.b.Max[k] = min(f.b.Min[k], b.Min[k]), max(f.b.Max[k], b.Max[k])
-		}
+		f.b.Add(b.Min)
+		f.b.Add(b.Max)
 		return
 	}
 	f.fed++
