@@ -125,18 +125,18 @@
 	HSUM(Z7, Y7, X7, 56) \
 	HSUM(Z8, Y8, X8, 64)
 
-// Lane numbers 0..15, added to a broadcast position.
 // RANKLANES sets k to the lanes of the next 8 keys of rankSortAVX512 that
 // exist, AX of them or more (none where AX ≤ 0), and counts them off AX
 // (R12 is 0, R13 0xff).
 #define RANKLANES(k) \
-	MOVQ AX, BX; \
-	TESTQ BX, BX; \
-	CMOVQLT R12, BX; \
-	BZHIL BX, R13, DX; \
-	KMOVB DX, k; \
+	MOVQ AX, BX \
+	TESTQ BX, BX \
+	CMOVQLT R12, BX \
+	BZHIL BX, R13, DX \
+	KMOVB DX, k \
 	SUBQ $8, AX
 
+// Lane numbers 0..15, added to a broadcast position.
 DATA iota16<>+0(SB)/4, $0
 DATA iota16<>+4(SB)/4, $1
 DATA iota16<>+8(SB)/4, $2

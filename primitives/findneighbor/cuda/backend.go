@@ -105,8 +105,8 @@ func probe(ordinal int) (findneighbor.Info, error) {
 	return info, nil
 }
 
-// Build indexes xyz on the backend's GPU. See the package documentation for what runs
-// where.
+// Build indexes xyz on the backend's GPU. See the package documentation
+// for what runs where.
 func (b backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
 	if len(xyz)%3 != 0 {
 		return nil, fmt.Errorf("cuda backend: %d coordinates is not a multiple of 3", len(xyz))

@@ -13,13 +13,15 @@
 // Build uploads the points, computes their bounding box, gives each point
 // the key of its cell (cells of side slightly over ε; the linear index of a
 // dense grid, x fastest, or a hash of the cell coordinates when the dense
-// grid would have more than max(4N, 65536) cells), sorts (key, index) with
-// a stable LSD radix sort written for this package, gathers the points into
-// that order and builds each key's start offset. Every query operation runs
-// one thread per query, queries in cell-sorted order, over the 27 cells
-// around the query (9 in a flat cloud); each row of 3 cells is one
-// contiguous range in dense mode. Hashed buckets may mix cells; each sorted
-// point keeps its cell id so that other cells' points are skipped.
+// grid would have more than max(min(32N, 2²⁸), 65536) cells; cells of ε/2,
+// searched 5×5×5, in a dense grid whose ε-cells would hold 16 points or
+// more on average), sorts (key, index) with a stable LSD radix sort written
+// for this package, gathers the points into that order and builds each
+// key's start offset. Every query operation runs one thread per query,
+// queries in cell-sorted order, over the 27 cells around the query (9 in a
+// flat cloud); each row of 3 cells is one contiguous range in dense mode.
+// Hashed buckets may mix cells; each sorted point keeps its cell id so that
+// other cells' points are skipped.
 //
 // Results equal the CPU backend's exactly: the distance test is
 // dx*dx+dy*dy+dz*dz <= ε*ε in float32 with every operation rounded on its

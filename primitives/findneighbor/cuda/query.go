@@ -350,19 +350,19 @@ func (ix *index) ClusterCores(isCore []bool, label []int32) error {
 		}
 		g := ix.grid.bytes()
 		n32 := int32(n)
-		steps := []struct {
+		type step struct {
 			f rt.Function
 			p *rt.Params
-		}{
-			{ix.k.ccInit, rt.NewParams().Ptr(ix.pos).I32(n32).Ptr(dIs).Ptr(core).Ptr(parent).Ptr(minIdx)},
-			{ix.k.ccLink, rt.NewParams().Struct(g).Ptr(ix.pos).Ptr(ix.start).I32(n32).Ptr(core).Ptr(parent)},
-			{ix.k.ccUnion, rt.NewParams().Struct(g).Ptr(ix.pos).Ptr(ix.start).Ptr(ix.ids).I32(n32).Ptr(core).Ptr(parent)},
-			{ix.k.ccFlatten, rt.NewParams().Ptr(ix.pos).I32(n32).Ptr(parent).Ptr(root).Ptr(minIdx)},
-			{ix.k.ccLabel, rt.NewParams().Struct(g).Ptr(ix.pos).Ptr(ix.start).Ptr(ix.ids).I32(n32).Ptr(core).Ptr(root).Ptr(minIdx).Ptr(dl)},
 		}
-		if !ix.grid.cellsLinked() {
-			steps = slices.Delete(steps, 1, 2)
+		steps := []step{{ix.k.ccInit, rt.NewParams().Ptr(ix.pos).I32(n32).Ptr(dIs).Ptr(core).Ptr(parent).Ptr(minIdx)}}
+		if ix.grid.cellsLinked() {
+			steps = append(steps, step{ix.k.ccLink, rt.NewParams().Struct(g).Ptr(ix.pos).Ptr(ix.start).I32(n32).Ptr(core).Ptr(parent)})
 		}
+		steps = append(steps,
+			step{ix.k.ccUnion, rt.NewParams().Struct(g).Ptr(ix.pos).Ptr(ix.start).Ptr(ix.ids).I32(n32).Ptr(core).Ptr(parent)},
+			step{ix.k.ccFlatten, rt.NewParams().Ptr(ix.pos).I32(n32).Ptr(parent).Ptr(root).Ptr(minIdx)},
+			step{ix.k.ccLabel, rt.NewParams().Struct(g).Ptr(ix.pos).Ptr(ix.start).Ptr(ix.ids).I32(n32).Ptr(core).Ptr(root).Ptr(minIdx).Ptr(dl)},
+		)
 		for _, st := range steps {
 			if err := ix.launch(t, st.f, n, st.p); err != nil {
 				return err
