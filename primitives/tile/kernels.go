@@ -151,7 +151,7 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 // its k nearest, ties broken by index as there. far holds, for each
 // point of short, the distance of its k-th nearest in t (+Inf where t has
 // fewer than k others), no nearer than its k-th nearest in the cloud
-// (Leftovers.Add). fn is called as Moments calls it.
+// (NewLeftovers takes it so). fn is called as Moments calls it.
 func Nearest(t *Points, b findneighbor.Backend, k int, gap func(i int32) float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) (short []int32, far []float32, err error) {
 	if !slices.Contains(t.Owned, true) {
 		return nil, nil, nil
