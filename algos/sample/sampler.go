@@ -94,10 +94,10 @@ func NewSampler(opts Options) (*Sampler, error) {
 		return nil, err
 	}
 	s := &Sampler{r2: opts.Radius * opts.Radius, inv: 1 / (opts.Radius * (1 + cellSlack)), max: opts.MaxBytes}
-	if err := s.reserve(1024 * slotBytes); err != nil {
+	s.table = newTable()
+	if err := s.reserve(int64(len(s.slots)) * slotBytes); err != nil {
 		return nil, err
 	}
-	s.table = newTable()
 	return s, nil
 }
 

@@ -70,7 +70,7 @@ func KNearestAdaptive(b Backend, xyz []float32, k int, opts BuildOptions, fn Rou
 	if len(xyz) == 0 {
 		return nil
 	}
-	if _, ok := b.(plainKNN); ok {
+	if PlainKNN(b) {
 		// One round, which is also the last, on an ε = +Inf index.
 		_, err := withIndex(b, xyz, float32(math.Inf(1)), opts, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) })
 		return err

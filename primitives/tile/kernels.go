@@ -26,10 +26,9 @@ func Counts(t *Points, b findneighbor.Backend, r float64, bo findneighbor.BuildO
 	if len(owned) == 0 {
 		return out, nil
 	}
-	bo.Reuse = false
-	ix, err := b.Build(t.XYZ, float32(r), bo)
+	ix, err := t.index(b, float32(r), bo)
 	if err != nil {
-		return nil, fmt.Errorf("tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
+		return nil, err
 	}
 	defer ix.Close()
 	// Every point of the tile is counted (halo points too, needlessly, but
@@ -42,6 +41,17 @@ func Counts(t *Points, b findneighbor.Backend, r float64, bo findneighbor.BuildO
 		out[j] = all[i]
 	}
 	return out, nil
+}
+
+// index builds b's index of radius eps over the tile's points, leaving
+// t.XYZ as it is (no BuildOptions.Reuse): the start of every kernel.
+func (t *Points) index(b findneighbor.Backend, eps float32, bo findneighbor.BuildOptions) (findneighbor.Index, error) {
+	bo.Reuse = false
+	ix, err := b.Build(t.XYZ, eps, bo)
+	if err != nil {
+		return nil, fmt.Errorf("tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
+	}
+	return ix, nil
 }
 
 // coords returns the coordinates of the points pts of xyz.
@@ -85,10 +95,9 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 	if len(pts) == 0 && pts != nil {
 		return nil
 	}
-	bo.Reuse = false
-	ix, err := b.Build(t.XYZ, float32(r), bo)
+	ix, err := t.index(b, float32(r), bo)
 	if err != nil {
-		return fmt.Errorf("tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
+		return err
 	}
 	defer ix.Close()
 	if pts == nil {
@@ -142,15 +151,14 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 // its k nearest, ties broken by index as there. far holds, for each
 // point of short, the distance of its k-th nearest in t (+Inf where t has
 // fewer than k others), no nearer than its k-th nearest in the cloud
-// (Leftovers.Add). fn is called as Moments calls it.
+// (NewLeftovers takes it so). fn is called as Moments calls it.
 func Nearest(t *Points, b findneighbor.Backend, k int, gap func(i int32) float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) (short []int32, far []float32, err error) {
 	if !slices.Contains(t.Owned, true) {
 		return nil, nil, nil
 	}
-	bo.Reuse = false
-	ix, err := b.Build(t.XYZ, float32(math.Inf(1)), bo)
+	ix, err := t.index(b, float32(math.Inf(1)), bo)
 	if err != nil {
-		return nil, nil, fmt.Errorf("tile %v: %s backend: build index: %w", t.Key, b.Name(), err)
+		return nil, nil, err
 	}
 	defer ix.Close()
 	var mu sync.Mutex

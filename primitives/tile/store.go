@@ -76,10 +76,10 @@ func (s *Store) Add(id int64, x, y, z float32) error {
 	binary.LittleEndian.PutUint32(rec[12:], math.Float32bits(y))
 	binary.LittleEndian.PutUint32(rec[16:], math.Float32bits(z))
 	p := [3]float32{x, y, z}
+	if s.n == 0 {
+		s.box = findneighbor.Box{Min: p, Max: p}
+	}
 	for a, v := range p {
-		if s.n == 0 {
-			s.box.Min[a], s.box.Max[a] = v, v
-		}
 		s.box.Min[a], s.box.Max[a] = min(s.box.Min[a], v), max(s.box.Max[a], v)
 	}
 	s.owned[s.g.Owner(x, y)]++

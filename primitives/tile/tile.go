@@ -106,14 +106,7 @@ func GridFor(size, halo float64, xyz []float32) (Grid, error) {
 	if err != nil || len(xyz) < 3 {
 		return g, err
 	}
-	lo := [2]float64{float64(xyz[0]), float64(xyz[1])}
-	hi := lo
-	for i := 0; i+2 < len(xyz); i += 3 {
-		for k := range 2 {
-			v := float64(xyz[i+k])
-			lo[k], hi[k] = min(lo[k], v), max(hi[k], v)
-		}
-	}
+	lo, hi := bounds(xyz)
 	return g, g.Covers(lo, hi)
 }
 
