@@ -77,8 +77,8 @@ func (b Box) Extent() float64 {
 	return e
 }
 
-// holds reports whether o lies within b.
-func (b Box) holds(o Box) bool {
+// Holds reports whether o lies within b.
+func (b Box) Holds(o Box) bool {
 	for a := range 3 {
 		if o.Min[a] < b.Min[a] || o.Max[a] > b.Max[a] {
 			return false

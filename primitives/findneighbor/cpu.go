@@ -38,7 +38,7 @@ func (cpuBackend) Build(xyz []float32, eps float32, opts BuildOptions) (Index, e
 		c.tree = newKDTree(xyz, c.nw)
 		return c, nil
 	}
-	if f := opts.Frame; f != nil && len(xyz) > 0 && !f.holds(BoxOf(xyz)) {
+	if f := opts.Frame; f != nil && len(xyz) > 0 && !f.Holds(BoxOf(xyz)) {
 		return nil, fmt.Errorf("findneighbor: cpu: the frame %v does not hold the points' box %v", *f, BoxOf(xyz))
 	}
 	c.g = newGrid(xyz, opts.Frame, eps, cellsPerEps, c.nw, opts.Reuse)

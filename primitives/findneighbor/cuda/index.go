@@ -96,10 +96,8 @@ func newGrid(lo, hi [3]float32, eps float32, n int) gridParams {
 // sums their moments to the bit, without a dense table of the whole
 // frame's cells. ok is false when the frame does not hold [lo, hi].
 func frameGrid(frame findneighbor.Box, frameN int, lo, hi [3]float32, eps float32, n int) (g gridParams, ok bool) {
-	for a := range 3 {
-		if lo[a] < frame.Min[a] || hi[a] > frame.Max[a] {
-			return g, false
-		}
+	if !frame.Holds(findneighbor.Box{Min: lo, Max: hi}) {
+		return g, false
 	}
 	g = newGrid(frame.Min, frame.Max, eps, frameN)
 	g.Hashed = 1
