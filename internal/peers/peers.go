@@ -63,6 +63,9 @@ func Available(peer string) error {
 			return fmt.Errorf("CloudCompare not found (Debian cloudcompare)")
 		}
 		return nil
+	case PDAL:
+		_, err := PDALRun()
+		return err
 	}
 	return fmt.Errorf("peers: unknown peer %q", peer)
 }
@@ -90,6 +93,8 @@ func Version(peer string) string {
 		v, err = exec.Command("dpkg-query", "-W", "-f", "${Version}", "pcl-tools").Output()
 	case CloudCompare:
 		v, err = exec.Command("dpkg-query", "-W", "-f", "${Version}", "cloudcompare").Output()
+	case PDAL:
+		v = []byte(pdalVersion())
 	}
 	if s := strings.TrimSpace(string(v)); err == nil && s != "" {
 		return s

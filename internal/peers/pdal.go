@@ -1,0 +1,75 @@
+package peers
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// PDAL is the shared PDAL 2.9.2 build (../shared/anchors/pdal), the
+// side-by-side peer of every PDAL stage pctk mirrors.
+const PDAL = "PDAL"
+
+// PDALRun returns the path of the shared PDAL build's run script
+// (../shared/anchors/pdal/run, found from the current folder upwards),
+// or an error saying why it cannot run here: the folder is absent (a
+// user's clone), or its Debian runtime (.ci/deps/pdal.sh) is missing.
+func PDALRun() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		run := filepath.Join(dir, "..", "shared", "anchors", "pdal", "run")
+		if _, err := os.Stat(run); err == nil {
+			if out, err := exec.Command(run, "--version").CombinedOutput(); err != nil {
+				return "", fmt.Errorf("%s --version: %v: %s (its runtime: .ci/deps/pdal.sh)", run, err, lastLine(out))
+			}
+			return run, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", fmt.Errorf("../shared/anchors/pdal/run not found above the current folder")
+		}
+		dir = up
+	}
+}
+
+// PDALPipeline runs PDAL on a pipeline (its JSON array of stages, as
+// PDAL's pipeline files hold it), written to dir/pipeline.json.
+func PDALPipeline(dir string, stages ...any) (ToolRun, error) {
+	run, err := PDALRun()
+	if err != nil {
+		return ToolRun{}, err
+	}
+	data, err := json.MarshalIndent(stages, "", "  ")
+	if err != nil {
+		return ToolRun{}, err
+	}
+	p := filepath.Join(dir, "pipeline.json")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return ToolRun{}, err
+	}
+	return runTool(run, []string{"pipeline", p}, nil, nil, 0)
+}
+
+// pdalVersion returns what "pdal --version" prints, e.g. "2.9.2".
+func pdalVersion() string {
+	run, err := PDALRun()
+	if err != nil {
+		return ""
+	}
+	out, err := exec.Command(run, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	for _, f := range strings.Fields(string(out)) {
+		if len(f) > 0 && f[0] >= '0' && f[0] <= '9' {
+			return f
+		}
+	}
+	return ""
+}
