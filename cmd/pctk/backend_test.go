@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/stage"
 )
 
 // TestBackendName checks that "auto" (or no name) takes the cpu backend
@@ -30,8 +31,8 @@ func TestBackendName(t *testing.T) {
 		{"brute", false, "brute"},
 	}
 	for _, tc := range tests {
-		if got := backendName(tc.name, tc.cpuWork); got != tc.want {
-			t.Errorf("backendName(%q, cpuWork %v) = %q, want %q", tc.name, tc.cpuWork, got, tc.want)
+		if got := stage.BackendName(tc.name, tc.cpuWork); got != tc.want {
+			t.Errorf("stage.BackendName(%q, cpuWork %v) = %q, want %q", tc.name, tc.cpuWork, got, tc.want)
 		}
 	}
 }
@@ -70,8 +71,8 @@ func TestFilterReleasesDevice(t *testing.T) {
 		t.Fatalf("dbscan exited %d", code)
 	}
 	spy := &stopSpy{Backend: findneighbor.CPU()}
-	observeBackend = func(b findneighbor.Backend, _ time.Duration) findneighbor.Backend { return spy }
-	defer func() { observeBackend = nil }()
+	stage.ObserveBackend = func(b findneighbor.Backend, _ time.Duration) findneighbor.Backend { return spy }
+	defer func() { stage.ObserveBackend = nil }()
 	out := filepath.Join(dir, "out.ply")
 	if code := run([]string{"pctk", "-q", "dbscan", "--backend", "cpu", "--eps", "1.5", "--min-pts", "3", in, out}); code != 0 {
 		t.Fatalf("dbscan with a device to release exited %d", code)
@@ -94,10 +95,10 @@ func TestFilterReleasesDevice(t *testing.T) {
 		t.Errorf("pipeline: Stop calls (builds done at each) = %v, want [2 2]: each step's backend released after the last step", spy.stops)
 	}
 
-	releaseBackend(findneighbor.CPU())() // no Stop: returns at once
+	stage.ReleaseBackend(findneighbor.CPU())() // no Stop: returns at once
 	gate := make(chan struct{})
 	blocked := &gatedStop{gate: gate}
-	wait := releaseBackend(blocked)
+	wait := stage.ReleaseBackend(blocked)
 	returned := make(chan struct{})
 	go func() { wait(); close(returned) }()
 	select {

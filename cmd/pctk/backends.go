@@ -6,7 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/stage"
 	"github.com/urfave/cli/v2"
 )
 
@@ -63,7 +65,7 @@ func runBackends(c *cli.Context) error {
 		wg.Go(func() {
 			t := time.Now()
 			info, err := probe(b, c.Bool("full"))
-			debugf("probe %s: %v", b.Name(), time.Since(t).Round(time.Millisecond))
+			msg.Debugf("probe %s: %v", b.Name(), time.Since(t).Round(time.Millisecond))
 			list[i] = backendStatus{Name: b.Name(), Available: err == nil, Device: info.Device, Priority: info.Priority, Details: info.Details}
 			if err != nil {
 				list[i].Reason = err.Error()
@@ -76,11 +78,11 @@ func runBackends(c *cli.Context) error {
 		auto = b.Name()
 	}
 	if c.Bool("json") {
-		return printJSON(struct {
+		return stage.PrintJSON(struct {
 			Auto     string          `json:"auto"`
 			AutoKNN  string          `json:"auto_knn"` // for normals and statistical removal (cpuWork)
 			Backends []backendStatus `json:"backends"`
-		}{auto, backendName("auto", true), list})
+		}{auto, stage.BackendName("auto", true), list})
 	}
 	for _, s := range list {
 		if !s.Available {
@@ -97,6 +99,6 @@ func runBackends(c *cli.Context) error {
 			fmt.Printf("%-12s   %s: %s\n", "", k, s.Details[k])
 		}
 	}
-	fmt.Printf("auto picks: %s (%s for normals and denoise statistical)\n", auto, backendName("auto", true))
+	fmt.Printf("auto picks: %s (%s for normals and denoise statistical)\n", auto, stage.BackendName("auto", true))
 	return nil
 }

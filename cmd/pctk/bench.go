@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/stage"
 	"github.com/urfave/cli/v2"
 )
 
@@ -40,7 +42,7 @@ func init() {
 			&cli.IntFlag{Name: "repeat", Value: 5, Usage: "runs per operation (median reported)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for generated points"},
 			&cli.BoolFlag{Name: "json", Usage: "print results as JSON"},
-			salvageFlag,
+			flagOf(stage.SalvageOption),
 			&cli.StringFlag{Name: "cpuprofile", Usage: "with --e2e: write a CPU profile of the runs to `FILE` (go tool pprof)"},
 			&cli.BoolFlag{Name: "e2e", Usage: "time whole `pctk dbscan` commands on FILE (--eps, --min-pts, --backends, --repeat) split into start-up, read, upload, build, query, download, write, next to `pctk convert` of FILE"},
 		}, benchPeerFlags...),
@@ -64,12 +66,12 @@ func runBench(c *cli.Context) error {
 	}
 	names := strings.Split(c.String("backends"), ",")
 	for _, name := range names {
-		if err := checkBackend("--backends", name); err != nil {
+		if err := stage.CheckBackend("--backends", name); err != nil {
 			return err
 		}
 	}
 	if c.Int("repeat") < 1 {
-		return usagef("--repeat: want at least 1 run, got %d", c.Int("repeat"))
+		return stage.Usagef("--repeat: want at least 1 run, got %d", c.Int("repeat"))
 	}
 	if c.Bool("e2e") {
 		return runBenchE2E(c)
@@ -77,7 +79,7 @@ func runBench(c *cli.Context) error {
 	ops := strings.Split(c.String("ops"), ",")
 	for _, op := range ops {
 		if !slices.Contains([]string{"counts", "knn", "moments", "dbscan", "kmoments"}, op) {
-			return usagef("unknown op %q", op)
+			return stage.Usagef("unknown op %q", op)
 		}
 	}
 	xyz, eps, err := benchPoints(c)
@@ -85,7 +87,7 @@ func runBench(c *cli.Context) error {
 		return err
 	}
 	n := len(xyz) / 3
-	infof("bench: %d points, eps %g, backends %s, ops %s, repeat %d", n, eps, strings.Join(names, ","), strings.Join(ops, ","), c.Int("repeat"))
+	msg.Infof("bench: %d points, eps %g, backends %s, ops %s, repeat %d", n, eps, strings.Join(names, ","), strings.Join(ops, ","), c.Int("repeat"))
 	var rows []benchRow
 	base := map[string]float64{}
 	baseCounts := []uint32(nil)
@@ -116,7 +118,7 @@ func runBench(c *cli.Context) error {
 		}
 	}
 	if c.Bool("json") {
-		return printJSON(struct {
+		return stage.PrintJSON(struct {
 			Points int        `json:"points"`
 			Eps    float64    `json:"eps"`
 			Rows   []benchRow `json:"rows"`
@@ -132,13 +134,13 @@ func runBench(c *cli.Context) error {
 // benchPoints returns the points to time and the radius.
 func benchPoints(c *cli.Context) ([]float32, float64, error) {
 	if c.NArg() > 1 {
-		return nil, 0, usagef("bench takes at most one FILE")
+		return nil, 0, stage.Usagef("bench takes at most one FILE")
 	}
 	if c.NArg() == 1 {
 		if c.Float64("eps") <= 0 {
-			return nil, 0, usagef("bench FILE needs --eps")
+			return nil, 0, stage.Usagef("bench FILE needs --eps")
 		}
-		cloud, _, err := readCloud(c, c.Args().First())
+		cloud, _, err := stage.ReadCloud(c, c.Args().First())
 		if err != nil {
 			return nil, 0, err
 		}
@@ -149,7 +151,7 @@ func benchPoints(c *cli.Context) ([]float32, float64, error) {
 	}
 	n := c.Int("points")
 	if n < 1 {
-		return nil, 0, usagef("--points must be positive")
+		return nil, 0, stage.Usagef("--points must be positive")
 	}
 	rng := rand.New(rand.NewPCG(c.Uint64("seed"), 0x70637466))
 	xyz := make([]float32, 3*n)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 	fncuda "github.com/pctk/pctk/primitives/findneighbor/cuda"
+	"github.com/pctk/pctk/stage"
 	"github.com/urfave/cli/v2"
 )
 
@@ -129,7 +130,7 @@ func (x e2eIndex) ClusterCores(isCore []bool, label []int32) error {
 // the same format for scale.
 func runBenchE2E(c *cli.Context) error {
 	if c.NArg() != 1 || c.Float64("eps") <= 0 {
-		return usagef("bench --e2e needs FILE and --eps")
+		return stage.Usagef("bench --e2e needs FILE and --eps")
 	}
 	in := c.Args().First()
 	dir, err := os.MkdirTemp("", "pctk-e2e-")
@@ -151,11 +152,11 @@ func runBenchE2E(c *cli.Context) error {
 		defer pprof.StopCPUProfile()
 	}
 	var rows []e2eRow
-	defer func() { observeBackend = nil }()
+	defer func() { stage.ObserveBackend = nil }()
 	for _, name := range strings.Split(c.String("backends"), ",") {
 		for r := range max(1, c.Int("repeat")) {
 			p := &e2eProbe{row: e2eRow{Backend: name, Run: r + 1}}
-			observeBackend = func(b findneighbor.Backend, waited time.Duration) findneighbor.Backend {
+			stage.ObserveBackend = func(b findneighbor.Backend, waited time.Duration) findneighbor.Backend {
 				p.add(&p.row.StartWait, waited)
 				return e2eBackend{Backend: b, p: p}
 			}
@@ -166,8 +167,8 @@ func runBenchE2E(c *cli.Context) error {
 				return fmt.Errorf("bench --e2e: pctk dbscan --backend %s exited %d", name, code)
 			}
 			p.row.Total = ms(time.Since(t0))
-			observeBackend = nil
-			var s dbscanSummary
+			stage.ObserveBackend = nil
+			var s stage.DBSCANSummary
 			data, err := os.ReadFile(sum)
 			if err == nil {
 				err = json.Unmarshal(data, &s)
@@ -188,7 +189,7 @@ func runBenchE2E(c *cli.Context) error {
 		}
 	}
 	if c.Bool("json") {
-		return printJSON(struct {
+		return stage.PrintJSON(struct {
 			File string   `json:"file"`
 			Eps  float64  `json:"eps"`
 			Rows []e2eRow `json:"rows"`

@@ -15,9 +15,11 @@ import (
 	"github.com/pctk/pctk/algos/normals"
 	"github.com/pctk/pctk/algos/synth"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/internal/peers"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/stage"
 	"github.com/urfave/cli/v2"
 )
 
@@ -99,7 +101,7 @@ func runBenchPeers(c *cli.Context) error {
 		ops = strings.Split(c.String("ops"), ",")
 		for _, op := range ops {
 			if !slices.Contains(peerOps, op) {
-				return usagef("--ops with --peers: unknown op %q (want %s)", op, strings.Join(peerOps, ", "))
+				return stage.Usagef("--ops with --peers: unknown op %q (want %s)", op, strings.Join(peerOps, ", "))
 			}
 		}
 	}
@@ -111,13 +113,13 @@ func runBenchPeers(c *cli.Context) error {
 	}
 	for _, s := range scenes {
 		if _, ok := synthKinds[s]; !ok {
-			return usagef("--synth: unknown scene %q (street, blobs, uniform)", s)
+			return stage.Usagef("--synth: unknown scene %q (street, blobs, uniform)", s)
 		}
 	}
 	if c.Int("points") < 1 {
-		return usagef("--points must be positive")
+		return stage.Usagef("--points must be positive")
 	}
-	if err := checkOutputs(c, c.String("markdown"), c.String("chart")); err != nil {
+	if err := stage.CheckOutputs(c, c.String("markdown"), c.String("chart")); err != nil {
 		return err
 	}
 	pb := &peerBench{c: c, have: map[string]error{}, versions: map[string]string{"pctk": version()}}
@@ -147,7 +149,7 @@ func runBenchPeers(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		infof("bench --peers: %s, %s, median spacing %.4g", pc.name, count(len(pc.xyz)/3, "point"), pc.spacing)
+		msg.Infof("bench --peers: %s, %s, median spacing %.4g", pc.name, stage.Count(len(pc.xyz)/3, "point"), pc.spacing)
 		for _, op := range ops {
 			if err := pb.runOp(op, pc); err != nil {
 				return fmt.Errorf("bench --peers %s on %s: %w", op, pc.name, err)
@@ -158,12 +160,12 @@ func runBenchPeers(c *cli.Context) error {
 	}
 	pb.printTable(os.Stdout)
 	if p := c.String("markdown"); p != "" {
-		if err := writeFile(c, p, pb.writeMarkdown); err != nil {
+		if err := stage.WriteFile(c, p, pb.writeMarkdown); err != nil {
 			return err
 		}
 	}
 	if p := c.String("chart"); p != "" {
-		if err := writeFile(c, p, pb.writeChart); err != nil {
+		if err := stage.WriteFile(c, p, pb.writeChart); err != nil {
 			return err
 		}
 	}
@@ -176,7 +178,7 @@ func peerBackends(c *cli.Context) ([]findneighbor.Backend, error) {
 	var out []findneighbor.Backend
 	if c.IsSet("backends") {
 		for _, name := range strings.Split(c.String("backends"), ",") {
-			if err := checkBackend("--backends", name); err != nil {
+			if err := stage.CheckBackend("--backends", name); err != nil {
 				return nil, err
 			}
 			b, err := findneighbor.Get(name)
@@ -210,7 +212,7 @@ func (pb *peerBench) loadCloud(name, dir string) (*peerCloud, error) {
 		cloud, err = synthKinds[scene](synth.Options{Points: pb.c.Int("points"), Seed: pb.c.Uint64("seed")})
 	} else {
 		label = filepath.Base(name)
-		cloud, _, err = readCloud(pb.c, name)
+		cloud, _, err = stage.ReadCloud(pb.c, name)
 		if err == nil {
 			cloud = finitePoints(cloud)
 		}
@@ -228,7 +230,7 @@ func (pb *peerBench) loadCloud(name, dir string) (*peerCloud, error) {
 	}
 	maxR := pc.spacing * max(peerEps, peerNormalsR, peerRORR)
 	if pc.xyz, pc.unit, err = peers.Snap(xyz, maxR); err != nil {
-		infof("warning: %s: %v; comparing unsnapped points (float32 and float64 may disagree at ties)", name, err)
+		msg.Infof("warning: %s: %v; comparing unsnapped points (float32 and float64 may disagree at ties)", name, err)
 		pc.xyz, pc.unit = xyz, 0
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -277,8 +279,8 @@ func finitePoints(c *core.Cloud) *core.Cloud {
 // user running it would see, less the process start.
 func pctkProcess(pc *peerCloud, args ...string) (float64, error) {
 	out := filepath.Join(pc.dir, "pctk-out.pcd")
-	saved := logLevel
-	defer func() { logLevel = saved }()
+	saved := msg.Current
+	defer func() { msg.Current = saved }()
 	start := time.Now()
 	argv := append(append([]string{"pctk", "-q"}, args...), pc.pcd, out, "--force")
 	if st := run(argv); st != 0 {
@@ -302,12 +304,12 @@ func (pb *peerBench) add(pc *peerCloud, r peerRow) {
 // warning, so that one tool's trouble does not lose the others' results.
 func (pb *peerBench) peer(pc *peerCloud, op, peer string, run func() error) {
 	if err := pb.have[peer]; err != nil {
-		infof("bench --peers: %s: %v", peer, err)
+		msg.Infof("bench --peers: %s: %v", peer, err)
 		pb.add(pc, peerRow{Op: op, Tool: peer, Version: "-", Agree: "not installed"})
 		return
 	}
 	if err := run(); err != nil {
-		infof("warning: bench --peers: %s %s on %s: %v", peer, op, pc.name, err)
+		msg.Infof("warning: bench --peers: %s %s on %s: %v", peer, op, pc.name, err)
 		msg, _, _ := strings.Cut(err.Error(), "\n")
 		pb.add(pc, peerRow{Op: op, Tool: peer, Agree: "failed: " + msg})
 	}

@@ -5,15 +5,12 @@ import (
 	"io"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/io/stl"
+	"github.com/pctk/pctk/stage"
 	"github.com/urfave/cli/v2"
 )
-
-// chunkPoints is how many points a streaming conversion, or an out-of-core
-// pass, holds at a time (a variable for tests, which make clouds of many
-// chunks from small files).
-var chunkPoints = 1 << 20
 
 func init() {
 	commands = append(commands, &cli.Command{
@@ -26,34 +23,34 @@ func init() {
 			"Examples:\n" +
 			"   pctk convert scan.laz scan.ply\n" +
 			"   pctk convert part.stl part.pcd --sample 100000 --seed 7",
-		Flags: append([]cli.Flag{formatFlag, salvageFlag, forceFlag,
+		Flags: append([]cli.Flag{flagOf(stage.FormatOption), flagOf(stage.SalvageOption), flagOf(stage.ForceOption),
 			&cli.IntFlag{Name: "sample", Usage: "for STL input: sample N points uniformly over the surface (area-weighted) instead of taking the vertices (0: the vertices)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for --sample"},
-		}, queryFlags...),
+		}, flagsOf(stage.QueryOptions...)...),
 		Action: runConvert,
 	})
 }
 
 func runConvert(c *cli.Context) error {
-	in, out, err := inOut(c)
+	in, out, err := stage.InOut(c.Command.Name, c.Args().Slice())
 	if err != nil {
 		return err
 	}
-	if err := checkOutputs(c, out); err != nil {
+	if err := stage.CheckOutputs(c, out); err != nil {
 		return err
 	}
-	if q, err := queryOf(c); err != nil || q != nil {
+	if q, err := stage.QueryOf(c); err != nil || q != nil {
 		if err != nil {
 			return err
 		}
-		cloud, f, err := readCloud(c, in)
+		cloud, f, err := stage.ReadCloud(c, in)
 		if err != nil {
 			return err
 		}
-		if err := writeCloud(c, out, cloud, f); err != nil {
+		if err := stage.WriteCloud(c, out, cloud, f); err != nil {
 			return err
 		}
-		infof("converted %d points of %s selected by the query to %s", cloud.Len(), in, out)
+		msg.Infof("converted %d points of %s selected by the query to %s", cloud.Len(), in, out)
 		return nil
 	}
 	f, r, closer, err := pcio.Open(in)
@@ -63,53 +60,53 @@ func runConvert(c *cli.Context) error {
 	defer closer.Close()
 	of, variant, err := pcio.OutputFormat(out, c.String("format"), f)
 	if err != nil {
-		return usagef("%v", err)
+		return stage.Usagef("%v", err)
 	}
-	if f, err = withText(c, f, true); err != nil {
+	if f, err = stage.WithText(c, f, true); err != nil {
 		return err
 	}
-	if of, err = withText(c, of, false); err != nil {
+	if of, err = stage.WithText(c, of, false); err != nil {
 		return err
 	}
 	if of.Encode == nil {
-		return usagef("format %s cannot be written", of.Name)
+		return stage.Usagef("format %s cannot be written", of.Name)
 	}
 	if n := c.Int("sample"); c.IsSet("sample") {
 		if f.Name != "stl" {
-			return usagef("--sample applies to STL input, not %s", f.Name)
+			return stage.Usagef("--sample applies to STL input, not %s", f.Name)
 		}
 		if n < 1 {
-			return usagef("--sample needs a positive number of points")
+			return stage.Usagef("--sample needs a positive number of points")
 		}
-		cloud, err := stl.Sample(r, n, c.Uint64("seed"), readOptions(c, in))
+		cloud, err := stl.Sample(r, n, c.Uint64("seed"), stage.ReadOptions(c, in))
 		if err != nil {
 			return fmt.Errorf("%s: %w", pcio.Name(in), err)
 		}
-		if err := writeCloud(c, out, cloud, f); err != nil {
+		if err := stage.WriteCloud(c, out, cloud, f); err != nil {
 			return err
 		}
-		infof("sampled %d points from the surface of %s into %s (%s)", n, in, out, of.Name)
+		msg.Infof("sampled %d points from the surface of %s into %s (%s)", n, in, out, of.Name)
 		return nil
 	}
 	// A salvaged read may find the cut only at the end of the data, when a
 	// streaming encoder has announced the promised count: read it whole.
-	if f.NewDecoder != nil && of.NewEncoder != nil && !c.Bool(salvageFlag.Name) {
+	if f.NewDecoder != nil && of.NewEncoder != nil && !c.Bool(stage.SalvageOption.Name) {
 		n, err := streamConvert(c, in, f, r, of, variant, out)
 		if err != nil {
 			return err
 		}
-		infof("converted %d points from %s (%s) to %s (%s)", n, in, f.Name, out, of.Name)
+		msg.Infof("converted %d points from %s (%s) to %s (%s)", n, in, f.Name, out, of.Name)
 		return nil
 	}
-	cloud, err := f.Decode(r, readOptions(c, in))
+	cloud, err := f.Decode(r, stage.ReadOptions(c, in))
 	if err != nil {
 		return fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
-	warnRead(in, f, &cloud.Meta)
-	if err := writeCloud(c, out, cloud, f); err != nil {
+	stage.WarnRead(in, f, &cloud.Meta)
+	if err := stage.WriteCloud(c, out, cloud, f); err != nil {
 		return err
 	}
-	infof("converted %d points from %s (%s) to %s (%s)", cloud.Len(), in, f.Name, out, of.Name)
+	msg.Infof("converted %d points from %s (%s) to %s (%s)", cloud.Len(), in, f.Name, out, of.Name)
 	return nil
 }
 
@@ -122,13 +119,13 @@ func streamConvert(c *cli.Context, in string, f *pcio.Format, r io.Reader, of *p
 		return 0, fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
 	var n int64
-	err = streamOut(c, in, dec, path, of, dec.Header(), variant, func(_ int64, ch *core.Cloud) (*core.Cloud, error) {
+	err = stage.StreamOut(c, in, dec, path, of, dec.Header(), variant, func(_ int64, ch *core.Cloud) (*core.Cloud, error) {
 		n += int64(ch.Len())
 		return ch, nil
 	})
 	if err != nil {
 		return n, err
 	}
-	warnRead(in, f, &dec.Header().Meta)
+	stage.WarnRead(in, f, &dec.Header().Meta)
 	return n, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/pctk/pctk/io/pcio"
 	_ "github.com/pctk/pctk/io/ply"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/stage"
 )
 
 // dbscanFixture writes a PLY cloud of two groups on a line and one stray
@@ -74,13 +75,13 @@ func intColumn(t *testing.T, c *core.Cloud, name string) []int64 {
 	return v
 }
 
-func readSummary(t *testing.T, path string) dbscanSummary {
+func readSummary(t *testing.T, path string) stage.DBSCANSummary {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s dbscanSummary
+	var s stage.DBSCANSummary
 	if err := json.Unmarshal(data, &s); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -176,7 +177,7 @@ func TestDBSCANNoiseHandling(t *testing.T) {
 	in := dbscanFixture(t, dir)
 	out := filepath.Join(dir, "out.ply")
 	pctkRun(t, 0, "dbscan", in, out, "--eps", "1.5", "--min-pts", "3", "--classify-noise", "--backend", "brute")
-	if got, want := intColumn(t, readTestCloud(t, out), core.DimClassification), []int64{0, 0, 0, 0, 0, 0, 0, noiseClass}; !slices.Equal(got, want) {
+	if got, want := intColumn(t, readTestCloud(t, out), core.DimClassification), []int64{0, 0, 0, 0, 0, 0, 0, 7}; !slices.Equal(got, want) {
 		t.Errorf("--classify-noise: Classification got %v, want %v", got, want)
 	}
 	// --min-cluster-size 4 turns the group of 3 into noise too.

@@ -175,7 +175,7 @@ func TestDenoiseLASClassifies(t *testing.T) {
 	for i := range before {
 		want := before[i]
 		if outlier[i] == 1 {
-			want = denoiseNoiseClass
+			want = 7
 			n++
 		}
 		if after[i] != want {
@@ -185,7 +185,7 @@ func TestDenoiseLASClassifies(t *testing.T) {
 	if n == 0 || n > len(before)/10 {
 		t.Errorf("got %d outliers of %d points, want a few", n, len(before))
 	}
-	t.Logf("%d of %d points classified %d", n, len(before), denoiseNoiseClass)
+	t.Logf("%d of %d points classified %d", n, len(before), 7)
 }
 
 // TestDenoiseDims checks --dims xy: two points 5 apart in Z only are

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
+	"github.com/pctk/pctk/stage"
 )
 
 // envSpread, set for a child pctk of the tests (pctkCmd), makes --gpus
@@ -23,12 +24,12 @@ func spreadForTests() {
 	if err != nil || visible <= 0 {
 		return
 	}
-	gpuBackends = func(b findneighbor.Backend, n int) ([]findneighbor.Backend, error) {
+	stage.GPUBackends = func(b findneighbor.Backend, n int) ([]findneighbor.Backend, error) {
 		if n == 0 {
 			n = visible
 		}
 		if n > visible {
-			return nil, usagef("--gpus %d: only %s usable here", n, count(visible, "GPU"))
+			return nil, stage.Usagef("--gpus %d: only %s usable here", n, stage.Count(visible, "GPU"))
 		}
 		if n == 1 {
 			return []findneighbor.Backend{b}, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/stage"
 	"github.com/urfave/cli/v2"
 )
 
@@ -23,8 +24,8 @@ func init() {
 			"   pctk info --json table_scene_lms400.pcd",
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the facts as JSON"},
-			salvageFlag,
-		}, queryFlags...),
+			flagOf(stage.SalvageOption),
+		}, flagsOf(stage.QueryOptions...)...),
 		Action: runInfo,
 	})
 }
@@ -63,25 +64,25 @@ type crsInfo struct {
 
 func runInfo(c *cli.Context) error {
 	if c.NArg() != 1 {
-		return usagef("info needs exactly one FILE (or - for stdin), got %d argument(s)", c.NArg())
+		return stage.Usagef("info needs exactly one FILE (or - for stdin), got %d argument(s)", c.NArg())
 	}
 	path := c.Args().First()
-	q, err := queryOf(c)
+	q, err := stage.QueryOf(c)
 	if err != nil {
 		return err
 	}
-	cloud, f, err := readCloud(c, path)
+	cloud, f, err := stage.ReadCloud(c, path)
 	if err != nil {
 		return err
 	}
 	r := describe(path, f, cloud)
-	octree, err := copcFacts(path, q)
+	octree, err := stage.CopcFacts(path, q)
 	if err != nil {
 		return err
 	}
 	r.Header = append(r.Header, octree...)
 	if c.Bool("json") {
-		return printJSON(r)
+		return stage.PrintJSON(r)
 	}
 	printInfo(os.Stdout, r)
 	return nil

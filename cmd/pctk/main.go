@@ -14,21 +14,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pctk/pctk/internal/msg"
+	"github.com/pctk/pctk/stage"
 	"github.com/urfave/cli/v2"
 )
 
 // commands collects the subcommands; each lives in its own file and adds
 // itself from an init function.
 var commands []*cli.Command
-
-// usageError marks errors in how pctk was called; they exit with status 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error {
-	return usageError{fmt.Sprintf(format, args...)}
-}
 
 func newApp() *cli.App {
 	slices.SortFunc(commands, func(a, b *cli.Command) int { return strings.Compare(a.Name, b.Name) })
@@ -46,12 +39,12 @@ func newApp() *cli.App {
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print details of each step on stderr"},
 		},
 		Before: func(c *cli.Context) error {
-			logLevel = levelNormal
+			msg.Current = msg.Normal
 			if c.Bool("quiet") {
-				logLevel = levelQuiet
+				msg.Current = msg.Quiet
 			}
 			if c.Bool("verbose") {
-				logLevel = levelVerbose
+				msg.Current = msg.Verbose
 			}
 			return nil
 		},
@@ -63,12 +56,12 @@ func newApp() *cli.App {
 			"   pctk denoise statistical scan.laz - | pctk dbscan - clusters.laz --eps 1.5 --min-pts 10\n" +
 			"   pctk synth street street.las && pctk render street.las street.png --color classification",
 		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
-			return usageError{err.Error()}
+			return stage.UsageError{Msg: err.Error()}
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("unknown command %q (see pctk help)", c.Args().First())
+				return stage.Usagef("unknown command %q (see pctk help)", c.Args().First())
 			}
 			// As go does: the overview on stderr, exit 2; "pctk help"
 			// prints it on stdout.
@@ -77,7 +70,7 @@ func newApp() *cli.App {
 			if err := cli.ShowAppHelp(c); err != nil {
 				return err
 			}
-			return usagef("no command given")
+			return stage.Usagef("no command given")
 		},
 	}
 	for _, cmd := range app.Commands {
@@ -101,9 +94,9 @@ func needSubcommand(c *cli.Context) error {
 	}
 	list := strings.Join(names, ", ")
 	if c.NArg() > 0 {
-		return usagef("%s: unknown method %q (want %s; see pctk help %s)", c.Command.Name, c.Args().First(), list, c.Command.Name)
+		return stage.Usagef("%s: unknown method %q (want %s; see pctk help %s)", c.Command.Name, c.Args().First(), list, c.Command.Name)
 	}
-	return usagef("%s needs a method: %s (see pctk help %s)", c.Command.Name, list, c.Command.Name)
+	return stage.Usagef("%s needs a method: %s (see pctk help %s)", c.Command.Name, list, c.Command.Name)
 }
 
 // helpArgs turns "pctk help CMD SUB..." (after any global flags) into
@@ -132,7 +125,7 @@ func run(args []string) int {
 		return 0
 	}
 	fmt.Fprintln(os.Stderr, "pctk:", err)
-	var ue usageError
+	var ue stage.UsageError
 	if errors.As(err, &ue) {
 		return 2
 	}

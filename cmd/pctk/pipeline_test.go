@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pctk/pctk/stage"
 )
 
 // pipelineSteps are three steps that each change the cloud: a point
@@ -20,7 +22,7 @@ func shellPipeline(t *testing.T, in, out string, steps []string) {
 	var stderr bytes.Buffer
 	var prev *bytes.Buffer
 	for i, s := range steps {
-		words, err := splitWords(s)
+		words, err := stage.SplitWords(s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/pctk/pctk/algos/render"
+	"github.com/pctk/pctk/internal/msg"
+	"github.com/pctk/pctk/stage"
 	"github.com/urfave/cli/v2"
 )
 
@@ -25,14 +27,14 @@ func init() {
 			&cli.StringFlag{Name: "color", Value: "z", Usage: "z, intensity, classification, cluster, normal, rgb or an attribute's name"},
 			&cli.IntFlag{Name: "width", Value: 1024, Usage: "plot width in pixels"},
 			&cli.IntFlag{Name: "splat", Usage: "side of each point's square in pixels (default: from the density, 1 to 4)"},
-			salvageFlag, forceFlag,
-		}, queryFlags...),
+			flagOf(stage.SalvageOption), flagOf(stage.ForceOption),
+		}, flagsOf(stage.QueryOptions...)...),
 		Action: runRender,
 	})
 }
 
 func runRender(c *cli.Context) error {
-	in, out, err := inOut(c)
+	in, out, err := stage.InOut(c.Command.Name, c.Args().Slice())
 	if err != nil {
 		return err
 	}
@@ -40,22 +42,22 @@ func runRender(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutputs(c, out); err != nil {
+	if err := stage.CheckOutputs(c, out); err != nil {
 		return err
 	}
-	cloud, _, err := readCloudDims(c, in, render.Needs(o.Color))
+	cloud, _, err := stage.ReadCloudDims(c, in, render.Needs(o.Color))
 	if err != nil {
 		return err
 	}
 	start := time.Now()
 	img, err := render.Render(cloud, o)
 	if err != nil {
-		return usagef("%v", err)
+		return stage.Usagef("%v", err)
 	}
-	if err := writeFile(c, out, func(w io.Writer) error { return png.Encode(w, img) }); err != nil {
+	if err := stage.WriteFile(c, out, func(w io.Writer) error { return png.Encode(w, img) }); err != nil {
 		return err
 	}
-	infof("drew %d points of %s into %s (%dx%d) in %.2f s", cloud.Len(), in, out, img.Rect.Dx(), img.Rect.Dy(), time.Since(start).Seconds())
+	msg.Infof("drew %d points of %s into %s (%dx%d) in %.2f s", cloud.Len(), in, out, img.Rect.Dx(), img.Rect.Dy(), time.Since(start).Seconds())
 	return nil
 }
 
@@ -63,7 +65,7 @@ func runRender(c *cli.Context) error {
 func renderOptions(c *cli.Context) (render.Options, error) {
 	v, err := render.ParseView(c.String("view"))
 	if err != nil {
-		return render.Options{}, usagef("--view: %v", err)
+		return render.Options{}, stage.Usagef("--view: %v", err)
 	}
 	return render.Options{View: v, Color: c.String("color"), Width: c.Int("width"), Splat: c.Int("splat")}, nil
 }

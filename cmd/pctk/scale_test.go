@@ -18,6 +18,7 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 	_ "github.com/pctk/pctk/io/ply"
+	"github.com/pctk/pctk/stage"
 )
 
 // TestOutOfCoreMemory measures an out-of-core pctk dbscan on a synthetic
@@ -44,7 +45,7 @@ func TestOutOfCoreMemory(t *testing.T) {
 	if budget == "" {
 		budget = "256MiB"
 	}
-	limit, err := parseSize(budget)
+	limit, err := stage.ParseSize(budget)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,35 +159,5 @@ func sameFiles(t *testing.T, a, b string) bool {
 		if ea != nil || eb != nil {
 			return ea != nil && eb != nil
 		}
-	}
-}
-
-// TestTileSizeForTilesAtOnce checks that out-of-core tiles share the
-// budget among the tiles held at once (tile.InMemory: two a GPU with
-// --gpus): for 8 at once, a tile with its halo covers an eighth of the
-// area of one alone, and a budget too small for 8 is an error naming the
-// least it needs.
-func TestTileSizeForTilesAtOnce(t *testing.T) {
-	lo, hi := [3]float64{0, 0, 0}, [3]float64{1000, 1000, 10}
-	const n, halo = 10_000_000, 2.0
-	budget := int64(streamReserve + 8*n + 1000*tilePointBytes*8*8) // 8000 points a tile at 8 at once
-	one, err := tileSizeFor(budget, n, 8, halo, lo, hi, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eight, err := tileSizeFor(budget, n, 8, halo, lo, hi, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// (S + 2h)² · n/area is the points a tile holds.
-	held := func(s float64) float64 { return (s + 2*halo) * (s + 2*halo) * n / 1e6 }
-	if r := held(one) / held(eight); math.Abs(r-8) > 0.01 {
-		t.Errorf("a tile alone holds %.0f points, one of 8 at once %.0f: ratio %.3f, want 8", held(one), held(eight), r)
-	}
-	if math.Abs(held(eight)-8000) > 1 {
-		t.Errorf("one of 8 tiles at once holds %.0f points, want 8000", held(eight))
-	}
-	if _, err := tileSizeFor(budget, n, 8, halo, lo, hi, 16); err == nil || !strings.Contains(err.Error(), "give at least") {
-		t.Errorf("16 tiles at once in a budget for 8 of 8000 points: %v, want an error naming the least budget", err)
 	}
 }

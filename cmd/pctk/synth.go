@@ -5,6 +5,8 @@ import (
 
 	"github.com/pctk/pctk/algos/synth"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/msg"
+	"github.com/pctk/pctk/stage"
 	"github.com/urfave/cli/v2"
 )
 
@@ -27,7 +29,7 @@ func init() {
 			"Examples:\n" +
 			"   pctk synth street street.las --points 2000000\n" +
 			"   pctk synth blobs blobs.ply --points 100000 --clusters 20 --extent 500",
-		Flags: []cli.Flag{formatFlag, forceFlag,
+		Flags: []cli.Flag{flagOf(stage.FormatOption), flagOf(stage.ForceOption),
 			&cli.IntFlag{Name: "points", Value: 1_000_000, Usage: "number of points"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed: the same seed gives the same scene"},
 			&cli.Float64Flag{Name: "extent", Usage: "uniform, blobs: side of the cube in cloud units (default: cube root of --points)"},
@@ -39,18 +41,18 @@ func init() {
 
 func runSynth(c *cli.Context) error {
 	if c.NArg() != 2 {
-		return usagef("synth needs KIND and OUT, got %d argument(s)", c.NArg())
+		return stage.Usagef("synth needs KIND and OUT, got %d argument(s)", c.NArg())
 	}
 	kind, out := c.Args().Get(0), c.Args().Get(1)
 	gen, ok := synthKinds[kind]
 	if !ok {
-		return usagef("synth: unknown kind %q (uniform, blobs or street)", kind)
+		return stage.Usagef("synth: unknown kind %q (uniform, blobs or street)", kind)
 	}
 	o := synth.Options{Points: c.Int("points"), Seed: c.Uint64("seed"), Extent: c.Float64("extent"), Clusters: c.Int("clusters")}
 	if err := o.Validate(); err != nil {
-		return usagef("%v", err)
+		return stage.Usagef("%v", err)
 	}
-	if err := checkOutputs(c, out); err != nil {
+	if err := stage.CheckOutputs(c, out); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -58,9 +60,9 @@ func runSynth(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := writeCloud(c, out, cloud, nil); err != nil {
+	if err := stage.WriteCloud(c, out, cloud, nil); err != nil {
 		return err
 	}
-	infof("made %d points of %s (seed %d) into %s in %.2f s", cloud.Len(), kind, o.Seed, out, time.Since(start).Seconds())
+	msg.Infof("made %d points of %s (seed %d) into %s in %.2f s", cloud.Len(), kind, o.Seed, out, time.Since(start).Seconds())
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/las"
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/stage"
 )
 
 // tileFor returns --tile-size for a golden case: about 15 by 15 tiles on
@@ -415,8 +416,8 @@ func TestOutOfCoreLASScale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("out-of-core LAS scale: not in -short")
 	}
-	defer func(n int) { chunkPoints = n }(chunkPoints)
-	chunkPoints = 500
+	defer func(n int) { stage.ChunkPoints = n }(stage.ChunkPoints)
+	stage.ChunkPoints = 500
 	dir := t.TempDir()
 	lamp := readTestCloud(t, "../../testdata/lamppost.pcd")
 	moved := core.New(lamp.Len())
@@ -569,6 +570,6 @@ const envLeftoverBatch = "PCTK_TEST_LEFTOVER_BATCH"
 // child pctk.
 func leftoverBatchForTests() {
 	if n, err := strconv.Atoi(os.Getenv(envLeftoverBatch)); err == nil {
-		leftoverBatch = n
+		stage.LeftoverBatch = n
 	}
 }

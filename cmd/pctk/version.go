@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/pctk/pctk/stage"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,7 +18,7 @@ func init() {
 			"   pctk --version",
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("version takes no arguments")
+				return stage.Usagef("version takes no arguments")
 			}
 			fmt.Print(versionText())
 			return nil

@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"encoding/binary"
@@ -9,10 +9,10 @@ import (
 
 	"github.com/pctk/pctk/algos/denoise"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
-	"github.com/urfave/cli/v2"
 )
 
 // denoiseNoiseClass is the ASPRS classification "low point (noise)", the
@@ -20,7 +20,7 @@ import (
 const denoiseNoiseClass = 7
 
 func init() {
-	commands = append(commands, &cli.Command{
+	RegisterGroup(&Group{
 		Name:  "denoise",
 		Usage: "find outliers with PCL's and Open3D's statistical or radius filter; remove, classify or flag them",
 		Description: `Both filters reproduce their peers exactly (docs/denoise.md):
@@ -40,39 +40,41 @@ input, so nothing is lost, and remove otherwise. --invert (remove mode) keeps
 only the outliers, to inspect them. --ignore-class 7,18 leaves points of those
 classes out entirely: they are nobody's neighbours, never outliers, and are
 written unchanged (dropped only by --invert, which keeps outliers alone).`,
-		Subcommands: []*cli.Command{denoiseStatistical.Command(), denoiseRadius.Command()},
 	})
+	Register(denoiseStatistical)
+	Register(denoiseRadius)
 }
 
 // denoiseFlags returns flags followed by the flags both filters share.
-func denoiseFlags(flags ...cli.Flag) []cli.Flag {
+func denoiseFlags(flags ...*Option) []*Option {
 	return append(flags,
-		&cli.StringFlag{Name: "mode", Usage: "remove, classify or flag (default: classify for LAS input, else remove)"},
-		&cli.IntFlag{Name: "class", Usage: "Classification code --mode classify gives outliers", Value: denoiseNoiseClass},
-		&cli.BoolFlag{Name: "invert", Usage: "with --mode remove, keep only the outliers"},
+		&Option{Kind: String, Name: "mode", Usage: "remove, classify or flag (default: classify for LAS input, else remove)"},
+		&Option{Kind: Int, Name: "class", PDAL: "class", Usage: "Classification code --mode classify gives outliers", Value: denoiseNoiseClass},
+		&Option{Kind: Bool, Name: "invert", Usage: "with --mode remove, keep only the outliers"},
 	)
 }
 
-var denoiseStatistical = &Filter{
-	Name:    "statistical",
-	Label:   "denoise statistical",
-	Preview: "classification",
-	Usage:   "outliers by mean distance to the K nearest neighbours (PCL / Open3D SOR)",
+var denoiseStatistical = &Stage{
+	Name:     "denoise statistical",
+	PDAL:     "filters.outlier",
+	PDALMode: "statistical",
+	Preview:  "classification",
+	Usage:    "outliers by mean distance to the K nearest neighbours (PCL / Open3D SOR)",
 	Description: `An outlier's mean distance to its K nearest neighbours exceeds mean +
 S·stddev over the cloud (PCL's StatisticalOutlierRemoval; --convention open3d
 for Open3D's remove_statistical_outlier, whose K counts the point itself).
 --k is at least 1; a K beyond the cloud uses every point (with a warning), as
 PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 	Examples: []string{"pctk denoise statistical scan.pcd clean.pcd --k 50 --std-ratio 1"},
-	Flags: denoiseFlags(
-		&cli.IntFlag{Name: "k", Usage: "neighbours whose distances are averaged (PCL mean_k; counts the point itself with --convention open3d)", Value: denoise.DefaultK},
-		&cli.Float64Flag{Name: "std-ratio", Aliases: []string{"s"}, Usage: "multiplier of the standard deviation: threshold = mean + std-ratio·stddev; a finite number > 0", Value: denoise.DefaultStdRatio},
-		&cli.StringFlag{Name: "std", Usage: "standard deviation: sample (n-1, PCL and Open3D) or population (n)", Value: "sample"},
-		&cli.StringFlag{Name: "convention", Usage: "whose definition: pcl or open3d (see docs/denoise.md)", Value: "pcl"},
+	Options: denoiseFlags(
+		&Option{Kind: Int, Name: "k", PDAL: "mean_k", Usage: "neighbours whose distances are averaged (PCL mean_k; counts the point itself with --convention open3d)", Value: denoise.DefaultK},
+		&Option{Kind: Float, Name: "std-ratio", PDAL: "multiplier", Aliases: []string{"s"}, Usage: "multiplier of the standard deviation: threshold = mean + std-ratio·stddev; a finite number > 0", Value: denoise.DefaultStdRatio},
+		&Option{Kind: String, Name: "std", Usage: "standard deviation: sample (n-1, PCL and Open3D) or population (n)", Value: "sample"},
+		&Option{Kind: String, Name: "convention", Usage: "whose definition: pcl or open3d (see docs/denoise.md)", Value: "pcl"},
 	),
 	Dims: true, IgnoreClass: true, Tiled: true,
 	Params: map[string]string{"k": "k", "std_ratio": "std-ratio"},
-	Prepare: func(c *cli.Context) (*Job, error) {
+	Prepare: func(c Values) (*Job, error) {
 		a, err := parseDenoiseArgs(c, "denoise statistical")
 		if err != nil {
 			return nil, err
@@ -83,10 +85,10 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 		case "population":
 			opts.PopulationStd = true
 		default:
-			return nil, usagef("--std: want sample or population, got %q", c.String("std"))
+			return nil, Usagef("--std: want sample or population, got %q", c.String("std"))
 		}
 		if opts.Convention, err = denoise.ParseConvention(c.String("convention")); err != nil {
-			return nil, usagef("--convention: want pcl or open3d, got %q", c.String("convention"))
+			return nil, Usagef("--convention: want pcl or open3d, got %q", c.String("convention"))
 		}
 		// K 0 and ratio 0 mean the defaults to the algorithm; here they
 		// are values out of range, like any other.
@@ -198,28 +200,29 @@ func (a *denoiseArgs) streamStatistical(s *StreamRun, opts denoise.StatisticalOp
 	return a.streamOutliers(s, outlier, nOut, mode, stats, fields), nil
 }
 
-var denoiseRadius = &Filter{
-	Name:    "radius",
-	Label:   "denoise radius",
-	Preview: "classification",
-	Usage:   "outliers by the number of neighbours within a radius (PCL / Open3D)",
+var denoiseRadius = &Stage{
+	Name:     "denoise radius",
+	PDAL:     "filters.outlier",
+	PDALMode: "radius",
+	Preview:  "classification",
+	Usage:    "outliers by the number of neighbours within a radius (PCL / Open3D)",
 	Description: `An outlier has fewer than M other points within R (PCL's RadiusOutlierRemoval
 and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`,
 	Examples: []string{"pctk denoise radius scan.las out.las --radius 0.5 --min-neighbors 4"},
-	Flags: denoiseFlags(
-		&cli.Float64Flag{Name: "radius", Aliases: []string{"r"}, Usage: "search radius in coordinate units (required)"},
-		&cli.IntFlag{Name: "min-neighbors", Aliases: []string{"m"}, Usage: "a point needs at least this many other points within the radius", Value: 2},
-		&cli.BoolFlag{Name: "count-self", Usage: "count the point itself among its neighbours (PCL and Open3D do not)"},
+	Options: denoiseFlags(
+		&Option{Kind: Float, Name: "radius", PDAL: "radius", Aliases: []string{"r"}, Usage: "search radius in coordinate units (required)"},
+		&Option{Kind: Int, Name: "min-neighbors", PDAL: "min_k", Aliases: []string{"m"}, Usage: "a point needs at least this many other points within the radius", Value: 2},
+		&Option{Kind: Bool, Name: "count-self", Usage: "count the point itself among its neighbours (PCL and Open3D do not)"},
 	),
 	Dims: true, IgnoreClass: true, Tiled: true,
 	Params: map[string]string{"radius": "radius", "min_neighbors": "min-neighbors"},
-	Prepare: func(c *cli.Context) (*Job, error) {
+	Prepare: func(c Values) (*Job, error) {
 		a, err := parseDenoiseArgs(c, "denoise radius")
 		if err != nil {
 			return nil, err
 		}
 		if !c.IsSet("radius") {
-			return nil, usagef("denoise radius needs --radius R (in coordinate units)")
+			return nil, Usagef("denoise radius needs --radius R (in coordinate units)")
 		}
 		opts := denoise.RadiusOptions{Radius: c.Float64("radius"), MinNeighbors: c.Int("min-neighbors"), CountSelf: c.Bool("count-self")}
 		if err := opts.Validate(); err != nil {
@@ -325,18 +328,18 @@ type denoiseArgs struct {
 	invert bool
 }
 
-func parseDenoiseArgs(c *cli.Context, name string) (*denoiseArgs, error) {
+func parseDenoiseArgs(c Values, name string) (*denoiseArgs, error) {
 	a := &denoiseArgs{name: name, class: c.Int("class"), invert: c.Bool("invert")}
 	switch a.mode = strings.ToLower(c.String("mode")); a.mode {
 	case "", "remove", "classify", "flag":
 	default:
-		return nil, usagef("--mode: want remove, classify or flag, got %q", c.String("mode"))
+		return nil, Usagef("--mode: want remove, classify or flag, got %q", c.String("mode"))
 	}
 	if a.class < 0 || a.class > 255 {
-		return nil, usagef("--class: want a code from 0 to 255, got %d", a.class)
+		return nil, Usagef("--class: want a code from 0 to 255, got %d", a.class)
 	}
 	if a.invert && (a.mode == "classify" || a.mode == "flag") {
-		return nil, usagef("--invert applies to --mode remove (keep only the outliers), not to --mode %s", a.mode)
+		return nil, Usagef("--invert applies to --mode remove (keep only the outliers), not to --mode %s", a.mode)
 	}
 	return a, nil
 }
@@ -350,9 +353,9 @@ func (a *denoiseArgs) modeFor(from *pcio.Format) (string, error) {
 	if isLAS(from) {
 		mode = "classify"
 	}
-	debugf("mode: %s (input format %s)", mode, from.Name)
+	msg.Debugf("mode: %s (input format %s)", mode, from.Name)
 	if a.invert && mode != "remove" {
-		return "", usagef("--invert applies to --mode remove; %s input defaults to --mode %s, so say --mode remove", from.Name, mode)
+		return "", Usagef("--invert applies to --mode remove; %s input defaults to --mode %s, so say --mode remove", from.Name, mode)
 	}
 	return mode, nil
 }
@@ -410,9 +413,9 @@ func (a *denoiseArgs) did(mode string, written int) string {
 		return "outliers flagged in " + core.DimOutlier
 	case "remove":
 		if a.invert {
-			return fmt.Sprintf("only outliers kept, %s written", count(written, "point"))
+			return fmt.Sprintf("only outliers kept, %s written", Count(written, "point"))
 		}
-		return fmt.Sprintf("outliers removed, %s written", count(written, "point"))
+		return fmt.Sprintf("outliers removed, %s written", Count(written, "point"))
 	}
 	return ""
 }

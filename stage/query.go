@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"errors"
@@ -11,39 +11,38 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/las/copc"
 	"github.com/pctk/pctk/io/pcio"
-	"github.com/urfave/cli/v2"
 )
 
-// queryFlags restrict what a command reads: --bounds on any file (a COPC
+// QueryOptions restrict what a command reads: --bounds on any file (a COPC
 // file reads only the octree nodes the box touches, any other is read and
 // filtered), --level and --resolution on COPC files.
-var queryFlags = []cli.Flag{
-	&cli.StringFlag{Name: "bounds", Usage: "read only the points inside the box `minx,miny,maxx,maxy[,minz,maxz]`, edges included (COPC: only the nodes it touches are read)"},
-	&cli.IntFlag{Name: "level", Value: -1, DefaultText: "every level", Usage: "COPC: read octree levels 0 to `L` only (a depth counted from 0 at the root)"},
-	&cli.Float64Flag{Name: "resolution", DefaultText: "every level", Usage: "COPC: read the octree levels down to the shallowest whose point spacing is at most `R` coordinate units"},
+var QueryOptions = []*Option{
+	&Option{Kind: String, Name: "bounds", Usage: "read only the points inside the box `minx,miny,maxx,maxy[,minz,maxz]`, edges included (COPC: only the nodes it touches are read)"},
+	&Option{Kind: Int, Name: "level", Value: -1, DefaultText: "every level", Usage: "COPC: read octree levels 0 to `L` only (a depth counted from 0 at the root)"},
+	&Option{Kind: Float, Name: "resolution", DefaultText: "every level", Usage: "COPC: read the octree levels down to the shallowest whose point spacing is at most `R` coordinate units"},
 }
 
-// queryOf turns the query flags into a read query; nil when none is set.
-func queryOf(c *cli.Context) (*pcio.Query, error) {
+// QueryOf turns the query flags into a read query; nil when none is set.
+func QueryOf(c Values) (*pcio.Query, error) {
 	q := &pcio.Query{}
 	if s := c.String("bounds"); s != "" {
 		b, err := parseBounds(s)
 		if err != nil {
-			return nil, usagef("--bounds %q: %v", s, err)
+			return nil, Usagef("--bounds %q: %v", s, err)
 		}
 		q.Bounds = b
 	}
 	if c.IsSet("level") {
 		l := c.Int("level")
 		if l < 0 || l > copc.MaxLevel {
-			return nil, usagef("--level %d: want 0 to %d", l, copc.MaxLevel)
+			return nil, Usagef("--level %d: want 0 to %d", l, copc.MaxLevel)
 		}
 		q.Levels = l + 1
 	}
 	if c.IsSet("resolution") {
 		r := c.Float64("resolution")
 		if !(r > 0) || math.IsInf(r, 0) {
-			return nil, usagef("--resolution %g: want a positive spacing", r)
+			return nil, Usagef("--resolution %g: want a positive spacing", r)
 		}
 		q.Resolution = r
 	}
@@ -80,11 +79,11 @@ func parseBounds(s string) (*core.Bounds, error) {
 	return &b, nil
 }
 
-// copcFacts describes the octree of a COPC file for "pctk info": its
+// CopcFacts describes the octree of a COPC file for "pctk info": its
 // cube, spacing, depth, nodes and points per level, and with a query how
 // many nodes, points and bytes the query reads. It returns nil for other
 // files, and a warning fact when the index is damaged.
-func copcFacts(path string, q *pcio.Query) ([]pcio.Fact, error) {
+func CopcFacts(path string, q *pcio.Query) ([]pcio.Fact, error) {
 	if path == pcio.Stdio {
 		return nil, nil
 	}

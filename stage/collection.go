@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"os"
@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/pctk/pctk/io/pcio"
-	"github.com/urfave/cli/v2"
 )
 
 // Tile collections (docs/scale.md): a tiled filter's IN may be several
@@ -21,8 +20,7 @@ const defaultCollectionMemory = 1 << 30
 
 // collectionArgs returns the inputs and outputs of a tile collection, and
 // OUT, the folder; nil inputs when the arguments are one IN and one OUT.
-func collectionArgs(c *cli.Context) (ins, outs []string, dir string, err error) {
-	args := c.Args().Slice()
+func collectionArgs(c Values, args []string) (ins, outs []string, dir string, err error) {
 	if len(args) < 2 || len(args) == 2 && !strings.ContainsAny(args[0], "*?[") {
 		return nil, nil, "", nil
 	}
@@ -34,12 +32,12 @@ func collectionArgs(c *cli.Context) (ins, outs []string, dir string, err error) 
 		}
 		m, err := filepath.Glob(p)
 		if err != nil || len(m) == 0 {
-			return nil, nil, "", usagef("%s: no file matches (a glob of IN)", p)
+			return nil, nil, "", Usagef("%s: no file matches (a glob of IN)", p)
 		}
 		ins = append(ins, m...)
 	}
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() || dir == pcio.Stdio {
-		return nil, nil, "", usagef("with several inputs OUT is a folder, not %s", dir)
+		return nil, nil, "", Usagef("with several inputs OUT is a folder, not %s", dir)
 	}
 	ext := ""
 	if spec := c.String("format"); spec != "" {
@@ -60,7 +58,7 @@ func collectionArgs(c *cli.Context) (ins, outs []string, dir string, err error) 
 		}
 		out := filepath.Join(dir, name)
 		if a, err := filepath.Abs(out); err == nil && inAbs[a] {
-			return nil, nil, "", usagef("OUT %s would replace the input %s: give another folder", dir, in)
+			return nil, nil, "", Usagef("OUT %s would replace the input %s: give another folder", dir, in)
 		}
 		outs = append(outs, out)
 	}

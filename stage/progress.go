@@ -1,10 +1,12 @@
-package main
+package stage
 
 import (
 	"fmt"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/pctk/pctk/internal/msg"
 )
 
 // stderrIsTerminal reports whether standard error is a terminal; progress
@@ -19,7 +21,7 @@ func stderrIsTerminal() bool {
 // unless stderr is a terminal and --quiet is off. The callback is safe to
 // call from several goroutines.
 func progress(label string) (update func(done float64), finish func()) {
-	if logLevel < levelNormal || !stderrIsTerminal() {
+	if msg.Current < msg.Normal || !stderrIsTerminal() {
 		return func(float64) {}, func() {}
 	}
 	var mu sync.Mutex

@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"bufio"
@@ -18,11 +18,11 @@ import (
 
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/io/las"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
-	"github.com/urfave/cli/v2"
 )
 
 // Out-of-core runs (--max-memory, docs/scale.md): IN is read three times,
@@ -36,11 +36,11 @@ import (
 // twice more before it, for the in-memory run's scale (lasScale).
 
 var (
-	maxMemoryFlag = &cli.StringFlag{Name: "max-memory", Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is binned into tiles on disk, which run one at a time (one per GPU with --backend cuda, --gpus), and OUT is written as a stream; the same output as in memory (docs/scale.md)"}
-	tmpdirFlag    = &cli.StringFlag{Name: "tmpdir", Usage: "folder for the tiles of --max-memory (default: the system's temporary folder)"}
-	// The same flags for filters that run in input order (Filter.InOrder).
-	inOrderMemoryFlag = &cli.StringFlag{Name: maxMemoryFlag.Name, Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is read as a stream in input order, only what the filter keeps is held (sample: the kept points), and OUT is written as a stream; the same output as in memory (docs/scale.md)"}
-	inOrderTmpdirFlag = &cli.StringFlag{Name: tmpdirFlag.Name, Usage: "folder for the temporary file of --max-memory, a bit a point (default: the system's temporary folder)"}
+	MaxMemoryOption = &Option{Kind: String, Name: "max-memory", Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is binned into tiles on disk, which run one at a time (one per GPU with --backend cuda, --gpus), and OUT is written as a stream; the same output as in memory (docs/scale.md)"}
+	TmpdirOption    = &Option{Kind: String, Name: "tmpdir", Usage: "folder for the tiles of --max-memory (default: the system's temporary folder)"}
+	// The same flags for filters that run in input order (Stage.InOrder).
+	inOrderMemoryOption = &Option{Kind: String, Name: MaxMemoryOption.Name, Usage: "run out of core in about `SIZE` of memory (256MiB, 2GiB, 500MB): IN is read as a stream in input order, only what the filter keeps is held (sample: the kept points), and OUT is written as a stream; the same output as in memory (docs/scale.md)"}
+	inOrderTmpdirOption = &Option{Kind: String, Name: TmpdirOption.Name, Usage: "folder for the temporary file of --max-memory, a bit a point (default: the system's temporary folder)"}
 )
 
 // Streamed is a filter's out-of-core run.
@@ -278,7 +278,7 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 		if last {
 			g, radius = tile.LastGrid(span), math.Inf(1)
 		}
-		debugf("k-nearest round: %d points short of %d, halo %g", len(short), k, h)
+		msg.Debugf("k-nearest round: %d points short of %d, halo %g", len(short), k, h)
 		st, err := s.rebin(g)
 		if err != nil {
 			return err
@@ -351,8 +351,8 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 // maxLeftoverPasses passes.
 func (s *StreamRun) nearestPasses(ids []int64, xyz, far []float32, k, size int, enc func(m []findneighbor.Moment, xyz []float32, dst []byte), patch map[int64][]byte) (bool, error) {
 	batch := int((s.TileBudget/2 - int64(len(ids))*leftoverBytes(size)) / tile.LeftoverBytes(k))
-	if leftoverBatch > 0 {
-		batch = min(batch, leftoverBatch)
+	if LeftoverBatch > 0 {
+		batch = min(batch, LeftoverBatch)
 	}
 	if batch < 1 || (len(ids)+batch-1)/batch > maxLeftoverPasses {
 		return false, nil
@@ -377,7 +377,7 @@ func (s *StreamRun) nearestPasses(ids []int64, xyz, far []float32, k, size int, 
 		for j, id := range ids[lo:hi] {
 			patch[id] = out[j*size : (j+1)*size]
 		}
-		debugf("k-nearest pass: %d of %d points short of %d, %.3fs", hi-lo, len(ids), k, time.Since(t0).Seconds())
+		msg.Debugf("k-nearest pass: %d of %d points short of %d, %.3fs", hi-lo, len(ids), k, time.Since(t0).Seconds())
 	}
 	return true, nil
 }
@@ -394,9 +394,9 @@ func leftoverBytes(size int) int64 { return 88 + int64(size) }
 // 1.5M-point street), and the rounds number 5 to 7 there.
 const maxLeftoverPasses = 8
 
-// leftoverBatch, when > 0, bounds the points of a pass of nearestPasses
+// LeftoverBatch, when > 0, bounds the points of a pass of nearestPasses
 // (a variable for the tests).
-var leftoverBatch = 0
+var LeftoverBatch = 0
 
 // WriteOwned stores the values of tile k's owned points (in tile order)
 // under name, for OwnedReader to read back in input order.
@@ -523,8 +523,8 @@ type streamArgs struct {
 	ins, outs []string
 }
 
-// parseSize parses a memory size: 256MiB, 2GiB, 500MB, 1e9 (bytes).
-func parseSize(s string) (int64, error) {
+// ParseSize parses a memory size: 256MiB, 2GiB, 500MB, 1e9 (bytes).
+func ParseSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	mult := 1.0
 	for _, u := range []struct {
@@ -556,10 +556,10 @@ const (
 func (s *step) runStreamed(a streamArgs) error {
 	c, job, f := s.c, s.job, s.f
 	budget := int64(defaultCollectionMemory)
-	if c.IsSet(maxMemoryFlag.Name) {
+	if c.IsSet(MaxMemoryOption.Name) {
 		var err error
-		if budget, err = parseSize(c.String(maxMemoryFlag.Name)); err != nil {
-			return usagef("%v", err)
+		if budget, err = ParseSize(c.String(MaxMemoryOption.Name)); err != nil {
+			return Usagef("%v", err)
 		}
 	}
 	if a.ins == nil {
@@ -567,19 +567,19 @@ func (s *step) runStreamed(a streamArgs) error {
 	}
 	switch {
 	case job.Stream == nil:
-		return usagef("--max-memory: pctk %s runs in memory only with these flags (--tile-size tiles it in memory)", f.label())
+		return Usagef("--max-memory: pctk %s runs in memory only with these flags (--tile-size tiles it in memory)", f.label())
 	case slices.Contains(a.ins, pcio.Stdio):
-		return usagef("--max-memory reads IN three times: give a file, not -")
+		return Usagef("--max-memory reads IN three times: give a file, not -")
 	case job.Project != nil:
-		return usagef("--max-memory: not with --geographic yet; run in memory (--tile-size tiles it)")
-	case c.Bool(salvageFlag.Name):
-		return usagef("--max-memory: not with --salvage; repair IN with pctk convert --salvage first")
+		return Usagef("--max-memory: not with --geographic yet; run in memory (--tile-size tiles it)")
+	case c.Bool(SalvageOption.Name):
+		return Usagef("--max-memory: not with --salvage; repair IN with pctk convert --salvage first")
 	}
-	if q, err := queryOf(c); err != nil || q != nil {
+	if q, err := QueryOf(c); err != nil || q != nil {
 		if err != nil {
 			return err
 		}
-		return usagef("--max-memory: not with --bounds, --level or --resolution yet; run in memory")
+		return Usagef("--max-memory: not with --bounds, --level or --resolution yet; run in memory")
 	}
 	pending, err := backend(c, job.CPUWork)
 	if err != nil {
@@ -630,13 +630,13 @@ func (s *step) runStreamed(a streamArgs) error {
 	ofs, variants := make([]*pcio.Format, len(a.outs)), make([]string, len(a.outs))
 	for i, out := range a.outs {
 		if ofs[i], variants[i], err = pcio.OutputFormat(out, c.String("format"), froms[i]); err != nil {
-			return usagef("%v", err)
+			return Usagef("%v", err)
 		}
-		if ofs[i], err = withText(c, ofs[i], false); err != nil {
+		if ofs[i], err = WithText(c, ofs[i], false); err != nil {
 			return err
 		}
 		if ofs[i].NewEncoder == nil {
-			return usagef("--max-memory writes OUT as a stream, which format %s cannot; choose another (--format)", ofs[i].Name)
+			return Usagef("--max-memory writes OUT as a stream, which format %s cannot; choose another (--format)", ofs[i].Name)
 		}
 	}
 	var lo, hi [3]float64 // of the whole cloud
@@ -663,10 +663,10 @@ func (s *step) runStreamed(a streamArgs) error {
 		halo = findneighbor.TileHalo(float32(halo), extent)
 	}
 	if job.Stream.InOrder && budget-streamReserve < 1<<20 {
-		return usagef("--max-memory %d is too small: the run's buffers take %dMiB; give at least %dMiB", budget, streamReserve>>20, streamReserve>>20+1)
+		return Usagef("--max-memory %d is too small: the run's buffers take %dMiB; give at least %dMiB", budget, streamReserve>>20, streamReserve>>20+1)
 	}
 	if peak := job.Stream.PeakBytes * np; peak > budget-streamReserve {
-		return usagef("--max-memory %d is too small for %d points: the merge needs %d bytes a point at its end; give at least %dMiB", budget, np, job.Stream.PeakBytes, (peak+streamReserve)>>20+1)
+		return Usagef("--max-memory %d is too small for %d points: the merge needs %d bytes a point at its end; give at least %dMiB", budget, np, job.Stream.PeakBytes, (peak+streamReserve)>>20+1)
 	}
 	size := s.tileSize
 	if job.Stream.InOrder {
@@ -674,7 +674,7 @@ func (s *step) runStreamed(a streamArgs) error {
 		size, halo = math.Max(hi[0]-lo[0], hi[1]-lo[1])*2+1, 0
 	} else if size == 0 {
 		if size, err = tileSizeFor(budget, np, job.Stream.PointBytes, halo, lo, hi, tile.InMemory(b)); err != nil {
-			return usagef("%v", err)
+			return Usagef("%v", err)
 		}
 	}
 	g, err := tile.NewGrid(size, halo)
@@ -682,9 +682,9 @@ func (s *step) runStreamed(a streamArgs) error {
 		err = g.Covers(loXY, hiXY)
 	}
 	if err != nil {
-		return usagef("--tile-size: %v", err)
+		return Usagef("--tile-size: %v", err)
 	}
-	store, err := tile.NewStore(c.String(tmpdirFlag.Name), g)
+	store, err := tile.NewStore(c.String(TmpdirOption.Name), g)
 	if err != nil {
 		return err
 	}
@@ -732,13 +732,13 @@ func (s *step) runStreamed(a streamArgs) error {
 			return err
 		}
 	}
-	debugf("--max-memory %d: %d points in %d tiles of %g (halo %g) under %s", budget, n, len(store.Keys()), size, g.Halo, store.Dir())
+	msg.Debugf("--max-memory %d: %d points in %d tiles of %g (halo %g) under %s", budget, n, len(store.Keys()), size, g.Halo, store.Dir())
 
 	// The kernels and the merge.
 	t1 := time.Now()
 	report, finish := stageProgress(f.label())
 	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
-		Build: findneighbor.BuildOptions{Workers: c.Int(workersFlag.Name)}, Lo: loXY, Hi: hiXY, Budget: budget - streamReserve, TileBudget: budget - streamReserve - job.Stream.PointBytes*np,
+		Build: findneighbor.BuildOptions{Workers: c.Int(WorkersOption.Name)}, Lo: loXY, Hi: hiXY, Budget: budget - streamReserve, TileBudget: budget - streamReserve - job.Stream.PointBytes*np,
 		each: func(fn func(xyz []float32) error) error {
 			var xyz []float32
 			_, _, err := streamIns(c, a.ins, func(_ int, _ int64, ch *core.Cloud) error {
@@ -754,7 +754,7 @@ func (s *step) runStreamed(a streamArgs) error {
 			return err
 		},
 		rebin: func(g tile.Grid) (*tile.Store, error) {
-			st, err := tile.NewStore(c.String(tmpdirFlag.Name), g)
+			st, err := tile.NewStore(c.String(TmpdirOption.Name), g)
 			if err != nil {
 				return nil, err
 			}
@@ -836,18 +836,18 @@ func tileSizeFor(budget, n, pointBytes int64, halo float64, lo, hi [3]float64, t
 
 // openStream opens path for a streaming read, with --columns bound to a
 // text format, and returns its decoder, format and closer.
-func openStream(c *cli.Context, path string) (pcio.Decoder, *pcio.Format, io.Closer, error) {
+func openStream(c Values, path string) (pcio.Decoder, *pcio.Format, io.Closer, error) {
 	f, r, closer, err := pcio.Open(path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if f, err = withText(c, f, true); err != nil {
+	if f, err = WithText(c, f, true); err != nil {
 		closer.Close()
 		return nil, nil, nil, err
 	}
 	if f.NewDecoder == nil {
 		closer.Close()
-		return nil, nil, nil, usagef("--max-memory reads IN as a stream, which format %s cannot; convert it (pctk convert) or run in memory", f.Name)
+		return nil, nil, nil, Usagef("--max-memory reads IN as a stream, which format %s cannot; convert it (pctk convert) or run in memory", f.Name)
 	}
 	dec, err := f.NewDecoder(r)
 	if err != nil {
@@ -860,7 +860,7 @@ func openStream(c *cli.Context, path string) (pcio.Decoder, *pcio.Format, io.Clo
 // streamIns runs streamIn on each path in turn (fn gets the file's
 // number), the indices of a file's points following those of the files
 // before it, and returns their formats and headers.
-func streamIns(c *cli.Context, paths []string, fn func(file int, first int64, c *core.Cloud) error) ([]*pcio.Format, []*pcio.Header, error) {
+func streamIns(c Values, paths []string, fn func(file int, first int64, c *core.Cloud) error) ([]*pcio.Format, []*pcio.Header, error) {
 	var base int64
 	var froms []*pcio.Format
 	var heads []*pcio.Header
@@ -880,7 +880,7 @@ func streamIns(c *cli.Context, paths []string, fn func(file int, first int64, c 
 
 // streamIn decodes path in chunks, calling fn with each and the index of
 // its first point, and returns the format.
-func streamIn(c *cli.Context, path string, fn func(first int64, c *core.Cloud) error) (*pcio.Format, *pcio.Header, error) {
+func streamIn(c Values, path string, fn func(first int64, c *core.Cloud) error) (*pcio.Format, *pcio.Header, error) {
 	dec, f, closer, err := openStream(c, path)
 	if err != nil {
 		return nil, nil, err
@@ -901,13 +901,18 @@ type readError struct{ error }
 
 func (e readError) Unwrap() error { return e.error }
 
-// eachChunk calls fn with each chunk dec reads from in, chunkPoints at a
+// ChunkPoints is how many points a streaming conversion, or an out-of-core
+// pass, holds at a time (a variable for tests, which make clouds of many
+// chunks from small files).
+var ChunkPoints = 1 << 20
+
+// eachChunk calls fn with each chunk dec reads from in, ChunkPoints at a
 // time, and the index of its first point. A read error is a readError
 // naming in; fn's errors pass as they are.
 func eachChunk(in string, dec pcio.Decoder, fn func(first int64, c *core.Cloud) error) error {
 	var first int64
 	for {
-		ch, err := dec.Read(chunkPoints)
+		ch, err := dec.Read(ChunkPoints)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -925,7 +930,7 @@ func eachChunk(in string, dec pcio.Decoder, fn func(first int64, c *core.Cloud) 
 // np points that take part (take) are numbered by rw among all files',
 // each chunk with the result's columns and edits. b bounds in's points
 // (nil: it has none).
-func writeStreamed(c *cli.Context, in, out string, np int64, of *pcio.Format, variant string, res *StreamResult, rw rower, b *core.Bounds) error {
+func writeStreamed(c Values, in, out string, np int64, of *pcio.Format, variant string, res *StreamResult, rw rower, b *core.Bounds) error {
 	dec, _, closer, err := openStream(c, in)
 	if err != nil {
 		return err
@@ -968,7 +973,7 @@ func writeStreamed(c *cli.Context, in, out string, np int64, of *pcio.Format, va
 			return err
 		}
 	}
-	return streamOut(c, in, dec, out, of, &h, variant, func(_ int64, ch *core.Cloud) (*core.Cloud, error) {
+	return StreamOut(c, in, dec, out, of, &h, variant, func(_ int64, ch *core.Cloud) (*core.Cloud, error) {
 		rows, owners := rw.number(ch)
 		cols, err := res.Columns(rows, owners)
 		if err != nil {
@@ -1049,7 +1054,7 @@ func (r *rower) number(ch *core.Cloud) ([]int64, []tile.Key) {
 // b the first pass found, otherwise a first for the bounds of the kept
 // points (b nil) and a second; one more in the rare case where a chunk
 // passed a scale that a later one fails.
-func lasScale(c *cli.Context, in string, of *pcio.Format, b *core.Bounds, res *StreamResult, rw rower) (*pcio.Format, error) {
+func lasScale(c Values, in string, of *pcio.Format, b *core.Bounds, res *StreamResult, rw rower) (*pcio.Format, error) {
 	fit := las.NewScaleFit(b)
 	for more := true; more; more = fit.Next() {
 		r := rw // each pass numbers from the file's first point
@@ -1070,7 +1075,7 @@ func lasScale(c *cli.Context, in string, of *pcio.Format, b *core.Bounds, res *S
 		}
 	}
 	scale, offset := fit.Scale()
-	debugf("%s: LAS scale %v, offset %v, from the points written", in, scale, offset)
+	msg.Debugf("%s: LAS scale %v, offset %v, from the points written", in, scale, offset)
 	lf := *of
 	lf.NewEncoder = func(w io.Writer, h *pcio.Header, variant string) (pcio.Encoder, error) {
 		enc, err := of.NewEncoder(w, h, variant)
@@ -1131,10 +1136,10 @@ func (s *step) takesPart() func(ch *core.Cloud, i int) bool {
 	}
 }
 
-// streamOut writes path atomically in format of (variant), with header h,
+// StreamOut writes path atomically in format of (variant), with header h,
 // from the chunks of dec reading in, each replaced by what edit returns
 // for it. Errors name in when reading failed, path when writing did.
-func streamOut(c *cli.Context, in string, dec pcio.Decoder, path string, of *pcio.Format, h *pcio.Header, variant string, edit func(first int64, ch *core.Cloud) (*core.Cloud, error)) error {
+func StreamOut(c Values, in string, dec pcio.Decoder, path string, of *pcio.Format, h *pcio.Header, variant string, edit func(first int64, ch *core.Cloud) (*core.Cloud, error)) error {
 	err := pcio.WriteAtomic(path, func(w io.Writer) error {
 		enc, err := of.NewEncoder(w, h, variant)
 		if err != nil {

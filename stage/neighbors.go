@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"encoding/binary"
@@ -13,14 +13,13 @@ import (
 	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
-	"github.com/urfave/cli/v2"
 )
 
 func init() {
-	commands = append(commands, neighborsFilter.Command())
+	Register(neighborsFilter)
 }
 
-var neighborsFilter = &Filter{
+var neighborsFilter = &Stage{
 	Name:    "neighbors",
 	Aliases: []string{"neighbours"},
 	Usage:   "write per-point neighbour counts and k-nearest distances, to inspect density",
@@ -41,13 +40,13 @@ With --radius the counts carry the same record as "pctk dbscan" writes, so
 
 --dims xy measures distance in the XY plane only (2D and geospatial data).`,
 	Examples: []string{"pctk neighbors scan.las out.las --radius 2 --knn 8"},
-	Flags: []cli.Flag{
-		&cli.Float64Flag{Name: "radius", Usage: "search radius in coordinate units (0 or unset: none, then --knn is plain kNN)"},
-		&cli.IntFlag{Name: "knn", Usage: "also write KnnMeanDistance over the K nearest points (within --radius, if given; 0: not written)"},
+	Options: []*Option{
+		&Option{Kind: Float, Name: "radius", Usage: "search radius in coordinate units (0 or unset: none, then --knn is plain kNN)"},
+		&Option{Kind: Int, Name: "knn", Usage: "also write KnnMeanDistance over the K nearest points (within --radius, if given; 0: not written)"},
 	},
 	Dims: true, IgnoreClass: true, Tiled: true,
 	Params: map[string]string{"radius": "radius", "k": "knn"},
-	Prepare: func(c *cli.Context) (*Job, error) {
+	Prepare: func(c Values) (*Job, error) {
 		radius, k := c.Float64("radius"), c.Int("knn")
 		if err := findneighbor.CheckRadius("neighbors", "radius", radius, true); err != nil {
 			return nil, err
@@ -56,7 +55,7 @@ With --radius the counts carry the same record as "pctk dbscan" writes, so
 			return nil, err
 		}
 		if radius == 0 && k == 0 {
-			return nil, usagef("neighbors needs --radius, --knn or both")
+			return nil, Usagef("neighbors needs --radius, --knn or both")
 		}
 		job := &Job{Compute: func(p *Points) (*Result, error) { return computeNeighbors(p, radius, k) }}
 		// Out of core: KnnMeanDistance's summary sorts the values, 12
@@ -297,7 +296,7 @@ func (st densityStats) String() string {
 	out := fmt.Sprintf("min %s, p5 %s, p25 %s, median %s, mean %s, p75 %s, p95 %s, max %s",
 		num(st.Min), num(st.P5), num(st.P25), num(st.Median), num(st.Mean), num(st.P75), num(st.P95), num(st.Max))
 	if st.NaN > 0 {
-		out += fmt.Sprintf(" (%s without any neighbour)", count(st.NaN, "point"))
+		out += fmt.Sprintf(" (%s without any neighbour)", Count(st.NaN, "point"))
 	}
 	return out
 }

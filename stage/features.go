@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"encoding/binary"
@@ -12,12 +12,12 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
-	"github.com/urfave/cli/v2"
 )
 
 func init() {
-	commands = append(commands, (&Filter{
+	Register(&Stage{
 		Name:  "features",
+		PDAL:  "filters.covariancefeatures",
 		Usage: "write covariance features of each point's neighbourhood (PDAL filters.covariancefeatures)",
 		Description: `Adds PDAL's covariance features (float64) of the point and its --knn K
 nearest, or of the points within --radius R (at least --min-k, itself
@@ -27,25 +27,25 @@ Eigenentropy, EigenvalueSum, SurfaceVariation, DemantkeVerticality). --mode:
 sqrt (default), raw or normalized eigenvalues. Skipped points get 0, as in
 PDAL (docs/features.md).`,
 		Examples: []string{"pctk features scan.las out.las --knn 10 --features all"},
-		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "knn", Usage: "neighbours besides the point itself (PDAL knn)"},
-			&cli.Float64Flag{Name: "radius", Usage: "neighbourhood radius in coordinate units, instead of --knn"},
-			&cli.IntFlag{Name: "min-k", Usage: "with --radius, the fewest points that get features", Value: features.DefaultMinK},
-			&cli.StringFlag{Name: "mode", Usage: "sqrt, raw or normalized", Value: "sqrt"},
-			&cli.StringFlag{Name: "features", Usage: "names, dimensionality or all", Value: "dimensionality"},
+		Options: []*Option{
+			&Option{Kind: Int, Name: "knn", PDAL: "knn", Usage: "neighbours besides the point itself (PDAL knn)"},
+			&Option{Kind: Float, Name: "radius", PDAL: "radius", Usage: "neighbourhood radius in coordinate units, instead of --knn"},
+			&Option{Kind: Int, Name: "min-k", PDAL: "min_k", Usage: "with --radius, the fewest points that get features", Value: features.DefaultMinK},
+			&Option{Kind: String, Name: "mode", PDAL: "mode", Usage: "sqrt, raw or normalized", Value: "sqrt"},
+			&Option{Kind: String, Name: "features", PDAL: "feature_set", Usage: "names, dimensionality or all", Value: "dimensionality"},
 		},
 		IgnoreClass: true, Tiled: true,
 		Params: map[string]string{"k": "knn", "radius": "radius", "min_k": "min-k"},
-		Prepare: func(c *cli.Context) (*Job, error) {
+		Prepare: func(c Values) (*Job, error) {
 			opts := features.Options{K: c.Int("knn"), Radius: c.Float64("radius"), MinK: c.Int("min-k")}
 			var err, ferr error
 			opts.Mode, err = features.ParseMode(c.String("mode"))
 			opts.Features, ferr = features.ParseFeatures(c.String("features"))
 			switch { // 0 is "not given" to the algorithm, out of range when given
 			case c.IsSet("knn") == c.IsSet("radius"):
-				return nil, usagef("features needs --knn K or --radius R, one of them")
+				return nil, Usagef("features needs --knn K or --radius R, one of them")
 			case err != nil || ferr != nil:
-				return nil, usagef("%v", errors.Join(err, ferr))
+				return nil, Usagef("%v", errors.Join(err, ferr))
 			case c.IsSet("knn") && opts.K == 0:
 				return nil, findneighbor.CheckMin("features", "k", 0, 1)
 			case c.IsSet("radius") && opts.Radius == 0:
@@ -69,7 +69,7 @@ PDAL (docs/features.md).`,
 				return streamFeatures(s, opts)
 			}}}, nil
 		},
-	}).Command())
+	})
 }
 
 // featureColumns returns the columns of r.

@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"bufio"
@@ -10,13 +10,14 @@ import (
 
 	poisson "github.com/pctk/pctk/algos/sample" // convert_test.go has a func sample
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/primitives/tile"
-	"github.com/urfave/cli/v2"
 )
 
 func init() {
-	commands = append(commands, (&Filter{
+	Register(&Stage{
 		Name:    "sample",
+		PDAL:    "filters.sample",
 		Preview: "z",
 		Usage:   "thin to a Poisson-disk sample, kept points at least --radius apart (PDAL filters.sample)",
 		Description: `Keeps, in input order, each point no kept point is closer to than --radius R,
@@ -29,13 +30,13 @@ out are kept. No neighbour index is used: --backend changes nothing.
 alone, and writes the in-memory output; a tile collection is sampled in the
 order of the files' concatenation (docs/scale.md).`,
 		Examples: []string{"pctk sample scan.las thin.las --radius 0.5", "pctk sample big.laz thin.laz --radius 0.5 --max-memory 1GiB"},
-		Flags: []cli.Flag{
-			&cli.Float64Flag{Name: "radius", Usage: "smallest distance between kept points (required)"},
-			&cli.StringFlag{Name: "dimension", Usage: "flag kept points in this new field instead of dropping the others (default: none, drop them)"},
+		Options: []*Option{
+			&Option{Kind: Float, Name: "radius", PDAL: "radius", Usage: "smallest distance between kept points (required)"},
+			&Option{Kind: String, Name: "dimension", Usage: "flag kept points in this new field instead of dropping the others (default: none, drop them)"},
 		},
 		Dims: true, IgnoreClass: true, InOrder: true,
 		Params: map[string]string{"radius": "radius"},
-		Prepare: func(c *cli.Context) (*Job, error) {
+		Prepare: func(c Values) (*Job, error) {
 			opts, flag := poisson.Options{Radius: c.Float64("radius")}, c.String("dimension")
 			if err := opts.Validate(); err != nil {
 				return nil, err
@@ -64,7 +65,7 @@ order of the files' concatenation (docs/scale.md).`,
 				return streamSample(s, opts, flag)
 			}}}, nil
 		},
-	}).Command())
+	})
 }
 
 // sampleJSON and sampleLines are pctk sample's summary.
@@ -119,7 +120,7 @@ func streamSample(s *StreamRun, opts poisson.Options, flag string) (*StreamResul
 	if err != nil {
 		return nil, err
 	}
-	debugf("sample: %d of %d points kept, held in %d bytes (budget %d)", sm.Kept(), done, sm.Bytes(), s.Budget)
+	msg.Debugf("sample: %d of %d points kept, held in %d bytes (budget %d)", sm.Kept(), done, sm.Bytes(), s.Budget)
 	if err := w.flush(); err != nil {
 		return nil, err
 	}

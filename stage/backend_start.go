@@ -1,9 +1,10 @@
-package main
+package stage
 
 import (
 	"strings"
 	"time"
 
+	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -15,12 +16,12 @@ type starter interface{ Start() }
 // context, pinned memory) once the process's device work is over.
 type stopper interface{ Stop() }
 
-// releaseBackend begins releasing b's device, when it has one, in the
+// ReleaseBackend begins releasing b's device, when it has one, in the
 // background and returns a function that waits until it is released. A
 // command calls it when its last device work is done and waits before it
 // returns, so that releasing overlaps writing OUT: left to the process's
 // exit, the driver's teardown comes after the output, on the user's time.
-func releaseBackend(b findneighbor.Backend) (wait func()) {
+func ReleaseBackend(b findneighbor.Backend) (wait func()) {
 	s, ok := b.(stopper)
 	if !ok {
 		return func() {}
@@ -46,7 +47,7 @@ type pendingBackend struct {
 }
 
 // startBackend resolves name, "auto" or a registered backend (see
-// checkBackend), in the background, and starts the device of every backend
+// CheckBackend), in the background, and starts the device of every backend
 // name could resolve to (the one named, or for auto every backend that has
 // a device to start) at once, alongside the probe rather than after it:
 // both take a fraction of a second, and the probe's driver initialisation
@@ -62,7 +63,7 @@ func startBackend(name string) *pendingBackend {
 	go func() {
 		defer close(p.done)
 		if p.b, p.err = findneighbor.Get(name); p.err == nil {
-			debugf("backend: %s", p.b.Name())
+			msg.Debugf("backend: %s", p.b.Name())
 		}
 	}()
 	return p
@@ -77,13 +78,13 @@ func (p *pendingBackend) resolve() (findneighbor.Backend, time.Duration, error) 
 	if p.err != nil {
 		return nil, waited, p.err
 	}
-	if observeBackend != nil {
-		return observeBackend(p.b, waited), waited, nil
+	if ObserveBackend != nil {
+		return ObserveBackend(p.b, waited), waited, nil
 	}
 	return p.b, waited, nil
 }
 
-// observeBackend, when set (by bench --e2e), wraps the backend every
+// ObserveBackend, when set (by bench --e2e), wraps the backend every
 // command resolves, to time its steps; waited is how long the command
 // waited for the backend's probe after reading its input.
-var observeBackend func(b findneighbor.Backend, waited time.Duration) findneighbor.Backend
+var ObserveBackend func(b findneighbor.Backend, waited time.Duration) findneighbor.Backend

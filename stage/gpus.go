@@ -1,21 +1,21 @@
-package main
+package stage
 
 import (
+	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/cuda"
 	"github.com/pctk/pctk/primitives/tile"
-	"github.com/urfave/cli/v2"
 )
 
-// gpusFlag is --gpus of the tiled filters (runner.go).
-var gpusFlag = &cli.IntFlag{Name: "gpus", Usage: "with --backend cuda (or auto on a GPU), the number of GPUs `N` that run the tiles of --tile-size, --max-memory and tile collections at once, a tile per GPU at a time (0: every usable GPU of those CUDA_VISIBLE_DEVICES leaves visible); the same output on any number (docs/scale.md)"}
+// GPUsOption is --gpus of the tiled filters (runner.go).
+var GPUsOption = &Option{Kind: Int, Name: "gpus", Usage: "with --backend cuda (or auto on a GPU), the number of GPUs `N` that run the tiles of --tile-size, --max-memory and tile collections at once, a tile per GPU at a time (0: every usable GPU of those CUDA_VISIBLE_DEVICES leaves visible); the same output on any number (docs/scale.md)"}
 
-// gpuBackends returns the backends over which a tiled run on b spreads
+// GPUBackends returns the backends over which a tiled run on b spreads
 // its tiles for --gpus n (0: all usable), b first: for the cuda backend b
 // and cuda.On(i) for the next usable GPUs (a GPU the backend cannot use,
 // too old say, is left out), for other backends b alone. Tests replace it
 // to spread tiles over other backends.
-var gpuBackends = func(b findneighbor.Backend, n int) ([]findneighbor.Backend, error) {
+var GPUBackends = func(b findneighbor.Backend, n int) ([]findneighbor.Backend, error) {
 	if b.Name() != cuda.Name {
 		return []findneighbor.Backend{b}, nil
 	}
@@ -26,7 +26,7 @@ var gpuBackends = func(b findneighbor.Backend, n int) ([]findneighbor.Backend, e
 		}
 	}
 	if n > len(bs) {
-		return nil, usagef("--gpus %d: only %s usable here (CUDA_VISIBLE_DEVICES chooses which)", n, count(len(bs), "GPU"))
+		return nil, Usagef("--gpus %d: only %s usable here (CUDA_VISIBLE_DEVICES chooses which)", n, Count(len(bs), "GPU"))
 	}
 	return bs, nil
 }
@@ -38,10 +38,10 @@ func probes(b findneighbor.Backend) bool {
 }
 
 // spread returns the backend of a tiled run on b: a tile.Spread over the
-// backends of --gpus (gpuBackends), whose devices it starts at once, so
+// backends of --gpus (GPUBackends), whose devices it starts at once, so
 // that the tiles run on every GPU; b itself when that is one backend.
 func (s *step) spread(b findneighbor.Backend) (findneighbor.Backend, error) {
-	bs, err := gpuBackends(b, s.gpus)
+	bs, err := GPUBackends(b, s.gpus)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func (s *step) spread(b findneighbor.Backend) (findneighbor.Backend, error) {
 		}
 	}
 	if len(bs) > 1 {
-		debugf("tiles on %d backends (--gpus)", len(bs))
+		msg.Debugf("tiles on %d backends (--gpus)", len(bs))
 	}
 	return tile.Spread(bs...), nil
 }

@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"fmt"
@@ -6,20 +6,20 @@ import (
 
 	"github.com/pctk/pctk/algos/density"
 	"github.com/pctk/pctk/core"
-	"github.com/urfave/cli/v2"
 )
 
 func init() {
-	commands = append(commands, (&Filter{
+	Register(&Stage{
 		Name:  "density",
+		PDAL:  "filters.radialdensity",
 		Usage: "write each point's RadialDensity, points within a radius per unit volume (PDAL filters.radialdensity)",
 		Description: `Adds RadialDensity (float64): the points within --radius R (a finite number > 0),
 itself included, over the sphere's volume 4/3·π·R³, as PDAL computes it (docs/density.md).`,
 		Examples:    []string{"pctk density scan.las out.las --radius 1"},
-		Flags:       []cli.Flag{&cli.Float64Flag{Name: "radius", Usage: "sphere radius in coordinate units (required)", DefaultText: "none"}},
+		Options:     []*Option{&Option{Kind: Float, Name: "radius", PDAL: "radius", Usage: "sphere radius in coordinate units (required)", DefaultText: "none"}},
 		IgnoreClass: true, Tiled: true,
 		Params: map[string]string{"radius": "radius"},
-		Prepare: func(c *cli.Context) (*Job, error) {
+		Prepare: func(c Values) (*Job, error) {
 			opts := density.RadialOptions{Radius: c.Float64("radius")}
 			if err := opts.Validate(); err != nil {
 				return nil, err
@@ -46,5 +46,5 @@ itself included, over the sphere's volume 4/3·π·R³, as PDAL computes it (doc
 					Lines: []string{fmt.Sprintf("RadialDensity within %g: %s", opts.Radius, st)}}, nil
 			}}}, nil
 		},
-	}).Command())
+	})
 }

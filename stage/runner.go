@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"encoding/json"
@@ -14,55 +14,65 @@ import (
 
 	"github.com/pctk/pctk/algos/render"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
-	"github.com/urfave/cli/v2"
 )
 
-// Filter declares a neighbour-based command "pctk NAME IN OUT". It says
-// what is particular to it: its name, help, flags and computation. The
-// runner (Filter.Command) does the rest the same way for every filter:
-// reading IN (a path or -, --salvage), --backend (the cpu backend for
-// "auto" when the work suits it), --dims, --ignore-class, progress,
-// --json and --summary FILE, the timing line, spreading the new columns
-// over the cloud, checking every output path before any work, and writing
-// side outputs and OUT atomically. docs/extending.md walks through one.
-type Filter struct {
+// Stage declares a stage: a neighbour-based filter "pctk NAME IN OUT",
+// PDAL's filters.NAME. It says what is particular to it: its name, help,
+// options and computation. The driver (Run) does the rest the same way for
+// every stage: reading IN (a path or -, --salvage), --backend (the cpu
+// backend for "auto" when the work suits it), --dims, --ignore-class,
+// progress, --json and --summary FILE, the timing line, spreading the new
+// columns over the cloud, checking every output path before any work,
+// writing side outputs and OUT atomically, tiles, out of core, tile
+// collections and pipelines. docs/extending.md walks through one.
+type Stage struct {
+	// Name is the stage's command words: "density", or a command and its
+	// mode, "denoise statistical" (the mode's group is registered with
+	// RegisterGroup).
 	Name    string
-	Aliases []string
-	// Label names the filter in messages and the summary, when it is not
-	// Name alone (a subcommand: "denoise radius").
-	Label string
+	Aliases []string // other names of its last word
+	// PDAL is the PDAL stage it follows ("filters.radialdensity"), for
+	// pipeline JSON; "" when none. PDALMode, for a PDAL stage that several
+	// pctk stages serve, is the value of PDAL's "method" option this one
+	// takes ("statistical" of filters.outlier).
+	PDAL, PDALMode string
 	// Usage is the one-line description "pctk help" lists.
 	Usage string
 	// Description is the help text; Examples are appended to it, one
 	// command line each.
 	Description string
 	Examples    []string
-	// Flags are the filter's own flags; the runner adds the shared ones.
-	Flags []cli.Flag
+	// Options are the stage's own options; the driver adds the shared ones
+	// (AllOptions).
+	Options []*Option
+	// Writes names the dimensions the stage adds or changes (core/dims.go
+	// names, as PDAL's addDimensions), for help and for the registry test.
+	Writes []string
 	// Dims adds --dims xyz|xy; IgnoreClass adds --ignore-class.
 	Dims, IgnoreClass bool
-	// Tiled declares that the filter's Compute honours Points.TileSize
-	// (its algorithm has tile kernels, docs/scale.md): the runner adds
+	// Tiled declares that the stage's Compute honours Points.TileSize
+	// (its algorithm has tile kernels, docs/scale.md): the driver adds
 	// --tile-size, and --max-memory, --tmpdir and tile collections (IN
 	// several files, OUT a folder) for jobs with a Stream (outofcore.go).
 	Tiled bool
-	// InOrder declares a filter with no tile kernels whose job's Stream
-	// reads the points once in input order (Streamed.InOrder): the runner
+	// InOrder declares a stage with no tile kernels whose job's Stream
+	// reads the points once in input order (Streamed.InOrder): the driver
 	// adds --max-memory, --tmpdir and tile collections, not --tile-size.
 	InOrder bool
 	// Preview, when set, adds --preview FILE.png: a picture of the written
 	// cloud from the top, coloured as Preview says (a pctk render --color).
 	Preview string
 	// Params maps the parameter names of the algorithm's
-	// findneighbor.ParamError to the filter's flags ("k": "knn"), so that
-	// a parameter out of its limits is a usage error naming the flag.
+	// findneighbor.ParamError to the stage's options ("k": "knn"), so that
+	// a parameter out of its limits is a usage error naming the option.
 	Params map[string]string
-	// Prepare checks the filter's flags, before anything is read, and
+	// Prepare checks the stage's options, before anything is read, and
 	// returns the job to run.
-	Prepare func(c *cli.Context) (*Job, error)
+	Prepare func(v Values) (*Job, error)
 }
 
 // Job is one run of a filter, as Prepare set it up.
@@ -113,7 +123,7 @@ type Points struct {
 	// Progress reports the fraction done of a named stage, for filters
 	// with several (dbscan): each stage gets its own progress line.
 	Progress func(stage string, done float64)
-	// TileSize, when > 0 (--tile-size, Filter.Tiled), asks Compute to work
+	// TileSize, when > 0 (--tile-size, Stage.Tiled), asks Compute to work
 	// on square tiles of this side in XY, several at a time on the cpu
 	// backend's workers (or, Backend being a tile.Spread of --gpus
 	// backends, one per backend at a time), with the same output as
@@ -158,7 +168,7 @@ func (p *Points) cloudIndex(k int) int {
 // failing: a tile smaller than k must not stop a batch.
 func warnClamped(flag string, k, available int, noun string) {
 	if k > available {
-		infof("warning: --%s %d exceeds the %s of the cloud; each point uses all it has (as PCL and Open3D do)", flag, k, count(available, noun))
+		msg.Infof("warning: --%s %d exceeds the %s of the cloud; each point uses all it has (as PCL and Open3D do)", flag, k, Count(available, noun))
 	}
 }
 
@@ -213,78 +223,74 @@ type summaryDoc struct {
 
 // The shared flags the runner adds.
 var (
-	jsonFlag        = &cli.BoolFlag{Name: "json", Usage: "print the summary as JSON on stdout (not when OUT is -)"}
-	summaryFlag     = &cli.StringFlag{Name: "summary", Usage: "write the summary as JSON to `FILE`"}
-	tileSizeFlag    = &cli.Float64Flag{Name: "tile-size", Usage: "compute on square tiles of side `SIZE` in XY (the cloud's units), several at a time on the cpu backend (one per GPU at a time with --backend cuda, --gpus), each with a halo of the neighbours it needs: the same output as without (docs/scale.md)"}
-	previewFlag     = &cli.StringFlag{Name: "preview", Usage: "also draw the result from the top into a PNG `FILE` (see pctk render)"}
-	ignoreClassFlag = &cli.StringFlag{Name: "ignore-class", Usage: "comma list of Classification codes whose points take no part (e.g. 7,18): they are nobody's neighbours and get no value (NaN, 0) (default: none)"}
+	jsonOption        = &Option{Kind: Bool, Name: "json", Usage: "print the summary as JSON on stdout (not when OUT is -)"}
+	summaryOption     = &Option{Kind: String, Name: "summary", Usage: "write the summary as JSON to `FILE`"}
+	TileSizeOption    = &Option{Kind: Float, Name: "tile-size", Usage: "compute on square tiles of side `SIZE` in XY (the cloud's units), several at a time on the cpu backend (one per GPU at a time with --backend cuda, --gpus), each with a halo of the neighbours it needs: the same output as without (docs/scale.md)"}
+	previewOption     = &Option{Kind: String, Name: "preview", Usage: "also draw the result from the top into a PNG `FILE` (see pctk render)"}
+	ignoreClassOption = &Option{Kind: String, Name: "ignore-class", Usage: "comma list of Classification codes whose points take no part (e.g. 7,18): they are nobody's neighbours and get no value (NaN, 0) (default: none)"}
 )
 
-func (f *Filter) label() string {
-	if f.Label != "" {
-		return f.Label
-	}
-	return f.Name
-}
+func (f *Stage) label() string { return f.Name }
 
-// Command returns the cli command that runs f.
-func (f *Filter) Command() *cli.Command {
-	flags := append([]cli.Flag(nil), f.Flags...)
+// AllOptions returns the stage's options followed by the shared ones the
+// driver adds for it, in the order help lists them.
+func (f *Stage) AllOptions() []*Option {
+	opts := append([]*Option(nil), f.Options...)
 	if f.Dims {
-		flags = append(flags, dimsFlag)
+		opts = append(opts, DimsOption)
 	}
 	if f.IgnoreClass {
-		flags = append(flags, ignoreClassFlag)
+		opts = append(opts, ignoreClassOption)
 	}
 	if f.Preview != "" {
-		flags = append(flags, previewFlag)
+		opts = append(opts, previewOption)
 	}
 	switch {
 	case f.Tiled:
-		flags = append(flags, tileSizeFlag, maxMemoryFlag, tmpdirFlag, gpusFlag)
+		opts = append(opts, TileSizeOption, MaxMemoryOption, TmpdirOption, GPUsOption)
 	case f.InOrder:
-		flags = append(flags, inOrderMemoryFlag, inOrderTmpdirFlag)
+		opts = append(opts, inOrderMemoryOption, inOrderTmpdirOption)
 	}
-	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag)
-	flags = append(flags, queryFlags...)
+	opts = append(opts, jsonOption, summaryOption, WorkersOption, BackendOption, FormatOption, SalvageOption, ForceOption)
+	return append(opts, QueryOptions...)
+}
+
+// Help returns the stage's help text: its Description, then its Examples.
+func (f *Stage) Help() string {
 	desc := f.Description
 	if len(f.Examples) > 0 {
 		desc += "\n\nExamples:\n  " + strings.Join(f.Examples, "\n  ")
 	}
-	args := "IN OUT"
+	return desc
+}
+
+// ArgsUsage describes the stage's arguments for help.
+func (f *Stage) ArgsUsage() string {
 	if f.streams() {
-		args = "IN OUT | IN... OUTDIR (a tile collection: several files or a glob, docs/scale.md)"
+		return "IN OUT | IN... OUTDIR (a tile collection: several files or a glob, docs/scale.md)"
 	}
-	cmd := &cli.Command{
-		Name: f.Name, Aliases: f.Aliases, Usage: f.Usage, ArgsUsage: args, Description: desc,
-		Flags:        flags,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
-		Action:       f.run,
-	}
-	filterOf[cmd] = f
-	return cmd
+	return "IN OUT"
 }
 
 // streams reports whether f runs out of core and on tile collections
 // (Tiled or InOrder).
-func (f *Filter) streams() bool { return f.Tiled || f.InOrder }
+func (f *Stage) streams() bool { return f.Tiled || f.InOrder }
 
-// filterOf maps each filter's command to its filter, for pctk pipeline.
-var filterOf = map[*cli.Command]*Filter{}
-
-// run is the action of every filter: see Filter.
-func (f *Filter) run(c *cli.Context) error {
+// Run runs the stage as the command "pctk NAME ARGS...": args are IN and
+// OUT (or a tile collection's files and its folder), c the values of its
+// options (AllOptions).
+func (f *Stage) Run(c Values, args []string) error {
 	var ins, outs []string
 	var in, out string
 	var err error
 	if f.streams() {
-		if ins, outs, out, err = collectionArgs(c); err != nil {
+		if ins, outs, out, err = collectionArgs(c, args); err != nil {
 			return err
 		}
 		in = strings.Join(ins, " ")
 	}
 	if ins == nil {
-		if in, out, err = inOut(c); err != nil {
+		if in, out, err = InOut(f.Name, args); err != nil {
 			return err
 		}
 	}
@@ -294,20 +300,20 @@ func (f *Filter) run(c *cli.Context) error {
 	}
 	if ins != nil {
 		if s.job.Stream == nil {
-			return usagef("pctk %s runs one file in memory with these flags; a collection of files (IN several files or a glob) needs its out-of-core run (docs/scale.md)", f.label())
+			return Usagef("pctk %s runs one file in memory with these flags; a collection of files (IN several files or a glob) needs its out-of-core run (docs/scale.md)", f.label())
 		}
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return err
 		}
-		if err := checkOutputs(c, append(outs, s.outputs()...)...); err != nil {
+		if err := CheckOutputs(c, append(outs, s.outputs()...)...); err != nil {
 			return err
 		}
 		return s.runStreamed(streamArgs{in: in, out: out, ins: ins, outs: outs})
 	}
-	if err := checkOutputs(c, append([]string{out}, s.outputs()...)...); err != nil {
+	if err := CheckOutputs(c, append([]string{out}, s.outputs()...)...); err != nil {
 		return err
 	}
-	if f.streams() && c.IsSet(maxMemoryFlag.Name) {
+	if f.streams() && c.IsSet(MaxMemoryOption.Name) {
 		return s.runStreamed(streamArgs{in: in, out: out})
 	}
 	src, err := loadInput(c, in, s.job.CPUWork)
@@ -315,7 +321,7 @@ func (f *Filter) run(c *cli.Context) error {
 		return err
 	}
 	if _, _, err := pcio.OutputFormat(out, c.String("format"), src.from); err != nil {
-		return usagef("%v", err)
+		return Usagef("%v", err)
 	}
 	t1 := time.Now()
 	p, res, err := s.compute(src.cloud, src.from, src.backend, in, out)
@@ -328,8 +334,8 @@ func (f *Filter) run(c *cli.Context) error {
 		return err
 	}
 	// The device's work is over: release it while OUT is written.
-	released := releaseBackend(src.backend)
-	err = writeCloud(c, out, written, src.from)
+	released := ReleaseBackend(src.backend)
+	err = WriteCloud(c, out, written, src.from)
 	released()
 	if err != nil {
 		return err
@@ -342,8 +348,8 @@ func (f *Filter) run(c *cli.Context) error {
 // work, or one step of pctk pipeline. Its context holds the filter's own
 // flags.
 type step struct {
-	f           *Filter
-	c           *cli.Context
+	f           *Stage
+	c           Values
 	job         *Job
 	dims        string
 	flat        bool
@@ -358,7 +364,7 @@ type step struct {
 // prepare checks the filter's flags in c, before anything is read, and
 // returns the step to run; out is where the cloud goes ("-": --json cannot
 // share standard output).
-func (f *Filter) prepare(c *cli.Context, out string) (*step, error) {
+func (f *Stage) prepare(c Values, out string) (*step, error) {
 	s := &step{f: f, c: c, dims: "xyz"}
 	var err error
 	if f.Dims {
@@ -367,23 +373,23 @@ func (f *Filter) prepare(c *cli.Context, out string) (*step, error) {
 		}
 	}
 	if f.IgnoreClass {
-		if s.ignore, err = parseClasses(c.String(ignoreClassFlag.Name)); err != nil {
+		if s.ignore, err = parseClasses(c.String(ignoreClassOption.Name)); err != nil {
 			return nil, err
 		}
 	}
-	s.jsonOut, s.summaryPath = c.Bool(jsonFlag.Name), c.String(summaryFlag.Name)
+	s.jsonOut, s.summaryPath = c.Bool(jsonOption.Name), c.String(summaryOption.Name)
 	if f.Preview != "" {
-		s.previewPath = c.String(previewFlag.Name)
+		s.previewPath = c.String(previewOption.Name)
 	}
 	if s.jsonOut && out == pcio.Stdio {
-		return nil, usagef("--json prints on stdout, where OUT - writes the cloud; use --summary FILE")
+		return nil, Usagef("--json prints on stdout, where OUT - writes the cloud; use --summary FILE")
 	}
 	if f.Tiled {
-		if s.tileSize = c.Float64(tileSizeFlag.Name); !(s.tileSize >= 0) || math.IsInf(s.tileSize, 0) {
-			return nil, usagef("--tile-size %v: want a finite size > 0 (0: no tiles)", s.tileSize)
+		if s.tileSize = c.Float64(TileSizeOption.Name); !(s.tileSize >= 0) || math.IsInf(s.tileSize, 0) {
+			return nil, Usagef("--tile-size %v: want a finite size > 0 (0: no tiles)", s.tileSize)
 		}
-		if s.gpus = c.Int(gpusFlag.Name); s.gpus < 0 {
-			return nil, usagef("--gpus %d: want a number of GPUs (0: all)", s.gpus)
+		if s.gpus = c.Int(GPUsOption.Name); s.gpus < 0 {
+			return nil, Usagef("--gpus %d: want a number of GPUs (0: all)", s.gpus)
 		}
 	}
 	if s.job, err = f.Prepare(c); err != nil {
@@ -440,7 +446,7 @@ func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Back
 		Dims: s.dims, Flat: s.flat, Backend: b, TileSize: s.tileSize}
 	report, finish := stageProgress(s.f.label())
 	p.Progress = report
-	p.Build = findneighbor.BuildOptions{Workers: s.c.Int(workersFlag.Name), Progress: func(done float64) { report("", done) }}
+	p.Build = findneighbor.BuildOptions{Workers: s.c.Int(WorkersOption.Name), Progress: func(done float64) { report("", done) }}
 	res, err := s.job.Compute(p)
 	finish()
 	if err != nil {
@@ -473,7 +479,7 @@ func (s *step) apply(p *Points, res *Result) (*core.Cloud, error) {
 		side = append(side, SideOutput{s.previewPath, func(w io.Writer) error { return png.Encode(w, img) }})
 	}
 	for _, o := range side {
-		if err := writeFile(s.c, o.Path, o.Write); err != nil {
+		if err := WriteFile(s.c, o.Path, o.Write); err != nil {
 			return nil, err
 		}
 	}
@@ -500,7 +506,7 @@ func (s *step) reportDoc(d summaryDoc, res *Result, t Timings, total time.Durati
 	}
 	data = append(data, '\n')
 	if s.summaryPath != "" {
-		if err := writeFile(s.c, s.summaryPath, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		if err := WriteFile(s.c, s.summaryPath, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return err
 		}
 	}
@@ -509,37 +515,37 @@ func (s *step) reportDoc(d summaryDoc, res *Result, t Timings, total time.Durati
 		return err
 	}
 	for _, l := range res.Lines {
-		infof("%s", l)
+		msg.Infof("%s", l)
 	}
-	infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", s.f.label(), count(d.Points, "point"), d.Backend,
+	msg.Infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", s.f.label(), Count(d.Points, "point"), d.Backend,
 		total.Seconds(), t.Read, t.Compute, t.Write)
 	return nil
 }
 
 // paramError turns an algorithm's findneighbor.ParamError into a usage
 // error naming the flag (from f.Params) at fault; other errors pass.
-func (f *Filter) paramError(err error) error {
+func (f *Stage) paramError(err error) error {
 	var pe *findneighbor.ParamError
 	if !errors.As(err, &pe) {
 		return err
 	}
 	if flag, ok := f.Params[pe.Param]; ok {
-		return usagef("--%s %s: want %s", flag, pe.Value, pe.Want)
+		return Usagef("--%s %s: want %s", flag, pe.Value, pe.Want)
 	}
-	return usagef("%v", err)
+	return Usagef("%v", err)
 }
 
 // computeError is the error of a filter's computation on in: a usage
 // error naming the flag for a findneighbor.ParamError (paramError), else
 // err naming in.
-func (f *Filter) computeError(in string, err error) error {
-	var ue usageError
+func (f *Stage) computeError(in string, err error) error {
+	var ue UsageError
 	if pe := f.paramError(err); errors.As(pe, &ue) {
 		return pe
 	}
 	// A --tile-size too small for the cloud's coordinates, as out of core.
 	if se := (*tile.SpanError)(nil); errors.As(err, &se) {
-		return usagef("--tile-size: %v", se)
+		return Usagef("--tile-size: %v", se)
 	}
 	return fmt.Errorf("%s: %w", in, err)
 }
@@ -553,7 +559,7 @@ func parseClasses(s string) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v < 0 || v > 255 {
-			return nil, usagef("--ignore-class: %q is not a classification code (0-255); want e.g. 7,18", f)
+			return nil, Usagef("--ignore-class: %q is not a classification code (0-255); want e.g. 7,18", f)
 		}
 		out = append(out, v)
 	}
@@ -612,7 +618,7 @@ func (s *classSet) keeps(v int64) bool { return v < 0 || v > 255 || !s[v] }
 
 // warnNoClass warns that --ignore-class has no Classification to read.
 func warnNoClass() {
-	infof("warning: --ignore-class: the input has no %s attribute; every point takes part", core.DimClassification)
+	msg.Infof("warning: --ignore-class: the input has no %s attribute; every point takes part", core.DimClassification)
 }
 
 // spread returns col, one value per index in part, as a column of n
@@ -634,8 +640,8 @@ func spread(col *core.Attribute, part []int, n int) *core.Attribute {
 	return out
 }
 
-// count returns "1 point", "2 points": n and noun, plural unless n is 1.
-func count(n int, noun string) string {
+// Count returns "1 point", "2 points": n and noun, plural unless n is 1.
+func Count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"github.com/pctk/pctk/algos/dbscan"
 )
 
-// dbscanSummary is what pctk dbscan reports, as text or JSON.
-type dbscanSummary struct {
+// DBSCANSummary is what pctk dbscan reports, as text or JSON.
+type DBSCANSummary struct {
 	Input        string          `json:"input"`
 	Output       string          `json:"output"`
 	Points       int             `json:"points"`
@@ -49,8 +49,8 @@ const summaryLargest = 5
 
 // newDBSCANSummary describes run, of used points out of points, from in
 // to out.
-func newDBSCANSummary(a *dbscanArgs, in, out string, points, used int, dims string, run *dbscan.Run) *dbscanSummary {
-	s := &dbscanSummary{
+func newDBSCANSummary(a *dbscanArgs, in, out string, points, used int, dims string, run *dbscan.Run) *DBSCANSummary {
+	s := &DBSCANSummary{
 		Input: in, Output: out, Points: points, Ignored: points - used, Eps: a.opts.Eps, Dims: dims, Geographic: a.geo, ScaleError: a.scaleErr,
 		Backend: run.Backend, CountsReused: run.CountsReused,
 		Seconds: dbscanTimes{Build: run.Build.Seconds(), Stage1: run.Stage1.Seconds()},
@@ -70,7 +70,7 @@ func newDBSCANSummary(a *dbscanArgs, in, out string, points, used int, dims stri
 
 // lines returns the summary as text, one line for the run and one per
 // min_pts value; the runner adds the timing line.
-func (s *dbscanSummary) lines() []string {
+func (s *DBSCANSummary) lines() []string {
 	stage1 := "neighbours counted"
 	if s.CountsReused {
 		stage1 = "counts reused"
@@ -81,7 +81,7 @@ func (s *dbscanSummary) lines() []string {
 	}
 	ignored := ""
 	if s.Ignored > 0 {
-		ignored = fmt.Sprintf(", %s ignored by class", count(s.Ignored, "point"))
+		ignored = fmt.Sprintf(", %s ignored by class", Count(s.Ignored, "point"))
 	}
 	out := []string{fmt.Sprintf("dbscan: eps %g, %s%s%s; %s", s.Eps, s.Dims, geo, ignored, stage1)}
 	for _, r := range s.Results {
@@ -98,7 +98,7 @@ func (s *dbscanSummary) lines() []string {
 			largest = ", largest " + strings.Join(l, ", ")
 		}
 		out = append(out, fmt.Sprintf("  min_pts %d: %s%s%s; %d core, %s -> %s",
-			r.MinPts, count(r.Clusters, "cluster"), dropped, largest, r.Core, count(r.Noise, "noise point"), r.Attribute))
+			r.MinPts, Count(r.Clusters, "cluster"), dropped, largest, r.Core, Count(r.Noise, "noise point"), r.Attribute))
 	}
 	return out
 }

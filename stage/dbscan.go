@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"fmt"
@@ -10,8 +10,8 @@ import (
 
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/internal/par"
-	"github.com/urfave/cli/v2"
 )
 
 // noiseClass is the ASPRS LAS classification "low point (noise)" that
@@ -19,11 +19,12 @@ import (
 const noiseClass = 7
 
 func init() {
-	commands = append(commands, dbscanFilter.Command())
+	Register(dbscanFilter)
 }
 
-var dbscanFilter = &Filter{
+var dbscanFilter = &Stage{
 	Name:    "dbscan",
+	PDAL:    "filters.dbscan",
 	Preview: "cluster",
 	Usage:   "cluster points with DBSCAN (exact, scikit-learn's definition) on any backend",
 	Description: `Labels every point with its cluster (attribute ClusterID, int64, -1 for noise)
@@ -57,16 +58,16 @@ ellipsoid at the cloud's centre; the summary states the largest scale error
 		"pctk dbscan scan.las out.las --eps 2 --min-pts 5,10 --summary clusters.json",
 		"pctk dbscan points.ply out.ply --eps 50 --dims xy --geographic --geojson hulls.geojson",
 	},
-	Flags: []cli.Flag{
-		&cli.Float64Flag{Name: "eps", Usage: "neighbourhood radius ε in coordinate units (metres with --geographic); required", DefaultText: "none"},
-		&cli.StringFlag{Name: "min-pts", Usage: "minimum points within ε for a core point, itself included; a comma list clusters once per value", Value: "5"},
-		&cli.BoolFlag{Name: "geographic", Usage: "X, Y are WGS84 lon/lat degrees: cluster in metres (see description)"},
-		&cli.IntFlag{Name: "min-cluster-size", Usage: "relabel clusters of fewer points as noise"},
-		&cli.BoolFlag{Name: "classify-noise", Usage: "set Classification to 7 (low noise) on noise points, creating the attribute if missing"},
-		&cli.BoolFlag{Name: "drop-noise", Usage: "leave noise points out of OUT"},
-		&cli.BoolFlag{Name: "reuse-counts", Usage: "use the input's NeighborCount attribute as stage-1 counts even without a matching record"},
-		&cli.BoolFlag{Name: "recount", Usage: "count neighbours even when the input's NeighborCount matches"},
-		&cli.StringFlag{Name: "geojson", Usage: "write cluster hulls as a GeoJSON FeatureCollection to `FILE`"},
+	Options: []*Option{
+		&Option{Kind: Float, Name: "eps", PDAL: "eps", Usage: "neighbourhood radius ε in coordinate units (metres with --geographic); required", DefaultText: "none"},
+		&Option{Kind: String, Name: "min-pts", PDAL: "min_points", Usage: "minimum points within ε for a core point, itself included; a comma list clusters once per value", Value: "5"},
+		&Option{Kind: Bool, Name: "geographic", Usage: "X, Y are WGS84 lon/lat degrees: cluster in metres (see description)"},
+		&Option{Kind: Int, Name: "min-cluster-size", Usage: "relabel clusters of fewer points as noise"},
+		&Option{Kind: Bool, Name: "classify-noise", Usage: "set Classification to 7 (low noise) on noise points, creating the attribute if missing"},
+		&Option{Kind: Bool, Name: "drop-noise", Usage: "leave noise points out of OUT"},
+		&Option{Kind: Bool, Name: "reuse-counts", Usage: "use the input's NeighborCount attribute as stage-1 counts even without a matching record"},
+		&Option{Kind: Bool, Name: "recount", Usage: "count neighbours even when the input's NeighborCount matches"},
+		&Option{Kind: String, Name: "geojson", Usage: "write cluster hulls as a GeoJSON FeatureCollection to `FILE`"},
 	},
 	Dims:        true,
 	IgnoreClass: true,
@@ -96,13 +97,13 @@ func (a *dbscanArgs) attributeFor(minPts int) string {
 	return core.DimClusterID
 }
 
-func prepareDBSCAN(c *cli.Context) (*Job, error) {
+func prepareDBSCAN(c Values) (*Job, error) {
 	a := &dbscanArgs{
 		geo: c.Bool("geographic"), classify: c.Bool("classify-noise"), drop: c.Bool("drop-noise"),
 		reuse: c.Bool("reuse-counts"), recount: c.Bool("recount"), geojsonPath: c.String("geojson"),
 	}
 	if !c.IsSet("eps") {
-		return nil, usagef("--eps is required: the neighbourhood radius in coordinate units")
+		return nil, Usagef("--eps is required: the neighbourhood radius in coordinate units")
 	}
 	a.opts.Eps = c.Float64("eps")
 	a.opts.MinClusterSize = c.Int("min-cluster-size")
@@ -110,7 +111,7 @@ func prepareDBSCAN(c *cli.Context) (*Job, error) {
 	for _, s := range strings.Split(c.String("min-pts"), ",") {
 		m, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil {
-			return nil, usagef("--min-pts: %q is not an integer (want e.g. 5 or 5,10,20)", s)
+			return nil, Usagef("--min-pts: %q is not an integer (want e.g. 5 or 5,10,20)", s)
 		}
 		a.opts.MinPts = append(a.opts.MinPts, m)
 	}
@@ -118,13 +119,13 @@ func prepareDBSCAN(c *cli.Context) (*Job, error) {
 		return nil, err
 	}
 	if (a.classify || a.drop) && len(a.opts.MinPts) > 1 {
-		return nil, usagef("--classify-noise and --drop-noise need a single --min-pts value, got %d", len(a.opts.MinPts))
+		return nil, Usagef("--classify-noise and --drop-noise need a single --min-pts value, got %d", len(a.opts.MinPts))
 	}
 	if a.classify && a.drop {
-		return nil, usagef("--classify-noise and --drop-noise exclude each other: dropped noise cannot be classified")
+		return nil, Usagef("--classify-noise and --drop-noise exclude each other: dropped noise cannot be classified")
 	}
 	if a.reuse && a.recount {
-		return nil, usagef("--reuse-counts and --recount exclude each other")
+		return nil, Usagef("--reuse-counts and --recount exclude each other")
 	}
 	job := &Job{Outputs: []string{a.geojsonPath}, Compute: a.compute}
 	if !a.drop && !a.reuse && a.geojsonPath == "" {
@@ -142,9 +143,9 @@ func prepareDBSCAN(c *cli.Context) (*Job, error) {
 				return l, fmt.Errorf("--geographic: %w", err)
 			}
 			a.scaleErr = scaleErr
-			debugf("geographic: centre lon %.6f lat %.6f, largest scale error %.3g%%", l.Origin[0], l.Origin[1], 100*scaleErr)
+			msg.Debugf("geographic: centre lon %.6f lat %.6f, largest scale error %.3g%%", l.Origin[0], l.Origin[1], 100*scaleErr)
 			if scaleErr > 0.005 {
-				infof("warning: the cloud spans so much latitude that distances are off by up to %.2g%%; reproject it to a local projected CRS (UTM) for exact ε", 100*scaleErr)
+				msg.Infof("warning: the cloud spans so much latitude that distances are off by up to %.2g%%; reproject it to a local projected CRS (UTM) for exact ε", 100*scaleErr)
 			}
 			return l, nil
 		}
@@ -164,7 +165,7 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 			return nil, err
 		}
 	case a.reuse:
-		return nil, usagef("--reuse-counts: the input's counts are of every point, not of those --ignore-class leaves")
+		return nil, Usagef("--reuse-counts: the input's counts are of every point, not of those --ignore-class leaves")
 	}
 	opts.Progress, opts.TileSize = p.Progress, p.TileSize
 	run, err := dbscan.Cluster(p.XYZ, p.Backend, opts)
@@ -235,13 +236,13 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 func reusableCounts(c *core.Cloud, rec string, a *dbscanArgs) ([]uint32, error) {
 	attr := c.Attr(core.DimNeighborCount)
 	if a.reuse && attr == nil {
-		return nil, usagef("--reuse-counts: the input has no %s attribute", core.DimNeighborCount)
+		return nil, Usagef("--reuse-counts: the input has no %s attribute", core.DimNeighborCount)
 	}
 	if attr == nil || a.recount {
 		return nil, nil
 	}
 	if !a.reuse && !slices.Contains(c.Meta.Comments, rec) {
-		debugf("not reusing %s: no record of the same eps, dims and coordinates (want %q)", core.DimNeighborCount, rec)
+		msg.Debugf("not reusing %s: no record of the same eps, dims and coordinates (want %q)", core.DimNeighborCount, rec)
 		return nil, nil
 	}
 	if attr.Type.IsFloat() {
@@ -256,9 +257,9 @@ func reusableCounts(c *core.Cloud, rec string, a *dbscanArgs) ([]uint32, error) 
 		counts[i] = uint32(v)
 	}
 	if a.reuse && !slices.Contains(c.Meta.Comments, rec) {
-		infof("warning: reusing %s without a record of its eps and points (--reuse-counts); wrong counts give wrong clusters", core.DimNeighborCount)
+		msg.Infof("warning: reusing %s without a record of its eps and points (--reuse-counts); wrong counts give wrong clusters", core.DimNeighborCount)
 	} else {
-		infof("reusing %s counted with the same eps on the same points (stage 1 skipped)", core.DimNeighborCount)
+		msg.Infof("reusing %s counted with the same eps on the same points (stage 1 skipped)", core.DimNeighborCount)
 	}
 	return counts, nil
 }

@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"encoding/binary"
@@ -14,15 +14,15 @@ import (
 	"github.com/pctk/pctk/io/pcd"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
-	"github.com/urfave/cli/v2"
 )
 
 func init() {
-	commands = append(commands, normalsFilter.Command())
+	Register(normalsFilter)
 }
 
-var normalsFilter = &Filter{
+var normalsFilter = &Stage{
 	Name:  "normals",
+	PDAL:  "filters.normal",
 	Usage: "estimate PCA surface normals and curvature, and orient them",
 	Description: `Adds NormalX, NormalY, NormalZ and Curvature (float32; PLY nx ny nz, PCD
 normal_x ..., LAS extra bytes) to every point, replacing existing columns of
@@ -51,14 +51,14 @@ normals, as in PCL; a cloud of NaN points alone gets NaN normals throughout.`,
 		"pctk normals scan.las out.las --knn 16",
 		"pctk normals cloud.pcd out.ply --radius 0.05 --orient viewpoint --viewpoint 0,0,1.5",
 	},
-	Flags: []cli.Flag{
-		&cli.Float64Flag{Name: "radius", Usage: "neighbourhood radius in coordinate units (0: none)"},
-		&cli.IntFlag{Name: "knn", Usage: "neighbourhood size in points, the point itself included (0: none)"},
-		&cli.StringFlag{Name: "orient", Usage: "up, viewpoint, consistent or none", Value: "up"},
-		&cli.StringFlag{Name: "viewpoint", Usage: "sensor position `X,Y,Z` in the file's coordinates for --orient viewpoint"},
-		&cli.IntFlag{Name: "orient-knn", Usage: "neighbours per point in the graph of --orient consistent", Value: normals.DefaultOrientK},
-		&cli.BoolFlag{Name: "eigenvalues", Usage: "also write Eigenvalue0, Eigenvalue1, Eigenvalue2"},
-		&cli.BoolFlag{Name: "keep-nan", Usage: "give points with non-finite coordinates (organised clouds) NaN normals instead of failing"},
+	Options: []*Option{
+		&Option{Kind: Float, Name: "radius", Usage: "neighbourhood radius in coordinate units (0: none)"},
+		&Option{Kind: Int, Name: "knn", PDAL: "knn", Usage: "neighbourhood size in points, the point itself included (0: none)"},
+		&Option{Kind: String, Name: "orient", Usage: "up, viewpoint, consistent or none", Value: "up"},
+		&Option{Kind: String, Name: "viewpoint", PDAL: "viewpoint", Usage: "sensor position `X,Y,Z` in the file's coordinates for --orient viewpoint"},
+		&Option{Kind: Int, Name: "orient-knn", Usage: "neighbours per point in the graph of --orient consistent", Value: normals.DefaultOrientK},
+		&Option{Kind: Bool, Name: "eigenvalues", Usage: "also write Eigenvalue0, Eigenvalue1, Eigenvalue2"},
+		&Option{Kind: Bool, Name: "keep-nan", Usage: "give points with non-finite coordinates (organised clouds) NaN normals instead of failing"},
 	},
 	IgnoreClass: true, Tiled: true,
 	Params:  map[string]string{"radius": "radius", "k": "knn", "orient_k": "orient-knn"},
@@ -67,7 +67,7 @@ normals, as in PCL; a cloud of NaN points alone gets NaN normals throughout.`,
 
 // prepareNormals checks the flags of pctk normals. The viewpoint is given
 // in the file's coordinates; the job moves it to the local frame.
-func prepareNormals(c *cli.Context) (*Job, error) {
+func prepareNormals(c Values) (*Job, error) {
 	o := normals.Options{
 		Radius:      c.Float64("radius"),
 		K:           c.Int("knn"),
@@ -76,24 +76,24 @@ func prepareNormals(c *cli.Context) (*Job, error) {
 	}
 	var err error
 	if o.Orient, err = normals.ParseOrientation(c.String("orient")); err != nil {
-		return nil, usagef("--orient: want up, viewpoint, consistent or none, got %q", c.String("orient"))
+		return nil, Usagef("--orient: want up, viewpoint, consistent or none, got %q", c.String("orient"))
 	}
 	vpGiven := c.String("viewpoint") != ""
 	if vpGiven {
 		if o.Viewpoint, err = parseXYZ(c.String("viewpoint")); err != nil {
-			return nil, usagef("--viewpoint: %v", err)
+			return nil, Usagef("--viewpoint: %v", err)
 		}
 		if !c.IsSet("orient") {
 			o.Orient = normals.OrientViewpoint
 		} else if o.Orient != normals.OrientViewpoint {
-			return nil, usagef("--viewpoint is only for --orient viewpoint, not %s", o.Orient)
+			return nil, Usagef("--viewpoint is only for --orient viewpoint, not %s", o.Orient)
 		}
 	}
 	if err := findneighbor.CheckRadius("normals", "radius", o.Radius, true); err != nil {
 		return nil, err
 	}
 	if o.K == 0 && o.Radius == 0 {
-		return nil, usagef("normals needs --radius, --knn or both")
+		return nil, Usagef("normals needs --radius, --knn or both")
 	}
 	if err := findneighbor.CheckMin("normals", "orient_k", o.OrientK, 1); err != nil {
 		return nil, err
@@ -101,8 +101,8 @@ func prepareNormals(c *cli.Context) (*Job, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if o.Orient == normals.OrientConsistent && c.Float64(tileSizeFlag.Name) > 0 {
-		return nil, usagef("--orient consistent spans the whole cloud and does not run on tiles (--tile-size): orient up or toward a viewpoint, or drop --tile-size")
+	if o.Orient == normals.OrientConsistent && c.Float64(TileSizeOption.Name) > 0 {
+		return nil, Usagef("--orient consistent spans the whole cloud and does not run on tiles (--tile-size): orient up or toward a viewpoint, or drop --tile-size")
 	}
 	keepNaN := c.Bool("keep-nan")
 	var stream *Streamed
@@ -126,7 +126,7 @@ func prepareNormals(c *cli.Context) (*Job, error) {
 			o := o
 			if o.Orient == normals.OrientViewpoint && !vpGiven {
 				if o.Viewpoint, err = fileViewpoint(&p.Cloud.Meta); err != nil {
-					return nil, usagef("%s: %v", p.In, err)
+					return nil, Usagef("%s: %v", p.In, err)
 				}
 			}
 			for i := range o.Viewpoint {
@@ -165,11 +165,11 @@ func normalsColumns(res *normals.Result, eigenvalues bool) []*core.Attribute {
 func normalsSummary(o normals.Options, undefined, components, skippedPoints int) ([]string, map[string]any) {
 	orient := o.Orient.String()
 	if o.Orient == normals.OrientConsistent {
-		orient += fmt.Sprintf(" (%s)", count(components, "connected part"))
+		orient += fmt.Sprintf(" (%s)", Count(components, "connected part"))
 	}
 	skipped := ""
 	if skippedPoints > 0 {
-		skipped = fmt.Sprintf(", %s without coordinates or ignored", count(skippedPoints, "point"))
+		skipped = fmt.Sprintf(", %s without coordinates or ignored", Count(skippedPoints, "point"))
 	}
 	return []string{fmt.Sprintf("normals: %d without a normal (fewer than %d points in the neighbourhood)%s, orient %s",
 			undefined, normals.MinPoints, skipped, orient)},
@@ -184,7 +184,7 @@ func streamNormals(s *StreamRun, o normals.Options, vpGiven bool, r float64, k i
 	if o.Orient == normals.OrientViewpoint && !vpGiven {
 		var err error
 		if o.Viewpoint, err = fileViewpoint(&s.Header.Meta); err != nil {
-			return nil, usagef("%s: %v", s.In, err)
+			return nil, Usagef("%s: %v", s.In, err)
 		}
 	}
 	for i := range o.Viewpoint {

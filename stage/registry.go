@@ -1,0 +1,103 @@
+package stage
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// The registry of stages, as image.RegisterFormat keeps formats: each
+// stage registers itself from an init function.
+var (
+	regMu  sync.Mutex
+	stages []*Stage
+	groups []*Group
+)
+
+// Group is a command whose modes are stages ("denoise" of "denoise
+// statistical" and "denoise radius"): its own help.
+type Group struct {
+	Name        string
+	Usage       string
+	Description string
+}
+
+// Register adds s to the registry. It panics on a stage without a name or
+// Prepare, or a name (or PDAL name and mode) registered twice: both are
+// mistakes in the program, found when it starts.
+func Register(s *Stage) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if s.Name == "" || s.Prepare == nil {
+		panic(fmt.Sprintf("stage: Register of %q without a name or Prepare", s.Name))
+	}
+	for _, o := range stages {
+		if o.Name == s.Name || s.PDAL != "" && o.PDAL == s.PDAL && o.PDALMode == s.PDALMode {
+			panic(fmt.Sprintf("stage: %q registered twice", s.Name))
+		}
+	}
+	stages = append(stages, s)
+}
+
+// RegisterGroup adds a group of modes to the registry.
+func RegisterGroup(g *Group) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	groups = append(groups, g)
+}
+
+// Stages returns the registered stages in the order they registered (a
+// group's modes in the order its help lists them).
+func Stages() []*Stage {
+	regMu.Lock()
+	defer regMu.Unlock()
+	return slices.Clone(stages)
+}
+
+// Groups returns the registered groups, sorted by name.
+func Groups() []*Group {
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := slices.Clone(groups)
+	slices.SortFunc(out, func(a, b *Group) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Lookup returns the stage that words start with (its name's words, the
+// last one or an alias of it) and the words after them; nil when none.
+func Lookup(words []string) (*Stage, []string) {
+	for _, s := range Stages() {
+		name := strings.Fields(s.Name)
+		if len(words) < len(name) || !slices.Equal(words[:len(name)-1], name[:len(name)-1]) {
+			continue
+		}
+		if last := words[len(name)-1]; last == name[len(name)-1] || slices.Contains(s.Aliases, last) {
+			return s, words[len(name):]
+		}
+	}
+	return nil, words
+}
+
+// ByPDAL returns the stage that serves PDAL's stage typ ("filters.lof"),
+// with mode the value of its "method" option where several stages serve
+// it (filters.outlier; "": the first registered, which serves PDAL's
+// default method); nil when none.
+func ByPDAL(typ, mode string) *Stage {
+	var first *Stage
+	for _, s := range Stages() {
+		if s.PDAL != typ {
+			continue
+		}
+		if s.PDALMode == mode {
+			return s
+		}
+		if first == nil {
+			first = s
+		}
+	}
+	if mode == "" {
+		return first
+	}
+	return nil
+}
