@@ -8,16 +8,9 @@ import (
 	"strings"
 
 	"github.com/pctk/pctk/algos/denoise"
-	"github.com/pctk/pctk/core"
-	"github.com/pctk/pctk/internal/msg"
-	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
 )
-
-// denoiseNoiseClass is the ASPRS classification "low point (noise)", the
-// default of --class.
-const denoiseNoiseClass = 7
 
 func init() {
 	RegisterGroup(&Group{
@@ -45,15 +38,6 @@ written unchanged (dropped only by --invert, which keeps outliers alone).`,
 	Register(denoiseRadius)
 }
 
-// denoiseFlags returns flags followed by the flags both filters share.
-func denoiseFlags(flags ...*Option) []*Option {
-	return append(flags,
-		&Option{Kind: String, Name: "mode", Usage: "remove, classify or flag (default: classify for LAS input, else remove)"},
-		&Option{Kind: Int, Name: "class", PDAL: "class", Usage: "Classification code --mode classify gives outliers", Value: denoiseNoiseClass},
-		&Option{Kind: Bool, Name: "invert", Usage: "with --mode remove, keep only the outliers"},
-	)
-}
-
 var denoiseStatistical = &Stage{
 	Name:     "denoise statistical",
 	PDAL:     "filters.outlier",
@@ -66,7 +50,7 @@ for Open3D's remove_statistical_outlier, whose K counts the point itself).
 --k is at least 1; a K beyond the cloud uses every point (with a warning), as
 PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 	Examples: []string{"pctk denoise statistical scan.pcd clean.pcd --k 50 --std-ratio 1"},
-	Options: denoiseFlags(
+	Options: OutcomeOptions(
 		&Option{Kind: Int, Name: "k", PDAL: "mean_k", Usage: "neighbours whose distances are averaged (PCL mean_k; counts the point itself with --convention open3d)", Value: denoise.DefaultK},
 		&Option{Kind: Float, Name: "std-ratio", PDAL: "multiplier", Aliases: []string{"s"}, Usage: "multiplier of the standard deviation: threshold = mean + std-ratio·stddev; a finite number > 0", Value: denoise.DefaultStdRatio},
 		&Option{Kind: String, Name: "std", Usage: "standard deviation: sample (n-1, PCL and Open3D) or population (n)", Value: "sample"},
@@ -75,7 +59,7 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 	Dims: true, IgnoreClass: true, Tiled: true,
 	Params: map[string]string{"k": "k", "std_ratio": "std-ratio"},
 	Prepare: func(c Values) (*Job, error) {
-		a, err := parseDenoiseArgs(c, "denoise statistical")
+		a, err := ParseOutcome(c, "denoise statistical")
 		if err != nil {
 			return nil, err
 		}
@@ -137,7 +121,7 @@ func statisticalStats(opts denoise.StatisticalOptions, mean, sd, threshold float
 // points in input order (the owners file gives each point's tile), so the
 // threshold is the in-memory one to the bit, and the mode applied chunk by
 // chunk.
-func (a *denoiseArgs) streamStatistical(s *StreamRun, opts denoise.StatisticalOptions) (*StreamResult, error) {
+func (a *Outcome) streamStatistical(s *StreamRun, opts denoise.StatisticalOptions) (*StreamResult, error) {
 	mode, err := a.modeFor(s.From)
 	if err != nil {
 		return nil, err
@@ -209,7 +193,7 @@ var denoiseRadius = &Stage{
 	Description: `An outlier has fewer than M other points within R (PCL's RadiusOutlierRemoval
 and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`,
 	Examples: []string{"pctk denoise radius scan.las out.las --radius 0.5 --min-neighbors 4"},
-	Options: denoiseFlags(
+	Options: OutcomeOptions(
 		&Option{Kind: Float, Name: "radius", PDAL: "radius", Aliases: []string{"r"}, Usage: "search radius in coordinate units (required)"},
 		&Option{Kind: Int, Name: "min-neighbors", PDAL: "min_k", Aliases: []string{"m"}, Usage: "a point needs at least this many other points within the radius", Value: 2},
 		&Option{Kind: Bool, Name: "count-self", Usage: "count the point itself among its neighbours (PCL and Open3D do not)"},
@@ -217,7 +201,7 @@ and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`
 	Dims: true, IgnoreClass: true, Tiled: true,
 	Params: map[string]string{"radius": "radius", "min_neighbors": "min-neighbors"},
 	Prepare: func(c Values) (*Job, error) {
-		a, err := parseDenoiseArgs(c, "denoise radius")
+		a, err := ParseOutcome(c, "denoise radius")
 		if err != nil {
 			return nil, err
 		}
@@ -253,7 +237,7 @@ func radiusStats(opts denoise.RadiusOptions) string {
 // streamRadius is pctk denoise radius out of core: the counts tile by
 // tile (StreamRun.StreamCounts), an outlier flag a point in memory, and
 // the mode applied chunk by chunk as result applies it to the cloud.
-func (a *denoiseArgs) streamRadius(s *StreamRun, opts denoise.RadiusOptions) (*StreamResult, error) {
+func (a *Outcome) streamRadius(s *StreamRun, opts denoise.RadiusOptions) (*StreamResult, error) {
 	mode, err := a.modeFor(s.From)
 	if err != nil {
 		return nil, err
@@ -272,195 +256,4 @@ func (a *denoiseArgs) streamRadius(s *StreamRun, opts denoise.RadiusOptions) (*S
 		return nil, err
 	}
 	return a.streamOutliers(s, outlier, nOut, mode, radiusStats(opts), nil), nil
-}
-
-// streamOutliers is the out-of-core result of a denoise filter that found
-// the outliers outlier (nOut of them): the mode applied chunk by chunk.
-func (a *denoiseArgs) streamOutliers(s *StreamRun, outlier []bool, nOut int, mode, stats string, fields map[string]any) *StreamResult {
-	n, total := int(s.N), int(s.Total)
-	written := total
-	if mode == "remove" {
-		written = total - nOut // points left out are written, unless --invert
-		if a.invert {
-			written = nOut
-		}
-	}
-	line, doc := a.summary(total, n, nOut, written, mode, a.did(mode, written), stats, fields)
-	// Points left out by --ignore-class are no outliers.
-	outliers := func(rows []int64) []bool {
-		out := make([]bool, len(rows))
-		for i, id := range rows {
-			out[i] = id >= 0 && outlier[id]
-		}
-		return out
-	}
-	res := &StreamResult{
-		Columns: func([]int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil },
-		Lines:   []string{line}, JSON: doc,
-	}
-	if mode != "remove" {
-		res.Edit = func(rows []int64, c *core.Cloud) (*core.Cloud, error) {
-			return applyDenoiseMode(c, outliers(rows), mode, a)
-		}
-	} else {
-		res.Keep = func(rows []int64) ([]bool, error) { return a.kept(outliers(rows)), nil }
-		res.Count = func(first, n, others int64) int64 {
-			kept := int64(0)
-			for _, o := range outlier[first : first+n] {
-				if o == a.invert {
-					kept++
-				}
-			}
-			if !a.invert {
-				kept += others
-			}
-			return kept
-		}
-	}
-	return res
-}
-
-// denoiseArgs are the checked flags both filters share.
-type denoiseArgs struct {
-	name   string // "denoise statistical", "denoise radius"
-	mode   string // "" until the input format decides
-	class  int
-	invert bool
-}
-
-func parseDenoiseArgs(c Values, name string) (*denoiseArgs, error) {
-	a := &denoiseArgs{name: name, class: c.Int("class"), invert: c.Bool("invert")}
-	switch a.mode = strings.ToLower(c.String("mode")); a.mode {
-	case "", "remove", "classify", "flag":
-	default:
-		return nil, Usagef("--mode: want remove, classify or flag, got %q", c.String("mode"))
-	}
-	if a.class < 0 || a.class > 255 {
-		return nil, Usagef("--class: want a code from 0 to 255, got %d", a.class)
-	}
-	if a.invert && (a.mode == "classify" || a.mode == "flag") {
-		return nil, Usagef("--invert applies to --mode remove (keep only the outliers), not to --mode %s", a.mode)
-	}
-	return a, nil
-}
-
-// modeFor returns --mode, or its default for input format from.
-func (a *denoiseArgs) modeFor(from *pcio.Format) (string, error) {
-	if a.mode != "" {
-		return a.mode, nil
-	}
-	mode := "remove"
-	if isLAS(from) {
-		mode = "classify"
-	}
-	msg.Debugf("mode: %s (input format %s)", mode, from.Name)
-	if a.invert && mode != "remove" {
-		return "", Usagef("--invert applies to --mode remove; %s input defaults to --mode %s, so say --mode remove", from.Name, mode)
-	}
-	return mode, nil
-}
-
-// summary returns the summary line and JSON of a run that found nOut
-// outliers among used points (of points), did what it did and wrote
-// written points.
-func (a *denoiseArgs) summary(points, used, nOut, written int, mode, did, stats string, fields map[string]any) (string, map[string]any) {
-	if fields == nil {
-		fields = map[string]any{}
-	}
-	fields["outliers"], fields["mode"], fields["written"] = nOut, mode, written
-	return fmt.Sprintf("%s: %d ignored by class, %d outliers, %d inliers; %s; %s",
-		a.name, points-used, nOut, used-nOut, did, stats), fields
-}
-
-// result applies the mode to the outlier flags of the points that take
-// part (sub) and describes the outcome.
-func (a *denoiseArgs) result(p *Points, sub []bool, stats string, fields map[string]any) (*Result, error) {
-	mode, err := a.modeFor(p.From)
-	if err != nil {
-		return nil, err
-	}
-	n := p.Cloud.Len()
-	outlier := p.Spread(sub, false)
-	nOut := 0
-	for _, o := range outlier {
-		if o {
-			nOut++
-		}
-	}
-	res := &Result{}
-	res.Edit = func(c *core.Cloud) (*core.Cloud, error) {
-		out, err := applyDenoiseMode(c, outlier, mode, a)
-		if err != nil {
-			return nil, err
-		}
-		line, doc := a.summary(n, p.Len(), nOut, out.Len(), mode, a.did(mode, out.Len()), stats, fields)
-		res.Lines, res.JSON = []string{line}, doc
-		return out, nil
-	}
-	return res, nil
-}
-
-// isLAS reports whether f is LAS or LAZ, whose users expect noise to be
-// classified rather than deleted.
-func isLAS(f *pcio.Format) bool { return f != nil && (f.Name == "las" || f.Name == "laz") }
-
-// did says what mode did, written points being written.
-func (a *denoiseArgs) did(mode string, written int) string {
-	switch mode {
-	case "classify":
-		return fmt.Sprintf("outliers classified %d", a.class)
-	case "flag":
-		return "outliers flagged in " + core.DimOutlier
-	case "remove":
-		if a.invert {
-			return fmt.Sprintf("only outliers kept, %s written", Count(written, "point"))
-		}
-		return fmt.Sprintf("outliers removed, %s written", Count(written, "point"))
-	}
-	return ""
-}
-
-// applyDenoiseMode returns the cloud to write: cloud with mode applied to
-// the outliers.
-func applyDenoiseMode(cloud *core.Cloud, outlier []bool, mode string, a *denoiseArgs) (*core.Cloud, error) {
-	switch mode {
-	case "classify":
-		cls := cloud.Attr(core.DimClassification)
-		if cls == nil {
-			var err error
-			if cls, err = cloud.AddAttr(core.DimClassification, core.Uint8); err != nil {
-				return nil, err
-			}
-		}
-		for i, o := range outlier {
-			if o {
-				cls.SetFloat64(i, float64(a.class))
-			}
-		}
-		return cloud, nil
-	case "flag":
-		flag, err := cloud.AddAttr(core.DimOutlier, core.Uint8)
-		if err != nil {
-			return nil, err
-		}
-		for i, o := range outlier {
-			v := 0.0
-			if o {
-				v = 1
-			}
-			flag.SetFloat64(i, v)
-		}
-		return cloud, nil
-	}
-	return selectMask(cloud, a.kept(outlier)), nil
-}
-
-// kept returns which points the remove mode keeps: those that are no
-// outliers, or with --invert the outliers alone.
-func (a *denoiseArgs) kept(outlier []bool) []bool {
-	keep := make([]bool, len(outlier))
-	for i, o := range outlier {
-		keep[i] = o == a.invert
-	}
-	return keep
 }

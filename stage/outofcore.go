@@ -58,6 +58,9 @@ type Streamed struct {
 	// while tiles run; PeakBytes, when larger, what it needs a point at
 	// its end, once the tiles are done (dbscan's relabelling).
 	PointBytes, PeakBytes int64
+	// Pos says its Run reads the float64 coordinates of tile points
+	// (StreamRun.Positions): the binning pass then stores them.
+	Pos bool
 	// Record says its Run writes dbscan's counts record
 	// (StreamRun.CountsRecord): only then does the first pass hash the
 	// coordinates for it.
@@ -698,8 +701,11 @@ func (s *step) runStreamed(a streamArgs) error {
 		}
 		return x, y, z
 	}
-	bin := func(st *tile.Store, owners io.Writer) error {
+	// bin bins the points into st, writing their owner tiles to owners
+	// and their float64 local coordinates to pos when not nil.
+	bin := func(st *tile.Store, owners, pos io.Writer) error {
 		var b [8]byte
+		var p [24]byte
 		var id int64 // among the points that take part
 		_, _, err := streamIns(c, a.ins, func(_ int, _ int64, ch *core.Cloud) error {
 			for i := range ch.Len() {
@@ -711,6 +717,17 @@ func (s *step) runStreamed(a streamArgs) error {
 					return err
 				}
 				id++
+				if pos != nil {
+					binary.LittleEndian.PutUint64(p[0:], math.Float64bits(ch.X[i]-origin[0]))
+					binary.LittleEndian.PutUint64(p[8:], math.Float64bits(ch.Y[i]-origin[1]))
+					binary.LittleEndian.PutUint64(p[16:], 0)
+					if !s.flat {
+						binary.LittleEndian.PutUint64(p[16:], math.Float64bits(ch.Z[i]-origin[2]))
+					}
+					if _, err := pos.Write(p[:]); err != nil {
+						return err
+					}
+				}
 				if owners != nil {
 					k := st.Grid().Owner(x, y)
 					binary.LittleEndian.PutUint32(b[0:], uint32(k.I))
@@ -728,7 +745,13 @@ func (s *step) runStreamed(a streamArgs) error {
 		return st.Flush()
 	}
 	if !job.Stream.InOrder {
-		if err := writeOwners(store, func(w io.Writer) error { return bin(store, w) }); err != nil {
+		binPos := func(w io.Writer) error { return bin(store, w, nil) }
+		if job.Stream.Pos {
+			binPos = func(w io.Writer) error {
+				return writeStored(store, posFile, func(p io.Writer) error { return bin(store, w, p) })
+			}
+		}
+		if err := writeStored(store, "owners.bin", binPos); err != nil {
 			return err
 		}
 	}
@@ -758,7 +781,7 @@ func (s *step) runStreamed(a streamArgs) error {
 			if err != nil {
 				return nil, err
 			}
-			if err := bin(st, nil); err != nil {
+			if err := bin(st, nil, nil); err != nil {
 				st.Close()
 				return nil, err
 			}
@@ -792,23 +815,55 @@ func (s *step) runStreamed(a streamArgs) error {
 		&Result{Lines: res.Lines, JSON: res.JSON, Doc: res.Doc}, t, t3.Sub(start))
 }
 
-// writeOwners runs bin with a buffered writer of the store's owners file
-// (EachOwner).
-func writeOwners(st *tile.Store, bin func(w io.Writer) error) error {
-	f, err := os.Create(filepath.Join(st.Dir(), "owners.bin"))
+// writeStored runs write with a buffered writer of the store's file name
+// (owners.bin: EachOwner; pos.bin: Positions).
+func writeStored(st *tile.Store, name string, write func(w io.Writer) error) error {
+	f, err := os.Create(filepath.Join(st.Dir(), name))
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<16)
-	if err := bin(w); err != nil {
-		f.Close()
-		return err
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return f.Close()
+	return err
+}
+
+// posFile holds the float64 local coordinates of the points that take
+// part, 24 bytes each in index order (Streamed.Pos).
+const posFile = "pos.bin"
+
+// Positions returns the float64 local coordinates (interleaved x, y, z,
+// relative to Origin; z 0 with --dims xy) of the points ids, in increasing
+// order, from the binning pass (Streamed.Pos): what Points.Pos gives in
+// memory. Runs of consecutive ids are read at once.
+func (s *StreamRun) Positions(ids []int64) ([]float64, error) {
+	f, err := os.Open(filepath.Join(s.Store.Dir(), posFile))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := make([]float64, 3*len(ids))
+	var buf []byte
+	for lo := 0; lo < len(ids); {
+		hi := lo + 1
+		for hi < len(ids) && ids[hi] == ids[hi-1]+1 && hi-lo < 1<<16 {
+			hi++
+		}
+		buf = slices.Grow(buf[:0], 24*(hi-lo))[:24*(hi-lo)]
+		if _, err := f.ReadAt(buf, 24*ids[lo]); err != nil {
+			return nil, fmt.Errorf("positions: %w", err)
+		}
+		for j := range 3 * (hi - lo) {
+			out[3*lo+j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
+		}
+		lo = hi
+	}
+	return out, nil
 }
 
 // tileSizeFor returns the side of tiles of which tiles at once hold what

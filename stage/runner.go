@@ -95,6 +95,10 @@ type Job struct {
 	// Stream, when set, is the job's out-of-core run (--max-memory, tile
 	// collections; outofcore.go); without it those are refused.
 	Stream *Streamed
+	// Local, when set, is the whole work of a local stage, which the
+	// driver runs in memory, on tiles and out of core: it sets Compute and
+	// Stream (local.go).
+	Local *Local
 }
 
 // Points is what the runner hands a filter's Compute.
@@ -129,10 +133,33 @@ type Points struct {
 	// backends, one per backend at a time), with the same output as
 	// without (the algorithms' TileSize options).
 	TileSize float64
+
+	pos []float64 // Pos, once computed
 }
 
 // Len returns the number of points that take part.
 func (p *Points) Len() int { return len(p.XYZ) / 3 }
+
+// Pos returns the float64 coordinates of the points that take part,
+// relative to Origin (interleaved x, y, z; z 0 with --dims xy): what
+// XYZ rounds to float32, for arithmetic that must match a peer computing
+// in float64 (PDAL). It is computed once.
+func (p *Points) Pos() []float64 {
+	if p.pos != nil || p.Len() == 0 {
+		return p.pos
+	}
+	pos := make([]float64, 3*p.Len())
+	c := p.Cloud
+	for k := range p.Len() {
+		i := p.cloudIndex(k)
+		pos[3*k], pos[3*k+1] = c.X[i]-p.Origin[0], c.Y[i]-p.Origin[1]
+		if !p.Flat {
+			pos[3*k+2] = c.Z[i] - p.Origin[2]
+		}
+	}
+	p.pos = pos
+	return pos
+}
 
 // Spread returns per-point flags of the taking-part points (sub, one per
 // point of XYZ) as one flag per cloud point, rest for the points that take
@@ -394,6 +421,9 @@ func (f *Stage) prepare(c Values, out string) (*step, error) {
 	}
 	if s.job, err = f.Prepare(c); err != nil {
 		return nil, f.paramError(err)
+	}
+	if s.job.Local != nil {
+		s.job.Local.job(s.job)
 	}
 	return s, nil
 }

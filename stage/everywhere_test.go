@@ -1,0 +1,192 @@
+package stage
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pctk/pctk/algos/synth"
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/msg"
+	"github.com/pctk/pctk/io/pcio"
+
+	_ "github.com/pctk/pctk/io/ply"
+)
+
+// TestEveryStageEverywhere walks the registry: every stage, with the
+// options of its first example, gives the same output in memory, on
+// --tile-size tiles, out of core (--max-memory), on a tile collection of
+// two files and as a pctk pipeline step, byte for byte (the collection's
+// files point for point, bit for bit). A new stage is covered by
+// registering it with an example.
+func TestEveryStageEverywhere(t *testing.T) {
+	defer func(l msg.Level) { msg.Current = l }(msg.Current)
+	msg.Current = msg.Quiet
+	dir := t.TempDir()
+	cloud, err := synth.Street(synth.Options{Points: 6000, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "street.ply")
+	writeCloudFile(t, in, cloud)
+	half := cloud.Len() / 2
+	a, b := filepath.Join(dir, "a.ply"), filepath.Join(dir, "b.ply")
+	writeCloudFile(t, a, cloud.Select(seq(0, half)))
+	writeCloudFile(t, b, cloud.Select(seq(half, cloud.Len())))
+	for _, s := range Stages() {
+		t.Run(strings.ReplaceAll(s.Name, " ", "_"), func(t *testing.T) {
+			words := exampleOptions(t, s)
+			run := func(name string, args []string, extra ...string) string {
+				t.Helper()
+				out := filepath.Join(dir, strings.ReplaceAll(s.Name, " ", "_")+"-"+name)
+				if len(args) == 1 {
+					args = append(args, out+".ply")
+				} else {
+					args = append(args, out+string(filepath.Separator))
+				}
+				v := NewSettings(s.AllOptions())
+				if _, err := v.ParseWords(append(slices.Clone(words), extra...)); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Run(v, args); err != nil {
+					t.Fatalf("%s %s %v: %v", s.Name, strings.Join(append(words, extra...), " "), args, err)
+				}
+				return out
+			}
+			mem := readBytes(t, run("memory", []string{in})+".ply")
+			if s.Tiled {
+				if got := readBytes(t, run("tiles", []string{in}, "--tile-size", "17")+".ply"); !bytes.Equal(got, mem) {
+					t.Errorf("--tile-size 17 differs from the run in memory")
+				}
+			}
+			if s.streams() {
+				extra := []string{"--max-memory", "64MiB"}
+				if s.Tiled {
+					extra = append(extra, "--tile-size", "23")
+				}
+				if got := readBytes(t, run("outofcore", []string{in}, extra...)+".ply"); !bytes.Equal(got, mem) {
+					t.Errorf("--max-memory differs from the run in memory")
+				}
+				out := run("collection", []string{a, b})
+				parts := []*core.Cloud{readCloudFile(t, filepath.Join(out, "a.ply")), readCloudFile(t, filepath.Join(out, "b.ply"))}
+				if err := parts[0].Append(parts[1]); err != nil {
+					t.Fatal(err)
+				}
+				if err := sameCloud(parts[0], readCloudFile(t, run("memory", []string{in})+".ply")); err != nil {
+					t.Errorf("a collection of two files differs from the run in memory: %v", err)
+				}
+			}
+			out := filepath.Join(dir, strings.ReplaceAll(s.Name, " ", "_")+"-pipeline.ply")
+			step := append(strings.Fields(s.Name), words...)
+			if err := RunPipeline(NewSettings(pipelineOptions()), in, [][]string{step}, out); err != nil {
+				t.Fatalf("pipeline %q: %v", step, err)
+			}
+			if got := readBytes(t, out); !bytes.Equal(got, mem) {
+				t.Errorf("pctk pipeline differs from the run in memory")
+			}
+		})
+	}
+}
+
+// exampleOptions returns the option words of s's first example, without
+// IN and OUT and without options that name files (their value is a
+// `FILE`): side outputs would land in the working folder.
+func exampleOptions(t *testing.T, s *Stage) []string {
+	if len(s.Examples) == 0 {
+		t.Fatalf("stage %s has no example", s.Name)
+	}
+	words := strings.Fields(s.Examples[0])[1+len(strings.Fields(s.Name)):]
+	v := NewSettings(s.AllOptions())
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if !strings.HasPrefix(w, "-") {
+			continue // IN, OUT
+		}
+		o := v.Option(strings.TrimLeft(w, "-"))
+		if o == nil {
+			t.Fatalf("example %q: unknown option %s", s.Examples[0], w)
+		}
+		take := []string{w}
+		if o.Kind != Bool {
+			i++
+			take = append(take, words[i])
+		}
+		if !strings.Contains(o.Usage, "`FILE`") {
+			out = append(out, take...)
+		}
+	}
+	return out
+}
+
+// pipelineOptions are the options of pctk pipeline itself.
+func pipelineOptions() []*Option {
+	return append([]*Option{FormatOption, BackendOption, SalvageOption, ForceOption}, QueryOptions...)
+}
+
+func seq(lo, hi int) []int {
+	out := make([]int, hi-lo)
+	for i := range out {
+		out[i] = lo + i
+	}
+	return out
+}
+
+func writeCloudFile(t *testing.T, path string, c *core.Cloud) {
+	t.Helper()
+	f, variant, err := pcio.OutputFormat(path, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pcio.WriteFile(path, f, variant, c); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readCloudFile(t *testing.T, path string) *core.Cloud {
+	t.Helper()
+	c, _, err := pcio.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func readBytes(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// sameCloud reports how got differs from want: points, coordinates and
+// every attribute, bit for bit.
+func sameCloud(got, want *core.Cloud) error {
+	if got.Len() != want.Len() {
+		return fmt.Errorf("%d points, want %d", got.Len(), want.Len())
+	}
+	for i := range want.Len() {
+		if math.Float64bits(got.X[i]) != math.Float64bits(want.X[i]) || math.Float64bits(got.Y[i]) != math.Float64bits(want.Y[i]) || math.Float64bits(got.Z[i]) != math.Float64bits(want.Z[i]) {
+			return fmt.Errorf("point %d at (%g, %g, %g), want (%g, %g, %g)", i, got.X[i], got.Y[i], got.Z[i], want.X[i], want.Y[i], want.Z[i])
+		}
+	}
+	for _, wa := range want.Attrs {
+		ga := got.Attr(wa.Name)
+		if ga == nil || ga.Type != wa.Type {
+			return fmt.Errorf("attribute %s missing or of another type", wa.Name)
+		}
+		for i := range want.Len() {
+			if ga.Uint64(i) != wa.Uint64(i) {
+				return fmt.Errorf("%s of point %d: %v, want %v", wa.Name, i, ga.Float64(i), wa.Float64(i))
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,369 @@
+package stage
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/msg"
+	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
+)
+
+// Local is the work of a local stage: one whose outputs at a point depend
+// only on the points within a reach of it (a radius, the k nearest, the k
+// nearest of the k nearest), and on their order. It is the whole of such a
+// stage's computation: the driver runs it in memory, on --tile-size tiles,
+// out of core, on tile collections and on every backend, and gives the
+// in-memory bytes everywhere (Job.Local). The stage says nothing of tiles.
+type Local struct {
+	// Columns are the columns Compute returns, in order: names and types.
+	Columns []core.Dimension
+	// Halo is the first tiles' halo, the reach most points need: a radius.
+	// With KNN > 0 and Halo 0 it is the distance within which a typical
+	// point has about 2·KNN others (tile.KNNHalo). Points whose reach is
+	// wider go to tiles of wider halos.
+	Halo float64
+	KNN  int
+	// Compute returns, for the points xyz (float32, interleaved, in the
+	// run's frame, in increasing global order; pos the same points in
+	// float64, Points.Pos) on backend b with build options bo (which it
+	// must use: a tile's Frame is the whole run's), a value of each column
+	// per point, and each point's reach: a distance such that its values
+	// depend only on the points within it (for sums over a radius r in a
+	// backend's order, findneighbor.TileHalo(r)).
+	Compute func(xyz []float32, pos []float64, b findneighbor.Backend, bo findneighbor.BuildOptions) ([]*core.Attribute, []float64, error)
+	// Outcome, when set, applies the outcome step (--mode, --class,
+	// --invert: OutcomeOptions) to the points Outlier flags from their
+	// values (cols, point i); Stats describes the run in its summary line.
+	Outcome *Outcome
+	Outlier func(cols []*core.Attribute, i int) bool
+	Stats   string
+}
+
+// recSize is the bytes of a point's values, its columns' values in order.
+func (l *Local) recSize() int {
+	n := 0
+	for _, c := range l.Columns {
+		n += c.Type.Size()
+	}
+	return n
+}
+
+// kernel returns l.Compute as a tile kernel of records; positions returns
+// the float64 coordinates of a tile's points.
+func (l *Local) kernel(positions func(t *tile.Points) ([]float64, error)) tile.LocalKernel {
+	return func(t *tile.Points, w findneighbor.Backend, bo findneighbor.BuildOptions) ([]byte, []float64, error) {
+		pos, err := positions(t)
+		if err != nil {
+			return nil, nil, err
+		}
+		cols, reach, err := l.Compute(t.XYZ, pos, w, bo)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := l.check(cols, reach, t.Len()); err != nil {
+			return nil, nil, err
+		}
+		return l.encode(cols, t.Len()), reach, nil
+	}
+}
+
+// check checks that Compute returned the declared columns, n values each.
+func (l *Local) check(cols []*core.Attribute, reach []float64, n int) error {
+	if len(cols) != len(l.Columns) || len(reach) != n {
+		return fmt.Errorf("stage: a local stage returned %d columns and %d reaches for %d points, want %d columns", len(cols), len(reach), n, len(l.Columns))
+	}
+	for i, c := range cols {
+		if c.Name != l.Columns[i].Name || c.Type != l.Columns[i].Type || c.Len() != n {
+			return fmt.Errorf("stage: a local stage returned column %s (%v, %d values), want %s (%v, %d)", c.Name, c.Type, c.Len(), l.Columns[i].Name, l.Columns[i].Type, n)
+		}
+	}
+	return nil
+}
+
+// encode lays out n points' values of cols as records.
+func (l *Local) encode(cols []*core.Attribute, n int) []byte {
+	size := l.recSize()
+	rec := make([]byte, n*size)
+	off := 0
+	for _, c := range cols {
+		w := c.Type.Size()
+		for i := range n {
+			putBits(rec[i*size+off:][:w], c.Uint64(i))
+		}
+		off += w
+	}
+	return rec
+}
+
+// decode returns the columns of records rec; skip[i] (when not nil) gives
+// point i no value: NaN in float columns, 0 in others, as columns are
+// spread over points that take no part.
+func (l *Local) decode(rec []byte, n int, skip func(i int) bool) []*core.Attribute {
+	size := l.recSize()
+	cols := make([]*core.Attribute, len(l.Columns))
+	off := 0
+	for c, d := range l.Columns {
+		a := core.NewAttribute(d.Name, d.Type, n)
+		w := d.Type.Size()
+		for i := range n {
+			if skip != nil && skip(i) {
+				if d.Type.IsFloat() {
+					a.SetFloat64(i, math.NaN())
+				}
+				continue
+			}
+			a.SetUint64(i, getBits(rec[i*size+off:][:w]))
+		}
+		cols[c] = a
+		off += w
+	}
+	return cols
+}
+
+// putBits and getBits store a value's bits (Attribute.Uint64) in w bytes.
+func putBits(b []byte, v uint64) {
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], v)
+	copy(b, buf[:len(b)])
+}
+
+func getBits(b []byte) uint64 {
+	var buf [8]byte
+	copy(buf[:], b)
+	return binary.LittleEndian.Uint64(buf[:])
+}
+
+// halo returns the first tiles' halo for n points over the XY box lo..hi.
+func (l *Local) halo(n int64, lo, hi [2]float64) float64 {
+	if l.Halo > 0 || l.KNN <= 0 {
+		return l.Halo
+	}
+	h, _ := tile.KNNHalo(n, lo, hi, l.KNN)
+	return h
+}
+
+// job completes j, whose Local is set, with the in-memory Compute and the
+// out-of-core Stream that run it.
+func (l *Local) job(j *Job) {
+	j.Compute = l.computeJob
+	j.Stream = &Streamed{Halo: l.Halo, KNN: l.KNN, Pos: true, PointBytes: int64(l.recSize()), Run: l.stream}
+}
+
+// computeJob is the Compute of a local stage: on the whole cloud, or on
+// tiles of p.TileSize.
+func (l *Local) computeJob(p *Points) (*Result, error) {
+	var cols []*core.Attribute
+	if p.TileSize > 0 {
+		lo, hi := xyBounds(p.XYZ)
+		all := p.Pos()
+		gather := func(t *tile.Points) ([]float64, error) {
+			pos := make([]float64, 3*t.Len())
+			for j, id := range t.ID {
+				copy(pos[3*j:3*j+3], all[3*id:])
+			}
+			return pos, nil
+		}
+		rec, err := tile.LocalTiled(p.XYZ, p.Backend, p.TileSize, l.halo(int64(p.Len()), lo, hi), l.recSize(), p.Build, l.kernel(gather))
+		if err != nil {
+			return nil, err
+		}
+		cols = l.decode(rec, p.Len(), nil)
+	} else {
+		var reach []float64
+		var err error
+		if cols, reach, err = l.Compute(p.XYZ, p.Pos(), p.Backend, p.Build); err != nil {
+			return nil, err
+		}
+		if err := l.check(cols, reach, p.Len()); err != nil {
+			return nil, err
+		}
+	}
+	if l.Outcome == nil {
+		return &Result{Columns: cols}, nil
+	}
+	outlier := make([]bool, p.Len())
+	for i := range outlier {
+		outlier[i] = l.Outlier(cols, i)
+	}
+	res, err := l.Outcome.result(p, outlier, l.Stats, nil)
+	if err != nil {
+		return nil, err
+	}
+	res.Columns = cols
+	return res, nil
+}
+
+// xyBounds returns the XY box of the points xyz.
+func xyBounds(xyz []float32) (lo, hi [2]float64) {
+	b := findneighbor.BoxOf(xyz)
+	return [2]float64{float64(b.Min[0]), float64(b.Min[1])}, [2]float64{float64(b.Max[0]), float64(b.Max[1])}
+}
+
+// stream is the out-of-core run of a local stage: the kernel on each
+// stored tile, its points whose reach the tile holds stored with
+// WriteOwned; the others in rounds over the input binned again with the
+// halo doubled (as StreamMoments' k-nearest rounds), their values kept as
+// patches; then the columns read back in input order.
+func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
+	const name = "local"
+	size := l.recSize()
+	kernel := l.kernel(func(t *tile.Points) ([]float64, error) { return s.Positions(t.ID) })
+	frame := s.Store.Box()
+	bo := s.Build
+	bo.Frame, bo.FramePoints = &frame, int(s.N)
+	var mu sync.Mutex
+	var short []int64
+	keys := s.Store.Keys()
+	g := s.Store.Grid()
+	err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
+		key := keys[ti]
+		t, err := s.Store.Load(key)
+		if err != nil {
+			return struct{}{}, err
+		}
+		rec, reach, err := kernel(t, w, bo)
+		if err != nil {
+			return struct{}{}, err
+		}
+		owned := t.OwnedIndex()
+		buf := make([]byte, size*len(owned))
+		var sh []int64
+		for j, i := range owned {
+			if !tile.Holds(reach[i], g.Gap(key, t.XYZ[3*i], t.XYZ[3*i+1]), math.Inf(1)) {
+				sh = append(sh, t.ID[i])
+			}
+			copy(buf[j*size:][:size], rec[int(i)*size:])
+		}
+		mu.Lock()
+		short = append(short, sh...)
+		mu.Unlock()
+		return struct{}{}, s.WriteOwned(name, key, buf)
+	}, func(ti int, _ struct{}) error {
+		s.Progress("", float64(ti+1)/float64(len(keys)))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	patch := map[int64][]byte{}
+	_, span := tile.KNNHalo(s.N, s.Lo, s.Hi, 1)
+	h := g.Halo
+	for len(short) > 0 {
+		h = min(2*max(h, span*1e-9), span)
+		last := h >= span
+		rg, err := tile.RoundGrid(g.Size, h, span)
+		if err != nil {
+			return nil, err
+		}
+		if last {
+			rg = tile.LastGrid(span)
+		}
+		msg.Debugf("local stage round: %d points, halo %g", len(short), h)
+		st, err := s.rebin(rg)
+		if err != nil {
+			return nil, err
+		}
+		want := make(map[int64]bool, len(short))
+		for _, id := range short {
+			want[id] = true
+		}
+		short = short[:0]
+		rkeys := st.Keys()
+		err = tile.Each(s.Backend, len(rkeys), func(w findneighbor.Backend, ti int) (struct{}, error) {
+			t, err := st.Load(rkeys[ti])
+			if err != nil {
+				return struct{}{}, err
+			}
+			todo := false
+			for i, id := range t.ID {
+				todo = todo || t.Owned[i] && want[id]
+			}
+			if !todo {
+				return struct{}{}, nil
+			}
+			rec, reach, err := kernel(t, w, bo)
+			if err != nil {
+				return struct{}{}, err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for i, id := range t.ID {
+				if !t.Owned[i] || !want[id] {
+					continue
+				}
+				if !last && !tile.Holds(reach[i], rg.Gap(rkeys[ti], t.XYZ[3*i], t.XYZ[3*i+1]), math.Inf(1)) {
+					short = append(short, id)
+					continue
+				}
+				patch[id] = rec[i*size : (i+1)*size]
+			}
+			return struct{}{}, nil
+		}, func(int, struct{}) error { return nil })
+		if err == nil {
+			err = st.Close()
+		} else {
+			st.Close()
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if s.patches == nil {
+		s.patches = map[string]map[int64][]byte{}
+	}
+	s.patches[name] = patch
+	rd := s.OwnedReader(name, size)
+	res := &StreamResult{Columns: func(rows []int64, owners []tile.Key) ([]*core.Attribute, error) {
+		rec := make([]byte, len(rows)*size)
+		for i, id := range rows {
+			if id < 0 {
+				continue
+			}
+			v, err := rd.Next(owners[i], id)
+			if err != nil {
+				return nil, err
+			}
+			copy(rec[i*size:], v)
+		}
+		return l.decode(rec, len(rows), func(i int) bool { return rows[i] < 0 }), nil
+	}}
+	if l.Outcome == nil {
+		return res, nil
+	}
+	return l.streamOutcome(s, name, res)
+}
+
+// streamOutcome is the out-of-core outcome step of a local stage: the
+// values stored under name read back in input order, a flag a point, and
+// the mode applied chunk by chunk beside the columns of res.
+func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*StreamResult, error) {
+	mode, err := l.Outcome.modeFor(s.From)
+	if err != nil {
+		return nil, err
+	}
+	size := l.recSize()
+	outlier := make([]bool, s.N)
+	nOut := 0
+	rd := s.OwnedReader(name, size)
+	err = s.EachOwner(func(id int64, key tile.Key) error {
+		v, err := rd.Next(key, id)
+		if err != nil {
+			return err
+		}
+		if l.Outlier(l.decode(v, 1, nil), 0) {
+			outlier[id] = true
+			nOut++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := l.Outcome.streamOutliers(s, outlier, nOut, mode, l.Stats, nil)
+	out.Columns = res.Columns
+	return out, nil
+}
