@@ -574,3 +574,44 @@ func Diff(a, b []int) []int {
 	}
 	return d
 }
+
+// sklearnLOFScript runs scikit-learn's LocalOutlierFactor(n_neighbors=k,
+// algorithm="kd_tree": distances from coordinate differences, not the
+// brute method's dot products) for each k of argv[3:] on the float64
+// points in argv[1]; job j writes the k-distances, the local
+// reachability densities and the positive outlier factors (float64,
+// n each) into argv[2]/j and prints "j seconds cpu-seconds" of fit().
+const sklearnLOFScript = `
+import sys, time
+import numpy as np
+from sklearn.neighbors import LocalOutlierFactor
+X = np.fromfile(sys.argv[1], dtype="<f8").reshape(-1, 3)
+for j, k in enumerate(sys.argv[3:]):
+    t, c = time.perf_counter(), time.process_time()
+    m = LocalOutlierFactor(n_neighbors=int(k), algorithm="kd_tree").fit(X)
+    s, c = time.perf_counter() - t, time.process_time() - c
+    kd = m._distances_fit_X_[:, m.n_neighbors_ - 1]
+    with open(f"{sys.argv[2]}/{j}", "wb") as f:
+        f.write(np.concatenate([kd, m._lrd, -m.negative_outlier_factor_]).astype("<f8").tobytes())
+    print(j, s, c, flush=True)
+`
+
+// SklearnLOF runs scikit-learn's LocalOutlierFactor on pos (interleaved
+// float64 x, y, z) once per k in one process, working in dir; decode each
+// answer with Float64s: n k-distances, n local reachability densities,
+// then n outlier factors (-negative_outlier_factor_).
+func SklearnLOF(dir string, pos []float64, ks ...int) ([]Timed, error) {
+	pts := make([]byte, 8*len(pos))
+	for i, v := range pos {
+		binary.LittleEndian.PutUint64(pts[8*i:], math.Float64bits(v))
+	}
+	in := filepath.Join(dir, "points.f64")
+	if err := os.WriteFile(in, pts, 0o644); err != nil {
+		return nil, err
+	}
+	args := []string{in, dir}
+	for _, k := range ks {
+		args = append(args, strconv.Itoa(k))
+	}
+	return runJobs(Sklearn, sklearnLOFScript, args, dir, len(ks))
+}
