@@ -1,5 +1,7 @@
 package core
 
+import "sync"
+
 // Dimension describes a well-known point dimension: its PDAL name, the type
 // pctk stores it as, and what it means. Codecs map their own field names onto
 // these names so that a conversion between formats keeps every field.
@@ -107,9 +109,33 @@ var dimensions = []Dimension{
 	{DimDemantkeVerticality, Float64, "covariance feature 1-|v3·z|: larger for vertical structure (PDAL)"},
 }
 
+// dimMu guards dimensions, which stages extend as they register.
+var dimMu sync.RWMutex
+
+// RegisterDimension adds d to the well-known dimensions, as a stage
+// declares the dimensions it writes (PDAL's addDimensions): the name is
+// then written with its type and description everywhere (LAS Extra
+// Bytes). Registering a name again with the same type is allowed (stages
+// that share a dimension); another type panics, a mistake in the program.
+func RegisterDimension(d Dimension) {
+	dimMu.Lock()
+	defer dimMu.Unlock()
+	for _, o := range dimensions {
+		if o.Name == d.Name {
+			if o.Type != d.Type {
+				panic("core: dimension " + d.Name + " registered as " + d.Type.String() + ", already " + o.Type.String())
+			}
+			return
+		}
+	}
+	dimensions = append(dimensions, d)
+}
+
 // LookupDimension returns the well-known dimension named name (case-sensitive,
 // PDAL spelling) and whether it exists.
 func LookupDimension(name string) (Dimension, bool) {
+	dimMu.RLock()
+	defer dimMu.RUnlock()
 	for _, d := range dimensions {
 		if d.Name == name {
 			return d, true

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/pctk/pctk/core"
 )
 
 // The registry of stages, as image.RegisterFormat keeps formats: each
@@ -36,6 +38,9 @@ func Register(s *Stage) {
 		if o.Name == s.Name || s.PDAL != "" && o.PDAL == s.PDAL && o.PDALMode == s.PDALMode {
 			panic(fmt.Sprintf("stage: %q registered twice", s.Name))
 		}
+	}
+	for _, d := range s.Writes {
+		core.RegisterDimension(d)
 	}
 	stages = append(stages, s)
 }

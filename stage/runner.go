@@ -49,9 +49,10 @@ type Stage struct {
 	// Options are the stage's own options; the driver adds the shared ones
 	// (AllOptions).
 	Options []*Option
-	// Writes names the dimensions the stage adds or changes (core/dims.go
-	// names, as PDAL's addDimensions), for help and for the registry test.
-	Writes []string
+	// Writes declares the dimensions the stage adds (PDAL's
+	// addDimensions): Register registers those core does not know
+	// (core.RegisterDimension), so no central list is edited.
+	Writes []core.Dimension
 	// Dims adds --dims xyz|xy; IgnoreClass adds --ignore-class.
 	Dims, IgnoreClass bool
 	// Tiled declares that the stage's Compute honours Points.TileSize
