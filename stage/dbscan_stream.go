@@ -1,69 +1,27 @@
 package stage
 
 import (
-	"time"
-
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
-	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
 )
 
-// stream is pctk dbscan out of core (--max-memory): dbscan's tile kernels
-// over the tiles on disk, one at a time or one per backend of a tile.Spread
-// (tile.Each), merged in tile order (CountTile, whose counts go to the
-// tiles' files and whose core flags stay in memory, a byte a point per
-// --min-pts value; then ClusterTile into one dbscan.Merge per value), and
-// the columns of the in-memory run for the output pass.
+// stream is pctk dbscan out of core (--max-memory): dbscan.ClusterTiles,
+// the in-memory tiled run's driver, over the tiles on disk, one at a time
+// or one per backend of a tile.Spread, the counts going to the tiles'
+// files for the NeighborCount column, the core flags staying in memory (a
+// byte a point per --min-pts value); then the columns of the in-memory run
+// for the output pass.
 func (a *dbscanArgs) stream(s *StreamRun) (*StreamResult, error) {
-	keys := s.Store.Keys()
 	n := int(s.N)
-	cores := make([][]bool, len(a.opts.MinPts))
-	for j := range cores {
-		cores[j] = make([]bool, n)
-	}
-	run := &dbscan.Run{Backend: s.Backend.Name()}
-	t := time.Now()
-	// Phase 1 (dbscan.CountTile's counts).
-	_, err := s.StreamCounts(a.opts.Eps, dbscan.StageCount, func(tl *tile.Points, owned []int32, counts []uint32) {
-		for j, i := range owned {
-			for m, minPts := range a.opts.MinPts {
-				cores[m][tl.ID[i]] = uint64(counts[j])+1 >= uint64(minPts)
-			}
-		}
+	opts := a.opts
+	opts.Progress = s.Progress
+	run, err := dbscan.ClusterTiles(s.Store.Source(), n, s.Backend, opts, s.Build, nil, func(t *tile.Points, _ []int32, c []uint32) error {
+		return s.WriteOwned("counts", t.Key, putUint32s(c))
 	})
 	if err != nil {
 		return nil, err
 	}
-	run.Stage1 = time.Since(t)
-	for m, minPts := range a.opts.MinPts {
-		t := time.Now()
-		merge := dbscan.NewMerge(cores[m])
-		err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (*dbscan.Links, error) {
-			tl, err := s.Store.Load(keys[ti])
-			if err != nil {
-				return nil, err
-			}
-			core := make([]bool, tl.Len())
-			for i, id := range tl.ID {
-				core[i] = cores[m][id]
-			}
-			return dbscan.ClusterTile(tl, core, w, a.opts.Eps, s.Build)
-		}, func(ti int, links *dbscan.Links) error {
-			s.Progress(dbscan.StageCluster, float64(ti+1)/float64(len(keys)))
-			return merge.Add(links)
-		})
-		if err != nil {
-			return nil, err
-		}
-		r, err := merge.Result(minPts, a.opts.MinClusterSize)
-		if err != nil {
-			return nil, err
-		}
-		r.Stage2 = time.Since(t)
-		run.Results = append(run.Results, r)
-	}
-	s.Progress(dbscan.StageCluster, 1)
 
 	rec := s.CountsRecord(a.opts.Eps, a.geo)
 	counts := countColumn(s, core.DimNeighborCount, 0, func(c uint32) uint32 { return c })

@@ -182,54 +182,70 @@ func (m *Merge) Result(minPts, minClusterSize int) (Result, error) {
 	return r, nil
 }
 
-// clusterTiled is Cluster with Options.TileSize > 0: the kernels above run
-// over the tiles tile.Bin cuts in memory with tile.Each: on the cpu
-// backend several tiles at a time, each on its share of the workers
-// (tile.Share), on the backends of a tile.Spread at once, or one after
-// another; merged in tile order. Phase 2 serves every minPts value from
-// one index per tile, each value with its core flags and its merge.
-func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run) error {
-	g, err := tile.GridFor(opts.TileSize, opts.Eps, xyz)
-	if err != nil {
-		return err
-	}
-	tiles := tile.Bin(xyz, g)
-	bo := findneighbor.BuildOptions{Workers: opts.Workers}
-	on := tile.Share(b, opts.Workers, len(tiles))
+// ClusterTiles is the tiled DBSCAN of n points over the tiles of ts (halo ≥
+// opts.Eps), every run's one driver: in memory (Cluster with
+// Options.TileSize) and out of core. Phase 1 runs CountTile on each tile
+// with tile.Each on b (a tile.Share of the cpu backend, a tile.Spread of
+// GPUs) unless counts, the whole cloud's, are given; counted, when not
+// nil, gets each tile's counts in tile order (to keep them: in memory as
+// Run.Counts, out of core on disk). Phase 2 serves every opts.MinPts
+// value from one index per tile, each value with its core flags (a byte a
+// point) and its Merge, merged in tile order. The Run has no Counts.
+func ClusterTiles(ts tile.Source, n int, b findneighbor.Backend, opts Options, bo findneighbor.BuildOptions, counts []uint32, counted func(t *tile.Points, owned []int32, c []uint32) error) (*Run, error) {
+	run := &Run{Backend: b.Name()}
 	progress := func(stage string, done float64) {
 		if opts.Progress != nil {
 			opts.Progress(stage, done)
 		}
 	}
-	if run.Counts == nil {
+	cores := make([][]bool, len(opts.MinPts))
+	for v := range cores {
+		cores[v] = make([]bool, n)
+	}
+	if counts != nil {
+		for v, minPts := range opts.MinPts {
+			coreFlags(counts, minPts, cores[v])
+		}
+	} else {
 		t := time.Now()
-		run.Counts = make([]uint32, len(xyz)/3)
-		err := tile.Each(on, len(tiles), func(w findneighbor.Backend, k int) ([]uint32, error) {
-			return CountTile(tiles[k], w, opts.Eps, bo)
-		}, func(k int, c []uint32) error {
-			tl := tiles[k]
-			for j, i := range tl.OwnedIndex() {
-				run.Counts[tl.ID[i]] = c[j]
+		err := tile.Each(b, ts.Len(), func(w findneighbor.Backend, k int) (*counted1, error) {
+			tl, err := ts.Tile(k)
+			if err != nil {
+				return nil, err
 			}
-			progress(StageCount, float64(k+1)/float64(len(tiles)))
+			c, err := CountTile(tl, w, opts.Eps, bo)
+			return &counted1{tl, c}, err
+		}, func(k int, c *counted1) error {
+			owned := c.t.OwnedIndex()
+			for j, i := range owned {
+				for v, minPts := range opts.MinPts {
+					cores[v][c.t.ID[i]] = uint64(c.counts[j])+1 >= uint64(minPts)
+				}
+			}
+			progress(StageCount, float64(k+1)/float64(ts.Len()))
+			if counted != nil {
+				return counted(c.t, owned, c.counts)
+			}
 			return nil
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		run.Stage1 = time.Since(t)
 	}
 	t := time.Now()
 	merges := make([]*Merge, len(opts.MinPts))
-	for v, minPts := range opts.MinPts {
-		core := make([]bool, len(run.Counts))
-		coreFlags(run.Counts, minPts, core)
-		merges[v] = NewMerge(core)
+	for v := range opts.MinPts {
+		merges[v] = NewMerge(cores[v])
 	}
-	err = tile.Each(on, len(tiles), func(w findneighbor.Backend, k int) ([]*Links, error) {
-		return tileLinks(tiles[k], merges, w, opts.Eps, bo)
+	err := tile.Each(b, ts.Len(), func(w findneighbor.Backend, k int) ([]*Links, error) {
+		tl, err := ts.Tile(k)
+		if err != nil {
+			return nil, err
+		}
+		return tileLinks(tl, merges, w, opts.Eps, bo)
 	}, func(k int, links []*Links) error {
-		progress(StageCluster, float64(k+1)/float64(len(tiles)))
+		progress(StageCluster, float64(k+1)/float64(ts.Len()))
 		for v, l := range links {
 			if l == nil {
 				continue
@@ -241,7 +257,7 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Each value's Stage2: its share of the tiles' pass, and its merge.
 	share := time.Since(t) / time.Duration(len(merges))
@@ -249,12 +265,50 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run)
 		t := time.Now()
 		r, err := m.Result(opts.MinPts[v], opts.MinClusterSize)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		r.Stage2 = share + time.Since(t)
 		run.Results = append(run.Results, r)
 	}
 	progress(StageCluster, 1)
+	return run, nil
+}
+
+// counted1 is one tile's phase-1 counts.
+type counted1 struct {
+	t      *tile.Points
+	counts []uint32
+}
+
+// clusterTiled is Cluster with Options.TileSize > 0: ClusterTiles over
+// the tiles tile.Bin cuts in memory, on the cpu backend several tiles at
+// a time, each on its share of the workers (tile.Share), keeping the
+// counts as run.Counts.
+func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run) error {
+	g, err := tile.GridFor(opts.TileSize, opts.Eps, xyz)
+	if err != nil {
+		return err
+	}
+	tiles := tile.Bins(tile.Bin(xyz, g))
+	counts := run.Counts // given: phase 1 is skipped
+	var keep func(t *tile.Points, owned []int32, c []uint32) error
+	if counts == nil {
+		run.Counts = make([]uint32, len(xyz)/3)
+		keep = func(t *tile.Points, owned []int32, c []uint32) error {
+			for j, i := range owned {
+				run.Counts[t.ID[i]] = c[j]
+			}
+			return nil
+		}
+	}
+	r, err := ClusterTiles(tiles, len(xyz)/3, tile.Share(b, opts.Workers, len(tiles)), opts, findneighbor.BuildOptions{Workers: opts.Workers}, counts, keep)
+	if err != nil {
+		return err
+	}
+	if counts == nil {
+		run.Stage1 = r.Stage1
+	}
+	run.Results = r.Results
 	return nil
 }
 

@@ -176,5 +176,16 @@ func (s *Store) Load(k Key) (*Points, error) {
 	return p, nil
 }
 
+// Source returns the store's tiles, in Keys' order, loaded one at a time.
+func (s *Store) Source() Source { return storeSource{s, s.Keys()} }
+
+type storeSource struct {
+	s    *Store
+	keys []Key
+}
+
+func (s storeSource) Len() int                    { return len(s.keys) }
+func (s storeSource) Tile(k int) (*Points, error) { return s.s.Load(s.keys[k]) }
+
 // Close removes the store's folder and files.
 func (s *Store) Close() error { return os.RemoveAll(s.dir) }

@@ -163,6 +163,23 @@ type Points struct {
 	Owned []bool
 }
 
+// Source gives the tiles of a run one at a time, by index: cut in memory
+// (Bins) or stored on disk (Store.Source), so that one driver serves
+// both (dbscan.ClusterTiles).
+type Source interface {
+	Len() int
+	Tile(k int) (*Points, error)
+}
+
+// Bins are tiles cut in memory (Bin), a Source.
+type Bins []*Points
+
+// Len returns the number of tiles.
+func (b Bins) Len() int { return len(b) }
+
+// Tile returns tile k.
+func (b Bins) Tile(k int) (*Points, error) { return b[k], nil }
+
 // Len returns the number of points of the tile.
 func (p *Points) Len() int { return len(p.ID) }
 
