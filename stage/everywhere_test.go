@@ -14,17 +14,37 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 
 	_ "github.com/pctk/pctk/io/ply"
+	_ "github.com/pctk/pctk/rt/optix"
 )
 
 // TestEveryStageEverywhere walks the registry: every stage, with the
-// options of its first example, gives the same output in memory, on
-// --tile-size tiles, out of core (--max-memory), on a tile collection of
-// two files and as a pctk pipeline step, byte for byte (the collection's
-// files point for point, bit for bit). A new stage is covered by
-// registering it with an example.
+// options of its first example, on every backend usable here but brute
+// (cpu; cuda, optix and optix-sphere on a GPU machine, required there with
+// PCTK_REQUIRE_GPU; brute is held to cpu by every algorithm's tests), gives the same output in memory, on --tile-size tiles,
+// out of core (--max-memory), on a tile collection of two files and as a
+// pctk pipeline step, byte for byte (the collection's files point for
+// point, bit for bit). A new stage is covered by registering it with an
+// example.
 func TestEveryStageEverywhere(t *testing.T) {
+	var names []string
+	for _, be := range fntest.Usable(t) {
+		if be.Name() != "brute" {
+			names = append(names, be.Name())
+		}
+	}
+	if os.Getenv("PCTK_REQUIRE_GPU") != "" && len(names) < 4 {
+		t.Fatalf("PCTK_REQUIRE_GPU is set but only %v are usable", names)
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) { everyStage(t, name) })
+	}
+}
+
+// everyStage is TestEveryStageEverywhere on the backend named backend.
+func everyStage(t *testing.T, backend string) {
 	defer func(l msg.Level) { msg.Current = l }(msg.Current)
 	msg.Current = msg.Quiet
 	dir := t.TempDir()
@@ -50,7 +70,7 @@ func TestEveryStageEverywhere(t *testing.T) {
 					args = append(args, out+string(filepath.Separator))
 				}
 				v := NewSettings(s.AllOptions())
-				if _, err := v.ParseWords(append(slices.Clone(words), extra...)); err != nil {
+				if _, err := v.ParseWords(append(append(slices.Clone(words), "--backend", backend), extra...)); err != nil {
 					t.Fatal(err)
 				}
 				if err := s.Run(v, args); err != nil {
@@ -83,7 +103,11 @@ func TestEveryStageEverywhere(t *testing.T) {
 			}
 			out := filepath.Join(dir, strings.ReplaceAll(s.Name, " ", "_")+"-pipeline.ply")
 			step := append(strings.Fields(s.Name), words...)
-			if err := RunPipeline(NewSettings(pipelineOptions()), in, [][]string{step}, out); err != nil {
+			pv := NewSettings(pipelineOptions())
+			if err := pv.Set(BackendOption.Name, backend); err != nil {
+				t.Fatal(err)
+			}
+			if err := RunPipeline(pv, in, [][]string{step}, out); err != nil {
 				t.Fatalf("pipeline %q: %v", step, err)
 			}
 			if got := readBytes(t, out); !bytes.Equal(got, mem) {

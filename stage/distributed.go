@@ -1,0 +1,79 @@
+package stage
+
+import (
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/primitives/tile"
+)
+
+// What a distributed driver (beam/: an Apache Beam pipeline) needs of a
+// local stage to run it over tiles on workers: the stage parsed from its
+// words on each worker, its kernel, its records, and the step that writes
+// a file's points with their columns and the outcome applied.
+
+// LocalStep is a local stage parsed from a pipeline step's words (as
+// pctk pipeline takes them), for a distributed driver.
+type LocalStep struct {
+	*Local
+	// Flat is --dims xy: distances in the XY plane, Z taken as 0.
+	Flat bool
+	// Name is the stage's name.
+	Name string
+}
+
+// ParseLocalStep parses a step's words; a stage that is not local (its
+// work has global steps: dbscan's merge, statistical removal's
+// reduction, sample's order), or options that need the whole cloud in
+// memory (--ignore-class, side outputs), are usage errors naming the
+// stage.
+func ParseLocalStep(words []string) (*LocalStep, error) {
+	s, err := parseStep(words, "")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case s.job.Local == nil:
+		return nil, Usagef("%s has no distributed form yet: its work is not local (docs/beam.md)", s.f.Name)
+	case len(s.ignore) > 0 || len(s.job.Outputs) > 0 || s.summaryPath != "" || s.previewPath != "":
+		return nil, Usagef("%s: --ignore-class, --summary and side outputs are not offered on Beam yet", s.f.Name)
+	}
+	return &LocalStep{Local: s.job.Local, Flat: s.flat, Name: s.f.Name}, nil
+}
+
+// Kernel returns the stage's tile kernel; positions gives the float64
+// coordinates of a tile's points (Points.Pos).
+func (l *LocalStep) Kernel(positions func(t *tile.Points) ([]float64, error)) tile.LocalKernel {
+	return l.kernel(positions)
+}
+
+// RecSize returns the bytes of a point's record (its values).
+func (l *LocalStep) RecSize() int { return l.recSize() }
+
+// FirstHalo returns the first tiles' halo for n points over the XY box
+// lo..hi of the run's frame.
+func (l *LocalStep) FirstHalo(n int64, lo, hi [2]float64) float64 { return l.halo(n, lo, hi) }
+
+// Apply returns c, a file's points read with format from, with the
+// records rec (one a point, in order) set as the stage's columns and the
+// outcome applied (points dropped, classified or flagged), as the stage
+// writes them.
+func (l *LocalStep) Apply(c *core.Cloud, from *pcio.Format, rec []byte) (*core.Cloud, error) {
+	cols := l.decode(rec, c.Len(), nil)
+	for _, col := range cols {
+		if err := c.SetAttr(col); err != nil {
+			return nil, err
+		}
+	}
+	if l.Outcome == nil {
+		return c, nil
+	}
+	mode, err := l.Outcome.modeFor(from)
+	if err != nil {
+		return nil, err
+	}
+	outlier := make([]bool, c.Len())
+	for i := range outlier {
+		outlier[i] = l.Outlier(cols, i)
+	}
+	return applyOutcome(c, outlier, mode, l.Outcome)
+}
