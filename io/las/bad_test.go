@@ -187,7 +187,7 @@ func TestUndescribedAndScaledExtraBytes(t *testing.T) {
 			}
 		}
 	}
-	if ws := InfoOf(&c.Meta).Warnings; len(ws) != 1 || !strings.Contains(ws[0], "describes 4 of the 7 bytes") {
+	if ws := InfoOf(&c.Meta).Warnings; len(ws) != 1 || !strings.Contains(ws[0], "describe 4 of the 7 bytes") {
 		t.Errorf("got warnings %q, want one about 4 of 7 bytes described", ws)
 	}
 	roundTrip(t, "undescribed extra bytes", c, grown)

@@ -30,10 +30,12 @@ type Decoder struct {
 	buf    []byte
 	done   bool
 	opt    pcio.ReadOptions
+	evlrAt []int64 // byte offsets of the EVLRs' payloads
 	lz     *lazReader    // LAZ: the compressed records' reader
 	sel    laz.Selection // LAZ: the layers to decode (ReadOptions.Dims); 0 all
 	// compressed is the size of the compressed point data of a LAZ file.
 	compressed int64
+	size       int64 // LAZ: the file size
 }
 
 // NewDecoder reads the header and VLRs of a LAS file from r and returns a
@@ -114,22 +116,32 @@ func (d *Decoder) readHeader() error {
 	if err := d.readVLRs(); err != nil {
 		return err
 	}
+	d.left = h.PointCount()
+	if h.VersionMinor >= 4 && h.Count != 0 && h.LegacyCount != 0 && uint64(h.LegacyCount) != h.Count {
+		d.warnf("legacy point count %d (byte offset %d) disagrees with the 64-bit count %d (byte offset %d); using the legacy count, as LAS 1.4 says", h.LegacyCount, offLegacyCount, h.Count, offCount)
+	}
+	// The EVLRs come before the schema: they may hold Extra Bytes
+	// descriptors (LAS 1.4 R15).
+	var lazVLR *laz.VLR
+	if h.isLAZ() {
+		v, err := d.lazSource()
+		if err != nil {
+			return err
+		}
+		lazVLR = v
+	} else if s, ok := d.r.(io.ReadSeeker); ok {
+		if err := d.checkSize(s); err != nil {
+			return err
+		}
+	}
 	if err := d.buildSchema(); err != nil {
 		return err
 	}
 	if d.opt.Dims != nil {
 		d.keepFields(d.opt.Dims)
 	}
-	d.left = h.PointCount()
-	if h.VersionMinor >= 4 && h.Count != 0 && h.LegacyCount != 0 && uint64(h.LegacyCount) != h.Count {
-		d.warnf("legacy point count %d (byte offset %d) disagrees with the 64-bit count %d (byte offset %d); using the legacy count, as LAS 1.4 says", h.LegacyCount, offLegacyCount, h.Count, offCount)
-	}
-	if h.isLAZ() {
-		if err := d.openLAZ(); err != nil {
-			return err
-		}
-	} else if s, ok := d.r.(io.ReadSeeker); ok {
-		if err := d.checkSize(s); err != nil {
+	if lazVLR != nil {
+		if err := d.openLAZ(lazVLR); err != nil {
 			return err
 		}
 	}
@@ -201,21 +213,30 @@ func (d *Decoder) buildSchema() error {
 		taken[f.name] = true
 	}
 	room := d.recLen - formatSizes[pf]
+	var recs []ebRecord
+	for i := range d.info.VLRs {
+		if d.info.VLRs[i].Is(userSpec, recExtraBytes) {
+			recs = append(recs, ebRecord{"Extra Bytes VLR", d.info.VLRs[i].Data, d.vlrDataOffset(i)})
+		}
+	}
+	for i := range d.info.EVLRs {
+		if d.info.EVLRs[i].Is(userSpec, recExtraBytes) {
+			recs = append(recs, ebRecord{"Extra Bytes EVLR", d.info.EVLRs[i].Data, d.evlrAt[i]})
+		}
+	}
+	efs, warns, err := parseExtraBytes(recs, room, taken)
+	if err != nil {
+		return err
+	}
+	d.info.Warnings = append(d.info.Warnings, warns...)
+	d.info.Extra = efs
 	used := 0
-	if i := findVLR(d.info.VLRs, userSpec, recExtraBytes); i >= 0 {
-		efs, warns, err := parseExtraBytes(d.info.VLRs[i].Data, d.vlrDataOffset(i), room, taken)
-		if err != nil {
-			return err
-		}
-		d.info.Warnings = append(d.info.Warnings, warns...)
-		d.info.Extra = efs
-		for _, ef := range efs {
-			used += ef.size()
-		}
+	for _, ef := range efs {
+		used += ef.size()
 	}
 	if used < room {
 		if used > 0 {
-			d.warnf("Extra Bytes VLR describes %d of the %d bytes each record holds beyond point format %d; the rest are read as ExtraByte columns", used, room, pf)
+			d.warnf("the Extra Bytes records describe %d of the %d bytes each record holds beyond point format %d; the rest are read as ExtraByte columns", used, room, pf)
 		}
 		d.info.Extra = append(d.info.Extra, undescribed(used, room, taken)...)
 	}
@@ -335,6 +356,7 @@ func (d *Decoder) readEVLRs(s io.Seeker, size int64) {
 		}
 		v.Data = data
 		d.info.EVLRs = append(d.info.EVLRs, v)
+		d.evlrAt = append(d.evlrAt, pos-int64(len(data)))
 	}
 	if s == nil {
 		d.pos = pos
