@@ -30,7 +30,7 @@ type Decoder struct {
 	buf    []byte
 	done   bool
 	opt    pcio.ReadOptions
-	evlrAt []int64 // byte offsets of the EVLRs' payloads
+	evlrAt []int64       // byte offsets of the EVLRs' payloads
 	lz     *lazReader    // LAZ: the compressed records' reader
 	sel    laz.Selection // LAZ: the layers to decode (ReadOptions.Dims); 0 all
 	// compressed is the size of the compressed point data of a LAZ file.
