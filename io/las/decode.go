@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"strings"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/internal/codec"
@@ -99,6 +100,9 @@ func (d *Decoder) readHeader() error {
 		d.warnf("header size %d exceeds the %d bytes of LAS %s; the %d extra bytes are kept", hs, std, h.Version(), hs-std)
 	}
 	d.info.Header = *h
+	if err := checkScale(h); err != nil {
+		return err
+	}
 	if h.PointOffset < uint32(hs) {
 		return formatErr("offset to point data", offPointOffset, "%d lies inside the %d-byte header", h.PointOffset, hs)
 	}
@@ -133,6 +137,9 @@ func (d *Decoder) readHeader() error {
 		if err := d.checkSize(s); err != nil {
 			return err
 		}
+	}
+	if err := d.zeroCount(lazVLR != nil); err != nil {
+		return err
 	}
 	if err := d.buildSchema(); err != nil {
 		return err
@@ -247,6 +254,95 @@ func (d *Decoder) buildSchema() error {
 		off += ef.size()
 	}
 	return nil
+}
+
+// checkScale refuses a scale factor that is 0, NaN or infinite, or an
+// offset that is not finite: no coordinate could be read with them.
+func checkScale(h *Header) error {
+	for k, axis := range [3]string{"X", "Y", "Z"} {
+		if s := h.Scale[k]; s == 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+			return formatErr(axis+" scale factor", int64(offScale+8*k), "%v: a scale factor must be a finite number other than 0", s)
+		}
+		if o := h.Offset[k]; math.IsNaN(o) || math.IsInf(o, 0) {
+			return formatErr(axis+" offset", int64(offOffset+8*k), "%v: an offset must be a finite number", o)
+		}
+	}
+	return nil
+}
+
+// zeroCount refuses a header that promises no points while its points by
+// return, or the point data (of a file that can seek; compressed when
+// laz), say there are some: an error naming the count field, or, with
+// Salvage, a warning, and the decoder reads the records the point data
+// holds (LAS) or the points by return promise (LAZ).
+func (d *Decoder) zeroCount(laz bool) error {
+	h := &d.info.Header
+	if d.left != 0 {
+		return nil
+	}
+	var byReturn uint64
+	for i := range 15 {
+		if h.VersionMinor >= 4 {
+			byReturn += h.ByReturn[i]
+		} else if i < 5 {
+			byReturn += uint64(h.LegacyByReturn[i])
+		}
+	}
+	end, seeks := d.pointsEnd()
+	var held uint64
+	if seeks && !laz {
+		held = uint64(max(end-d.pos, 0)) / uint64(d.recLen)
+	}
+	if held == 0 && byReturn == 0 && !(laz && seeks && end-d.pos > lazEmptyData) {
+		return nil
+	}
+	var why []string
+	if held > 0 {
+		why = append(why, fmt.Sprintf("the point data holds %d records", held))
+	} else if laz {
+		why = append(why, fmt.Sprintf("the point data holds %d compressed bytes", end-d.pos))
+	}
+	if byReturn > 0 {
+		why = append(why, fmt.Sprintf("the points by return sum to %d", byReturn))
+	}
+	err := formatErr("number of point records", int64(d.countOffset()), "the header promises 0 points, but %s", strings.Join(why, " and "))
+	if !d.opt.Salvage {
+		return err
+	}
+	d.opt.Warning(err)
+	d.left = held
+	if laz || held == 0 {
+		d.left = byReturn
+	}
+	return nil
+}
+
+// lazEmptyData is the most compressed bytes a LAZ file of no points
+// holds: the chunk table offset and a table of no chunks.
+const lazEmptyData = 16
+
+// pointsEnd returns the byte offset where the point data ends (the first
+// EVLR, or the end of the file) and whether it is known: the input can
+// seek, or was read into memory.
+func (d *Decoder) pointsEnd() (int64, bool) {
+	s, ok := d.r.(io.Seeker)
+	if !ok {
+		return 0, false
+	}
+	size := d.size
+	if size == 0 {
+		var err error
+		if size, err = s.Seek(0, io.SeekEnd); err != nil {
+			return 0, false
+		}
+		if _, err := s.Seek(d.pos, io.SeekStart); err != nil {
+			return 0, false
+		}
+	}
+	if start, n := d.evlrStart(); n > 0 && start >= d.pos && start < size {
+		return start, true
+	}
+	return size, true
 }
 
 // checkSize compares the promised points with the bytes the file holds and
