@@ -121,6 +121,15 @@ func (d *Decoder) openLAZ(v *laz.VLR) error {
 	if start, n := d.evlrStart(); n > 0 && start >= d.pos && start < d.size {
 		end = start
 	}
+	if most := uint64(max(end-d.pos, 0)) * laz.MaxPointsPerByte; d.left > most {
+		// No chunk is to blame: the header promises the impossible.
+		err := formatErr("number of point records", int64(d.countOffset()), "the header promises %d points, more than the %d bytes of compressed point data can hold (%d points a byte at most)", d.left, end-d.pos, laz.MaxPointsPerByte)
+		if !d.opt.Salvage {
+			return err
+		}
+		d.opt.Warning(err)
+		d.left = most
+	}
 	l := laz.Layout{VLR: v, RecLen: d.recLen, Count: d.left, Start: d.pos, End: end, Size: d.size}
 	rd, err := laz.NewReader(d.r.(io.ReaderAt), l, laz.Options{Select: d.sel, Salvage: d.opt.Salvage, Skip: d.lazSkipped, Warn: func(s string) { d.warnf("%s", s) }})
 	if err != nil {
@@ -138,6 +147,17 @@ func (lz *lazReader) next(d *Decoder, limit int) ([]byte, int, error) {
 		if err == io.EOF {
 			// Only salvaging skips points; the reader checked the rest.
 			d.left = 0
+			return nil, 0, io.EOF
+		}
+		if errors.Is(err, laz.ErrCut) {
+			// Cut short: the whole chunks before the cut are the points
+			// present, as for a LAS file cut short.
+			d.warnf("%v", err)
+			serr := d.short(d.size, d.read)
+			d.left = 0
+			if serr != nil {
+				return nil, 0, serr
+			}
 			return nil, 0, io.EOF
 		}
 		if err != nil {
