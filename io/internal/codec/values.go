@@ -8,8 +8,8 @@ import (
 	"strconv"
 
 	"github.com/pctk/pctk/core"
-	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/internal/par"
+	"github.com/pctk/pctk/io/pcio"
 )
 
 // Values travel between encodings as raw bits in a uint64, the way
