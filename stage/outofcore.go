@@ -665,7 +665,7 @@ func (s *step) runStreamed(a streamArgs) error {
 		extent := max(hi[0]-lo[0], hi[1]-lo[1], hi[2]-lo[2]) * (1 + 1e-6)
 		halo = findneighbor.TileHalo(float32(halo), extent)
 	}
-	if job.Stream.InOrder && budget-streamReserve < 1<<20 {
+	if (job.Stream.InOrder || job.Stream.PeakBytes == 0) && budget-streamReserve < 1<<20 {
 		return Usagef("--max-memory %d is too small: the run's buffers take %dMiB; give at least %dMiB", budget, streamReserve>>20, streamReserve>>20+1)
 	}
 	if peak := job.Stream.PeakBytes * np; peak > budget-streamReserve {
@@ -874,6 +874,9 @@ func tileSizeFor(budget, n, pointBytes int64, halo float64, lo, hi [3]float64, t
 	pts := left / tilePointBytes / int64(tiles)
 	if pts < 4096 {
 		need := streamReserve + pointBytes*n + 4096*tilePointBytes*int64(tiles)
+		if pointBytes == 0 {
+			return 0, fmt.Errorf("--max-memory %d is too small: the run's buffers take %dMiB and its tiles at least %dMiB; give at least %dMiB", budget, streamReserve>>20, (need-streamReserve)>>20+1, need>>20+1)
+		}
 		return 0, fmt.Errorf("--max-memory %d is too small for %d points: the merge alone keeps %d bytes a point; give at least %dMiB", budget, n, pointBytes, need>>20+1)
 	}
 	area := (hi[0] - lo[0]) * (hi[1] - lo[1])

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/pctk/pctk/core"
@@ -149,8 +148,9 @@ func printInfo(w io.Writer, r infoReport) {
 }
 
 // number formats v as the shortest decimal that reads back as v, without
-// an exponent: 2230738.84, not 2230738.8399999999 or 2.23073884e+06.
-func number(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+// an exponent where that is short: 2230738.84, not 2230738.8399999999 or
+// 2.23073884e+06; 1e+90, not 91 digits (pcio.FormatFloat).
+func number(v float64) string { return pcio.FormatFloat(v) }
 
 // firstLine returns s up to its first newline, cut to n bytes.
 func firstLine(s string, n int) string {

@@ -78,15 +78,7 @@ func TestReliability(t *testing.T) {
 	if err := os.Mkdir(filepath.Dir(out), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name  string
-		args  []string
-		stdin string // a path piped to standard input
-		code  int
-		want  []string // in stderr
-		not   []string // not in stderr
-		out   string   // an OUT that must not change when code != 0
-	}{
+	tests := []cliCase{
 		// A file cut short is an error in every format, naming the file,
 		// the byte offset and the counts.
 		{"LAS cut in its points", []string{"convert", p["cut.las"], outLAS}, "", 1,
@@ -131,6 +123,27 @@ func TestReliability(t *testing.T) {
 		{"read-only OUT", []string{"convert", p["good.las"], p["readonly.ply"]}, "", 1,
 			[]string{"readonly.ply: file is read-only", "--force replaces it"}, nil, p["readonly.ply"]},
 	}
+	runCLICases(t, tests)
+}
+
+// cliCase is a pctk run and what it must do: exit code, key words of
+// its standard error (and words it must not hold), an OUT left as it was
+// when the run fails.
+type cliCase struct {
+	name  string
+	args  []string
+	stdin string // a path piped to standard input
+	code  int
+	want  []string // in stderr
+	not   []string // not in stderr
+	out   string   // an OUT that must not change when code != 0
+}
+
+// runCLICases runs each case as a subtest: the exit code, the words of
+// standard error, and, when the run fails, an OUT that existed before and
+// every file named on the command line (IN) byte for byte the same, and no
+// temporary file left beside OUT.
+func runCLICases(t *testing.T, tests []cliCase) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var before []byte
@@ -141,6 +154,12 @@ func TestReliability(t *testing.T) {
 					}
 				}
 				before, _ = os.ReadFile(tc.out)
+			}
+			named := map[string][]byte{}
+			for _, a := range tc.args {
+				if b, err := os.ReadFile(a); err == nil {
+					named[a] = b
+				}
 			}
 			cmd := pctkCmd(t, tc.args...)
 			if tc.stdin != "" {
@@ -173,6 +192,11 @@ func TestReliability(t *testing.T) {
 				}
 				if ents, _ := filepath.Glob(filepath.Join(filepath.Dir(tc.out), ".*")); len(ents) != 0 {
 					t.Errorf("pctk %v left %v behind", tc.args, ents)
+				}
+			}
+			for a, b := range named {
+				if after, err := os.ReadFile(a); tc.code != 0 && (err != nil || !bytes.Equal(after, b)) {
+					t.Errorf("pctk %v failed and changed %s (%v)", tc.args, a, err)
 				}
 			}
 			if tc.stdin != "" && tc.code == 0 && strings.HasSuffix(tc.stdin, ".stl") && !strings.Contains(stdout.String(), "format:     stl") {

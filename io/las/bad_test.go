@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"strings"
 	"testing"
 
@@ -57,6 +58,9 @@ func TestBadInput(t *testing.T) {
 		{"point offset past the file", v12, func(b []byte) []byte { put32(b, 96, 1<<31); return b }, "offset to point data", 96, "", 0},
 		{"LAZ bit", v12, func(b []byte) []byte { b[104] |= 0x80; return b }, "point data format", 104, "", 0},
 		{"point format 11", v12, func(b []byte) []byte { b[104] = 11; return b }, "point data format", 104, "", 0},
+		{"X scale 0", v12, func(b []byte) []byte { put64(b, 131, 0); return b }, "X scale factor", 131, "", 0},
+		{"Y scale NaN", v14, func(b []byte) []byte { put64(b, 139, math.Float64bits(math.NaN())); return b }, "Y scale factor", 139, "", 0},
+		{"Z offset infinite", v12, func(b []byte) []byte { put64(b, 171, math.Float64bits(math.Inf(-1))); return b }, "Z offset", 171, "", 0},
 		{"record length below format", v12, func(b []byte) []byte { put16(b, 105, 30); return b }, "point data record length", 105, "", 0},
 		{"Extra Bytes past record length", v12, func(b []byte) []byte { put16(b, 105, 35); return b }, "Extra Bytes descriptor 0", 227 + 54, "", 0},
 		{"Extra Bytes VLR not whole descriptors", v12, func(b []byte) []byte { put16(b, 227+20, 191); return b }, "Extra Bytes VLR length", 227 + 54, "", 0},
@@ -187,7 +191,7 @@ func TestUndescribedAndScaledExtraBytes(t *testing.T) {
 			}
 		}
 	}
-	if ws := InfoOf(&c.Meta).Warnings; len(ws) != 1 || !strings.Contains(ws[0], "describes 4 of the 7 bytes") {
+	if ws := InfoOf(&c.Meta).Warnings; len(ws) != 1 || !strings.Contains(ws[0], "describe 4 of the 7 bytes") {
 		t.Errorf("got warnings %q, want one about 4 of 7 bytes described", ws)
 	}
 	roundTrip(t, "undescribed extra bytes", c, grown)
@@ -207,4 +211,72 @@ func TestUndescribedAndScaledExtraBytes(t *testing.T) {
 		t.Errorf("warnings %q after describing every byte", ws)
 	}
 	sameCloud(t, "undescribed bytes then ClusterID", back, c)
+}
+
+// TestZeroCountWithPoints reads headers that promise no points over point
+// data that holds some (LAS 1.2 and 1.4, LAZ; points by return set or
+// cleared): an error naming the count field, and, salvaged, the points
+// with one warning. A stream without points by return cannot tell.
+func TestZeroCountWithPoints(t *testing.T) {
+	lazFile := func() []byte {
+		var buf bytes.Buffer
+		c, err := Decode(bytes.NewReader(validFile(t, "1.4", 6)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := EncodeLAZ(&buf, c, ""); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	for _, tc := range []struct {
+		name         string
+		base         []byte
+		keepByReturn bool
+		want         string
+		offset       int64
+	}{
+		{"1.2, by return set", validFile(t, "1.2", 3), true, "the header promises 0 points, but the point data holds 20 records and the points by return sum to 20", offLegacyCount},
+		{"1.2, by return cleared", validFile(t, "1.2", 3), false, "the header promises 0 points, but the point data holds 20 records", offLegacyCount},
+		{"1.4", validFile(t, "1.4", 7), true, "the point data holds 20 records and the points by return sum to 20", offCount},
+		{"LAZ", lazFile(), true, "compressed bytes and the points by return sum to 20", offCount},
+	} {
+		b := bytes.Clone(tc.base)
+		le.PutUint32(b[offLegacyCount:], 0)
+		if b[25] >= 4 {
+			le.PutUint64(b[offCount:], 0)
+		}
+		if !tc.keepByReturn {
+			clear(b[offLegacyByRet : offLegacyByRet+20])
+		}
+		for _, stream := range []bool{false, true} {
+			open := func() io.Reader {
+				if stream {
+					return bytes.NewBuffer(bytes.Clone(b))
+				}
+				return bytes.NewReader(b)
+			}
+			c, err := Decode(open())
+			if stream && !tc.keepByReturn {
+				if err != nil || c.Len() != 0 {
+					t.Errorf("%s, stream: got %v, %v; want 0 points (a stream cannot see the data)", tc.name, c, err)
+				}
+				continue
+			}
+			want := tc.want
+			if stream && tc.name != "LAZ" { // LAZ reads a stream into memory
+				want = "the header promises 0 points, but the points by return sum to 20"
+			}
+			var fe *FormatError
+			if !errors.As(err, &fe) || fe.Field != "number of point records" || fe.Offset != tc.offset || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s, stream %v: got %v, want an error on the number of point records at %d saying %q", tc.name, stream, err, tc.offset, want)
+				continue
+			}
+			var warns []string
+			c, err = Decode(open(), pcio.ReadOptions{Salvage: true, Warn: func(err error) { warns = append(warns, err.Error()) }})
+			if err != nil || c.Len() != 20 || len(warns) != 1 || !strings.Contains(warns[0], want) {
+				t.Errorf("%s, stream %v: salvage gave %v, %v, warnings %q; want 20 points and the warning", tc.name, stream, c, err, warns)
+			}
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"math"
+	"strings"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/internal/codec"
@@ -30,10 +31,12 @@ type Decoder struct {
 	buf    []byte
 	done   bool
 	opt    pcio.ReadOptions
+	evlrAt []int64       // byte offsets of the EVLRs' payloads
 	lz     *lazReader    // LAZ: the compressed records' reader
 	sel    laz.Selection // LAZ: the layers to decode (ReadOptions.Dims); 0 all
 	// compressed is the size of the compressed point data of a LAZ file.
 	compressed int64
+	size       int64 // LAZ: the file size
 }
 
 // NewDecoder reads the header and VLRs of a LAS file from r and returns a
@@ -97,6 +100,9 @@ func (d *Decoder) readHeader() error {
 		d.warnf("header size %d exceeds the %d bytes of LAS %s; the %d extra bytes are kept", hs, std, h.Version(), hs-std)
 	}
 	d.info.Header = *h
+	if err := checkScale(h); err != nil {
+		return err
+	}
 	if h.PointOffset < uint32(hs) {
 		return formatErr("offset to point data", offPointOffset, "%d lies inside the %d-byte header", h.PointOffset, hs)
 	}
@@ -114,22 +120,35 @@ func (d *Decoder) readHeader() error {
 	if err := d.readVLRs(); err != nil {
 		return err
 	}
+	d.left = h.PointCount()
+	if h.VersionMinor >= 4 && h.Count != 0 && h.LegacyCount != 0 && uint64(h.LegacyCount) != h.Count {
+		d.warnf("legacy point count %d (byte offset %d) disagrees with the 64-bit count %d (byte offset %d); using the legacy count, as LAS 1.4 says", h.LegacyCount, offLegacyCount, h.Count, offCount)
+	}
+	// The EVLRs come before the schema: they may hold Extra Bytes
+	// descriptors (LAS 1.4 R15).
+	var lazVLR *laz.VLR
+	if h.isLAZ() {
+		v, err := d.lazSource()
+		if err != nil {
+			return err
+		}
+		lazVLR = v
+	} else if s, ok := d.r.(io.ReadSeeker); ok {
+		if err := d.checkSize(s); err != nil {
+			return err
+		}
+	}
+	if err := d.zeroCount(lazVLR != nil); err != nil {
+		return err
+	}
 	if err := d.buildSchema(); err != nil {
 		return err
 	}
 	if d.opt.Dims != nil {
 		d.keepFields(d.opt.Dims)
 	}
-	d.left = h.PointCount()
-	if h.VersionMinor >= 4 && h.Count != 0 && h.LegacyCount != 0 && uint64(h.LegacyCount) != h.Count {
-		d.warnf("legacy point count %d (byte offset %d) disagrees with the 64-bit count %d (byte offset %d); using the legacy count, as LAS 1.4 says", h.LegacyCount, offLegacyCount, h.Count, offCount)
-	}
-	if h.isLAZ() {
-		if err := d.openLAZ(); err != nil {
-			return err
-		}
-	} else if s, ok := d.r.(io.ReadSeeker); ok {
-		if err := d.checkSize(s); err != nil {
+	if lazVLR != nil {
+		if err := d.openLAZ(lazVLR); err != nil {
 			return err
 		}
 	}
@@ -201,21 +220,30 @@ func (d *Decoder) buildSchema() error {
 		taken[f.name] = true
 	}
 	room := d.recLen - formatSizes[pf]
+	var recs []ebRecord
+	for i := range d.info.VLRs {
+		if d.info.VLRs[i].Is(userSpec, recExtraBytes) {
+			recs = append(recs, ebRecord{"Extra Bytes VLR", d.info.VLRs[i].Data, d.vlrDataOffset(i)})
+		}
+	}
+	for i := range d.info.EVLRs {
+		if d.info.EVLRs[i].Is(userSpec, recExtraBytes) {
+			recs = append(recs, ebRecord{"Extra Bytes EVLR", d.info.EVLRs[i].Data, d.evlrAt[i]})
+		}
+	}
+	efs, warns, err := parseExtraBytes(recs, room, taken)
+	if err != nil {
+		return err
+	}
+	d.info.Warnings = append(d.info.Warnings, warns...)
+	d.info.Extra = efs
 	used := 0
-	if i := findVLR(d.info.VLRs, userSpec, recExtraBytes); i >= 0 {
-		efs, warns, err := parseExtraBytes(d.info.VLRs[i].Data, d.vlrDataOffset(i), room, taken)
-		if err != nil {
-			return err
-		}
-		d.info.Warnings = append(d.info.Warnings, warns...)
-		d.info.Extra = efs
-		for _, ef := range efs {
-			used += ef.size()
-		}
+	for _, ef := range efs {
+		used += ef.size()
 	}
 	if used < room {
 		if used > 0 {
-			d.warnf("Extra Bytes VLR describes %d of the %d bytes each record holds beyond point format %d; the rest are read as ExtraByte columns", used, room, pf)
+			d.warnf("the Extra Bytes records describe %d of the %d bytes each record holds beyond point format %d; the rest are read as ExtraByte columns", used, room, pf)
 		}
 		d.info.Extra = append(d.info.Extra, undescribed(used, room, taken)...)
 	}
@@ -226,6 +254,95 @@ func (d *Decoder) buildSchema() error {
 		off += ef.size()
 	}
 	return nil
+}
+
+// checkScale refuses a scale factor that is 0, NaN or infinite, or an
+// offset that is not finite: no coordinate could be read with them.
+func checkScale(h *Header) error {
+	for k, axis := range [3]string{"X", "Y", "Z"} {
+		if s := h.Scale[k]; s == 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+			return formatErr(axis+" scale factor", int64(offScale+8*k), "%v: a scale factor must be a finite number other than 0", s)
+		}
+		if o := h.Offset[k]; math.IsNaN(o) || math.IsInf(o, 0) {
+			return formatErr(axis+" offset", int64(offOffset+8*k), "%v: an offset must be a finite number", o)
+		}
+	}
+	return nil
+}
+
+// zeroCount refuses a header that promises no points while its points by
+// return, or the point data (of a file that can seek; compressed when
+// laz), say there are some: an error naming the count field, or, with
+// Salvage, a warning, and the decoder reads the records the point data
+// holds (LAS) or the points by return promise (LAZ).
+func (d *Decoder) zeroCount(laz bool) error {
+	h := &d.info.Header
+	if d.left != 0 {
+		return nil
+	}
+	var byReturn uint64
+	for i := range 15 {
+		if h.VersionMinor >= 4 {
+			byReturn += h.ByReturn[i]
+		} else if i < 5 {
+			byReturn += uint64(h.LegacyByReturn[i])
+		}
+	}
+	end, seeks := d.pointsEnd()
+	var held uint64
+	if seeks && !laz {
+		held = uint64(max(end-d.pos, 0)) / uint64(d.recLen)
+	}
+	if held == 0 && byReturn == 0 && !(laz && seeks && end-d.pos > lazEmptyData) {
+		return nil
+	}
+	var why []string
+	if held > 0 {
+		why = append(why, fmt.Sprintf("the point data holds %d records", held))
+	} else if laz {
+		why = append(why, fmt.Sprintf("the point data holds %d compressed bytes", end-d.pos))
+	}
+	if byReturn > 0 {
+		why = append(why, fmt.Sprintf("the points by return sum to %d", byReturn))
+	}
+	err := formatErr("number of point records", int64(d.countOffset()), "the header promises 0 points, but %s", strings.Join(why, " and "))
+	if !d.opt.Salvage {
+		return err
+	}
+	d.opt.Warning(err)
+	d.left = held
+	if laz || held == 0 {
+		d.left = byReturn
+	}
+	return nil
+}
+
+// lazEmptyData is the most compressed bytes a LAZ file of no points
+// holds: the chunk table offset and a table of no chunks.
+const lazEmptyData = 16
+
+// pointsEnd returns the byte offset where the point data ends (the first
+// EVLR, or the end of the file) and whether it is known: the input can
+// seek, or was read into memory.
+func (d *Decoder) pointsEnd() (int64, bool) {
+	s, ok := d.r.(io.Seeker)
+	if !ok {
+		return 0, false
+	}
+	size := d.size
+	if size == 0 {
+		var err error
+		if size, err = s.Seek(0, io.SeekEnd); err != nil {
+			return 0, false
+		}
+		if _, err := s.Seek(d.pos, io.SeekStart); err != nil {
+			return 0, false
+		}
+	}
+	if start, n := d.evlrStart(); n > 0 && start >= d.pos && start < size {
+		return start, true
+	}
+	return size, true
 }
 
 // checkSize compares the promised points with the bytes the file holds and
@@ -335,6 +452,7 @@ func (d *Decoder) readEVLRs(s io.Seeker, size int64) {
 		}
 		v.Data = data
 		d.info.EVLRs = append(d.info.EVLRs, v)
+		d.evlrAt = append(d.evlrAt, pos-int64(len(data)))
 	}
 	if s == nil {
 		d.pos = pos

@@ -198,7 +198,8 @@ func (e *Encoder) placeEVLRs() []byte {
 }
 
 // evlrs returns the EVLRs to write: the source's (read by now, even when
-// its decoder streams), less CRS records when the CRS changed.
+// its decoder streams), less CRS records when the CRS changed and Extra
+// Bytes records when the layout's descriptors differ from the source's.
 func (e *Encoder) evlrs() []VLR {
 	if e.src == nil {
 		return nil
@@ -206,7 +207,7 @@ func (e *Encoder) evlrs() []VLR {
 	change := planCRS(e.crs, crsFromVLRs(append(slices.Clone(e.src.VLRs), e.src.EVLRs...)))
 	var out []VLR
 	for _, v := range e.src.EVLRs {
-		if !change.drops(&v) && !layoutVLR(&v) {
+		if !change.drops(&v) && !layoutVLR(&v) && (e.lay.keepEB || !v.Is(userSpec, recExtraBytes)) {
 			out = append(out, v)
 		}
 	}

@@ -104,50 +104,76 @@ func (ef *ExtraField) size() int {
 	return n
 }
 
-// parseExtraBytes decodes the descriptors of an Extra Bytes VLR whose data
-// starts at byte offset off, naming columns so that none collides with
+// ebRecord is one record that holds Extra Bytes descriptors: a VLR or an
+// EVLR (LAS 1.4 R15 allows both), its name in messages ("Extra Bytes
+// VLR") and the byte offset of its payload.
+type ebRecord struct {
+	name string
+	data []byte
+	off  int64
+}
+
+// parseExtraBytes decodes the descriptors of the Extra Bytes records, in
+// file order, as one list, naming columns so that none collides with
 // taken (which it extends). room is the number of bytes each record holds
 // beyond its format. It returns the fields it could place and warnings.
-func parseExtraBytes(data []byte, off int64, room int, taken map[string]bool) ([]ExtraField, []string, error) {
-	if len(data)%descriptorSize != 0 {
-		return nil, nil, formatErr("Extra Bytes VLR length", off, "%d bytes is not a multiple of the %d-byte descriptor", len(data), descriptorSize)
-	}
+func parseExtraBytes(recs []ebRecord, room int, taken map[string]bool) ([]ExtraField, []string, error) {
 	var out []ExtraField
 	var warns []string
 	used := 0
-	for i := 0; i < len(data)/descriptorSize; i++ {
-		d := data[i*descriptorSize : (i+1)*descriptorSize]
-		t, count, size := descriptorShape(d)
-		at := off + int64(i*descriptorSize)
-		if size == 0 {
-			return nil, nil, formatErr(fmt.Sprintf("Extra Bytes descriptor %d data type", i), at+ebType, "type %d with no size (types 0 with options = size, 1-30)", d[ebType])
+	i := 0
+	for _, r := range recs {
+		if len(r.data)%descriptorSize != 0 {
+			return nil, nil, formatErr(r.name+" length", r.off, "%d bytes is not a multiple of the %d-byte descriptor", len(r.data), descriptorSize)
 		}
-		if used+size > room {
-			return nil, nil, formatErr(fmt.Sprintf("Extra Bytes descriptor %d", i), at, "describes bytes %d to %d of the extra bytes, but each point record has only %d bytes beyond its format (point data record length)", used, used+size, room)
-		}
-		used += size
-		name := cString(d[ebName : ebName+32])
-		if name == "" {
-			name = "ExtraBytes" + strconv.Itoa(i)
-		}
-		ef := ExtraField{Descriptor: d}
-		for k := range count {
-			n := name
-			if count > 1 {
-				n = fmt.Sprintf("%s[%d]", name, k)
+		for j := 0; j < len(r.data)/descriptorSize; j, i = j+1, i+1 {
+			d := r.data[j*descriptorSize : (j+1)*descriptorSize]
+			t, count, size := descriptorShape(d)
+			at := r.off + int64(j*descriptorSize)
+			if size == 0 {
+				return nil, nil, formatErr(fmt.Sprintf("Extra Bytes descriptor %d data type", i), at+ebType, "type %d with no size (types 0 with options = size, 1-30)", d[ebType])
 			}
-			for taken[n] {
-				n += "_"
+			if used+size > room {
+				return nil, nil, formatErr(fmt.Sprintf("Extra Bytes descriptor %d", i), at, "describes bytes %d to %d of the extra bytes, but each point record has only %d bytes beyond its format (point data record length)", used, used+size, room)
 			}
-			taken[n] = true
-			ef.Columns = append(ef.Columns, n)
+			used += size
+			name := cString(d[ebName : ebName+32])
+			if name == "" {
+				name = "ExtraBytes" + strconv.Itoa(i)
+			}
+			ef := ExtraField{Descriptor: d}
+			for k := range count {
+				n := name
+				if count > 1 {
+					n = fmt.Sprintf("%s[%d]", name, k)
+				}
+				for taken[n] {
+					n += "_"
+				}
+				taken[n] = true
+				ef.Columns = append(ef.Columns, n)
+			}
+			if t == core.Invalid && d[ebType] != 0 {
+				warns = append(warns, fmt.Sprintf("Extra Bytes descriptor %d (%s) has reserved data type %d; its bytes are read as uint8", i, name, d[ebType]))
+			}
+			out = append(out, ef)
 		}
-		if t == core.Invalid && d[ebType] != 0 {
-			warns = append(warns, fmt.Sprintf("Extra Bytes descriptor %d (%s) has reserved data type %d; its bytes are read as uint8", i, name, d[ebType]))
-		}
-		out = append(out, ef)
 	}
 	return out, warns, nil
+}
+
+// descriptors returns the Extra Bytes descriptors of the file, in file
+// order: those of every Extra Bytes VLR, then of every Extra Bytes EVLR.
+func (info *Info) descriptors() []byte {
+	var b []byte
+	for _, vs := range [2][]VLR{info.VLRs, info.EVLRs} {
+		for i := range vs {
+			if vs[i].Is(userSpec, recExtraBytes) {
+				b = append(b, vs[i].Data...)
+			}
+		}
+	}
+	return b
 }
 
 // undescribed returns one ExtraField per byte from index from to room-1 of

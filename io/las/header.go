@@ -23,6 +23,8 @@ const (
 	offRecordLength = 105
 	offLegacyCount  = 107
 	offLegacyByRet  = 111
+	offScale        = 131
+	offOffset       = 155
 	offMaxX         = 179
 	offWaveStart    = 227
 	offEVLRStart    = 235
@@ -118,8 +120,8 @@ func parseHeader(b []byte) *Header {
 		h.LegacyByReturn[i] = le.Uint32(b[offLegacyByRet+4*i:])
 	}
 	for k := range 3 {
-		h.Scale[k] = f64(b[131+8*k:])
-		h.Offset[k] = f64(b[155+8*k:])
+		h.Scale[k] = f64(b[offScale+8*k:])
+		h.Offset[k] = f64(b[offOffset+8*k:])
 		h.Max[k] = f64(b[offMaxX+16*k:])
 		h.Min[k] = f64(b[offMaxX+8+16*k:])
 	}
@@ -157,8 +159,8 @@ func (h *Header) marshal() []byte {
 	le.PutUint16(b[offRecordLength:], h.RecordLength)
 	h.putCounts(b)
 	for k := range 3 {
-		putF64(b[131+8*k:], h.Scale[k])
-		putF64(b[155+8*k:], h.Offset[k])
+		putF64(b[offScale+8*k:], h.Scale[k])
+		putF64(b[offOffset+8*k:], h.Offset[k])
 	}
 	h.putBounds(b)
 	std := minHeaderSize(h.VersionMinor)

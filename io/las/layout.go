@@ -17,6 +17,9 @@ type layout struct {
 	extra  []ExtraField
 	// eb is the Extra Bytes VLR payload to write, nil for none.
 	eb []byte
+	// keepEB reports that eb is the source's descriptors as they are, so
+	// the source's Extra Bytes VLRs and EVLRs are written unchanged.
+	keepEB bool
 	// added reports whether columns were added as new Extra Bytes.
 	added bool
 }
@@ -185,11 +188,13 @@ func planFormat(schema []*core.Attribute, src *Info, minor uint8, explicit bool)
 		return nil, fmt.Errorf("las: point record of %d bytes exceeds the 65535 LAS allows", off)
 	}
 	l.recLen = off
+	l.keepEB = src != nil && l.eb != nil && bytes.Equal(l.eb, src.descriptors())
 	return l, nil
 }
 
 // vlrs returns the VLRs to write: the source's in order, with the Extra
-// Bytes record replaced by the layout's (or added, or dropped) and the CRS
+// Bytes records kept when the layout keeps the source's descriptors, else
+// replaced by one of the layout's (or added, or dropped), and the CRS
 // records replaced when the cloud's CRS differs from the source's.
 func (l *layout) vlrs(src *Info, crs core.CRS) []VLR {
 	var in []VLR
@@ -203,20 +208,22 @@ func (l *layout) vlrs(src *Info, crs core.CRS) []VLR {
 	ebDone := false
 	for _, v := range in {
 		switch {
-		case v.Is(userSpec, recExtraBytes):
+		case v.Is(userSpec, recExtraBytes) && !l.keepEB:
+			// The layout changed: its descriptors replace the first
+			// Extra Bytes record, the others go.
 			if l.eb == nil || ebDone {
 				continue
 			}
-			ebDone = true
 			if !bytes.Equal(v.Data, l.eb) {
 				v.Data = l.eb
 			}
 		case change.drops(&v):
 			continue
 		}
+		ebDone = ebDone || v.Is(userSpec, recExtraBytes)
 		out = append(out, v)
 	}
-	if l.eb != nil && !ebDone {
+	if l.eb != nil && !ebDone && !l.keepEB {
 		out = append(out, newVLR(userSpec, recExtraBytes, "Extra Bytes", l.eb))
 	}
 	out = append(out, change.add...)

@@ -82,45 +82,56 @@ const lazBits = 0xc0
 // isLAZ reports whether the header's point format byte marks compression.
 func (h *Header) isLAZ() bool { return h.PointFormat&lazBits != 0 }
 
-// openLAZ prepares reading the compressed points: it finds the LASzip VLR,
-// reads the EVLRs and the chunk table. A stream that cannot seek is read
-// into memory first (the compressed bytes only), as the chunk table sits
-// after the points.
-func (d *Decoder) openLAZ() error {
+// lazSource finds and parses the LASzip VLR and reads the EVLRs. A stream
+// that cannot seek is read into memory first (the compressed bytes only),
+// as the chunk table sits after the points.
+func (d *Decoder) lazSource() (*laz.VLR, error) {
 	h := &d.info.Header
 	i := findVLR(d.info.VLRs, laz.VLRUserID, laz.VLRRecordID)
 	if i < 0 {
-		return &UnsupportedError{Field: "point data format", Offset: offPointFormat, Msg: fmt.Sprintf("byte 0x%02x marks LAZ compression but the file has no LASzip VLR (%s/%d)", h.PointFormat, laz.VLRUserID, laz.VLRRecordID)}
+		return nil, &UnsupportedError{Field: "point data format", Offset: offPointFormat, Msg: fmt.Sprintf("byte 0x%02x marks LAZ compression but the file has no LASzip VLR (%s/%d)", h.PointFormat, laz.VLRUserID, laz.VLRRecordID)}
 	}
 	v, err := laz.ParseVLR(d.info.VLRs[i].Data)
 	if err != nil {
-		return &FormatError{Field: fmt.Sprintf("VLR %d (LASzip) data", i), Offset: d.vlrDataOffset(i), Msg: err.Error(), Err: err}
+		return nil, &FormatError{Field: fmt.Sprintf("VLR %d (LASzip) data", i), Offset: d.vlrDataOffset(i), Msg: err.Error(), Err: err}
 	}
-	var ra io.ReaderAt
-	var size int64
-	if f, ok := d.r.(interface {
+	if _, ok := d.r.(interface {
 		io.ReaderAt
 		io.ReadSeeker
-	}); ok {
-		if size, err = f.Seek(0, io.SeekEnd); err != nil {
-			return fmt.Errorf("las: %w", err)
-		}
-		ra = f
-	} else {
+	}); !ok {
 		b, err := io.ReadAll(d.r)
 		if err != nil {
-			return fmt.Errorf("las: reading the compressed points: %w", err)
+			return nil, fmt.Errorf("las: reading the compressed points: %w", err)
 		}
-		m := &memFile{base: d.pos, b: b, pos: d.pos}
-		d.r, ra, size = m, m, d.pos+int64(len(b))
+		d.r = &memFile{base: d.pos, b: b, pos: d.pos}
 	}
+	size, err := d.r.(io.Seeker).Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, fmt.Errorf("las: %w", err)
+	}
+	d.size = size
 	d.readEVLRs(d.r.(io.Seeker), size)
-	end := size
-	if start, n := d.evlrStart(); n > 0 && start >= d.pos && start < size {
+	return v, nil
+}
+
+// openLAZ prepares reading the compressed points of the LASzip VLR v
+// (lazSource): the chunk table and the layers to decode.
+func (d *Decoder) openLAZ(v *laz.VLR) error {
+	end := d.size
+	if start, n := d.evlrStart(); n > 0 && start >= d.pos && start < d.size {
 		end = start
 	}
-	l := laz.Layout{VLR: v, RecLen: d.recLen, Count: d.left, Start: d.pos, End: end, Size: size}
-	rd, err := laz.NewReader(ra, l, laz.Options{Select: d.sel, Salvage: d.opt.Salvage, Skip: d.lazSkipped, Warn: func(s string) { d.warnf("%s", s) }})
+	if most := uint64(max(end-d.pos, 0)) * laz.MaxPointsPerByte; d.left > most {
+		// No chunk is to blame: the header promises the impossible.
+		err := formatErr("number of point records", int64(d.countOffset()), "the header promises %d points, more than the %d bytes of compressed point data can hold (%d points a byte at most)", d.left, end-d.pos, laz.MaxPointsPerByte)
+		if !d.opt.Salvage {
+			return err
+		}
+		d.opt.Warning(err)
+		d.left = most
+	}
+	l := laz.Layout{VLR: v, RecLen: d.recLen, Count: d.left, Start: d.pos, End: end, Size: d.size}
+	rd, err := laz.NewReader(d.r.(io.ReaderAt), l, laz.Options{Select: d.sel, Salvage: d.opt.Salvage, Skip: d.lazSkipped, Warn: func(s string) { d.warnf("%s", s) }})
 	if err != nil {
 		return err
 	}
@@ -136,6 +147,17 @@ func (lz *lazReader) next(d *Decoder, limit int) ([]byte, int, error) {
 		if err == io.EOF {
 			// Only salvaging skips points; the reader checked the rest.
 			d.left = 0
+			return nil, 0, io.EOF
+		}
+		if errors.Is(err, laz.ErrCut) {
+			// Cut short: the whole chunks before the cut are the points
+			// present, as for a LAS file cut short.
+			d.warnf("%v", err)
+			serr := d.short(d.size, d.read)
+			d.left = 0
+			if serr != nil {
+				return nil, 0, serr
+			}
 			return nil, 0, io.EOF
 		}
 		if err != nil {

@@ -3,6 +3,7 @@ package las
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codec"
 	"github.com/pctk/pctk/io/las/internal/laz"
 	"github.com/pctk/pctk/io/pcio"
 )
@@ -211,7 +213,7 @@ func TestLAZDamage(t *testing.T) {
 		edit func([]byte) []byte
 		want string // in the error; "" for a warning and all points
 	}{
-		{"cut in chunk 1", func(b []byte) []byte { return b[:start+400000] }, "chunk 1 at byte"},
+		{"cut in chunk 1", func(b []byte) []byte { return b[:start+400000] }, "header promises 110000 points (number of point records, byte offset 107), 50000 present"},
 		{"chunk 0 garbled", func(b []byte) []byte {
 			for i := start + 5000; i < start+5100; i++ {
 				b[i] ^= 0x5a
@@ -249,6 +251,67 @@ func TestLAZDamage(t *testing.T) {
 				t.Errorf("%s, salvaged: %d points, warnings %q; want 60000 points and one warning naming the chunk", tc.name, c.Len(), warned)
 			}
 		}
+	}
+}
+
+// TestLAZCutShort cuts LAZ files of both codec families (formats 1 and
+// 6, chunks of 50,000 points) inside their chunks: strictly a
+// codec.ShortError naming the points promised and the whole chunks'
+// points present, as for LAS; salvaged, those points and one warning.
+func TestLAZCutShort(t *testing.T) {
+	for _, pf := range []int{1, 6} {
+		variant := map[bool]string{true: "1.2", false: "1.4"}[pf < 6]
+		src := randomCloud(t, 5, 120000, pf < 6, formatColumns(pf))
+		var buf bytes.Buffer
+		if err := EncodeLAZ(&buf, src, variant); err != nil {
+			t.Fatal(err)
+		}
+		zb := buf.Bytes()
+		whole, err := Decode(bytes.NewReader(zb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			cut     int
+			present int
+		}{{3000, 0}, {len(zb) / 2, 50000}, {len(zb) - 30, 100000}} {
+			b := zb[:tc.cut]
+			name := fmt.Sprintf("format %d cut at %d", pf, tc.cut)
+			_, err := Decode(bytes.NewReader(b))
+			want := fmt.Sprintf("las: file cut short at byte offset %d: header promises 120000 points (number of point records, byte offset %d), %d present", tc.cut, map[bool]int{true: offLegacyCount, false: offCount}[pf < 6], tc.present)
+			var se *codec.ShortError
+			if !errors.As(err, &se) || err.Error() != want {
+				t.Errorf("%s: got %v, want %s", name, err, want)
+				continue
+			}
+			var warns []string
+			c, err := Decode(bytes.NewReader(b), pcio.ReadOptions{Salvage: true, Warn: func(err error) { warns = append(warns, err.Error()) }})
+			if err != nil || c.Len() != tc.present || len(warns) != 1 || warns[0] != want {
+				t.Errorf("%s: salvage gave %v, %v, warnings %q; want %d points and the error as warning", name, c, err, warns, tc.present)
+				continue
+			}
+			for i := 0; i < c.Len(); i += 997 {
+				if c.X[i] != whole.X[i] || c.Z[i] != whole.Z[i] {
+					t.Fatalf("%s: salvaged point %d is (%v, %v), want (%v, %v)", name, i, c.X[i], c.Z[i], whole.X[i], whole.Z[i])
+				}
+			}
+		}
+	}
+}
+
+// TestLAZAbsurdCount gives a whole LAZ file a point count its compressed
+// bytes cannot hold: the error names the header's count field, not a chunk.
+func TestLAZAbsurdCount(t *testing.T) {
+	var buf bytes.Buffer
+	if err := EncodeLAZ(&buf, randomCloud(t, 6, 1000, true, formatColumns(1)), "1.2"); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	le.PutUint32(b[offLegacyCount:], 4000000000)
+	_, err := Decode(bytes.NewReader(b))
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Field != "number of point records" || fe.Offset != offLegacyCount || !strings.Contains(err.Error(), "the header promises 4000000000 points, more than the") {
+		t.Fatalf("got %v, want an error naming the number of point records at byte %d", err, offLegacyCount)
 	}
 }
 

@@ -3,7 +3,6 @@ package las
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/pctk/pctk/core"
@@ -126,11 +125,11 @@ func Describe(m *core.Metadata) []pcio.Fact {
 }
 
 // numbers formats v as shortest decimals that read back exactly, without
-// exponents (2000000, not 2e+06).
+// exponents where they are short (2000000, not 2e+06; pcio.FormatFloat).
 func numbers(v [3]float64) string {
 	var s [3]string
 	for i, x := range v {
-		s[i] = strconv.FormatFloat(x, 'f', -1, 64)
+		s[i] = pcio.FormatFloat(x)
 	}
 	return strings.Join(s[:], " ")
 }

@@ -19,7 +19,9 @@ const Stdio = "-"
 // format: by magic bytes first, then by extension, then by a format's Sniff
 // (text clouds). For a regular file the reader returned is the *os.File
 // itself, positioned at 0, so codecs can seek and check header counts
-// against the file size. The caller closes rc.
+// against the file size. A gzip or bzip2 file is read through, its
+// content identified the same way (x.ply.gz by the extension .ply); the
+// reader then is a stream. The caller closes rc.
 func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 	if path == Stdio {
 		f, r, err := Sniff(os.Stdin)
@@ -45,14 +47,8 @@ func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 	} else {
 		r = fh
 	}
-	f, err = match(head[:n])
+	f, r, err = identify(r, head[:n], path)
 	if err != nil {
-		if g, gerr := ByExtension(path); gerr == nil {
-			return g, r, fh, nil
-		}
-		if g := sniff(head[:n]); g != nil {
-			return g, r, fh, nil
-		}
 		fh.Close()
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -201,20 +201,56 @@ func ByExtension(path string) (*Format, error) {
 }
 
 // Sniff identifies the format of r from its first bytes and returns a reader
-// that still yields those bytes.
+// that still yields those bytes. A gzip or bzip2 stream is decompressed
+// and its content identified: the reader returned yields the content.
 func Sniff(r io.Reader) (*Format, io.Reader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(SniffLen)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return nil, br, err
 	}
-	f, err := match(head)
+	f, dr, err := identify(br, head, "")
 	if err != nil {
-		if g := sniff(head); g != nil {
-			return g, br, nil
+		return nil, br, err
+	}
+	return f, dr, nil
+}
+
+// identify finds the format of the input r, whose first bytes are head:
+// by magic bytes, then by the extension of path (when not ""), then by a
+// format's Sniff. A gzip or bzip2 stream is decompressed first (path's
+// compression extension set aside). It returns the reader to decode from.
+func identify(r io.Reader, head []byte, path string) (*Format, io.Reader, error) {
+	if z := compressionOf(head); z != nil {
+		dr, dhead, err := decompress(z, r)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := identifyHead(dhead, trimCompression(path))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s-compressed input: %w", z.name, err)
+		}
+		return f, dr, nil
+	}
+	f, err := identifyHead(head, path)
+	return f, r, err
+}
+
+// identifyHead is identify for a head that is not compressed.
+func identifyHead(head []byte, path string) (*Format, error) {
+	f, err := match(head)
+	if err == nil {
+		return f, nil
+	}
+	if path != "" {
+		if g, gerr := ByExtension(path); gerr == nil {
+			return g, nil
 		}
 	}
-	return f, br, err
+	if g := sniff(head); g != nil {
+		return g, nil
+	}
+	return nil, err
 }
 
 // sniff finds a format without magic bytes whose Sniff recognises head,
@@ -244,5 +280,5 @@ func match(head []byte) (*Format, error) {
 	if len(head) == 0 {
 		return nil, fmt.Errorf("%w: empty input", ErrUnknownFormat)
 	}
-	return nil, fmt.Errorf("%w: no known magic bytes at offset 0", ErrUnknownFormat)
+	return nil, fmt.Errorf("%w: the content is unknown (no known magic bytes at offset 0, and no format recognises it)", ErrUnknownFormat)
 }

@@ -45,16 +45,42 @@ func init() {
 // sniff reports whether head, the first bytes of an input (up to
 // pcio.SniffLen: all of it when shorter), may be a binary STL, which has no
 // magic bytes: a whole header, and, when head is the whole input, the size
-// its triangle count implies; otherwise a byte after the header that is not
-// text, as float32 triangles hold.
+// its triangle count implies; otherwise a count that covers the bytes seen,
+// a byte after the header that is not text, as float32 triangles hold, and
+// plausible triangles (plausibleTriangles), which random or compressed
+// bytes almost never are.
 func sniff(head []byte) bool {
 	if len(head) < binaryHeader {
 		return false
 	}
+	count := int64(binary.LittleEndian.Uint32(head[80:84]))
 	if len(head) < pcio.SniffLen {
-		return int64(len(head)) == binaryHeader+binaryTriangle*int64(binary.LittleEndian.Uint32(head[80:84]))
+		return int64(len(head)) == binaryHeader+binaryTriangle*count
 	}
-	return bytes.ContainsFunc(head[binaryHeader:], func(r rune) bool { return r < ' ' && r != '\n' && r != '\r' && r != '\t' || r >= 0x7f })
+	return binaryHeader+binaryTriangle*count >= int64(len(head)) &&
+		bytes.ContainsFunc(head[binaryHeader:], func(r rune) bool { return r < ' ' && r != '\n' && r != '\r' && r != '\t' || r >= 0x7f }) &&
+		plausibleTriangles(head[binaryHeader:])
+}
+
+// maxPlausible bounds the magnitude of a normal or vertex coordinate that
+// sniffing takes for a mesh's: 1e20 in any unit is beyond any real model,
+// while a quarter of random float32 bit patterns exceed it (or are NaN or
+// infinite), so the 8 triangles of a sniffed head (96 numbers) tell random
+// bytes apart with odds of about 1e-12.
+const maxPlausible = 1e20
+
+// plausibleTriangles reports whether each whole triangle in b holds 12
+// finite float32 numbers no larger than maxPlausible.
+func plausibleTriangles(b []byte) bool {
+	for t := 0; t+binaryTriangle <= len(b); t += binaryTriangle {
+		for k := range 12 {
+			v := math.Float32frombits(binary.LittleEndian.Uint32(b[t+4*k:]))
+			if !(math.Abs(float64(v)) <= maxPlausible) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Mesh is a triangle mesh read from an STL file.

@@ -316,6 +316,11 @@ func readPreamble(r *codec.Reader) (*preamble, error) {
 		p.dataOff, p.dataLine = at.Offset, at.Line
 		break
 	}
+	if p.names == nil && p.count < 0 && p.fields == 0 {
+		// Nothing but blanks and comments: not a cloud of no points
+		// (which has a header line or a count line), but an empty file.
+		return nil, errorf(r.Pos(), "the input holds no point, header line or count line (an empty file)")
+	}
 	if p.names == nil && hashNames != nil && len(hashNames) == p.fields {
 		p.names = hashNames
 		p.comments = p.comments[:len(p.comments)-1]

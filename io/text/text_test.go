@@ -106,6 +106,8 @@ func TestBadInput(t *testing.T) {
 		{Name: "duplicate", In: "X Y Z x\n1 2 3 4\n", Want: "line 1: duplicate column X"},
 		{Name: "header count mismatch", In: "X Y Z I\n1 2 3\n", Want: "line 2: the header names 4 columns, the line has 3 values"},
 		{Name: "one bad value", In: "X Y Z\nabc\n1 2 3\n", Want: `line 2: a line with one value "abc" is neither a point count nor a point`},
+		{Name: "empty", In: "", Want: "line 1: the input holds no point, header line or count line (an empty file)"},
+		{Name: "blanks and comments only", In: "# nothing\n\n  \n", Want: "line 4: the input holds no point"},
 		{Name: "huge count", In: "99999999999\n1 2 3\n", Want: "file cut short at byte offset 18 (line 3): header promises 99999999999 points, 1 present", EOF: true},
 	})
 	_, err := DecodeOptions(strings.NewReader("1 2 3\n"), Options{Columns: []string{"x", "y", "z:int8"}})

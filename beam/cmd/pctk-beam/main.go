@@ -1,11 +1,19 @@
-// Command pctk-beam runs pctk's exact tiled DBSCAN as an Apache Beam
-// pipeline (docs/beam.md): in-process on Beam's Prism runner, or on a
-// Flink, Spark or Dataflow cluster through a portable job endpoint. Its
-// labels are those of "pctk dbscan" on the same points.
+// Command pctk-beam runs pctk's stages as Apache Beam pipelines
+// (docs/beam.md): in-process on Beam's Prism runner, or on a Flink, Spark
+// or Dataflow cluster through a portable job endpoint. Its outputs are
+// those of pctk on the same points.
 //
 // Usage:
 //
-//	pctk-beam [flags] IN... OUT
+//	pctk-beam [flags] --tile-size T IN... OUT STEP...
+//	pctk-beam [flags] --eps E --tile-size T IN... OUT
+//
+// Each STEP is a stage's words as pctk pipeline takes them ("lof --minpts
+// 20", "dbscan --eps 1 --min-pts 8"): dbscan, and every local stage (one
+// whose values depend on the points within a reach: lof, density, ...),
+// run through the stage package's own declaration; several steps run one
+// after another, each on the previous one's outputs. Without a STEP the
+// flags --eps, --min-pts, --min-cluster-size and --dims make a dbscan step.
 //
 // IN are point-cloud files (LAS, LAZ, PLY, PCD, STL) or globs ('tiles/*.laz'),
 // read as one cloud in the order given (globs sorted). With one input OUT is
@@ -22,6 +30,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -29,6 +38,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/pctk/pctk/beam/pipeline"
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/stage"
 
 	// The runners pctk-beam offers: Prism in-process, Dataflow, and the
 	// portable job endpoints of Flink and Spark (universal).
@@ -58,8 +68,10 @@ var (
 // usage prints the command's usage: its own flags, then Beam's main ones.
 func usage() {
 	w := flag.CommandLine.Output()
-	fmt.Fprint(w, "usage: pctk-beam [flags] IN... OUT\n\n"+
-		"Exact tiled DBSCAN as an Apache Beam pipeline; see docs/beam.md.\n"+
+	fmt.Fprint(w, "usage: pctk-beam [flags] --tile-size T IN... OUT STEP...\n"+
+		"       pctk-beam [flags] --eps E --tile-size T IN... OUT\n\n"+
+		"pctk's stages as Apache Beam pipelines; see docs/beam.md. A STEP is a stage's words\n"+
+		"as pctk pipeline takes them (\"lof --minpts 20\", \"dbscan --eps 1 --min-pts 8\").\n"+
 		"--runner prism (the default) runs in-process; --runner flink|spark|universal\n"+
 		"--endpoint HOST:PORT submits to a Flink or Spark job server; --runner dataflow\n"+
 		"--project P --region R --staging_location gs://... submits to Google Cloud Dataflow.\n"+
@@ -96,8 +108,9 @@ func main() {
 	beam.Init()
 	err := run(context.Background(), flag.Args())
 	var ue *usageError
+	var se stage.UsageError
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue) || errors.As(err, &se):
 		fmt.Fprintln(os.Stderr, "pctk-beam:", err)
 		fmt.Fprintln(os.Stderr, "run 'pctk-beam -help' for usage")
 		os.Exit(2)
@@ -107,25 +120,145 @@ func main() {
 	}
 }
 
-// run checks the command line and runs the pipeline.
+// run checks the command line and runs the pipelines: one per step, each
+// step's inputs the previous one's outputs (in a folder beside OUT, removed
+// at the end).
 func run(ctx context.Context, args []string) error {
-	cfg, err := config(args)
+	args, steps, err := splitSteps(args)
 	if err != nil {
 		return err
+	}
+	cfg, err := config(args, steps == nil)
+	if err != nil {
+		return err
+	}
+	if steps == nil {
+		steps = [][]string{nil} // the flags' dbscan
 	}
 	r := *runners.Runner
 	if r == "" {
 		r = "prism"
 	}
-	if err := pipeline.Run(ctx, r, cfg); err != nil {
-		return err
+	ins, final := cfg.Inputs, cfg.Outputs
+	for k, step := range steps {
+		outs := final
+		if k < len(steps)-1 {
+			dir, err := os.MkdirTemp(filepath.Dir(final[0]), ".pctk-beam-step-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			outs = make([]string, len(ins))
+			for i, in := range ins {
+				outs[i] = filepath.Join(dir, filepath.Base(in))
+			}
+		}
+		if err := runStep(ctx, r, cfg, step, ins, outs); err != nil {
+			return err
+		}
+		ins = outs
 	}
-	fmt.Fprintf(os.Stderr, "pctk-beam: clustered %d file(s) on the %s runner\n", len(cfg.Inputs), r)
+	fmt.Fprintf(os.Stderr, "pctk-beam: %s on %d file(s), %s runner\n", stepNames(steps), len(cfg.Inputs), r)
 	return nil
 }
 
-// config makes the run's Config from the flags and the arguments IN... OUT.
-func config(args []string) (pipeline.Config, error) {
+// runStep runs one step on ins into outs: dbscan (nil: the flags') as the
+// DBSCAN pipeline, any other stage as a local stage's.
+func runStep(ctx context.Context, runner string, cfg pipeline.Config, step []string, ins, outs []string) error {
+	cfg.Inputs, cfg.Outputs = ins, outs
+	if step != nil {
+		s, _ := stage.Lookup(step)
+		if s.Name != "dbscan" {
+			return pipeline.RunLocal(ctx, runner, pipeline.LocalConfig{Inputs: ins, Outputs: outs, Step: step, TileSize: cfg.TileSize})
+		}
+		var err error
+		if cfg, err = dbscanStep(cfg, step); err != nil {
+			return err
+		}
+	}
+	return pipeline.Run(ctx, runner, cfg)
+}
+
+// dbscanStep returns cfg with the DBSCAN parameters of a dbscan step's
+// words, read through the stage's declaration; options the DBSCAN
+// pipeline does not offer are usage errors.
+func dbscanStep(cfg pipeline.Config, step []string) (pipeline.Config, error) {
+	s, rest := stage.Lookup(step)
+	v := stage.NewSettings(s.AllOptions())
+	if _, err := v.ParseWords(rest); err != nil {
+		return cfg, usagef("%q: %v", strings.Join(step, " "), err)
+	}
+	for _, o := range s.AllOptions() {
+		switch o.Name {
+		case "eps", "min-pts", "min-cluster-size", "dims", "tile-size", "workers", "backend":
+		default:
+			if v.IsSet(o.Name) {
+				return cfg, usagef("%q: --%s is not offered on Beam yet (docs/beam.md)", strings.Join(step, " "), o.Name)
+			}
+		}
+	}
+	minPts, err := strconv.Atoi(v.String("min-pts"))
+	if err != nil {
+		return cfg, usagef("%q: --min-pts %q: one value on Beam", strings.Join(step, " "), v.String("min-pts"))
+	}
+	cfg.Eps, cfg.MinPts, cfg.MinClusterSize, cfg.Flat = v.Float64("eps"), minPts, v.Int("min-cluster-size"), v.String("dims") == "xy"
+	if err := cfg.CheckParams(); err != nil {
+		return cfg, usagef("%v", err)
+	}
+	return cfg, nil
+}
+
+// splitSteps splits the arguments into IN... OUT and the trailing STEPs:
+// the arguments whose words start with a stage's name. A step that names
+// no stage pctk has is taken as a file.
+func splitSteps(args []string) (files []string, steps [][]string, err error) {
+	k := len(args)
+	for k > 0 {
+		words, err := stage.SplitWords(args[k-1])
+		if err != nil || len(words) == 0 {
+			break
+		}
+		if s, _ := stage.Lookup(words); s == nil || !strings.ContainsRune(args[k-1], ' ') && len(words) == 1 && fileLike(args[k-1]) {
+			break
+		}
+		steps = append([][]string{words}, steps...)
+		k--
+	}
+	for _, step := range steps {
+		s, rest := stage.Lookup(step)
+		if s.Name == "dbscan" {
+			continue
+		}
+		if _, err := stage.ParseLocalStep(append(strings.Fields(s.Name), rest...)); err != nil {
+			return nil, nil, usagef("step %q: %v", strings.Join(step, " "), err)
+		}
+	}
+	return args[:k], steps, nil
+}
+
+// fileLike reports whether a one-word argument is more likely a file than
+// a stage: it has an extension or a path separator.
+func fileLike(a string) bool {
+	return filepath.Ext(a) != "" || strings.ContainsRune(a, filepath.Separator)
+}
+
+// stepNames lists the steps' stage names for the closing line.
+func stepNames(steps [][]string) string {
+	var names []string
+	for _, step := range steps {
+		if step == nil {
+			names = append(names, "dbscan")
+			continue
+		}
+		s, _ := stage.Lookup(step)
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// config makes the run's Config from the flags and the arguments IN...
+// OUT; flagsDBSCAN says the flags make the step (no STEP given).
+func config(args []string, flagsDBSCAN bool) (pipeline.Config, error) {
 	cfg := pipeline.Config{Eps: *eps, MinPts: *minPts, MinClusterSize: *minClusterSize, TileSize: *tileSize}
 	switch *dims {
 	case "xyz":
@@ -134,11 +267,15 @@ func config(args []string) (pipeline.Config, error) {
 	default:
 		return cfg, usagef("--dims %q: want xyz or xy", *dims)
 	}
-	if *eps == 0 || *tileSize == 0 {
-		return cfg, usagef("--eps and --tile-size are required")
-	}
-	if err := cfg.CheckParams(); err != nil {
-		return cfg, usagef("%v", err)
+	switch {
+	case *tileSize == 0:
+		return cfg, usagef("--tile-size is required")
+	case flagsDBSCAN && *eps == 0:
+		return cfg, usagef("--eps is required without a STEP")
+	case flagsDBSCAN:
+		if err := cfg.CheckParams(); err != nil {
+			return cfg, usagef("%v", err)
+		}
 	}
 	if len(args) < 2 {
 		return cfg, usagef("want IN... OUT, got %d argument(s)", len(args))
@@ -191,8 +328,8 @@ func config(args []string) (pipeline.Config, error) {
 			return cfg, err
 		}
 	}
-	if err := cfg.Check(); err != nil {
-		return cfg, usagef("%v", err)
+	if len(cfg.Inputs) == 0 || len(cfg.Inputs) != len(cfg.Outputs) {
+		return cfg, usagef("want IN... OUT")
 	}
 	for _, in := range cfg.Inputs {
 		if err := checkInput(in); err != nil {

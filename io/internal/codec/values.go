@@ -9,6 +9,7 @@ import (
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/par"
+	"github.com/pctk/pctk/io/pcio"
 )
 
 // Values travel between encodings as raw bits in a uint64, the way
@@ -79,13 +80,14 @@ func FromFloat64(t core.Type, f float64) uint64 {
 }
 
 // AppendText appends the text form of bits v of type t: decimal integers,
-// and floats in the shortest form that parses back to the same value.
+// and floats in the shortest form that parses back to the same value, in
+// plain notation where it is short (pcio.AppendFloat).
 func AppendText(dst []byte, t core.Type, v uint64) []byte {
 	switch t {
 	case core.Float32:
-		return strconv.AppendFloat(dst, float64(math.Float32frombits(uint32(v))), 'g', -1, 32)
+		return pcio.AppendFloat(dst, float64(math.Float32frombits(uint32(v))), 32)
 	case core.Float64:
-		return strconv.AppendFloat(dst, math.Float64frombits(v), 'g', -1, 64)
+		return pcio.AppendFloat(dst, math.Float64frombits(v), 64)
 	case core.Uint8, core.Uint16, core.Uint32, core.Uint64:
 		return strconv.AppendUint(dst, v, 10)
 	}

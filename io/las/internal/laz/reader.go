@@ -194,7 +194,7 @@ func (rd *Reader) decode(c *ChunkCodec, ch Chunk) ([]byte, error) {
 	defer put(rd.srcFree, src)
 	if k, err := rd.r.ReadAt(src, ch.Offset); k < len(src) {
 		if err == nil || errors.Is(err, io.EOF) {
-			err = errShort
+			err = ErrCut
 		}
 		return nil, err
 	}
@@ -240,7 +240,7 @@ func (rd *Reader) nextSeq() ([]byte, int, error) {
 		n = int(rd.left)
 	}
 	if int64(n) > MaxPointsPerByte*(l.End-rd.seqPos) {
-		return nil, 0, &ChunkError{Index: rd.next, Offset: rd.seqPos, Err: fmt.Errorf("%d points cannot fit in the %d bytes left", n, l.End-rd.seqPos)}
+		return nil, 0, &ChunkError{Index: rd.next, Offset: rd.seqPos, Err: fmt.Errorf("%d points cannot fit in the %d bytes left: %w", n, l.End-rd.seqPos, ErrCut)}
 	}
 	if cap(rd.recs) < n*l.RecLen {
 		rd.recs = make([]byte, n*l.RecLen)
@@ -249,7 +249,7 @@ func (rd *Reader) nextSeq() ([]byte, int, error) {
 	window := min(int64(n)*int64(l.RecLen)+1024, l.End-rd.seqPos)
 	for {
 		if window <= 0 {
-			return nil, 0, &ChunkError{Index: rd.next, Offset: rd.seqPos, Err: errShort}
+			return nil, 0, &ChunkError{Index: rd.next, Offset: rd.seqPos, Err: ErrCut}
 		}
 		if int64(cap(rd.seqBuf)) < window {
 			rd.seqBuf = make([]byte, window)
@@ -261,6 +261,9 @@ func (rd *Reader) nextSeq() ([]byte, int, error) {
 		if errors.Is(err, arith.ErrShortStream) && rd.seqPos+window < l.End {
 			window = min(2*window, l.End-rd.seqPos)
 			continue
+		}
+		if errors.Is(err, arith.ErrShortStream) {
+			err = fmt.Errorf("%w (%w)", ErrCut, err)
 		}
 		if err != nil {
 			return nil, 0, &ChunkError{Index: rd.next, Offset: rd.seqPos, Err: err}

@@ -63,8 +63,11 @@ func ChunkTable(r io.ReaderAt, l *Layout) ([]Chunk, string, error) {
 	if at == l.Start || at == 0 {
 		return l.noTable("the compressor was interrupted before it wrote the chunk table")
 	}
-	if at < first || at >= l.Size {
-		return l.noTable(fmt.Sprintf("chunk table offset %d lies outside the file's %d bytes", at, l.Size))
+	switch {
+	case at < first:
+		return l.noTable(fmt.Sprintf("chunk table offset %d lies before the first chunk at byte %d", at, first))
+	case at >= l.Size:
+		return l.noTable(fmt.Sprintf("chunk table offset %d lies past the end of the file's %d bytes", at, l.Size))
 	}
 	chunks, err := readTable(r, l, at, first)
 	if err != nil {
@@ -187,5 +190,6 @@ func (e *ChunkError) Error() string {
 
 func (e *ChunkError) Unwrap() error { return e.Err }
 
-// errShort is the cause of a chunk that needs more bytes than the file has.
-var errShort = errors.New("the file ends inside the chunk")
+// ErrCut is the cause of a chunk that needs more bytes than the file
+// has: the file was cut short there.
+var ErrCut = errors.New("the file ends inside the chunk")
