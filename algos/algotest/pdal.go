@@ -180,3 +180,54 @@ func ComparePDAL(t testing.TB, what string, got, want []float64, ties []bool, to
 	}
 	return len(got), differ, excused
 }
+
+// SideBySide runs a PDAL stage (a filter's pipeline entry) and pctk's
+// compute on the same scans, haystack_rock (testdata, from root, the
+// repository root as seen from the test's package) and PDAL's
+// autzen_trim (shared data), and compares every column compute returns,
+// by PDAL's dimension name, within tol relative (ComparePDAL), excusing
+// the points ties flags: NearTies(k, hops) when k > 0, or what ties
+// returns when not nil. It logs the figures and PDAL's time.
+func SideBySide(t *testing.T, root string, stage map[string]any, tol float64, k, hops int, compute func(xyz []float32, pos []float64) (map[string][]float64, error)) {
+	t.Helper()
+	for _, in := range []string{filepath.Join(root, "testdata/haystack_rock.las"), "pdal/las/autzen_trim.las"} {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			if !filepath.IsAbs(in) && !fileExists(in) {
+				in = SharedFile(t, in)
+			}
+			out, took := PDALFilter(t, in, stage)
+			xyz, pos := ReadLocal(t, in)
+			start := time.Now()
+			cols, err := compute(xyz, pos)
+			ours := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ties []bool
+			if k > 0 {
+				ties = NearTies(t, xyz, pos, k, hops)
+				t.Logf("%d of %d points have a near tie within %d hops", count(ties), len(ties), hops)
+			}
+			names := make([]string, 0, len(cols))
+			for name := range cols {
+				names = append(names, name)
+			}
+			slices.Sort(names)
+			for _, name := range names {
+				n, differ, excused := ComparePDAL(t, name, cols[name], Column(t, out, name), ties, tol)
+				t.Logf("%s: %d values, %d differ beyond %g relative (%d at near ties)", name, n, differ, tol, excused)
+			}
+			t.Logf("PDAL pipeline (read LAS, %s, write LAS) %.2f s; pctk's function %.3f s", stage["type"], took.Seconds(), ours.Seconds())
+		})
+	}
+}
+
+func count(flags []bool) int {
+	n := 0
+	for _, f := range flags {
+		if f {
+			n++
+		}
+	}
+	return n
+}
