@@ -1,0 +1,181 @@
+package nndistance
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/pctk/pctk/algos/algotest"
+	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
+)
+
+// grid is readers.faux's grid of PDAL's NNDistanceTest: bounds [0, 10] in
+// x, y and z, 1000 points, at the integers 0 to 9.
+func grid() []float32 {
+	var xyz []float32
+	for z := range 10 {
+		for y := range 10 {
+			for x := range 10 {
+				xyz = append(xyz, float32(x), float32(y), float32(z))
+			}
+		}
+	}
+	return xyz
+}
+
+// TestPDALUnit is PDAL's test/unit/filters/NNDistanceTest.cpp (kdist):
+// the same grid, options and exact values (corner, edge, face and inner
+// points of the grid).
+func TestPDALUnit(t *testing.T) {
+	xyz := grid()
+	edges := func(i int) int {
+		e := 0
+		for a := range 3 {
+			if v := xyz[3*i+a]; v == 0 || v == 9 {
+				e++
+			}
+		}
+		return e
+	}
+	r2 := math.Sqrt(2)
+	cases := []struct {
+		opts Options
+		want func(e int) (float64, bool)
+	}{
+		{Options{Mode: Kth, K: 3}, func(int) (float64, bool) { return 1, true }},
+		{Options{K: 4}, func(e int) (float64, bool) { return r2, e == 3 }},
+		{Options{Mode: Avg, K: 6}, func(e int) (float64, bool) {
+			return [...]float64{1, (5 + r2) / 6.0, (2 + r2) / 3.0, (1 + r2) / 2.0}[e], true
+		}},
+	}
+	for _, c := range cases {
+		res, err := Compute(xyz, findneighbor.CPU(), c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, got := range res.NNDistance {
+			if want, ok := c.want(edges(i)); ok && got != want {
+				t.Errorf("%+v: point %d (%v): NNDistance %v, want %v", c.opts, i, xyz[3*i:3*i+3], got, want)
+			}
+		}
+	}
+}
+
+// reference is the k-th or mean distance to the k nearest by brute force
+// (float32 squared distance, then index), in float64.
+func reference(xyz []float32, k int, avg bool) []float64 {
+	n := len(xyz) / 3
+	k = min(k, n-1)
+	out := make([]float64, n)
+	for i := range n {
+		type cand struct {
+			d2 float32
+			d  float64
+		}
+		var c []cand
+		for j := range n {
+			if j == i {
+				continue
+			}
+			var s float64
+			for a := range 3 {
+				d := float64(xyz[3*i+a]) - float64(xyz[3*j+a])
+				s += d * d
+			}
+			c = append(c, cand{findneighbor.DistSq(xyz[3*i], xyz[3*i+1], xyz[3*i+2], xyz[3*j], xyz[3*j+1], xyz[3*j+2]), math.Sqrt(s)})
+		}
+		slices.SortStableFunc(c, func(a, b cand) int {
+			if a.d2 < b.d2 {
+				return -1
+			}
+			if a.d2 > b.d2 {
+				return 1
+			}
+			return 0
+		})
+		for _, x := range c[:k] {
+			if avg {
+				out[i] += x.d / float64(k)
+			} else {
+				out[i] = max(out[i], x.d)
+			}
+		}
+	}
+	return out
+}
+
+// TestBruteForce holds Compute to the reference on every backend.
+func TestBruteForce(t *testing.T) {
+	for _, c := range fntest.Clouds(3, 300) {
+		for _, mode := range []Mode{Kth, Avg} {
+			for _, k := range []int{1, 8, 400} {
+				algotest.Check(t, c.Name+"/"+string(mode), func(b findneighbor.Backend) ([]float64, error) {
+					res, err := Compute(c.XYZ, b, Options{Mode: mode, K: k})
+					if err != nil {
+						return nil, err
+					}
+					return res.NNDistance, nil
+				}, reference(c.XYZ, k, mode == Avg), algotest.Rel(1e-12))
+			}
+		}
+	}
+}
+
+// TestReach checks that each point's NNDistance depends only on the points
+// within its Reach.
+func TestReach(t *testing.T) {
+	for _, mode := range []Mode{Kth, Avg} {
+		algotest.CheckReach(t, func(xyz []float32, b findneighbor.Backend) ([][]float64, []float64, error) {
+			res, err := Compute(xyz, b, Options{Mode: mode, K: 5})
+			if err != nil {
+				return nil, nil, err
+			}
+			return [][]float64{res.NNDistance}, res.Reach, nil
+		})
+	}
+}
+
+// TestValidate checks the options' errors.
+func TestValidate(t *testing.T) {
+	var pe *findneighbor.ParamError
+	if _, err := Compute(nil, findneighbor.CPU(), Options{K: -1}); !errors.As(err, &pe) || pe.Param != "k" {
+		t.Errorf("k -1: error %v, want a ParamError naming k", err)
+	}
+	if _, err := Compute(nil, findneighbor.CPU(), Options{Mode: "median"}); err == nil {
+		t.Error("mode median: no error")
+	}
+	res, err := Compute([]float32{1, 2, 3}, findneighbor.CPU(), Options{})
+	if err != nil || res.NNDistance[0] != 0 || res.Reach[0] != 0 {
+		t.Errorf("one point: %v, %v, want 0 and reach 0", err, res)
+	}
+}
+
+// TestPDAL runs PDAL 2.9.2's filters.nndistance and Compute side by side
+// on real scans, both modes, every value within 1e-9 relative.
+func TestPDAL(t *testing.T) {
+	for _, mode := range []Mode{Kth, Avg} {
+		t.Run(string(mode), func(t *testing.T) {
+			algotest.SideBySide(t, "../..", map[string]any{"type": "filters.nndistance", "mode": string(mode)}, 1e-9, DefaultK, 0,
+				func(xyz []float32, pos []float64) (map[string][]float64, error) {
+					res, err := Compute(xyz, findneighbor.CPU(), Options{Mode: mode, Pos: pos})
+					if err != nil {
+						return nil, err
+					}
+					return map[string][]float64{"NNDistance": res.NNDistance}, nil
+				})
+		})
+	}
+}
+
+// BenchmarkCompute runs filters.nndistance's defaults on autzen_trim
+// (110,000 points).
+func BenchmarkCompute(b *testing.B) {
+	xyz, pos := algotest.ReadLocal(b, algotest.SharedFile(b, "pdal/las/autzen_trim.las"))
+	for b.Loop() {
+		if _, err := Compute(xyz, findneighbor.CPU(), Options{Pos: pos}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
