@@ -3,7 +3,6 @@ package nndistance
 import (
 	"errors"
 	"math"
-	"slices"
 	"testing"
 
 	"github.com/pctk/pctk/algos/algotest"
@@ -63,43 +62,22 @@ func TestPDALUnit(t *testing.T) {
 	}
 }
 
-// reference is the k-th or mean distance to the k nearest by brute force
-// (float32 squared distance, then index), in float64.
+// reference is the k-th or mean distance to the k nearest by brute
+// force (algotest.BruteKNN), in float64.
 func reference(xyz []float32, k int, avg bool) []float64 {
 	n := len(xyz) / 3
-	k = min(k, n-1)
 	out := make([]float64, n)
-	for i := range n {
-		type cand struct {
-			d2 float32
-			d  float64
-		}
-		var c []cand
-		for j := range n {
-			if j == i {
-				continue
-			}
+	for i, nb := range algotest.BruteKNN(xyz, k) {
+		for _, j := range nb {
 			var s float64
 			for a := range 3 {
 				d := float64(xyz[3*i+a]) - float64(xyz[3*j+a])
 				s += d * d
 			}
-			c = append(c, cand{findneighbor.DistSq(xyz[3*i], xyz[3*i+1], xyz[3*i+2], xyz[3*j], xyz[3*j+1], xyz[3*j+2]), math.Sqrt(s)})
-		}
-		slices.SortStableFunc(c, func(a, b cand) int {
-			if a.d2 < b.d2 {
-				return -1
-			}
-			if a.d2 > b.d2 {
-				return 1
-			}
-			return 0
-		})
-		for _, x := range c[:k] {
 			if avg {
-				out[i] += x.d / float64(k)
+				out[i] += math.Sqrt(s) / float64(len(nb))
 			} else {
-				out[i] = max(out[i], x.d)
+				out[i] = max(out[i], math.Sqrt(s))
 			}
 		}
 	}
