@@ -46,6 +46,9 @@ type Options struct {
 	// are computed, as PDAL computes them from its double coordinates; nil
 	// takes them from xyz. Neighbours are chosen in float32 (xyz) either way.
 	Pos []float64
+	// Origin is the local origin of xyz and Pos (core.Local.Origin): PDAL
+	// computes from absolute coordinates, Pos + Origin (knn.Positions).
+	Origin [3]float64
 	// Build tunes the neighbour index (workers, progress).
 	Build findneighbor.BuildOptions
 }
@@ -102,7 +105,7 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	pos, err := knn.Positions("lof", xyz, opts.Pos)
+	pos, err := knn.Positions("lof", xyz, opts.Pos, opts.Origin)
 	if err != nil {
 		return nil, err
 	}

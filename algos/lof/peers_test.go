@@ -34,7 +34,7 @@ func TestSklearn(t *testing.T) {
 		want := ans[j].Float64s()
 		for c, got := range [][]float64{res.NNDistance, res.LocalReachabilityDistance, res.LocalOutlierFactor} {
 			name := []string{"k-distance", "lrd", "LOF"}[c]
-			algotest.ComparePDAL(t, "scikit-learn "+name, got, want[c*n:(c+1)*n], nil, 1e-9)
+			algotest.ComparePDAL(t, "scikit-learn "+name, got, want[c*n:(c+1)*n], nil, 1e-9, nil)
 		}
 		t.Logf("k %d: scikit-learn's fit %.3f s", k, ans[j].Seconds)
 	}
@@ -45,8 +45,9 @@ func TestSklearn(t *testing.T) {
 // relative; points whose neighbourhoods hold near ties (algotest.NearTies,
 // through two hops) may differ and are counted.
 func TestPDAL(t *testing.T) {
-	algotest.SideBySide(t, "../..", map[string]any{"type": "filters.lof"}, 1e-9, DefaultMinPts, 2, func(xyz []float32, pos []float64) (map[string][]float64, error) {
-		res, err := Compute(xyz, findneighbor.CPU(), Options{Pos: pos})
+	ties := func(s algotest.Local) []bool { return algotest.NearTies(t, s, DefaultMinPts, 2, false) }
+	algotest.SideBySide(t, "../..", map[string]any{"type": "filters.lof"}, algotest.Cmp{Tol: 1e-9, Ties: ties}, func(s algotest.Local) (map[string][]float64, error) {
+		res, err := Compute(s.XYZ, findneighbor.CPU(), Options{Pos: s.Pos, Origin: s.Origin})
 		if err != nil {
 			return nil, err
 		}

@@ -135,9 +135,10 @@ func TestValidate(t *testing.T) {
 func TestPDAL(t *testing.T) {
 	for _, mode := range []Mode{Kth, Avg} {
 		t.Run(string(mode), func(t *testing.T) {
-			algotest.SideBySide(t, "../..", map[string]any{"type": "filters.nndistance", "mode": string(mode)}, 1e-9, DefaultK, 0,
-				func(xyz []float32, pos []float64) (map[string][]float64, error) {
-					res, err := Compute(xyz, findneighbor.CPU(), Options{Mode: mode, Pos: pos})
+			ties := func(s algotest.Local) []bool { return algotest.NearTies(t, s, DefaultK, 0, false) }
+			algotest.SideBySide(t, "../..", map[string]any{"type": "filters.nndistance", "mode": string(mode)}, algotest.Cmp{Tol: 1e-9, Ties: ties},
+				func(s algotest.Local) (map[string][]float64, error) {
+					res, err := Compute(s.XYZ, findneighbor.CPU(), Options{Mode: mode, Pos: s.Pos, Origin: s.Origin})
 					if err != nil {
 						return nil, err
 					}
@@ -150,9 +151,9 @@ func TestPDAL(t *testing.T) {
 // BenchmarkCompute runs filters.nndistance's defaults on autzen_trim
 // (110,000 points).
 func BenchmarkCompute(b *testing.B) {
-	xyz, pos := algotest.ReadLocal(b, algotest.SharedFile(b, "pdal/las/autzen_trim.las"))
+	s := algotest.ReadLocal(b, algotest.SharedFile(b, "pdal/las/autzen_trim.las"))
 	for b.Loop() {
-		if _, err := Compute(xyz, findneighbor.CPU(), Options{Pos: pos}); err != nil {
+		if _, err := Compute(s.XYZ, findneighbor.CPU(), Options{Pos: s.Pos, Origin: s.Origin}); err != nil {
 			b.Fatal(err)
 		}
 	}

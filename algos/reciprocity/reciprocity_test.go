@@ -85,9 +85,10 @@ func TestValidate(t *testing.T) {
 // by side on real scans: every value equal, but where a near tie within
 // one hop may change a neighbourhood.
 func TestPDAL(t *testing.T) {
-	algotest.SideBySide(t, "../..", map[string]any{"type": "filters.reciprocity"}, 0, DefaultKNN, 1,
-		func(xyz []float32, _ []float64) (map[string][]float64, error) {
-			res, err := Compute(xyz, findneighbor.CPU(), Options{})
+	ties := func(s algotest.Local) []bool { return algotest.NearTies(t, s, DefaultKNN, 1, false) }
+	algotest.SideBySide(t, "../..", map[string]any{"type": "filters.reciprocity"}, algotest.Cmp{Tol: 0, Ties: ties},
+		func(s algotest.Local) (map[string][]float64, error) {
+			res, err := Compute(s.XYZ, findneighbor.CPU(), Options{})
 			if err != nil {
 				return nil, err
 			}
@@ -98,7 +99,7 @@ func TestPDAL(t *testing.T) {
 // BenchmarkCompute runs filters.reciprocity's defaults on autzen_trim
 // (110,000 points).
 func BenchmarkCompute(b *testing.B) {
-	xyz, _ := algotest.ReadLocal(b, algotest.SharedFile(b, "pdal/las/autzen_trim.las"))
+	xyz := algotest.ReadLocal(b, algotest.SharedFile(b, "pdal/las/autzen_trim.las")).XYZ
 	for b.Loop() {
 		if _, err := Compute(xyz, findneighbor.CPU(), Options{}); err != nil {
 			b.Fatal(err)
