@@ -1,6 +1,7 @@
 package eigenvalues
 
 import (
+	"cmp"
 	"errors"
 
 	"github.com/pctk/pctk/algos/internal/eigen"
@@ -60,16 +61,7 @@ func Coplanar(xyz []float32, b findneighbor.Backend, opts CoplanarOptions) (*Cop
 	if err != nil {
 		return nil, err
 	}
-	k, t1, t2 := opts.KNN, opts.Thresh1, opts.Thresh2
-	if k == 0 {
-		k = DefaultKNN
-	}
-	if t1 == 0 {
-		t1 = DefaultThresh1
-	}
-	if t2 == 0 {
-		t2 = DefaultThresh2
-	}
+	k, t1, t2 := cmp.Or(opts.KNN, DefaultKNN), cmp.Or(opts.Thresh1, DefaultThresh1), cmp.Or(opts.Thresh2, DefaultThresh2)
 	res := &CoplanarResult{Coplanar: make([]uint8, n)}
 	res.Reach, err = nearest("approximatecoplanar", xyz, b, k, 1, opts.Build, func(p int, ids []int32) {
 		c := eigen.PDALCovariance(pos, ids)

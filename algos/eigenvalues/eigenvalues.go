@@ -1,6 +1,7 @@
 package eigenvalues
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -113,10 +114,7 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 		res.Eigenvalue0[p], res.Eigenvalue1[p], res.Eigenvalue2[p] = ev[0], ev[1], ev[2]
 	}
 	if opts.Radius > 0 {
-		minK := opts.MinK
-		if minK == 0 {
-			minK = DefaultMinK
-		}
+		minK := cmp.Or(opts.MinK, DefaultMinK)
 		res.Reach = make([]float64, n)
 		err = within("eigenvalues", xyz, b, opts.Radius, opts.Build, func(p int, ids []int32) {
 			res.Reach[p] = opts.Radius
@@ -127,11 +125,7 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 			set(p, ids)
 		})
 	} else {
-		k := opts.KNN
-		if k == 0 {
-			k = DefaultKNN
-		}
-		res.Reach, err = nearest("eigenvalues", xyz, b, k+1, max(opts.Stride, 1), opts.Build, set)
+		res.Reach, err = nearest("eigenvalues", xyz, b, cmp.Or(opts.KNN, DefaultKNN)+1, max(opts.Stride, 1), opts.Build, set)
 	}
 	if err != nil {
 		return nil, err

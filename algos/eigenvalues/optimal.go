@@ -1,6 +1,7 @@
 package eigenvalues
 
 import (
+	"cmp"
 	"errors"
 	"math"
 
@@ -24,14 +25,7 @@ type OptimalOptions struct {
 }
 
 func (o OptimalOptions) ks() (lo, hi int) {
-	lo, hi = o.MinK, o.MaxK
-	if lo == 0 {
-		lo = DefaultOptimalMinK
-	}
-	if hi == 0 {
-		hi = DefaultOptimalMaxK
-	}
-	return lo, hi
+	return cmp.Or(o.MinK, DefaultOptimalMinK), cmp.Or(o.MaxK, DefaultOptimalMaxK)
 }
 
 // Validate reports whether the options make sense; a parameter out of its

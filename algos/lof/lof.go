@@ -1,6 +1,7 @@
 package lof
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/pctk/pctk/algos/internal/knn"
@@ -67,10 +68,7 @@ func (o Options) Validate() error {
 }
 
 func (o Options) minPts() int {
-	if o.MinPts == 0 {
-		return DefaultMinPts
-	}
-	return o.MinPts
+	return cmp.Or(o.MinPts, DefaultMinPts)
 }
 
 // Result holds Compute's columns, one value per point.

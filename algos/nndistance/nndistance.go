@@ -1,6 +1,7 @@
 package nndistance
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -79,11 +80,7 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	k := opts.K
-	if k == 0 {
-		k = DefaultK
-	}
-	t, err := knn.Find("nndistance", xyz, b, k, opts.Build)
+	t, err := knn.Find("nndistance", xyz, b, cmp.Or(opts.K, DefaultK), opts.Build)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package reciprocity
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/pctk/pctk/algos/internal/knn"
@@ -28,10 +29,7 @@ func (o Options) Validate() error {
 }
 
 func (o Options) knn() int {
-	if o.KNN == 0 {
-		return DefaultKNN
-	}
-	return o.KNN
+	return cmp.Or(o.KNN, DefaultKNN)
 }
 
 // Result holds Compute's column.
