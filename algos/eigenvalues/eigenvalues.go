@@ -72,8 +72,8 @@ type Result struct {
 	// skipped point (what PDAL leaves there).
 	Eigenvalue0, Eigenvalue1, Eigenvalue2 []float64
 	// Skipped counts the points without eigenvalues: a radius
-	// neighbourhood smaller than MinK, or a covariance within
-	// eigen.ZeroCovariance of 0.
+	// neighbourhood smaller than MinK, a covariance within
+	// eigen.ZeroCovariance of 0, or a neighbourhood of the point alone.
 	Skipped int
 	// Reach is, per point, the distance to the farthest point of its
 	// neighbourhood's search (the radius, or the float32 distance of the
@@ -99,6 +99,12 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	res := &Result{Eigenvalue0: make([]float64, n), Eigenvalue1: make([]float64, n), Eigenvalue2: make([]float64, n)}
 	skipped := make([]int, n)
 	set := func(p int, ids []int32) {
+		if len(ids) < 2 {
+			// A cloud of one point: PDAL's 0/0 covariance makes Eigen
+			// fail; pctk skips it.
+			skipped[p] = 1
+			return
+		}
 		c := eigen.PDALCovariance(pos, ids)
 		if eigen.IsZero(c) {
 			skipped[p] = 1

@@ -110,8 +110,11 @@ func TestBruteForce(t *testing.T) {
 				k = DefaultKNN
 			}
 			for p, ids := range neighbourhoods(c.XYZ, k+1, max(o.Stride, 1), o.Radius) {
+				if len(ids) < 2 || o.Radius > 0 && len(ids) < max(o.MinK, DefaultMinK) {
+					continue
+				}
 				cv := eigen.PDALCovariance(pos, ids)
-				if o.Radius > 0 && len(ids) < max(o.MinK, DefaultMinK) || eigen.IsZero(cv) {
+				if eigen.IsZero(cv) {
 					continue
 				}
 				ev := eigen.Decompose(cv).Values
@@ -217,5 +220,25 @@ func TestValidate(t *testing.T) {
 	}
 	if _, err := Compute([]float32{0, 0, 0}, findneighbor.CPU(), Options{Pos: []float64{1}}); err == nil {
 		t.Error("a Pos of 1 coordinate for 1 point: no error")
+	}
+}
+
+// TestSmall checks clouds of one and two points: one point has no
+// covariance (skipped, where PDAL's Eigen fails on 0/0), two have the
+// covariance of a segment, and no size of neighbourhood has a finite
+// eigenentropy (0·ln 0).
+func TestSmall(t *testing.T) {
+	res, err := Compute([]float32{1, 2, 3}, findneighbor.CPU(), Options{})
+	if err != nil || res.Skipped != 1 || res.Eigenvalue2[0] != 0 {
+		t.Errorf("one point: %v, %+v, want skipped", err, res)
+	}
+	two := []float32{1, 2, 3, 1, 2, 4}
+	res, err = Compute(two, findneighbor.CPU(), Options{})
+	if err != nil || res.Skipped != 0 || res.Eigenvalue0[1] != 0 || res.Eigenvalue1[1] != 0 || res.Eigenvalue2[1] != 0.5 {
+		t.Errorf("two points: %v, %+v, want eigenvalues 0, 0, 0.5", err, res)
+	}
+	opt, err := Optimal(two, findneighbor.CPU(), OptimalOptions{MinK: 1, MaxK: 3})
+	if err != nil || opt.OptimalKNN[0] != 0 || opt.OptimalRadius[0] != 0 {
+		t.Errorf("two points: %v, %+v, want OptimalKNN 0", err, opt)
 	}
 }
