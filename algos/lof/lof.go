@@ -2,7 +2,7 @@ package lof
 
 import (
 	"cmp"
-	"fmt"
+	"strconv"
 
 	"github.com/pctk/pctk/algos/internal/knn"
 	"github.com/pctk/pctk/internal/par"
@@ -64,7 +64,7 @@ func (o Options) Validate() error {
 	case "", PDAL, Sklearn:
 		return nil
 	}
-	return fmt.Errorf("lof: unknown convention %q (want %q or %q)", o.Convention, PDAL, Sklearn)
+	return &findneighbor.ParamError{Op: "lof", Param: "convention", Value: strconv.Quote(string(o.Convention)), Want: `"pdal" or "sklearn"`}
 }
 
 func (o Options) minPts() int {

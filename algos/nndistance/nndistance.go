@@ -2,8 +2,8 @@ package nndistance
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/pctk/pctk/algos/internal/knn"
 	"github.com/pctk/pctk/internal/par"
@@ -53,7 +53,7 @@ func (o Options) Validate() error {
 	case "", Kth, Avg:
 		return nil
 	}
-	return fmt.Errorf("nndistance: unknown mode %q (want %q or %q)", o.Mode, Kth, Avg)
+	return &findneighbor.ParamError{Op: "nndistance", Param: "mode", Value: strconv.Quote(string(o.Mode)), Want: `"kth" or "avg"`}
 }
 
 // Result holds Compute's column.

@@ -121,8 +121,8 @@ func TestValidate(t *testing.T) {
 	if _, err := Compute(nil, findneighbor.CPU(), Options{K: -1}); !errors.As(err, &pe) || pe.Param != "k" {
 		t.Errorf("k -1: error %v, want a ParamError naming k", err)
 	}
-	if _, err := Compute(nil, findneighbor.CPU(), Options{Mode: "median"}); err == nil {
-		t.Error("mode median: no error")
+	if _, err := Compute(nil, findneighbor.CPU(), Options{Mode: "median"}); !errors.As(err, &pe) || pe.Param != "mode" {
+		t.Errorf("mode median: error %v, want a ParamError naming mode", err)
 	}
 	res, err := Compute([]float32{1, 2, 3}, findneighbor.CPU(), Options{})
 	if err != nil || res.NNDistance[0] != 0 || res.Reach[0] != 0 {
