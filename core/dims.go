@@ -61,6 +61,15 @@ const (
 	DimEigenvalueSum       = "EigenvalueSum"
 	DimSurfaceVariation    = "SurfaceVariation"
 	DimDemantkeVerticality = "DemantkeVerticality"
+	// PDAL's neighbour filters (filters.lof, nndistance, reciprocity,
+	// approximatecoplanar, optimalneighborhood).
+	DimNNDistance                = "NNDistance"
+	DimLocalReachabilityDistance = "LocalReachabilityDistance"
+	DimLocalOutlierFactor        = "LocalOutlierFactor"
+	DimReciprocity               = "Reciprocity"
+	DimCoplanar                  = "Coplanar"
+	DimOptimalKNN                = "OptimalKNN"
+	DimOptimalRadius             = "OptimalRadius"
 )
 
 var dimensions = []Dimension{
@@ -107,6 +116,13 @@ var dimensions = []Dimension{
 	{DimEigenvalueSum, Float64, "sum of the covariance's eigenvalues (PDAL)"},
 	{DimSurfaceVariation, Float64, "covariance feature λ3/Σλ: larger where the surface varies (PDAL)"},
 	{DimDemantkeVerticality, Float64, "covariance feature 1-|v3·z|: larger for vertical structure (PDAL)"},
+	{DimNNDistance, Float64, "distance to the k-th nearest neighbour, or the mean to the k (PDAL)"},
+	{DimLocalReachabilityDistance, Float64, "LOF's local reachability density (PDAL's name)"},
+	{DimLocalOutlierFactor, Float64, "local outlier factor: about 1 inside, larger for outliers (PDAL)"},
+	{DimReciprocity, Float64, "per cent of the k nearest that lack the point among theirs (PDAL)"},
+	{DimCoplanar, Uint8, "1 when the k-neighbourhood's eigenvalues say coplanar (PDAL)"},
+	{DimOptimalKNN, Uint64, "k of least eigenentropy between min_k and max_k (PDAL)"},
+	{DimOptimalRadius, Float64, "distance to the OptimalKNN-th nearest neighbour (PDAL)"},
 }
 
 // dimMu guards dimensions, which stages extend as they register.

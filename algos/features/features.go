@@ -157,8 +157,8 @@ const DefaultMinK = 3
 // of a neighbourhood that gets no features: PDAL skips a point whose
 // covariance B.isZero(), Eigen's test with its default precision for
 // double, NumTraits<double>::dummy_precision() = 1e-12, in the cloud's
-// units squared.
-const ZeroCovariance = 1e-12
+// units squared (eigen.IsZero).
+const ZeroCovariance = eigen.ZeroCovariance
 
 // Options configure Compute. Give K or Radius.
 type Options struct {
@@ -322,11 +322,7 @@ func point(m findneighbor.Moment, minN int, mode Mode, want *[numFeatures]bool, 
 		return false
 	}
 	c, _ := eigen.Covariance(m, 1)
-	zero := true
-	for _, v := range c {
-		zero = zero && math.Abs(v) <= ZeroCovariance
-	}
-	if zero {
+	if eigen.IsZero(c) {
 		return false
 	}
 	e := eigen.Decompose(c)

@@ -10,9 +10,9 @@ import (
 // BenchmarkCompute runs PDAL's filters.lof (minpts 10) on autzen_trim
 // (110,000 points), what TestPDAL times PDAL on.
 func BenchmarkCompute(b *testing.B) {
-	xyz, pos := algotest.ReadLocal(b, algotest.SharedFile(b, "pdal/las/autzen_trim.las"))
+	s := algotest.ReadLocal(b, algotest.SharedFile(b, "pdal/las/autzen_trim.las"))
 	for b.Loop() {
-		if _, err := Compute(xyz, findneighbor.CPU(), Options{Pos: pos}); err != nil {
+		if _, err := Compute(s.XYZ, findneighbor.CPU(), Options{Pos: s.Pos, Origin: s.Origin}); err != nil {
 			b.Fatal(err)
 		}
 	}

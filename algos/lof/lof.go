@@ -1,7 +1,8 @@
 package lof
 
 import (
-	"fmt"
+	"cmp"
+	"strconv"
 
 	"github.com/pctk/pctk/algos/internal/knn"
 	"github.com/pctk/pctk/internal/par"
@@ -46,6 +47,9 @@ type Options struct {
 	// are computed, as PDAL computes them from its double coordinates; nil
 	// takes them from xyz. Neighbours are chosen in float32 (xyz) either way.
 	Pos []float64
+	// Origin is the local origin of xyz and Pos (core.Local.Origin): PDAL
+	// computes from absolute coordinates, Pos + Origin (knn.Positions).
+	Origin [3]float64
 	// Build tunes the neighbour index (workers, progress).
 	Build findneighbor.BuildOptions
 }
@@ -60,14 +64,11 @@ func (o Options) Validate() error {
 	case "", PDAL, Sklearn:
 		return nil
 	}
-	return fmt.Errorf("lof: unknown convention %q (want %q or %q)", o.Convention, PDAL, Sklearn)
+	return &findneighbor.ParamError{Op: "lof", Param: "convention", Value: strconv.Quote(string(o.Convention)), Want: `"pdal" or "sklearn"`}
 }
 
 func (o Options) minPts() int {
-	if o.MinPts == 0 {
-		return DefaultMinPts
-	}
-	return o.MinPts
+	return cmp.Or(o.MinPts, DefaultMinPts)
 }
 
 // Result holds Compute's columns, one value per point.
@@ -102,7 +103,7 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	pos, err := knn.Positions("lof", xyz, opts.Pos)
+	pos, err := knn.Positions("lof", xyz, opts.Pos, opts.Origin)
 	if err != nil {
 		return nil, err
 	}

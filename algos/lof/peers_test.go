@@ -1,7 +1,6 @@
 package lof
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/pctk/pctk/algos/algotest"
@@ -35,7 +34,7 @@ func TestSklearn(t *testing.T) {
 		want := ans[j].Float64s()
 		for c, got := range [][]float64{res.NNDistance, res.LocalReachabilityDistance, res.LocalOutlierFactor} {
 			name := []string{"k-distance", "lrd", "LOF"}[c]
-			algotest.ComparePDAL(t, "scikit-learn "+name, got, want[c*n:(c+1)*n], nil, 1e-9)
+			algotest.ComparePDAL(t, "scikit-learn "+name, got, want[c*n:(c+1)*n], nil, 1e-9, nil)
 		}
 		t.Logf("k %d: scikit-learn's fit %.3f s", k, ans[j].Seconds)
 	}
@@ -46,27 +45,16 @@ func TestSklearn(t *testing.T) {
 // relative; points whose neighbourhoods hold near ties (algotest.NearTies,
 // through two hops) may differ and are counted.
 func TestPDAL(t *testing.T) {
-	for _, in := range []string{"../../testdata/haystack_rock.las", algotest.SharedFile(t, "pdal/las/autzen_trim.las")} {
-		t.Run(filepath.Base(in), func(t *testing.T) {
-			out, took := algotest.PDALFilter(t, in, map[string]any{"type": "filters.lof"})
-			xyz, pos := algotest.ReadLocal(t, in)
-			res, err := Compute(xyz, findneighbor.CPU(), Options{Pos: pos})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ties := algotest.NearTies(t, xyz, pos, DefaultMinPts, 2)
-			for _, c := range []struct {
-				name string
-				got  []float64
-			}{
-				{"NNDistance", res.NNDistance},
-				{"LocalReachabilityDistance", res.LocalReachabilityDistance},
-				{"LocalOutlierFactor", res.LocalOutlierFactor},
-			} {
-				n, differ, excused := algotest.ComparePDAL(t, c.name, c.got, algotest.Column(t, out, c.name), ties, 1e-9)
-				t.Logf("%s: %d values, %d differ beyond 1e-9 (%d near ties)", c.name, n, differ, excused)
-			}
-			t.Logf("PDAL pipeline (read, filters.lof, write) %.2f s", took.Seconds())
-		})
-	}
+	ties := func(s algotest.Local) []bool { return algotest.NearTies(t, s, DefaultMinPts, 2, false) }
+	algotest.SideBySide(t, "../..", map[string]any{"type": "filters.lof"}, algotest.Cmp{Tol: 1e-9, Ties: ties}, func(s algotest.Local) (map[string][]float64, error) {
+		res, err := Compute(s.XYZ, findneighbor.CPU(), Options{Pos: s.Pos, Origin: s.Origin})
+		if err != nil {
+			return nil, err
+		}
+		return map[string][]float64{
+			"NNDistance":                res.NNDistance,
+			"LocalReachabilityDistance": res.LocalReachabilityDistance,
+			"LocalOutlierFactor":        res.LocalOutlierFactor,
+		}, nil
+	})
 }
