@@ -40,10 +40,11 @@ func ParseLocalStep(words []string) (*LocalStep, error) {
 	return &LocalStep{Local: s.job.Local, Flat: s.flat, Name: s.f.Name}, nil
 }
 
-// Kernel returns the stage's tile kernel; positions gives the float64
-// coordinates of a tile's points (Points.Pos).
-func (l *LocalStep) Kernel(positions func(t *tile.Points) ([]float64, error)) tile.LocalKernel {
-	return l.kernel(positions)
+// Kernel returns the stage's tile kernel in the run's frame of origin
+// origin; inputs gives the float64 coordinates of a tile's points
+// (Points.Pos) and their values of the dimensions Reads names.
+func (l *LocalStep) Kernel(origin [3]float64, inputs func(t *tile.Points) ([]float64, [][]float64, error)) tile.LocalKernel {
+	return l.kernel(origin, inputs)
 }
 
 // RecSize returns the bytes of a point's record (its values).

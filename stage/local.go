@@ -27,20 +27,38 @@ type Local struct {
 	// wider go to tiles of wider halos.
 	Halo float64
 	KNN  int
-	// Compute returns, for the points xyz (float32, interleaved, in the
-	// run's frame, in increasing global order; pos the same points in
-	// float64, Points.Pos) on backend b with build options bo (which it
-	// must use: a tile's Frame is the whole run's), a value of each column
-	// per point, and each point's reach: a distance such that its values
-	// depend only on the points within it (for sums over a radius r in a
-	// backend's order, findneighbor.TileHalo(r)).
-	Compute func(xyz []float32, pos []float64, b findneighbor.Backend, bo findneighbor.BuildOptions) ([]*core.Attribute, []float64, error)
+	// Reads names the dimensions Compute reads (LocalInput.Values).
+	Reads []string
+	// Compute returns, for the points of in (the whole cloud's, or a
+	// tile's), a value of each column per point, and each point's reach:
+	// a distance such that its values depend only on the points within it
+	// (for sums over a radius r in a backend's order,
+	// findneighbor.TileHalo(r)).
+	Compute func(in *LocalInput) ([]*core.Attribute, []float64, error)
 	// Outcome, when set, applies the outcome step (--mode, --class,
 	// --invert: OutcomeOptions) to the points Outlier flags from their
 	// values (cols, point i); Stats describes the run in its summary line.
 	Outcome *Outcome
 	Outlier func(cols []*core.Attribute, i int) bool
 	Stats   string
+}
+
+// LocalInput is what a local stage's Compute gets.
+type LocalInput struct {
+	// XYZ are the points' float32 coordinates (interleaved, in the run's
+	// frame, in increasing global order); Pos the same points in float64
+	// relative to Origin (Points.Pos), for arithmetic that must match a
+	// float64 peer (Pos + Origin: the absolute coordinates).
+	XYZ    []float32
+	Pos    []float64
+	Origin [3]float64
+	// Values holds, for each dimension Local.Reads names, the points'
+	// values as float64.
+	Values [][]float64
+	// Backend and Build are the backend and build options to use (a
+	// tile's Frame is the whole run's).
+	Backend findneighbor.Backend
+	Build   findneighbor.BuildOptions
 }
 
 // recSize is the bytes of a point's values, its columns' values in order.
@@ -52,15 +70,16 @@ func (l *Local) recSize() int {
 	return n
 }
 
-// kernel returns l.Compute as a tile kernel of records; positions returns
-// the float64 coordinates of a tile's points.
-func (l *Local) kernel(positions func(t *tile.Points) ([]float64, error)) tile.LocalKernel {
+// kernel returns l.Compute as a tile kernel of records; inputs returns
+// the float64 coordinates of a tile's points and their values of Reads;
+// origin is the run's.
+func (l *Local) kernel(origin [3]float64, inputs func(t *tile.Points) ([]float64, [][]float64, error)) tile.LocalKernel {
 	return func(t *tile.Points, w findneighbor.Backend, bo findneighbor.BuildOptions) ([]byte, []float64, error) {
-		pos, err := positions(t)
+		pos, vals, err := inputs(t)
 		if err != nil {
 			return nil, nil, err
 		}
-		cols, reach, err := l.Compute(t.XYZ, pos, w, bo)
+		cols, reach, err := l.Compute(&LocalInput{XYZ: t.XYZ, Pos: pos, Origin: origin, Values: vals, Backend: w, Build: bo})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -150,32 +169,42 @@ func (l *Local) halo(n int64, lo, hi [2]float64) float64 {
 // out-of-core Stream that run it.
 func (l *Local) job(j *Job) {
 	j.Compute = l.computeJob
-	j.Stream = &Streamed{Halo: l.Halo, KNN: l.KNN, Pos: true, PointBytes: int64(l.recSize()), Run: l.stream}
+	j.Stream = &Streamed{Halo: l.Halo, KNN: l.KNN, Pos: true, Reads: l.Reads, PointBytes: 1, Run: l.stream}
 }
 
 // computeJob is the Compute of a local stage: on the whole cloud, or on
 // tiles of p.TileSize.
 func (l *Local) computeJob(p *Points) (*Result, error) {
+	values, err := p.values(l.Reads)
+	if err != nil {
+		return nil, err
+	}
 	var cols []*core.Attribute
 	if p.TileSize > 0 {
 		lo, hi := xyBounds(p.XYZ)
-		all := p.Pos()
-		gather := func(t *tile.Points) ([]float64, error) {
+		all, vals := p.Pos(), values
+		gather := func(t *tile.Points) ([]float64, [][]float64, error) {
 			pos := make([]float64, 3*t.Len())
+			tv := make([][]float64, len(vals))
+			for d := range tv {
+				tv[d] = make([]float64, t.Len())
+			}
 			for j, id := range t.ID {
 				copy(pos[3*j:3*j+3], all[3*id:])
+				for d, v := range vals {
+					tv[d][j] = v[id]
+				}
 			}
-			return pos, nil
+			return pos, tv, nil
 		}
-		rec, err := tile.LocalTiled(p.XYZ, p.Backend, p.TileSize, l.halo(int64(p.Len()), lo, hi), l.recSize(), p.Build, l.kernel(gather))
+		rec, err := tile.LocalTiled(p.XYZ, p.Backend, p.TileSize, l.halo(int64(p.Len()), lo, hi), l.recSize(), p.Build, l.kernel(p.Origin, gather))
 		if err != nil {
 			return nil, err
 		}
 		cols = l.decode(rec, p.Len(), nil)
 	} else {
 		var reach []float64
-		var err error
-		if cols, reach, err = l.Compute(p.XYZ, p.Pos(), p.Backend, p.Build); err != nil {
+		if cols, reach, err = l.Compute(&LocalInput{XYZ: p.XYZ, Pos: p.Pos(), Origin: p.Origin, Values: values, Backend: p.Backend, Build: p.Build}); err != nil {
 			return nil, err
 		}
 		if err := l.check(cols, reach, p.Len()); err != nil {
@@ -211,7 +240,7 @@ func xyBounds(xyz []float32) (lo, hi [2]float64) {
 func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 	const name = "local"
 	size := l.recSize()
-	kernel := l.kernel(func(t *tile.Points) ([]float64, error) { return s.Positions(t.ID) })
+	kernel := l.kernel(s.Origin, func(t *tile.Points) ([]float64, [][]float64, error) { return s.Positions(t.ID) })
 	frame := s.Store.Box()
 	bo := s.Build
 	bo.Frame, bo.FramePoints = &frame, int(s.N)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/pctk/pctk/algos/lof"
 	"github.com/pctk/pctk/core"
-	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // lofColumns are the dimensions filters.lof writes, in PDAL's names.
@@ -39,9 +38,9 @@ removes, classifies (--class) or flags them.`,
 			if err == nil && c.IsSet("mode") && !c.IsSet("threshold") {
 				err = Usagef("--mode applies to outliers: give --threshold")
 			}
-			l := &Local{Columns: lofColumns, KNN: 5 * c.Int("minpts"), Compute: func(xyz []float32, pos []float64, b findneighbor.Backend, bo findneighbor.BuildOptions) ([]*core.Attribute, []float64, error) {
-				opts.Pos, opts.Build = pos, bo
-				r, err := lof.Compute(xyz, b, opts)
+			l := &Local{Columns: lofColumns, KNN: 5 * c.Int("minpts"), Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
+				opts.Pos, opts.Origin, opts.Build = in.Pos, in.Origin, in.Build
+				r, err := lof.Compute(in.XYZ, in.Backend, opts)
 				if err != nil {
 					return nil, nil, err
 				}

@@ -58,9 +58,11 @@ type Streamed struct {
 	// while tiles run; PeakBytes, when larger, what it needs a point at
 	// its end, once the tiles are done (dbscan's relabelling).
 	PointBytes, PeakBytes int64
-	// Pos says its Run reads the float64 coordinates of tile points
-	// (StreamRun.Positions): the binning pass then stores them.
-	Pos bool
+	// Pos says its Run reads the float64 coordinates of tile points, and
+	// the dimensions Reads names, as float64 (StreamRun.Positions): the
+	// binning pass then stores them.
+	Pos   bool
+	Reads []string
 	// Record says its Run writes dbscan's counts record
 	// (StreamRun.CountsRecord): only then does the first pass hash the
 	// coordinates for it.
@@ -109,6 +111,8 @@ type StreamRun struct {
 
 	// rebin bins the cloud again on the tiles of g (k-nearest rounds).
 	rebin func(g tile.Grid) (*tile.Store, error)
+	// reads are the dimensions Positions returns (Streamed.Reads).
+	reads []string
 	// patches hold, per name, the values of points that a later round
 	// computed (OwnedReader prefers them to their tile's slot).
 	patches map[string]map[int64][]byte
@@ -703,11 +707,19 @@ func (s *step) runStreamed(a streamArgs) error {
 	}
 	// bin bins the points into st, writing their owner tiles to owners
 	// and their float64 local coordinates to pos when not nil.
+	reads := job.Stream.Reads
 	bin := func(st *tile.Store, owners, pos io.Writer) error {
 		var b [8]byte
-		var p [24]byte
+		p := make([]byte, 24+8*len(reads))
 		var id int64 // among the points that take part
 		_, _, err := streamIns(c, a.ins, func(_ int, _ int64, ch *core.Cloud) error {
+			var attrs []*core.Attribute
+			if pos != nil {
+				var err error
+				if attrs, err = readAttrs(ch, reads); err != nil {
+					return err
+				}
+			}
 			for i := range ch.Len() {
 				if !take(ch, i) {
 					continue
@@ -724,7 +736,10 @@ func (s *step) runStreamed(a streamArgs) error {
 					if !s.flat {
 						binary.LittleEndian.PutUint64(p[16:], math.Float64bits(ch.Z[i]-origin[2]))
 					}
-					if _, err := pos.Write(p[:]); err != nil {
+					for d, a := range attrs {
+						binary.LittleEndian.PutUint64(p[24+8*d:], math.Float64bits(a.Float64(i)))
+					}
+					if _, err := pos.Write(p); err != nil {
 						return err
 					}
 				}
@@ -760,7 +775,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	// The kernels and the merge.
 	t1 := time.Now()
 	report, finish := stageProgress(f.label())
-	run := &StreamRun{In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
+	run := &StreamRun{reads: reads, In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
 		Build: findneighbor.BuildOptions{Workers: c.Int(WorkersOption.Name)}, Lo: loXY, Hi: hiXY, Budget: budget - streamReserve, TileBudget: budget - streamReserve - job.Stream.PointBytes*np,
 		each: func(fn func(xyz []float32) error) error {
 			var xyz []float32
@@ -834,36 +849,62 @@ func writeStored(st *tile.Store, name string, write func(w io.Writer) error) err
 }
 
 // posFile holds the float64 local coordinates of the points that take
-// part, 24 bytes each in index order (Streamed.Pos).
+// part and the values of the dimensions Streamed.Reads names, 24 + 8 bytes
+// a dimension each, in index order (Streamed.Pos).
 const posFile = "pos.bin"
 
 // Positions returns the float64 local coordinates (interleaved x, y, z,
 // relative to Origin; z 0 with --dims xy) of the points ids, in increasing
-// order, from the binning pass (Streamed.Pos): what Points.Pos gives in
+// order, and their values of each dimension Streamed.Reads names, from the
+// binning pass (Streamed.Pos): what Points.Pos and readAttrs give in
 // memory. Runs of consecutive ids are read at once.
-func (s *StreamRun) Positions(ids []int64) ([]float64, error) {
+func (s *StreamRun) Positions(ids []int64) ([]float64, [][]float64, error) {
 	f, err := os.Open(filepath.Join(s.Store.Dir(), posFile))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	out := make([]float64, 3*len(ids))
+	nd := len(s.reads)
+	size := 24 + 8*nd
+	pos := make([]float64, 3*len(ids))
+	vals := make([][]float64, nd)
+	for d := range vals {
+		vals[d] = make([]float64, len(ids))
+	}
 	var buf []byte
 	for lo := 0; lo < len(ids); {
 		hi := lo + 1
 		for hi < len(ids) && ids[hi] == ids[hi-1]+1 && hi-lo < 1<<16 {
 			hi++
 		}
-		buf = slices.Grow(buf[:0], 24*(hi-lo))[:24*(hi-lo)]
-		if _, err := f.ReadAt(buf, 24*ids[lo]); err != nil {
-			return nil, fmt.Errorf("positions: %w", err)
+		buf = slices.Grow(buf[:0], size*(hi-lo))[:size*(hi-lo)]
+		if _, err := f.ReadAt(buf, int64(size)*ids[lo]); err != nil {
+			return nil, nil, fmt.Errorf("positions: %w", err)
 		}
-		for j := range 3 * (hi - lo) {
-			out[3*lo+j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
+		for j := range hi - lo {
+			rec := buf[j*size:]
+			for a := range 3 {
+				pos[3*(lo+j)+a] = math.Float64frombits(binary.LittleEndian.Uint64(rec[8*a:]))
+			}
+			for d := range nd {
+				vals[d][lo+j] = math.Float64frombits(binary.LittleEndian.Uint64(rec[24+8*d:]))
+			}
 		}
 		lo = hi
 	}
-	return out, nil
+	return pos, vals, nil
+}
+
+// readAttrs returns the attributes of c that reads names, an error naming
+// a missing one.
+func readAttrs(c *core.Cloud, reads []string) ([]*core.Attribute, error) {
+	attrs := make([]*core.Attribute, len(reads))
+	for d, name := range reads {
+		if attrs[d] = c.Attr(name); attrs[d] == nil {
+			return nil, fmt.Errorf("the input has no %s dimension, which this stage reads", name)
+		}
+	}
+	return attrs, nil
 }
 
 // tileSizeFor returns the side of tiles of which tiles at once hold what

@@ -141,6 +141,23 @@ type Points struct {
 // Len returns the number of points that take part.
 func (p *Points) Len() int { return len(p.XYZ) / 3 }
 
+// values returns the values of the dimensions reads names of the points
+// that take part, as float64; an error names a dimension the cloud lacks.
+func (p *Points) values(reads []string) ([][]float64, error) {
+	attrs, err := readAttrs(p.Cloud, reads)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([][]float64, len(attrs))
+	for d, a := range attrs {
+		vals[d] = make([]float64, p.Len())
+		for k := range vals[d] {
+			vals[d][k] = a.Float64(p.cloudIndex(k))
+		}
+	}
+	return vals, nil
+}
+
 // Pos returns the float64 coordinates of the points that take part,
 // relative to Origin (interleaved x, y, z; z 0 with --dims xy): what
 // XYZ rounds to float32, for arithmetic that must match a peer computing
