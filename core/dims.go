@@ -130,17 +130,16 @@ var dimMu sync.RWMutex
 
 // RegisterDimension adds d to the well-known dimensions, as a stage
 // declares the dimensions it writes (PDAL's addDimensions): the name is
-// then written with its type and description everywhere (LAS Extra
-// Bytes). Registering a name again with the same type is allowed (stages
-// that share a dimension); another type panics, a mistake in the program.
+// then written with its description everywhere (LAS Extra Bytes). A name
+// already known keeps its first registration: stages share dimensions
+// (NNDistance), and one may write a known dimension in a wider type than
+// the table's (PDAL's filters.eigenvalues writes float64 eigenvalues,
+// normals float32 ones); a column's own type is what is written.
 func RegisterDimension(d Dimension) {
 	dimMu.Lock()
 	defer dimMu.Unlock()
 	for _, o := range dimensions {
 		if o.Name == d.Name {
-			if o.Type != d.Type {
-				panic("core: dimension " + d.Name + " registered as " + d.Type.String() + ", already " + o.Type.String())
-			}
 			return
 		}
 	}

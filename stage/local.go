@@ -396,3 +396,13 @@ func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*St
 	out.Columns = res.Columns
 	return out, nil
 }
+
+// float64Columns returns the columns of dims holding vals, in order: what
+// a local stage's Compute returns from an algorithm's float64 results.
+func float64Columns(dims []core.Dimension, vals ...[]float64) []*core.Attribute {
+	cols := make([]*core.Attribute, len(dims))
+	for i, d := range dims {
+		cols[i] = core.NewColumn(d.Name, vals[i])
+	}
+	return cols
+}

@@ -44,7 +44,7 @@ removes, classifies (--class) or flags them.`,
 				if err != nil {
 					return nil, nil, err
 				}
-				return []*core.Attribute{core.NewColumn(lofColumns[0].Name, r.NNDistance), core.NewColumn(lofColumns[1].Name, r.LocalReachabilityDistance), core.NewColumn(lofColumns[2].Name, r.LocalOutlierFactor)}, r.Reach, nil
+				return float64Columns(lofColumns, r.NNDistance, r.LocalReachabilityDistance, r.LocalOutlierFactor), r.Reach, nil
 			}}
 			if t := c.Float64("threshold"); c.IsSet("threshold") {
 				l.Outcome, l.Stats = o, fmt.Sprintf("minpts %d, %s convention, LocalOutlierFactor above %g", opts.MinPts, opts.Convention, t)

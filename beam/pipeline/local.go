@@ -56,6 +56,9 @@ const maxRounds = 24
 type PBatch struct {
 	Batch
 	Pos []float64
+	// Vals holds the values of the dimensions the stage reads, point after
+	// point (stage.Local.Reads).
+	Vals []float64
 }
 
 // Records are computed values of points: Data holds size bytes a point.
@@ -219,7 +222,14 @@ func (f *localBinFn) ProcessElement(file File, st Stats, todos func(*Todo) bool,
 	}
 	base := st.first()[file.Index]
 	return eachChunk(file.In, func(c *core.Cloud, first int64) error {
+		attrs := make([]*core.Attribute, len(fr.step.Reads))
+		for d, name := range fr.step.Reads {
+			if attrs[d] = c.Attr(name); attrs[d] == nil {
+				return fmt.Errorf("%s: no %s dimension, which %s reads", file.In, name, fr.step.Name)
+			}
+		}
 		out := map[tile.Key]*PBatch{}
+		var i int
 		add := func(k tile.Key, id int64, xyz [3]float32, pos [3]float64, owned bool) {
 			b := out[k]
 			if b == nil {
@@ -227,8 +237,11 @@ func (f *localBinFn) ProcessElement(file File, st Stats, todos func(*Todo) bool,
 				out[k] = b
 			}
 			b.ID, b.XYZ, b.Pos, b.Owned = append(b.ID, id), append(b.XYZ, xyz[:]...), append(b.Pos, pos[:]...), append(b.Owned, owned)
+			for _, a := range attrs {
+				b.Vals = append(b.Vals, a.Float64(i))
+			}
 		}
-		for i := range c.X {
+		for i = range c.X {
 			id := base + first + int64(i)
 			xyz, pos := fr.local(c, i)
 			switch {
@@ -303,10 +316,10 @@ func (f *localTileFn) ProcessElement(key int64, batches func(*PBatch) bool, st S
 			todo[id] = true
 		}
 	}
-	t, pos := gatherPos(key, batches)
+	t, pos, vals := gatherPos(key, batches, len(fr.step.Reads))
 	bo := findneighbor.BuildOptions{Frame: &fr.box, FramePoints: int(fr.n)}
 	size := fr.step.RecSize()
-	kernel := fr.step.Kernel(func(*tile.Points) ([]float64, error) { return pos, nil })
+	kernel := fr.step.Kernel(fr.origin, func(*tile.Points) ([]float64, [][]float64, error) { return pos, vals, nil })
 	rec, reach, err := kernel(t, findneighbor.CPU(), bo)
 	if err != nil {
 		return err
@@ -348,17 +361,19 @@ func (f *localTileFn) ProcessElement(key int64, batches func(*PBatch) bool, st S
 	return nil
 }
 
-// gatherPos assembles a tile's points and their float64 coordinates from
-// its batches, in global id order.
-func gatherPos(key int64, batches func(*PBatch) bool) (*tile.Points, []float64) {
+// gatherPos assembles a tile's points, their float64 coordinates and
+// their values of nd dimensions from its batches, in global id order.
+func gatherPos(key int64, batches func(*PBatch) bool, nd int) (*tile.Points, []float64, [][]float64) {
 	var all PBatch
 	var b PBatch
 	for batches(&b) {
 		all.ID = append(all.ID, b.ID...)
 		all.XYZ = append(all.XYZ, b.XYZ...)
 		all.Pos = append(all.Pos, b.Pos...)
+		all.Vals = append(all.Vals, b.Vals...)
 		all.Owned = append(all.Owned, b.Owned...)
 	}
+	vals := make([][]float64, nd)
 	order := make([]int, len(all.ID))
 	for i := range order {
 		order[i] = i
@@ -371,8 +386,11 @@ func gatherPos(key int64, batches func(*PBatch) bool) (*tile.Points, []float64) 
 		t.XYZ = append(t.XYZ, all.XYZ[3*i:3*i+3]...)
 		t.Owned = append(t.Owned, all.Owned[i])
 		pos = append(pos, all.Pos[3*i:3*i+3]...)
+		for d := range nd {
+			vals[d] = append(vals[d], all.Vals[nd*i+d])
+		}
 	}
-	return t, pos
+	return t, pos, vals
 }
 
 // localWriteFn writes one output: its input with the stage's columns and
