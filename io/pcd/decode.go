@@ -104,6 +104,9 @@ func NewDecoder(r io.Reader, opts ...pcio.ReadOptions) (*Decoder, error) {
 	default:
 		err = d.decompress(count)
 	}
+	if err == nil && count == 0 && h.Data != Compressed {
+		err = cr.NothingPromised("POINTS 0")
+	}
 	if _, short := err.(*codec.ShortError); short && h.Data != Compressed {
 		d.known, err = false, nil // read on to find where the data ends
 	}

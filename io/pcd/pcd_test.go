@@ -179,8 +179,13 @@ func TestBadInput(t *testing.T) {
 		{Name: "compressed ratio", In: comp(0, 36, ""), Want: "more than LZF can expand 0 bytes to"},
 		{Name: "compressed corrupt", In: comp(3, 36, "\x00\x01\xff"), Want: "corrupt LZF data"},
 		{Name: "long line", In: "VERSION 0.7\n" + strings.Repeat("x", 2<<20), Want: "header line longer than"},
+		{Name: "no points but data", In: fmt.Sprintf(xyzHeader, 0, 0, "ascii") + "1 2 3\n", Want: "the header promises no points (POINTS 0), but data follows it"},
+		{Name: "no points but binary data", In: fmt.Sprintf(xyzHeader, 0, 0, "binary") + string(make([]byte, 12)), Stream: true, Want: "the header promises no points (POINTS 0), but data follows it"},
 	}
 	codecUnderTest.RunBad(t, "pcd: ", cases)
+	if c, err := Decode(strings.NewReader(fmt.Sprintf(xyzHeader, 0, 0, "binary"))); err != nil || c.Len() != 0 {
+		t.Errorf("POINTS 0 and no data: got %v, %v; want no points", c, err)
+	}
 }
 
 // TestOldHeaders reads PCD 0.5/0.6-style headers, which may lack COUNT,
