@@ -147,6 +147,21 @@ func TestFormatReliability(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Errorf("convert of a LAS with two Extra Bytes VLRs: %d bytes, want the input's %d", len(b), len(a))
 	}
+	// info --bounds on COPC prints the file's header facts, as info does.
+	copcFile := filepath.Join(dir, "h.copc.laz")
+	pctkRun(t, 0, "convert", sample, copcFile)
+	got, err := pctkCmd(t, "info", "--bounds", "2230738,252070,2230900,252300", copcFile).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"format:     laz\n", "compression:         LAZ (LASzip 3.4r3), layered chunked, chunks of variable size", "VLR 0:               copc/1 160 bytes", "VLR 1:               laszip encoded/22204"} {
+		if !strings.Contains(string(got), w) {
+			t.Errorf("info --bounds on COPC printed\n%s\nwant %q in it", got, w)
+		}
+	}
+	if strings.Contains(string(got), "without a LASzip VLR") {
+		t.Errorf("info --bounds on COPC says it has no LASzip VLR:\n%s", got)
+	}
 	// Text output: shortest decimals in plain notation.
 	xyz := filepath.Join(dir, "out", "o.xyz")
 	pctkRun(t, 0, "convert", p["a.ply.gz"], xyz)

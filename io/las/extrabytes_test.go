@@ -2,11 +2,16 @@ package las
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/peers"
 )
 
 // twoExtraBytesRecords returns a LAS 1.4 file of format 6 whose Extra
@@ -119,6 +124,49 @@ func TestExtraBytesInSeveralRecords(t *testing.T) {
 					t.Fatalf("after adding a column: confidence %v, want 35 at point 7", a)
 				}
 			})
+		}
+	}
+}
+
+// TestExtraBytesInSeveralRecordsPDAL reads both layouts of
+// twoExtraBytesRecords with PDAL 2.9.2 (readers.las, writers.text) and
+// checks that it names and fills height and confidence as pctk does.
+func TestExtraBytesInSeveralRecordsPDAL(t *testing.T) {
+	if err := peers.Available(peers.PDAL); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PDAL must run in CI: %v", err)
+		}
+		t.Skipf("PDAL not available: %v", err)
+	}
+	for _, evlr := range []bool{false, true} {
+		dir := t.TempDir()
+		in, out := filepath.Join(dir, "in.las"), filepath.Join(dir, "out.csv")
+		b := twoExtraBytesRecords(t, evlr)
+		if err := os.WriteFile(in, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := peers.PDALPipeline(dir, map[string]any{"type": "readers.las", "filename": in},
+			map[string]any{"type": "writers.text", "filename": out, "order": "height,confidence", "keep_unspecified": false}); err != nil {
+			t.Fatal(err)
+		}
+		text, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(text)), "\n")
+		if len(lines) != c.Len()+1 || lines[0] != `"height","confidence"` {
+			t.Fatalf("evlr %v: PDAL wrote %d lines, header %q; want %d and height, confidence", evlr, len(lines), lines[0], c.Len()+1)
+		}
+		h, conf := c.Attr("height"), c.Attr("confidence")
+		for i, l := range lines[1:] {
+			var ph, pc float64
+			if _, err := fmt.Sscanf(l, "%g,%g", &ph, &pc); err != nil || ph != h.Float64(i) || pc != conf.Float64(i) {
+				t.Fatalf("evlr %v, point %d: PDAL %q (%v), pctk %v,%v", evlr, i, l, err, h.Float64(i), conf.Float64(i))
+			}
 		}
 	}
 }

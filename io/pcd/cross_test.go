@@ -2,6 +2,9 @@ package pcd
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +18,8 @@ import (
 )
 
 // TestFromPLY converts a PLY with uchar colour and float normals to PCD and
-// back: coordinates, colour and normals survive exactly; the packed colour
-// adds an opaque Alpha.
+// back: coordinates, colour and normals survive exactly; the packed rgb
+// gains no Alpha (its high byte, PCL's padding, is the header's Pad, 255).
 func TestFromPLY(t *testing.T) {
 	in := "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty float z\nproperty uchar red\nproperty uchar green\nproperty uchar blue\nproperty float nx\nend_header\n0.1 0.2 0.3 255 128 0 0.70710677\n-1e-30 3e38 nan 1 2 3 -0\n"
 	src, err := ply.Decode(bytes.NewReader([]byte(in)))
@@ -32,10 +35,9 @@ func TestFromPLY(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a := d.Attr(core.DimAlpha); a == nil || a.Float64(0) != 255 {
-			t.Fatalf("%s: Alpha = %v, want an opaque Alpha column", v, a)
+		if a, f := d.Attr(core.DimAlpha), d.Meta.Extra["pcd"].(*Header).Fields[3]; a != nil || f.Name != "rgb" || f.Pad != 255 {
+			t.Fatalf("%s: Alpha %v, field %s pad %d; want no Alpha, rgb pad 255", v, a, f.Name, f.Pad)
 		}
-		d.RemoveAttr(core.DimAlpha)
 		d.Meta.Comments = src.Meta.Comments
 		if msg := codectest.Diff(src, d, v != "ascii"); msg != "" {
 			t.Errorf("%s: %s", v, msg)
@@ -151,6 +153,58 @@ func TestPCLPLY(t *testing.T) {
 		b.Meta = core.Metadata{}
 		if msg := codectest.Diff(src, b, format == "1"); msg != "" {
 			t.Errorf("PCL's reading of our PLY (format %s): %s", format, msg)
+		}
+	}
+}
+
+// TestRGBPadding reads a packed rgb whose high byte, PCL's padding, is 0
+// in every point (as PCL writes it): Red, Green and Blue columns and no
+// Alpha, so a PLY copy has no (transparent) alpha; the header keeps the
+// byte, and writing PCD again, whole or streamed, gives the same data.
+func TestRGBPadding(t *testing.T) {
+	colours := []uint32{0x00ff8000, 0x00010203, 0x00fefdfc}
+	for _, data := range []string{"ascii", "binary"} {
+		in := []byte("VERSION 0.7\nFIELDS x y z rgb\nSIZE 4 4 4 4\nTYPE F F F F\nCOUNT 1 1 1 1\nWIDTH 3\nHEIGHT 1\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS 3\nDATA " + data + "\n")
+		head := len(in)
+		for i, c := range colours {
+			if data == "ascii" {
+				in = fmt.Appendf(in, "%d 0 0 %d\n", i, c)
+				continue
+			}
+			in = binary.LittleEndian.AppendUint32(in, math.Float32bits(float32(i)))
+			in = append(in, make([]byte, 8)...)
+			in = binary.LittleEndian.AppendUint32(in, c)
+		}
+		c, err := Decode(bytes.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(attrNames(c)); got != "[Red:uint8 Green:uint8 Blue:uint8]" {
+			t.Fatalf("%s: columns %s, want Red, Green, Blue only", data, got)
+		}
+		if g := c.Attr(core.DimGreen).Float64(1); g != 2 {
+			t.Errorf("%s: Green[1] = %v, want 2", data, g)
+		}
+		if pad := c.Meta.Extra["pcd"].(*Header).Fields[3].Pad; pad != 0 {
+			t.Errorf("%s: rgb pad %d, want 0", data, pad)
+		}
+		var pb bytes.Buffer
+		if err := ply.Encode(&pb, c, "ascii"); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(pb.String(), "alpha") {
+			t.Errorf("%s: the PLY copy has an alpha:\n%s", data, pb.String())
+		}
+		var out bytes.Buffer
+		if err := Encode(&out, c, data); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.Bytes(); !bytes.HasSuffix(got, in[head:]) {
+			t.Errorf("%s: written data %q, want the input's %q", data, got, in[head:])
+		}
+		streamed, _, err := codectest.Stream(pcioFormat(t), in, 2)
+		if err != nil || !bytes.HasSuffix(streamed, in[head:]) {
+			t.Errorf("%s: streamed copy's data %q (%v), want the input's %q", data, streamed, err, in[head:])
 		}
 	}
 }

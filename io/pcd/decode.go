@@ -1,6 +1,7 @@
 package pcd
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io"
 	"math"
@@ -22,6 +23,7 @@ type slot struct {
 	attr   int // schema index; for a packed colour that of Red (Green, Blue, Alpha follow)
 	packed bool
 	float  bool // a packed colour declared F: text may be a float
+	rgb    bool // a packed rgb, whose high byte is no alpha (Field.Pad)
 }
 
 // slots lays out the values of a point of h and the cloud schema they fill.
@@ -36,6 +38,7 @@ func slots(h *Header, count int64) ([]slot, []*core.Attribute) {
 			switch {
 			case f.packed():
 				s.packed, s.float = true, f.Type == 'F'
+				s.rgb = len(f.Attrs) == 3
 				for _, c := range f.Attrs {
 					schema = append(schema, &core.Attribute{Name: c, Type: core.Uint8})
 				}
@@ -101,13 +104,57 @@ func NewDecoder(r io.Reader, opts ...pcio.ReadOptions) (*Decoder, error) {
 	default:
 		err = d.decompress(count)
 	}
+	if err == nil && count == 0 && h.Data != Compressed {
+		err = cr.NothingPromised("POINTS 0")
+	}
 	if _, short := err.(*codec.ShortError); short && h.Data != Compressed {
 		d.known, err = false, nil // read on to find where the data ends
 	}
 	if err != nil {
 		return nil, err
 	}
+	d.firstPad()
 	return d, nil
+}
+
+// firstPad sets the Pad of each packed rgb field to the high byte of the
+// first point's value, looked at before any point is read, so that a
+// streaming copy writes it from its first point on.
+func (d *Decoder) firstPad() {
+	var line [][]byte
+	for i := range d.slots {
+		s := &d.slots[i]
+		if !s.rgb || d.hdr.Count == 0 {
+			continue
+		}
+		var v uint64
+		switch {
+		case d.soa != nil:
+			v = codec.LoadBits(d.soa[s.soaOff:], s.t, binary.LittleEndian)
+		case d.h.Data == Binary:
+			b, err := d.r.Peek(d.row)
+			if err != nil {
+				continue
+			}
+			v = codec.LoadBits(b[s.off:], s.t, binary.LittleEndian)
+		default:
+			if line == nil {
+				b, _ := d.r.Peek(64 << 10)
+				if k := bytes.IndexByte(b, '\n'); k >= 0 {
+					b = b[:k]
+				}
+				line = bytes.FieldsFunc(b, func(r rune) bool { return r == ' ' || r == '\t' || r == ',' || r == '\r' })
+			}
+			if i >= len(line) {
+				continue
+			}
+			var err error
+			if v, err = parseText(line[i], s); err != nil {
+				continue
+			}
+		}
+		d.h.Fields[s.field].Pad = uint8(v >> 24)
+	}
 }
 
 // cutCompressed reports compressed data that ends at byte offset end: a
@@ -194,8 +241,11 @@ func store(c *core.Cloud, s *slot, j int, v uint64) {
 	case s.coord == 2:
 		c.Z[j] = codec.ToFloat64(s.t, v)
 	case s.packed:
-		// PCL packs colour as 0xAARRGGBB.
+		// PCL packs colour as 0xAARRGGBB; rgb's AA is no alpha.
 		for k, shift := range [4]uint{16, 8, 0, 24} {
+			if k == 3 && s.rgb {
+				break
+			}
 			c.Attrs[s.attr+k].Data.([]uint8)[j] = uint8(v >> shift)
 		}
 	default:

@@ -21,9 +21,10 @@ type wslot struct {
 	coord  int    // 0, 1, 2 or -1
 	attrs  [4]int // schema indices: attrs[0] for a scalar; R, G, B, A for a packed colour (A may be -1)
 	packed bool
-	off    int // byte offset in a binary row
-	soaOff int // byte offset of the field in compressed data
-	stride int // field bytes per point in compressed data
+	pad    uint8 // the high byte of a packed colour without A (Field.Pad)
+	off    int   // byte offset in a binary row
+	soaOff int   // byte offset of the field in compressed data
+	stride int   // field bytes per point in compressed data
 }
 
 // Encoder writes a PCD file in chunks of points.
@@ -160,20 +161,28 @@ func (e *Encoder) layout(src *Header, coordSize int) {
 		}
 		return idx, true
 	}
-	packColour := func(name string, typ byte, idx [4]int) {
+	packColour := func(name string, typ byte, idx [4]int, pad uint8) {
 		for _, i := range idx {
 			if i >= 0 {
 				used[i] = true
 			}
 		}
-		add(Field{Name: name, Size: 4, Type: typ, Count: 1, Attrs: colour}, []wslot{{t: core.Uint32, coord: -1, attrs: idx, packed: true}})
+		attrs := colour
+		if idx[3] < 0 {
+			attrs = colour[:3]
+		}
+		add(Field{Name: name, Size: 4, Type: typ, Count: 1, Attrs: attrs, Pad: pad}, []wslot{{t: core.Uint32, coord: -1, attrs: idx, packed: true, pad: pad}})
 	}
 	if src != nil {
 		for _, f := range src.Fields {
 			switch {
 			case f.packed():
 				if idx, ok := colourIdx(); ok {
-					packColour(f.Name, f.Type, idx)
+					pad := f.Pad
+					if len(f.Attrs) == 4 {
+						pad = 0xff // an rgba source's alpha column was removed
+					}
+					packColour(f.Name, f.Type, idx, pad)
 				}
 			case f.Count == 1 && len(f.Attrs[0]) == 1 && f.Attrs[0][0] >= 'X' && f.Attrs[0][0] <= 'Z':
 				add(f, []wslot{{t: f.storage(), coord: int(f.Attrs[0][0] - 'X')}})
@@ -210,9 +219,9 @@ func (e *Encoder) layout(src *Header, coordSize int) {
 		if packRGB && i == rgb[0] {
 			// PCL's convention: rgb F 4, or rgba U 4 with an alpha channel.
 			if rgb[3] >= 0 {
-				packColour("rgba", 'U', rgb)
+				packColour("rgba", 'U', rgb, 0)
 			} else {
-				packColour("rgb", 'F', rgb)
+				packColour("rgb", 'F', rgb, 0xff)
 			}
 		}
 		if used[i] {
@@ -247,7 +256,7 @@ func value(c *core.Cloud, s *wslot, j int) uint64 {
 	case s.coord == 2:
 		return codec.FromFloat64(s.t, c.Z[j])
 	case s.packed:
-		v := uint64(0xff) << 24
+		v := uint64(s.pad) << 24
 		if s.attrs[3] >= 0 {
 			v = uint64(c.Attrs[s.attrs[3]].Data.([]uint8)[j]) << 24
 		}

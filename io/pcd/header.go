@@ -44,13 +44,20 @@ type Field struct {
 	Count int
 	// Attrs are the cloud columns of the field's components: "X", "Y", "Z"
 	// for coordinates, Name_0 ... Name_{Count-1} when Count > 1, and
-	// Red, Green, Blue, Alpha for a packed rgb/rgba field.
+	// Red, Green, Blue (and Alpha for rgba) for a packed colour field.
 	Attrs []string
+	// Pad is the high byte of a packed rgb, which PCL leaves unused (its
+	// rgb has no alpha; rgba has): no column holds it, so that it does not
+	// become an alpha in other formats. Reading sets it to the first
+	// point's; writing a packed rgb without an Alpha column puts it in
+	// every point, so a round trip is exact when the points agree (PCL
+	// writes 0 or 255 in all of them), and otherwise keeps the first's.
+	Pad uint8
 }
 
 // packed reports whether f is a packed colour (rgb or rgba, 4 bytes).
 func (f Field) packed() bool {
-	return len(f.Attrs) == 4 && f.Count == 1
+	return len(f.Attrs) >= 3 && f.Count == 1
 }
 
 // storage returns the storage type of one component of f.
@@ -344,8 +351,10 @@ func (h *Header) nameAttrs() string {
 		case f.Count == 1 && len(lower) == 1 && strings.Contains("xyz", lower) && coords&(1<<(lower[0]-'x')) == 0:
 			coords |= 1 << (lower[0] - 'x')
 			want = []string{strings.ToUpper(lower)}
-		case f.Count == 1 && f.Size == 4 && f.Type != 'I' && (f.Name == "rgb" || f.Name == "rgba") && !anyIn(fieldNames, colour):
+		case f.Count == 1 && f.Size == 4 && f.Type != 'I' && f.Name == "rgba" && !anyIn(fieldNames, colour):
 			want = colour
+		case f.Count == 1 && f.Size == 4 && f.Type != 'I' && f.Name == "rgb" && !anyIn(fieldNames, colour):
+			want = colour[:3]
 		case f.Count == 1:
 			name := f.Name
 			if p, ok := toPDAL[name]; ok && !fieldNames[p] {

@@ -1,8 +1,10 @@
 // Package pcd reads and writes PCL's PCD files: version 0.7 (and the
 // 0.5/0.6 headers, which lack some lines), DATA ascii, binary and
 // binary_compressed, whose LZF compression this package implements.
-// Fields x, y, z become the cloud's coordinates; rgb/rgba (packed colour)
+// Fields x, y, z become the cloud's coordinates; rgba (packed colour)
 // becomes Red, Green, Blue and Alpha (uint8) and packs back bit for bit;
+// rgb becomes Red, Green and Blue, its high byte (PCL's padding, no alpha)
+// kept in the header as Field.Pad;
 // intensity, normal_x..z and curvature take PDAL's names; a field with
 // COUNT n > 1 becomes n columns Name_0 ... Name_{n-1}. The header (sizes,
 // types, counts, WIDTH/HEIGHT of organised clouds, VIEWPOINT) is kept in

@@ -39,7 +39,7 @@ func decodeString(t *testing.T, s string) *core.Cloud { return codecUnderTest.De
 
 func TestOrganized(t *testing.T) {
 	c := decodeString(t, organized)
-	want := "[Red:uint8 Green:uint8 Blue:uint8 Alpha:uint8 NormalX:float32 Intensity:float32 Curvature:float32 h_0:float32 h_1:float32 h_2:float32 i1:int8 i2:int16 i4:int32 i8:int64 u2:uint16 u8:uint64 f8:float64]"
+	want := "[Red:uint8 Green:uint8 Blue:uint8 NormalX:float32 Intensity:float32 Curvature:float32 h_0:float32 h_1:float32 h_2:float32 i1:int8 i2:int16 i4:int32 i8:int64 u2:uint16 u8:uint64 f8:float64]"
 	if got := fmt.Sprint(attrNames(c)); got != want {
 		t.Fatalf("attributes\n got %s\nwant %s", got, want)
 	}
@@ -53,18 +53,23 @@ func TestOrganized(t *testing.T) {
 	if fmt.Sprint(c.Meta.Comments) != "[scanned by hand]" {
 		t.Errorf("comments = %q", c.Meta.Comments)
 	}
-	// 4278255360 is 0xff00ff00: alpha 255, red 0, green 255, blue 0.
-	// 4294967295 (all ones) is a NaN as a float: it must survive as bits.
+	// 4278255360 is 0xff00ff00: padding 255, red 0, green 255, blue 0.
+	// 4294967295 (all ones) is a NaN as a float.
 	// 4.808e+06 is an old-style float-written colour: its float32 bits.
+	// The padding bytes (255, 255, 0x4a, 0) go to no column; the header
+	// keeps the first point's.
 	old := math.Float32bits(4.808e6)
+	if f := h.Fields[3]; f.Pad != 255 {
+		t.Errorf("rgb pad %d, want the first point's 255", f.Pad)
+	}
 	for _, k := range []struct {
 		name string
 		i    int
 		want float64
 	}{
-		{"Alpha", 0, 255}, {"Red", 0, 0}, {"Green", 0, 255}, {"Blue", 0, 0},
-		{"Alpha", 1, 255}, {"Red", 1, 255}, {"Blue", 1, 255},
-		{"Alpha", 2, float64(old >> 24)}, {"Red", 2, float64(old >> 16 & 255)}, {"Blue", 2, float64(old & 255)},
+		{"Red", 0, 0}, {"Green", 0, 255}, {"Blue", 0, 0},
+		{"Red", 1, 255}, {"Blue", 1, 255},
+		{"Red", 2, float64(old >> 16 & 255)}, {"Blue", 2, float64(old & 255)},
 		{"h_1", 0, 2}, {"i1", 0, -128}, {"i8", 2, math.MaxInt64}, {"u8", 0, math.MaxUint64}, {"f8", 2, 5e-324},
 		{"Intensity", 0, 7}, {"Curvature", 0, 0.25},
 	} {
@@ -119,12 +124,12 @@ func TestFromElsewhere(t *testing.T) {
 		t.Errorf("got\n%s\nwant a header with\n%s", buf.String(), wantHead)
 	}
 	d := decodeString(t, buf.String())
-	want := "[NormalX:float32 Red:uint8 Green:uint8 Blue:uint8 Alpha:uint8 ClusterID:int64 odd_name:uint16]"
+	want := "[NormalX:float32 Red:uint8 Green:uint8 Blue:uint8 ClusterID:int64 odd_name:uint16]"
 	if got := fmt.Sprint(attrNames(d)); got != want {
 		t.Errorf("read back %s, want %s", got, want)
 	}
-	if d.Y[1] != 4320978.61 || d.Attr(core.DimRed).Float64(0) != 200 || d.Attr(core.DimAlpha).Float64(0) != 255 {
-		t.Errorf("read back Y[1]=%v Red[0]=%v Alpha[0]=%v, want 4320978.61 200 255", d.Y[1], d.Attr(core.DimRed).Float64(0), d.Attr(core.DimAlpha).Float64(0))
+	if pad := d.Meta.Extra["pcd"].(*Header).Fields[4].Pad; d.Y[1] != 4320978.61 || d.Attr(core.DimRed).Float64(0) != 200 || pad != 255 {
+		t.Errorf("read back Y[1]=%v Red[0]=%v rgb pad %d, want 4320978.61 200 255", d.Y[1], d.Attr(core.DimRed).Float64(0), pad)
 	}
 	// float32 coordinates are written as F 4, as PCL's point types expect.
 	c.X[0], c.Y[1] = 0.5, 3
@@ -174,8 +179,13 @@ func TestBadInput(t *testing.T) {
 		{Name: "compressed ratio", In: comp(0, 36, ""), Want: "more than LZF can expand 0 bytes to"},
 		{Name: "compressed corrupt", In: comp(3, 36, "\x00\x01\xff"), Want: "corrupt LZF data"},
 		{Name: "long line", In: "VERSION 0.7\n" + strings.Repeat("x", 2<<20), Want: "header line longer than"},
+		{Name: "no points but data", In: fmt.Sprintf(xyzHeader, 0, 0, "ascii") + "1 2 3\n", Want: "the header promises no points (POINTS 0), but data follows it"},
+		{Name: "no points but binary data", In: fmt.Sprintf(xyzHeader, 0, 0, "binary") + string(make([]byte, 12)), Stream: true, Want: "the header promises no points (POINTS 0), but data follows it"},
 	}
 	codecUnderTest.RunBad(t, "pcd: ", cases)
+	if c, err := Decode(strings.NewReader(fmt.Sprintf(xyzHeader, 0, 0, "binary"))); err != nil || c.Len() != 0 {
+		t.Errorf("POINTS 0 and no data: got %v, %v; want no points", c, err)
+	}
 }
 
 // TestOldHeaders reads PCD 0.5/0.6-style headers, which may lack COUNT,

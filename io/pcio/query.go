@@ -134,11 +134,17 @@ func readIndexed(path string, q *Query) (*core.Cloud, *Format, bool, error) {
 			return nil, nil, true, fmt.Errorf("%s: %w", path, err)
 		}
 		if ok {
-			// The cloud's metadata is that of its container format (LAS
-			// for COPC), whose Describe applies.
-			f, _, lerr := Lookup(c.Meta.Format)
-			if lerr != nil {
-				f, _, _ = Lookup(ix.Name)
+			// The file's format is what sniffing it gives (laz for
+			// COPC), as for a read without a query; the cloud's metadata
+			// is that of its container format, whose Describe applies.
+			head := make([]byte, SniffLen)
+			n, _ := fh.ReadAt(head, 0)
+			f, merr := match(head[:n])
+			if merr != nil {
+				var lerr error
+				if f, _, lerr = Lookup(c.Meta.Format); lerr != nil {
+					f, _, _ = Lookup(ix.Name)
+				}
 			}
 			return c, f, true, nil
 		}

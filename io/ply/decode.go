@@ -54,6 +54,12 @@ func NewDecoder(r io.Reader, opts ...pcio.ReadOptions) (*Decoder, error) {
 		}
 		min += e.Count * m
 	}
+	if !slices.ContainsFunc(h.Elements, func(e *Element) bool { return e.Count != 0 }) {
+		// No element has records: the data must end with the header.
+		if err := cr.NothingPromised("element " + vertexName + " 0"); err != nil {
+			return nil, err
+		}
+	}
 	switch h.Encoding {
 	case ASCII:
 		d.src = &asciiSource{r: cr}

@@ -235,8 +235,16 @@ func TestBadInput(t *testing.T) {
 		{Name: "list longer than stream", In: "ply\nformat binary_little_endian 1.0\nelement face 1\nproperty list uint int v\nend_header\n\xff\xff\xff\x7f\x00\x00\x00\x00", Stream: true, Want: "element face record 0 of 1", EOF: true},
 		{Name: "face truncated after vertices", In: "ply\nformat ascii 1.0\nelement vertex 1\nproperty float x\nproperty float y\nelement face 2\nproperty list uchar int v\nend_header\n1 0\n3 0 0 0\n", Stream: true, Want: "element face record 1 of 2", EOF: true},
 		{Name: "long line", In: "ply\n" + strings.Repeat("x", 2<<20), Want: "header line longer than"},
+		{Name: "no vertices but data", In: sprintf(binHeader, 0) + string(make([]byte, 24)), Want: "ply: offset 115: the header promises no points (element vertex 0), but data follows it"},
+		{Name: "no vertices but ascii data", In: "ply\nformat ascii 1.0\nelement vertex 0\nproperty float x\nproperty float y\nend_header\n\n1 2\n", Stream: true, Want: "the header promises no points (element vertex 0), but data follows it"},
 	}
 	codecUnderTest.RunBad(t, "ply: ", cases)
+	// No records and nothing after the header, or only blanks: no points.
+	for _, in := range []string{sprintf(binHeader, 0), "ply\nformat ascii 1.0\nelement vertex 0\nproperty float x\nproperty float y\nend_header\n \n"} {
+		if c, err := Decode(strings.NewReader(in)); err != nil || c.Len() != 0 {
+			t.Errorf("%q: got %v, %v; want no points", in, c, err)
+		}
+	}
 }
 
 // TestStreaming reads a file in small chunks and writes it back in chunks;

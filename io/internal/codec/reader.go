@@ -45,6 +45,21 @@ func (r *Reader) Pos() Pos { return Pos{Offset: r.base + r.off, Line: r.line + 1
 // next byte is at offset p.Offset, on line p.Line.
 func (r *Reader) SetStart(p Pos) { r.base, r.line = p.Offset-r.off, p.Line-1 }
 
+// Peek returns the next n bytes without consuming them (fewer, with an
+// error, when the input ends first or n is more than the buffer holds).
+func (r *Reader) Peek(n int) ([]byte, error) { return r.br.Peek(n) }
+
+// NothingPromised returns the error for a header that promises no points
+// (count names where: "element vertex 0") while data follows it at the
+// reader's position, bytes other than blanks; nil when none does.
+func (r *Reader) NothingPromised(count string) error {
+	b, _ := r.Peek(4096)
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	return Errorf(r.codec, r.Offset(), "the header promises no points (%s), but data follows it", count)
+}
+
 // Offset returns the position of the next byte without a line number, as
 // binary data reports it.
 func (r *Reader) Offset() Pos { return Pos{Offset: r.base + r.off} }

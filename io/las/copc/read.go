@@ -32,24 +32,18 @@ func (f *File) records() (*las.RecordReader, *laz.VLR, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// The Info keeps every VLR, so that it describes the file as it is
+	// (pctk info); the COPC and LASzip records describe this file's
+	// layout, not the data, and the LAS writers leave them out.
 	info := rr.Info()
 	var lv *laz.VLR
-	kept := info.VLRs[:0]
 	for i := range info.VLRs {
-		v := &info.VLRs[i]
-		switch {
-		case v.Is(laz.VLRUserID, laz.VLRRecordID):
+		if v := &info.VLRs[i]; v.Is(laz.VLRUserID, laz.VLRRecordID) {
 			if lv, err = laz.ParseVLR(v.Data); err != nil {
 				return nil, nil, err
 			}
-		case v.User() == UserID:
-		default:
-			kept = append(kept, *v)
 		}
 	}
-	// The COPC and LASzip records describe this file's layout, not the
-	// data: a cloud read from it does not carry them to another file.
-	info.VLRs = kept
 	if lv == nil {
 		return nil, nil, formatErr("VLRs", InfoOffset, "no LASzip VLR (laszip encoded/22204)")
 	}

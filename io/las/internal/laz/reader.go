@@ -236,8 +236,19 @@ func put(free chan []byte, b []byte) {
 func (rd *Reader) nextSeq() ([]byte, int, error) {
 	l := &rd.l
 	n := int(min(uint64(l.VLR.ChunkSize), rd.left))
-	if l.VLR.Compressor == CompressorPointwise {
+	switch {
+	case l.VLR.Compressor == CompressorPointwise:
 		n = int(rd.left)
+	case l.VLR.ChunkSize == VariableChunkSize:
+		// A layered chunk gives its point count after its first point.
+		var b [4]byte
+		if k, _ := rd.r.ReadAt(b[:], rd.seqPos+int64(l.RecLen)); k < 4 || rd.seqPos+int64(l.RecLen)+4 > l.End {
+			return nil, 0, &ChunkError{Index: rd.next, Offset: rd.seqPos, Err: ErrCut}
+		}
+		n = int(min(uint64(le.Uint32(b[:])), rd.left))
+		if n == 0 {
+			return nil, 0, &ChunkError{Index: rd.next, Offset: rd.seqPos, Err: errors.New("a chunk of no points")}
+		}
 	}
 	if int64(n) > MaxPointsPerByte*(l.End-rd.seqPos) {
 		return nil, 0, &ChunkError{Index: rd.next, Offset: rd.seqPos, Err: fmt.Errorf("%d points cannot fit in the %d bytes left: %w", n, l.End-rd.seqPos, ErrCut)}

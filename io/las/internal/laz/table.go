@@ -82,10 +82,12 @@ func ChunkTable(r io.ReaderAt, l *Layout) ([]Chunk, string, error) {
 const maxInt = int(^uint(0) >> 1)
 
 // noTable returns the warning for a file read without its chunk table, or
-// the error when its chunks cannot be found without one.
+// the error when its chunks cannot be found without one: chunks of
+// variable size are found only when they are layered, as each says how
+// many points it holds (COPC's).
 func (l *Layout) noTable(why string) ([]Chunk, string, error) {
-	if l.VLR.ChunkSize == VariableChunkSize {
-		return nil, "", &FormatError{What: "chunk table", Offset: l.Start, Msg: why + "; chunks of variable size cannot be found without it"}
+	if l.VLR.ChunkSize == VariableChunkSize && l.VLR.Compressor != CompressorLayeredChunk {
+		return nil, "", &FormatError{What: "chunk table", Offset: l.Start, Msg: why + "; pointwise chunks of variable size cannot be found without it"}
 	}
 	return nil, why + "; chunks are found by decoding them in turn", nil
 }
