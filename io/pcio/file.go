@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/remote"
 )
 
 // Stdio is the path that stands for standard input or standard output.
@@ -19,8 +20,14 @@ const Stdio = "-"
 // format: by magic bytes first, then by extension, then by a format's Sniff
 // (text clouds). For a regular file the reader returned is the *os.File
 // itself, positioned at 0, so codecs can seek and check header counts
-// against the file size. The caller closes rc.
+// against the file size. An http:// or https:// URL is read with range
+// requests (io/remote): r is then a *remote.Reader, which seeks and reads
+// at offsets as a file does, and its extension is that of the URL's path.
+// The caller closes rc.
 func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
+	if remote.IsURL(path) {
+		return openURL(path)
+	}
 	if path == Stdio {
 		f, r, err := Sniff(os.Stdin)
 		if err != nil {
@@ -59,11 +66,36 @@ func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 	return f, r, fh, nil
 }
 
+// openURL is Open for a URL.
+func openURL(u string) (*Format, io.Reader, io.Closer, error) {
+	rf, err := openRemote(u)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	head := make([]byte, min(SniffLen, rf.Size()))
+	if _, err := rf.ReadAt(head, 0); err != nil {
+		return nil, nil, nil, err
+	}
+	f, err := match(head)
+	if err != nil {
+		if g, gerr := ByExtension(remote.Path(u)); gerr == nil {
+			f = g
+		} else if f = sniff(head); f == nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", Name(u), err)
+		}
+	}
+	return f, rf.Reader(), io.NopCloser(nil), nil
+}
+
 // Name is how messages name path: "standard input" (or output) for "-",
-// else path itself.
+// a URL without its query (which may hold a signature, see
+// remote.Redact), else path itself.
 func Name(path string) string {
 	if path == Stdio {
 		return "standard input"
+	}
+	if remote.IsURL(path) {
+		return remote.Redact(path)
 	}
 	return path
 }
