@@ -243,7 +243,7 @@ func (f *File) readAt(p []byte, off int64) error {
 	if len(p) >= smallRead {
 		return f.fetch(p, off)
 	}
-	b := make([]byte, min(int64(f.o.HeadAhead), f.size-off))
+	b := make([]byte, min(int64(max(f.o.HeadAhead, len(p))), f.size-off))
 	if err := f.fetch(b, off); err != nil {
 		return err
 	}
