@@ -2,10 +2,12 @@ package main
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/io/remote"
 	"github.com/urfave/cli/v2"
 )
 
@@ -19,16 +21,20 @@ import (
 // defaultCollectionMemory is --max-memory for a collection without it.
 const defaultCollectionMemory = 1 << 30
 
+// isGlob reports whether an IN is a glob pattern; a URL never is (the
+// "?" of its query is not a wildcard).
+func isGlob(p string) bool { return !remote.IsURL(p) && strings.ContainsAny(p, "*?[") }
+
 // collectionArgs returns the inputs and outputs of a tile collection, and
 // OUT, the folder; nil inputs when the arguments are one IN and one OUT.
 func collectionArgs(c *cli.Context) (ins, outs []string, dir string, err error) {
 	args := c.Args().Slice()
-	if len(args) < 2 || len(args) == 2 && !strings.ContainsAny(args[0], "*?[") {
+	if len(args) < 2 || len(args) == 2 && !isGlob(args[0]) {
 		return nil, nil, "", nil
 	}
 	dir = args[len(args)-1]
 	for _, p := range args[:len(args)-1] {
-		if !strings.ContainsAny(p, "*?[") {
+		if !isGlob(p) {
 			ins = append(ins, p)
 			continue
 		}
@@ -55,6 +61,9 @@ func collectionArgs(c *cli.Context) (ins, outs []string, dir string, err error) 
 	}
 	for _, in := range ins {
 		name := filepath.Base(in)
+		if remote.IsURL(in) {
+			name = path.Base(remote.Path(in))
+		}
 		if ext != "" {
 			name = strings.TrimSuffix(name, filepath.Ext(name)) + ext
 		}

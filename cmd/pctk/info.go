@@ -9,6 +9,7 @@ import (
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/io/remote"
 	"github.com/urfave/cli/v2"
 )
 
@@ -70,15 +71,24 @@ func runInfo(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// The octree first: it reads only the hierarchy, and tells what the
+	// query will read before the points are fetched.
+	octree, err := copcFacts(path, q)
+	if err != nil {
+		return err
+	}
+	if remote.IsURL(path) {
+		for _, f := range octree {
+			if f.Key == "COPC query reads" {
+				infof("pctk: %s: the query reads %s", pcio.Name(path), f.Value)
+			}
+		}
+	}
 	cloud, f, err := readCloud(c, path)
 	if err != nil {
 		return err
 	}
 	r := describe(path, f, cloud)
-	octree, err := copcFacts(path, q)
-	if err != nil {
-		return err
-	}
 	r.Header = append(r.Header, octree...)
 	if c.Bool("json") {
 		return printJSON(r)

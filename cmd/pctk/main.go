@@ -41,6 +41,8 @@ func newApp() *cli.App {
 		Version:                version(),
 		Commands:               commands,
 		UseShortOptionHandling: true,
+		// --header values may hold commas ("Accept: a, b").
+		DisableSliceFlagSeparator: true,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print details of each step on stderr"},
@@ -87,6 +89,7 @@ func newApp() *cli.App {
 		}
 	}
 	addTextFlags(app.Commands)
+	addRemoteFlags(app.Commands)
 	return app
 }
 
@@ -128,6 +131,7 @@ func main() {
 // error, 2 usage error.
 func run(args []string) int {
 	err := newApp().Run(reorderArgs(helpArgs(args)))
+	endFetchLine()
 	if err == nil {
 		return 0
 	}

@@ -70,7 +70,10 @@ func FuzzRead(f *testing.F) {
 				case 6:
 					http.Error(w, "slow down", http.StatusTooManyRequests)
 					return
-				case 7: // a bigger file
+				case 7: // a bigger file (not to Open, whose answer gives the size)
+					if start == 0 {
+						break
+					}
 					w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, end, len(want)+1))
 					w.Header().Set("ETag", etag)
 					w.WriteHeader(http.StatusPartialContent)

@@ -363,3 +363,22 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+func TestParseHeader(t *testing.T) {
+	h, err := ParseHeader([]string{"authorization: Bearer a,b", "", "X-Two:  v1 ", "x-two: v2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Get("Authorization"); got != "Bearer a,b" {
+		t.Errorf("Authorization %q, want %q", got, "Bearer a,b")
+	}
+	if got := h.Values("X-Two"); len(got) != 2 || got[0] != "v1" || got[1] != "v2" {
+		t.Errorf("X-Two %q, want [v1 v2]", got)
+	}
+	for _, bad := range []string{"no colon SECRET", ": SECRET", "Two Words: SECRET"} {
+		_, err := ParseHeader([]string{bad})
+		if err == nil || strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("ParseHeader(%q): %v, want an error that does not quote the line", bad, err)
+		}
+	}
+}
