@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,7 +21,7 @@ var headerFlag = &cli.StringSliceFlag{Name: "header", Usage: "send `'Name: value
 func addRemoteFlags(cmds []*cli.Command) {
 	for _, cmd := range cmds {
 		addRemoteFlags(cmd.Subcommands)
-		if !strings.Contains(cmd.ArgsUsage, "IN") && !strings.Contains(cmd.ArgsUsage, "FILE") {
+		if slices.Contains(cmd.Flags, cli.Flag(headerFlag)) || !strings.Contains(cmd.ArgsUsage, "IN") && !strings.Contains(cmd.ArgsUsage, "FILE") {
 			continue
 		}
 		cmd.Flags = append(cmd.Flags, headerFlag)

@@ -470,7 +470,7 @@ func (f *File) try(ctx context.Context, p []byte, off int64, first bool) (k int,
 	if !ok || start != off {
 		return 0, false, &statusError{resp.StatusCode, fmt.Errorf("Content-Range %q does not answer the range asked for", resp.Header.Get("Content-Range"))}
 	}
-	if first {
+	if first && f.size < 0 {
 		f.size = total
 		f.setVersion(resp)
 		p = p[:min(int64(len(p)), total)]

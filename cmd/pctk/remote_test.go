@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pctk/pctk/io/remote/remotetest"
+)
+
+// remoteSources writes the sample in every format pctk reads into dir and
+// returns the file names.
+func remoteSources(t *testing.T, dir string) []string {
+	t.Helper()
+	names := []string{"s.las", "s.laz", "s.copc.laz", "s.ply", "a.ply", "s.pcd", "a.pcd", "c.pcd", "s.xyz"}
+	formats := map[string]string{"a.ply": "ply-ascii", "a.pcd": "pcd-ascii", "c.pcd": "pcd-compressed"}
+	for _, n := range names {
+		args := []string{"convert", sample, filepath.Join(dir, n)}
+		if f := formats[n]; f != "" {
+			args = append(args, "--format", f)
+		}
+		pctkRun(t, 0, args...)
+	}
+	stl := "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid t\n"
+	if err := os.WriteFile(filepath.Join(dir, "t.stl"), []byte(stl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return append(names, "t.stl")
+}
+
+// sameOutput converts in (a URL) and local to the same format and fails
+// unless the files written are equal byte for byte.
+func sameOutput(t *testing.T, out, in, local, ext string, args ...string) {
+	t.Helper()
+	a, b := filepath.Join(out, "remote"+ext), filepath.Join(out, "local"+ext)
+	pctkRun(t, 0, append([]string{"convert", in, a}, args...)...)
+	pctkRun(t, 0, append([]string{"convert", local, b}, args...)...)
+	x, err1 := os.ReadFile(a)
+	y, err2 := os.ReadFile(b)
+	if err1 != nil || err2 != nil || !bytes.Equal(x, y) || len(x) == 0 {
+		t.Fatalf("convert %s %v: %d bytes by URL, %d from the file (%v, %v): not equal", in, args, len(x), len(y), err1, err2)
+	}
+}
+
+func TestRemoteEveryFormatEqualsLocal(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	names := remoteSources(t, dir)
+	check := func(t *testing.T, base string) {
+		for _, n := range names {
+			ext := filepath.Ext(n)
+			if ext == ".stl" {
+				ext = ".las"
+			}
+			sameOutput(t, out, base+"/"+n, filepath.Join(dir, n), ext)
+		}
+		// A COPC query, and a query filtering a LAZ file.
+		sameOutput(t, out, base+"/s.copc.laz", filepath.Join(dir, "s.copc.laz"), ".las", "--bounds", "-1e9,-1e9,1e9,1e9", "--level", "1")
+		sameOutput(t, out, base+"/s.laz", filepath.Join(dir, "s.laz"), ".las", "--bounds", "-1e9,-1e9,1e9,1e9,0,1e9")
+	}
+	t.Run("file server", func(t *testing.T) { check(t, remotetest.FileServer(t, dir).URL) })
+	t.Run("nginx", func(t *testing.T) { check(t, remotetest.Nginx(t, dir)) })
+}
+
+func TestRemoteCOPCBoundsReadsLittle(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	las, copcFile := filepath.Join(dir, "s.las"), filepath.Join(dir, "s.copc.laz")
+	pctkRun(t, 0, "synth", "street", "--points", "600000", las)
+	pctkRun(t, 0, "convert", las, copcFile)
+	st, err := os.Stat(copcFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := remotetest.FileServer(t, dir)
+	// The street spans X 0 to 120, Y -60 to 60: a box of 2.5% of its area, inside one leaf.
+	box := "2,-58,23,-41"
+	s.Reset()
+	sameOutput(t, out, s.URL+"/s.copc.laz", copcFile, ".las", "--bounds", box)
+	// sameOutput's first convert is the remote one; count only it.
+	fetched := s.Bytes.Load()
+	if fetched*3 >= st.Size() {
+		t.Errorf("a box of 2.5%% of the area fetched %d of %d bytes, want under a third", fetched, st.Size())
+	}
+	t.Logf("box of 2.5%% of the area: %d of %d bytes fetched (%.1f%%) in %d requests", fetched, st.Size(), 100*float64(fetched)/float64(st.Size()), s.Requests.Load())
+	cmd := pctkCmd(t, "info", "--bounds", box, s.URL+"/s.copc.laz")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil || !strings.Contains(stderr.String(), "the query reads") || !strings.Contains(string(stdout), "COPC query reads") {
+		t.Errorf("pctk info --bounds URL: %v; stderr %q; want the query's reads told before reading", err, stderr.String())
+	}
+}
+
+func TestRemoteErrorsExit1(t *testing.T) {
+	dir := t.TempDir()
+	remoteSources(t, dir)
+	s := remotetest.FileServer(t, dir)
+	s.SetFault(func(w http.ResponseWriter, r *http.Request, n int64) bool {
+		if r.URL.Path == "/private.laz" {
+			http.Error(w, "no", http.StatusForbidden)
+			return true
+		}
+		return false
+	})
+	for _, tc := range []struct{ path, want string }{
+		{"/missing.laz?sig=SECRET", "404 Not Found"},
+		{"/private.laz", "403 Forbidden"},
+	} {
+		cmd := pctkCmd(t, "info", "--header", "Authorization: Bearer SECRET", s.URL+tc.path)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := cmd.ProcessState.ExitCode()
+		msg := stderr.String()
+		path, _, _ := strings.Cut(tc.path, "?")
+		if code != 1 || !strings.Contains(msg, tc.want) || !strings.Contains(msg, s.URL+path) || strings.Contains(msg, "SECRET") {
+			t.Errorf("pctk info %s: exit %d (%v), stderr %q; want exit 1 naming the URL and %s, no secret", tc.path, code, err, msg, tc.want)
+		}
+	}
+	cmd := pctkCmd(t, "info", "--header", "no colon", s.URL+"/s.las")
+	if err := cmd.Run(); cmd.ProcessState.ExitCode() != 2 {
+		t.Errorf("a malformed --header: exit %d (%v), want 2", cmd.ProcessState.ExitCode(), err)
+	}
+}
+
+func TestRemoteServerWithoutRange(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	remoteSources(t, dir)
+	s := remotetest.FileServer(t, dir)
+	s.SetFault(remotetest.NoRange(dir))
+	sameOutput(t, out, s.URL+"/s.copc.laz", filepath.Join(dir, "s.copc.laz"), ".las", "--bounds", "-1e9,-1e9,1e9,1e9")
+	cmd := pctkCmd(t, "info", s.URL+"/s.laz")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil || !strings.Contains(stderr.String(), "ignores range requests") {
+		t.Errorf("pctk info on a server without Range: %v, stderr %q; want success with a warning", err, stderr.String())
+	}
+}
+
+func TestRemoteFileReplacedMidRead(t *testing.T) {
+	dir := t.TempDir()
+	remoteSources(t, dir)
+	s := remotetest.FileServer(t, dir)
+	// Replace the file once its header has been read: the next request
+	// finds another version.
+	s.SetFault(func(w http.ResponseWriter, r *http.Request, n int64) bool {
+		if n == 2 {
+			b, _ := os.ReadFile(filepath.Join(dir, "s.ply"))
+			if err := os.WriteFile(filepath.Join(dir, "s.laz"), b, 0o644); err != nil {
+				t.Error(err)
+			}
+			if err := fileTimePlusHour(filepath.Join(dir, "s.laz")); err != nil {
+				t.Error(err)
+			}
+		}
+		return false
+	})
+	cmd := pctkCmd(t, "info", s.URL+"/s.laz")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(stderr.String(), "changed while it was read") {
+		t.Errorf("file replaced mid-read: exit %d (%v), stderr %q; want exit 1, the file changed", cmd.ProcessState.ExitCode(), err, stderr.String())
+	}
+}
+
+// fileTimePlusHour moves path's mtime an hour ahead, so that its
+// Last-Modified differs from the one first served.
+func fileTimePlusHour(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("stat: %w", err)
+	}
+	later := st.ModTime().Add(3600e9)
+	return os.Chtimes(path, later, later)
+}
