@@ -39,10 +39,8 @@ func sameOutput(t *testing.T, out, in, local, ext string, args ...string) {
 	a, b := filepath.Join(out, "remote"+ext), filepath.Join(out, "local"+ext)
 	pctkRun(t, 0, append([]string{"convert", in, a}, args...)...)
 	pctkRun(t, 0, append([]string{"convert", local, b}, args...)...)
-	x, err1 := os.ReadFile(a)
-	y, err2 := os.ReadFile(b)
-	if err1 != nil || err2 != nil || !bytes.Equal(x, y) || len(x) == 0 {
-		t.Fatalf("convert %s %v: %d bytes by URL, %d from the file (%v, %v): not equal", in, args, len(x), len(y), err1, err2)
+	if !sameFiles(t, a, b) {
+		t.Fatalf("convert %s %v: the output by URL differs from the local one", in, args)
 	}
 }
 
@@ -176,4 +174,28 @@ func fileTimePlusHour(path string) error {
 	}
 	later := st.ModTime().Add(3600e9)
 	return os.Chtimes(path, later, later)
+}
+
+// TestRemoteOutOfCore runs a filter out of core, which reads IN in several
+// passes, and a tile collection of URLs (one with a query string, which is
+// no glob), by URL and from the files: the same bytes.
+func TestRemoteOutOfCore(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	remoteSources(t, dir)
+	s := remotetest.FileServer(t, dir)
+	ooc := []string{"--eps", "6", "--max-memory", "64MiB", "--tmpdir", t.TempDir()}
+	a, b := filepath.Join(out, "remote.laz"), filepath.Join(out, "local.laz")
+	pctkRun(t, 0, append([]string{"dbscan", s.URL + "/s.laz", a}, ooc...)...)
+	pctkRun(t, 0, append([]string{"dbscan", filepath.Join(dir, "s.laz"), b}, ooc...)...)
+	if !sameFiles(t, a, b) {
+		t.Error("out of core: the output by URL differs from the local one")
+	}
+	ra, rb := filepath.Join(out, "r"), filepath.Join(out, "l")
+	pctkRun(t, 0, "dbscan", "--eps", "6", s.URL+"/s.laz?v=1", s.URL+"/s.ply", ra)
+	pctkRun(t, 0, "dbscan", "--eps", "6", filepath.Join(dir, "s.laz"), filepath.Join(dir, "s.ply"), rb)
+	for _, n := range []string{"s.laz", "s.ply"} {
+		if !sameFiles(t, filepath.Join(ra, n), filepath.Join(rb, n)) {
+			t.Errorf("collection: %s by URL differs from the local one", n)
+		}
+	}
 }
