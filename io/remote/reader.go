@@ -98,9 +98,9 @@ func (r *Reader) fill() {
 	for len(r.ahead) < max(want, 1) && r.next < r.f.size {
 		c := &chunk{off: r.next, b: make([]byte, min(int64(r.size), r.f.size-r.next)), done: make(chan struct{})}
 		go func() {
-			_, c.err = r.f.ReadAt(c.b, c.off)
-			if errors.Is(c.err, io.EOF) {
-				c.err = nil
+			// The block lies inside the file: all of it, or an error.
+			if n, err := r.f.ReadAt(c.b, c.off); n < len(c.b) {
+				c.err = err
 			}
 			close(c.done)
 		}()

@@ -377,6 +377,11 @@ func (f *File) get(ctx context.Context, p []byte, off int64, first bool) (n int,
 			if errors.As(err, &se) {
 				e.Status, e.Err = se.status, se.err
 			}
+			if errors.Is(e.Err, io.EOF) || errors.Is(e.Err, io.ErrUnexpectedEOF) {
+				// A connection that ended early is no end of the file:
+				// readers must not take it for one.
+				e.Err = errors.New(e.Err.Error())
+			}
 			if attempt > 0 {
 				if e.Err == nil {
 					e.Err = fmt.Errorf("after %d attempts", attempt+1)
@@ -446,7 +451,8 @@ func (f *File) try(ctx context.Context, p []byte, off int64, first bool) (k int,
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusPartialContent:
-	case resp.StatusCode == http.StatusOK && first:
+	case resp.StatusCode == http.StatusOK && first && off == 0 && f.size < 0:
+		// The first answer, the whole file: the server ignores Range.
 		return f.spoolBody(resp, p)
 	case resp.StatusCode == http.StatusOK:
 		return 0, false, &statusError{resp.StatusCode, errors.New("the server answered a range request with the whole file")}
@@ -473,9 +479,11 @@ func (f *File) try(ctx context.Context, p []byte, off int64, first bool) (k int,
 	if first && f.size < 0 {
 		f.size = total
 		f.setVersion(resp)
-		p = p[:min(int64(len(p)), total)]
 	} else if err := f.sameVersion(resp, total); err != nil {
 		return 0, false, err
+	}
+	if first {
+		p = p[:min(int64(len(p)), max(f.size-off, 0))]
 	}
 	k, err = f.readBody(resp.Body, p)
 	if err != nil {
