@@ -32,6 +32,19 @@ func remoteSources(t *testing.T, dir string) []string {
 	return append(names, "t.stl")
 }
 
+// pctkOut runs pctk with args in a child process and returns its exit
+// status, standard output and standard error.
+func pctkOut(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := pctkCmd(t, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); cmd.ProcessState == nil {
+		t.Fatalf("pctk %v: %v", args, err)
+	}
+	return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+}
+
 // sameOutput converts in (a URL) and local to the same format and fails
 // unless the files written are equal byte for byte.
 func sameOutput(t *testing.T, out, in, local, ext string, args ...string) {
@@ -83,12 +96,9 @@ func TestRemoteCOPCBoundsReadsLittle(t *testing.T) {
 		t.Errorf("a box of 2.5%% of the area fetched %d of %d bytes, want under a third", fetched, st.Size())
 	}
 	t.Logf("box of 2.5%% of the area: %d of %d bytes fetched (%.1f%%) in %d requests", fetched, st.Size(), 100*float64(fetched)/float64(st.Size()), s.Requests.Load())
-	cmd := pctkCmd(t, "info", "--bounds", box, s.URL+"/s.copc.laz")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.Output()
-	if err != nil || !strings.Contains(stderr.String(), "the query reads") || !strings.Contains(string(stdout), "COPC query reads") {
-		t.Errorf("pctk info --bounds URL: %v; stderr %q; want the query's reads told before reading", err, stderr.String())
+	code, stdout, stderr := pctkOut(t, "info", "--bounds", box, s.URL+"/s.copc.laz")
+	if code != 0 || !strings.Contains(stderr, "the query reads") || !strings.Contains(stdout, "COPC query reads") {
+		t.Errorf("pctk info --bounds URL: exit %d, stderr %q; want the query's reads told before reading", code, stderr)
 	}
 }
 
@@ -107,20 +117,14 @@ func TestRemoteErrorsExit1(t *testing.T) {
 		{"/missing.laz?sig=SECRET", "404 Not Found"},
 		{"/private.laz", "403 Forbidden"},
 	} {
-		cmd := pctkCmd(t, "info", "--header", "Authorization: Bearer SECRET", s.URL+tc.path)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		code := cmd.ProcessState.ExitCode()
-		msg := stderr.String()
+		code, _, msg := pctkOut(t, "info", "--header", "Authorization: Bearer SECRET", s.URL+tc.path)
 		path, _, _ := strings.Cut(tc.path, "?")
 		if code != 1 || !strings.Contains(msg, tc.want) || !strings.Contains(msg, s.URL+path) || strings.Contains(msg, "SECRET") {
-			t.Errorf("pctk info %s: exit %d (%v), stderr %q; want exit 1 naming the URL and %s, no secret", tc.path, code, err, msg, tc.want)
+			t.Errorf("pctk info %s: exit %d, stderr %q; want exit 1 naming the URL and %s, no secret", tc.path, code, msg, tc.want)
 		}
 	}
-	cmd := pctkCmd(t, "info", "--header", "no colon", s.URL+"/s.las")
-	if err := cmd.Run(); cmd.ProcessState.ExitCode() != 2 {
-		t.Errorf("a malformed --header: exit %d (%v), want 2", cmd.ProcessState.ExitCode(), err)
+	if code, _, msg := pctkOut(t, "info", "--header", "no colon SECRET", s.URL+"/s.las"); code != 2 || strings.Contains(msg, "SECRET") {
+		t.Errorf("a malformed --header: exit %d, stderr %q; want 2, no secret", code, msg)
 	}
 }
 
@@ -130,11 +134,8 @@ func TestRemoteServerWithoutRange(t *testing.T) {
 	s := remotetest.FileServer(t, dir)
 	s.SetFault(remotetest.NoRange(dir))
 	sameOutput(t, out, s.URL+"/s.copc.laz", filepath.Join(dir, "s.copc.laz"), ".las", "--bounds", "-1e9,-1e9,1e9,1e9")
-	cmd := pctkCmd(t, "info", s.URL+"/s.laz")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil || !strings.Contains(stderr.String(), "ignores range requests") {
-		t.Errorf("pctk info on a server without Range: %v, stderr %q; want success with a warning", err, stderr.String())
+	if code, _, stderr := pctkOut(t, "info", s.URL+"/s.laz"); code != 0 || !strings.Contains(stderr, "ignores range requests") {
+		t.Errorf("pctk info on a server without Range: exit %d, stderr %q; want success with a warning", code, stderr)
 	}
 }
 
@@ -156,12 +157,8 @@ func TestRemoteFileReplacedMidRead(t *testing.T) {
 		}
 		return false
 	})
-	cmd := pctkCmd(t, "info", s.URL+"/s.laz")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(stderr.String(), "changed while it was read") {
-		t.Errorf("file replaced mid-read: exit %d (%v), stderr %q; want exit 1, the file changed", cmd.ProcessState.ExitCode(), err, stderr.String())
+	if code, _, stderr := pctkOut(t, "info", s.URL+"/s.laz"); code != 1 || !strings.Contains(stderr, "changed while it was read") {
+		t.Errorf("file replaced mid-read: exit %d, stderr %q; want exit 1, the file changed", code, stderr)
 	}
 }
 
