@@ -196,3 +196,30 @@ func TestRemoteOutOfCore(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteHeaders reads from a server that wants a token, given by
+// --header or $PCTK_HTTP_HEADER; without it the 401 exits 1.
+func TestRemoteHeaders(t *testing.T) {
+	dir := t.TempDir()
+	remoteSources(t, dir)
+	s := remotetest.FileServer(t, dir)
+	s.SetFault(func(w http.ResponseWriter, r *http.Request, n int64) bool {
+		if r.Header.Get("Authorization") != "Bearer T0KEN" || r.Header.Get("X-Extra") != "a, b" {
+			http.Error(w, "who are you", http.StatusUnauthorized)
+			return true
+		}
+		return false
+	})
+	url := s.URL + "/s.laz"
+	if code, _, msg := pctkOut(t, "info", url); code != 1 || !strings.Contains(msg, "401 Unauthorized") {
+		t.Errorf("no token: exit %d, stderr %q; want 1 and 401", code, msg)
+	}
+	if code, _, msg := pctkOut(t, "info", url, "--header", "Authorization: Bearer T0KEN", "--header", "X-Extra: a, b"); code != 0 {
+		t.Errorf("--header: exit %d, stderr %q; want 0", code, msg)
+	}
+	cmd := pctkCmd(t, "info", url)
+	cmd.Env = append(cmd.Env, "PCTK_HTTP_HEADER=Authorization: Bearer T0KEN\nX-Extra: a, b")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("$PCTK_HTTP_HEADER: %v, %s", err, out)
+	}
+}
