@@ -32,6 +32,15 @@ func remoteSources(t *testing.T, dir string) []string {
 	return append(names, "t.stl")
 }
 
+// servedSources writes remoteSources into a new folder and serves it
+// with the standard library's file server.
+func servedSources(t *testing.T) (string, *remotetest.Server) {
+	t.Helper()
+	dir := t.TempDir()
+	remoteSources(t, dir)
+	return dir, remotetest.FileServer(t, dir)
+}
+
 // pctkOut runs pctk with args in a child process and returns its exit
 // status, standard output and standard error.
 func pctkOut(t *testing.T, args ...string) (int, string, string) {
@@ -103,9 +112,7 @@ func TestRemoteCOPCBoundsReadsLittle(t *testing.T) {
 }
 
 func TestRemoteErrorsExit1(t *testing.T) {
-	dir := t.TempDir()
-	remoteSources(t, dir)
-	s := remotetest.FileServer(t, dir)
+	_, s := servedSources(t)
 	s.SetFault(func(w http.ResponseWriter, r *http.Request, n int64) bool {
 		if r.URL.Path == "/private.laz" {
 			http.Error(w, "no", http.StatusForbidden)
@@ -129,9 +136,8 @@ func TestRemoteErrorsExit1(t *testing.T) {
 }
 
 func TestRemoteServerWithoutRange(t *testing.T) {
-	dir, out := t.TempDir(), t.TempDir()
-	remoteSources(t, dir)
-	s := remotetest.FileServer(t, dir)
+	dir, s := servedSources(t)
+	out := t.TempDir()
 	s.SetFault(remotetest.NoRange(dir))
 	sameOutput(t, out, s.URL+"/s.copc.laz", filepath.Join(dir, "s.copc.laz"), ".las", "--bounds", "-1e9,-1e9,1e9,1e9")
 	if code, _, stderr := pctkOut(t, "info", s.URL+"/s.laz"); code != 0 || !strings.Contains(stderr, "ignores range requests") {
@@ -140,9 +146,7 @@ func TestRemoteServerWithoutRange(t *testing.T) {
 }
 
 func TestRemoteFileReplacedMidRead(t *testing.T) {
-	dir := t.TempDir()
-	remoteSources(t, dir)
-	s := remotetest.FileServer(t, dir)
+	dir, s := servedSources(t)
 	// Replace the file once its header has been read: the next request
 	// finds another version.
 	s.SetFault(func(w http.ResponseWriter, r *http.Request, n int64) bool {
@@ -177,9 +181,8 @@ func fileTimePlusHour(path string) error {
 // passes, and a tile collection of URLs (one with a query string, which is
 // no glob), by URL and from the files: the same bytes.
 func TestRemoteOutOfCore(t *testing.T) {
-	dir, out := t.TempDir(), t.TempDir()
-	remoteSources(t, dir)
-	s := remotetest.FileServer(t, dir)
+	dir, s := servedSources(t)
+	out := t.TempDir()
 	ooc := []string{"--eps", "6", "--max-memory", "64MiB", "--tmpdir", t.TempDir()}
 	a, b := filepath.Join(out, "remote.laz"), filepath.Join(out, "local.laz")
 	pctkRun(t, 0, append([]string{"dbscan", s.URL + "/s.laz", a}, ooc...)...)
@@ -200,9 +203,7 @@ func TestRemoteOutOfCore(t *testing.T) {
 // TestRemoteHeaders reads from a server that wants a token, given by
 // --header or $PCTK_HTTP_HEADER; without it the 401 exits 1.
 func TestRemoteHeaders(t *testing.T) {
-	dir := t.TempDir()
-	remoteSources(t, dir)
-	s := remotetest.FileServer(t, dir)
+	_, s := servedSources(t)
 	s.SetFault(func(w http.ResponseWriter, r *http.Request, n int64) bool {
 		if r.Header.Get("Authorization") != "Bearer T0KEN" || r.Header.Get("X-Extra") != "a, b" {
 			http.Error(w, "who are you", http.StatusUnauthorized)
