@@ -2,10 +2,12 @@ package stage
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/io/remote"
 )
 
 // Tile collections (docs/scale.md): a tiled filter's IN may be several
@@ -18,15 +20,19 @@ import (
 // defaultCollectionMemory is --max-memory for a collection without it.
 const defaultCollectionMemory = 1 << 30
 
+// isGlob reports whether an IN is a glob pattern; a URL never is (the
+// "?" of its query is not a wildcard).
+func isGlob(p string) bool { return !remote.IsURL(p) && strings.ContainsAny(p, "*?[") }
+
 // collectionArgs returns the inputs and outputs of a tile collection, and
 // OUT, the folder; nil inputs when the arguments are one IN and one OUT.
 func collectionArgs(c Values, args []string) (ins, outs []string, dir string, err error) {
-	if len(args) < 2 || len(args) == 2 && !strings.ContainsAny(args[0], "*?[") {
+	if len(args) < 2 || len(args) == 2 && !isGlob(args[0]) {
 		return nil, nil, "", nil
 	}
 	dir = args[len(args)-1]
 	for _, p := range args[:len(args)-1] {
-		if !strings.ContainsAny(p, "*?[") {
+		if !isGlob(p) {
 			ins = append(ins, p)
 			continue
 		}
@@ -53,6 +59,9 @@ func collectionArgs(c Values, args []string) (ins, outs []string, dir string, er
 	}
 	for _, in := range ins {
 		name := filepath.Base(in)
+		if remote.IsURL(in) {
+			name = path.Base(remote.Path(in))
+		}
 		if ext != "" {
 			name = strings.TrimSuffix(name, filepath.Ext(name)) + ext
 		}

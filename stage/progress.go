@@ -9,19 +9,12 @@ import (
 	"github.com/pctk/pctk/internal/msg"
 )
 
-// stderrIsTerminal reports whether standard error is a terminal; progress
-// lines are drawn only then, so logs and pipes stay clean.
-func stderrIsTerminal() bool {
-	fi, err := os.Stderr.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 // progress returns a callback that redraws "label: NN%" on stderr at most
 // ten times a second, and a function that ends the line. Both do nothing
 // unless stderr is a terminal and --quiet is off. The callback is safe to
 // call from several goroutines.
 func progress(label string) (update func(done float64), finish func()) {
-	if msg.Current < msg.Normal || !stderrIsTerminal() {
+	if msg.Current < msg.Normal || !msg.StderrIsTerminal() {
 		return func(float64) {}, func() {}
 	}
 	var mu sync.Mutex

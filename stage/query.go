@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -84,23 +83,16 @@ func parseBounds(s string) (*core.Bounds, error) {
 // many nodes, points and bytes the query reads. It returns nil for other
 // files, and a warning fact when the index is damaged.
 func CopcFacts(path string, q *pcio.Query) ([]pcio.Fact, error) {
-	if path == pcio.Stdio {
-		return nil, nil
-	}
-	fh, err := os.Open(path)
-	if err != nil {
+	r, size, closer, ok, err := pcio.OpenAt(path)
+	if err != nil || !ok {
 		return nil, err
 	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
+	defer closer.Close()
 	var fs []pcio.Fact
 	add := func(k, format string, args ...any) {
 		fs = append(fs, pcio.Fact{Key: k, Value: fmt.Sprintf(format, args...)})
 	}
-	f, err := copc.Open(fh, st.Size())
+	f, err := copc.Open(r, size)
 	if errors.Is(err, copc.ErrNotCOPC) {
 		return nil, nil
 	}
@@ -134,7 +126,7 @@ func CopcFacts(path string, q *pcio.Query) ([]pcio.Fact, error) {
 	if q != nil {
 		p, err := f.Plan(q)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", pcio.Name(path), err)
 		}
 		add("COPC query reads", "%d of %d nodes, %d of %d points before filtering, %d of %d compressed bytes (%.2f%%), %d hierarchy pages",
 			len(p.Nodes), len(all.Nodes), p.Points(), all.Points(), p.Bytes(), all.Bytes(), 100*float64(p.Bytes())/float64(max(all.Bytes(), 1)), p.Pages)

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/io/remote"
 	"github.com/pctk/pctk/stage"
 	"github.com/urfave/cli/v2"
 )
@@ -70,15 +72,24 @@ func runInfo(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// The octree first: it reads only the hierarchy, and tells what the
+	// query will read before the points are fetched.
+	octree, err := stage.CopcFacts(path, q)
+	if err != nil {
+		return err
+	}
+	if remote.IsURL(path) {
+		for _, f := range octree {
+			if f.Key == "COPC query reads" {
+				msg.Infof("pctk: %s: the query reads %s", pcio.Name(path), f.Value)
+			}
+		}
+	}
 	cloud, f, err := stage.ReadCloud(c, path)
 	if err != nil {
 		return err
 	}
 	r := describe(path, f, cloud)
-	octree, err := stage.CopcFacts(path, q)
-	if err != nil {
-		return err
-	}
 	r.Header = append(r.Header, octree...)
 	if c.Bool("json") {
 		return stage.PrintJSON(r)

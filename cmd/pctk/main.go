@@ -34,6 +34,8 @@ func newApp() *cli.App {
 		Version:                version(),
 		Commands:               commands,
 		UseShortOptionHandling: true,
+		// --header values may hold commas ("Accept: a, b").
+		DisableSliceFlagSeparator: true,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print nothing but errors"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "print details of each step on stderr"},
@@ -80,6 +82,7 @@ func newApp() *cli.App {
 		}
 	}
 	addTextFlags(app.Commands)
+	addRemoteFlags(app.Commands)
 	return app
 }
 
@@ -121,6 +124,7 @@ func main() {
 // error, 2 usage error.
 func run(args []string) int {
 	err := newApp().Run(reorderArgs(helpArgs(args)))
+	endFetchLine()
 	if err == nil {
 		return 0
 	}

@@ -34,3 +34,10 @@ func Debugf(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, format+"\n", args...)
 	}
 }
+
+// StderrIsTerminal reports whether standard error is a terminal; progress
+// lines are drawn only then, so logs and pipes stay clean.
+func StderrIsTerminal() bool {
+	fi, err := os.Stderr.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/remote"
 )
 
 // Stdio is the path that stands for standard input or standard output.
@@ -21,8 +22,14 @@ const Stdio = "-"
 // itself, positioned at 0, so codecs can seek and check header counts
 // against the file size. A gzip or bzip2 file is read through, its
 // content identified the same way (x.ply.gz by the extension .ply); the
-// reader then is a stream. The caller closes rc.
+// reader then is a stream. An http:// or https:// URL is read with range
+// requests (io/remote): r is then a *remote.Reader, which seeks and reads
+// at offsets as a file does, and its extension is that of the URL's path.
+// The caller closes rc.
 func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
+	if remote.IsURL(path) {
+		return openURL(path)
+	}
 	if path == Stdio {
 		f, r, err := Sniff(os.Stdin)
 		if err != nil {
@@ -55,11 +62,32 @@ func Open(path string) (f *Format, r io.Reader, rc io.Closer, err error) {
 	return f, r, fh, nil
 }
 
+// openURL is Open for a URL.
+func openURL(u string) (*Format, io.Reader, io.Closer, error) {
+	rf, err := openRemote(u)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	head := make([]byte, min(SniffLen, rf.Size()))
+	if _, err := rf.ReadAt(head, 0); err != nil {
+		return nil, nil, nil, err
+	}
+	f, r, err := identify(rf.Reader(), head, remote.Path(u))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", Name(u), err)
+	}
+	return f, r, io.NopCloser(nil), nil
+}
+
 // Name is how messages name path: "standard input" (or output) for "-",
-// else path itself.
+// a URL without its query (which may hold a signature, see
+// remote.Redact), else path itself.
 func Name(path string) string {
 	if path == Stdio {
 		return "standard input"
+	}
+	if remote.IsURL(path) {
+		return remote.Redact(path)
 	}
 	return path
 }

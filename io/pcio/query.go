@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sync"
 
 	"github.com/pctk/pctk/core"
@@ -105,7 +104,7 @@ func ReadFileQuery(path string, q *Query, bind func(*Format) (*Format, error), o
 		}
 	}
 	if q.NeedsIndex() {
-		return nil, nil, fmt.Errorf("%s: %w", path, ErrNoIndex)
+		return nil, nil, fmt.Errorf("%s: %w", Name(path), ErrNoIndex)
 	}
 	c, f, err := readFile(path, bind, opts...)
 	if err != nil {
@@ -116,29 +115,25 @@ func ReadFileQuery(path string, q *Query, bind func(*Format) (*Format, error), o
 
 // readIndexed reads path through a registered index when one recognises it.
 func readIndexed(path string, q *Query) (*core.Cloud, *Format, bool, error) {
-	fh, err := os.Open(path)
-	if err != nil {
+	r, size, closer, ok, err := OpenAt(path)
+	if err != nil || !ok {
 		return nil, nil, false, err
 	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return nil, nil, false, nil
-	}
+	defer closer.Close()
 	imu.RLock()
 	ixs := append([]*Indexed(nil), indexed...)
 	imu.RUnlock()
 	for _, ix := range ixs {
-		c, ok, err := ix.Read(fh, st.Size(), q)
+		c, ok, err := ix.Read(r, size, q)
 		if err != nil {
-			return nil, nil, true, fmt.Errorf("%s: %w", path, err)
+			return nil, nil, true, fmt.Errorf("%s: %w", Name(path), err)
 		}
 		if ok {
 			// The file's format is what sniffing it gives (laz for
 			// COPC), as for a read without a query; the cloud's metadata
 			// is that of its container format, whose Describe applies.
 			head := make([]byte, SniffLen)
-			n, _ := fh.ReadAt(head, 0)
+			n, _ := r.ReadAt(head, 0)
 			f, merr := match(head[:n])
 			if merr != nil {
 				var lerr error

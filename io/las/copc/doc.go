@@ -4,8 +4,8 @@
 // byte 375 (the root cube and point spacing) and a hierarchy EVLR whose
 // pages say where each node's chunk is.
 //
-// Reading goes through an io.ReaderAt (a file now, an HTTP range reader
-// later): Open reads the first 589 bytes, File.Plan walks the hierarchy
+// Reading goes through an io.ReaderAt (a file, or io/remote's HTTP range
+// reader for a URL): Open reads the first 589 bytes, File.Plan walks the hierarchy
 // loading only the pages a query reaches, and File.Read fetches and
 // decompresses only the selected nodes, in parallel, and keeps the points
 // inside the query's box (pcio.Query: a closed box as PDAL's readers.copc

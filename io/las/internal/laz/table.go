@@ -49,13 +49,18 @@ func ChunkTable(r io.ReaderAt, l *Layout) ([]Chunk, string, error) {
 	}
 	var b [8]byte
 	if _, err := r.ReadAt(b[:], l.Start); err != nil {
+		if ioErr(err) {
+			return nil, "", err
+		}
 		return nil, "", &FormatError{What: "chunk table offset", Offset: l.Start, Msg: "file ends before it", Err: io.ErrUnexpectedEOF}
 	}
 	first := l.Start + 8
 	at := int64(le.Uint64(b[:]))
 	if at == -1 {
 		// A writer that could not seek put the offset at the file's end.
-		if _, err := r.ReadAt(b[:], l.Size-8); err != nil || l.Size-8 < first {
+		if _, err := r.ReadAt(b[:], l.Size-8); ioErr(err) {
+			return nil, "", err
+		} else if err != nil || l.Size-8 < first {
 			return l.noTable("the chunk table offset is -1 and the file ends without one")
 		}
 		at = int64(le.Uint64(b[:]))
@@ -71,7 +76,10 @@ func ChunkTable(r io.ReaderAt, l *Layout) ([]Chunk, string, error) {
 	}
 	chunks, err := readTable(r, l, at, first)
 	if err != nil {
-		if v.ChunkSize == VariableChunkSize {
+		// A failure to read (not a damaged table) is no reason to decode
+		// without the table.
+		var fe *FormatError
+		if v.ChunkSize == VariableChunkSize || !errors.As(err, &fe) {
 			return nil, "", err
 		}
 		return l.noTable(err.Error())
@@ -80,6 +88,12 @@ func ChunkTable(r io.ReaderAt, l *Layout) ([]Chunk, string, error) {
 }
 
 const maxInt = int(^uint(0) >> 1)
+
+// ioErr reports whether err is a failure to read (a network error, a file
+// that changed), not the file ending early, which is the data's defect.
+func ioErr(err error) bool {
+	return err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF)
+}
 
 // noTable returns the warning for a file read without its chunk table, or
 // the error when its chunks cannot be found without one: chunks of
@@ -98,6 +112,9 @@ func (l *Layout) noTable(why string) ([]Chunk, string, error) {
 func readTable(r io.ReaderAt, l *Layout, at, first int64) ([]Chunk, error) {
 	var head [8]byte
 	if _, err := r.ReadAt(head[:], at); err != nil {
+		if ioErr(err) {
+			return nil, err
+		}
 		return nil, &FormatError{What: "chunk table", Offset: at, Msg: "file ends inside its header", Err: io.ErrUnexpectedEOF}
 	}
 	if ver := le.Uint32(head[:]); ver != 0 {
@@ -114,7 +131,10 @@ func readTable(r io.ReaderAt, l *Layout, at, first int64) ([]Chunk, error) {
 	}
 	size := min(l.Size-at-8, int64(n)*20+64)
 	src := make([]byte, max(size, 0))
-	k, _ := r.ReadAt(src, at+8)
+	k, err := r.ReadAt(src, at+8)
+	if ioErr(err) {
+		return nil, err
+	}
 	src = src[:k]
 	var d arith.Decoder
 	d.Init(src)
