@@ -42,7 +42,13 @@ func SharedFile(t testing.TB, rel string) string {
 func PDAL(t testing.TB, in string, stages ...any) (*core.Cloud, peers.ToolRun) {
 	t.Helper()
 	RequirePeer(t, "PDAL 2.9.2 (../shared/anchors/pdal)", peers.Available(peers.PDAL))
-	dir := t.TempDir()
+	// A folder of its own rather than t.TempDir(), whose name carries the
+	// test's, where PDAL's pipeline JSON reader trips over a '#'.
+	dir, err := os.MkdirTemp("", "pctk-pdal-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	out := filepath.Join(dir, "out.las")
 	abs, err := filepath.Abs(in)
 	if err != nil {
