@@ -3,9 +3,9 @@ package cluster
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/pctk/pctk/algos/dbscan"
+	"github.com/pctk/pctk/algos/internal/pairs"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
 )
@@ -61,13 +61,9 @@ func (o Options) Validate() error {
 // on points within the box frame: Tolerance widened by 1e-5 relative and
 // by 1e-6 of the frame's largest coordinate, more than float32 rounding of
 // the coordinates and of the distance can move a pair. A tile's halo must
-// be at least Reach of the whole run's frame (XY; Z uncut).
+// be at least Reach of the whole run's frame (XY; Z uncut): pairs.Reach.
 func (o Options) Reach(frame findneighbor.Box) float64 {
-	m := 0.0
-	for a := range 3 {
-		m = max(m, math.Abs(float64(frame.Min[a])), math.Abs(float64(frame.Max[a])))
-	}
-	return o.tolerance()*(1+1e-5) + 1e-6*m
+	return pairs.Reach(o.tolerance(), frame)
 }
 
 // Result is filters.cluster's output.
@@ -133,39 +129,15 @@ func Tile(t *tile.Points, pos []float64, b findneighbor.Backend, o Options) (*db
 	return all, nil
 }
 
-// batchEntries bounds the neighbour lists held at once.
-const batchEntries = 1 << 22
+// flushEdges is the number of linked pairs links holds before handing
+// them on.
+const flushEdges = 1 << 20
 
-// links hands fn, a batch of neighbour lists at a time, the pairs (i, j)
-// of the points xyz with i < j at a distance below the tolerance (in
-// float64 from pos, or xyz) with owned[i] or owned[j] (owned nil: all),
-// named by id (nil: their index).
+// links hands fn, a part at a time, the pairs (i, j) of the points xyz
+// with i < j at a distance below the tolerance (pairs.Within, in float64
+// from pos or xyz) with owned[i] or owned[j] (owned nil: all), named by id
+// (nil: their index).
 func links(xyz []float32, pos []float64, id []int64, owned []bool, b findneighbor.Backend, o Options, fn func(*dbscan.Links) error) error {
-	pts := xyz
-	if o.Flat {
-		pts = make([]float32, len(xyz))
-		for i := 0; i < len(xyz); i += 3 {
-			pts[i], pts[i+1] = xyz[i], xyz[i+1]
-		}
-	}
-	r := o.Reach(findneighbor.BoxOf(pts))
-	ix, err := b.Build(pts, float32(r), o.Build)
-	if err != nil {
-		return fmt.Errorf("cluster: %s backend: build index: %w", b.Name(), err)
-	}
-	defer ix.Close()
-	at := func(i, a int) float64 {
-		if pos != nil {
-			return pos[3*i+a]
-		}
-		return float64(xyz[3*i+a])
-	}
-	dims := 3
-	if o.Flat {
-		dims = 2
-	}
-	tol := o.tolerance()
-	tol2 := tol * tol
 	name := func(i int) int64 {
 		if id == nil {
 			return int64(i)
@@ -173,33 +145,22 @@ func links(xyz []float32, pos []float64, id []int64, owned []bool, b findneighbo
 		return id[i]
 	}
 	l := &dbscan.Links{}
-	err = findneighbor.Batches(ix, pts, nil, findneighbor.NeighborOptions{}, batchEntries, func(first int, csr *findneighbor.CSR) error {
-		l.Edges = l.Edges[:0]
-		for q := range len(csr.Offsets) - 1 {
-			i := first + q
-			for _, j32 := range csr.Indices[csr.Offsets[q]:csr.Offsets[q+1]] {
-				j := int(j32)
-				if j <= i || owned != nil && !owned[i] && !owned[j] {
-					continue
-				}
-				// nanoflann's L2_Simple_Adaptor::evalMetric: the squared
-				// differences added in axis order from 0.
-				d2 := 0.0
-				for a := range dims {
-					d := at(i, a) - at(j, a)
-					d2 += d * d
-				}
-				if d2 < tol2 {
-					l.Edges = append(l.Edges, name(i), name(j))
-				}
-			}
+	err := pairs.Within(xyz, pos, o.Flat, o.tolerance(), b, o.Build, func(i, j int) error {
+		if owned != nil && !owned[i] && !owned[j] {
+			return nil
 		}
-		return fn(l)
+		l.Edges = append(l.Edges, name(i), name(j))
+		if len(l.Edges) < 2*flushEdges {
+			return nil
+		}
+		err := fn(l)
+		l.Edges = l.Edges[:0]
+		return err
 	})
 	if err != nil {
-		return fmt.Errorf("cluster: %s backend: neighbours: %w", b.Name(), err)
+		return fmt.Errorf("cluster: %w", err)
 	}
-	return nil
+	return fn(l)
 }
 
 // Merge unites the links of a filters.cluster run (Cluster's own, or the
