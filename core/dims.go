@@ -89,7 +89,7 @@ var dimensions = []Dimension{
 	{DimEigenvalue0, Float32, "smallest eigenvalue of the neighbourhood covariance"},
 	{DimEigenvalue1, Float32, "middle eigenvalue of the neighbourhood covariance"},
 	{DimEigenvalue2, Float32, "largest eigenvalue of the neighbourhood covariance"},
-	{DimClusterID, Int64, "cluster: DBSCAN's 0-based, -1 noise; filters.cluster's 1-based, 0 none (PDAL: uint64)"},
+	{DimClusterID, Int64, "DBSCAN cluster, 0-based; -1 is noise"},
 	{DimNeighborCount, Uint32, "number of other points within the search radius"},
 	{DimKnnMeanDistance, Float32, "mean distance to the k nearest neighbours"},
 	{DimOutlier, Uint8, "1 when an outlier filter flagged the point"},

@@ -107,3 +107,15 @@ func Counts(xyz []float32, r float32) []uint32 {
 	}
 	return out
 }
+
+// Rel returns a comparison of floats within a relative tolerance tol,
+// with no absolute floor (unlike Near): equal values (infinities
+// included) and NaN against NaN pass.
+func Rel(tol float64) func(got, want float64) bool {
+	return func(got, want float64) bool {
+		if got == want || math.IsNaN(got) && math.IsNaN(want) {
+			return true
+		}
+		return math.Abs(got-want) <= tol*math.Abs(want)
+	}
+}

@@ -1,120 +1,182 @@
 package algotest
 
 import (
-	"fmt"
+	"math"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/pctk/pctk/algos/internal/knn"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/peers"
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/primitives/findneighbor"
 
-	_ "github.com/pctk/pctk/io/text" // PDAL's text files
+	_ "github.com/pctk/pctk/io/las" // reads what PDAL writes
 )
 
-// SharedFile returns the path of rel in the shared data folder
-// (shared/data beside the repository, "pdal/las/autzen_trim.las"), looked
-// for from the current folder upwards as peers.PDALRun looks for PDAL, or
-// skips t when it is absent (it is not part of a clone).
+// PDALFilter runs PDAL (internal/peers) on the LAS file in: readers.las,
+// then stages, then writers.las with every extra dimension, in a folder of
+// t's. It returns the cloud PDAL wrote, read back with io/las, and the
+// pipeline's wall time. It skips t (fails it under CI=true) when PDAL
+// cannot run here.
+func PDALFilter(t testing.TB, in string, stages ...map[string]any) (*core.Cloud, time.Duration) {
+	t.Helper()
+	if _, err := os.Stat(in); err != nil {
+		t.Skipf("%s absent (the shared data folder is not part of a fresh clone): %v", in, err)
+	}
+	_, err := peers.PDALRun()
+	RequirePeer(t, "PDAL 2.9.2 (../shared/anchors/pdal, runtime .ci/deps/pdal.sh)", err)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.las")
+	pipe := []any{in}
+	for _, s := range stages {
+		pipe = append(pipe, s)
+	}
+	pipe = append(pipe, map[string]any{"type": "writers.las", "filename": out, "extra_dims": "all", "minor_version": 4})
+	start := time.Now()
+	run, err := peers.PDALPipeline(dir, pipe...)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("PDAL: %v\n%s", err, run.Output)
+	}
+	c, _, err := pcio.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, took
+}
+
+// SharedFile returns the path of rel in the shared data folder, found as
+// the PDAL build is (internal/peers.PDALRun): SharedData, else shared/data
+// beside the nearest folder above the current one that has it (a git
+// worktree's checkout lies deeper than ../shared). It skips t when there
+// is none.
 func SharedFile(t testing.TB, rel string) string {
 	t.Helper()
+	if p := filepath.Join(SharedData, rel); fileExists(p) {
+		return p
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for {
-		p := filepath.Join(dir, "..", "shared", "data", rel)
-		if fileExists(p) {
+		if p := filepath.Join(dir, "shared", "data", rel); fileExists(p) {
 			return p
 		}
 		up := filepath.Dir(dir)
 		if up == dir {
-			t.Skipf("shared/data/%s not found above the current folder (the shared data folder is not part of a clone)", rel)
+			t.Skipf("shared/data/%s absent (the shared data folder is not part of a fresh clone)", rel)
 		}
 		dir = up
 	}
 }
 
-// PDAL runs the shared PDAL 2.9.2 build on the pipeline: the file in, the
-// stages (maps as PDAL's pipeline JSON writes them), and writers.las of
-// every dimension (LAS 1.4, point format 6, the input's scale and offset
-// forwarded) to a file of a temporary folder, and returns the cloud it
-// wrote, read back with pctk's reader, and PDAL's run (its timing). It
-// skips t when PDAL cannot run here (fails it under CI=true).
-func PDAL(t testing.TB, in string, stages ...any) (*core.Cloud, peers.ToolRun) {
+// ReadLocal reads the file at path and returns its points' float32 local
+// coordinates (core.Cloud.Local) and the float64 coordinates relative to
+// the same origin, what a stage's Pos option takes.
+func ReadLocal(t testing.TB, path string) (xyz []float32, pos []float64) {
 	t.Helper()
-	cs, run := runPDAL(t, in, func(dir, abs string) ([]any, []string) {
-		out := filepath.Join(dir, "out.las")
-		p := append(append([]any{abs}, stages...), map[string]any{"type": "writers.las", "filename": out,
-			"extra_dims": "all", "minor_version": 4, "dataformat_id": 6, "forward": "scale,offset"})
-		return p, []string{out}
-	})
-	return cs[0], run
-}
-
-// PDALText runs PDAL on the file in and each of the stages as a branch of
-// its own (one reading of in; stages that change their input view in
-// place would see each other's changes), each branch written by writers.text (every
-// dimension, 17 decimals, which read back to PDAL's float64 values: for
-// stages that move coordinates off the input's LAS grid), and returns the
-// clouds in the stages' order and PDAL's run.
-func PDALText(t testing.TB, in string, branches ...map[string]any) ([]*core.Cloud, peers.ToolRun) {
-	t.Helper()
-	return runPDAL(t, in, func(dir, abs string) ([]any, []string) {
-		p := []any{map[string]any{"type": "readers." + pdalReader(abs), "filename": abs, "tag": "in"}}
-		var outs, writers []string
-		for k, st := range branches {
-			tag, w := fmt.Sprintf("b%d", k), fmt.Sprintf("w%d", k)
-			st["inputs"], st["tag"] = []string{"in"}, tag
-			out := filepath.Join(dir, fmt.Sprintf("out%d.txt", k))
-			outs, writers = append(outs, out), append(writers, w)
-			p = append(p, st, map[string]any{"type": "writers.text", "precision": 17, "filename": out, "inputs": []string{tag}, "tag": w})
-		}
-		// PDAL runs one leaf only: a merge of the writers' outputs.
-		return append(p, map[string]any{"type": "filters.merge", "inputs": writers}), outs
-	})
-}
-
-// runPDAL runs the pipeline that build returns for a temporary folder and
-// the absolute path of in, and reads back the files it names.
-func runPDAL(t testing.TB, in string, build func(dir, abs string) ([]any, []string)) ([]*core.Cloud, peers.ToolRun) {
-	t.Helper()
-	RequirePeer(t, "PDAL 2.9.2 (../shared/anchors/pdal)", peers.Available(peers.PDAL))
-	abs, err := filepath.Abs(in)
+	c, _, err := pcio.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A folder of its own rather than t.TempDir(), whose name carries the
-	// test's, where PDAL's pipeline JSON reader trips over a '#'.
-	dir, err := os.MkdirTemp("", "pctk-pdal-")
+	l := c.Local(false)
+	pos = make([]float64, 3*c.Len())
+	for i := range c.Len() {
+		pos[3*i], pos[3*i+1], pos[3*i+2] = c.X[i]-l.Origin[0], c.Y[i]-l.Origin[1], c.Z[i]-l.Origin[2]
+	}
+	return l.XYZ, pos
+}
+
+// Column returns the attribute name of c as float64, failing t when c has
+// none.
+func Column(t testing.TB, c *core.Cloud, name string) []float64 {
+	t.Helper()
+	a := c.Attr(name)
+	if a == nil {
+		t.Fatalf("PDAL's output has no %s", name)
+	}
+	v := make([]float64, a.Len())
+	for i := range v {
+		v[i] = a.Float64(i)
+	}
+	return v
+}
+
+// NearTies flags the points whose k nearest other points are not sure to
+// be the same in PDAL's float64 kd-tree as in pctk's float32 search: the
+// (k+1)-th nearest lies within 1e-6 of the k-th in float64 distance
+// (pos), relative to that distance plus the point's largest coordinate
+// (the float32 coordinates' rounding, about 6e-8 of it, may reorder
+// them), exact ties included (nanoflann orders them its own way, pctk by
+// the smaller index). hops > 0 spreads each flag to the points
+// that have a flagged point among their k nearest, hops times: a stage
+// whose output reads its neighbours' neighbourhoods is tie-affected there.
+func NearTies(t testing.TB, xyz []float32, pos []float64, k, hops int) []bool {
+	t.Helper()
+	n := len(xyz) / 3
+	tab, err := knn.Find("ties", xyz, findneighbor.CPU(), k+1, findneighbor.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	p, outs := build(dir, abs)
-	run, err := peers.PDALPipeline(dir, p...)
-	if err != nil {
-		t.Fatalf("PDAL: %v: %s", err, run.Output)
+	flag := make([]bool, n)
+	if tab.K <= k {
+		return flag
 	}
-	var clouds []*core.Cloud
-	for _, out := range outs {
-		c, _, err := pcio.ReadFile(out)
-		if err != nil {
-			t.Fatalf("reading PDAL's output: %v", err)
+	for p := range n {
+		idx, _ := tab.Of(p)
+		d := make([]float64, len(idx))
+		for j, o := range idx {
+			d[j] = knn.Dist(pos, int32(p), o)
 		}
-		clouds = append(clouds, c)
+		last := d[k]
+		d = d[:k]
+		kth := slices.Max(d)
+		c := max(math.Abs(pos[3*p]), math.Abs(pos[3*p+1]), math.Abs(pos[3*p+2]))
+		flag[p] = last-kth <= 1e-6*(last+c)
 	}
-	return clouds, run
+	for range hops {
+		next := slices.Clone(flag)
+		for p := range n {
+			idx, _ := tab.Of(p)
+			for _, o := range idx[:k] {
+				next[p] = next[p] || flag[o]
+			}
+		}
+		flag = next
+	}
+	return flag
 }
 
-// pdalReader names PDAL's reader of the file p (readers.NAME): las for
-// LAS and LAZ, text otherwise.
-func pdalReader(p string) string {
-	switch strings.ToLower(filepath.Ext(p)) {
-	case ".las", ".laz":
-		return "las"
+// ComparePDAL compares a column pctk computed (got) with PDAL's (want)
+// within tol relative (Rel), excusing points that ties flags (NearTies;
+// nil: none). It fails t at any other difference and returns the number
+// of values compared, of differences and of those excused.
+func ComparePDAL(t testing.TB, what string, got, want []float64, ties []bool, tol float64) (n, differ, excused int) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, PDAL %d", what, len(got), len(want))
 	}
-	return "text"
+	eq := Rel(tol)
+	for i := range got {
+		if eq(got[i], want[i]) {
+			continue
+		}
+		differ++
+		if ties != nil && ties[i] {
+			excused++
+			continue
+		}
+		if differ-excused <= 3 {
+			t.Errorf("%s: point %d is %v, PDAL %v", what, i, got[i], want[i])
+		}
+	}
+	if differ-excused > 3 {
+		t.Errorf("%s: %d values differ from PDAL's, and not for ties", what, differ-excused)
+	}
+	return len(got), differ, excused
 }

@@ -1,75 +1,103 @@
 package algotest
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
-// CheckReach holds a stage to the stage driver's contract on the points
-// xyz: the outputs of a point depend only on the points within its Reach
-// (in XY, Z uncut). compute runs the stage on the points pts of xyz (in
-// increasing index order, all of them first) and returns one output and
-// one Reach per point of pts. On several random XY boxes of the cloud,
-// every point whose Reach disk lies inside the box must get, from the
-// box's points alone, the whole cloud's output (==, so bit for bit for
-// floats that are not NaN). It fails t when fewer than a tenth of the
-// points were checked in all (boxes too small for the reaches).
-func CheckReach[T comparable](t *testing.T, xyz []float32, seed uint64, compute func(pts []int32) ([]T, []float64, error)) {
+// ReachFunc runs a stage on the points xyz with backend b and returns its
+// per-point outputs as columns (converted to float64) and its Reach.
+type ReachFunc func(xyz []float32, b findneighbor.Backend) (cols [][]float64, reach []float64, err error)
+
+// CheckReach holds a stage to the promise of its Reach, the one the stage
+// driver tiles by: on random clouds (fntest's, and a lattice full of exact
+// ties) and for boxes cut out of each, the outputs of every point whose
+// disc of radius Reach in XY (from the whole-cloud run) lies inside the
+// box (cut in XY as the driver's tiles are, Z uncut),
+// computed on the box's points alone (in increasing index order), equal
+// the whole-cloud outputs and Reach bit for bit, on every usable backend.
+// It fails t too when too few points pass that test for it to mean much.
+func CheckReach(t *testing.T, compute ReachFunc) {
 	t.Helper()
-	n := len(xyz) / 3
-	all := make([]int32, n)
-	for i := range all {
-		all[i] = int32(i)
+	r := rand.New(rand.NewPCG(7, 3))
+	clouds := fntest.Clouds(11, 1200)
+	lat := make([]float32, 0, 3*1500)
+	for range 1500 {
+		lat = append(lat, float32(r.IntN(20))*0.25, float32(r.IntN(20))*0.25, float32(r.IntN(3))*0.25)
 	}
-	want, reach, err := compute(all)
+	clouds = append(clouds, fntest.Cloud{Name: "lattice", XYZ: lat})
+	for _, b := range fntest.Usable(t) {
+		for _, c := range clouds {
+			checkReach(t, r, b, c.Name, c.XYZ, compute)
+		}
+	}
+}
+
+func checkReach(t *testing.T, r *rand.Rand, b findneighbor.Backend, name string, xyz []float32, compute ReachFunc) {
+	t.Helper()
+	all, reach, err := compute(xyz, b)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s on %s: %v", name, b.Name(), err)
 	}
 	box := findneighbor.BoxOf(xyz)
-	lo := [2]float64{float64(box.Min[0]), float64(box.Min[1])}
-	hi := [2]float64{float64(box.Max[0]), float64(box.Max[1])}
-	rng := rand.New(rand.NewPCG(seed, 7))
 	checked := 0
-	for b := range 8 {
-		// A box of a third to two thirds of the cloud's side.
-		var blo, bhi [2]float64
+	for try := range 4 {
+		// A box of 0.6 to 0.9 of the cloud's extent in x and y, all of z
+		// (the driver's tiles are cut in XY), placed at random.
+		var lo, hi [2]float64
 		for a := range 2 {
-			w := (hi[a] - lo[a]) * (1 + rng.Float64()) / 3
-			blo[a] = lo[a] + rng.Float64()*(hi[a]-lo[a]-w)
-			bhi[a] = blo[a] + w
+			l, h := float64(box.Min[a]), float64(box.Max[a])
+			w := (h - l) * (0.6 + 0.3*r.Float64())
+			lo[a] = l + (h-l-w)*r.Float64()
+			hi[a] = lo[a] + w
 		}
-		var pts []int32
-		for i := range n {
-			x, y := float64(xyz[3*i]), float64(xyz[3*i+1])
-			if x >= blo[0] && x <= bhi[0] && y >= blo[1] && y <= bhi[1] {
-				pts = append(pts, int32(i))
+		var sub []float32
+		var orig []int
+		inside := func(i int, m float64) bool {
+			for a := range 2 {
+				v := float64(xyz[3*i+a])
+				if v-m < lo[a] || v+m > hi[a] {
+					return false
+				}
+			}
+			return true
+		}
+		for i := range len(xyz) / 3 {
+			if inside(i, 0) {
+				sub = append(sub, xyz[3*i:3*i+3]...)
+				orig = append(orig, i)
 			}
 		}
-		got, _, err := compute(pts)
+		part, preach, err := compute(sub, b)
 		if err != nil {
-			t.Fatalf("box %d: %v", b, err)
+			t.Fatalf("%s box %d on %s: %v", name, try, b.Name(), err)
 		}
 		bad := 0
-		for j, i := range pts {
-			x, y, r := float64(xyz[3*i]), float64(xyz[3*i+1]), reach[i]
-			if x-r < blo[0] || x+r > bhi[0] || y-r < blo[1] || y+r > bhi[1] {
+		for j, i := range orig {
+			if !inside(i, reach[i]) {
 				continue
 			}
 			checked++
-			if got[j] != want[i] {
+			same := math.Float64bits(preach[j]) == math.Float64bits(reach[i])
+			for c := range all {
+				same = same && math.Float64bits(part[c][j]) == math.Float64bits(all[c][i])
+			}
+			if !same {
 				if bad++; bad <= 3 {
-					t.Errorf("box %d: point %d (reach %g): %v from the box, %v from the whole cloud", b, i, r, got[j], want[i])
+					got, want := []float64{preach[j]}, []float64{reach[i]}
+					for c := range all {
+						got, want = append(got, part[c][j]), append(want, all[c][i])
+					}
+					t.Errorf("%s box %d on %s: point %d (reach %g) in the box alone: reach and outputs %v, want %v", name, try, b.Name(), i, reach[i], got, want)
 				}
 			}
 		}
-		if bad > 3 {
-			t.Errorf("box %d: %d points differ", b, bad)
-		}
 	}
-	if checked < n/10 {
-		t.Errorf("only %d point checks for %d points: boxes too small for the reaches", checked, n)
+	if checked < len(xyz)/3/50 {
+		t.Errorf("%s on %s: only %d points had their reach inside a box: the test says little", name, b.Name(), checked)
 	}
-	t.Logf("%d point checks over 8 boxes", checked)
 }

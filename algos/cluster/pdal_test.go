@@ -7,21 +7,8 @@ import (
 	"time"
 
 	"github.com/pctk/pctk/algos/algotest"
-	"github.com/pctk/pctk/core"
-	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
-
-// local returns the float32 local coordinates of c and their float64
-// twins relative to the same origin (Options.Pos).
-func local(c *core.Cloud) ([]float32, []float64) {
-	l := c.Local(false)
-	pos := make([]float64, 3*c.Len())
-	for i := range c.Len() {
-		pos[3*i], pos[3*i+1], pos[3*i+2] = c.X[i]-l.Origin[0], c.Y[i]-l.Origin[1], c.Z[i]-l.Origin[2]
-	}
-	return l.XYZ, pos
-}
 
 // ties counts the pairs at exactly the tolerance in float64 (PDAL does
 // not link them; a ≤ test would) and the pairs a float32 ≤ test links
@@ -91,12 +78,8 @@ func TestPDAL(t *testing.T) {
 			if c.o.MaxPoints > 0 {
 				stage["max_points"] = c.o.MaxPoints
 			}
-			pc, prun := algotest.PDAL(t, file, stage)
-			in, _, err := pcio.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			xyz, pos := local(in)
+			pc, ptook := algotest.PDALFilter(t, file, stage)
+			xyz, pos := algotest.ReadLocal(t, file)
 			o := c.o
 			o.Pos = pos
 			start := time.Now()
@@ -105,21 +88,21 @@ func TestPDAL(t *testing.T) {
 				t.Fatal(err)
 			}
 			took := time.Since(start)
-			a := pc.Attr("ClusterID")
-			if a == nil || pc.Len() != in.Len() {
-				t.Fatalf("PDAL wrote %d points, ClusterID %v", pc.Len(), a)
+			want := algotest.Column(t, pc, "ClusterID")
+			if len(want) != len(r.ClusterID) {
+				t.Fatalf("PDAL wrote %d points, want %d", len(want), len(r.ClusterID))
 			}
 			bad := 0
 			for i, id := range r.ClusterID {
-				if p := int64(a.Float64(i)); p != id {
+				if p := int64(want[i]); p != id {
 					if bad++; bad <= 3 {
 						t.Errorf("point %d: ClusterID %d, PDAL %d", i, id, p)
 					}
 				}
 			}
 			exact, f32 := ties(t, xyz, pos, o)
-			t.Logf("%d points, %d clusters (%d dropped), %d ids differ; %d pairs exactly at the tolerance, %d a float32 ≤ test would link; pctk %v, PDAL process %v",
-				len(r.ClusterID), len(r.Sizes), r.Dropped, bad, exact, f32, took.Round(time.Millisecond), prun.Process.Round(time.Millisecond))
+			t.Logf("%d points, %d clusters (%d dropped), %d ids differ; %d pairs exactly at the tolerance, %d a float32 ≤ test would link; pctk %v, PDAL pipeline %v",
+				len(r.ClusterID), len(r.Sizes), r.Dropped, bad, exact, f32, took.Round(time.Millisecond), ptook.Round(time.Millisecond))
 		})
 	}
 }

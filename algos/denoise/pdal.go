@@ -2,9 +2,9 @@ package denoise
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
+	"github.com/pctk/pctk/algos/internal/knn"
 	"github.com/pctk/pctk/algos/internal/pairs"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
@@ -16,7 +16,7 @@ const pdalExtra = 4
 
 // pdalMeans fills r.MeanDist and r.Reach as PDAL's
 // OutlierFilter::processStatistical computes the mean distance: the K
-// nearest other points (KNearestAll on b, K + pdalExtra candidates, then
+// nearest other points (knn.Find on b, K + pdalExtra candidates, then
 // the K smallest float64 distances from pos, or xyz, taken in increasing
 // order) enter the running mean d += (√dist² − d)/j, j = 1..K; where the
 // cloud has fewer than K other points, PDAL's unfound slots hold 0 and
@@ -27,20 +27,17 @@ const pdalExtra = 4
 func pdalMeans(xyz []float32, pos []float64, b findneighbor.Backend, k int, bo findneighbor.BuildOptions, r *StatisticalResult) error {
 	n := len(xyz) / 3
 	r.Reach = make([]float64, n)
-	kk := min(k+pdalExtra, n-1)
-	if kk <= 0 {
+	tab, err := knn.Find("denoise statistical", xyz, b, k+pdalExtra, bo)
+	if err != nil {
+		return err
+	}
+	kk, idx, dist := tab.K, tab.Idx, tab.Dist
+	if kk == 0 {
 		return nil // one point: K zeros
 	}
-	idx := make([]int32, n*kk)
-	dist := make([]float32, n*kk)
-	if err := findneighbor.KNearestAll(b, xyz, kk, bo, idx, dist); err != nil {
-		return fmt.Errorf("denoise: %d nearest: %w", kk, err)
-	}
-	at := func(i, a int) float64 {
-		if pos != nil {
-			return pos[3*i+a]
-		}
-		return float64(xyz[3*i+a])
+	pos, err = knn.Positions("denoise statistical", xyz, pos)
+	if err != nil {
+		return err
 	}
 	// slack bounds the difference between a float32 distance and the
 	// float64 one of the same pair (as pairs.Reach widens a radius).
@@ -52,12 +49,7 @@ func pdalMeans(xyz []float32, pos []float64, b findneighbor.Backend, k int, bo f
 			if j < 0 {
 				continue
 			}
-			d2 := 0.0
-			for a := range 3 {
-				v := at(i, a) - at(int(j), a)
-				d2 += v * v
-			}
-			d = append(d, math.Sqrt(d2))
+			d = append(d, knn.Dist(pos, int32(i), j))
 		}
 		slices.Sort(d)
 		mean := 0.0

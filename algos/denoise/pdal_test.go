@@ -3,6 +3,7 @@ package denoise
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -121,38 +122,29 @@ func TestPDALBackends(t *testing.T) {
 	}
 }
 
-// TestPDALReach checks the stage driver's contract: a point's PDAL mean
-// distance (K 8) and radius count from the points of a box holding its
-// Reach are its whole-cloud values.
+// TestPDALReach checks the stage driver's contract (algotest.CheckReach):
+// a point's PDAL mean distance (K 8) and radius count (radius 0.2) from
+// the points of a box holding its Reach are its whole-cloud values.
 func TestPDALReach(t *testing.T) {
-	for _, c := range fntest.Clouds(13, 3000)[:3] {
-		t.Run(c.Name, func(t *testing.T) {
-			algotest.CheckReach(t, c.XYZ, 3, func(pts []int32) ([]float64, []float64, error) {
-				r, err := Statistical(subset(c.XYZ, pts), findneighbor.CPU(), StatisticalOptions{Convention: PDAL})
-				if err != nil {
-					return nil, nil, err
-				}
-				return r.MeanDist, r.Reach, nil
-			})
-			o := RadiusOptions{Radius: 0.2, MinNeighbors: 2, Convention: PDAL}
-			reach := o.Reach(findneighbor.BoxOf(c.XYZ))
-			algotest.CheckReach(t, c.XYZ, 4, func(pts []int32) ([]uint32, []float64, error) {
-				r, err := Radius(subset(c.XYZ, pts), findneighbor.CPU(), o)
-				if err != nil {
-					return nil, nil, err
-				}
-				return r.Counts, slices.Repeat([]float64{reach}, len(pts)), nil
-			})
-		})
-	}
-}
-
-func subset(xyz []float32, pts []int32) []float32 {
-	out := make([]float32, 0, 3*len(pts))
-	for _, i := range pts {
-		out = append(out, xyz[3*i:3*i+3]...)
-	}
-	return out
+	algotest.CheckReach(t, func(xyz []float32, b findneighbor.Backend) ([][]float64, []float64, error) {
+		r, err := Statistical(xyz, b, StatisticalOptions{Convention: PDAL})
+		if err != nil {
+			return nil, nil, err
+		}
+		return [][]float64{r.MeanDist}, r.Reach, nil
+	})
+	algotest.CheckReach(t, func(xyz []float32, b findneighbor.Backend) ([][]float64, []float64, error) {
+		o := RadiusOptions{Radius: 0.2, MinNeighbors: 2, Convention: PDAL}
+		r, err := Radius(xyz, b, o)
+		if err != nil {
+			return nil, nil, err
+		}
+		counts := make([]float64, len(r.Counts))
+		for i, c := range r.Counts {
+			counts[i] = float64(c)
+		}
+		return [][]float64{counts}, r.Reach, nil
+	})
 }
 
 // TestPDALOutlier runs filters.outlier on PDAL 2.9.2 and the PDAL
@@ -168,13 +160,13 @@ func TestPDALOutlier(t *testing.T) {
 		{"../../testdata/haystack_rock.las", map[string]any{"method": "radius"}},
 		{"autzen", map[string]any{"method": "radius", "radius": 3.0, "min_k": 6, "class": 18}},
 	} {
-		t.Run(fmt.Sprint(c.stage), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%v", filepath.Base(c.file), c.stage["method"]), func(t *testing.T) {
 			file := c.file
 			if file == "autzen" {
 				file = algotest.SharedFile(t, "pdal/las/autzen_trim.las")
 			}
 			c.stage["type"] = "filters.outlier"
-			pc, prun := algotest.PDAL(t, file, c.stage)
+			pc, ptook := algotest.PDALFilter(t, file, c.stage)
 			in, _, err := pcio.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
@@ -221,7 +213,7 @@ func TestPDALOutlier(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%d points, %d outliers, %d classes differ, %d near ties at the K-th neighbour; PDAL process %v", len(want), flags, bad, ties, prun.Process)
+			t.Logf("%d points, %d outliers, %d classes differ, %d near ties at the K-th neighbour; PDAL pipeline %v", len(want), flags, bad, ties, ptook)
 		})
 	}
 }
@@ -238,7 +230,7 @@ func toF(v any) float64 {
 
 // BenchmarkPDALStatistical times the PDAL convention of Statistical (cpu,
 // float64 distances) on autzen_trim.las (110,000 points) with PDAL's
-// defaults (mean_k 8, multiplier 2) and reports, as pdal-ms, the process
+// defaults (mean_k 8, multiplier 2) and reports, as pdal-ms, the wall
 // time of PDAL 2.9.2 running filters.outlier (reading and writing
 // included).
 //
@@ -250,11 +242,11 @@ func BenchmarkPDALStatistical(b *testing.B) {
 		b.Fatal(err)
 	}
 	xyz := in.Local(false).XYZ
-	_, prun := algotest.PDAL(b, file, map[string]any{"type": "filters.outlier"})
+	_, ptook := algotest.PDALFilter(b, file, map[string]any{"type": "filters.outlier"})
 	for b.Loop() {
 		if _, err := Statistical(xyz, findneighbor.CPU(), StatisticalOptions{Convention: PDAL}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(prun.Process.Milliseconds()), "pdal-ms")
+	b.ReportMetric(float64(ptook.Milliseconds()), "pdal-ms")
 }

@@ -44,16 +44,6 @@ type RadiusOptions struct {
 // PDALMinK is PDAL's default min_k.
 const PDALMinK = 2
 
-// Reach returns the distance within which lie all the points a point's
-// flag depends on, for points within the box frame (the run's frame): the
-// radius, widened under PDAL as pairs.Reach widens it.
-func (o RadiusOptions) Reach(frame findneighbor.Box) float64 {
-	if o.Convention == PDAL {
-		return pairs.Reach(o.Radius, frame)
-	}
-	return o.Radius
-}
-
 // Validate reports whether the options make sense.
 func (o RadiusOptions) Validate() error {
 	if err := findneighbor.CheckRadius("denoise radius", "radius", o.Radius, false); err != nil {
@@ -82,6 +72,10 @@ type RadiusResult struct {
 	// AllOutliers, under PDAL, reports that every point was an outlier, so
 	// that none is flagged (PDAL leaves the points unchanged).
 	AllOutliers bool
+	// Reach, under PDAL only, holds for each point the distance within
+	// which lie all the points its count depends on (pairs.PointReach: the
+	// radius widened for float32 rounding).
+	Reach []float64
 }
 
 // Radius runs the radius outlier filter on the points xyz (x0,y0,z0,x1,...
@@ -105,6 +99,10 @@ func Radius(xyz []float32, b findneighbor.Backend, opts RadiusOptions) (*RadiusR
 	if opts.Convention == PDAL {
 		if err := pdalCounts(xyz, b, opts, r.Counts); err != nil {
 			return nil, err
+		}
+		r.Reach = make([]float64, n)
+		for i := range r.Reach {
+			r.Reach[i] = pairs.PointReach(opts.Radius, xyz[3*i], xyz[3*i+1], xyz[3*i+2])
 		}
 	} else if opts.TileSize > 0 {
 		if r.Counts, err = tile.CountsTiled(xyz, b, opts.Radius, opts.TileSize, opts.Build); err != nil {

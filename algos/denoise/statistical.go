@@ -322,7 +322,7 @@ func (r *Reduction) Add(pass int, sum float64, found int) {
 		delta := d - r.sum
 		deltaN := delta / float64(r.n)
 		r.sum += deltaN
-		r.sq += delta * deltaN * n1
+		r.sq += float64(float64(delta*deltaN) * n1) // no fused multiply-add
 		return
 	}
 	if r.o.Convention == Open3D {

@@ -13,8 +13,8 @@ import (
 	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
+	_ "github.com/pctk/pctk/io/text" // PDAL's elm1.txt, elm2.txt
 	"github.com/pctk/pctk/primitives/findneighbor"
-	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
 // PDAL's test/data/filters/elm1.txt and elm2.txt, which
@@ -157,52 +157,32 @@ func TestOptions(t *testing.T) {
 
 func zero() float64 { return 0 }
 
-// TestReach checks the driver's contract on random clouds scaled to about
-// 40 across (cells of 0.3, 1.7 and 4): a point's class from the points of
-// a box holding its Reach equals its class in the whole cloud, with the
-// whole cloud's origin.
+// TestReach checks the driver's contract (algotest.CheckReach) with the
+// clouds scaled by 16 (exactly), cells of 0.3, 1.7 and 4 from a corner
+// below every point: a point's class from the points of a box holding its
+// Reach equals its class in the whole cloud.
 func TestReach(t *testing.T) {
-	for _, c := range fntest.Clouds(3, 3000) {
-		if len(c.XYZ) < 300 {
-			continue
-		}
-		xyz := make([]float32, len(c.XYZ))
-		for i, v := range c.XYZ {
-			xyz[i] = 20 * v
-		}
-		for _, o := range []Options{{Cell: 0.3, Threshold: 0.5}, {Cell: 1.7, Threshold: 0.2}, {Cell: 4, Threshold: 1}} {
-			box := findneighbor.BoxOf(xyz)
-			o.Origin = &[2]float64{float64(box.Min[0]), float64(box.Min[1])}
-			t.Run(fmt.Sprintf("%s/cell%g", c.Name, o.Cell), func(t *testing.T) {
-				algotest.CheckReach(t, xyz, 5, func(pts []int32) ([]uint8, []float64, error) {
-					r, err := ELM(subset(xyz, pts), nil, o)
-					if err != nil {
-						return nil, nil, err
-					}
-					return r.Classification, r.Reach, nil
-				})
+	for _, o := range []Options{{Cell: 0.3, Threshold: 0.5}, {Cell: 1.7, Threshold: 0.2}, {Cell: 4, Threshold: 1}} {
+		o.Origin = &[2]float64{-1 << 24, -1 << 24}
+		t.Run(fmt.Sprintf("cell%g", o.Cell), func(t *testing.T) {
+			algotest.CheckReach(t, func(xyz []float32, _ findneighbor.Backend) ([][]float64, []float64, error) {
+				big := make([]float32, len(xyz))
+				for i, v := range xyz {
+					big[i] = 16 * v
+				}
+				r, err := ELM(big, nil, o)
+				if err != nil {
+					return nil, nil, err
+				}
+				class := make([]float64, len(r.Classification))
+				for i, c := range r.Classification {
+					class[i] = float64(c)
+					r.Reach[i] /= 16
+				}
+				return [][]float64{class}, r.Reach, nil
 			})
-		}
+		})
 	}
-}
-
-func subset(xyz []float32, pts []int32) []float32 {
-	out := make([]float32, 0, 3*len(pts))
-	for _, i := range pts {
-		out = append(out, xyz[3*i:3*i+3]...)
-	}
-	return out
-}
-
-// local returns c's float32 local coordinates and their float64 twins
-// relative to the same origin.
-func local(c *core.Cloud) ([]float32, []float64) {
-	l := c.Local(false)
-	pos := make([]float64, 3*c.Len())
-	for i := range c.Len() {
-		pos[3*i], pos[3*i+1], pos[3*i+2] = c.X[i]-l.Origin[0], c.Y[i]-l.Origin[1], c.Z[i]-l.Origin[2]
-	}
-	return l.XYZ, pos
 }
 
 // TestPDAL runs filters.elm on PDAL 2.9.2 and ELM on the same files
@@ -230,15 +210,12 @@ func TestPDAL(t *testing.T) {
 				file = algotest.SharedFile(t, "pdal/las/autzen_trim.las")
 			}
 			o := c.o.withDefaults()
-			pc, prun := algotest.PDAL(t, file, map[string]any{"type": "filters.elm", "cell": o.Cell, "threshold": o.Threshold, "class": o.Class})
-			in := pc // pctk reads no PDAL text files: their points are PDAL's output's
-			if filepath.Ext(file) != ".txt" {
-				var err error
-				if in, _, err = pcio.ReadFile(file); err != nil {
-					t.Fatal(err)
-				}
+			pc, ptook := algotest.PDALFilter(t, file, map[string]any{"type": "filters.elm", "cell": o.Cell, "threshold": o.Threshold, "class": o.Class})
+			xyz, pos := algotest.ReadLocal(t, file)
+			in, _, err := pcio.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
 			}
-			xyz, pos := local(in)
 			var class []uint8
 			if a := in.Attr(core.DimClassification); a != nil {
 				class = a.Data.([]uint8)
@@ -257,7 +234,7 @@ func TestPDAL(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%d points, %d low, %d classes differ; PDAL process %v", len(want), r.Count, bad, prun.Process)
+			t.Logf("%d points, %d low, %d classes differ; PDAL pipeline %v", len(want), r.Count, bad, ptook)
 		})
 	}
 }

@@ -204,7 +204,7 @@ func (v *voter) vote(i int, idx []int32, dist []float32) (winner int32, majority
 			} else {
 				e = float64(v.xyz[3*i+a]) - float64(v.cand[3*int(j)+a])
 			}
-			d += e * e
+			d += float64(e * e) // no fused multiply-add
 		}
 		v.near = append(v.near, neighbour{d, j})
 	}

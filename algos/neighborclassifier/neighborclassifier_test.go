@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -178,31 +179,25 @@ func TestBackends(t *testing.T) {
 	}
 }
 
-// TestReach checks the stage driver's contract on random clouds: a
-// point's vote from the points of a box holding its Reach equals its vote
-// in the whole cloud.
+// TestReach checks the stage driver's contract (algotest.CheckReach): a
+// point's vote (k 5, values 0-2 drawn from its coordinates' bits) from the
+// points of a box holding its Reach equals its vote in the whole cloud.
 func TestReach(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for _, c := range fntest.Clouds(29, 3000)[:3] {
-		values := make([]int32, len(c.XYZ)/3)
+	algotest.CheckReach(t, func(xyz []float32, b findneighbor.Backend) ([][]float64, []float64, error) {
+		values := make([]int32, len(xyz)/3)
 		for i := range values {
-			values[i] = int32(rng.IntN(3))
+			values[i] = int32(math.Float32bits(xyz[3*i]) % 3)
 		}
-		t.Run(c.Name, func(t *testing.T) {
-			algotest.CheckReach(t, c.XYZ, 2, func(pts []int32) ([]int32, []float64, error) {
-				var xyz []float32
-				var v []int32
-				for _, i := range pts {
-					xyz, v = append(xyz, c.XYZ[3*i:3*i+3]...), append(v, values[i])
-				}
-				r, err := Classify(xyz, v, findneighbor.CPU(), Options{K: 5})
-				if err != nil {
-					return nil, nil, err
-				}
-				return r.Values, r.Reach, nil
-			})
-		})
-	}
+		r, err := Classify(xyz, values, b, Options{K: 5})
+		if err != nil {
+			return nil, nil, err
+		}
+		out := make([]float64, len(r.Values))
+		for i, v := range r.Values {
+			out[i] = float64(v)
+		}
+		return [][]float64{out}, r.Reach, nil
+	})
 }
 
 // TestOptions checks the ParamError on k and the length checks.
@@ -250,7 +245,7 @@ func TestPDAL(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.stage["type"] = "filters.neighborclassifier"
-			pc, prun := algotest.PDAL(t, tc.file, tc.stage)
+			pc, ptook := algotest.PDALFilter(t, tc.file, tc.stage)
 			o := tc.o
 			o.Pos = tc.in.pos
 			if o.Candidates == nil {
@@ -269,7 +264,7 @@ func TestPDAL(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%d points, %d changed, %d differ from PDAL, %d near ties; PDAL process %v", len(want), r.Changed, bad, r.NearTies, prun.Process)
+			t.Logf("%d points, %d changed, %d differ from PDAL, %d near ties; PDAL pipeline %v", len(want), r.Changed, bad, r.NearTies, ptook)
 		})
 	}
 }

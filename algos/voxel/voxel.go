@@ -179,16 +179,17 @@ func (g *grid) voxels(fn func(pts []int32)) {
 // centre returns the centre of point i's voxel on axis a: corner + (v +
 // 0.5)·cell, as all three filters compute it.
 func (g *grid) centre(i, a int) float64 {
-	return g.origin[a] + (float64(g.key[i][a])+0.5)*g.cell
+	return g.origin[a] + float64((float64(g.key[i][a])+0.5)*g.cell) // no fused multiply-add
 }
 
 // dist2 returns the squared distance from point i to c in PDAL's order of
-// terms: pow(cx − x, 2) + pow(cy − y, 2) + pow(cz − z, 2).
+// terms: pow(cx − x, 2) + pow(cy − y, 2) + pow(cz − z, 2), each square
+// rounded (no fused multiply-add).
 func (g *grid) dist2(i int, c [3]float64) float64 {
 	d := 0.0
 	for a := range 3 {
 		v := c[a] - g.pos(i, a)
-		d += v * v
+		d += float64(v * v)
 	}
 	return d
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
-	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
 // points returns float64 positions (origin 0) and their float32 rounding.
@@ -201,32 +200,32 @@ func TestOptions(t *testing.T) {
 	}
 }
 
-// TestReach checks the stage driver's contract for the three filters on
-// random clouds, with the whole cloud's corner.
+// TestReach checks the stage driver's contract (algotest.CheckReach) for
+// the three filters, with a corner below every point.
 func TestReach(t *testing.T) {
-	for _, c := range fntest.Clouds(17, 3000)[:3] {
-		org := &[3]float64{-3, -3, -3}
-		for name, run := range map[string]func(xyz []float32) (*Result, error){
-			"center":   func(xyz []float32) (*Result, error) { return CenterNearest(xyz, Options{Cell: 0.2, Origin: org}) },
-			"centroid": func(xyz []float32) (*Result, error) { return CentroidNearest(xyz, Options{Cell: 0.3, Origin: org}) },
-			"first": func(xyz []float32) (*Result, error) {
-				return Downsize(xyz, DownsizeOptions{Options{Cell: 0.25, Origin: org}, First})
-			},
-		} {
-			t.Run(fmt.Sprintf("%s/%s", c.Name, name), func(t *testing.T) {
-				algotest.CheckReach(t, c.XYZ, 9, func(pts []int32) ([]bool, []float64, error) {
-					var sub []float32
-					for _, i := range pts {
-						sub = append(sub, c.XYZ[3*i:3*i+3]...)
+	org := &[3]float64{-1 << 20, -1 << 20, -1 << 20}
+	for name, run := range map[string]func(xyz []float32) (*Result, error){
+		"center":   func(xyz []float32) (*Result, error) { return CenterNearest(xyz, Options{Cell: 0.2, Origin: org}) },
+		"centroid": func(xyz []float32) (*Result, error) { return CentroidNearest(xyz, Options{Cell: 0.3, Origin: org}) },
+		"first": func(xyz []float32) (*Result, error) {
+			return Downsize(xyz, DownsizeOptions{Options{Cell: 0.25, Origin: org}, First})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			algotest.CheckReach(t, func(xyz []float32, _ findneighbor.Backend) ([][]float64, []float64, error) {
+				r, err := run(xyz)
+				if err != nil {
+					return nil, nil, err
+				}
+				keep := make([]float64, len(r.Keep))
+				for i, k := range r.Keep {
+					if k {
+						keep[i] = 1
 					}
-					r, err := run(sub)
-					if err != nil {
-						return nil, nil, err
-					}
-					return r.Keep, r.Reach, nil
-				})
+				}
+				return [][]float64{keep}, r.Reach, nil
 			})
-		}
+		})
 	}
 }
 
@@ -261,8 +260,8 @@ func TestPDAL(t *testing.T) {
 	for _, c := range cases {
 		stages = append(stages, c.stage)
 	}
-	pcs, prun := algotest.PDALText(t, file, stages...)
-	t.Logf("PDAL process (4 filters, one reading): %v", prun.Process)
+	pcs, ptook := algotest.PDALText(t, file, stages...)
+	t.Logf("PDAL pipeline (4 filters, one reading): %v", ptook)
 	for k, c := range cases {
 		t.Run(fmt.Sprint(c.stage["type"], c.stage["cell"]), func(t *testing.T) {
 			pc := pcs[k]

@@ -29,6 +29,17 @@ func Reach(r float64, frame findneighbor.Box) float64 {
 	return r*(1+1e-5) + 1e-6*m
 }
 
+// PointReach returns, for a point at (x, y, z) in float32 local
+// coordinates, a distance in that frame within which lie all the points
+// strictly closer than r to it in float64: r widened by 1e-5 relative and
+// 1e-6 of the point's largest coordinate plus r (the other point's is at
+// most that), more than float32 rounding moves a distance. It depends on
+// the point alone, not on the run's frame: a stage's per-point Reach.
+func PointReach(r float64, x, y, z float32) float64 {
+	m := max(math.Abs(float64(x)), math.Abs(float64(y)), math.Abs(float64(z)))
+	return r*(1+1e-5) + 1e-6*(m+r)
+}
+
 // batchEntries bounds the neighbour lists held at once.
 const batchEntries = 1 << 22
 
@@ -73,11 +84,12 @@ func Within(xyz []float32, pos []float64, flat bool, r float64, b findneighbor.B
 					continue
 				}
 				// nanoflann's L2_Simple_Adaptor::evalMetric: the squared
-				// differences added in axis order from 0.
+				// differences added in axis order from 0, each product
+				// rounded (the conversion forbids a fused multiply-add).
 				d2 := 0.0
 				for a := range dims {
 					d := at(i, a) - at(j, a)
-					d2 += d * d
+					d2 += float64(d * d)
 				}
 				if d2 < r2 {
 					if err := fn(i, j); err != nil {

@@ -1,0 +1,110 @@
+package knn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+)
+
+// Table holds every point's K nearest other points, closest first, ties
+// broken by the smaller index (findneighbor's KNearest order): point i's
+// are Idx[i*K:(i+1)*K] at float32 distances Dist[i*K:(i+1)*K].
+type Table struct {
+	K    int
+	Idx  []int32
+	Dist []float32
+}
+
+// Find returns the k nearest other points of every point of xyz, with k
+// reduced to n-1 where the cloud has no more (PDAL's KD3Index reduces it
+// to n, the point itself counted). op names the caller in errors.
+func Find(op string, xyz []float32, b findneighbor.Backend, k int, opts findneighbor.BuildOptions) (*Table, error) {
+	n, err := findneighbor.CheckPoints(op, xyz)
+	if err != nil {
+		return nil, err
+	}
+	k = min(k, n-1)
+	t := &Table{K: max(k, 0)}
+	if k <= 0 {
+		return t, nil
+	}
+	t.Idx, t.Dist = make([]int32, n*k), make([]float32, n*k)
+	if err := findneighbor.KNearestAll(b, xyz, k, opts, t.Idx, t.Dist); err != nil {
+		return nil, fmt.Errorf("%s: %d nearest (%s): %w", op, k, b.Name(), err)
+	}
+	return t, nil
+}
+
+// Len returns the number of points.
+func (t *Table) Len() int {
+	if t.K == 0 {
+		return 0
+	}
+	return len(t.Idx) / t.K
+}
+
+// Of returns point i's neighbours and their float32 distances.
+func (t *Table) Of(i int) ([]int32, []float32) {
+	return t.Idx[i*t.K : (i+1)*t.K], t.Dist[i*t.K : (i+1)*t.K]
+}
+
+// Kth returns for every point of n the float32 distance to its K-th
+// nearest other point, as float64: the Reach of a stage whose outputs
+// depend on a point's K nearest alone (0 with no neighbours).
+func (t *Table) Kth(n int) []float64 {
+	r := make([]float64, n)
+	if t.K == 0 {
+		return r
+	}
+	for i := range r {
+		r[i] = float64(t.Dist[i*t.K+t.K-1])
+	}
+	return r
+}
+
+// Hop returns for every point p the reach of an output made of the
+// outputs of p itself and of its K nearest o, whose reach is r:
+// max(r[p], max over o of d(p, o) + r[o]), with the float32 distances of
+// the table summed in float64 (the triangle inequality bounds where every
+// point o's output looked).
+func (t *Table) Hop(r []float64) []float64 {
+	out := make([]float64, len(r))
+	for p := range r {
+		m := r[p]
+		for j := range t.K {
+			o := t.Idx[p*t.K+j]
+			m = max(m, float64(t.Dist[p*t.K+j])+r[o])
+		}
+		out[p] = m
+	}
+	return out
+}
+
+// Positions returns the float64 coordinates a stage computes with: pos,
+// checked to hold three per point of xyz, or xyz widened to float64 when
+// pos is nil. The option is named "pos" in errors.
+func Positions(op string, xyz []float32, pos []float64) ([]float64, error) {
+	if pos != nil {
+		if len(pos) != len(xyz) {
+			return nil, &findneighbor.ParamError{Op: op, Param: "pos", Value: fmt.Sprintf("of %d coordinates", len(pos)),
+				Want: fmt.Sprintf("%d, three per point like xyz", len(xyz))}
+		}
+		return pos, nil
+	}
+	p := make([]float64, len(xyz))
+	for i, v := range xyz {
+		p[i] = float64(v)
+	}
+	return p, nil
+}
+
+// Dist returns the distance between points i and j of pos as PDAL's
+// KD3Index computes it, sqrt(d0*d0 + d1*d1 + d2*d2) in float64 added left
+// to right, each product rounded (no fused multiply-add).
+func Dist(pos []float64, i, j int32) float64 {
+	d0 := pos[3*i] - pos[3*j]
+	d1 := pos[3*i+1] - pos[3*j+1]
+	d2 := pos[3*i+2] - pos[3*j+2]
+	return math.Sqrt(float64(d0*d0) + float64(d1*d1) + float64(d2*d2))
+}
