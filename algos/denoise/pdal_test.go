@@ -139,11 +139,7 @@ func TestPDALReach(t *testing.T) {
 		if err != nil {
 			return nil, nil, err
 		}
-		counts := make([]float64, len(r.Counts))
-		for i, c := range r.Counts {
-			counts[i] = float64(c)
-		}
-		return [][]float64{counts}, r.Reach, nil
+		return [][]float64{algotest.Floats(r.Counts)}, r.Reach, nil
 	})
 }
 

@@ -174,12 +174,10 @@ func TestReach(t *testing.T) {
 				if err != nil {
 					return nil, nil, err
 				}
-				class := make([]float64, len(r.Classification))
-				for i, c := range r.Classification {
-					class[i] = float64(c)
+				for i := range r.Reach {
 					r.Reach[i] /= 16
 				}
-				return [][]float64{class}, r.Reach, nil
+				return [][]float64{algotest.Floats(r.Classification)}, r.Reach, nil
 			})
 		})
 	}

@@ -192,11 +192,7 @@ func TestReach(t *testing.T) {
 		if err != nil {
 			return nil, nil, err
 		}
-		out := make([]float64, len(r.Values))
-		for i, v := range r.Values {
-			out[i] = float64(v)
-		}
-		return [][]float64{out}, r.Reach, nil
+		return [][]float64{algotest.Floats(r.Values)}, r.Reach, nil
 	})
 }
 

@@ -217,13 +217,13 @@ func TestReach(t *testing.T) {
 				if err != nil {
 					return nil, nil, err
 				}
-				keep := make([]float64, len(r.Keep))
+				keep := make([]uint8, len(r.Keep))
 				for i, k := range r.Keep {
 					if k {
 						keep[i] = 1
 					}
 				}
-				return [][]float64{keep}, r.Reach, nil
+				return [][]float64{algotest.Floats(keep)}, r.Reach, nil
 			})
 		})
 	}
