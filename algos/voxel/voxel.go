@@ -29,6 +29,22 @@ type Options struct {
 	Pos []float64
 }
 
+// Validate checks the options: a cell that is 0 (the default) or a finite
+// number > 0, a finite origin.
+func (o Options) Validate() error {
+	if err := findneighbor.CheckRadius("voxel", "cell", o.Cell, true); err != nil {
+		return err
+	}
+	if o.Origin != nil {
+		for a, v := range o.Origin {
+			if err := findneighbor.CheckFloat("voxel", "origin "+"xyz"[a:a+1], v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Mode is filters.voxeldownsize's mode.
 type Mode int
 
@@ -108,11 +124,11 @@ func newGrid(op string, xyz []float32, o Options, def float64, corner rule, r *R
 	if err != nil {
 		return nil, err
 	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	if o.Cell == 0 {
 		o.Cell = def
-	}
-	if err := findneighbor.CheckRadius(op, "cell", o.Cell, false); err != nil {
-		return nil, err
 	}
 	if o.Pos != nil && len(o.Pos) != len(xyz) {
 		return nil, fmt.Errorf("%s: %d float64 coordinates for %d points", op, len(o.Pos), n)
@@ -129,11 +145,6 @@ func newGrid(op string, xyz []float32, o Options, def float64, corner rule, r *R
 		g.origin = *o.Origin
 	} else {
 		g.origin = corner(n, g.pos, o.Cell)
-	}
-	for a, v := range g.origin {
-		if err := findneighbor.CheckFloat(op, "origin "+"xyz"[a:a+1], v); err != nil {
-			return nil, err
-		}
 	}
 	g.key = make([][3]int64, n)
 	for i := range n {
@@ -299,11 +310,19 @@ func halfCellCorner(_ int, pos func(i, a int) float64, cell float64) [3]float64 
 	return [3]float64{pos(0, 0) - cell/2, pos(0, 1) - cell/2, pos(0, 2) - cell/2}
 }
 
+// Validate checks the options and the mode.
+func (o DownsizeOptions) Validate() error {
+	if o.Mode != Center && o.Mode != First {
+		return fmt.Errorf("voxel downsize: unknown mode %d", int(o.Mode))
+	}
+	return o.Options.Validate()
+}
+
 // Downsize is filters.voxeldownsize on the points xyz: the first point of
 // each voxel, moved to the voxel's centre in mode Center (Result.Moved).
 func Downsize(xyz []float32, o DownsizeOptions) (*Result, error) {
-	if o.Mode != Center && o.Mode != First {
-		return nil, fmt.Errorf("voxel downsize: unknown mode %d", int(o.Mode))
+	if err := o.Validate(); err != nil {
+		return nil, err
 	}
 	r := &Result{}
 	g, err := newGrid("voxel downsize", xyz, o.Options, DefaultDownsizeCell, halfCellCorner, r)
