@@ -7,8 +7,10 @@
 package algotest
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -118,4 +120,27 @@ func Rel(tol float64) func(got, want float64) bool {
 		}
 		return math.Abs(got-want) <= tol*math.Abs(want)
 	}
+}
+
+// BruteKNN returns every point's k nearest other points (k reduced to
+// n-1), closest first by the float32 squared distance every backend
+// compares (findneighbor.DistSq), ties broken by the smaller index: the
+// brute-force reference of the k-nearest stages.
+func BruteKNN(xyz []float32, k int) [][]int {
+	n := len(xyz) / 3
+	k = min(k, n-1)
+	out := make([][]int, n)
+	for i := range n {
+		d2 := make([]float32, n)
+		o := make([]int, 0, n-1)
+		for j := range n {
+			d2[j] = findneighbor.DistSq(xyz[3*i], xyz[3*i+1], xyz[3*i+2], xyz[3*j], xyz[3*j+1], xyz[3*j+2])
+			if j != i {
+				o = append(o, j)
+			}
+		}
+		slices.SortStableFunc(o, func(a, b int) int { return cmp.Compare(d2[a], d2[b]) })
+		out[i] = o[:max(k, 0)]
+	}
+	return out
 }

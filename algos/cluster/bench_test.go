@@ -15,7 +15,8 @@ import (
 //	go test -run XXX -bench Cluster -benchtime 3x ./algos/cluster
 func BenchmarkCluster(b *testing.B) {
 	file := algotest.SharedFile(b, "pdal/las/autzen_trim.las")
-	xyz, pos := algotest.ReadLocal(b, file)
+	l := algotest.ReadLocal(b, file)
+	xyz, pos := l.XYZ, l.Pos
 	_, ptook := algotest.PDALFilter(b, file, map[string]any{"type": "filters.cluster", "tolerance": 2})
 	o := Options{Tolerance: 2, Pos: pos}
 	for b.Loop() {

@@ -79,7 +79,8 @@ func TestPDAL(t *testing.T) {
 				stage["max_points"] = c.o.MaxPoints
 			}
 			pc, ptook := algotest.PDALFilter(t, file, stage)
-			xyz, pos := algotest.ReadLocal(t, file)
+			l := algotest.ReadLocal(t, file)
+			xyz, pos := l.XYZ, l.Pos
 			o := c.o
 			o.Pos = pos
 			start := time.Now()

@@ -35,7 +35,7 @@ func pdalMeans(xyz []float32, pos []float64, b findneighbor.Backend, k int, bo f
 	if kk == 0 {
 		return nil // one point: K zeros
 	}
-	pos, err = knn.Positions("denoise statistical", xyz, pos)
+	pos, err = knn.Positions("denoise statistical", xyz, pos, [3]float64{})
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,8 @@ import (
 //	go test -run XXX -bench ELM -benchtime 5x ./algos/elm
 func BenchmarkELM(b *testing.B) {
 	file := algotest.SharedFile(b, "pdal/las/autzen_trim.las")
-	xyz, pos := algotest.ReadLocal(b, file)
+	l := algotest.ReadLocal(b, file)
+	xyz, pos := l.XYZ, l.Pos
 	_, ptook := algotest.PDALFilter(b, file, map[string]any{"type": "filters.elm"})
 	for b.Loop() {
 		if _, err := ELM(xyz, nil, Options{Pos: pos}); err != nil {

@@ -209,7 +209,8 @@ func TestPDAL(t *testing.T) {
 			}
 			o := c.o.withDefaults()
 			pc, ptook := algotest.PDALFilter(t, file, map[string]any{"type": "filters.elm", "cell": o.Cell, "threshold": o.Threshold, "class": o.Class})
-			xyz, pos := algotest.ReadLocal(t, file)
+			l := algotest.ReadLocal(t, file)
+			xyz, pos := l.XYZ, l.Pos
 			in, _, err := pcio.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)

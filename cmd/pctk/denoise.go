@@ -85,8 +85,7 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 		default:
 			return nil, usagef("--std: want sample or population, got %q", c.String("std"))
 		}
-		if opts.Convention, err = denoise.ParseConvention(c.String("convention")); err != nil || opts.Convention == denoise.PDAL {
-			// PDAL's convention is the pdal stage's (filters.outlier).
+		if opts.Convention, err = denoise.ParseConvention(c.String("convention")); err != nil {
 			return nil, usagef("--convention: want pcl or open3d, got %q", c.String("convention"))
 		}
 		// K 0 and ratio 0 mean the defaults to the algorithm; here they

@@ -81,20 +81,26 @@ func (t *Table) Hop(r []float64) []float64 {
 	return out
 }
 
-// Positions returns the float64 coordinates a stage computes with: pos,
-// checked to hold three per point of xyz, or xyz widened to float64 when
-// pos is nil. The option is named "pos" in errors.
-func Positions(op string, xyz []float32, pos []float64) ([]float64, error) {
-	if pos != nil {
-		if len(pos) != len(xyz) {
-			return nil, &findneighbor.ParamError{Op: op, Param: "pos", Value: fmt.Sprintf("of %d coordinates", len(pos)),
-				Want: fmt.Sprintf("%d, three per point like xyz", len(xyz))}
-		}
-		return pos, nil
+// Positions returns the float64 coordinates a stage computes with, as
+// PDAL computes with its absolute double coordinates: pos (checked to hold
+// three per point of xyz), or xyz widened to float64 when pos is nil, plus
+// origin, the local origin both are relative to. Where pos was made as
+// absolute - origin without rounding (Sterbenz: coordinates within a
+// factor 2 of the origin, as projected ones are), this gives PDAL's
+// coordinates back to the bit, and with them its centroids' rounding. The
+// option is named "pos" in errors.
+func Positions(op string, xyz []float32, pos []float64, origin [3]float64) ([]float64, error) {
+	if pos != nil && len(pos) != len(xyz) {
+		return nil, &findneighbor.ParamError{Op: op, Param: "pos", Value: fmt.Sprintf("of %d coordinates", len(pos)),
+			Want: fmt.Sprintf("%d, three per point like xyz", len(xyz))}
 	}
 	p := make([]float64, len(xyz))
 	for i, v := range xyz {
-		p[i] = float64(v)
+		if pos != nil {
+			p[i] = pos[i] + origin[i%3]
+		} else {
+			p[i] = float64(v) + origin[i%3]
+		}
 	}
 	return p, nil
 }
