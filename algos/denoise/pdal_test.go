@@ -167,11 +167,8 @@ func TestPDALOutlier(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l := in.Local(false)
-			pos := make([]float64, 3*in.Len())
-			for i := range in.Len() {
-				pos[3*i], pos[3*i+1], pos[3*i+2] = in.X[i]-l.Origin[0], in.Y[i]-l.Origin[1], in.Z[i]-l.Origin[2]
-			}
+			l := algotest.ReadLocal(t, file)
+			pos := l.Pos
 			num := func(k string, def float64) float64 {
 				if v, ok := c.stage[k]; ok {
 					return toF(v)
