@@ -1,8 +1,6 @@
 package algotest
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/pctk/pctk/io/pcio"
@@ -15,16 +13,13 @@ import (
 // seen from a package's folder algos/NAME, where its tests run.
 const SharedData = "../../../shared/data"
 
-// Scan reads the scan rel of SharedData ("pcd/bun0.pcd") and returns its
-// coordinates as float32 relative to its centre (core.Cloud.Local), or
-// skips t when the folder is absent (it is not part of a clone).
+// Scan reads the scan rel of the shared data folder ("pcd/bun0.pcd",
+// SharedFile) and returns its coordinates as float32 relative to its
+// centre (core.Cloud.Local), or skips t when it is absent (it is not part
+// of a clone).
 func Scan(t testing.TB, rel string) []float32 {
 	t.Helper()
-	path := filepath.Join(SharedData, rel)
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s absent (the shared data folder is not part of a fresh clone): %v", path, err)
-	}
-	c, _, err := pcio.ReadFile(path)
+	c, _, err := pcio.ReadFile(SharedFile(t, rel))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -251,7 +251,7 @@ func TestParseConvention(t *testing.T) {
 		}
 	}
 	if _, err := ParseConvention("pdal"); err == nil {
-		t.Error(`ParseConvention("pdal"): got no error, want one`)
+		t.Error(`ParseConvention("pdal"): got no error, want one (a PDAL stage sets its convention)`)
 	}
 }
 

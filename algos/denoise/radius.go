@@ -3,6 +3,7 @@ package denoise
 import (
 	"fmt"
 
+	"github.com/pctk/pctk/algos/internal/pairs"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
 )
@@ -12,10 +13,12 @@ import (
 // PCL and Open3D.
 type RadiusOptions struct {
 	// Radius is the search radius, in the cloud's units. A point at exactly
-	// Radius counts (as in PCL; Open3D counts only points strictly closer).
+	// Radius counts (as in PCL; Open3D and PDAL count only points strictly
+	// closer, which Convention PDAL follows).
 	Radius float64
 	// MinNeighbors is the number of neighbours a point needs to be kept:
-	// PCL's min_pts, Open3D's nb_points. 0 keeps every point.
+	// PCL's min_pts, Open3D's nb_points, PDAL's min_k (PDAL's default is
+	// PDALMinK). 0 keeps every point.
 	MinNeighbors int
 	// CountSelf counts the point itself among its neighbours, so that a
 	// point needs only MinNeighbors-1 others. PCL and Open3D both count only
@@ -25,9 +28,21 @@ type RadiusOptions struct {
 	Build findneighbor.BuildOptions
 	// TileSize, when > 0, counts on square tiles of this side in XY with
 	// a halo of Radius (tile.CountsTiled, docs/scale.md): the same
-	// outliers, tile by tile.
+	// outliers, tile by tile. Not under PDAL (tiles take Reach).
 	TileSize float64
+	// Convention is PCL (the zero value: ≤ Radius in float32, which
+	// Open3D's users get too but for pairs at exactly Radius) or PDAL
+	// (filters.outlier's radius method: < Radius in float64, and no point
+	// flagged when all would be).
+	Convention Convention
+	// Pos, under PDAL, holds the points' float64 coordinates relative to
+	// the origin of xyz (interleaved x, y, z), the distances' source (nil:
+	// xyz).
+	Pos []float64
 }
+
+// PDALMinK is PDAL's default min_k.
+const PDALMinK = 2
 
 // Validate reports whether the options make sense.
 func (o RadiusOptions) Validate() error {
@@ -35,6 +50,12 @@ func (o RadiusOptions) Validate() error {
 		return err
 	}
 	if err := findneighbor.CheckRadius("denoise radius", "tile_size", o.TileSize, true); err != nil {
+		return err
+	}
+	if o.Convention != PCL && o.Convention != PDAL {
+		return fmt.Errorf("denoise: radius: convention %v: want pcl or pdal", o.Convention)
+	}
+	if err := checkPDAL("denoise radius", o.Convention, o.TileSize, o.Pos); err != nil {
 		return err
 	}
 	return findneighbor.CheckMin("denoise radius", "min_neighbors", o.MinNeighbors, 0)
@@ -48,6 +69,13 @@ type RadiusResult struct {
 	Counts []uint32
 	// Outliers is the number of points flagged.
 	Outliers int
+	// AllOutliers, under PDAL, reports that every point was an outlier, so
+	// that none is flagged (PDAL leaves the points unchanged).
+	AllOutliers bool
+	// Reach, under PDAL only, holds for each point the distance within
+	// which lie all the points its count depends on (pairs.PointReach: the
+	// radius widened for float32 rounding).
+	Reach []float64
 }
 
 // Radius runs the radius outlier filter on the points xyz (x0,y0,z0,x1,...
@@ -65,7 +93,18 @@ func Radius(xyz []float32, b findneighbor.Backend, opts RadiusOptions) (*RadiusR
 	if n == 0 {
 		return r, nil
 	}
-	if opts.TileSize > 0 {
+	if opts.Pos != nil && len(opts.Pos) != len(xyz) {
+		return nil, fmt.Errorf("denoise: %d float64 coordinates for %d points", len(opts.Pos), n)
+	}
+	if opts.Convention == PDAL {
+		if err := pdalCounts(xyz, b, opts, r.Counts); err != nil {
+			return nil, err
+		}
+		r.Reach = make([]float64, n)
+		for i := range r.Reach {
+			r.Reach[i] = pairs.PointReach(opts.Radius, xyz[3*i], xyz[3*i+1], xyz[3*i+2])
+		}
+	} else if opts.TileSize > 0 {
 		if r.Counts, err = tile.CountsTiled(xyz, b, opts.Radius, opts.TileSize, opts.Build); err != nil {
 			return nil, fmt.Errorf("denoise: radius: %w", err)
 		}
@@ -78,6 +117,7 @@ func Radius(xyz []float32, b findneighbor.Backend, opts RadiusOptions) (*RadiusR
 			r.Outliers++
 		}
 	}
+	r.AllOutliers = allOutliers(opts.Convention, r.Outlier, &r.Outliers)
 	return r, nil
 }
 

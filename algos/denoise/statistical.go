@@ -9,10 +9,10 @@ import (
 	"github.com/pctk/pctk/primitives/tile"
 )
 
-// Convention names the peer whose definition of the statistical filter is
-// followed. The two differ in what K counts, in how points whose mean
-// distance is zero enter the statistics, and in which side of the threshold
-// keeps a point; docs/denoise.md quotes the source of each.
+// Convention names the peer whose definition of the filters is followed.
+// They differ in what K counts, in how points whose mean distance is zero
+// enter the statistics, in which side of the threshold keeps a point, and
+// (PDAL) in the radius test; docs/denoise.md quotes the source of each.
 type Convention int
 
 const (
@@ -28,20 +28,35 @@ const (
 	// and deviation sums (but still counted in n) and are always removed;
 	// a point is kept only when its mean is strictly less than the threshold.
 	Open3D
+	// PDAL follows filters.outlier (PDAL 2.9.2, filters/OutlierFilter.cpp;
+	// docs/denoise.md): statistical (processStatistical) with mean_k = K
+	// other points whose float64 distances, in increasing order, enter a
+	// running mean (d += (dist − d)/j), Welford's mean and M2 over the
+	// points in order, the sample deviation, a point kept only when d <
+	// threshold; radius (processRadius) with min_k = MinNeighbors, other
+	// points strictly closer than the radius in float64 (pairs.Within). In
+	// both, when every point would be an outlier none is flagged (PDAL
+	// warns and returns the points unchanged).
+	PDAL
 )
 
-// String returns "pcl" or "open3d".
+// String returns "pcl", "open3d" or "pdal".
 func (c Convention) String() string {
 	switch c {
 	case PCL:
 		return "pcl"
 	case Open3D:
 		return "open3d"
+	case PDAL:
+		return "pdal"
 	}
 	return fmt.Sprintf("Convention(%d)", int(c))
 }
 
-// ParseConvention returns the Convention named s ("pcl" or "open3d", any case).
+// ParseConvention returns the Convention named s ("pcl" or "open3d", any
+// case): the conventions of pctk denoise. PDAL's is filters.outlier's,
+// which a PDAL stage sets itself; its out-of-core Reduction takes means,
+// not the sums pctk denoise streams.
 func ParseConvention(s string) (Convention, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "pcl":
@@ -62,15 +77,16 @@ const (
 // with K = DefaultK and StdRatio = DefaultStdRatio.
 type StatisticalOptions struct {
 	// K is the number of nearest neighbours whose distances are averaged:
-	// PCL's mean_k (other points) or, under Open3D, Open3D's nb_neighbors
-	// (which counts the point itself). 0 means DefaultK.
+	// PCL's and PDAL's mean_k (other points) or, under Open3D, Open3D's
+	// nb_neighbors (which counts the point itself). 0 means DefaultK.
 	K int
 	// StdRatio is the multiplier of the standard deviation in the
 	// threshold mean + StdRatio·stddev (PCL's std_dev_mul, Open3D's
-	// std_ratio). It may be negative; 0 means DefaultStdRatio.
+	// std_ratio, PDAL's multiplier). It may be negative; 0 means
+	// DefaultStdRatio.
 	StdRatio float64
-	// PopulationStd divides the variance by n instead of n-1. PCL and
-	// Open3D both use the sample deviation (n-1), the default.
+	// PopulationStd divides the variance by n instead of n-1. PCL, Open3D
+	// and PDAL use the sample deviation (n-1), the default.
 	PopulationStd bool
 	// Convention picks whose definition to follow; the zero value is PCL.
 	Convention Convention
@@ -80,8 +96,13 @@ type StatisticalOptions struct {
 	// in XY (tile.MomentsTiled, docs/scale.md), then reduces the whole
 	// cloud's distances in index order as without it: the same result to
 	// the bit (a sum of k float32 distances in float64 is exact, whatever
-	// the order of the terms).
+	// the order of the terms). Not under PDAL, whose stage driver tiles
+	// through StatisticalResult.Reach.
 	TileSize float64
+	// Pos, under PDAL, holds the points' float64 coordinates relative to
+	// the origin of xyz (interleaved x, y, z): the distances are taken
+	// from them, as PDAL takes its own. nil: from xyz.
+	Pos []float64
 }
 
 // withDefaults returns o with zero fields replaced by their defaults.
@@ -107,8 +128,20 @@ func (o StatisticalOptions) Validate() error {
 	if err := findneighbor.CheckRadius("denoise statistical", "tile_size", o.TileSize, true); err != nil {
 		return err
 	}
-	if o.Convention != PCL && o.Convention != Open3D {
+	if o.Convention != PCL && o.Convention != Open3D && o.Convention != PDAL {
 		return fmt.Errorf("denoise: statistical: unknown convention %d", int(o.Convention))
+	}
+	return checkPDAL("denoise statistical", o.Convention, o.TileSize, o.Pos)
+}
+
+// checkPDAL checks the options only the PDAL convention has (pos) or
+// lacks (a tile size).
+func checkPDAL(op string, c Convention, tileSize float64, pos []float64) error {
+	switch {
+	case c == PDAL && tileSize > 0:
+		return &findneighbor.ParamError{Op: op, Param: "tile_size", Value: fmt.Sprint(tileSize), Want: "0 under the pdal convention (tiles take Reach)"}
+	case c != PDAL && pos != nil:
+		return fmt.Errorf("denoise: %s: float64 positions are for the pdal convention only", op)
 	}
 	return nil
 }
@@ -129,6 +162,17 @@ type StatisticalResult struct {
 	Valid int
 	// Outliers is the number of points flagged.
 	Outliers int
+	// Reach, under PDAL only, holds for each point the distance of the
+	// farthest point its mean distance depended on (Reach of the stage
+	// driver; the threshold is a reduction over every point).
+	Reach []float64
+	// NearTies, under PDAL only, counts the points whose K nearest in
+	// float64 could not be told from float32 candidates: a point beyond
+	// the candidates might be as close as the K-th (see pdalMeans).
+	NearTies int
+	// AllOutliers, under PDAL, reports that every point was an outlier,
+	// so that none is flagged (PDAL leaves the points unchanged).
+	AllOutliers bool
 }
 
 // Statistical runs the statistical outlier filter on the points xyz
@@ -154,7 +198,14 @@ func Statistical(xyz []float32, b findneighbor.Backend, opts StatisticalOptions)
 		return r, nil
 	}
 	found := make([]int, n) // neighbours found per point
-	if k > 0 {
+	if opts.Convention == PDAL {
+		if opts.Pos != nil && len(opts.Pos) != len(xyz) {
+			return nil, fmt.Errorf("denoise: %d float64 coordinates for %d points", len(opts.Pos), n)
+		}
+		if err := pdalMeans(xyz, opts.Pos, b, opts.K, opts.Build, r); err != nil {
+			return nil, err
+		}
+	} else if k > 0 {
 		if err := knnDistances(xyz, b, k, opts.TileSize, opts.Build, r.MeanDist, found); err != nil {
 			return nil, err
 		}
@@ -165,7 +216,20 @@ func Statistical(xyz []float32, b findneighbor.Backend, opts StatisticalOptions)
 			r.Outliers++
 		}
 	}
+	r.AllOutliers = allOutliers(opts.Convention, r.Outlier, &r.Outliers)
 	return r, nil
+}
+
+// allOutliers applies PDAL's rule that a filter which would remove every
+// point flags none: under PDAL, when every point is an outlier, it clears
+// the flags and the count and returns true.
+func allOutliers(c Convention, outlier []bool, count *int) bool {
+	if c != PDAL || *count != len(outlier) || *count == 0 {
+		return false
+	}
+	clear(outlier)
+	*count = 0
+	return true
 }
 
 // reduce runs a Reduction over r.MeanDist (distance sums) and found, in
@@ -203,6 +267,12 @@ func reduce(r *StatisticalResult, found []int, o StatisticalOptions) {
 //     the number of results including the point itself; means of 0 add
 //     nothing to the sums but count in n; the deviation is two-pass; a
 //     point is kept when 0 < d < threshold.
+//   - PDAL (OutlierFilter::processStatistical): a point's mean is a running
+//     mean that no sum gives to the bit, so Add takes the mean itself
+//     (StatisticalResult.MeanDist) in place of sum; Welford's M1 and M2
+//     over the points; variance M2/(n−1) (NaN for one point, as in PDAL);
+//     a point is kept when d < threshold. When every point is an outlier
+//     PDAL flags none: the caller counts them (Statistical does).
 type Reduction struct {
 	o                    StatisticalOptions
 	sum, sq              float64
@@ -229,8 +299,11 @@ func (r *Reduction) Passes() int {
 // sum over found neighbours, as the convention defines it (rounded to
 // float32 under PCL; 0 for a point with none).
 func (r *Reduction) MeanDist(sum float64, found int) float64 {
-	if r.o.Convention == Open3D {
+	switch r.o.Convention {
+	case Open3D:
 		return sum / float64(found+1)
+	case PDAL:
+		return sum // the mean itself
 	}
 	if found == 0 {
 		return 0
@@ -242,7 +315,16 @@ func (r *Reduction) MeanDist(sum float64, found int) float64 {
 // to pass pass.
 func (r *Reduction) Add(pass int, sum float64, found int) {
 	d := r.MeanDist(sum, found)
+	n1 := float64(r.n)
 	r.n++
+	if r.o.Convention == PDAL {
+		// Welford: sum is M1, sq is M2.
+		delta := d - r.sum
+		deltaN := delta / float64(r.n)
+		r.sum += deltaN
+		r.sq += float64(float64(delta*deltaN) * n1) // no fused multiply-add
+		return
+	}
 	if r.o.Convention == Open3D {
 		switch {
 		case pass == 0 && d > 0:
@@ -263,6 +345,16 @@ func (r *Reduction) Add(pass int, sum float64, found int) {
 // EndPass closes pass pass: call it after the pass's last Add.
 func (r *Reduction) EndPass(pass int) {
 	o := r.o
+	if o.Convention == PDAL {
+		r.Valid, r.Mean = r.n, r.sum
+		div := float64(r.n) - 1
+		if o.PopulationStd {
+			div = float64(r.n)
+		}
+		r.Std = math.Sqrt(r.sq / div)
+		r.Threshold = r.Mean + o.StdRatio*r.Std
+		return
+	}
 	if o.Convention == Open3D {
 		if pass == 0 {
 			r.Valid = r.n
@@ -285,6 +377,9 @@ func (r *Reduction) EndPass(pass int) {
 // Outlier reports whether a point of mean distance d (MeanDist) with
 // found neighbours is an outlier.
 func (r *Reduction) Outlier(d float64, found int) bool {
+	if r.o.Convention == PDAL {
+		return !(d < r.Threshold)
+	}
 	if r.o.Convention == Open3D {
 		return !(d > 0 && d < r.Threshold)
 	}

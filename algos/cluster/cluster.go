@@ -1,0 +1,212 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pctk/pctk/algos/dbscan"
+	"github.com/pctk/pctk/algos/internal/pairs"
+	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/tile"
+)
+
+// NoCluster is the ClusterID of points in no kept cluster.
+const NoCluster int64 = 0
+
+// DefaultTolerance is PDAL's default tolerance.
+const DefaultTolerance = 1.0
+
+// Options are filters.cluster's options. The zero value is PDAL's
+// defaults: tolerance 1, min_points 1, no max_points, is3d true.
+type Options struct {
+	// Tolerance is the link distance: points closer than it (strictly)
+	// are in one cluster. 0 means DefaultTolerance.
+	Tolerance float64
+	// MinPoints drops clusters of fewer points (PDAL's min_points, default
+	// 1; 0 is the same).
+	MinPoints int
+	// MaxPoints drops clusters of more points (PDAL's max_points); 0 means
+	// no limit.
+	MaxPoints int
+	// Flat links points by their XY distance (PDAL's is3d=false).
+	Flat bool
+	// Pos, when not nil, holds the points' float64 coordinates relative to
+	// the origin of xyz (interleaved x, y, z; xyz their float32 rounding):
+	// the distance test runs on them, as PDAL's does on its own. nil: on
+	// xyz widened to float64.
+	Pos []float64
+	// Build tunes the neighbour index.
+	Build findneighbor.BuildOptions
+}
+
+func (o Options) tolerance() float64 {
+	if o.Tolerance == 0 {
+		return DefaultTolerance
+	}
+	return o.Tolerance
+}
+
+// Validate checks the options.
+func (o Options) Validate() error {
+	if err := findneighbor.CheckRadius("cluster", "tolerance", o.tolerance(), false); err != nil {
+		return err
+	}
+	if err := findneighbor.CheckMin("cluster", "min_points", o.MinPoints, 0); err != nil {
+		return err
+	}
+	return findneighbor.CheckMin("cluster", "max_points", o.MaxPoints, 0)
+}
+
+// Reach returns the radius of the candidate pairs the index is asked for
+// on points within the box frame: Tolerance widened by 1e-5 relative and
+// by 1e-6 of the frame's largest coordinate, more than float32 rounding of
+// the coordinates and of the distance can move a pair. A tile's halo must
+// be at least Reach of the whole run's frame (XY; Z uncut): pairs.Reach.
+func (o Options) Reach(frame findneighbor.Box) float64 {
+	return pairs.Reach(o.tolerance(), frame)
+}
+
+// Result is filters.cluster's output.
+type Result struct {
+	// ClusterID holds each point's cluster, 1..Clusters, or NoCluster.
+	ClusterID []int64
+	// Sizes holds the number of points of each kept cluster (Sizes[id-1]).
+	Sizes []int
+	// Dropped is the number of clusters dropped by MinPoints or MaxPoints.
+	Dropped int
+}
+
+// Cluster runs filters.cluster on the points xyz (interleaved x, y, z
+// float32 relative to a local origin) with backend b.
+func Cluster(xyz []float32, b findneighbor.Backend, o Options) (*Result, error) {
+	n, err := findneighbor.CheckPoints("cluster", xyz)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, errors.New("cluster: no backend")
+	}
+	if o.Pos != nil && len(o.Pos) != len(xyz) {
+		return nil, fmt.Errorf("cluster: %d float64 coordinates for %d points", len(o.Pos), n)
+	}
+	m := NewMerge(n)
+	if n > 0 {
+		err := links(xyz, o.Pos, nil, nil, b, o, func(l *dbscan.Links) error { return m.Add(l) })
+		if err != nil {
+			return nil, err
+		}
+	}
+	return m.Result(o)
+}
+
+// Tile is the tile kernel of a tiled filters.cluster on the tile t, whose
+// halo is at least o.Reach of the run's frame: it returns the pairs of
+// points of t linked by the tolerance of which one at least is owned, as
+// global ids, for a Merge. pos holds the tile's float64 coordinates in the
+// order of t's points (Options.Pos of the tile; nil: from t.XYZ); o.Pos is
+// ignored.
+func Tile(t *tile.Points, pos []float64, b findneighbor.Backend, o Options) (*dbscan.Links, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if pos != nil && len(pos) != len(t.XYZ) {
+		return nil, fmt.Errorf("cluster: tile %v: %d float64 coordinates for %d points", t.Key, len(pos), t.Len())
+	}
+	all := &dbscan.Links{}
+	if t.Len() == 0 {
+		return all, nil
+	}
+	err := links(t.XYZ, pos, t.ID, t.Owned, b, o, func(l *dbscan.Links) error {
+		all.Edges = append(all.Edges, l.Edges...)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: tile %v: %w", t.Key, err)
+	}
+	return all, nil
+}
+
+// flushEdges is the number of linked pairs links holds before handing
+// them on.
+const flushEdges = 1 << 20
+
+// links hands fn, a part at a time, the pairs (i, j) of the points xyz
+// with i < j at a distance below the tolerance (pairs.Within, in float64
+// from pos or xyz) with owned[i] or owned[j] (owned nil: all), named by id
+// (nil: their index).
+func links(xyz []float32, pos []float64, id []int64, owned []bool, b findneighbor.Backend, o Options, fn func(*dbscan.Links) error) error {
+	name := func(i int) int64 {
+		if id == nil {
+			return int64(i)
+		}
+		return id[i]
+	}
+	l := &dbscan.Links{}
+	err := pairs.Within(xyz, pos, o.Flat, o.tolerance(), b, o.Build, func(i, j int) error {
+		if owned != nil && !owned[i] && !owned[j] {
+			return nil
+		}
+		l.Edges = append(l.Edges, name(i), name(j))
+		if len(l.Edges) < 2*flushEdges {
+			return nil
+		}
+		err := fn(l)
+		l.Edges = l.Edges[:0]
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	return fn(l)
+}
+
+// Merge unites the links of a filters.cluster run (Cluster's own, or the
+// tiles' from Tile) in dbscan's union-find (dbscan.Merge, every point a
+// core point), whose roots are each cluster's smallest index: 5 bytes a
+// point.
+type Merge struct{ m *dbscan.Merge }
+
+// NewMerge returns the merge of a run over n points.
+func NewMerge(n int) *Merge {
+	core := make([]bool, n)
+	for i := range core {
+		core[i] = true
+	}
+	return &Merge{dbscan.NewMerge(core)}
+}
+
+// Add merges links (of any tile, in any order).
+func (m *Merge) Add(l *dbscan.Links) error {
+	if err := m.m.Add(l); err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	return nil
+}
+
+// Result numbers the clusters as filters.cluster does with o's MinPoints
+// and MaxPoints. The merge must not be used afterwards.
+func (m *Merge) Result(o Options) (*Result, error) {
+	r, err := m.m.Result(1, 0)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	// r numbers the components 0.. in the order of their smallest index,
+	// as extractClusters finds them; keep those within the limits.
+	id := make([]int64, len(r.Sizes))
+	out := &Result{ClusterID: make([]int64, len(r.Labels)), Sizes: []int{}}
+	for c, s := range r.Sizes {
+		if s < o.MinPoints || o.MaxPoints > 0 && s > o.MaxPoints {
+			out.Dropped++
+			continue
+		}
+		out.Sizes = append(out.Sizes, s)
+		id[c] = int64(len(out.Sizes))
+	}
+	for i, c := range r.Labels {
+		out.ClusterID[i] = id[c]
+	}
+	return out, nil
+}

@@ -1,0 +1,86 @@
+package denoise
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pctk/pctk/algos/internal/knn"
+	"github.com/pctk/pctk/algos/internal/pairs"
+	"github.com/pctk/pctk/primitives/findneighbor"
+)
+
+// pdalExtra is the number of nearest neighbours pdalMeans asks for beyond
+// K, so that the K nearest in float64 are among the float32 candidates
+// even where rounding reorders neighbours at about the K-th distance.
+const pdalExtra = 4
+
+// pdalMeans fills r.MeanDist and r.Reach as PDAL's
+// OutlierFilter::processStatistical computes the mean distance: the K
+// nearest other points (knn.Find on b, K + pdalExtra candidates, then
+// the K smallest float64 distances from pos, or xyz, taken in increasing
+// order) enter the running mean d += (√dist² − d)/j, j = 1..K; where the
+// cloud has fewer than K other points, PDAL's unfound slots hold 0 and
+// enter the mean as distances 0. Exactly tied distances give the same
+// mean whichever tied point is taken, so only candidates whose float32
+// order left a point beyond them possibly as close as the K-th can differ
+// from PDAL: r.NearTies counts them.
+func pdalMeans(xyz []float32, pos []float64, b findneighbor.Backend, k int, bo findneighbor.BuildOptions, r *StatisticalResult) error {
+	n := len(xyz) / 3
+	r.Reach = make([]float64, n)
+	tab, err := knn.Find("denoise statistical", xyz, b, k+pdalExtra, bo)
+	if err != nil {
+		return err
+	}
+	kk, idx, dist := tab.K, tab.Idx, tab.Dist
+	if kk == 0 {
+		return nil // one point: K zeros
+	}
+	pos, err = knn.Positions("denoise statistical", xyz, pos, [3]float64{})
+	if err != nil {
+		return err
+	}
+	// slack bounds the difference between a float32 distance and the
+	// float64 one of the same pair (as pairs.Reach widens a radius).
+	slack := pairs.Reach(0, findneighbor.BoxOf(xyz))
+	d := make([]float64, kk)
+	for i := range n {
+		d = d[:0]
+		for _, j := range idx[i*kk : (i+1)*kk] {
+			if j < 0 {
+				continue
+			}
+			d = append(d, knn.Dist(pos, int32(i), j))
+		}
+		slices.Sort(d)
+		mean := 0.0
+		for j := 1; j <= k; j++ {
+			v := 0.0
+			if j <= len(d) {
+				v = d[j-1]
+			}
+			mean += (v - mean) / float64(j)
+		}
+		r.MeanDist[i] = mean
+		far := float64(dist[(i+1)*kk-1])
+		r.Reach[i] = far
+		if kk < n-1 && k <= len(d) && far*(1-1e-5)-slack < d[k-1] {
+			r.NearTies++
+		}
+	}
+	return nil
+}
+
+// pdalCounts stores in counts the number of other points strictly closer
+// than o.Radius to each point in float64 (pairs.Within, from o.Pos or xyz):
+// PDAL's processRadius counts with KD3Index::radius.
+func pdalCounts(xyz []float32, b findneighbor.Backend, o RadiusOptions, counts []uint32) error {
+	err := pairs.Within(xyz, o.Pos, false, o.Radius, b, o.Build, func(i, j int) error {
+		counts[i]++
+		counts[j]++
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("denoise: radius: %w", err)
+	}
+	return nil
+}
