@@ -83,10 +83,6 @@ func (g raster) ring(c, r, k int, visit func(cc, rr int)) bool {
 	return met
 }
 
-// fillK is the number of nearest filled cells whose mean fills an empty one
-// (SMRFilter::knnfill's k = 8).
-const fillK = 8
-
 // cand is a filled cell near an empty one: its squared distance in cells
 // and its raster index.
 type cand struct {
@@ -96,11 +92,11 @@ type cand struct {
 
 func (a cand) less(b cand) bool { return a.d2 < b.d2 || a.d2 == b.d2 && a.idx < b.idx }
 
-// nearest returns the fillK filled cells nearest to the cell (c, r) of g
+// nearest returns the k filled cells nearest to the cell (c, r) of g
 // (ok says which are filled), by distance between cell centres and then by
 // raster index (the order of the whole grid's index, column-major, since
 // the raster is a window of it), fewer when the raster holds fewer.
-func (g raster) nearest(c, r int, ok func(i int) bool, buf []cand) []cand {
+func (g raster) nearest(c, r, fillK int, ok func(i int) bool, buf []cand) []cand {
 	best := buf[:0]
 	for k := 1; ; k++ {
 		met := g.ring(c, r, k, func(cc, rr int) {
@@ -130,11 +126,12 @@ func (g raster) nearest(c, r int, ok func(i int) bool, buf []cand) []cand {
 }
 
 // fill replaces every NaN of v by the running mean (SMRFilter::knnfill's
-// M1 += (z-M1)/j) of its fillK nearest non-NaN cells, taken in the order
+// M1 += (z-M1)/j) of its fillK nearest non-NaN cells (SMRF's 8, PMF's 1),
+// taken in the order
 // nearest returns them, and returns for each cell the distance in cells to
 // the farthest cell its value came from (0 for a cell that had a value).
 // With no value at all, v stays NaN and every reach is +Inf.
-func (g raster) fill(v []float64) []float64 {
+func (g raster) fill(v []float64, fillK int) []float64 {
 	reach := make([]float64, len(v))
 	empty := []int{}
 	for i, z := range v {
@@ -156,7 +153,7 @@ func (g raster) fill(v []float64) []float64 {
 	par.For(par.Ranges(len(empty), 256), func(_, lo, hi int) {
 		buf := make([]cand, 0, fillK)
 		for _, i := range empty[lo:hi] {
-			best := g.nearest(i/g.rows, i%g.rows, ok, buf)
+			best := g.nearest(i/g.rows, i%g.rows, fillK, ok, buf)
 			m := 0.0
 			for j, b := range best {
 				m += (src[b.idx] - m) / float64(j+1)

@@ -267,7 +267,7 @@ func (t *flann) search(res *knn, q [2]float64, id int, mind float64, dists *[2]f
 // (bx + (c+0.5)·cell, by + (r+0.5)·cell), bx, by PDAL's bounds' minimum in
 // its absolute coordinates, searched with PDAL's k-d tree; the means summed
 // in the order it returns them.
-func (g raster) fillPDAL(v []float64, bx, by, cell float64) {
+func (g raster) fillPDAL(v []float64, bx, by, cell float64, fillK int) {
 	var xs, ys, zs []float64
 	var empty []int
 	for c := range g.cols {

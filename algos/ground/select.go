@@ -174,13 +174,18 @@ func positions(xyz []float32, pos []float64) ([]float64, error) {
 
 // place lays the grid g over the selected points of pos: it returns the
 // raster covering their cells and each selected point's raster index (-1
-// for the others). A selected point outside g, or a coordinate that is not
-// finite, is an error.
-func place(pos []float64, sel []bool, g Grid, cell float64) (raster, []int, error) {
+// for the others), and its raster index in the minimum surface, by minCell
+// when not nil (the raster then covers those cells too). A selected point
+// outside g, or a coordinate that is not finite, is an error.
+func place(pos []float64, sel []bool, g Grid, cell float64, minCell func(dx, dy float64) (int, int)) (raster, []int, []int, error) {
 	n := len(pos) / 3
 	cells := make([]int, n)
-	cc := make([]int, 2*n)
+	cc := make([]int, 4*n)
 	lo, hi := [2]int{math.MaxInt, math.MaxInt}, [2]int{math.MinInt, math.MinInt}
+	cover := func(c, r int) {
+		lo = [2]int{min(lo[0], c), min(lo[1], r)}
+		hi = [2]int{max(hi[0], c), max(hi[1], r)}
+	}
 	for i := range n {
 		cells[i] = -1
 		if !sel[i] {
@@ -188,26 +193,40 @@ func place(pos []float64, sel []bool, g Grid, cell float64) (raster, []int, erro
 		}
 		x, y, z := pos[3*i], pos[3*i+1], pos[3*i+2]
 		if math.IsNaN(x+y+z) || math.IsInf(x+y+z, 0) {
-			return raster{}, nil, fmt.Errorf("ground: point %d: coordinate (%g, %g, %g) is not finite", i, x, y, z)
+			return raster{}, nil, nil, fmt.Errorf("ground: point %d: coordinate (%g, %g, %g) is not finite", i, x, y, z)
 		}
 		c := int(math.Floor((x - g.X0) / cell))
 		r := int(math.Floor((y - g.Y0) / cell))
 		if c < 0 || c >= g.Cols || r < 0 || r >= g.Rows {
-			return raster{}, nil, fmt.Errorf("ground: point %d at (%g, %g) lies outside the grid (%d×%d cells of %g from (%g, %g))", i, x, y, g.Cols, g.Rows, cell, g.X0, g.Y0)
+			return raster{}, nil, nil, fmt.Errorf("ground: point %d at (%g, %g) lies outside the grid (%d×%d cells of %g from (%g, %g))", i, x, y, g.Cols, g.Rows, cell, g.X0, g.Y0)
 		}
-		cc[2*i], cc[2*i+1] = c, r
-		lo = [2]int{min(lo[0], c), min(lo[1], r)}
-		hi = [2]int{max(hi[0], c), max(hi[1], r)}
+		cc[4*i], cc[4*i+1], cc[4*i+2], cc[4*i+3] = c, r, c, r
+		if minCell != nil {
+			cc[4*i+2], cc[4*i+3] = minCell(x-g.X0, y-g.Y0)
+		}
+		cover(c, r)
+		cover(cc[4*i+2], cc[4*i+3])
 	}
 	if lo[0] > hi[0] {
-		return raster{}, nil, ErrNoReturns
+		return raster{}, nil, nil, ErrNoReturns
 	}
 	ra := raster{cols: hi[0] - lo[0] + 1, rows: hi[1] - lo[1] + 1, c0: lo[0], r0: lo[1],
 		edge: [4]bool{lo[0] == 0, hi[0] == g.Cols-1, lo[1] == 0, hi[1] == g.Rows-1}}
+	mcells := cells
+	if minCell != nil {
+		mcells = make([]int, n)
+	}
 	for i := range n {
-		if sel[i] {
-			cells[i] = (cc[2*i]-ra.c0)*ra.rows + cc[2*i+1] - ra.r0
+		if !sel[i] {
+			if minCell != nil {
+				mcells[i] = -1
+			}
+			continue
+		}
+		cells[i] = (cc[4*i]-ra.c0)*ra.rows + cc[4*i+1] - ra.r0
+		if minCell != nil {
+			mcells[i] = (cc[4*i+2]-ra.c0)*ra.rows + cc[4*i+3] - ra.r0
 		}
 	}
-	return ra, cells, nil
+	return ra, cells, mcells, nil
 }

@@ -142,35 +142,14 @@ func SMRF(xyz []float32, a Attrs, opts SMRFOptions) (Result, error) {
 		return Result{}, err
 	}
 	opts = opts.withDefaults()
-	pos, err := positions(xyz, opts.Pos)
+	st, err := newSetup(xyz, a, opts.Pos, opts.Ignore, opts.Returns, opts.Grid, opts.Cell, opts.PDALFrame, nil)
 	if err != nil {
 		return Result{}, err
 	}
-	n := len(pos) / 3
-	sel, err := selection(n, a, opts.Ignore, opts.Returns)
-	if err != nil {
-		return Result{}, err
-	}
-	grid := opts.Grid
-	if grid == nil {
-		g := PDALGrid(pos, sel, opts.Cell)
-		grid = &g
-	}
-	ras, cells, err := place(pos, sel, *grid, opts.Cell)
-	if err != nil {
-		return Result{}, err
-	}
-	cell := opts.Cell
-
-	fill := func(v []float64) []float64 {
-		if !opts.PDALFrame {
-			return ras.fill(v)
-		}
-		ras.fillPDAL(v, grid.X0, grid.Y0, cell)
-		return nil
-	}
+	ras, cells, pos, cell := st.ras, st.cells, st.pos, st.cell
+	const smrfK = 8 // SMRFilter::knnfill's k
 	zmin := ras.minimum(pos, cells)
-	fillReach := fill(zmin)
+	fillReach := st.fill(zmin, smrfK)
 
 	neg := make([]float64, len(zmin))
 	for i, z := range zmin {
@@ -207,7 +186,7 @@ func SMRF(xyz []float32, a Attrs, opts SMRFOptions) (Result, error) {
 			zpro[i] = math.NaN()
 		}
 	}
-	fill(zpro)
+	st.fill(zpro, smrfK)
 	thresh := ras.slope(zpro, cell)
 	for i, s := range thresh {
 		thresh[i] = opts.Threshold + opts.Scalar*s
@@ -219,30 +198,12 @@ func SMRF(xyz []float32, a Attrs, opts SMRFOptions) (Result, error) {
 	var dep []float64
 	if !opts.PDALFrame {
 		maxRadius := int(math.Ceil(opts.Window / cell))
-		dep = ras.dependence(fillReach, masked, max(2*maxRadius+netDepth, 2))
+		dep = ras.dependence(fillReach, masked, max(2*maxRadius+netDepth, 2), smrfK)
 	}
 
-	out := Result{Classification: make([]uint8, n), Reach: make([]float64, n)}
-	if a.Classification != nil {
-		copy(out.Classification, a.Classification)
-	}
-	for i, c := range cells {
-		if c < 0 {
-			continue
-		}
-		out.Classification[i] = Unclassified
-		out.Reach[i] = math.Inf(1)
-		if dep != nil {
-			out.Reach[i] = (dep[c] + math.Sqrt2) * cell
-		}
-		if math.IsNaN(zpro[c]) || math.IsNaN(thresh[c]) {
-			continue
-		}
-		if math.Abs(zpro[c]-pos[3*i+2]) <= thresh[c] {
-			out.Classification[i] = Ground
-		}
-	}
-	return out, nil
+	return st.result(a, dep, func(i, c int) bool {
+		return !math.IsNaN(zpro[c]) && !math.IsNaN(thresh[c]) && math.Abs(zpro[c]-pos[3*i+2]) <= thresh[c]
+	}), nil
 }
 
 // minimum returns the lowest Z of the points in each cell (cells[i] the
@@ -260,6 +221,29 @@ func (g raster) minimum(pos []float64, cells []int) []float64 {
 	return z
 }
 
+// widen returns, for each cell, depth + the largest of reach over the
+// diamond of depth cells around it: how far a value computed from the
+// diamond's cells looks, each of them looking reach further.
+func (g raster) widen(reach []float64, depth int) []float64 {
+	w := append([]float64(nil), reach...)
+	g.dilate(w, depth)
+	for i := range w {
+		w[i] += float64(depth)
+	}
+	return w
+}
+
+// clip returns d, the dependence of cell (c, r) in cells, or +Inf when it
+// reaches a cell beyond a side of the raster that the whole grid has.
+func (g raster) clip(c, r int, d float64) float64 {
+	for s, gap := range [4]int{c + 1, g.cols - c, r + 1, g.rows - r} {
+		if !g.edge[s] && d >= float64(gap) {
+			return math.Inf(1)
+		}
+	}
+	return d
+}
+
 // dependence returns, for each cell q, a distance D in cells such that the
 // class of a point in q depends only on the cells whose centres lie within
 // D of q's: the provisional DEM at q and its four neighbours (the
@@ -270,13 +254,9 @@ func (g raster) minimum(pos []float64, cells []int) []float64 {
 // +Inf where D reaches past a side of the raster that is not the whole
 // grid's (the cells beyond, absent here, would count) or where no cell is
 // unmasked.
-func (g raster) dependence(fillReach []float64, masked []bool, maskDepth int) []float64 {
+func (g raster) dependence(fillReach []float64, masked []bool, maskDepth, fillK int) []float64 {
 	// mreach: how far a cell's mask and value look.
-	mreach := append([]float64(nil), fillReach...)
-	g.dilate(mreach, maskDepth)
-	for i := range mreach {
-		mreach[i] += float64(maskDepth)
-	}
+	mreach := g.widen(fillReach, maskDepth)
 	// pro: how far the provisional DEM at a cell looks.
 	pro := append([]float64(nil), mreach...)
 	unmasked := func(i int) bool { return !masked[i] }
@@ -286,7 +266,7 @@ func (g raster) dependence(fillReach []float64, masked []bool, maskDepth int) []
 			continue
 		}
 		c, r := i/g.rows, i%g.rows
-		best := g.nearest(c, r, unmasked, buf)
+		best := g.nearest(c, r, fillK, unmasked, buf)
 		if len(best) == 0 || len(best) < fillK && !g.whole() {
 			pro[i] = math.Inf(1)
 			continue
@@ -321,14 +301,7 @@ func (g raster) dependence(fillReach []float64, masked []bool, maskDepth int) []
 			if r < g.rows-1 {
 				d = math.Max(d, 1+pro[i+1])
 			}
-			// The nearest cell beyond each side, and whether it exists in
-			// the whole grid.
-			for s, gap := range [4]int{c + 1, g.cols - c, r + 1, g.rows - r} {
-				if !g.edge[s] && d >= float64(gap) {
-					d = math.Inf(1)
-				}
-			}
-			dep[i] = d
+			dep[i] = g.clip(c, r, d)
 		}
 	}
 	return dep
