@@ -220,3 +220,58 @@ func TestPMFWindows(t *testing.T) {
 		t.Errorf("windows: radii %v, thresholds %v; want %v, %v", iters, ht, wantIters, wantHt)
 	}
 }
+
+// TestCSFEmpty is PDAL's CSFilterTest.emptyView: no points, no error.
+func TestCSFEmpty(t *testing.T) {
+	got, err := CSF(nil, Attrs{}, CSFOptions{})
+	if err != nil || len(got.Classification) != 0 {
+		t.Errorf("CSF of no points: %v, %v; want nothing, no error", got, err)
+	}
+}
+
+// TestFlatWithBox runs each filter on a flat ground (z = 0, a point every
+// 0.5 m over 60 m × 60 m) with a 10 m × 10 m box 8 m high on it: every
+// roof point is no ground, every ground point 2 m or more from the box is
+// ground.
+func TestFlatWithBox(t *testing.T) {
+	var xyz []float32
+	var roof []bool
+	for x := -30.0; x < 30; x += 0.5 {
+		for y := -30.0; y < 30; y += 0.5 {
+			on := x >= 0 && x < 10 && y >= 0 && y < 10
+			z := 0.0
+			if on {
+				z = 8
+			}
+			xyz = append(xyz, float32(x), float32(y), float32(z))
+			roof = append(roof, on)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		run  func() (Result, error)
+	}{
+		{"smrf", func() (Result, error) { return SMRF(xyz, Attrs{}, SMRFOptions{}) }},
+		{"pmf", func() (Result, error) { return PMF(xyz, Attrs{}, PMFOptions{}) }},
+		{"csf", func() (Result, error) { return CSF(xyz, Attrs{}, CSFOptions{}) }},
+	} {
+		got, err := tc.run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := 0
+		for i, c := range got.Classification {
+			x, y := float64(xyz[3*i]), float64(xyz[3*i+1])
+			far := x < -2 || x >= 12 || y < -2 || y >= 12
+			switch {
+			case roof[i] && c != Unclassified, far && c != Ground:
+				if bad++; bad <= 3 {
+					t.Errorf("%s: point (%g, %g, %g): class %d", tc.name, x, y, xyz[3*i+2], c)
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%s: %d points misclassified", tc.name, bad)
+		}
+	}
+}

@@ -76,3 +76,36 @@ func compareClasses(t *testing.T, name string, got, want []uint8) {
 		t.Errorf("%s: %d of %d classes differ from PDAL's: %v", name, bad, len(got), counts)
 	}
 }
+
+// csfCases run filters.csf side by side with CSF on the absolute
+// coordinates: PDAL's defaults, and every option moved off its default.
+var csfCases = []struct {
+	path  string
+	stage map[string]any
+	opts  CSFOptions
+}{
+	{"../../testdata/haystack_rock.las", map[string]any{"type": "filters.csf"}, CSFOptions{}},
+	{shared("pdal/las/autzen_trim.las"), map[string]any{"type": "filters.csf"}, CSFOptions{}},
+	{"../../testdata/haystack_rock.las", map[string]any{"type": "filters.csf", "resolution": 1.5, "rigidness": 2,
+		"iterations": 300, "step": 0.5, "threshold": 0.4, "hdiff": 0.5, "smooth": false,
+		"returns": "first,last,intermediate,only", "ignore": "Classification[7:7]"},
+		CSFOptions{Resolution: 1.5, Rigidness: 2, Iterations: 300, Step: 0.5, Threshold: 0.4, HDiff: 0.5, NoSmooth: true,
+			Returns: First | Intermediate | Last | Only, Ignore: []uint8{7}}},
+}
+
+func TestCSFMatchesPDAL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs PDAL for about a minute")
+	}
+	for _, tc := range csfCases {
+		s := readSample(t, tc.path)
+		want := pdalClasses(t, tc.path, tc.stage)
+		opts := tc.opts
+		opts.Pos = s.abs
+		got, err := CSF(s.xyz, s.attrs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareClasses(t, fmt.Sprint(tc.path, tc.stage), got.Classification, want)
+	}
+}
