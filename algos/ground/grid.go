@@ -148,19 +148,32 @@ func (g raster) fill(v []float64, fillK int) []float64 {
 		}
 		return reach
 	}
-	src := append([]float64(nil), v...)
-	ok := func(i int) bool { return !math.IsNaN(src[i]) }
+	// A k-d tree over the filled cells' integer positions: distances are
+	// exact, and the canonical search orders ties by raster index.
+	var xs, ys, zs []float64
+	var at []int
+	for i, z := range v {
+		if !math.IsNaN(z) {
+			xs = append(xs, float64(i/g.rows))
+			ys = append(ys, float64(i%g.rows))
+			zs = append(zs, z)
+			at = append(at, i)
+		}
+	}
+	t := newFlann(xs, ys)
+	t.canonical = true
+	k := min(fillK, len(zs))
 	par.For(par.Ranges(len(empty), 256), func(_, lo, hi int) {
-		buf := make([]cand, 0, fillK)
+		res := &knn{idx: make([]int, k), dist: make([]float64, k)}
 		for _, i := range empty[lo:hi] {
-			best := g.nearest(i/g.rows, i%g.rows, fillK, ok, buf)
+			t.nearest(float64(i/g.rows), float64(i%g.rows), res)
 			m := 0.0
-			for j, b := range best {
-				m += (src[b.idx] - m) / float64(j+1)
+			for j, n := range res.idx[:res.n] {
+				m += (zs[n] - m) / float64(j+1)
 			}
 			v[i] = m
-			reach[i] = math.Sqrt(float64(best[len(best)-1].d2))
-			if len(best) < fillK && !g.whole() {
+			reach[i] = math.Sqrt(res.dist[res.n-1])
+			if res.n < fillK && !g.whole() {
 				// The whole grid may hold more cells beyond the raster.
 				reach[i] = math.Inf(1)
 			}
@@ -173,11 +186,11 @@ func (g raster) fill(v []float64, fillK int) []float64 {
 // iterations times, each cell takes the minimum (maximum) of itself and its
 // four edge neighbours inside the raster, which amounts to the minimum
 // (maximum) over the diamond |dc|+|dr| ≤ iterations clipped to the raster.
-func (g raster) erode(v []float64, iterations int) { g.morph(v, iterations, math.Min) }
+func (g raster) erode(v []float64, iterations int) { g.morph(v, iterations, false) }
 
-func (g raster) dilate(v []float64, iterations int) { g.morph(v, iterations, math.Max) }
+func (g raster) dilate(v []float64, iterations int) { g.morph(v, iterations, true) }
 
-func (g raster) morph(v []float64, iterations int, pick func(a, b float64) float64) {
+func (g raster) morph(v []float64, iterations int, dilate bool) {
 	out := make([]float64, len(v))
 	for range iterations {
 		par.For(par.Ranges(g.cols, max(1, par.Grain/max(1, g.rows))), func(_, lo, hi int) {
@@ -185,17 +198,23 @@ func (g raster) morph(v []float64, iterations int, pick func(a, b float64) float
 				for r := 0; r < g.rows; r++ {
 					i := c*g.rows + r
 					m := v[i]
+					take := func(x float64) {
+						// PDAL's comparisons: a NaN never replaces.
+						if dilate && x > m || !dilate && x < m {
+							m = x
+						}
+					}
 					if r > 0 {
-						m = pick(m, v[i-1])
+						take(v[i-1])
 					}
 					if r < g.rows-1 {
-						m = pick(m, v[i+1])
+						take(v[i+1])
 					}
 					if c > 0 {
-						m = pick(m, v[i-g.rows])
+						take(v[i-g.rows])
 					}
 					if c < g.cols-1 {
-						m = pick(m, v[i+g.rows])
+						take(v[i+g.rows])
 					}
 					out[i] = m
 				}

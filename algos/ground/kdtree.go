@@ -13,7 +13,11 @@ import (
 // keeps the first of equally distant points it meets, and meets them in the
 // order its tree stores them.
 type flann struct {
-	x, y  []float64
+	// canonical makes the search return the nearest by distance and then
+	// by index, whatever the tree's order (nanoflann's
+	// NANOFLANN_FIRST_MATCH insertion, and ties with the worst taken in).
+	canonical bool
+	x, y      []float64
 	vind  []int
 	nodes []fnode
 	root  int
@@ -180,9 +184,10 @@ func (t *flann) planeSplit(ind []int, feat int, cut float64) (int, int) {
 // knn is nanoflann's KNNResultSet: distances ascending, a later point equal
 // to one held going after it.
 type knn struct {
-	idx  []int
-	dist []float64
-	n    int
+	idx   []int
+	dist  []float64
+	n     int
+	first bool
 }
 
 func (r *knn) worst() float64 { return r.dist[len(r.dist)-1] }
@@ -190,7 +195,7 @@ func (r *knn) worst() float64 { return r.dist[len(r.dist)-1] }
 func (r *knn) add(d float64, index int) {
 	i := r.n
 	for ; i > 0; i-- {
-		if r.dist[i-1] > d {
+		if r.dist[i-1] > d || r.first && r.dist[i-1] == d && r.idx[i-1] > index {
 			if i < len(r.dist) {
 				r.dist[i], r.idx[i] = r.dist[i-1], r.idx[i-1]
 			}
@@ -209,7 +214,7 @@ func (r *knn) add(d float64, index int) {
 // nearest fills res with the len(res.dist) points nearest to (qx, qy), as
 // KD2Impl::neighbors does (findNeighbors with eps 0).
 func (t *flann) nearest(qx, qy float64, res *knn) {
-	res.n = 0
+	res.n, res.first = 0, t.canonical
 	res.dist[len(res.dist)-1] = math.MaxFloat64
 	q := [2]float64{qx, qy}
 	var dists [2]float64
@@ -238,7 +243,7 @@ func (t *flann) search(res *knn, q [2]float64, id int, mind float64, dists *[2]f
 			d := 0.0
 			d += float64(dx * dx)
 			d += float64(dy * dy)
-			if d < worst {
+			if d < worst || t.canonical && d == worst {
 				res.add(d, i)
 			}
 		}
