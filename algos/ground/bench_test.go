@@ -8,37 +8,53 @@ import (
 	"github.com/pctk/pctk/internal/peers"
 )
 
-// BenchmarkSMRFPeers times SMRF (PDAL's frame and tie order, then the
-// tile-ready order) on autzen_trim.las beside a PDAL run of readers.las and
-// filters.smrf on the same file (PDAL's time includes its reading, about
-// 0.1 s of it), and logs the three.
+// BenchmarkPeers times each filter on autzen_trim.las (110,000 points) in
+// PDAL's frame (and, for SMRF and PMF, in the tile-ready grid order) beside
+// a PDAL run of readers.las and the same filter on the same file (PDAL's
+// time includes its reading, about 0.1 s), and logs the figures.
 //
-//	go test -run XXX -bench SMRFPeers -benchtime 1x -v ./algos/ground
-func BenchmarkSMRFPeers(b *testing.B) {
+//	go test -run XXX -bench Peers -benchtime 1x -v ./algos/ground
+func BenchmarkPeers(b *testing.B) {
 	path := shared("pdal/las/autzen_trim.las")
 	s := readSample(b, path)
 	if err := peers.Available(peers.PDAL); err != nil {
 		b.Skipf("PDAL: %v", err)
 	}
 	abs, _ := filepath.Abs(path)
-	for range b.N {
+	timed := func(f func() (Result, error)) float64 {
 		t := time.Now()
-		if _, err := SMRF(s.xyz, s.attrs, SMRFOptions{Pos: s.abs, PDALFrame: true}); err != nil {
+		if _, err := f(); err != nil {
 			b.Fatal(err)
 		}
-		frame := time.Since(t)
-		t = time.Now()
-		if _, err := SMRF(s.xyz, s.attrs, SMRFOptions{Pos: s.pos}); err != nil {
-			b.Fatal(err)
+		return time.Since(t).Seconds()
+	}
+	for range b.N {
+		for _, tc := range []struct {
+			stage       string
+			frame, grid func() (Result, error)
+		}{
+			{"filters.smrf",
+				func() (Result, error) { return SMRF(s.xyz, s.attrs, SMRFOptions{Pos: s.abs, PDALFrame: true}) },
+				func() (Result, error) { return SMRF(s.xyz, s.attrs, SMRFOptions{Pos: s.pos}) }},
+			{"filters.pmf",
+				func() (Result, error) { return PMF(s.xyz, s.attrs, PMFOptions{Pos: s.abs, PDALFrame: true}) },
+				func() (Result, error) { return PMF(s.xyz, s.attrs, PMFOptions{Pos: s.pos}) }},
+			{"filters.csf",
+				func() (Result, error) { return CSF(s.xyz, s.attrs, CSFOptions{Pos: s.abs}) }, nil},
+		} {
+			frame := timed(tc.frame)
+			grid := 0.0
+			if tc.grid != nil {
+				grid = timed(tc.grid)
+			}
+			t := time.Now()
+			if _, err := peers.PDALPipeline(b.TempDir(),
+				map[string]any{"type": "readers.las", "filename": abs},
+				map[string]any{"type": tc.stage}); err != nil {
+				b.Fatal(err)
+			}
+			pdal := time.Since(t).Seconds()
+			b.Logf("%s on %s: pctk %.2f s (PDAL frame), %.2f s (grid order, 0: none); PDAL 2.9.2 %.2f s", tc.stage, filepath.Base(path), frame, grid, pdal)
 		}
-		local := time.Since(t)
-		t = time.Now()
-		if _, err := peers.PDALPipeline(b.TempDir(),
-			map[string]any{"type": "readers.las", "filename": abs},
-			map[string]any{"type": "filters.smrf"}); err != nil {
-			b.Fatal(err)
-		}
-		pdal := time.Since(t)
-		b.Logf("%s, %d points: pctk SMRF %.2f s (PDAL frame), %.2f s (tile order); PDAL 2.9.2 %.2f s", filepath.Base(path), len(s.xyz)/3, frame.Seconds(), local.Seconds(), pdal.Seconds())
 	}
 }

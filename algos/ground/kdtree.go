@@ -18,11 +18,11 @@ type flann struct {
 	// NANOFLANN_FIRST_MATCH insertion, and ties with the worst taken in).
 	canonical bool
 	x, y      []float64
-	vind  []int
-	nodes []fnode
-	root  int
-	lo    [2]float64
-	hi    [2]float64
+	vind      []int
+	nodes     []fnode
+	root      int
+	lo        [2]float64
+	hi        [2]float64
 }
 
 // fnode is a leaf (child1 < 0: points vind[left:right]) or a split on
