@@ -40,16 +40,12 @@ type CSFOptions struct {
 	Pos []float64
 }
 
+// withDefaults returns o with zero fields replaced by PDAL's defaults.
 func (o CSFOptions) withDefaults() CSFOptions {
-	def := func(v *float64, d float64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&o.Resolution, 1)
-	def(&o.Step, 0.65)
-	def(&o.Threshold, 0.5)
-	def(&o.HDiff, 0.3)
+	orDefault(&o.Resolution, 1)
+	orDefault(&o.Step, 0.65)
+	orDefault(&o.Threshold, 0.5)
+	orDefault(&o.HDiff, 0.3)
 	if o.Rigidness == 0 {
 		o.Rigidness = 3
 	}

@@ -1,5 +1,5 @@
 // Package ground classifies ground points (ASPRS class 2) as PDAL's ground
-// filters do, on the float32 local coordinates of a cloud and its
+// filters SMRF, PMF and CSF do, on the float32 local coordinates of a cloud and its
 // per-point attributes (Attrs), leaving the classes of the points it does
 // not classify as they are.
 //
@@ -18,6 +18,15 @@
 // cell centres at float64 grid positions, and PDAL's own tie order needs
 // its k-d tree (nanoflann 1.3.1 as pdal/private/KDImpl.hpp configures it,
 // rebuilt in kdtree.go) with PDALFrame.
+//
+// PMF is PDAL's filters.pmf (filters/PMFFilter.cpp, PMFFilter::run and
+// processGround; K. Zhang et al., IEEE TGRS 41(4), 2003) and CSF its
+// filters.csf (filters/CSFilter.cpp and the CSF library PDAL vendors in
+// filters/private/csf, github.com/jianboqi/CSF; W. Zhang et al., Remote
+// Sensing 8(6), 2016). All three give PDAL's classes on the whole cloud
+// when given its absolute coordinates (Pos, and PDALFrame for SMRF and
+// PMF); SMRF and PMF also give each point a finite Reach for tiles, CSF
+// cannot (its cloth is one Gauss-Seidel system).
 //
 // docs/ground.md gives the options, what a tile's halo must hold (Reach)
 // and where pctk differs from PDAL.

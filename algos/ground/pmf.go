@@ -38,17 +38,13 @@ type PMFOptions struct {
 	PDALFrame bool
 }
 
+// withDefaults returns o with zero fields replaced by PDAL's defaults.
 func (o PMFOptions) withDefaults() PMFOptions {
-	def := func(v *float64, d float64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&o.CellSize, 1)
-	def(&o.InitialDistance, 0.15)
-	def(&o.MaxDistance, 2.5)
-	def(&o.MaxWindowSize, 33)
-	def(&o.Slope, 1)
+	orDefault(&o.CellSize, 1)
+	orDefault(&o.InitialDistance, 0.15)
+	orDefault(&o.MaxDistance, 2.5)
+	orDefault(&o.MaxWindowSize, 33)
+	orDefault(&o.Slope, 1)
 	return o
 }
 

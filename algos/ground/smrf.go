@@ -54,16 +54,11 @@ type SMRFOptions struct {
 
 // withDefaults returns o with zero fields replaced by PDAL's defaults.
 func (o SMRFOptions) withDefaults() SMRFOptions {
-	def := func(v *float64, d float64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&o.Cell, 1)
-	def(&o.Slope, 0.15)
-	def(&o.Window, 18*o.Cell)
-	def(&o.Scalar, 1.25)
-	def(&o.Threshold, 0.5)
+	orDefault(&o.Cell, 1)
+	orDefault(&o.Slope, 0.15)
+	orDefault(&o.Window, 18*o.Cell)
+	orDefault(&o.Scalar, 1.25)
+	orDefault(&o.Threshold, 0.5)
 	return o
 }
 
@@ -81,6 +76,13 @@ func (o SMRFOptions) Validate() error {
 		checkGrid("smrf", o.Grid),
 		checkFrame("smrf", o.PDALFrame, o.Pos),
 	)
+}
+
+// orDefault sets *v to d when it is 0.
+func orDefault(v *float64, d float64) {
+	if *v == 0 {
+		*v = d
+	}
 }
 
 // checkAll returns the first error of errs.
