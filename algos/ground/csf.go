@@ -245,18 +245,22 @@ func (c *cloth) timeStep(rigid int) float64 {
 	if rigid <= 14 {
 		double, single = csfDouble[rigid], csfSingle[rigid]
 	}
-	for k := range c.y {
+	// Particle::satisfyConstraintSelf, inlined: a particle's own
+	// movability does not change during the pass.
+	y, movable := c.y, c.movable
+	for k := range y {
+		mk := movable[k]
 		for _, q := range c.nbr[k] {
-			corr := c.y[q] - c.y[k]
-			switch m1, m2 := c.movable[k], c.movable[q]; {
-			case m1 && m2:
+			corr := y[q] - y[k]
+			switch mq := movable[q]; {
+			case mk && mq:
 				half := corr * double
-				c.offset(k, half)
-				c.offset(int(q), -half)
-			case m1:
-				c.offset(k, corr*single)
-			case m2:
-				c.offset(int(q), -(corr * single))
+				y[k] += half
+				y[q] += -half
+			case mk:
+				y[k] += corr * single
+			case mq:
+				y[q] += -(corr * single)
 			}
 		}
 	}
@@ -414,7 +418,7 @@ func CSF(xyz []float32, a Attrs, opts CSFOptions) (Result, error) {
 	if n == 0 {
 		return out, nil
 	}
-	sel, err := selection(n, a, opts.Ignore, opts.Returns)
+	sel, err := Select(n, a, opts.Ignore, opts.Returns)
 	if err != nil {
 		return Result{}, err
 	}

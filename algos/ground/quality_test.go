@@ -50,7 +50,7 @@ func TestQualityAutzen(t *testing.T) {
 	ref := s.attrs.Classification
 	a := s.attrs
 	a.Classification = nil
-	sel, err := selection(len(ref), a, nil, DefaultReturns)
+	sel, err := Select(len(ref), a, nil, DefaultReturns)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -95,13 +95,14 @@ type Attrs struct {
 // returns to process.").
 var ErrNoReturns = errors.New("ground: no returns to process")
 
-// selection returns which of n points a filter classifies: those whose
+// Select returns which of n points a filter classifies (a driver lays the
+// whole run's Grid, PDALGrid, over the points it selects): those whose
 // class is not in ignore (PDAL's ignore ranges over Classification,
 // Segmentation::ignoreDimRanges) and whose return is in ret
 // (Segmentation::segmentReturns), unless ReturnNumber and NumberOfReturns
 // are all 0, which selects every return as PDAL does; some zeros but not
 // all are an error, as in PDAL.
-func selection(n int, a Attrs, ignore []uint8, ret Returns) ([]bool, error) {
+func Select(n int, a Attrs, ignore []uint8, ret Returns) ([]bool, error) {
 	for _, col := range []struct {
 		name string
 		v    []uint8

@@ -26,7 +26,7 @@ func newSetup(xyz []float32, a Attrs, pos []float64, ignore []uint8, returns Ret
 	if err != nil {
 		return nil, err
 	}
-	sel, err := selection(len(pos)/3, a, ignore, returns)
+	sel, err := Select(len(pos)/3, a, ignore, returns)
 	if err != nil {
 		return nil, err
 	}

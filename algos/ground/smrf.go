@@ -37,8 +37,9 @@ type SMRFOptions struct {
 	// nil takes xyz's.
 	Pos []float64
 	// Grid, when not nil, is the raster frame: a tiled run passes the
-	// whole run's, so that tiles share cells; nil takes PDAL's
-	// (PDALGrid of the classified points).
+	// whole run's, PDALGrid of the points Select selects in the whole
+	// cloud, so that tiles share cells; nil takes PDALGrid of the points
+	// given.
 	Grid *Grid
 	// PDALFrame computes as PDAL does, to its classes on a whole cloud:
 	// Pos (then required) holds the absolute coordinates, as the file
