@@ -1,0 +1,282 @@
+package ground
+
+import (
+	"math"
+
+	"github.com/pctk/pctk/internal/par"
+)
+
+// Grid is a raster frame in the XY plane of the coordinates the filters are
+// given: cell (c, r) covers [X0+c·cell, X0+(c+1)·cell) × [Y0+r·cell,
+// Y0+(r+1)·cell). A tiled run passes the whole run's Grid to every tile,
+// so that the tiles' cells are the whole run's cells.
+type Grid struct {
+	// X0, Y0 are the lower-left corner of cell (0, 0): PDAL takes the
+	// minimum X and Y of the points it classifies.
+	X0, Y0 float64
+	// Cols and Rows are the number of cells along X and Y: PDAL takes
+	// int((maxX-X0)/cell)+1 and int((maxY-Y0)/cell)+1.
+	Cols, Rows int
+}
+
+// PDALGrid returns the grid PDAL's SMRFilter::run and PMFFilter lay over
+// the points sel selects (nil: all) of pos (interleaved x, y, z): its
+// origin the points' minimum X and Y, as many cells as int(extent/cell)+1.
+func PDALGrid(pos []float64, sel []bool, cell float64) Grid {
+	minx, miny := math.Inf(1), math.Inf(1)
+	maxx, maxy := math.Inf(-1), math.Inf(-1)
+	for i := 0; i < len(pos)/3; i++ {
+		if sel != nil && !sel[i] {
+			continue
+		}
+		x, y := pos[3*i], pos[3*i+1]
+		minx, maxx = math.Min(minx, x), math.Max(maxx, x)
+		miny, maxy = math.Min(miny, y), math.Max(maxy, y)
+	}
+	if minx > maxx {
+		return Grid{}
+	}
+	return Grid{X0: minx, Y0: miny, Cols: int((maxx-minx)/cell) + 1, Rows: int((maxy-miny)/cell) + 1}
+}
+
+// raster is the part of a Grid the points of one call cover, stored column
+// by column as PDAL stores its rasters (index c·rows + r), with its place in
+// the whole Grid.
+type raster struct {
+	cols, rows int
+	// c0, r0 are the grid column and row of the raster's cell (0, 0).
+	c0, r0 int
+	// edge says, for the left, right, bottom and top sides, whether the
+	// raster's side is the whole grid's side (the morphology and the
+	// gradients clip there in both, so a dependence may reach it).
+	edge [4]bool
+}
+
+func (g raster) n() int { return g.cols * g.rows }
+
+// whole reports whether the raster is the whole grid.
+func (g raster) whole() bool { return g.edge == [4]bool{true, true, true, true} }
+
+// rings calls visit for every cell of the raster on the square ring at
+// Chebyshev distance k around (c, r), and reports whether the ring met any
+// cell of the raster.
+func (g raster) ring(c, r, k int, visit func(cc, rr int)) bool {
+	met := false
+	cell := func(cc, rr int) {
+		if cc >= 0 && cc < g.cols && rr >= 0 && rr < g.rows {
+			met = true
+			visit(cc, rr)
+		}
+	}
+	if k == 0 {
+		cell(c, r)
+		return met
+	}
+	for cc := c - k; cc <= c+k; cc++ {
+		cell(cc, r-k)
+		cell(cc, r+k)
+	}
+	for rr := r - k + 1; rr <= r+k-1; rr++ {
+		cell(c-k, rr)
+		cell(c+k, rr)
+	}
+	return met
+}
+
+// cand is a filled cell near an empty one: its squared distance in cells
+// and its raster index.
+type cand struct {
+	d2  int
+	idx int
+}
+
+func (a cand) less(b cand) bool { return a.d2 < b.d2 || a.d2 == b.d2 && a.idx < b.idx }
+
+// nearest returns the k filled cells nearest to the cell (c, r) of g
+// (ok says which are filled), by distance between cell centres and then by
+// raster index (the order of the whole grid's index, column-major, since
+// the raster is a window of it), fewer when the raster holds fewer.
+func (g raster) nearest(c, r, fillK int, ok func(i int) bool, buf []cand) []cand {
+	best := buf[:0]
+	for k := 1; ; k++ {
+		met := g.ring(c, r, k, func(cc, rr int) {
+			i := cc*g.rows + rr
+			if !ok(i) {
+				return
+			}
+			dc, dr := cc-c, rr-r
+			x := cand{dc*dc + dr*dr, i}
+			if len(best) == fillK && !x.less(best[fillK-1]) {
+				return
+			}
+			if len(best) < fillK {
+				best = append(best, x)
+			}
+			j := len(best) - 1
+			for ; j > 0 && x.less(best[j-1]); j-- {
+				best[j] = best[j-1]
+			}
+			best[j] = x
+		})
+		// A cell beyond ring k is more than k cells away.
+		if !met || len(best) == fillK && best[fillK-1].d2 <= k*k {
+			return best
+		}
+	}
+}
+
+// fill replaces every NaN of v by the running mean (SMRFilter::knnfill's
+// M1 += (z-M1)/j) of its fillK nearest non-NaN cells (SMRF's 8, PMF's 1),
+// taken in the order
+// nearest returns them, and returns for each cell the distance in cells to
+// the farthest cell its value came from (0 for a cell that had a value).
+// With no value at all, v stays NaN and every reach is +Inf.
+func (g raster) fill(v []float64, fillK int) []float64 {
+	reach := make([]float64, len(v))
+	empty := []int{}
+	for i, z := range v {
+		if math.IsNaN(z) {
+			empty = append(empty, i)
+		}
+	}
+	if len(empty) == 0 {
+		return reach
+	}
+	if len(empty) == len(v) {
+		for i := range reach {
+			reach[i] = math.Inf(1)
+		}
+		return reach
+	}
+	// A k-d tree over the filled cells' integer positions: distances are
+	// exact, and the canonical search orders ties by raster index.
+	var xs, ys, zs []float64
+	var at []int
+	for i, z := range v {
+		if !math.IsNaN(z) {
+			xs = append(xs, float64(i/g.rows))
+			ys = append(ys, float64(i%g.rows))
+			zs = append(zs, z)
+			at = append(at, i)
+		}
+	}
+	t := newFlann(xs, ys)
+	t.canonical = true
+	k := min(fillK, len(zs))
+	par.For(par.Ranges(len(empty), 256), func(_, lo, hi int) {
+		res := &knn{idx: make([]int, k), dist: make([]float64, k)}
+		for _, i := range empty[lo:hi] {
+			t.nearest(float64(i/g.rows), float64(i%g.rows), res)
+			m := 0.0
+			for j, n := range res.idx[:res.n] {
+				m += (zs[n] - m) / float64(j+1)
+			}
+			v[i] = m
+			reach[i] = math.Sqrt(res.dist[res.n-1])
+			if res.n < fillK && !g.whole() {
+				// The whole grid may hold more cells beyond the raster.
+				reach[i] = math.Inf(1)
+			}
+		}
+	})
+	return reach
+}
+
+// erode and dilate are PDAL's math::erodeDiamond and math::dilateDiamond:
+// iterations times, each cell takes the minimum (maximum) of itself and its
+// four edge neighbours inside the raster, which amounts to the minimum
+// (maximum) over the diamond |dc|+|dr| ≤ iterations clipped to the raster.
+func (g raster) erode(v []float64, iterations int) { g.morph(v, iterations, false) }
+
+func (g raster) dilate(v []float64, iterations int) { g.morph(v, iterations, true) }
+
+func (g raster) morph(v []float64, iterations int, dilate bool) {
+	out := make([]float64, len(v))
+	for range iterations {
+		par.For(par.Ranges(g.cols, max(1, par.Grain/max(1, g.rows))), func(_, lo, hi int) {
+			for c := lo; c < hi; c++ {
+				for r := 0; r < g.rows; r++ {
+					i := c*g.rows + r
+					m := v[i]
+					take := func(x float64) {
+						// PDAL's comparisons: a NaN never replaces.
+						if dilate && x > m || !dilate && x < m {
+							m = x
+						}
+					}
+					if r > 0 {
+						take(v[i-1])
+					}
+					if r < g.rows-1 {
+						take(v[i+1])
+					}
+					if c > 0 {
+						take(v[i-g.rows])
+					}
+					if c < g.cols-1 {
+						take(v[i+g.rows])
+					}
+					out[i] = m
+				}
+			}
+		})
+		copy(v, out)
+	}
+}
+
+// progressive is SMRFilter::progressiveFilter: open z with diamonds of
+// radius 1 .. ceil(maxWindow/cell) cells (the erosion carried from one
+// radius to the next), and flag as object every cell where an opening
+// drops more than slope·cell·radius below the previous one.
+func (g raster) progressive(z []float64, slope, maxWindow, cell float64) []bool {
+	maxRadius := int(math.Ceil(maxWindow / cell))
+	obj := make([]bool, len(z))
+	prev := append([]float64(nil), z...)
+	erosion := append([]float64(nil), z...)
+	open := make([]float64, len(z))
+	for radius := 1; radius <= maxRadius; radius++ {
+		g.erode(erosion, 1)
+		copy(open, erosion)
+		g.dilate(open, radius)
+		threshold := slope * cell * float64(radius)
+		for i := range obj {
+			if math.Abs(prev[i]-open[i]) > threshold {
+				obj[i] = true
+			}
+		}
+		prev, open = open, prev
+	}
+	return obj
+}
+
+// slope returns the gradient magnitude of v/cell (SMRFilter::classifyGround's
+// gsurfs: math::gradX and gradY, central differences inside, one-sided at the
+// raster's sides, as MATLAB's gradient).
+func (g raster) slope(v []float64, cell float64) []float64 {
+	s := make([]float64, len(v))
+	for i := range v {
+		s[i] = v[i] / cell
+	}
+	out := make([]float64, len(v))
+	diff := func(at func(k int) float64, k, n int) float64 {
+		switch {
+		case n < 2:
+			return 0
+		case k == 0:
+			return at(1) - at(0)
+		case k == n-1:
+			return at(n-1) - at(n-2)
+		}
+		return 0.5 * (at(k+1) - at(k-1))
+	}
+	for c := 0; c < g.cols; c++ {
+		for r := 0; r < g.rows; r++ {
+			gx := diff(func(k int) float64 { return s[k*g.rows+r] }, c, g.cols)
+			gy := diff(func(k int) float64 { return s[c*g.rows+k] }, r, g.rows)
+			// The products are rounded before the sum, as Eigen's
+			// cwiseProduct then + does (no fused multiply-add).
+			out[c*g.rows+r] = math.Sqrt(float64(gx*gx) + float64(gy*gy))
+		}
+	}
+	return out
+}
