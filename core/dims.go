@@ -59,6 +59,9 @@ const (
 	DimEigenvalueSum       = "EigenvalueSum"
 	DimSurfaceVariation    = "SurfaceVariation"
 	DimDemantkeVerticality = "DemantkeVerticality"
+	// DimHeightAboveGround is PDAL's HeightAboveGround (filters.hag_nn,
+	// filters.hag_delaunay).
+	DimHeightAboveGround = "HeightAboveGround"
 )
 
 var dimensions = []Dimension{
@@ -105,6 +108,7 @@ var dimensions = []Dimension{
 	{DimEigenvalueSum, Float64, "sum of the covariance's eigenvalues (PDAL)"},
 	{DimSurfaceVariation, Float64, "covariance feature λ3/Σλ: larger where the surface varies (PDAL)"},
 	{DimDemantkeVerticality, Float64, "covariance feature 1-|v3·z|: larger for vertical structure (PDAL)"},
+	{DimHeightAboveGround, Float64, "Z above the ground interpolated from ground points (PDAL)"},
 }
 
 // LookupDimension returns the well-known dimension named name (case-sensitive,
