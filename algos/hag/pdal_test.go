@@ -15,7 +15,6 @@ import (
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
-
 // pdalStage is one filters.hag_* run for the side-by-side test.
 type pdalStage struct {
 	stage map[string]any
