@@ -4,9 +4,7 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/algos/algotest"
-	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/peers"
-	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -17,20 +15,9 @@ import (
 //
 //	go test -run XXX -bench PDAL -benchtime 3x -v ./algos/hag
 func BenchmarkPDAL(b *testing.B) {
-	autzen, err := peers.SharedData("pdal/las/autzen_trim.las")
-	if err != nil {
-		b.Skip(err)
-	}
-	c, _, err := pcio.ReadFile(autzen)
-	if err != nil {
-		b.Fatal(err)
-	}
-	loc := c.Local(false)
-	cls := c.Attr(core.DimClassification)
-	class := make([]uint8, c.Len())
-	for i := range class {
-		class[i] = uint8(cls.Uint64(i))
-	}
+	c, loc, _ := algotest.SharedCloud(b, autzenLAS)
+	autzen, _ := peers.SharedData(autzenLAS)
+	class := classes(c)
 	for _, s := range []pdalStage{
 		{map[string]any{"type": "filters.hag_nn", "count": 6}, Options{Count: 6}},
 		{map[string]any{"type": "filters.hag_delaunay"}, Options{Method: Delaunay}},

@@ -37,26 +37,10 @@ var pdalStages = []pdalStage{
 // ground points are tied within 1e-9 relative in float64 (PDAL's nanoflann
 // orders exact ties its own way); those are counted.
 func TestAgainstPDAL(t *testing.T) {
-	// PDAL's autzen_trim.las: 110,000 points, classes 1 and 2.
-	autzen, err := peers.SharedData("pdal/las/autzen_trim.las")
-	if err != nil {
-		t.Skipf("%v (../shared/data is not part of a clone)", err)
-	}
+	c, loc, pos := algotest.SharedCloud(t, autzenLAS)
+	autzen, _ := peers.SharedData(autzenLAS)
 	algotest.RequirePeer(t, "PDAL 2.9.2 (../shared/anchors/pdal, .ci/deps/pdal.sh)", peerErr())
-	c, _, err := pcio.ReadFile(autzen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc := c.Local(false)
-	pos := make([]float64, 3*c.Len())
-	for i := range c.Len() {
-		pos[3*i], pos[3*i+1], pos[3*i+2] = c.X[i]-loc.Origin[0], c.Y[i]-loc.Origin[1], c.Z[i]-loc.Origin[2]
-	}
-	cls := c.Attr(core.DimClassification)
-	class := make([]uint8, c.Len())
-	for i := range class {
-		class[i] = uint8(cls.Uint64(i))
-	}
+	class := classes(c)
 	for n, s := range pdalStages {
 		dir := t.TempDir()
 		out := filepath.Join(dir, "out.las")
@@ -101,6 +85,20 @@ func TestAgainstPDAL(t *testing.T) {
 		t.Logf("%s: %d points agree with PDAL within 1e-9, %d differ at tied ground neighbours, %d otherwise",
 			fmt.Sprint(s.stage["type"], " #", n), c.Len()-tied-bad, tied, bad)
 	}
+}
+
+// autzenLAS is PDAL's autzen_trim.las in the shared data: 110,000
+// points, classes 1 and 2.
+const autzenLAS = "pdal/las/autzen_trim.las"
+
+// classes returns the cloud's Classification column as bytes.
+func classes(c *core.Cloud) []uint8 {
+	cls := c.Attr(core.DimClassification)
+	out := make([]uint8, c.Len())
+	for i := range out {
+		out[i] = uint8(cls.Uint64(i))
+	}
+	return out
 }
 
 func peerErr() error {

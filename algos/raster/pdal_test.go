@@ -6,12 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pctk/pctk/algos/algotest"
 	"github.com/pctk/pctk/internal/peers"
-	_ "github.com/pctk/pctk/io/las"
-	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/io/geotiff"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -83,19 +83,8 @@ func TestAgainstPDAL(t *testing.T) {
 		{"pdal/las/autzen_trim.las", map[string]any{"resolution": 3, "radius": 2, "window_size": 3, "power": 2}, Options{Resolution: 3, Radius: 2, WindowSize: 3, Power: 2}},
 		{"pdal/las/1.2-with-color.las", map[string]any{"resolution": 10, "radius": 6, "window_size": 2, "nodata": -1}, Options{Resolution: 10, Radius: 6, WindowSize: 2, NoData: ptr(-1.0)}},
 	} {
-		in, err := peers.SharedData(tc.file)
-		if err != nil {
-			t.Skipf("%v (../shared/data is not part of a clone)", err)
-		}
-		c, _, err := pcio.ReadFile(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		loc := c.Local(false)
-		pos := make([]float64, 3*c.Len())
-		for i := range c.Len() {
-			pos[3*i], pos[3*i+1], pos[3*i+2] = c.X[i]-loc.Origin[0], c.Y[i]-loc.Origin[1], c.Z[i]-loc.Origin[2]
-		}
+		c, loc, pos := algotest.SharedCloud(t, tc.file)
+		in, _ := peers.SharedData(tc.file)
 		// The grid as an option, the whole run's frame: PDAL's pipeline
 		// runs writers.gdal streaming, where its own grid starts at the
 		// first point's cell (DefaultGrid is its standard mode's).
@@ -154,7 +143,43 @@ func TestAgainstPDAL(t *testing.T) {
 			}
 		}
 		t.Logf("%s %v: %dx%d cells, %d bands: %d values differ at points on a radius, %d otherwise", tc.file, tc.stage, w, h, len(want), tied, bad)
+
+		// The same raster through io/geotiff, read back with GDAL: the
+		// frame, nodata, CRS and values of PDAL's file.
+		img := &geotiff.Image{Width: g.Width, Height: g.Height, NoData: &r.NoData, GeoTransform: mine, CRS: c.Meta.CRS}
+		for _, band := range r.Bands {
+			img.Bands = append(img.Bands, band.Data)
+			img.Names = append(img.Names, band.Name)
+		}
+		ours := filepath.Join(dir, "pctk.tif")
+		if err := geotiff.WriteFile(ours, img, geotiff.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		gt2, w2, h2, nodata2, back := readGDAL(t, ours)
+		if gt2 != gt || w2 != w || h2 != h || nodata2[0] != nodata[0] {
+			t.Errorf("%s: io/geotiff's file reads %v %dx%d nodata %v; PDAL's %v %dx%d nodata %v", tc.file, gt2, w2, h2, nodata2[0], gt, w, h, nodata[0])
+		}
+		for b := range back {
+			for k, v := range back[b] {
+				if v != r.Bands[b].Data[k] {
+					t.Fatalf("%s: io/geotiff's band %d cell %d reads %v, wrote %v", tc.file, b+1, k, v, r.Bands[b].Data[k])
+				}
+			}
+		}
+		if p, q := crsOf(t, out), crsOf(t, ours); p != q {
+			t.Errorf("%s: io/geotiff's CRS %q, PDAL's %q", tc.file, q, p)
+		}
 	}
+}
+
+// crsOf returns the PROJ string GDAL gives a raster's CRS.
+func crsOf(t *testing.T, path string) string {
+	t.Helper()
+	out, err := exec.Command("/usr/bin/python3", "-c", "import sys\nfrom osgeo import gdal\ns = gdal.Open(sys.argv[1]).GetSpatialRef()\nprint(s.ExportToProj4() if s else '')", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("GDAL reading %s: %v: %s", path, err, out)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 func ptr[T any](v T) *T { return &v }
