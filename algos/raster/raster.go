@@ -323,8 +323,13 @@ func accumulate(xyz []float32, pos []float64, val func(int32) float64, b findnei
 // add is PDAL's GDALGrid::update of one cell with value v at distance d.
 func (a *accum) add(v, d, power float64) {
 	a.count++
-	a.min = math.Min(v, a.min)
-	a.max = math.Max(v, a.max)
+	// std::min(v, min) and std::max(v, max), NaNs and all.
+	if !(a.min < v) {
+		a.min = v
+	}
+	if !(v < a.max) {
+		a.max = v
+	}
 	delta := v - a.mean
 	a.mean += delta / a.count
 	a.m2 += delta * (v - a.mean)

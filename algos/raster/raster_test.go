@@ -197,3 +197,26 @@ func TestValidate(t *testing.T) {
 		t.Error("cells outside the 1x1 grid: want an error")
 	}
 }
+
+// TestNaNValues checks min and max with NaN values as PDAL's std::min and
+// std::max leave them: a NaN taken in, a NaN replaced by the next value.
+func TestNaNValues(t *testing.T) {
+	xyz := []float32{0.5, 0.5, 0, 0.5, 0.5, 0, 0.5, 0.5, 0}
+	nan := math.NaN()
+	for _, tc := range []struct {
+		values   []float64
+		min, max float64
+	}{
+		{[]float64{nan, 3, 1}, 1, 3},
+		{[]float64{3, nan, 1}, 1, 1},
+		{[]float64{3, 1, nan}, nan, nan},
+	} {
+		r, err := Compute(xyz, findneighbor.CPU(), Options{Resolution: 1, Outputs: Min | Max, Values: tc.values, Grid: Grid{0, 0, 1, 1, 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := [2]float64{r.Bands[0].Data[0], r.Bands[1].Data[0]}; !algotest.Exact(got[0], tc.min) || !algotest.Exact(got[1], tc.max) {
+			t.Errorf("values %v: min, max %v, want %v, %v", tc.values, got, tc.min, tc.max)
+		}
+	}
+}
