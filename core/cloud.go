@@ -38,6 +38,10 @@ type CRS struct {
 	WKT string
 	// GeoKeys is the raw GeoTIFF GeoKeyDirectory (LAS), when present.
 	GeoKeys []uint16
+	// GeoDoubles and GeoASCII are the GeoDoubleParams and GeoAsciiParams
+	// that GeoKeys point into (LAS records 34736 and 34737), when present.
+	GeoDoubles []float64
+	GeoASCII   string
 	// EPSG is the EPSG code when it is known, else 0.
 	EPSG int
 }

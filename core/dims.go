@@ -70,6 +70,9 @@ const (
 	DimCoplanar                  = "Coplanar"
 	DimOptimalKNN                = "OptimalKNN"
 	DimOptimalRadius             = "OptimalRadius"
+	// DimHeightAboveGround is PDAL's HeightAboveGround (filters.hag_nn,
+	// filters.hag_delaunay).
+	DimHeightAboveGround = "HeightAboveGround"
 )
 
 var dimensions = []Dimension{
@@ -123,6 +126,7 @@ var dimensions = []Dimension{
 	{DimCoplanar, Uint8, "1 when the k-neighbourhood's eigenvalues say coplanar (PDAL)"},
 	{DimOptimalKNN, Uint64, "k of least eigenentropy between min_k and max_k (PDAL)"},
 	{DimOptimalRadius, Float64, "distance to the OptimalKNN-th nearest neighbour (PDAL)"},
+	{DimHeightAboveGround, Float64, "Z above the ground interpolated from ground points (PDAL)"},
 }
 
 // dimMu guards dimensions, which stages extend as they register.

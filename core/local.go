@@ -39,3 +39,17 @@ func (c *Cloud) Local(flat bool) Local {
 	})
 	return Local{Origin: o, XYZ: xyz}
 }
+
+// Relative returns the cloud's coordinates relative to origin as
+// interleaved float64 (x0, y0, z0, x1, ...): the float64 twin of a Local's
+// XYZ for its Origin, which algorithms that compute as PDAL does in float64
+// take beside the float32 coordinates.
+func (c *Cloud) Relative(origin [3]float64) []float64 {
+	out := make([]float64, 3*c.Len())
+	par.For(par.Ranges(c.Len(), par.Grain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[3*i], out[3*i+1], out[3*i+2] = c.X[i]-origin[0], c.Y[i]-origin[1], c.Z[i]-origin[2]
+		}
+	})
+	return out
+}

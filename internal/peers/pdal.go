@@ -13,29 +13,47 @@ import (
 // side-by-side peer of every PDAL stage pctk mirrors.
 const PDAL = "PDAL"
 
-// PDALRun returns the path of the shared PDAL build's run script
-// (../shared/anchors/pdal/run, found from the current folder upwards),
-// or an error saying why it cannot run here: the folder is absent (a
-// user's clone), or its Debian runtime (.ci/deps/pdal.sh) is missing.
-func PDALRun() (string, error) {
+// SharedData returns the path of rel under ../shared/data (the shared
+// test data outside the repository), found from the current folder
+// upwards as PDALRun finds PDAL, or an error when no such file exists (a
+// user's clone).
+func SharedData(rel string) (string, error) {
+	return findUp(filepath.Join("shared", "data", rel))
+}
+
+// findUp returns the first dir/../rel that exists, dir going from the
+// current folder up to the root.
+func findUp(rel string) (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		run := filepath.Join(dir, "..", "shared", "anchors", "pdal", "run")
-		if _, err := os.Stat(run); err == nil {
-			if out, err := exec.Command(run, "--version").CombinedOutput(); err != nil {
-				return "", fmt.Errorf("%s --version: %v: %s (its runtime: .ci/deps/pdal.sh)", run, err, lastLine(out))
-			}
-			return run, nil
+		p := filepath.Join(dir, "..", rel)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
 		}
 		up := filepath.Dir(dir)
 		if up == dir {
-			return "", fmt.Errorf("../shared/anchors/pdal/run not found above the current folder")
+			return "", fmt.Errorf("../%s not found above the current folder", filepath.ToSlash(rel))
 		}
 		dir = up
 	}
+}
+
+// PDALRun returns the path of the shared PDAL build's run script
+// (../shared/anchors/pdal/run, found from the current folder upwards),
+// or an error saying why it cannot run here: the folder is absent (a
+// user's clone), or its Debian runtime (.ci/deps/pdal.sh) is missing.
+func PDALRun() (string, error) {
+	run, err := findUp(filepath.Join("shared", "anchors", "pdal", "run"))
+	if err != nil {
+		return "", err
+	}
+	if out, err := exec.Command(run, "--version").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%s --version: %v: %s (its runtime: .ci/deps/pdal.sh)", run, err, lastLine(out))
+	}
+	return run, nil
 }
 
 // PDALPipeline runs PDAL on a pipeline (its JSON array of stages, as

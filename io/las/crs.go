@@ -1,25 +1,14 @@
 package las
 
 import (
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/pctk/pctk/core"
-)
-
-// GeoTIFF keys pctk interprets.
-const (
-	keyModelType     = 1024
-	keyRasterType    = 1025
-	keyGeographicCS  = 2048
-	keyProjectedCS   = 3072
-	userDefinedCode  = 32767
-	modelProjected   = 1
-	modelGeographic  = 2
-	rasterPixelIsPt  = 2
-	geoKeyDirVersion = 1
+	"github.com/pctk/pctk/io/internal/codec"
 )
 
 // crsFromVLRs reads the CRS from the GeoKeyDirectoryTag (LASF_Projection/
@@ -34,6 +23,13 @@ func crsFromVLRs(vs []VLR) core.CRS {
 			for k := range c.GeoKeys {
 				c.GeoKeys[k] = le.Uint16(v.Data[2*k:])
 			}
+		case v.Is(userProjection, recGeoDoubles) && c.GeoDoubles == nil:
+			c.GeoDoubles = make([]float64, len(v.Data)/8)
+			for k := range c.GeoDoubles {
+				c.GeoDoubles[k] = math.Float64frombits(le.Uint64(v.Data[8*k:]))
+			}
+		case v.Is(userProjection, recGeoASCII) && c.GeoASCII == "":
+			c.GeoASCII = string(v.Data)
 		case v.Is(userProjection, recWKT) && c.WKT == "":
 			c.WKT = strings.TrimRight(cString(v.Data), " \n")
 		}
@@ -59,13 +55,13 @@ func epsgFromGeoKeys(keys []uint16) int {
 			break
 		}
 		id, loc, val := keys[e], keys[e+1], keys[e+3]
-		if loc != 0 || val == 0 || val >= userDefinedCode {
+		if loc != 0 || val == 0 || val >= codec.GeoUserDefined {
 			continue
 		}
 		switch id {
-		case keyProjectedCS:
+		case codec.GeoKeyProjectedCS:
 			proj = int(val)
-		case keyGeographicCS:
+		case codec.GeoKeyGeographicCS:
 			geog = int(val)
 		}
 	}
@@ -108,15 +104,8 @@ func crsVLRs(c core.CRS) []VLR {
 		out = append(out, newVLR(userProjection, recWKT, "OGC WKT", append([]byte(c.WKT), 0)))
 	}
 	keys := c.GeoKeys
-	if keys == nil && c.EPSG > 0 && c.EPSG < userDefinedCode {
-		model, key := uint16(modelProjected), uint16(keyProjectedCS)
-		if c.EPSG >= 4000 && c.EPSG < 5000 {
-			model, key = modelGeographic, keyGeographicCS
-		}
-		keys = []uint16{geoKeyDirVersion, 1, 0, 3,
-			keyModelType, 0, 1, model,
-			keyRasterType, 0, 1, rasterPixelIsPt,
-			key, 0, 1, uint16(c.EPSG)}
+	if keys == nil {
+		keys = codec.EPSGGeoKeys(c.EPSG, codec.GeoRasterPixelPoint)
 	}
 	if keys != nil {
 		b := make([]byte, 2*len(keys))
@@ -124,6 +113,16 @@ func crsVLRs(c core.CRS) []VLR {
 			le.PutUint16(b[2*i:], k)
 		}
 		out = append(out, newVLR(userProjection, recGeoKeys, "GeoTIFF GeoKeyDirectoryTag", b))
+	}
+	if c.GeoDoubles != nil && c.GeoKeys != nil {
+		b := make([]byte, 8*len(c.GeoDoubles))
+		for i, v := range c.GeoDoubles {
+			le.PutUint64(b[8*i:], math.Float64bits(v))
+		}
+		out = append(out, newVLR(userProjection, recGeoDoubles, "GeoTIFF GeoDoubleParamsTag", b))
+	}
+	if c.GeoASCII != "" && c.GeoKeys != nil {
+		out = append(out, newVLR(userProjection, recGeoASCII, "GeoTIFF GeoAsciiParamsTag", []byte(c.GeoASCII)))
 	}
 	return out
 }
@@ -149,8 +148,8 @@ func planCRS(crs, src core.CRS) crsChange {
 	if crs.WKT != src.WKT {
 		c.dropWKT, add.WKT = true, crs.WKT
 	}
-	if !slices.Equal(crs.GeoKeys, src.GeoKeys) {
-		c.dropGeo, add.GeoKeys = true, crs.GeoKeys
+	if !sameGeo(crs, src) {
+		c.dropGeo, add.GeoKeys, add.GeoDoubles, add.GeoASCII = true, crs.GeoKeys, crs.GeoDoubles, crs.GeoASCII
 	}
 	implied := epsgFromGeoKeys(crs.GeoKeys)
 	if implied == 0 {
@@ -179,5 +178,11 @@ func (c crsChange) drops(v *VLR) bool {
 
 // sameCRS reports whether two CRS values are equal.
 func sameCRS(a, b core.CRS) bool {
-	return a.WKT == b.WKT && a.EPSG == b.EPSG && slices.Equal(a.GeoKeys, b.GeoKeys)
+	return a.WKT == b.WKT && a.EPSG == b.EPSG && sameGeo(a, b)
+}
+
+// sameGeo reports whether two CRS values have the same GeoTIFF keys and
+// parameters.
+func sameGeo(a, b core.CRS) bool {
+	return slices.Equal(a.GeoKeys, b.GeoKeys) && slices.Equal(a.GeoDoubles, b.GeoDoubles) && a.GeoASCII == b.GeoASCII
 }

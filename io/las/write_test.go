@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/internal/codec"
 	"github.com/pctk/pctk/io/pcio"
 )
 
@@ -193,7 +194,7 @@ func TestCRSWrite(t *testing.T) {
 	}
 	c.Meta.CRS = core.CRS{EPSG: 4326}
 	_, back = encode(t, c, "")
-	if back.Meta.CRS.EPSG != 4326 || back.Meta.CRS.GeoKeys[4*3+0] != keyGeographicCS {
+	if back.Meta.CRS.EPSG != 4326 || back.Meta.CRS.GeoKeys[4*3+0] != codec.GeoKeyGeographicCS {
 		t.Errorf("EPSG 4326: got %+v, want a GeographicTypeGeoKey 4326", back.Meta.CRS)
 	}
 	wkt := `GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433],AUTHORITY["EPSG","4326"]]`

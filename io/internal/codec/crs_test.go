@@ -13,6 +13,7 @@ func TestCRSCommentsRoundTrip(t *testing.T) {
 		{EPSG: 3645},
 		{WKT: "PROJCS[\"NAD83 / Oregon North (ft)\",\n  GEOGCS[\"NAD83\"]]"},
 		{EPSG: 26910, WKT: "PROJCS[\"x\"]", GeoKeys: []uint16{1, 1, 0, 1, 3072, 0, 1, 26910}},
+		{GeoKeys: []uint16{1, 1, 0, 2, 3075, 0, 1, 8, 3078, 34736, 1, 0}, GeoDoubles: []float64{43, 1e-300, -120.5}, GeoASCII: "NAD83 / Oregon|\x00"},
 	}
 	for _, crs := range tests {
 		comments := append([]string{"scanned 2011", "pctk-crs bogus 1"}, CRSComments(crs)...)

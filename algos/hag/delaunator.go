@@ -1,0 +1,380 @@
+package hag
+
+import (
+	"errors"
+	"math"
+	"slices"
+)
+
+// This file triangulates a few ground points as PDAL's copy of
+// delaunator-cpp does (PDAL filters/private/delaunator.cpp, the
+// Delaunator constructor, legalize and their helpers), with the same
+// predicates and tolerances, so that filters.hag_delaunay's neighbourhoods
+// give the same triangles in the same order. Written from that source, not
+// copied.
+
+const noIndex = -1
+
+// errTriangulation reports a neighbourhood delaunator cannot triangulate
+// (fewer than three points, all duplicates, all collinear); PDAL catches its
+// exception and gives the point a height of 0.
+var errTriangulation = errors.New("hag: no triangulation")
+
+// delaunay holds a triangulation of pts (x0, y0, x1, y1, ...).
+type delaunay struct {
+	pts                         []float64
+	triangles, halfedges        []int
+	hullPrev, hullNext, hullTri []int
+	hullStart                   int
+	hash                        []int
+	cx, cy                      float64
+	edgeStack                   []int
+}
+
+// isZero reports det == 0 or det > ±0: the C++ source's tests of non-zero
+// spelled out, kept for NaN's sake (a NaN is neither).
+func nonZero(v float64) bool { return v > 0 || v < 0 }
+
+func circumradius(ax, ay, bx, by, cx, cy float64) float64 {
+	dx, dy := bx-ax, by-ay
+	ex, ey := cx-ax, cy-ay
+	bl := dx*dx + dy*dy
+	cl := ex*ex + ey*ey
+	det := dx*ey - dy*ex
+	rx := (ey*bl - dy*cl) * 0.5 / det
+	ry := (dx*cl - ex*bl) * 0.5 / det
+	if nonZero(bl) && nonZero(cl) && nonZero(det) {
+		return rx*rx + ry*ry
+	}
+	return math.MaxFloat64
+}
+
+// orient returns the sign delaunator's clockwise and counterclockwise
+// test: 0 when the determinant is 0 or tiny against the vectors' lengths
+// (|dist/det| > 1e14), else the determinant's sign.
+func orient(px, py, qx, qy, rx, ry float64) int {
+	v0x, v0y := qx-px, qy-py
+	v1x, v1y := rx-px, ry-py
+	det := v0x*v1y - v0y*v1x
+	if det == 0 {
+		return 0
+	}
+	dist := (v0x*v0x + v0y*v0y) + (v1x*v1x + v1y*v1y)
+	if math.Abs(dist/det) > 1e14 {
+		return 0
+	}
+	if det > 0 {
+		return 1
+	}
+	return -1
+}
+
+func circumcenter(ax, ay, bx, by, cx, cy float64) (float64, float64) {
+	dx, dy := bx-ax, by-ay
+	ex, ey := cx-ax, cy-ay
+	bl := dx*dx + dy*dy
+	cl := ex*ex + ey*ey
+	d := dx*ey - dy*ex
+	return ax + (ey*bl-dy*cl)*0.5/d, ay + (dx*cl-ex*bl)*0.5/d
+}
+
+func inCircle(ax, ay, bx, by, cx, cy, px, py float64) bool {
+	dx, dy := ax-px, ay-py
+	ex, ey := bx-px, by-py
+	fx, fy := cx-px, cy-py
+	ap := dx*dx + dy*dy
+	bp := ex*ex + ey*ey
+	cp := fx*fx + fy*fy
+	return dx*(ey*cp-bp*fy)-dy*(ex*cp-bp*fx)+ap*(ex*fy-ey*fx) < 0
+}
+
+func ptsEqual(x1, y1, x2, y2 float64) bool {
+	const eps = 0x1p-52 // DBL_EPSILON
+	return math.Abs(x1-x2) <= eps && math.Abs(y1-y2) <= eps
+}
+
+func pseudoAngle(dx, dy float64) float64 {
+	p := dx / (math.Abs(dx) + math.Abs(dy))
+	if dy > 0 {
+		return (3 - p) / 4
+	}
+	return (1 + p) / 4
+}
+
+func dist2(ax, ay, bx, by float64) float64 {
+	dx, dy := bx-ax, by-ay
+	return dx*dx + dy*dy
+}
+
+// triangulate returns the Delaunay triangulation of pts as delaunator-cpp
+// builds it, or errTriangulation. The one difference: the points are
+// ordered by their distance from the seed circumcentre with a stable sort,
+// where std::sort leaves exact ties in an order of its own.
+func triangulate(pts []float64) (*delaunay, error) {
+	n := len(pts) / 2
+	if n < 3 {
+		return nil, errTriangulation
+	}
+	minX, minY := math.MaxFloat64, math.MaxFloat64
+	maxX, maxY := -math.MaxFloat64, -math.MaxFloat64
+	for i := range n {
+		x, y := pts[2*i], pts[2*i+1]
+		minX, minY = math.Min(x, minX), math.Min(y, minY)
+		maxX, maxY = math.Max(x, maxX), math.Max(y, maxY)
+	}
+	w, h := maxX-minX, maxY-minY
+	span := w*w + h*h
+	mx, my := (minX+maxX)/2, (minY+maxY)/2
+
+	i0, i1, i2 := noIndex, noIndex, noIndex
+	best := math.MaxFloat64
+	for i := range n {
+		if d := dist2(mx, my, pts[2*i], pts[2*i+1]); d < best {
+			i0, best = i, d
+		}
+	}
+	if i0 == noIndex { // every distance NaN
+		return nil, errTriangulation
+	}
+	x0, y0 := pts[2*i0], pts[2*i0+1]
+	best = math.MaxFloat64
+	for i := range n {
+		if i == i0 {
+			continue
+		}
+		if d := dist2(x0, y0, pts[2*i], pts[2*i+1]); d < best && d > 0 {
+			i1, best = i, d
+		}
+	}
+	if i1 == noIndex {
+		return nil, errTriangulation
+	}
+	x1, y1 := pts[2*i1], pts[2*i1+1]
+	best = math.MaxFloat64
+	for i := range n {
+		if i == i0 || i == i1 {
+			continue
+		}
+		if r := circumradius(x0, y0, x1, y1, pts[2*i], pts[2*i+1]); r < best {
+			i2, best = i, r
+		}
+	}
+	if i2 == noIndex {
+		return nil, errTriangulation
+	}
+	if orient(x0, y0, x1, y1, pts[2*i2], pts[2*i2+1]) > 0 {
+		i1, i2 = i2, i1
+	}
+	x1, y1 = pts[2*i1], pts[2*i1+1]
+	x2, y2 := pts[2*i2], pts[2*i2+1]
+
+	d := &delaunay{pts: pts}
+	d.cx, d.cy = circumcenter(x0, y0, x1, y1, x2, y2)
+	dists := make([]float64, n)
+	ids := make([]int, n)
+	for i := range n {
+		dists[i] = dist2(pts[2*i], pts[2*i+1], d.cx, d.cy)
+		ids[i] = i
+	}
+	slices.SortStableFunc(ids, func(a, b int) int {
+		switch {
+		case dists[a] < dists[b]:
+			return -1
+		case dists[b] < dists[a]:
+			return 1
+		}
+		return 0
+	})
+
+	d.hash = make([]int, int(1.618*math.Ceil(math.Sqrt(float64(n)))))
+	for i := range d.hash {
+		d.hash[i] = noIndex
+	}
+	d.hullPrev, d.hullNext, d.hullTri = make([]int, n), make([]int, n), make([]int, n)
+	d.hullStart = i0
+	d.hullNext[i0], d.hullPrev[i2] = i1, i1
+	d.hullNext[i1], d.hullPrev[i0] = i2, i2
+	d.hullNext[i2], d.hullPrev[i1] = i0, i0
+	d.hullTri[i0], d.hullTri[i1], d.hullTri[i2] = 0, 1, 2
+	d.hash[d.hashKey(x0, y0)] = i0
+	d.hash[d.hashKey(x1, y1)] = i1
+	d.hash[d.hashKey(x2, y2)] = i2
+	d.addTriangle(i0, i1, i2, noIndex, noIndex, noIndex)
+
+	xp, yp := math.NaN(), math.NaN()
+	for k, i := range ids {
+		x, y := pts[2*i], pts[2*i+1]
+		if k > 0 && ptsEqual(x, y, xp, yp) {
+			continue
+		}
+		xp, yp = x, y
+		if ptsEqual(x, y, x0, y0) || ptsEqual(x, y, x1, y1) || ptsEqual(x, y, x2, y2) {
+			continue
+		}
+		start := 0
+		key := d.hashKey(x, y)
+		for j := range d.hash {
+			start = d.hash[(key+j)%len(d.hash)]
+			if start != noIndex && start != d.hullNext[start] {
+				break
+			}
+		}
+		if start == noIndex {
+			return nil, errTriangulation
+		}
+		start = d.hullPrev[start]
+		e := start
+		for {
+			q := d.hullNext[e]
+			if dist2(x, y, pts[2*e], pts[2*e+1])/span < 1e-20 || dist2(x, y, pts[2*q], pts[2*q+1])/span < 1e-20 {
+				e = noIndex
+				break
+			}
+			if orient(x, y, pts[2*e], pts[2*e+1], pts[2*q], pts[2*q+1]) > 0 {
+				break
+			}
+			e = q
+			if e == start {
+				e = noIndex
+				break
+			}
+		}
+		if e == noIndex {
+			continue
+		}
+		t := d.addTriangle(e, i, d.hullNext[e], noIndex, noIndex, d.hullTri[e])
+		d.hullTri[i] = d.legalize(t + 2)
+		d.hullTri[e] = t
+		next := d.hullNext[e]
+		for {
+			q := d.hullNext[next]
+			if orient(x, y, pts[2*next], pts[2*next+1], pts[2*q], pts[2*q+1]) <= 0 {
+				break
+			}
+			t = d.addTriangle(next, i, q, d.hullTri[i], noIndex, d.hullTri[next])
+			d.hullTri[i] = d.legalize(t + 2)
+			d.hullNext[next] = next
+			next = q
+		}
+		if e == start {
+			for {
+				q := d.hullPrev[e]
+				if orient(x, y, pts[2*q], pts[2*q+1], pts[2*e], pts[2*e+1]) <= 0 {
+					break
+				}
+				t = d.addTriangle(q, i, e, noIndex, d.hullTri[e], d.hullTri[q])
+				d.legalize(t + 2)
+				d.hullTri[q] = t
+				d.hullNext[e] = e
+				e = q
+			}
+		}
+		d.hullPrev[i] = e
+		d.hullStart = e
+		d.hullPrev[next] = i
+		d.hullNext[e] = i
+		d.hullNext[i] = next
+		d.hash[d.hashKey(x, y)] = i
+		d.hash[d.hashKey(pts[2*e], pts[2*e+1])] = e
+	}
+	return d, nil
+}
+
+// hashKey is delaunator's hash_key: the pseudo-angle of (x, y) around the
+// seed circumcentre, scaled to the table (a NaN angle, at the centre
+// itself, goes to slot 0, where llround's result is unspecified).
+func (d *delaunay) hashKey(x, y float64) int {
+	v := math.Floor(pseudoAngle(x-d.cx, y-d.cy) * float64(len(d.hash)))
+	if !(v >= 0) {
+		return 0
+	}
+	return int(math.Round(v)) % len(d.hash)
+}
+
+func (d *delaunay) addTriangle(i0, i1, i2, a, b, c int) int {
+	t := len(d.triangles)
+	d.triangles = append(d.triangles, i0, i1, i2)
+	d.link(t, a)
+	d.link(t+1, b)
+	d.link(t+2, c)
+	return t
+}
+
+func (d *delaunay) link(a, b int) {
+	if a == len(d.halfedges) {
+		d.halfedges = append(d.halfedges, b)
+	} else {
+		d.halfedges[a] = b
+	}
+	if b != noIndex {
+		if b == len(d.halfedges) {
+			d.halfedges = append(d.halfedges, a)
+		} else {
+			d.halfedges[b] = a
+		}
+	}
+}
+
+// legalize flips edges until the triangles around a satisfy the Delaunay
+// condition, as delaunator's legalize does with its edge stack.
+func (d *delaunay) legalize(a int) int {
+	i, ar := 0, 0
+	d.edgeStack = d.edgeStack[:0]
+	pop := func() bool {
+		if i == 0 {
+			return false
+		}
+		i--
+		a = d.edgeStack[i]
+		return true
+	}
+	for {
+		b := d.halfedges[a]
+		a0 := 3 * (a / 3)
+		ar = a0 + (a+2)%3
+		if b == noIndex {
+			if pop() {
+				continue
+			}
+			break
+		}
+		b0 := 3 * (b / 3)
+		al := a0 + (a+1)%3
+		bl := b0 + (b+2)%3
+		p0, pr, pl, p1 := d.triangles[ar], d.triangles[a], d.triangles[al], d.triangles[bl]
+		c := d.pts
+		if !inCircle(c[2*p0], c[2*p0+1], c[2*pr], c[2*pr+1], c[2*pl], c[2*pl+1], c[2*p1], c[2*p1+1]) {
+			if pop() {
+				continue
+			}
+			break
+		}
+		d.triangles[a] = p1
+		d.triangles[b] = p0
+		hbl := d.halfedges[bl]
+		if hbl == noIndex {
+			e := d.hullStart
+			for {
+				if d.hullTri[e] == bl {
+					d.hullTri[e] = a
+					break
+				}
+				e = d.hullPrev[e]
+				if e == d.hullStart {
+					break
+				}
+			}
+		}
+		d.link(a, hbl)
+		d.link(b, d.halfedges[ar])
+		d.link(ar, bl)
+		br := b0 + (b+1)%3
+		if i < len(d.edgeStack) {
+			d.edgeStack[i] = br
+		} else {
+			d.edgeStack = append(d.edgeStack, br)
+		}
+		i++
+	}
+	return ar
+}
