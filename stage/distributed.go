@@ -41,10 +41,10 @@ func ParseLocalStep(words []string) (*LocalStep, error) {
 }
 
 // Kernel returns the stage's tile kernel in the run's frame of origin
-// origin; inputs gives the float64 coordinates of a tile's points
+// origin, its points bounded by min and max (absolute); inputs gives the float64 coordinates of a tile's points
 // (Points.Pos) and their values of the dimensions Reads names.
-func (l *LocalStep) Kernel(origin [3]float64, inputs func(t *tile.Points) ([]float64, [][]float64, error)) tile.LocalKernel {
-	return l.kernel(origin, inputs)
+func (l *LocalStep) Kernel(origin, min, max [3]float64, inputs func(t *tile.Points) ([]float64, [][]float64, error)) tile.LocalKernel {
+	return l.kernel(LocalInput{Origin: origin, Min: min, Max: max}, inputs)
 }
 
 // RecSize returns the bytes of a point's record (its values).
@@ -65,16 +65,17 @@ func (l *LocalStep) Apply(c *core.Cloud, from *pcio.Format, rec []byte) (*core.C
 			return nil, err
 		}
 	}
-	if l.Outcome == nil {
+	o, flag := l.outcome()
+	if o == nil {
 		return c, nil
 	}
-	mode, err := l.Outcome.modeFor(from)
+	mode, err := o.modeFor(from)
 	if err != nil {
 		return nil, err
 	}
 	outlier := make([]bool, c.Len())
 	for i := range outlier {
-		outlier[i] = l.Outlier(cols, i)
+		outlier[i] = flag(cols, i)
 	}
-	return applyOutcome(c, outlier, mode, l.Outcome)
+	return applyOutcome(c, outlier, mode, o)
 }

@@ -41,6 +41,12 @@ type Local struct {
 	Outcome *Outcome
 	Outlier func(cols []*core.Attribute, i int) bool
 	Stats   string
+	// Drop, when set (without Outcome), drops the points it flags from
+	// their values: a selection (range, voxel thinning). Its columns may
+	// be none.
+	Drop func(cols []*core.Attribute, i int) bool
+
+	name string // the stage's, for the summary
 }
 
 // LocalInput is what a local stage's Compute gets.
@@ -55,6 +61,14 @@ type LocalInput struct {
 	// Values holds, for each dimension Local.Reads names, the points'
 	// values as float64.
 	Values [][]float64
+	// ID holds the points' indices among the points that take part, in
+	// increasing order (0..n-1 on the whole cloud).
+	ID []int64
+	// Min and Max bound the whole run's points in their absolute float64
+	// coordinates (every point of the cloud or collection), so that grid
+	// stages align their cells with the run, not the tile (PDAL takes the
+	// view's bounds).
+	Min, Max [3]float64
 	// Backend and Build are the backend and build options to use (a
 	// tile's Frame is the whole run's).
 	Backend findneighbor.Backend
@@ -72,14 +86,16 @@ func (l *Local) recSize() int {
 
 // kernel returns l.Compute as a tile kernel of records; inputs returns
 // the float64 coordinates of a tile's points and their values of Reads;
-// origin is the run's.
-func (l *Local) kernel(origin [3]float64, inputs func(t *tile.Points) ([]float64, [][]float64, error)) tile.LocalKernel {
+// run holds the run's Origin, Min and Max.
+func (l *Local) kernel(run LocalInput, inputs func(t *tile.Points) ([]float64, [][]float64, error)) tile.LocalKernel {
 	return func(t *tile.Points, w findneighbor.Backend, bo findneighbor.BuildOptions) ([]byte, []float64, error) {
 		pos, vals, err := inputs(t)
 		if err != nil {
 			return nil, nil, err
 		}
-		cols, reach, err := l.Compute(&LocalInput{XYZ: t.XYZ, Pos: pos, Origin: origin, Values: vals, Backend: w, Build: bo})
+		in := run
+		in.XYZ, in.Pos, in.Values, in.ID, in.Backend, in.Build = t.XYZ, pos, vals, t.ID, w, bo
+		cols, reach, err := l.Compute(&in)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -165,9 +181,23 @@ func (l *Local) halo(n int64, lo, hi [2]float64) float64 {
 	return h
 }
 
+// outcome returns the outcome step of the stage and the flag of the
+// points it applies to: Outcome and Outlier, or Drop's removal; nil when
+// the stage writes columns only.
+func (l *Local) outcome() (*Outcome, func(cols []*core.Attribute, i int) bool) {
+	switch {
+	case l.Outcome != nil:
+		return l.Outcome, l.Outlier
+	case l.Drop != nil:
+		return dropOutcome(l.name), l.Drop
+	}
+	return nil, nil
+}
+
 // job completes j, whose Local is set, with the in-memory Compute and the
-// out-of-core Stream that run it.
-func (l *Local) job(j *Job) {
+// out-of-core Stream that run it; name is the stage's.
+func (l *Local) job(j *Job, name string) {
+	l.name = name
 	j.Compute = l.computeJob
 	j.Stream = &Streamed{Halo: l.Halo, KNN: l.KNN, Pos: true, Reads: l.Reads, PointBytes: 1, Run: l.stream}
 }
@@ -179,6 +209,8 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	b, _ := p.Cloud.Bounds()
+	run := LocalInput{Origin: p.Origin, Min: b.Min, Max: b.Max}
 	var cols []*core.Attribute
 	if p.TileSize > 0 {
 		lo, hi := xyBounds(p.XYZ)
@@ -197,28 +229,35 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 			}
 			return pos, tv, nil
 		}
-		rec, err := tile.LocalTiled(p.XYZ, p.Backend, p.TileSize, l.halo(int64(p.Len()), lo, hi), l.recSize(), p.Build, l.kernel(p.Origin, gather))
+		rec, err := tile.LocalTiled(p.XYZ, p.Backend, p.TileSize, l.halo(int64(p.Len()), lo, hi), l.recSize(), p.Build, l.kernel(run, gather))
 		if err != nil {
 			return nil, err
 		}
 		cols = l.decode(rec, p.Len(), nil)
 	} else {
 		var reach []float64
-		if cols, reach, err = l.Compute(&LocalInput{XYZ: p.XYZ, Pos: p.Pos(), Origin: p.Origin, Values: values, Backend: p.Backend, Build: p.Build}); err != nil {
+		in := run
+		in.XYZ, in.Pos, in.Values, in.Backend, in.Build = p.XYZ, p.Pos(), values, p.Backend, p.Build
+		in.ID = make([]int64, p.Len())
+		for i := range in.ID {
+			in.ID[i] = int64(i)
+		}
+		if cols, reach, err = l.Compute(&in); err != nil {
 			return nil, err
 		}
 		if err := l.check(cols, reach, p.Len()); err != nil {
 			return nil, err
 		}
 	}
-	if l.Outcome == nil {
+	o, flag := l.outcome()
+	if o == nil {
 		return &Result{Columns: cols}, nil
 	}
 	outlier := make([]bool, p.Len())
 	for i := range outlier {
-		outlier[i] = l.Outlier(cols, i)
+		outlier[i] = flag(cols, i)
 	}
-	res, err := l.Outcome.result(p, outlier, l.Stats, nil)
+	res, err := o.result(p, outlier, l.Stats, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -240,7 +279,7 @@ func xyBounds(xyz []float32) (lo, hi [2]float64) {
 func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 	const name = "local"
 	size := l.recSize()
-	kernel := l.kernel(s.Origin, func(t *tile.Points) ([]float64, [][]float64, error) { return s.Positions(t.ID) })
+	kernel := l.kernel(LocalInput{Origin: s.Origin, Min: s.Min, Max: s.Max}, func(t *tile.Points) ([]float64, [][]float64, error) { return s.Positions(t.ID) })
 	frame := s.Store.Box()
 	bo := s.Build
 	bo.Frame, bo.FramePoints = &frame, int(s.N)
@@ -360,7 +399,7 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 		}
 		return l.decode(rec, len(rows), func(i int) bool { return rows[i] < 0 }), nil
 	}}
-	if l.Outcome == nil {
+	if o, _ := l.outcome(); o == nil {
 		return res, nil
 	}
 	return l.streamOutcome(s, name, res)
@@ -370,7 +409,8 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 // values stored under name read back in input order, a flag a point, and
 // the mode applied chunk by chunk beside the columns of res.
 func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*StreamResult, error) {
-	mode, err := l.Outcome.modeFor(s.From)
+	o, flag := l.outcome()
+	mode, err := o.modeFor(s.From)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +423,7 @@ func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*St
 		if err != nil {
 			return err
 		}
-		if l.Outlier(l.decode(v, 1, nil), 0) {
+		if flag(l.decode(v, 1, nil), 0) {
 			outlier[id] = true
 			nOut++
 		}
@@ -392,7 +432,7 @@ func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*St
 	if err != nil {
 		return nil, err
 	}
-	out := l.Outcome.streamOutliers(s, outlier, nOut, mode, l.Stats, nil)
+	out := o.streamOutliers(s, outlier, nOut, mode, l.Stats, nil)
 	out.Columns = res.Columns
 	return out, nil
 }

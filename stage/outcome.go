@@ -79,15 +79,24 @@ func (a *Outcome) streamOutliers(s *StreamRun, outlier []bool, nOut int, mode, s
 
 // Outcome is the checked outcome options of a stage run.
 type Outcome struct {
-	name   string // "denoise statistical", "denoise radius"
-	mode   string // "" until the input format decides
-	class  int
-	invert bool
+	name string // "denoise statistical", "denoise radius"
+	// out and in name the points found and the others in the summary
+	// ("outliers", "inliers"; a Local.Drop: "dropped", "kept").
+	out, in string
+	mode    string // "" until the input format decides
+	class   int
+	invert  bool
+}
+
+// dropOutcome is the outcome of a stage that drops points (Local.Drop):
+// always removed.
+func dropOutcome(name string) *Outcome {
+	return &Outcome{name: name, out: "dropped", in: "kept", mode: "remove"}
 }
 
 // ParseOutcome checks the outcome options in c of the stage name.
 func ParseOutcome(c Values, name string) (*Outcome, error) {
-	a := &Outcome{name: name, class: c.Int("class"), invert: c.Bool("invert")}
+	a := &Outcome{name: name, out: "outliers", in: "inliers", class: c.Int("class"), invert: c.Bool("invert")}
 	switch a.mode = strings.ToLower(c.String("mode")); a.mode {
 	case "", "remove", "classify", "flag":
 	default:
@@ -126,8 +135,8 @@ func (a *Outcome) summary(points, used, nOut, written int, mode, did, stats stri
 		fields = map[string]any{}
 	}
 	fields["outliers"], fields["mode"], fields["written"] = nOut, mode, written
-	return fmt.Sprintf("%s: %d ignored by class, %d outliers, %d inliers; %s; %s",
-		a.name, points-used, nOut, used-nOut, did, stats), fields
+	return fmt.Sprintf("%s: %d ignored by class, %d %s, %d %s; %s; %s",
+		a.name, points-used, nOut, a.out, used-nOut, a.in, did, stats), fields
 }
 
 // result applies the mode to the outlier flags of the points that take
@@ -166,14 +175,14 @@ func isLAS(f *pcio.Format) bool { return f != nil && (f.Name == "las" || f.Name 
 func (a *Outcome) did(mode string, written int) string {
 	switch mode {
 	case "classify":
-		return fmt.Sprintf("outliers classified %d", a.class)
+		return fmt.Sprintf("%s classified %d", a.out, a.class)
 	case "flag":
-		return "outliers flagged in " + core.DimOutlier
+		return a.out + " flagged in " + core.DimOutlier
 	case "remove":
 		if a.invert {
-			return fmt.Sprintf("only outliers kept, %s written", Count(written, "point"))
+			return fmt.Sprintf("only %s kept, %s written", a.out, Count(written, "point"))
 		}
-		return fmt.Sprintf("outliers removed, %s written", Count(written, "point"))
+		return fmt.Sprintf("%s removed, %s written", a.out, Count(written, "point"))
 	}
 	return ""
 }

@@ -99,8 +99,10 @@ type StreamRun struct {
 	// tile collection, whose files' counts include other files' points and
 	// so carry no record.
 	Record *dbscan.RecordHash
-	// Lo and Hi bound the cloud in the local frame (XY).
-	Lo, Hi [2]float64
+	// Lo and Hi bound the cloud in the local frame (XY); Min and Max in
+	// absolute coordinates (XYZ).
+	Lo, Hi   [2]float64
+	Min, Max [3]float64
 	// Budget is the memory Run may hold: --max-memory less the runner's
 	// reserve for its buffers; TileBudget what the tiles may hold of it,
 	// less what the merge keeps (Streamed.PointBytes a point).
@@ -775,7 +777,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	// The kernels and the merge.
 	t1 := time.Now()
 	report, finish := stageProgress(f.label())
-	run := &StreamRun{reads: reads, In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
+	run := &StreamRun{reads: reads, Min: lo, Max: hi, In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
 		Build: findneighbor.BuildOptions{Workers: c.Int(WorkersOption.Name)}, Lo: loXY, Hi: hiXY, Budget: budget - streamReserve, TileBudget: budget - streamReserve - job.Stream.PointBytes*np,
 		each: func(fn func(xyz []float32) error) error {
 			var xyz []float32

@@ -441,7 +441,7 @@ func (f *Stage) prepare(c Values, out string) (*step, error) {
 		return nil, f.paramError(err)
 	}
 	if s.job.Local != nil {
-		s.job.Local.job(s.job)
+		s.job.Local.job(s.job, f.Name)
 	}
 	return s, nil
 }
