@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -12,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/stage"
 )
 
 func TestMain(m *testing.M) { ptest.MainWithDefault(m, "prism") }
@@ -82,7 +84,7 @@ func TestUsageErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			setFlags(t, tc.flags)
-			_, err := config(tc.args)
+			_, err := config(tc.args, true)
 			var ue *usageError
 			if !errors.As(err, &ue) {
 				t.Errorf("config(%q) = %v, want a usage error", tc.args, err)
@@ -110,5 +112,36 @@ func TestDamagedInput(t *testing.T) {
 	var ue *usageError
 	if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), in) {
 		t.Errorf("config on a cut file = %v, want a run error naming %s", err, in)
+	}
+}
+
+// TestSteps runs pctk-beam with STEPs: lof then nndistance on a LAS file,
+// each through the stage package's declaration on Prism, and checks the
+// output against pctk's own pipeline of the same steps, byte for byte.
+func TestSteps(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join("..", "..", "..", "testdata", "haystack_rock.las")
+	out := filepath.Join(dir, "out.las")
+	setFlags(t, map[string]string{"tile-size": "60"})
+	if err := run(context.Background(), []string{in, out, "lof --minpts 8", "nndistance --k 4"}); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "want.las")
+	if err := stage.RunPipeline(stage.NewSettings(nil), in, [][]string{{"lof", "--minpts", "8"}, {"nndistance", "--k", "4"}}, want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, w) {
+		t.Error("pctk-beam lof, nndistance differs from pctk pipeline's output")
+	}
+	if _, _, err := splitSteps([]string{in, out, "denoise statistical --k 8"}); err == nil {
+		t.Error("denoise statistical (a global reduction) was accepted as a Beam step")
 	}
 }
