@@ -26,7 +26,7 @@ func init() {
 			"Examples:\n" +
 			"   pctk convert scan.laz scan.ply\n" +
 			"   pctk convert part.stl part.pcd --sample 100000 --seed 7",
-		Flags: append([]cli.Flag{formatFlag, salvageFlag, forceFlag,
+		Flags: append([]cli.Flag{formatFlag, salvageFlag, forceFlag, inPlaceFlag,
 			&cli.IntFlag{Name: "sample", Usage: "for STL input: sample N points uniformly over the surface (area-weighted) instead of taking the vertices (0: the vertices)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for --sample"},
 		}, queryFlags...),
@@ -39,7 +39,7 @@ func runConvert(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutputs(c, out); err != nil {
+	if err := checkInOut(c, []string{in}, []string{out}, nil); err != nil {
 		return err
 	}
 	if q, err := queryOf(c); err != nil || q != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/pctk/pctk/core"
@@ -34,6 +35,13 @@ var salvageFlag = &cli.BoolFlag{
 var forceFlag = &cli.BoolFlag{
 	Name:  "force",
 	Usage: "replace OUT even when it is read-only, and write binary data to a terminal",
+}
+
+// inPlaceFlag is --in-place, for every command that reads IN and writes
+// OUT: without it an OUT that is IN is refused (checkInOut).
+var inPlaceFlag = &cli.BoolFlag{
+	Name:  "in-place",
+	Usage: "let OUT be IN (the same file, by any name): IN is replaced, atomically, once the run succeeds",
 }
 
 // readOptions returns the read options --salvage asks for; the defects it
@@ -73,6 +81,31 @@ func checkOutputs(c *cli.Context, paths ...string) error {
 			return usagef("%s and %s name the same output file", q, p)
 		}
 		seen[abs] = p
+	}
+	return nil
+}
+
+// checkInOut is checkOutputs for a command that reads ins: an output that is
+// one of them (the same file by any name, symbolic and hard links
+// included: pcio.SameFile) would destroy that input, and is a usage error
+// naming both, unless it is one of outs (OUT, or a collection's outputs)
+// and --in-place asks for it. side are the side outputs (--summary,
+// --geojson, --preview), never written over an input.
+func checkInOut(c *cli.Context, ins, outs, side []string) error {
+	all := append(slices.Clone(outs), side...)
+	if err := checkOutputs(c, all...); err != nil {
+		return err
+	}
+	for i, o := range all {
+		for _, in := range ins {
+			switch {
+			case !pcio.SameFile(in, o):
+			case i >= len(outs):
+				return usagef("%s is the input %s (the same file): writing it would destroy the input; give another path", o, in)
+			case !c.Bool(inPlaceFlag.Name):
+				return usagef("OUT %s is the input %s (the same file): writing it would destroy the input; give another OUT, or --in-place to replace the input once the run succeeds", o, in)
+			}
+		}
 	}
 	return nil
 }

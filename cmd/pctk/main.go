@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pctk/pctk/internal/scratch"
 	"github.com/urfave/cli/v2"
 )
 
@@ -121,6 +122,7 @@ func helpArgs(args []string) []string {
 }
 
 func main() {
+	scratch.HandleSignals()
 	os.Exit(run(os.Args))
 }
 

@@ -35,7 +35,7 @@ the computation is pctk's).
 Examples:
    pctk pipeline scan.laz "denoise statistical --k 8 --std-ratio 2" "dbscan --eps 1.5 --min-pts 10" clusters.laz
    pctk pipeline --file pipeline.json`,
-		Flags: append([]cli.Flag{formatFlag, backendFlag, salvageFlag, forceFlag,
+		Flags: append([]cli.Flag{formatFlag, backendFlag, salvageFlag, forceFlag, inPlaceFlag,
 			&cli.StringFlag{Name: "file", Usage: "read the pipeline from a JSON `FILE` instead of the arguments"},
 		}, queryFlags...),
 		Action: runPipeline,
@@ -86,7 +86,7 @@ func runPipeline(c *cli.Context) error {
 		steps[i] = pipelineStep{w, s}
 		outputs = append(outputs, s.outputs()...)
 	}
-	if err := checkOutputs(c, outputs...); err != nil {
+	if err := checkInOut(c, []string{in}, outputs[:1], outputs[1:]); err != nil {
 		return err
 	}
 

@@ -40,7 +40,7 @@ func runRender(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutputs(c, out); err != nil {
+	if err := checkInOut(c, []string{in}, []string{out}, nil); err != nil {
 		return err
 	}
 	cloud, _, err := readCloudDims(c, in, render.Needs(o.Color))

@@ -245,7 +245,7 @@ func (f *Filter) Command() *cli.Command {
 	case f.InOrder:
 		flags = append(flags, inOrderMemoryFlag, inOrderTmpdirFlag)
 	}
-	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag)
+	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag, inPlaceFlag)
 	flags = append(flags, queryFlags...)
 	desc := f.Description
 	if len(f.Examples) > 0 {
@@ -299,12 +299,12 @@ func (f *Filter) run(c *cli.Context) error {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return err
 		}
-		if err := checkOutputs(c, append(outs, s.outputs()...)...); err != nil {
+		if err := checkInOut(c, ins, outs, s.outputs()); err != nil {
 			return err
 		}
 		return s.runStreamed(streamArgs{in: in, out: out, ins: ins, outs: outs})
 	}
-	if err := checkOutputs(c, append([]string{out}, s.outputs()...)...); err != nil {
+	if err := checkInOut(c, []string{in}, []string{out}, s.outputs()); err != nil {
 		return err
 	}
 	if f.streams() && c.IsSet(maxMemoryFlag.Name) {
