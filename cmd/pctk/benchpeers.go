@@ -16,6 +16,7 @@ import (
 	"github.com/pctk/pctk/algos/synth"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/peers"
+	"github.com/pctk/pctk/internal/scratch"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/urfave/cli/v2"
@@ -131,11 +132,11 @@ func runBenchPeers(c *cli.Context) error {
 			pb.versions[p] = peers.Version(p)
 		}
 	}
-	tmp, err := os.MkdirTemp("", "pctk-bench-peers-")
+	tmp, err := scratch.MkdirTemp("", "bench-peers")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer scratch.Remove(tmp)
 
 	var clouds []string
 	for _, s := range scenes {

@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 		scratch.HandleSignals()
 		spreadForTests()
 		leftoverBatchForTests()
-		os.Exit(run(os.Args[1:]))
+		scratch.Exit(run(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

@@ -123,7 +123,7 @@ func helpArgs(args []string) []string {
 
 func main() {
 	scratch.HandleSignals()
-	os.Exit(run(os.Args))
+	scratch.Exit(run(os.Args))
 }
 
 // run executes pctk with args and returns the exit status: 0 ok, 1 runtime

@@ -5,7 +5,6 @@ package scratch
 import (
 	"errors"
 	"os"
-	"os/signal"
 	"syscall"
 )
 
@@ -16,16 +15,9 @@ func alive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// HandleSignals makes SIGINT (Ctrl-C), SIGTERM and SIGHUP remove this
-// process's files and folders (Cleanup) and end it with the shell's status
-// for the signal, 128 + its number (130, 143, 129). Call it once, from
-// main.
-func HandleSignals() {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		sig := <-ch
-		Cleanup()
-		os.Exit(128 + int(sig.(syscall.Signal)))
-	}()
-}
+// stopSignals are the signals HandleSignals handles.
+var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+
+// status is the exit status of a process stopped by sig, as a shell
+// reports it: 128 + the signal's number.
+func status(sig os.Signal) int { return 128 + int(sig.(syscall.Signal)) }

@@ -22,24 +22,21 @@
 package scratch
 
 import (
-	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"sync"
 )
 
-// ErrStopping is returned for a file or folder asked for once Cleanup has
-// begun (the process is stopping on a signal).
-var ErrStopping = errors.New("scratch: stopping on a signal")
-
 var (
-	mu       sync.Mutex
-	live     = map[string]bool{} // paths made by this process, not yet removed
-	stopping bool
-	swept    = map[string]bool{} // folders swept by this process
+	// mu guards live and swept; the signal handler takes it for good, so
+	// that nothing is made, renamed or exits once it cleans up.
+	mu    sync.Mutex
+	live  = map[string]bool{} // paths made by this process, not yet removed
+	swept = map[string]bool{} // folders swept by this process
 )
 
 // stale matches the names this package makes, and no name a user is
@@ -53,9 +50,6 @@ func CreateTemp(dir, base, suffix string) (*os.File, error) {
 	Sweep(dir)
 	mu.Lock()
 	defer mu.Unlock()
-	if stopping {
-		return nil, ErrStopping
-	}
 	f, err := os.CreateTemp(dir, "."+base+".pctk-"+strconv.Itoa(os.Getpid())+"-*"+suffix)
 	if err != nil {
 		return nil, err
@@ -74,9 +68,6 @@ func MkdirTemp(dir, kind string) (string, error) {
 	Sweep(dir)
 	mu.Lock()
 	defer mu.Unlock()
-	if stopping {
-		return "", ErrStopping
-	}
 	d, err := os.MkdirTemp(dir, "pctk-"+kind+"-"+strconv.Itoa(os.Getpid())+"-*.tmp")
 	if err != nil {
 		return "", err
@@ -95,14 +86,11 @@ func Remove(path string) error {
 }
 
 // Rename renames a file made by CreateTemp to target and stops tracking
-// it. It holds the lock Cleanup takes, so that a signal leaves either the
-// renamed file or the old target, never both nor neither.
+// it. A signal leaves either the renamed file or the old target, never
+// both nor neither.
 func Rename(tmp, target string) error {
 	mu.Lock()
 	defer mu.Unlock()
-	if stopping {
-		return ErrStopping
-	}
 	if err := os.Rename(tmp, target); err != nil {
 		return err
 	}
@@ -110,13 +98,35 @@ func Rename(tmp, target string) error {
 	return nil
 }
 
-// Cleanup removes every file and folder this process made and has not
-// removed or renamed; from then on CreateTemp, MkdirTemp and Rename fail
-// with ErrStopping. It returns the first error.
-func Cleanup() error {
+// HandleSignals makes the signals that ask a process to stop (SIGINT,
+// Ctrl-C; SIGTERM; SIGHUP) remove this process's files and folders and end
+// it with the shell's status for the signal, 128 + its number (130, 143,
+// 129). From the signal on, the process's other goroutines wait at their
+// next call of this package, Exit included. Call it once, from main.
+func HandleSignals() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, stopSignals...)
+	go func() {
+		sig := <-ch
+		mu.Lock() // for good: os.Exit ends the process holding it
+		cleanup()
+		os.Exit(status(sig))
+	}()
+}
+
+// Exit ends the process with code, as os.Exit does, unless a signal is
+// being handled: it then waits for the handler, which cleans up and exits
+// with the signal's status. main calls it, so that an error the signal
+// caused (a tile folder removed under a reader) does not end the process
+// while the handler is still removing files.
+func Exit(code int) {
 	mu.Lock()
-	defer mu.Unlock()
-	stopping = true
+	os.Exit(code)
+}
+
+// cleanup removes every file and folder this process made and has not
+// removed or renamed, and returns the first error. The caller holds mu.
+func cleanup() error {
 	var first error
 	for p := range live {
 		// A folder another goroutine is still writing into may gain an
