@@ -74,11 +74,6 @@ type Job struct {
 	// Outputs are the side output paths the job will write (Result.Side),
 	// checked with OUT and --summary before any work.
 	Outputs []string
-	// Select, when set, checks the cloud instead of Cloud.Validate and
-	// returns the points that take part (nil: all), for filters that accept
-	// some non-finite points. Points it leaves out are treated like points
-	// --ignore-class leaves out.
-	Select func(c *core.Cloud) ([]int, error)
 	// Project, when set, replaces Cloud.Local for the float32 coordinates
 	// (dbscan --geographic projects lon/lat to metres).
 	Project func(c *core.Cloud, flat bool) (core.Local, error)
@@ -245,7 +240,7 @@ func (f *Filter) Command() *cli.Command {
 	case f.InOrder:
 		flags = append(flags, inOrderMemoryFlag, inOrderTmpdirFlag)
 	}
-	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag, inPlaceFlag)
+	flags = append(flags, jsonFlag, summaryFlag, workersFlag, backendFlag, formatFlag, salvageFlag, forceFlag, inPlaceFlag, keepNaNFlag)
 	flags = append(flags, queryFlags...)
 	desc := f.Description
 	if len(f.Examples) > 0 {
@@ -389,7 +384,10 @@ func (f *Filter) prepare(c *cli.Context, out string) (*step, error) {
 	if s.job, err = f.Prepare(c); err != nil {
 		return nil, f.paramError(err)
 	}
-	return s, nil
+	if c.Bool(keepNaNFlag.Name) {
+		s.job.Stream = nil // the out-of-core passes take every point
+	}
+	return s, s.checkTileSize(nil)
 }
 
 // outputs lists the files the step writes besides OUT, to be checked
@@ -398,17 +396,11 @@ func (s *step) outputs() []string {
 	return append([]string{s.summaryPath, s.previewPath}, s.job.Outputs...)
 }
 
-// compute checks the cloud (job.Select or Cloud.Validate), takes the
-// float32 coordinates of the points that take part (those job.Select keeps
-// whose class is not ignored) and runs the filter on them with backend b.
+// compute checks the cloud (finiteInput: --keep-nan), takes the float32
+// coordinates of the points that take part (the finite ones whose class is
+// not ignored) and runs the filter on them with backend b.
 func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Backend, in, out string) (*Points, *Result, error) {
-	var selected []int
-	var err error
-	if s.job.Select != nil {
-		selected, err = s.job.Select(cloud)
-	} else {
-		err = cloud.Validate()
-	}
+	selected, err := finiteInput(cloud, s.c.Bool(keepNaNFlag.Name))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
@@ -435,6 +427,9 @@ func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Back
 		for _, i := range part {
 			xyz = append(xyz, local.XYZ[3*i:3*i+3]...)
 		}
+	}
+	if err := s.checkTileSize(xyz); err != nil {
+		return nil, nil, err
 	}
 	p := &Points{In: in, Out: out, Cloud: cloud, From: from, XYZ: xyz, Origin: local.Origin, Index: part,
 		Dims: s.dims, Flat: s.flat, Backend: b, TileSize: s.tileSize}
