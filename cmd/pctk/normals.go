@@ -273,4 +273,3 @@ func parseXYZ(s string) ([3]float64, error) {
 	}
 	return v, nil
 }
-
