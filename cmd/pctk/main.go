@@ -64,7 +64,7 @@ func newApp() *cli.App {
 			"   pctk denoise statistical scan.laz - | pctk dbscan - clusters.laz --eps 1.5 --min-pts 10\n" +
 			"   pctk synth street street.las && pctk render street.las street.png --color classification",
 		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
-			return usageError{err.Error()}
+			return flagUsage(err)
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
 		Action: func(c *cli.Context) error {

@@ -198,7 +198,7 @@ func parseStep(words []string, out string) (*step, error) {
 	}
 	app := &cli.App{
 		Name: "pctk", Commands: []*cli.Command{root}, HideHelpCommand: true,
-		OnUsageError:   func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
+		OnUsageError:   func(_ *cli.Context, err error, _ bool) error { return flagUsage(err) },
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
 	if err := app.Run(reorderArgs(append([]string{"pctk"}, words...))); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"image/png"
 	"io"
 	"time"
 
@@ -12,8 +11,8 @@ import (
 func init() {
 	commands = append(commands, &cli.Command{
 		Name:      "render",
-		Usage:     "draw a cloud as an orthographic PNG picture with a legend and a scale bar",
-		ArgsUsage: "IN OUT.png",
+		Usage:     "draw a cloud as an orthographic PNG (or JPEG) picture with a legend and a scale bar",
+		ArgsUsage: "IN OUT.png|OUT.jpg",
 		Description: "Each pixel shows the nearest point of the view. Colours: z (height), intensity,\n" +
 			"classification (ASPRS colours), cluster (ClusterID, neighbouring clusters differ), normal,\n" +
 			"rgb, or any attribute on a colour bar (1st to 99th percentile).\n\n" +
@@ -43,6 +42,9 @@ func runRender(c *cli.Context) error {
 	if err := checkInOut(c, []string{in}, []string{out}, nil); err != nil {
 		return err
 	}
+	if err := checkImagePath("OUT", out); err != nil {
+		return err
+	}
 	cloud, _, err := readCloudDims(c, in, render.Needs(o.Color))
 	if err != nil {
 		return err
@@ -52,10 +54,10 @@ func runRender(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if err := writeFile(c, out, func(w io.Writer) error { return png.Encode(w, img) }); err != nil {
+	if err := writeFile(c, out, func(w io.Writer) error { return encodeImage(out, w, img) }); err != nil {
 		return err
 	}
-	infof("drew %d points of %s into %s (%dx%d) in %.2f s", cloud.Len(), in, out, img.Rect.Dx(), img.Rect.Dy(), time.Since(start).Seconds())
+	infof("drew %s of %s into %s (%dx%d) in %.2f s", count(cloud.Len(), "point"), in, out, img.Rect.Dx(), img.Rect.Dy(), time.Since(start).Seconds())
 	return nil
 }
 
@@ -64,6 +66,9 @@ func renderOptions(c *cli.Context) (render.Options, error) {
 	v, err := render.ParseView(c.String("view"))
 	if err != nil {
 		return render.Options{}, usagef("--view: %v", err)
+	}
+	if c.Int("width") == 0 {
+		return render.Options{}, usagef("--width 0: want 16 to %d pixels", render.MaxWidth)
 	}
 	return render.Options{View: v, Color: c.String("color"), Width: c.Int("width"), Splat: c.Int("splat")}, nil
 }

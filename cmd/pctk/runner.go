@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image/png"
 	"io"
 	"math"
 	"os"
@@ -253,7 +252,7 @@ func (f *Filter) Command() *cli.Command {
 	cmd := &cli.Command{
 		Name: f.Name, Aliases: f.Aliases, Usage: f.Usage, ArgsUsage: args, Description: desc,
 		Flags:        flags,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return usageError{err.Error()} },
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return flagUsage(err) },
 		Action:       f.run,
 	}
 	filterOf[cmd] = f
@@ -368,7 +367,11 @@ func (f *Filter) prepare(c *cli.Context, out string) (*step, error) {
 	}
 	s.jsonOut, s.summaryPath = c.Bool(jsonFlag.Name), c.String(summaryFlag.Name)
 	if f.Preview != "" {
-		s.previewPath = c.String(previewFlag.Name)
+		if s.previewPath = c.String(previewFlag.Name); s.previewPath != "" {
+			if err := checkImagePath("--preview", s.previewPath); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if s.jsonOut && out == pcio.Stdio {
 		return nil, usagef("--json prints on stdout, where OUT - writes the cloud; use --summary FILE")
@@ -465,7 +468,7 @@ func (s *step) apply(p *Points, res *Result) (*core.Cloud, error) {
 		if err != nil {
 			return nil, err
 		}
-		side = append(side, SideOutput{s.previewPath, func(w io.Writer) error { return png.Encode(w, img) }})
+		side = append(side, SideOutput{s.previewPath, func(w io.Writer) error { return encodeImage(s.previewPath, w, img) }})
 	}
 	for _, o := range side {
 		if err := writeFile(s.c, o.Path, o.Write); err != nil {
