@@ -592,8 +592,9 @@ func (s *step) runStreamed(a streamArgs) error {
 	if b, err = s.spread(b); err != nil {
 		return err
 	}
-	// The garbage collector keeps the heap under the budget.
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(budget))
+	// The garbage collector keeps the heap under the budget, less what is
+	// resident beside it.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(goMemoryLimit(budget)))
 	start := time.Now()
 
 	// Pass 1: count, bounds (the in-memory local origin), record hash
