@@ -58,6 +58,10 @@ func TestOutIsIn(t *testing.T) {
 	if err := os.Link(in, hard); err != nil {
 		t.Fatal(err)
 	}
+	pic := filepath.Join(dir, "pic.png") // a picture's name for IN
+	if err := os.Symlink("a.las", pic); err != nil {
+		t.Fatal(err)
+	}
 	other := filepath.Join(dir, "o.las")
 	spelled := filepath.Join(dir, ".", "a.las")
 	commands := map[string][]string{
@@ -86,9 +90,9 @@ func TestOutIsIn(t *testing.T) {
 	side := [][]string{
 		{"dbscan", "--eps", "1", "--summary", hard, in, other},
 		{"dbscan", "--eps", "1", "--geojson", sym, in, other},
-		{"denoise", "statistical", "--preview", in, in, other},
+		{"denoise", "statistical", "--preview", pic, in, other},
 		{"pipeline", in, "dbscan --eps 1 --summary " + sym, other},
-		{"render", in, in},
+		{"render", in, pic},
 		// --in-place is for OUT alone.
 		{"dbscan", "--eps", "1", "--in-place", "--summary", in, in, other},
 	}
@@ -101,7 +105,7 @@ func TestOutIsIn(t *testing.T) {
 	if got, err := os.ReadFile(in); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("IN changed: %d bytes, want %d (%v)", len(got), len(data), err)
 	}
-	if left := leftovers(t, dir, "a.las", "sym.las", "hard.las"); len(left) != 0 {
+	if left := leftovers(t, dir, "a.las", "sym.las", "hard.las", "pic.png"); len(left) != 0 {
 		t.Errorf("runs left %v in IN's folder", left)
 	}
 
@@ -113,7 +117,7 @@ func TestOutIsIn(t *testing.T) {
 	if fi, err := os.Lstat(sym); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("--in-place through a link replaced the link: %v %v", fi, err)
 	}
-	if left := leftovers(t, dir, "a.las", "sym.las", "hard.las"); len(left) != 0 {
+	if left := leftovers(t, dir, "a.las", "sym.las", "hard.las", "pic.png"); len(left) != 0 {
 		t.Errorf("--in-place left %v in IN's folder", left)
 	}
 }
