@@ -42,8 +42,8 @@ func collectionArgs(c Values, args []string) (ins, outs []string, dir string, er
 		}
 		ins = append(ins, m...)
 	}
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() || dir == pcio.Stdio {
-		return nil, nil, "", Usagef("with several inputs OUT is a folder, not %s", dir)
+	if err := collectionDir(dir); err != nil {
+		return nil, nil, "", err
 	}
 	ext := ""
 	if spec := c.String("format"); spec != "" {
@@ -72,4 +72,15 @@ func collectionArgs(c Values, args []string) (ins, outs []string, dir string, er
 		outs = append(outs, out)
 	}
 	return ins, outs, dir, nil
+}
+
+// collectionDir checks a tile collection's OUT: an existing folder, or a
+// path ending in / for a folder to make, so that a mistyped file name
+// (three arguments where two were meant, a glob before a file's name)
+// never becomes a folder.
+func collectionDir(dir string) error {
+	if st, err := os.Stat(dir); err == nil && st.IsDir() || strings.HasSuffix(dir, "/") {
+		return nil
+	}
+	return Usagef("with several inputs (a tile collection, docs/scale.md) OUT is a folder: %s is not an existing folder; end it with / to make one", dir)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/pctk/pctk/core"
@@ -35,6 +36,10 @@ var ForceOption = &Option{Kind: Bool,
 	Name:  "force",
 	Usage: "replace OUT even when it is read-only, and write binary data to a terminal",
 }
+
+// InPlaceOption is --in-place, for every command that reads IN and
+// writes OUT: without it an OUT that is IN is refused (checkInOut).
+var InPlaceOption = &Option{Kind: Bool, Name: "in-place", Usage: "let OUT be IN (the same file, by any name): IN is replaced, atomically, once the run succeeds"}
 
 // ReadOptions returns the read options --salvage asks for; the defects it
 // reads past are printed as warnings naming path.
@@ -73,6 +78,31 @@ func CheckOutputs(c Values, paths ...string) error {
 			return Usagef("%s and %s name the same output file", q, p)
 		}
 		seen[abs] = p
+	}
+	return nil
+}
+
+// CheckInOut is CheckOutputs for a command that reads ins: an output that is
+// one of them (the same file by any name, symbolic and hard links
+// included: pcio.SameFile) would destroy that input, and is a usage error
+// naming both, unless it is one of outs (OUT, or a collection's outputs)
+// and --in-place asks for it. side are the side outputs (--summary,
+// --geojson, --preview), never written over an input.
+func CheckInOut(c Values, ins, outs, side []string) error {
+	all := append(slices.Clone(outs), side...)
+	if err := CheckOutputs(c, all...); err != nil {
+		return err
+	}
+	for i, o := range all {
+		for _, in := range ins {
+			switch {
+			case !pcio.SameFile(in, o):
+			case i >= len(outs):
+				return Usagef("%s is the input %s (the same file): writing it would destroy the input; give another path", o, in)
+			case !c.Bool(InPlaceOption.Name):
+				return Usagef("OUT %s is the input %s (the same file): writing it would destroy the input; give another OUT, or --in-place to replace the input once the run succeeds", o, in)
+			}
+		}
 	}
 	return nil
 }

@@ -58,7 +58,6 @@ normals, as in PCL; a cloud of NaN points alone gets NaN normals throughout.`,
 		&Option{Kind: String, Name: "viewpoint", PDAL: "viewpoint", Usage: "sensor position `X,Y,Z` in the file's coordinates for --orient viewpoint"},
 		&Option{Kind: Int, Name: "orient-knn", Usage: "neighbours per point in the graph of --orient consistent", Value: normals.DefaultOrientK},
 		&Option{Kind: Bool, Name: "eigenvalues", Usage: "also write Eigenvalue0, Eigenvalue1, Eigenvalue2"},
-		&Option{Kind: Bool, Name: "keep-nan", Usage: "give points with non-finite coordinates (organised clouds) NaN normals instead of failing"},
 	},
 	IgnoreClass: true, Tiled: true,
 	Params:  map[string]string{"radius": "radius", "k": "knn", "orient_k": "orient-knn"},
@@ -104,9 +103,8 @@ func prepareNormals(c Values) (*Job, error) {
 	if o.Orient == normals.OrientConsistent && c.Float64(TileSizeOption.Name) > 0 {
 		return nil, Usagef("--orient consistent spans the whole cloud and does not run on tiles (--tile-size): orient up or toward a viewpoint, or drop --tile-size")
 	}
-	keepNaN := c.Bool("keep-nan")
 	var stream *Streamed
-	if !keepNaN && o.Orient != normals.OrientConsistent {
+	if o.Orient != normals.OrientConsistent {
 		// Out of core (--max-memory): every point's moments, tile by tile.
 		k := 0
 		if o.K > 0 {
@@ -121,7 +119,6 @@ func prepareNormals(c Values) (*Job, error) {
 	return &Job{
 		Stream:  stream,
 		CPUWork: true,
-		Select:  func(cl *core.Cloud) ([]int, error) { return normalsInput(cl, keepNaN) },
 		Compute: func(p *Points) (*Result, error) {
 			o := o
 			if o.Orient == normals.OrientViewpoint && !vpGiven {
@@ -276,40 +273,3 @@ func parseXYZ(s string) ([3]float64, error) {
 	}
 	return v, nil
 }
-
-// normalsInput checks the cloud. Non-finite coordinates are an error unless
-// keepNaN; then it returns the indices of the finite points (nil when all
-// are), which alone take part, the others getting NaN normals as in PCL.
-// That suits organised clouds, whose missing pixels are NaN points.
-func normalsInput(c *core.Cloud, keepNaN bool) ([]int, error) {
-	err := c.Validate()
-	if err == nil {
-		return nil, nil
-	}
-	finite := make([]int, 0, c.Len())
-	for i := range c.X {
-		if isFinite(c.X[i]) && isFinite(c.Y[i]) && isFinite(c.Z[i]) {
-			finite = append(finite, i)
-		}
-	}
-	if !keepNaN || len(finite) == c.Len() {
-		if len(finite) < c.Len() {
-			return nil, fmt.Errorf("%w (--keep-nan gives such points NaN normals)", err)
-		}
-		return nil, err
-	}
-	// Validate stopped at the first non-finite point; the columns must
-	// still have one value per point.
-	n := c.Len()
-	if len(c.Y) != n || len(c.Z) != n {
-		return nil, fmt.Errorf("X, Y, Z have %d, %d, %d values", n, len(c.Y), len(c.Z))
-	}
-	for _, a := range c.Attrs {
-		if a.Len() != n {
-			return nil, fmt.Errorf("attribute %s has %d values for %d points", a.Name, a.Len(), n)
-		}
-	}
-	return finite, nil
-}
-
-func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -601,8 +601,9 @@ func (s *step) runStreamed(a streamArgs) error {
 	if b, err = s.spread(b); err != nil {
 		return err
 	}
-	// The garbage collector keeps the heap under the budget.
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(budget))
+	// The garbage collector keeps the heap under the budget, less what is
+	// resident beside it.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(goMemoryLimit(budget)))
 	start := time.Now()
 
 	// Pass 1: count, bounds (the in-memory local origin), record hash
@@ -622,7 +623,7 @@ func (s *step) runStreamed(a streamArgs) error {
 			}
 			x, y, z := ch.X[i], ch.Y[i], ch.Z[i]
 			if !finite(x) || !finite(y) || !finite(z) {
-				return fmt.Errorf("core: point %d has a non-finite coordinate (%g, %g, %g)", first+int64(i), x, y, z)
+				return fmt.Errorf("core: point %d has a non-finite coordinate (%g, %g, %g)%s, in memory", first+int64(i), x, y, z, keepNaNHint)
 			}
 			fbs[file] = grow(fbs[file], [3]float64{x, y, z})
 		}
@@ -661,6 +662,9 @@ func (s *step) runStreamed(a streamArgs) error {
 	}
 	loXY := [2]float64{lo[0] - origin[0], lo[1] - origin[1]}
 	hiXY := [2]float64{hi[0] - origin[0], hi[1] - origin[1]}
+	if err := s.checkTileBounds(job.Stream.Halo, loXY, hiXY, np); err != nil {
+		return err
+	}
 	halo := job.Stream.Halo
 	if halo == 0 && job.Stream.KNN > 0 {
 		halo, _ = tile.KNNHalo(np, loXY, hiXY, job.Stream.KNN)

@@ -34,7 +34,7 @@ func RunPipeline(c Values, in string, words [][]string, out string) error {
 		steps[i] = pipelineStep{w, s}
 		outputs = append(outputs, s.outputs()...)
 	}
-	if err := CheckOutputs(c, outputs...); err != nil {
+	if err := CheckInOut(c, []string{in}, outputs[:1], outputs[1:]); err != nil {
 		return err
 	}
 
@@ -175,7 +175,7 @@ func ParsePipelineJSON(data []byte) (in string, steps [][]string, out string, er
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		err = json.Unmarshal(trimmed, &doc.Pipeline)
 	} else {
-		err = json.Unmarshal(trimmed, &doc)
+		doc.Pipeline, err = pipelineStages(trimmed)
 	}
 	if err != nil {
 		return "", nil, "", err
@@ -319,7 +319,7 @@ func flagValue(flag string, raw json.RawMessage) (string, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		if flag == "dims" {
-			return strings.ToLower(strings.NewReplacer(",", "", " ", "").Replace(s)), nil
+			return pdalDims(s)
 		}
 		return s, nil
 	}
@@ -367,6 +367,9 @@ func orderedObject(raw json.RawMessage) (object, error) {
 		var v json.RawMessage
 		if err := d.Decode(&v); err != nil {
 			return nil, err
+		}
+		if _, dup := o.raw(t.(string)); dup {
+			return nil, fmt.Errorf("key %q given twice", t)
 		}
 		o = append(o, struct {
 			key   string

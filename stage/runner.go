@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image/png"
 	"io"
 	"math"
 	"os"
@@ -85,11 +84,6 @@ type Job struct {
 	// Outputs are the side output paths the job will write (Result.Side),
 	// checked with OUT and --summary before any work.
 	Outputs []string
-	// Select, when set, checks the cloud instead of Cloud.Validate and
-	// returns the points that take part (nil: all), for filters that accept
-	// some non-finite points. Points it leaves out are treated like points
-	// --ignore-class leaves out.
-	Select func(c *core.Cloud) ([]int, error)
 	// Project, when set, replaces Cloud.Local for the float32 coordinates
 	// (dbscan --geographic projects lon/lat to metres).
 	Project func(c *core.Cloud, flat bool) (core.Local, error)
@@ -296,7 +290,7 @@ func (f *Stage) AllOptions() []*Option {
 	case f.InOrder:
 		opts = append(opts, inOrderMemoryOption, inOrderTmpdirOption)
 	}
-	opts = append(opts, jsonOption, summaryOption, WorkersOption, BackendOption, FormatOption, SalvageOption, ForceOption)
+	opts = append(opts, jsonOption, summaryOption, WorkersOption, BackendOption, FormatOption, SalvageOption, ForceOption, InPlaceOption, keepNaNOption)
 	return append(opts, QueryOptions...)
 }
 
@@ -350,12 +344,12 @@ func (f *Stage) Run(c Values, args []string) error {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return err
 		}
-		if err := CheckOutputs(c, append(outs, s.outputs()...)...); err != nil {
+		if err := CheckInOut(c, ins, outs, s.outputs()); err != nil {
 			return err
 		}
 		return s.runStreamed(streamArgs{in: in, out: out, ins: ins, outs: outs})
 	}
-	if err := CheckOutputs(c, append([]string{out}, s.outputs()...)...); err != nil {
+	if err := CheckInOut(c, []string{in}, []string{out}, s.outputs()); err != nil {
 		return err
 	}
 	if f.streams() && c.IsSet(MaxMemoryOption.Name) {
@@ -424,7 +418,11 @@ func (f *Stage) prepare(c Values, out string) (*step, error) {
 	}
 	s.jsonOut, s.summaryPath = c.Bool(jsonOption.Name), c.String(summaryOption.Name)
 	if f.Preview != "" {
-		s.previewPath = c.String(previewOption.Name)
+		if s.previewPath = c.String(previewOption.Name); s.previewPath != "" {
+			if err := CheckImagePath("--preview", s.previewPath); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if s.jsonOut && out == pcio.Stdio {
 		return nil, Usagef("--json prints on stdout, where OUT - writes the cloud; use --summary FILE")
@@ -443,7 +441,10 @@ func (f *Stage) prepare(c Values, out string) (*step, error) {
 	if s.job.Local != nil {
 		s.job.Local.job(s.job, f.Name)
 	}
-	return s, nil
+	if c.Bool(keepNaNOption.Name) {
+		s.job.Stream = nil // the out-of-core passes take every point
+	}
+	return s, s.checkTileSize(nil)
 }
 
 // outputs lists the files the step writes besides OUT, to be checked
@@ -452,17 +453,11 @@ func (s *step) outputs() []string {
 	return append([]string{s.summaryPath, s.previewPath}, s.job.Outputs...)
 }
 
-// compute checks the cloud (job.Select or Cloud.Validate), takes the
-// float32 coordinates of the points that take part (those job.Select keeps
-// whose class is not ignored) and runs the filter on them with backend b.
+// compute checks the cloud (finiteInput: --keep-nan), takes the float32
+// coordinates of the points that take part (the finite ones whose class is
+// not ignored) and runs the filter on them with backend b.
 func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Backend, in, out string) (*Points, *Result, error) {
-	var selected []int
-	var err error
-	if s.job.Select != nil {
-		selected, err = s.job.Select(cloud)
-	} else {
-		err = cloud.Validate()
-	}
+	selected, err := finiteInput(cloud, s.c.Bool(keepNaNOption.Name))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", pcio.Name(in), err)
 	}
@@ -489,6 +484,9 @@ func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Back
 		for _, i := range part {
 			xyz = append(xyz, local.XYZ[3*i:3*i+3]...)
 		}
+	}
+	if err := s.checkTileSize(xyz); err != nil {
+		return nil, nil, err
 	}
 	p := &Points{In: in, Out: out, Cloud: cloud, From: from, XYZ: xyz, Origin: local.Origin, Index: part,
 		Dims: s.dims, Flat: s.flat, Backend: b, TileSize: s.tileSize}
@@ -524,7 +522,7 @@ func (s *step) apply(p *Points, res *Result) (*core.Cloud, error) {
 		if err != nil {
 			return nil, err
 		}
-		side = append(side, SideOutput{s.previewPath, func(w io.Writer) error { return png.Encode(w, img) }})
+		side = append(side, SideOutput{s.previewPath, func(w io.Writer) error { return EncodeImage(s.previewPath, w, img) }})
 	}
 	for _, o := range side {
 		if err := WriteFile(s.c, o.Path, o.Write); err != nil {

@@ -107,7 +107,7 @@ func drawScaleBar(img *image.RGBA, pixelsPerUnit float64, unit string, x, y int)
 }
 
 // unitName is the scale bar's unit: the one asked for, else degrees for a
-// geographic CRS, else metres.
+// geographic CRS, else the projected CRS's length unit (linearUnit).
 func unitName(c *core.Cloud, unit string) string {
 	if unit != "" {
 		return unit
@@ -117,5 +117,5 @@ func unitName(c *core.Cloud, unit string) string {
 	if crs.EPSG == 4326 || crs.EPSG == 4269 || crs.EPSG == 4258 || strings.HasPrefix(wkt, "GEOGCS") || strings.HasPrefix(wkt, "GEOGCRS") {
 		return "deg"
 	}
-	return "m"
+	return linearUnit(crs)
 }

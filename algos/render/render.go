@@ -53,7 +53,8 @@ type Options struct {
 	// "rgb", or the name of any attribute.
 	Color string
 	// Unit is the name of the cloud's length unit for the scale bar; ""
-	// means metres, or degrees when the cloud's CRS is geographic.
+	// means the unit of the cloud's CRS: degrees when it is geographic,
+	// feet (ft, US ft) when it says so, else metres.
 	Unit string
 }
 

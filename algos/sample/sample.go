@@ -122,6 +122,14 @@ type grid struct {
 	buf  [27]int32
 }
 
+// radiusError is the *findneighbor.ParamError of a radius r too small for
+// the cloud's grid: the cells of side least (the radius plus cellSlack)
+// are the smallest it can number; why says for what.
+func radiusError(r, least float64, why string) error {
+	return &findneighbor.ParamError{Op: "sample", Param: "radius", Value: fmt.Sprint(r),
+		Want: fmt.Sprintf("at least %.3g %s", least/(1+cellSlack)*1.001, why)}
+}
+
 // newGrid numbers the occupied cells of the given side over xyz.
 func newGrid(xyz []float32, side float64) (*grid, error) {
 	n := len(xyz) / 3
@@ -139,7 +147,7 @@ func newGrid(xyz []float32, side float64) (*grid, error) {
 			return nil, fmt.Errorf("sample: the points' coordinates are not all finite")
 		}
 		if (hi[a]-lo[a])*inv >= maxAxisCells-1 {
-			return nil, fmt.Errorf("sample: radius %g is too small for a cloud %g across (more than 2³¹ cells)", side, hi[a]-lo[a])
+			return nil, radiusError(side/(1+cellSlack), (hi[a]-lo[a])/(maxAxisCells-2), fmt.Sprintf("for a cloud %g across (2³¹ cells a side)", hi[a]-lo[a]))
 		}
 	}
 	g := &grid{table: newTable(), cell: make([]int32, n)}

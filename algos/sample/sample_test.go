@@ -240,8 +240,9 @@ func TestValidate(t *testing.T) {
 	if _, err := Poisson([]float32{1, 2}, Options{Radius: 1}); err == nil {
 		t.Error("Poisson of 2 coordinates: no error")
 	}
-	if _, err := Poisson([]float32{0, 0, 0, 1e30, 0, 0}, Options{Radius: 1e-10}); err == nil || !strings.Contains(err.Error(), "too small") {
-		t.Errorf("Poisson with 1e40 cells along x: %v, want an error", err)
+	pe := (*findneighbor.ParamError)(nil)
+	if _, err := Poisson([]float32{0, 0, 0, 1e30, 0, 0}, Options{Radius: 1e-10}); !errors.As(err, &pe) || pe.Param != "radius" || !strings.Contains(err.Error(), "want at least 4.66e+20 for a cloud 1") {
+		t.Errorf("Poisson with 1e40 cells along x: %v, want a radius error naming at least 4.66e+20", err)
 	}
 	if _, err := Poisson([]float32{0, 0, float32(math.NaN())}, Options{Radius: 1}); err == nil || !strings.Contains(err.Error(), "finite") {
 		t.Errorf("Poisson of a NaN point: %v, want an error", err)

@@ -183,7 +183,8 @@ func (s *Sampler) coordError(p []float32, i int64) error {
 			return fmt.Errorf("sample: point %d has a coordinate that is not finite (%g, %g, %g)", i, p[0], p[1], p[2])
 		}
 	}
-	return fmt.Errorf("sample: radius %g is too small for point %d at (%g, %g, %g) from the origin (more than 2³⁰ cells)", math.Sqrt(s.r2), i, p[0], p[1], p[2])
+	far := max(math.Abs(float64(p[0])), math.Abs(float64(p[1])), math.Abs(float64(p[2])))
+	return radiusError(math.Sqrt(s.r2), far/(maxCell-1), fmt.Sprintf("for point %d at (%g, %g, %g) from the origin (2³⁰ cells)", i, p[0], p[1], p[2]))
 }
 
 // reserve accounts for b more bytes, or fails with a *MemoryError past

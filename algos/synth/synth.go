@@ -21,7 +21,8 @@ type Options struct {
 	// Extent is the side of the cube Uniform and Blobs fill, in cloud units;
 	// 0 picks the cube root of Points (one point per unit³ on average).
 	Extent float64
-	// Clusters is the number of Gaussian clusters Blobs makes; 0 means 8.
+	// Clusters is the number of Gaussian clusters Blobs makes; 0 means 8,
+	// or Points when fewer.
 	Clusters int
 }
 
@@ -209,7 +210,7 @@ func Blobs(o Options) (*core.Cloud, error) {
 	}
 	s, k := o.extent(), o.Clusters
 	if k == 0 {
-		k = 8
+		k = min(8, o.Points)
 	}
 	sigma := s / 100
 	r := rand.New(rand.NewPCG(o.Seed, math.MaxUint64))

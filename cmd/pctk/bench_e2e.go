@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pctk/pctk/internal/scratch"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	fncuda "github.com/pctk/pctk/primitives/findneighbor/cuda"
 	"github.com/pctk/pctk/stage"
@@ -133,11 +134,11 @@ func runBenchE2E(c *cli.Context) error {
 		return stage.Usagef("bench --e2e needs FILE and --eps")
 	}
 	in := c.Args().First()
-	dir, err := os.MkdirTemp("", "pctk-e2e-")
+	dir, err := scratch.MkdirTemp("", "e2e")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer scratch.Remove(dir)
 	out := filepath.Join(dir, "out"+filepath.Ext(in))
 	eps := strconv.FormatFloat(c.Float64("eps"), 'g', -1, 64)
 	if path := c.String("cpuprofile"); path != "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/internal/peers"
+	"github.com/pctk/pctk/internal/scratch"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/stage"
@@ -133,11 +134,11 @@ func runBenchPeers(c *cli.Context) error {
 			pb.versions[p] = peers.Version(p)
 		}
 	}
-	tmp, err := os.MkdirTemp("", "pctk-bench-peers-")
+	tmp, err := scratch.MkdirTemp("", "bench-peers")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer scratch.Remove(tmp)
 
 	var clouds []string
 	for _, s := range scenes {

@@ -23,7 +23,7 @@ func init() {
 			"Examples:\n" +
 			"   pctk convert scan.laz scan.ply\n" +
 			"   pctk convert part.stl part.pcd --sample 100000 --seed 7",
-		Flags: append([]cli.Flag{flagOf(stage.FormatOption), flagOf(stage.SalvageOption), flagOf(stage.ForceOption),
+		Flags: append([]cli.Flag{flagOf(stage.FormatOption), flagOf(stage.SalvageOption), flagOf(stage.ForceOption), flagOf(stage.InPlaceOption),
 			&cli.IntFlag{Name: "sample", Usage: "for STL input: sample N points uniformly over the surface (area-weighted) instead of taking the vertices (0: the vertices)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for --sample"},
 		}, flagsOf(stage.QueryOptions...)...),
@@ -36,7 +36,7 @@ func runConvert(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := stage.CheckOutputs(c, out); err != nil {
+	if err := stage.CheckInOut(c, []string{in}, []string{out}, nil); err != nil {
 		return err
 	}
 	if q, err := stage.QueryOf(c); err != nil || q != nil {

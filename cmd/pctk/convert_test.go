@@ -10,15 +10,17 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/scratch"
 )
 
 // TestMain lets tests run the real pctk binary (this test binary) as a
 // child process, for pipelines through stdin and stdout.
 func TestMain(m *testing.M) {
 	if os.Getenv("PCTK_TEST_MAIN") == "1" {
+		scratch.HandleSignals()
 		spreadForTests()
 		leftoverBatchForTests()
-		os.Exit(run(os.Args[1:]))
+		scratch.Exit(run(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/pctk/pctk/internal/msg"
+	"github.com/pctk/pctk/internal/scratch"
 	"github.com/pctk/pctk/stage"
 	"github.com/urfave/cli/v2"
 )
@@ -58,7 +59,7 @@ func newApp() *cli.App {
 			"   pctk denoise statistical scan.laz - | pctk dbscan - clusters.laz --eps 1.5 --min-pts 10\n" +
 			"   pctk synth street street.las && pctk render street.las street.png --color classification",
 		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
-			return stage.UsageError{Msg: err.Error()}
+			return flagUsage(err)
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
 		Action: func(c *cli.Context) error {
@@ -117,7 +118,8 @@ func helpArgs(args []string) []string {
 }
 
 func main() {
-	os.Exit(run(os.Args))
+	scratch.HandleSignals()
+	scratch.Exit(run(os.Args))
 }
 
 // run executes pctk with args and returns the exit status: 0 ok, 1 runtime

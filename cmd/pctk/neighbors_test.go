@@ -51,7 +51,7 @@ func TestNeighborsCommand(t *testing.T) {
 		t.Errorf("comments %q lack the counts record %q that pctk dbscan reuses", c.Meta.Comments, rec)
 	}
 	// A second run replaces the columns and the record instead of adding.
-	pctkRun(t, 0, "neighbours", out, out, "--radius", "1.5", "--dims", "xy")
+	pctkRun(t, 0, "neighbours", out, out, "--in-place", "--radius", "1.5", "--dims", "xy")
 	c = readTestCloud(t, out)
 	if got := intColumn(t, c, core.DimNeighborCount); !slices.Equal(got, []int64{1, 2, 2, 1, 0}) {
 		t.Errorf("xy NeighborCount = %v, want [1 2 2 1 0]", got)

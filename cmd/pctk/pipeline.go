@@ -29,7 +29,7 @@ filters.covariancefeatures, filters.sample, ...) with PDAL's option names
 Examples:
    pctk pipeline scan.laz "denoise statistical --k 8 --std-ratio 2" "dbscan --eps 1.5 --min-pts 10" clusters.laz
    pctk pipeline --file pipeline.json`,
-		Flags: append(flagsOf(stage.FormatOption, stage.BackendOption, stage.SalvageOption, stage.ForceOption),
+		Flags: append(flagsOf(stage.FormatOption, stage.BackendOption, stage.SalvageOption, stage.ForceOption, stage.InPlaceOption),
 			append([]cli.Flag{&cli.StringFlag{Name: "file", Usage: "read the pipeline from a JSON `FILE` instead of the arguments"}},
 				flagsOf(stage.QueryOptions...)...)...),
 		Action: runPipeline,

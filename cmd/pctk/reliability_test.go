@@ -119,7 +119,7 @@ func TestReliability(t *testing.T) {
 		{"no command", nil, "", 2, []string{"COMMANDS:", "pctk: no command given"}, nil, ""},
 		// Outputs are checked before any work, and written as users expect.
 		{"OUT folder missing", []string{"convert", p["good.las"], filepath.Join(dir, "nonexistent", "o.ply")}, "", 1,
-			[]string{"nonexistent/o.ply: cannot create files in its folder"}, nil, ""},
+			[]string{"nonexistent/o.ply: its folder", "nonexistent does not exist"}, []string{".check"}, ""},
 		{"read-only OUT", []string{"convert", p["good.las"], p["readonly.ply"]}, "", 1,
 			[]string{"readonly.ply: file is read-only", "--force replaces it"}, nil, p["readonly.ply"]},
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"image/png"
 	"io"
 	"time"
 
@@ -14,8 +13,8 @@ import (
 func init() {
 	commands = append(commands, &cli.Command{
 		Name:      "render",
-		Usage:     "draw a cloud as an orthographic PNG picture with a legend and a scale bar",
-		ArgsUsage: "IN OUT.png",
+		Usage:     "draw a cloud as an orthographic PNG (or JPEG) picture with a legend and a scale bar",
+		ArgsUsage: "IN OUT.png|OUT.jpg",
 		Description: "Each pixel shows the nearest point of the view. Colours: z (height), intensity,\n" +
 			"classification (ASPRS colours), cluster (ClusterID, neighbouring clusters differ), normal,\n" +
 			"rgb, or any attribute on a colour bar (1st to 99th percentile).\n\n" +
@@ -42,7 +41,10 @@ func runRender(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := stage.CheckOutputs(c, out); err != nil {
+	if err := stage.CheckInOut(c, []string{in}, []string{out}, nil); err != nil {
+		return err
+	}
+	if err := stage.CheckImagePath("OUT", out); err != nil {
 		return err
 	}
 	cloud, _, err := stage.ReadCloudDims(c, in, render.Needs(o.Color))
@@ -54,10 +56,10 @@ func runRender(c *cli.Context) error {
 	if err != nil {
 		return stage.Usagef("%v", err)
 	}
-	if err := stage.WriteFile(c, out, func(w io.Writer) error { return png.Encode(w, img) }); err != nil {
+	if err := stage.WriteFile(c, out, func(w io.Writer) error { return stage.EncodeImage(out, w, img) }); err != nil {
 		return err
 	}
-	msg.Infof("drew %d points of %s into %s (%dx%d) in %.2f s", cloud.Len(), in, out, img.Rect.Dx(), img.Rect.Dy(), time.Since(start).Seconds())
+	msg.Infof("drew %s of %s into %s (%dx%d) in %.2f s", stage.Count(cloud.Len(), "point"), in, out, img.Rect.Dx(), img.Rect.Dy(), time.Since(start).Seconds())
 	return nil
 }
 
@@ -66,6 +68,9 @@ func renderOptions(c *cli.Context) (render.Options, error) {
 	v, err := render.ParseView(c.String("view"))
 	if err != nil {
 		return render.Options{}, stage.Usagef("--view: %v", err)
+	}
+	if c.Int("width") == 0 {
+		return render.Options{}, stage.Usagef("--width 0: want 16 to %d pixels", render.MaxWidth)
 	}
 	return render.Options{View: v, Color: c.String("color"), Width: c.Int("width"), Splat: c.Int("splat")}, nil
 }

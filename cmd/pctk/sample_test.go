@@ -157,7 +157,7 @@ func TestSampleCollection(t *testing.T) {
 		n += m
 	}
 	for _, flags := range [][]string{{"--radius", "1.5"}, {"--radius", "3", "--dimension", "Sampled"}} {
-		out, mem := filepath.Join(dir, "out"), filepath.Join(dir, "mem.las")
+		out, mem := filepath.Join(dir, "out")+"/", filepath.Join(dir, "mem.las")
 		pctkRun(t, 0, slices.Concat([]string{"sample", filepath.Join(tiles, "*.las"), out}, flags)...)
 		pctkRun(t, 0, slices.Concat([]string{"sample", concat, mem}, flags)...)
 		want, kept := readTestCloud(t, mem), 0

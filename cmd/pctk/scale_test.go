@@ -79,8 +79,8 @@ func TestOutOfCoreMemory(t *testing.T) {
 	}
 	ooc := filepath.Join(dir, "ooc.ply")
 	rss, _ := measure(ooc, "--max-memory", budget, "--tmpdir", dir)
-	if slack := rss - float64(limit)/(1<<20); slack > 64 {
-		t.Errorf("peak RSS %.0f MiB exceeds --max-memory %s by %.0f MiB", rss, budget, slack)
+	if max := float64(limit) / (1 << 20) * 1.05; rss > max {
+		t.Errorf("peak RSS %.0f MiB exceeds --max-memory %s by more than 5%% (%.0f MiB)", rss, budget, max)
 	}
 	if os.Getenv("PCTK_SCALE_COMPARE") == "1" {
 		mem := filepath.Join(dir, "mem.ply")

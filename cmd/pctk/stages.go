@@ -46,7 +46,7 @@ func stageCommand(s *stage.Stage) *cli.Command {
 	return &cli.Command{
 		Name: s.Name, Aliases: s.Aliases, Usage: s.Usage, ArgsUsage: s.ArgsUsage(), Description: s.Help(),
 		Flags:        flagsOf(s.AllOptions()...),
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return stage.UsageError{Msg: err.Error()} },
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error { return flagUsage(err) },
 		Action:       func(c *cli.Context) error { return s.Run(c, c.Args().Slice()) },
 	}
 }

@@ -33,7 +33,7 @@ func init() {
 			&cli.IntFlag{Name: "points", Value: 1_000_000, Usage: "number of points"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed: the same seed gives the same scene"},
 			&cli.Float64Flag{Name: "extent", Usage: "uniform, blobs: side of the cube in cloud units (default: cube root of --points)"},
-			&cli.IntFlag{Name: "clusters", Value: 8, Usage: "blobs: number of Gaussian clusters"},
+			&cli.IntFlag{Name: "clusters", Value: 8, Usage: "blobs: number of Gaussian clusters (at most --points)"},
 		},
 		Action: runSynth,
 	})
@@ -48,7 +48,7 @@ func runSynth(c *cli.Context) error {
 	if !ok {
 		return stage.Usagef("synth: unknown kind %q (uniform, blobs or street)", kind)
 	}
-	o := synth.Options{Points: c.Int("points"), Seed: c.Uint64("seed"), Extent: c.Float64("extent"), Clusters: c.Int("clusters")}
+	o := synth.Options{Points: c.Int("points"), Seed: c.Uint64("seed"), Extent: c.Float64("extent"), Clusters: blobsClusters(c, kind)}
 	if err := o.Validate(); err != nil {
 		return stage.Usagef("%v", err)
 	}
@@ -65,4 +65,14 @@ func runSynth(c *cli.Context) error {
 	}
 	msg.Infof("made %d points of %s (seed %d) into %s in %.2f s", cloud.Len(), kind, o.Seed, out, time.Since(start).Seconds())
 	return nil
+}
+
+// blobsClusters is --clusters for kind: the number given for blobs, else
+// 0, the algorithm's default (8, at most the points), so that a flag of
+// blobs alone never fails a uniform or street cloud of a few points.
+func blobsClusters(c *cli.Context, kind string) int {
+	if kind != "blobs" || !c.IsSet("clusters") {
+		return 0
+	}
+	return c.Int("clusters")
 }

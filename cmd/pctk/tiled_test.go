@@ -182,7 +182,7 @@ func TestTileCollection(t *testing.T) {
 		{"denoise", "statistical", "--k", "16", "--mode", "flag"},
 		{"normals", "--knn", "10", "--eigenvalues"},
 	} {
-		out := filepath.Join(dir, "out-"+tc[0])
+		out := filepath.Join(dir, "out-"+tc[0]) + "/"
 		mem := filepath.Join(dir, "mem-"+tc[0]+".las")
 		cmd, flags := tc[:1], tc[1:]
 		if tc[0] == "denoise" {
@@ -272,7 +272,7 @@ func TestTileCollectionLion(t *testing.T) {
 	}
 	concat := filepath.Join(dir, "concat.las")
 	writeTestCloud(t, concat, all)
-	out, mem := filepath.Join(dir, "out"), filepath.Join(dir, "mem.las")
+	out, mem := filepath.Join(dir, "out")+"/", filepath.Join(dir, "mem.las")
 	flags := []string{"--eps", "0.03", "--min-pts", "6"}
 	pctkRun(t, 0, slices.Concat([]string{"dbscan", "../../../shared/data/las/lion_takanawa/*.las", out, "--max-memory", "128MiB", "--tile-size", "0.5"}, flags)...)
 	pctkRun(t, 0, slices.Concat([]string{"dbscan", concat, mem}, flags)...)

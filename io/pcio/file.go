@@ -11,6 +11,7 @@ import (
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/remote"
+	"github.com/pctk/pctk/internal/scratch"
 )
 
 // Stdio is the path that stands for standard input or standard output.
@@ -195,12 +196,34 @@ func checkOutput(target string, o WriteOptions) error {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".check*")
+	dir := filepath.Dir(target)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("its folder %s does not exist", dir)
+	}
+	tmp, err := scratch.CreateTemp(dir, filepath.Base(target), ".check")
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		err = pe.Err // the temporary name is ours, not the user's
+	}
 	if err != nil {
-		return fmt.Errorf("cannot create files in its folder: %w", err)
+		return fmt.Errorf("cannot create files in its folder %s: %w", dir, err)
 	}
 	tmp.Close()
-	return os.Remove(tmp.Name())
+	return scratch.Remove(tmp.Name())
+}
+
+// SameFile reports whether a and b name one existing regular file, by the
+// same path or through symbolic or hard links: writing b would replace a.
+// "-", a missing file, a device or a named pipe is never the same.
+func SameFile(a, b string) bool {
+	if a == Stdio || b == Stdio {
+		return false
+	}
+	fa, err := os.Stat(a)
+	if err != nil || !fa.Mode().IsRegular() {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // first returns opts[0], or the zero value when opts is empty: options
@@ -234,9 +257,10 @@ func resolve(path string) string {
 }
 
 // WriteAtomic calls write with a writer for path and makes the result
-// appear all at once: it writes a temporary file in the same folder, syncs
-// it and renames it over path, so that a failure never leaves a half-written
-// file. A symbolic link path is followed: its target is replaced and the
+// appear all at once: it writes a temporary file in the same folder
+// (".NAME.pctk-PID-RAND.tmp", see internal/scratch: removed on failure and
+// on SIGINT or SIGTERM, and by the next run after a SIGKILL), syncs it and
+// renames it over path, so that a failure never leaves a half-written file. A symbolic link path is followed: its target is replaced and the
 // link kept. A device or named pipe (/dev/null) is written directly. The new file keeps the old one's permissions. A path
 // CheckOutput refuses is refused before write is called. "-" writes to
 // standard output directly; when that is a terminal, binary data is
@@ -260,14 +284,14 @@ func WriteAtomic(path string, write func(w io.Writer) error, opts ...WriteOption
 	if fi, err := os.Stat(target); err == nil && !fi.Mode().IsRegular() {
 		return writeDevice(target, write)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp*")
+	tmp, err := scratch.CreateTemp(filepath.Dir(target), filepath.Base(target), ".tmp")
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			scratch.Remove(tmp.Name())
 		}
 	}()
 	if err = write(tmp); err != nil {
@@ -284,7 +308,7 @@ func WriteAtomic(path string, write func(w io.Writer) error, opts ...WriteOption
 	} else {
 		_ = os.Chmod(tmp.Name(), 0o644)
 	}
-	return os.Rename(tmp.Name(), target)
+	return scratch.Rename(tmp.Name(), target)
 }
 
 // writeDevice writes to a device or named pipe (/dev/null, a FIFO), which

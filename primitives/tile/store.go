@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/pctk/pctk/internal/scratch"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -42,9 +43,11 @@ type Store struct {
 }
 
 // NewStore returns an empty store of the tiles of g, in a new folder under
-// dir ("" for the system's temporary folder). Close removes it.
+// dir ("" for the system's temporary folder), "pctk-tiles-PID-RAND.tmp"
+// (internal/scratch: removed on SIGINT or SIGTERM, and by the next store
+// in dir after a SIGKILL). Close removes it.
 func NewStore(dir string, g Grid) (*Store, error) {
-	d, err := os.MkdirTemp(dir, "pctk-tiles-")
+	d, err := scratch.MkdirTemp(dir, "tiles")
 	if err != nil {
 		return nil, fmt.Errorf("tile: %w", err)
 	}
@@ -188,4 +191,4 @@ func (s storeSource) Len() int                    { return len(s.keys) }
 func (s storeSource) Tile(k int) (*Points, error) { return s.s.Load(s.keys[k]) }
 
 // Close removes the store's folder and files.
-func (s *Store) Close() error { return os.RemoveAll(s.dir) }
+func (s *Store) Close() error { return scratch.Remove(s.dir) }

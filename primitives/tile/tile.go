@@ -340,3 +340,45 @@ func binSparse(xyz []float32, g Grid) []*Points {
 	slices.SortFunc(tiles, func(a, b *Points) int { return a.Key.Compare(b.Key) })
 	return tiles
 }
+
+// MinSizeHalos is the fewest halo widths a tile's side given by the user
+// may span: a narrower tile holds more halo than points of its own, and
+// its work grows as (1 + 2·halo/size)².
+const MinSizeHalos = 2
+
+// minTileBound is the number of tiles CheckSize allows whatever the
+// number of points.
+const minTileBound = 1 << 16
+
+// SmallError reports a tile size too small to be useful (CheckSize): a
+// mistyped --tile-size (0.001 for 1000) would run for minutes.
+type SmallError struct {
+	Size float64 // the tile size given
+	Min  float64 // the smallest size CheckSize accepts
+	Why  string  // what it is too small for
+}
+
+func (e *SmallError) Error() string {
+	return fmt.Sprintf("tile: tile size %g is too small %s; want at least %.3g", e.Size, e.Why, e.Min)
+}
+
+// CheckSize checks a tile size chosen by the user for n points whose XY
+// coordinates (in the run's local frame) lie in [lo, hi], with tiles
+// seeing halo around them: the side must span MinSizeHalos halos, and the
+// tiles over the bounds must number no more than the points (or
+// minTileBound, when more). It returns a *SmallError naming the smallest
+// size that passes.
+func CheckSize(size, halo float64, lo, hi [2]float64, n int64) error {
+	if least := MinSizeHalos * halo; size < least {
+		return &SmallError{size, least, fmt.Sprintf("for the neighbour reach %g (the tiles' halo: a tile must span %d of them)", halo, MinSizeHalos)}
+	}
+	w, h := max(hi[0]-lo[0], 0), max(hi[1]-lo[1], 0)
+	bound := float64(max(n, minTileBound))
+	if (math.Floor(w/size)+1)*(math.Floor(h/size)+1) <= bound {
+		return nil
+	}
+	// The least side s with (w/s + 1)(h/s + 1) ≤ bound, rounded up.
+	a := bound - 1
+	least := (w + h + math.Sqrt((w+h)*(w+h)+4*a*w*h)) / (2 * a)
+	return &SmallError{size, least * 1.001, fmt.Sprintf("for %d points over %.4g × %.4g: more tiles than points", n, w, h)}
+}

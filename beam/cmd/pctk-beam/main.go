@@ -298,6 +298,9 @@ func config(args []string, flagsDBSCAN bool) (pipeline.Config, error) {
 		}
 	}
 	if cfg.Outputs == nil {
+		if fi, err := os.Stat(out); (err != nil || !fi.IsDir()) && !strings.HasSuffix(out, "/") {
+			return cfg, usagef("with several inputs OUT is a folder: %s is not an existing folder; end it with / to make one", out)
+		}
 		seen := map[string]string{}
 		for _, in := range cfg.Inputs {
 			name := filepath.Base(in)
@@ -323,6 +326,11 @@ func config(args []string, flagsDBSCAN bool) (pipeline.Config, error) {
 		}
 		if a, err := filepath.Abs(o); err == nil && inAbs[a] != "" {
 			return cfg, usagef("%s would replace the input %s: give another OUT", o, inAbs[a])
+		}
+		for _, in := range cfg.Inputs {
+			if pcio.SameFile(in, o) { // a symbolic or hard link
+				return cfg, usagef("%s would replace the input %s (the same file): give another OUT", o, in)
+			}
 		}
 		if err := pcio.CheckOutput(o); err != nil {
 			return cfg, err

@@ -34,7 +34,7 @@ func setFlags(t *testing.T, kv map[string]string) {
 // one output per input, each with every point labelled.
 func TestTileCollection(t *testing.T) {
 	setFlags(t, map[string]string{"eps": "0.5", "min-pts": "2", "tile-size": "2"})
-	out := filepath.Join(t.TempDir(), "out")
+	out := filepath.Join(t.TempDir(), "out") + "/"
 	in, err := filepath.Glob("../../../testdata/las/v1[24]_f[03].las")
 	if err != nil || len(in) != 2 {
 		t.Fatalf("testdata: %v, %v", in, err)
@@ -66,6 +66,12 @@ func TestUsageErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := os.WriteFile(a, []byte("ply"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(a, filepath.Join(dir, "hard.ply")); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name  string
 		flags map[string]string
@@ -76,7 +82,9 @@ func TestUsageErrors(t *testing.T) {
 		{"bad dims", map[string]string{"eps": "1", "tile-size": "10", "dims": "xz"}, []string{a, "out.ply"}},
 		{"no output", map[string]string{"eps": "1", "tile-size": "10"}, []string{a}},
 		{"empty glob", map[string]string{"eps": "1", "tile-size": "10"}, []string{filepath.Join(dir, "*.las"), dir}},
-		{"same names", map[string]string{"eps": "1", "tile-size": "10"}, []string{a, b, filepath.Join(dir, "out")}},
+		{"same names", map[string]string{"eps": "1", "tile-size": "10"}, []string{a, b, filepath.Join(dir, "out") + "/"}},
+		{"a collection into a file name", map[string]string{"eps": "1", "tile-size": "10"}, []string{a, filepath.Join(dir, "hard.ply"), filepath.Join(dir, "out.ply")}},
+		{"output a hard link of the input", map[string]string{"eps": "1", "tile-size": "10"}, []string{a, filepath.Join(dir, "hard.ply")}},
 		{"output replaces an input", map[string]string{"eps": "1", "tile-size": "10"}, []string{a, a}},
 		{"output folder holds the inputs", map[string]string{"eps": "1", "tile-size": "10"}, []string{a, filepath.Join(dir, "a") + "/"}},
 		{"negative eps", map[string]string{"eps": "-1", "tile-size": "10"}, []string{a, b, filepath.Join(dir, "out")}},
@@ -90,6 +98,9 @@ func TestUsageErrors(t *testing.T) {
 				t.Errorf("config(%q) = %v, want a usage error", tc.args, err)
 			}
 		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.ply")); err == nil {
+		t.Error("a usage error created a folder of OUT's file name")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
 		t.Error("a usage error created the output directory")
