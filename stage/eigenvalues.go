@@ -21,7 +21,7 @@ the point and its --knn nearest (every --stride-th), or of every point within
 		Options: []*Option{
 			{Kind: Int, Name: "knn", PDAL: "knn", Value: eigenvalues.DefaultKNN, Usage: "nearest other points (PDAL knn)"},
 			{Kind: Int, Name: "stride", PDAL: "stride", Value: 1, Usage: "keep every stride-th of the stride·(knn+1) nearest"},
-			{Kind: Float, Name: "radius", PDAL: "radius", Usage: "every point within this radius instead of --knn (0: none)"},
+			{Kind: Float, Name: "radius", PDAL: "radius", Usage: "neighbourhood radius in coordinate units, instead of --knn (0: none)"},
 			{Kind: Int, Name: "min-k", PDAL: "min_k", Value: eigenvalues.DefaultMinK, Usage: "with --radius, the fewest points that get eigenvalues"},
 			{Kind: Bool, Name: "normalize", PDAL: "normalize", Usage: "divide the eigenvalues by their sum"}},
 		Params: map[string]string{"knn": "knn", "stride": "stride", "radius": "radius", "min_k": "min-k"},
@@ -47,8 +47,8 @@ filters.approximatecoplanar (docs/eigenvalues.md).`,
 		Examples: []string{"pctk approximatecoplanar scan.las out.las --knn 8"},
 		Options: []*Option{
 			{Kind: Int, Name: "knn", PDAL: "knn", Value: eigenvalues.DefaultKNN, Usage: "points in a neighbourhood, the point counted (PDAL knn)"},
-			{Kind: Float, Name: "thresh1", PDAL: "thresh1", Value: eigenvalues.DefaultThresh1, Usage: "λ1 > thresh1·λ0"},
-			{Kind: Float, Name: "thresh2", PDAL: "thresh2", Value: eigenvalues.DefaultThresh2, Usage: "thresh2·λ1 > λ2"}},
+			{Kind: Float, Name: "thresh1", PDAL: "thresh1", Value: eigenvalues.DefaultThresh1, Usage: "multiplier: coplanar when λ1 > thresh1·λ0"},
+			{Kind: Float, Name: "thresh2", PDAL: "thresh2", Value: eigenvalues.DefaultThresh2, Usage: "multiplier: coplanar when thresh2·λ1 > λ2"}},
 		Params: map[string]string{"knn": "knn", "thresh1": "thresh1", "thresh2": "thresh2"},
 		Prepare: func(c Values) (*Job, error) {
 			opts := eigenvalues.CoplanarOptions{KNN: c.Int("knn"), Thresh1: c.Float64("thresh1"), Thresh2: c.Float64("thresh2")}

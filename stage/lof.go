@@ -27,7 +27,7 @@ removes, classifies (--class) or flags them.`,
 		Options: OutcomeOptions(
 			&Option{Kind: Int, Name: "minpts", PDAL: "minpts", Value: lof.DefaultMinPts, Usage: "neighbours whose distances make a point's k-distance (PDAL minpts; scikit-learn n_neighbors)"},
 			&Option{Kind: String, Name: "convention", Value: "pdal", Usage: "whose definition: pdal or sklearn (docs/lof.md)"},
-			&Option{Kind: Float, Name: "threshold", DefaultText: "none: the columns only", Usage: "LocalOutlierFactor above which a point is an outlier"}),
+			&Option{Kind: Float, Name: "threshold", DefaultText: "none: the columns only", Usage: "LocalOutlierFactor above which a point is an outlier (a ratio of densities: a multiplier, about 1 inside clusters)"}),
 		Params: map[string]string{"minpts": "minpts"},
 		Prepare: func(c Values) (*Job, error) {
 			o, err := ParseOutcome(c, "lof")

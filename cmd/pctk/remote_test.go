@@ -190,7 +190,7 @@ func TestRemoteOutOfCore(t *testing.T) {
 	if !sameFiles(t, a, b) {
 		t.Error("out of core: the output by URL differs from the local one")
 	}
-	ra, rb := filepath.Join(out, "r"), filepath.Join(out, "l")
+	ra, rb := filepath.Join(out, "r")+"/", filepath.Join(out, "l")+"/"
 	pctkRun(t, 0, "dbscan", "--eps", "6", s.URL+"/s.laz?v=1", s.URL+"/s.ply", ra)
 	pctkRun(t, 0, "dbscan", "--eps", "6", filepath.Join(dir, "s.laz"), filepath.Join(dir, "s.ply"), rb)
 	for _, n := range []string{"s.laz", "s.ply"} {
