@@ -119,7 +119,7 @@ func TestDamagedInput(t *testing.T) {
 	if err := os.WriteFile(in, src[:100], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = config([]string{in, filepath.Join(t.TempDir(), "out.las")})
+	_, err = config([]string{in, filepath.Join(t.TempDir(), "out.las")}, true)
 	var ue *usageError
 	if err == nil || errors.As(err, &ue) || !strings.Contains(err.Error(), in) {
 		t.Errorf("config on a cut file = %v, want a run error naming %s", err, in)
