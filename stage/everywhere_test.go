@@ -12,8 +12,8 @@ import (
 
 	"github.com/pctk/pctk/algos/synth"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/cloudtest"
 	"github.com/pctk/pctk/internal/msg"
-	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 
 	_ "github.com/pctk/pctk/io/ply"
@@ -53,11 +53,11 @@ func everyStage(t *testing.T, backend string) {
 		t.Fatal(err)
 	}
 	in := filepath.Join(dir, "street.ply")
-	writeCloudFile(t, in, cloud)
+	cloudtest.Write(t, in, cloud)
 	half := cloud.Len() / 2
 	a, b := filepath.Join(dir, "a.ply"), filepath.Join(dir, "b.ply")
-	writeCloudFile(t, a, cloud.Select(seq(0, half)))
-	writeCloudFile(t, b, cloud.Select(seq(half, cloud.Len())))
+	cloudtest.Write(t, a, cloud.Select(seq(0, half)))
+	cloudtest.Write(t, b, cloud.Select(seq(half, cloud.Len())))
 	for _, s := range Stages() {
 		t.Run(strings.ReplaceAll(s.Name, " ", "_"), func(t *testing.T) {
 			words := exampleOptions(t, s)
@@ -93,11 +93,11 @@ func everyStage(t *testing.T, backend string) {
 					t.Errorf("--max-memory differs from the run in memory")
 				}
 				out := run("collection", []string{a, b})
-				parts := []*core.Cloud{readCloudFile(t, filepath.Join(out, "a.ply")), readCloudFile(t, filepath.Join(out, "b.ply"))}
+				parts := []*core.Cloud{cloudtest.Read(t, filepath.Join(out, "a.ply")), cloudtest.Read(t, filepath.Join(out, "b.ply"))}
 				if err := parts[0].Append(parts[1]); err != nil {
 					t.Fatal(err)
 				}
-				if err := sameCloud(parts[0], readCloudFile(t, run("memory", []string{in})+".ply")); err != nil {
+				if err := sameCloud(parts[0], cloudtest.Read(t, run("memory", []string{in})+".ply")); err != nil {
 					t.Errorf("a collection of two files differs from the run in memory: %v", err)
 				}
 			}
@@ -159,26 +159,6 @@ func seq(lo, hi int) []int {
 		out[i] = lo + i
 	}
 	return out
-}
-
-func writeCloudFile(t *testing.T, path string, c *core.Cloud) {
-	t.Helper()
-	f, variant, err := pcio.OutputFormat(path, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pcio.WriteFile(path, f, variant, c); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readCloudFile(t *testing.T, path string) *core.Cloud {
-	t.Helper()
-	c, _, err := pcio.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 func readBytes(t *testing.T, path string) []byte {

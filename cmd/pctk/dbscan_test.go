@@ -12,7 +12,7 @@ import (
 
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
-	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/internal/cloudtest"
 	_ "github.com/pctk/pctk/io/ply"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/stage"
@@ -37,25 +37,12 @@ func dbscanFixture(t *testing.T, dir string) string {
 	return path
 }
 
-func writeTestCloud(t *testing.T, path string, c *core.Cloud) {
-	t.Helper()
-	f, variant, err := pcio.OutputFormat(path, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pcio.WriteFile(path, f, variant, c); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readTestCloud(t *testing.T, path string) *core.Cloud {
-	t.Helper()
-	c, _, err := pcio.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+// writeTestCloud and readTestCloud write and read a test's files
+// (internal/cloudtest).
+var (
+	writeTestCloud = cloudtest.Write
+	readTestCloud  = cloudtest.Read
+)
 
 // intColumn returns attribute name of c as int64 values, failing when absent.
 func intColumn(t *testing.T, c *core.Cloud, name string) []int64 {

@@ -362,19 +362,26 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 			return nil
 		}
 		// short is in the order tiles finished, a set for the next round.
-		if todo == nil {
-			todo = make([]bool, n)
-		} else {
-			clear(todo)
-		}
-		for _, i := range short {
-			todo[i] = true
-		}
+		todo = markTodo(todo, n, short)
 		h = min(2*h, span)
 		if tree {
 			h = span
 		}
 	}
+}
+
+// markTodo returns the points still to do of n, short (in any order), in
+// todo's storage when it has some (nil: a new slice).
+func markTodo(todo []bool, n int, short []int32) []bool {
+	if todo == nil {
+		todo = make([]bool, n)
+	} else {
+		clear(todo)
+	}
+	for _, i := range short {
+		todo[i] = true
+	}
+	return todo
 }
 
 // whole returns a single tile holding every point of xyz, with the

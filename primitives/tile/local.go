@@ -92,14 +92,7 @@ func LocalTiled(xyz []float32, b findneighbor.Backend, size, halo float64, recSi
 		if len(short) == 0 {
 			return out, nil
 		}
-		if todo == nil {
-			todo = make([]bool, n)
-		} else {
-			clear(todo)
-		}
-		for _, i := range short {
-			todo[i] = true
-		}
+		todo = markTodo(todo, n, short)
 		h = min(2*h, span)
 	}
 }
