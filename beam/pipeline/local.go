@@ -2,11 +2,9 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
 	"sort"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -361,8 +359,9 @@ func (f *localTileFn) ProcessElement(key int64, batches func(*PBatch) bool, st S
 	return nil
 }
 
-// gatherPos assembles a tile's points, their float64 coordinates and
-// their values of nd dimensions from its batches, in global id order.
+// gatherPos assembles a tile's points, their float64 coordinates (none
+// when the batches carry none: DBSCAN's) and their values of nd
+// dimensions from its batches, in global id order.
 func gatherPos(key int64, batches func(*PBatch) bool, nd int) (*tile.Points, []float64, [][]float64) {
 	var all PBatch
 	var b PBatch
@@ -385,7 +384,9 @@ func gatherPos(key int64, batches func(*PBatch) bool, nd int) (*tile.Points, []f
 		t.ID = append(t.ID, all.ID[i])
 		t.XYZ = append(t.XYZ, all.XYZ[3*i:3*i+3]...)
 		t.Owned = append(t.Owned, all.Owned[i])
-		pos = append(pos, all.Pos[3*i:3*i+3]...)
+		if len(all.Pos) > 0 {
+			pos = append(pos, all.Pos[3*i:3*i+3]...)
+		}
 		for d := range nd {
 			vals[d] = append(vals[d], all.Vals[nd*i+d])
 		}
@@ -400,43 +401,26 @@ type localWriteFn struct {
 }
 
 func (f *localWriteFn) ProcessElement(_ int64, files func(*File) bool, records func(*Records) bool) error {
-	var file File
-	if !files(&file) {
-		return errors.New("pipeline: records of no input file")
-	}
 	step, err := stage.ParseLocalStep(f.Step)
 	if err != nil {
 		return err
 	}
-	c, from, err := pcio.ReadFile(file.In)
-	if err != nil {
-		return err
-	}
-	n, size := c.Len(), step.RecSize()
-	rec := make([]byte, n*size)
-	seen := make([]bool, n)
-	var r Records
-	for records(&r) {
-		for j, i := range r.ID {
-			if i < 0 || i >= int64(n) || seen[i] {
-				return fmt.Errorf("%s: point %d computed twice or beyond the %d points of the file", file.In, i, n)
+	return rewrite(files, func(c *core.Cloud, from *pcio.Format) (*core.Cloud, error) {
+		n, size := c.Len(), step.RecSize()
+		rec := make([]byte, n*size)
+		seen := newSeen(n)
+		var r Records
+		for records(&r) {
+			for j, i := range r.ID {
+				if err := seen.mark(i); err != nil {
+					return nil, err
+				}
+				copy(rec[int(i)*size:], r.Data[j*size:(j+1)*size])
 			}
-			seen[i] = true
-			copy(rec[int(i)*size:], r.Data[j*size:(j+1)*size])
 		}
-	}
-	if i := slices.Index(seen, false); i >= 0 {
-		return fmt.Errorf("%s: point %d got no value (the file changed during the run, or more than %d rounds)", file.In, i, maxRounds)
-	}
-	if c, err = step.Apply(c, from, rec); err != nil {
-		return fmt.Errorf("%s: %w", file.In, err)
-	}
-	of, variant, err := pcio.OutputFormat(file.Out, "", from)
-	if err != nil {
-		return err
-	}
-	if err := pcio.WriteFile(file.Out, of, variant, c); err != nil {
-		return fmt.Errorf("%s: %w", file.Out, err)
-	}
-	return nil
+		if err := seen.all(fmt.Sprintf("the file changed during the run, or more than %d rounds", maxRounds)); err != nil {
+			return nil, err
+		}
+		return step.Apply(c, from, rec)
+	})
 }

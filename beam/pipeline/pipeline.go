@@ -456,24 +456,14 @@ func (f *binFn) ProcessElement(file File, st Stats, emit func(int64, Batch)) err
 
 // gather assembles a tile's points from its batches, in global id order.
 func gather(key int64, batches func(*Batch) bool) *tile.Points {
-	var all Batch
 	var b Batch
-	for batches(&b) {
-		all.ID = append(all.ID, b.ID...)
-		all.XYZ = append(all.XYZ, b.XYZ...)
-		all.Owned = append(all.Owned, b.Owned...)
-	}
-	order := make([]int, len(all.ID))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(i, j int) bool { return all.ID[order[i]] < all.ID[order[j]] })
-	t := &tile.Points{Key: tileKey(key), XYZ: make([]float32, 0, len(all.XYZ)), ID: make([]int64, 0, len(order)), Owned: make([]bool, 0, len(order))}
-	for _, i := range order {
-		t.ID = append(t.ID, all.ID[i])
-		t.XYZ = append(t.XYZ, all.XYZ[3*i:3*i+3]...)
-		t.Owned = append(t.Owned, all.Owned[i])
-	}
+	t, _, _ := gatherPos(key, func(p *PBatch) bool {
+		if !batches(&b) {
+			return false
+		}
+		*p = PBatch{Batch: b}
+		return true
+	}, 0)
 	return t
 }
 
@@ -813,36 +803,44 @@ func (labelFn) ProcessElement(o Owned, st Stats, roots, numbers func(*Table) boo
 type writeFn struct{}
 
 func (writeFn) ProcessElement(_ int64, files func(*File) bool, labels func(*Labels) bool) error {
+	return rewrite(files, func(c *core.Cloud, _ *pcio.Format) (*core.Cloud, error) {
+		n := c.Len()
+		ids := make([]int64, n)
+		counts := make([]uint32, n)
+		seen := newSeen(n)
+		var l Labels
+		for labels(&l) {
+			for j, i := range l.Index {
+				if err := seen.mark(i); err != nil {
+					return nil, err
+				}
+				ids[i], counts[i] = l.Label[j], uint32(l.N[j])
+			}
+		}
+		if err := seen.all("the file changed during the run?"); err != nil {
+			return nil, err
+		}
+		if err := c.SetAttr(core.NewColumn(core.DimNeighborCount, counts)); err != nil {
+			return nil, err
+		}
+		return c, c.SetAttr(core.NewColumn(core.DimClusterID, ids))
+	})
+}
+
+// rewrite writes the one output of the file files gives: its input, read
+// whole, as edit returns it (errors name the input), in the input's
+// format unless the output's extension names another.
+func rewrite(files func(*File) bool, edit func(c *core.Cloud, from *pcio.Format) (*core.Cloud, error)) error {
 	var file File
 	if !files(&file) {
-		return errors.New("pipeline: labels of no input file")
+		return errors.New("pipeline: values of no input file")
 	}
 	c, from, err := pcio.ReadFile(file.In)
 	if err != nil {
 		return err
 	}
-	n := c.Len()
-	ids := make([]int64, n)
-	counts := make([]uint32, n)
-	seen := make([]bool, n)
-	var l Labels
-	for labels(&l) {
-		for j, i := range l.Index {
-			if i < 0 || i >= int64(n) || seen[i] {
-				return fmt.Errorf("%s: point %d labelled twice or beyond the %d points of the file", file.In, i, n)
-			}
-			seen[i] = true
-			ids[i], counts[i] = l.Label[j], uint32(l.N[j])
-		}
-	}
-	if i := slices.Index(seen, false); i >= 0 {
-		return fmt.Errorf("%s: point %d got no label (the file changed during the run?)", file.In, i)
-	}
-	if err := c.SetAttr(core.NewColumn(core.DimNeighborCount, counts)); err != nil {
-		return err
-	}
-	if err := c.SetAttr(core.NewColumn(core.DimClusterID, ids)); err != nil {
-		return err
+	if c, err = edit(c, from); err != nil {
+		return fmt.Errorf("%s: %w", file.In, err)
 	}
 	f, variant, err := pcio.OutputFormat(file.Out, "", from)
 	if err != nil {
@@ -850,6 +848,29 @@ func (writeFn) ProcessElement(_ int64, files func(*File) bool, labels func(*Labe
 	}
 	if err := pcio.WriteFile(file.Out, f, variant, c); err != nil {
 		return fmt.Errorf("%s: %w", file.Out, err)
+	}
+	return nil
+}
+
+// seen tracks which points of a file got their value: each exactly once.
+type seen []bool
+
+func newSeen(n int) seen { return make(seen, n) }
+
+// mark notes point i, an error for a point beyond the file or seen twice.
+func (s seen) mark(i int64) error {
+	if i < 0 || i >= int64(len(s)) || s[i] {
+		return fmt.Errorf("point %d given a value twice, or beyond the %d points of the file", i, len(s))
+	}
+	s[i] = true
+	return nil
+}
+
+// all reports the first point that got no value, why saying what may have
+// happened.
+func (s seen) all(why string) error {
+	if i := slices.Index(s, false); i >= 0 {
+		return fmt.Errorf("point %d got no value (%s)", i, why)
 	}
 	return nil
 }
