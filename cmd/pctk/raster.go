@@ -38,7 +38,7 @@ the same bytes as one block.
 
 Examples:
    pctk raster ground.laz dtm.tif --resolution 1 --class 2 --output-type idw --window-size 3
-   pctk raster scan.laz dsm.tif --resolution 1 --returns first --output-type max
+   pctk raster scan.laz dsm.tif --resolution 1 --returns first,only --output-type max
    pctk raster hag.laz chm.tif --resolution 1 --dimension HeightAboveGround --output-type max`,
 		Flags: []cli.Flag{
 			&cli.Float64Flag{Name: "resolution", Usage: "cell side `R` in coordinate units (PDAL resolution; required)"},
@@ -50,7 +50,7 @@ Examples:
 			&cli.StringFlag{Name: "data-type", Value: "float64", Usage: "float64 or float32 samples (PDAL data_type)"},
 			&cli.StringFlag{Name: "dimension", Value: "Z", Usage: "the value gridded (PDAL dimension): Z, HeightAboveGround, Intensity..."},
 			&cli.StringFlag{Name: "class", DefaultText: "every class", Usage: "grid only the points of these classes, a comma list (2: a DTM)"},
-			&cli.StringFlag{Name: "returns", DefaultText: "every return", Usage: "grid only these returns: a comma list of first, intermediate, last, only (first: a DSM)"},
+			&cli.StringFlag{Name: "returns", DefaultText: "every return", Usage: "grid only these returns: a comma list of first, intermediate, last, only (first,only: a DSM; PDAL's words: first is return 1 of several, only a single return)"},
 			&cli.Float64Flag{Name: "tile-size", DefaultText: "one block", Usage: "compute blocks of cells of side `SIZE` in coordinate units, each from the points within its reach: the same bytes"},
 			&cli.BoolFlag{Name: "cog", Value: true, Usage: "Cloud-Optimized GeoTIFF with overviews; false: no overviews"},
 			&cli.BoolFlag{Name: "deflate", Usage: "compress the tiles (zlib)"},
@@ -76,7 +76,7 @@ func runRaster(c *cli.Context) error {
 		return err
 	}
 	start := time.Now()
-	cloud, _, err := stage.ReadCloud(c, in)
+	cloud, _, err := stage.ReadCloud(rasterRead{c}, in)
 	if err != nil {
 		return err
 	}
@@ -90,6 +90,13 @@ func runRaster(c *cli.Context) error {
 	msg.Infof("gridded %d of %d points of %s into %s (%d×%d cells, %d bands) in %.2f s", n, cloud.Len(), in, out, img.Width, img.Height, len(img.Bands), time.Since(start).Seconds())
 	return nil
 }
+
+// rasterRead is the raster command's flags as the stage package's reading
+// sees them: its --resolution is the raster's, not COPC's query.
+type rasterRead struct{ stage.Values }
+
+// IsSet reports whether the option was given, never the COPC --resolution.
+func (r rasterRead) IsSet(name string) bool { return name != "resolution" && r.Values.IsSet(name) }
 
 // rasterOptions reads the flags that need no points.
 func rasterOptions(c *cli.Context) (raster.Options, geotiff.Options, error) {
