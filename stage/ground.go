@@ -22,12 +22,12 @@ var groundReads = []string{core.DimClassification, core.DimReturnNumber, core.Di
 // groundOptions are the options the three filters share, PDAL's names.
 func groundOptions(opts ...*Option) []*Option {
 	return append(opts,
-		&Option{Kind: String, Name: "ignore", DefaultText: "none", Usage: "classes left as they are, taking no part (PDAL ignore): `CLASSES` as 7,9 or 3:5 or PDAL's Classification[7:7]"},
-		&Option{Kind: String, Name: "returns", Value: "last,only", Usage: "returns classified (PDAL returns): a comma list of first, intermediate, last, only"})
+		&Option{Kind: String, Name: "ignore", PDAL: "ignore", DefaultText: "none", Usage: "classes left as they are, taking no part (PDAL ignore): `CLASSES` as 7,9 or 3:5 or PDAL's Classification[7:7]"},
+		&Option{Kind: String, Name: "returns", PDAL: "returns", Value: "last,only", Usage: "returns classified (PDAL returns): a comma list of first, intermediate, last, only"})
 }
 
 // tiesOption chooses between PDAL's exact classes and the tile mode.
-var tiesOption = &Option{Kind: String, Name: "ties", Value: "pdal", Usage: "pdal: PDAL's exact classes, computed on the whole cloud (--tile-size and --max-memory then save no memory); grid: ties between empty cells' equidistant neighbours broken by grid position, the grid laid over the whole run, so that tiles give the whole run's bytes (docs/ground.md)"}
+var tiesOption = &Option{Kind: String, Name: "ties", Value: "pdal", Usage: "pdal: PDAL's exact classes, computed on the whole cloud in memory (--tile-size then saves no memory; --max-memory and tile collections need grid); grid: ties between empty cells' equidistant neighbours broken by grid position, the grid laid over the whole run, so that tiles give the whole run's bytes (docs/ground.md)"}
 
 // groundSetup is what Prepare reads of the shared options.
 type groundSetup struct {
@@ -50,6 +50,9 @@ func parseGroundSetup(c Values, ties bool) (groundSetup, error) {
 		s.pdal = true
 	case t != "grid":
 		return s, Usagef("--ties %q: want pdal or grid", t)
+	}
+	if s.pdal && ties && c.IsSet("max-memory") {
+		return s, Usagef("--max-memory needs --ties grid: PDAL's exact classes depend on the whole cloud (docs/ground.md)")
 	}
 	return s, nil
 }
@@ -159,12 +162,12 @@ whole cloud. --ties grid breaks ties between equidistant cells by grid position
 and lays the grid over the whole run: tiles then give the whole run's bytes.`,
 		Examples: []string{"pctk ground smrf street.las out.las --ties grid --window 6", "pctk ground smrf autzen.laz out.laz --slope 0.2 --ignore 7"},
 		Options: groundOptions(
-			&Option{Kind: Float, Name: "cell", Value: 1.0, Usage: "raster cell size in coordinate units (PDAL cell)"},
-			&Option{Kind: Float, Name: "slope", Value: 0.15, Usage: "slope tolerance, rise over run: units per unit (PDAL slope)"},
-			&Option{Kind: Float, Name: "window", DefaultText: "18 × cell", Usage: "largest opening radius in coordinate units (PDAL window)"},
-			&Option{Kind: Float, Name: "scalar", Value: 1.25, Usage: "multiplier of the DEM's slope in the threshold (PDAL scalar)"},
-			&Option{Kind: Float, Name: "threshold", Value: 0.5, Usage: "elevation threshold in coordinate units (PDAL threshold)"},
-			&Option{Kind: Float, Name: "cut", Usage: "net cutting spacing in coordinate units, 0: none (PDAL cut)"},
+			&Option{Kind: Float, Name: "cell", PDAL: "cell", Value: 1.0, Usage: "raster cell size in coordinate units (PDAL cell)"},
+			&Option{Kind: Float, Name: "slope", PDAL: "slope", Value: 0.15, Usage: "slope tolerance, rise over run: units per unit (PDAL slope)"},
+			&Option{Kind: Float, Name: "window", PDAL: "window", DefaultText: "18 × cell", Usage: "largest opening radius in coordinate units (PDAL window)"},
+			&Option{Kind: Float, Name: "scalar", PDAL: "scalar", Value: 1.25, Usage: "multiplier of the DEM's slope in the threshold (PDAL scalar)"},
+			&Option{Kind: Float, Name: "threshold", PDAL: "threshold", Value: 0.5, Usage: "elevation threshold in coordinate units (PDAL threshold)"},
+			&Option{Kind: Float, Name: "cut", PDAL: "cut", Usage: "net cutting spacing in coordinate units, 0: none (PDAL cut)"},
 			tiesOption),
 		Params: map[string]string{"cell": "cell", "slope": "slope", "window": "window", "scalar": "scalar", "threshold": "threshold", "cut": "cut", "returns": "returns"},
 		Prepare: func(c Values) (*Job, error) {
@@ -194,11 +197,11 @@ tiles with the whole run's bytes.`,
 		Examples: []string{"pctk ground pmf street.las out.las --ties grid --max-window-size 9", "pctk ground pmf autzen.laz out.laz --exponential=false"},
 		Options: groundOptions(
 			&Option{Kind: Float, Name: "cell-size", PDAL: "cell_size", Value: 1.0, Usage: "raster cell size in coordinate units (PDAL cell_size)"},
-			&Option{Kind: Bool, Name: "exponential", Value: true, Usage: "windows grow exponentially, else linearly (PDAL exponential)"},
+			&Option{Kind: Bool, Name: "exponential", PDAL: "exponential", Value: true, Usage: "windows grow exponentially, else linearly (PDAL exponential)"},
 			&Option{Kind: Float, Name: "initial-distance", PDAL: "initial_distance", Value: 0.15, Usage: "first height threshold in coordinate units (PDAL initial_distance)"},
 			&Option{Kind: Float, Name: "max-distance", PDAL: "max_distance", Value: 2.5, Usage: "largest height threshold in coordinate units (PDAL max_distance)"},
 			&Option{Kind: Float, Name: "max-window-size", PDAL: "max_window_size", Value: 33.0, Usage: "largest window in coordinate units (PDAL max_window_size)"},
-			&Option{Kind: Float, Name: "slope", Value: 1.0, Usage: "slope of the threshold, units per unit (PDAL slope)"},
+			&Option{Kind: Float, Name: "slope", PDAL: "slope", Value: 1.0, Usage: "slope of the threshold, units per unit (PDAL slope)"},
 			tiesOption),
 		Params: map[string]string{"cell_size": "cell-size", "initial_distance": "initial-distance", "max_distance": "max-distance", "max_window_size": "max-window-size", "slope": "slope", "returns": "returns"},
 		Prepare: func(c Values) (*Job, error) {
@@ -225,12 +228,12 @@ collections; a tiled CSF would be an approximation pctk does not offer).`,
 		Examples: []string{"pctk ground csf street.las out.las --cloth-resolution 2 --iterations 100", "pctk ground csf autzen.laz out.laz --rigidness 2 --smooth=false"},
 		Options: groundOptions(
 			&Option{Kind: Float, Name: "cloth-resolution", PDAL: "resolution", Value: 1.0, Usage: "cloth grid spacing (PDAL resolution; --resolution is the COPC reading option)"},
-			&Option{Kind: Int, Name: "rigidness", Value: 3, Usage: "cloth rigidness, 1 to 3 (PDAL rigidness)"},
-			&Option{Kind: Int, Name: "iterations", Value: 500, Usage: "most time steps: a count (PDAL iterations)"},
-			&Option{Kind: Float, Name: "step", Value: 0.65, Usage: "time step in seconds of the simulation (PDAL step)"},
-			&Option{Kind: Float, Name: "threshold", Value: 0.5, Usage: "largest distance in coordinate units from the cloth of a ground point (PDAL threshold)"},
-			&Option{Kind: Float, Name: "hdiff", Value: 0.3, Usage: "height difference in coordinate units under which steep cloth is pinned (PDAL hdiff)"},
-			&Option{Kind: Bool, Name: "smooth", Value: true, Usage: "post-process steep slopes (PDAL smooth)"}),
+			&Option{Kind: Int, Name: "rigidness", PDAL: "rigidness", Value: 3, Usage: "cloth rigidness, 1 to 3 (PDAL rigidness)"},
+			&Option{Kind: Int, Name: "iterations", PDAL: "iterations", Value: 500, Usage: "most time steps: a count (PDAL iterations)"},
+			&Option{Kind: Float, Name: "step", PDAL: "step", Value: 0.65, Usage: "time step in seconds of the simulation (PDAL step)"},
+			&Option{Kind: Float, Name: "threshold", PDAL: "threshold", Value: 0.5, Usage: "largest distance in coordinate units from the cloth of a ground point (PDAL threshold)"},
+			&Option{Kind: Float, Name: "hdiff", PDAL: "hdiff", Value: 0.3, Usage: "height difference in coordinate units under which steep cloth is pinned (PDAL hdiff)"},
+			&Option{Kind: Bool, Name: "smooth", PDAL: "smooth", Value: true, Usage: "post-process steep slopes (PDAL smooth)"}),
 		Params: map[string]string{"resolution": "cloth-resolution", "rigidness": "rigidness", "iterations": "iterations", "step": "step", "threshold": "threshold", "hdiff": "hdiff", "returns": "returns"},
 		Prepare: func(c Values) (*Job, error) {
 			s, err := parseGroundSetup(c, false)

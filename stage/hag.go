@@ -29,7 +29,7 @@ height 0; as that box is the whole run's, it runs on the whole cloud.`,
 		Examples: []string{"pctk hag street.las out.las --count 4", "pctk hag ground.laz hag.laz --method delaunay", "pctk hag ground.laz norm.laz --replace-z"},
 		Options: []*Option{
 			{Kind: String, Name: "method", Value: "nn", Usage: "nn (PDAL filters.hag_nn) or delaunay (filters.hag_delaunay)"},
-			{Kind: Int, Name: "count", DefaultText: "1 (nn), 10 (delaunay)", Usage: "nearest ground points used (PDAL count)"},
+			{Kind: Int, Name: "count", PDAL: "count", DefaultText: "1 (nn), 10 (delaunay)", Usage: "nearest ground points used (PDAL count)"},
 			{Kind: Float, Name: "max-distance", PDAL: "max_distance", DefaultText: "none", Usage: "nn: ground points farther in XY are not used (PDAL max_distance)"},
 			{Kind: Bool, Name: "allow-extrapolation", PDAL: "allow_extrapolation", Value: true, Usage: "heights outside the ground's XY box (PDAL allow_extrapolation); false gives them 0"},
 			{Kind: Bool, Name: "replace-z", PDAL: "-", Usage: "Z becomes the height (LAStools lasheight -replace_z); the original Z is not kept"},
