@@ -51,8 +51,8 @@ func parseGroundSetup(c Values, ties bool) (groundSetup, error) {
 	case t != "grid":
 		return s, Usagef("--ties %q: want pdal or grid", t)
 	}
-	if s.pdal && ties && c.IsSet("max-memory") {
-		return s, Usagef("--max-memory needs --ties grid: PDAL's exact classes depend on the whole cloud (docs/ground.md)")
+	if s.pdal && ties {
+		return s, inMemoryOnly(c, "--ties grid: PDAL's exact classes depend on the whole cloud (docs/ground.md)")
 	}
 	return s, nil
 }

@@ -48,6 +48,9 @@ height 0; as that box is the whole run's, it runs on the whole cloud.`,
 			if err == nil {
 				err = o.Validate()
 			}
+			if err == nil && o.NoExtrapolation {
+				err = inMemoryOnly(c, "--allow-extrapolation: without it the heights depend on the whole run's ground box")
+			}
 			l := &Local{Columns: hagColumns, Reads: []string{core.DimClassification}, KNN: max(o.Count, 1) + 2, Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
 				class := make([]uint8, len(in.Values[0]))
 				for i, v := range in.Values[0] {

@@ -461,6 +461,16 @@ func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*St
 	return out, nil
 }
 
+// inMemoryOnly refuses --max-memory for a local stage whose options make
+// every point's reach the whole run (a first halo of +Inf): such a run
+// needs the whole cloud in memory; need says which option would lift it.
+func inMemoryOnly(c Values, need string) error {
+	if c.IsSet(MaxMemoryOption.Name) {
+		return Usagef("--max-memory needs %s", need)
+	}
+	return nil
+}
+
 // float64Columns returns the columns of dims holding vals, in order: what
 // a local stage's Compute returns from an algorithm's float64 results.
 func float64Columns(dims []core.Dimension, vals ...[]float64) []*core.Attribute {
