@@ -8,18 +8,7 @@ import (
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/peers"
-	"github.com/pctk/pctk/io/pcio"
 )
-
-// readCloud reads path, failing t.
-func readCloud(t *testing.T, path string) *core.Cloud {
-	t.Helper()
-	c, _, err := pcio.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // pdalOut runs PDAL's stages on in and returns the cloud it writes,
 // skipping t when PDAL cannot run here (failing it when CI=true).
@@ -45,7 +34,7 @@ func pdalOut(t *testing.T, in string, stages ...map[string]any) *core.Cloud {
 	if _, err := peers.PDALPipeline(dir, p...); err != nil {
 		t.Fatal(err)
 	}
-	return readCloud(t, out)
+	return readTestCloud(t, out)
 }
 
 // TestGroundHAGAgainstPDAL runs pctk ground pmf, ground smrf and hag on
@@ -64,7 +53,7 @@ func TestGroundHAGAgainstPDAL(t *testing.T) {
 	} {
 		out := filepath.Join(dir, tc.mode+".las")
 		pctkRun(t, 0, append([]string{"ground", tc.mode, sample, out}, tc.args...)...)
-		got, want := readCloud(t, out), pdalOut(t, sample, tc.stage)
+		got, want := readTestCloud(t, out), pdalOut(t, sample, tc.stage)
 		g, w := got.Attr(core.DimClassification), want.Attr(core.DimClassification)
 		diff, ground := 0, 0
 		for i := range got.Len() {
@@ -83,8 +72,8 @@ func TestGroundHAGAgainstPDAL(t *testing.T) {
 	out, flat := filepath.Join(dir, "hag.las"), filepath.Join(dir, "flat.las")
 	pctkRun(t, 0, "hag", classed, out, "--count", "4")
 	pctkRun(t, 0, "hag", classed, flat, "--count", "4", "--replace-z")
-	got, want := readCloud(t, out), pdalOut(t, classed, map[string]any{"type": "filters.hag_nn", "count": 4})
-	z := readCloud(t, flat)
+	got, want := readTestCloud(t, out), pdalOut(t, classed, map[string]any{"type": "filters.hag_nn", "count": 4})
+	z := readTestCloud(t, flat)
 	g, w := got.Attr("HeightAboveGround"), want.Attr("HeightAboveGround")
 	if g == nil || w == nil {
 		t.Fatalf("HeightAboveGround: pctk's %v, PDAL's %v", g != nil, w != nil)

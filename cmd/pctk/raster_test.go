@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pctk/pctk/io/pcio"
 )
 
 // TestRasterTiles checks that --tile-size gives the GeoTIFF bytes of one
@@ -78,10 +77,7 @@ func TestRasterGDAL(t *testing.T) {
 	if err := json.Unmarshal(info, &d); err != nil {
 		t.Fatal(err)
 	}
-	cloud, _, err := pcio.ReadFile(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cloud := readTestCloud(t, sample)
 	b, _ := cloud.Bounds()
 	w, h := int(math.Floor((b.Max[0]-b.Min[0])/res))+1, int(math.Floor((b.Max[1]-b.Min[1])/res))+1
 	if d.Size[0] != w || d.Size[1] != h {
