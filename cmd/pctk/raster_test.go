@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
 )
 
 // TestRasterTiles checks that --tile-size gives the GeoTIFF bytes of one
