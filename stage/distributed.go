@@ -44,7 +44,7 @@ func ParseLocalStep(words []string) (*LocalStep, error) {
 // origin, its points bounded by min and max (absolute); inputs gives the float64 coordinates of a tile's points
 // (Points.Pos) and their values of the dimensions Reads names.
 func (l *LocalStep) Kernel(origin, min, max [3]float64, inputs func(t *tile.Points) ([]float64, [][]float64, error)) tile.LocalKernel {
-	return l.kernel(LocalInput{Origin: origin, Min: min, Max: max}, inputs)
+	return l.kernel(LocalInput{Origin: origin, Min: min, Max: max}, relative(inputs))
 }
 
 // RecSize returns the bytes of a point's record (its values).

@@ -45,6 +45,11 @@ type Local struct {
 	// their values: a selection (range, voxel thinning). Its columns may
 	// be none.
 	Drop func(cols []*core.Attribute, i int) bool
+	// Edit, when set (without Outcome or Drop), changes the cloud once the
+	// columns are set and returns it: the whole cloud in memory, each
+	// chunk out of core (and once a cloud of no points, for the output's
+	// schema), so it must treat points one by one (hag --replace-z).
+	Edit func(c *core.Cloud) (*core.Cloud, error)
 
 	name string // the stage's, for the summary
 }
@@ -58,6 +63,11 @@ type LocalInput struct {
 	XYZ    []float32
 	Pos    []float64
 	Origin [3]float64
+	// Abs, in memory, holds the same points' absolute float64 coordinates
+	// as read (Pos + Origin may round differently), for arithmetic that
+	// must match a peer computing in absolute coordinates; nil out of core
+	// (use Pos + Origin).
+	Abs []float64
 	// Values holds, for each dimension Local.Reads names, the points'
 	// values as float64.
 	Values [][]float64
@@ -85,16 +95,17 @@ func (l *Local) recSize() int {
 }
 
 // kernel returns l.Compute as a tile kernel of records; inputs returns
-// the float64 coordinates of a tile's points and their values of Reads;
+// the float64 coordinates of a tile's points (relative, and absolute when
+// known) and their values of Reads;
 // run holds the run's Origin, Min and Max.
-func (l *Local) kernel(run LocalInput, inputs func(t *tile.Points) ([]float64, [][]float64, error)) tile.LocalKernel {
+func (l *Local) kernel(run LocalInput, inputs func(t *tile.Points) (pos, abs []float64, vals [][]float64, err error)) tile.LocalKernel {
 	return func(t *tile.Points, w findneighbor.Backend, bo findneighbor.BuildOptions) ([]byte, []float64, error) {
-		pos, vals, err := inputs(t)
+		pos, abs, vals, err := inputs(t)
 		if err != nil {
 			return nil, nil, err
 		}
 		in := run
-		in.XYZ, in.Pos, in.Values, in.ID, in.Backend, in.Build = t.XYZ, pos, vals, t.ID, w, bo
+		in.XYZ, in.Pos, in.Abs, in.Values, in.ID, in.Backend, in.Build = t.XYZ, pos, abs, vals, t.ID, w, bo
 		cols, reach, err := l.Compute(&in)
 		if err != nil {
 			return nil, nil, err
@@ -103,6 +114,15 @@ func (l *Local) kernel(run LocalInput, inputs func(t *tile.Points) ([]float64, [
 			return nil, nil, err
 		}
 		return l.encode(cols, t.Len()), reach, nil
+	}
+}
+
+// relative returns the inputs of a kernel from inputs that give a tile's
+// relative coordinates and values only (out of core, Beam): no Abs.
+func relative(inputs func(t *tile.Points) ([]float64, [][]float64, error)) func(t *tile.Points) ([]float64, []float64, [][]float64, error) {
+	return func(t *tile.Points) ([]float64, []float64, [][]float64, error) {
+		pos, vals, err := inputs(t)
+		return pos, nil, vals, err
 	}
 }
 
@@ -214,20 +234,21 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	var cols []*core.Attribute
 	if p.TileSize > 0 {
 		lo, hi := xyBounds(p.XYZ)
-		all, vals := p.Pos(), values
-		gather := func(t *tile.Points) ([]float64, [][]float64, error) {
-			pos := make([]float64, 3*t.Len())
+		all, absAll, vals := p.Pos(), p.abs(), values
+		gather := func(t *tile.Points) ([]float64, []float64, [][]float64, error) {
+			pos, abs := make([]float64, 3*t.Len()), make([]float64, 3*t.Len())
 			tv := make([][]float64, len(vals))
 			for d := range tv {
 				tv[d] = make([]float64, t.Len())
 			}
 			for j, id := range t.ID {
 				copy(pos[3*j:3*j+3], all[3*id:])
+				copy(abs[3*j:3*j+3], absAll[3*id:])
 				for d, v := range vals {
 					tv[d][j] = v[id]
 				}
 			}
-			return pos, tv, nil
+			return pos, abs, tv, nil
 		}
 		rec, err := tile.LocalTiled(p.XYZ, p.Backend, p.TileSize, l.halo(int64(p.Len()), lo, hi), l.recSize(), p.Build, l.kernel(run, gather))
 		if err != nil {
@@ -237,7 +258,7 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	} else {
 		var reach []float64
 		in := run
-		in.XYZ, in.Pos, in.Values, in.Backend, in.Build = p.XYZ, p.Pos(), values, p.Backend, p.Build
+		in.XYZ, in.Pos, in.Abs, in.Values, in.Backend, in.Build = p.XYZ, p.Pos(), p.abs(), values, p.Backend, p.Build
 		in.ID = make([]int64, p.Len())
 		for i := range in.ID {
 			in.ID[i] = int64(i)
@@ -251,7 +272,7 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	}
 	o, flag := l.outcome()
 	if o == nil {
-		return &Result{Columns: cols}, nil
+		return &Result{Columns: cols, Edit: l.Edit}, nil
 	}
 	outlier := make([]bool, p.Len())
 	for i := range outlier {
@@ -279,7 +300,7 @@ func xyBounds(xyz []float32) (lo, hi [2]float64) {
 func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 	const name = "local"
 	size := l.recSize()
-	kernel := l.kernel(LocalInput{Origin: s.Origin, Min: s.Min, Max: s.Max}, func(t *tile.Points) ([]float64, [][]float64, error) { return s.Positions(t.ID) })
+	kernel := l.kernel(LocalInput{Origin: s.Origin, Min: s.Min, Max: s.Max}, relative(func(t *tile.Points) ([]float64, [][]float64, error) { return s.Positions(t.ID) }))
 	frame := s.Store.Box()
 	bo := s.Build
 	bo.Frame, bo.FramePoints = &frame, int(s.N)
@@ -400,6 +421,9 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 		return l.decode(rec, len(rows), func(i int) bool { return rows[i] < 0 }), nil
 	}}
 	if o, _ := l.outcome(); o == nil {
+		if l.Edit != nil {
+			res.Edit = func(_ []int64, c *core.Cloud) (*core.Cloud, error) { return l.Edit(c) }
+		}
 		return res, nil
 	}
 	return l.streamOutcome(s, name, res)
@@ -435,6 +459,16 @@ func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*St
 	out := o.streamOutliers(s, outlier, nOut, mode, l.Stats, nil)
 	out.Columns = res.Columns
 	return out, nil
+}
+
+// inMemoryOnly refuses --max-memory for a local stage whose options make
+// every point's reach the whole run (a first halo of +Inf): such a run
+// needs the whole cloud in memory; need says which option would lift it.
+func inMemoryOnly(c Values, need string) error {
+	if c.IsSet(MaxMemoryOption.Name) {
+		return Usagef("--max-memory needs %s", need)
+	}
+	return nil
 }
 
 // float64Columns returns the columns of dims holding vals, in order: what

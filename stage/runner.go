@@ -173,6 +173,21 @@ func (p *Points) Pos() []float64 {
 	return pos
 }
 
+// abs returns the absolute float64 coordinates of the points that take
+// part, as read (interleaved x, y, z; z 0 with --dims xy).
+func (p *Points) abs() []float64 {
+	abs := make([]float64, 3*p.Len())
+	c := p.Cloud
+	for k := range p.Len() {
+		i := p.cloudIndex(k)
+		abs[3*k], abs[3*k+1] = c.X[i], c.Y[i]
+		if !p.Flat {
+			abs[3*k+2] = c.Z[i]
+		}
+	}
+	return abs
+}
+
 // Spread returns per-point flags of the taking-part points (sub, one per
 // point of XYZ) as one flag per cloud point, rest for the points that take
 // no part: the outliers of a filter (rest false), the points a thinning
