@@ -80,14 +80,14 @@ func everyStage(t *testing.T, backend string) {
 			}
 			mem := readBytes(t, run("memory", []string{in})+".ply")
 			if s.Tiled {
-				if got := readBytes(t, run("tiles", []string{in}, "--tile-size", "17")+".ply"); !bytes.Equal(got, mem) {
-					t.Errorf("--tile-size 17 differs from the run in memory")
+				if got := readBytes(t, run("tiles", []string{in}, "--tile-size", "50")+".ply"); !bytes.Equal(got, mem) {
+					t.Errorf("--tile-size 50 differs from the run in memory")
 				}
 			}
 			if s.streams() {
 				extra := []string{"--max-memory", "64MiB"}
 				if s.Tiled {
-					extra = append(extra, "--tile-size", "23")
+					extra = append(extra, "--tile-size", "60")
 				}
 				if got := readBytes(t, run("outofcore", []string{in}, extra...)+".ply"); !bytes.Equal(got, mem) {
 					t.Errorf("--max-memory differs from the run in memory")
