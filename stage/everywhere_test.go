@@ -124,7 +124,11 @@ func exampleOptions(t *testing.T, s *Stage) []string {
 	if len(s.Examples) == 0 {
 		t.Fatalf("stage %s has no example", s.Name)
 	}
-	words := strings.Fields(s.Examples[0])[1+len(strings.Fields(s.Name)):]
+	words, err := SplitWords(s.Examples[0])
+	if err != nil {
+		t.Fatalf("example %q: %v", s.Examples[0], err)
+	}
+	words = words[1+len(strings.Fields(s.Name)):]
 	v := NewSettings(s.AllOptions())
 	var out []string
 	for i := 0; i < len(words); i++ {
