@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/pctk/pctk/core"
@@ -122,5 +125,54 @@ func TestInfoReadable(t *testing.T) {
 		if got := core.ClassName(c); got != want {
 			t.Errorf("ClassName(%d) = %q, want %q", c, got, want)
 		}
+	}
+}
+
+// TestInfoClassesLikeLazPerf compares pctk info's classification counts
+// with laz-perf's decoding (npm laz-perf under node; NODE_PATH may name
+// its node_modules) of a LAZ file pctk writes and of PDAL's
+// autzen_trim.laz where present.
+func TestInfoClassesLikeLazPerf(t *testing.T) {
+	script, err := filepath.Abs("testdata/lazperf_classes.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("node", "-e", "require('laz-perf')").CombinedOutput(); err != nil {
+		t.Skipf("node with npm laz-perf not available (%v: %s): install it with npm install laz-perf and set NODE_PATH to its node_modules", err, strings.TrimSpace(string(out)))
+	}
+	written := filepath.Join(t.TempDir(), "rock.laz")
+	pctkRun(t, 0, "convert", sample, written)
+	files := []string{written}
+	if p, err := peers.SharedData("pdal/laz/autzen_trim.laz"); err == nil {
+		files = append(files, p)
+	}
+	for _, path := range files {
+		out, err := exec.Command("node", script, path).Output()
+		if err != nil {
+			t.Fatalf("laz-perf on %s: %v", path, err)
+		}
+		var lp struct {
+			Points  int            `json:"points"`
+			Classes map[string]int `json:"classes"`
+		}
+		if err := json.Unmarshal(out, &lp); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := pctkOut(t, "info", "--json", path)
+		if code != 0 {
+			t.Fatalf("pctk info %s: exit %d: %s", path, code, stderr)
+		}
+		var r infoReport
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, c := range r.Classes {
+			got[strconv.Itoa(c.Code)] = c.Count
+		}
+		if r.Points != lp.Points || !maps.Equal(got, lp.Classes) {
+			t.Errorf("%s: %d points, classes %v; laz-perf %d, %v", path, r.Points, got, lp.Points, lp.Classes)
+		}
+		t.Logf("%s: %d points, classes %v, as laz-perf", path, r.Points, got)
 	}
 }
