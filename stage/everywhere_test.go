@@ -103,7 +103,7 @@ func everyStage(t *testing.T, backend string) {
 			}
 			out := filepath.Join(dir, strings.ReplaceAll(s.Name, " ", "_")+"-pipeline.ply")
 			step := append(strings.Fields(s.Name), words...)
-			pv := NewSettings(pipelineOptions())
+			pv := NewSettings(PipelineOptions())
 			if err := pv.Set(BackendOption.Name, backend); err != nil {
 				t.Fatal(err)
 			}
@@ -153,10 +153,6 @@ func exampleOptions(t *testing.T, s *Stage) []string {
 }
 
 // pipelineOptions are the options of pctk pipeline itself.
-func pipelineOptions() []*Option {
-	return append([]*Option{FormatOption, BackendOption, SalvageOption, ForceOption}, QueryOptions...)
-}
-
 func seq(lo, hi int) []int {
 	out := make([]int, hi-lo)
 	for i := range out {
