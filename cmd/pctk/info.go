@@ -19,9 +19,12 @@ func init() {
 		Name:      "info",
 		Usage:     "print a file's format, point count, bounds, attributes with min/max and CRS",
 		ArgsUsage: "FILE",
-		Description: "FILE is any format pctk reads (LAS/LAZ, PLY, PCD, STL) or - for standard input.\n\n" +
+		Description: "FILE is any format pctk reads (LAS/LAZ, PLY, PCD, STL) or - for standard input.\n" +
+			"A cloud with Classification gets its histogram with the ASPRS names, one with\n" +
+			"ReturnNumber and NumberOfReturns a returns table (docs/las.md).\n\n" +
 			"Examples:\n" +
 			"   pctk info scan.laz\n" +
+			"   pctk info --stats scan.laz\n" +
 			"   pctk info --json table_scene_lms400.pcd",
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the facts as JSON"},
