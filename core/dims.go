@@ -1,6 +1,9 @@
 package core
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // Dimension describes a well-known point dimension: its PDAL name, the type
 // pctk stores it as, and what it means. Codecs map their own field names onto
@@ -153,10 +156,20 @@ func RegisterDimension(d Dimension) {
 // LookupDimension returns the well-known dimension named name (case-sensitive,
 // PDAL spelling) and whether it exists.
 func LookupDimension(name string) (Dimension, bool) {
+	return lookupDimension(func(d string) bool { return d == name })
+}
+
+// LookupDimensionFold is LookupDimension without regard to case, as
+// PDAL's layouts find dimension names in pipelines ("classification").
+func LookupDimensionFold(name string) (Dimension, bool) {
+	return lookupDimension(func(d string) bool { return strings.EqualFold(d, name) })
+}
+
+func lookupDimension(match func(string) bool) (Dimension, bool) {
 	dimMu.RLock()
 	defer dimMu.RUnlock()
 	for _, d := range dimensions {
-		if d.Name == name {
+		if match(d.Name) {
 			return d, true
 		}
 	}

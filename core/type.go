@@ -1,6 +1,9 @@
 package core
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Type is the storage type of an attribute column.
 type Type uint8
@@ -53,6 +56,24 @@ func (t Type) IsSigned() bool {
 		return true
 	}
 	return false
+}
+
+// Limits returns the least and greatest values of type t, as float64
+// (the least finite and greatest finite for floats): the range a value
+// must lie in to fit.
+func (t Type) Limits() (lo, hi float64) {
+	if t.IsFloat() {
+		hi = math.MaxFloat64
+		if t == Float32 {
+			hi = math.MaxFloat32
+		}
+		return -hi, hi
+	}
+	bits := 8 * t.Size()
+	if t.IsSigned() {
+		return -math.Ldexp(1, bits-1), math.Ldexp(1, bits-1) - 1
+	}
+	return 0, math.Ldexp(1, bits) - 1
 }
 
 // ParseType returns the Type named s, as printed by Type.String.

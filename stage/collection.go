@@ -24,6 +24,31 @@ const defaultCollectionMemory = 1 << 30
 // "?" of its query is not a wildcard).
 func isGlob(p string) bool { return !remote.IsURL(p) && strings.ContainsAny(p, "*?[") }
 
+// ExpandInputs returns the files that args name, each glob ('tiles/*.laz')
+// replaced by its matches, sorted; a glob that matches nothing is a usage
+// error.
+func ExpandInputs(args []string) ([]string, error) {
+	var ins []string
+	for _, p := range args {
+		if !isGlob(p) {
+			ins = append(ins, p)
+			continue
+		}
+		m, err := filepath.Glob(p)
+		if err != nil || len(m) == 0 {
+			return nil, Usagef("%s: no file matches (a glob of IN)", p)
+		}
+		ins = append(ins, m...)
+	}
+	return ins, nil
+}
+
+// IsMerge reports whether a converting command's arguments (INs then
+// OUT) name several inputs, or a glob, to merge into one OUT.
+func IsMerge(args []string) bool {
+	return len(args) > 2 || len(args) == 2 && isGlob(args[0])
+}
+
 // collectionArgs returns the inputs and outputs of a tile collection, and
 // OUT, the folder; nil inputs when the arguments are one IN and one OUT.
 func collectionArgs(c Values, args []string) (ins, outs []string, dir string, err error) {
@@ -31,16 +56,8 @@ func collectionArgs(c Values, args []string) (ins, outs []string, dir string, er
 		return nil, nil, "", nil
 	}
 	dir = args[len(args)-1]
-	for _, p := range args[:len(args)-1] {
-		if !isGlob(p) {
-			ins = append(ins, p)
-			continue
-		}
-		m, err := filepath.Glob(p)
-		if err != nil || len(m) == 0 {
-			return nil, nil, "", Usagef("%s: no file matches (a glob of IN)", p)
-		}
-		ins = append(ins, m...)
+	if ins, err = ExpandInputs(args[:len(args)-1]); err != nil {
+		return nil, nil, "", err
 	}
 	if err := collectionDir(dir); err != nil {
 		return nil, nil, "", err

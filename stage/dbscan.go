@@ -219,7 +219,7 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 		return c.Select(keep), nil
 	}
 	if a.geojsonPath != "" {
-		res.Side = []SideOutput{{Path: a.geojsonPath, Write: func(w io.Writer) error { return writeHulls(w, cloud, p.Index, run) }}}
+		res.Side = []SideOutput{{Path: a.geojsonPath, Write: func(w io.Writer) error { return writeHulls(w, cloud, p.Index, run, a.geo) }}}
 	}
 	sum := newDBSCANSummary(a, p.In, p.Out, p.Cloud.Len(), p.Len(), p.Dims, run)
 	res.Lines = sum.lines()

@@ -30,8 +30,9 @@ func hullGeometry(hull [][2]float64) orb.Geometry {
 
 // writeHulls writes to w each cluster's XY convex hull with its size and
 // bounding box as a GeoJSON FeatureCollection (orb/geojson). run's labels
-// are of the points index lists (nil: all of c).
-func writeHulls(w io.Writer, c *core.Cloud, index []int, run *dbscan.Run) error {
+// are of the points index lists (nil: all of c); geographic says X, Y are
+// WGS84 lon/lat (--geographic).
+func writeHulls(w io.Writer, c *core.Cloud, index []int, run *dbscan.Run, geographic bool) error {
 	x, y, z := c.X, c.Y, c.Z
 	if index != nil {
 		x, y, z = make([]float64, len(index)), make([]float64, len(index)), make([]float64, len(index))
@@ -65,12 +66,12 @@ func writeHulls(w io.Writer, c *core.Cloud, index []int, run *dbscan.Run) error 
 			fc.Append(f)
 		}
 	}
-	if crs := c.Meta.CRS; crs.EPSG != 0 {
+	if name := geojsonCRS(c.Meta.CRS, geographic); name != "" {
 		// RFC 7946 dropped named CRSs, but GDAL and QGIS still read this
 		// GeoJSON 2008 member; without it projected coordinates would be
 		// taken for lon/lat.
 		fc.ExtraMembers = geojson.Properties{"crs": map[string]any{
-			"type": "name", "properties": map[string]any{"name": fmt.Sprintf("urn:ogc:def:crs:EPSG::%d", crs.EPSG)},
+			"type": "name", "properties": map[string]any{"name": name},
 		}}
 	}
 	data, err := fc.MarshalJSON()
@@ -79,4 +80,20 @@ func writeHulls(w io.Writer, c *core.Cloud, index []int, run *dbscan.Run) error 
 	}
 	_, err = w.Write(data)
 	return err
+}
+
+// geojsonCRS returns the name of the GeoJSON 2008 crs member for points in
+// crs: its EPSG URN, else its WKT (GDAL reads a name as any CRS text,
+// OGRSpatialReference::SetFromUserInput), else, for WGS84 lon/lat
+// (geographic), OGC's CRS84; "" when the CRS is unknown.
+func geojsonCRS(crs core.CRS, geographic bool) string {
+	switch {
+	case crs.EPSG != 0:
+		return fmt.Sprintf("urn:ogc:def:crs:EPSG::%d", crs.EPSG)
+	case crs.WKT != "":
+		return crs.WKT
+	case geographic:
+		return "urn:ogc:def:crs:OGC:1.3:CRS84"
+	}
+	return ""
 }

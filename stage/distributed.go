@@ -60,7 +60,7 @@ func (l *LocalStep) FirstHalo(n int64, lo, hi [2]float64) float64 { return l.hal
 // writes them.
 func (l *LocalStep) Apply(c *core.Cloud, from *pcio.Format, rec []byte) (*core.Cloud, error) {
 	cols := l.decode(rec, c.Len(), nil)
-	for _, col := range cols {
+	for _, col := range l.written(cols) {
 		if err := c.SetAttr(col); err != nil {
 			return nil, err
 		}

@@ -103,7 +103,7 @@ func everyStage(t *testing.T, backend string) {
 			}
 			out := filepath.Join(dir, strings.ReplaceAll(s.Name, " ", "_")+"-pipeline.ply")
 			step := append(strings.Fields(s.Name), words...)
-			pv := NewSettings(pipelineOptions())
+			pv := NewSettings(PipelineOptions())
 			if err := pv.Set(BackendOption.Name, backend); err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +124,11 @@ func exampleOptions(t *testing.T, s *Stage) []string {
 	if len(s.Examples) == 0 {
 		t.Fatalf("stage %s has no example", s.Name)
 	}
-	words := strings.Fields(s.Examples[0])[1+len(strings.Fields(s.Name)):]
+	words, err := SplitWords(s.Examples[0])
+	if err != nil {
+		t.Fatalf("example %q: %v", s.Examples[0], err)
+	}
+	words = words[1+len(strings.Fields(s.Name)):]
 	v := NewSettings(s.AllOptions())
 	var out []string
 	for i := 0; i < len(words); i++ {
@@ -149,10 +153,6 @@ func exampleOptions(t *testing.T, s *Stage) []string {
 }
 
 // pipelineOptions are the options of pctk pipeline itself.
-func pipelineOptions() []*Option {
-	return append([]*Option{FormatOption, BackendOption, SalvageOption, ForceOption}, QueryOptions...)
-}
-
 func seq(lo, hi int) []int {
 	out := make([]int, hi-lo)
 	for i := range out {

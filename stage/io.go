@@ -157,6 +157,36 @@ func ReadCloudDims(c Values, path string, dims []string) (*core.Cloud, *pcio.For
 	return cloud, f, nil
 }
 
+// ReadClouds reads the files ins, in order, as one cloud (PDAL's
+// filters.merge: several readers into one writer): the points of each
+// after the previous file's, the first file's metadata and format. The
+// files must have the same dimensions, in the same order and types; an
+// error names the first that does not.
+func ReadClouds(c Values, ins []string) (*core.Cloud, *pcio.Format, error) {
+	var all *core.Cloud
+	var from *pcio.Format
+	for _, in := range ins {
+		cloud, f, err := ReadCloud(c, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		if all == nil {
+			all, from = cloud, f
+			continue
+		}
+		if err := all.Append(cloud); err != nil {
+			return nil, nil, Usagef("merge %s after %s: %v (the files to merge need the same dimensions)", pcio.Name(in), pcio.Name(ins[0]), err)
+		}
+		if a, b := cloud.Meta.CRS, all.Meta.CRS; a.EPSG != b.EPSG || a.WKT != b.WKT {
+			msg.Infof("pctk: merge: %s has another CRS than %s; the output takes the first file's", pcio.Name(in), pcio.Name(ins[0]))
+		}
+	}
+	if all == nil {
+		return nil, nil, Usagef("merge: no input")
+	}
+	return all, from, nil
+}
+
 // WarnRead prints on stderr the warnings a codec reported while reading
 // path (facts named "warning" in its Describe): a file that could be read
 // past a defect, such as a header promising more points than the file

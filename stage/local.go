@@ -27,7 +27,8 @@ type Local struct {
 	// wider go to tiles of wider halos.
 	Halo float64
 	KNN  int
-	// Reads names the dimensions Compute reads (LocalInput.Values).
+	// Reads names the dimensions Compute reads (LocalInput.Values); X, Y
+	// and Z are the absolute coordinates.
 	Reads []string
 	// Compute returns, for the points of in (the whole cloud's, or a
 	// tile's), a value of each column per point, and each point's reach:
@@ -50,6 +51,9 @@ type Local struct {
 	// chunk out of core (and once a cloud of no points, for the output's
 	// schema), so it must treat points one by one (hag --replace-z).
 	Edit func(c *core.Cloud) (*core.Cloud, error)
+	// Flags says that Columns are Drop's own inputs (a selection's keep
+	// flag), not written: the output keeps the input's dimensions.
+	Flags bool
 
 	name string // the stage's, for the summary
 }
@@ -282,8 +286,17 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Columns = cols
+	res.Columns = l.written(cols)
 	return res, nil
+}
+
+// written returns the columns of cols the stage writes: none when they
+// are Drop's flags (Flags).
+func (l *Local) written(cols []*core.Attribute) []*core.Attribute {
+	if l.Flags {
+		return nil
+	}
+	return cols
 }
 
 // xyBounds returns the XY box of the points xyz.
@@ -458,6 +471,9 @@ func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*St
 	}
 	out := o.streamOutliers(s, outlier, nOut, mode, l.Stats, nil)
 	out.Columns = res.Columns
+	if l.Flags {
+		out.Columns = func([]int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil }
+	}
 	return out, nil
 }
 

@@ -901,12 +901,22 @@ func (s *StreamRun) Positions(ids []int64) ([]float64, [][]float64, error) {
 	return pos, vals, nil
 }
 
-// readAttrs returns the attributes of c that reads names, an error naming
-// a missing one.
+// readAttrs returns the attributes of c that reads names (X, Y and Z:
+// the coordinates), an error naming a missing one.
 func readAttrs(c *core.Cloud, reads []string) ([]*core.Attribute, error) {
 	attrs := make([]*core.Attribute, len(reads))
 	for d, name := range reads {
-		if attrs[d] = c.Attr(name); attrs[d] == nil {
+		switch name {
+		case "X":
+			attrs[d] = core.NewColumn(name, c.X)
+		case "Y":
+			attrs[d] = core.NewColumn(name, c.Y)
+		case "Z":
+			attrs[d] = core.NewColumn(name, c.Z)
+		default:
+			attrs[d] = c.Attr(name)
+		}
+		if attrs[d] == nil {
 			return nil, fmt.Errorf("the input has no %s dimension, which this stage reads", name)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/io/pcio"
 )
 
@@ -24,6 +25,13 @@ type pipelineStep struct {
 // pipeline's own options (--format, --backend for the steps that name
 // none, --salvage, --force, the read query).
 func RunPipeline(c Values, in string, words [][]string, out string) error {
+	return RunPipelineFiles(c, []string{in}, words, out)
+}
+
+// RunPipelineFiles is RunPipeline on the files ins merged in order
+// (ReadClouds); with no steps it translates them into out.
+func RunPipelineFiles(c Values, ins []string, words [][]string, out string) error {
+	in := ins[0]
 	steps := make([]pipelineStep, len(words))
 	outputs := []string{out}
 	for i, w := range words {
@@ -39,7 +47,7 @@ func RunPipeline(c Values, in string, words [][]string, out string) error {
 	}
 
 	start := time.Now()
-	cloud, from, err := ReadCloud(c, in)
+	cloud, from, err := ReadClouds(c, ins)
 	if err != nil {
 		return err
 	}
@@ -47,6 +55,13 @@ func RunPipeline(c Values, in string, words [][]string, out string) error {
 		return Usagef("%v", err)
 	}
 	read := time.Since(start)
+	if len(steps) == 0 {
+		if err := WriteCloud(c, out, cloud, from); err != nil {
+			return err
+		}
+		msg.Infof("pipeline: wrote the %d points of %d file(s) to %s in %.3fs", cloud.Len(), len(ins), out, time.Since(start).Seconds())
+		return nil
+	}
 	type done struct {
 		p   *Points
 		res *Result
@@ -165,21 +180,25 @@ func SplitWords(s string) ([]string, error) {
 	return words, nil
 }
 
-// ParsePipelineJSON reads a JSON pipeline (see the command's description)
-// into IN, each step's words and OUT.
-func ParsePipelineJSON(data []byte) (in string, steps [][]string, out string, err error) {
+// ParsePipelineJSON reads a JSON pipeline (see the command's description):
+// its readers' files (merged), each filter's words (none: a translation),
+// its writer's file and the options readers and writers set
+// (pipeline_files.go).
+func ParsePipelineJSON(data []byte) (*Pipeline, error) {
 	var doc struct {
 		Pipeline []json.RawMessage `json:"pipeline"`
 	}
 	trimmed := bytes.TrimSpace(data)
+	var err error
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		err = json.Unmarshal(trimmed, &doc.Pipeline)
 	} else {
 		doc.Pipeline, err = pipelineStages(trimmed)
 	}
 	if err != nil {
-		return "", nil, "", err
+		return nil, err
 	}
+	p := &Pipeline{Options: map[string]string{}}
 	var files []string
 	for i, raw := range doc.Pipeline {
 		var name string
@@ -189,33 +208,46 @@ func ParsePipelineJSON(data []byte) (in string, steps [][]string, out string, er
 		}
 		kv, err := orderedObject(raw)
 		if err != nil {
-			return "", nil, "", fmt.Errorf("stage %d: %v", i+1, err)
+			return nil, fmt.Errorf("stage %d: %v", i+1, err)
 		}
 		typ, _ := kv.get("type")
 		switch {
 		case strings.HasPrefix(typ, "readers.") || strings.HasPrefix(typ, "writers."):
-			name, ok := kv.get("filename")
-			if !ok || len(kv) != 2 {
-				return "", nil, "", fmt.Errorf("stage %d: %s takes exactly a filename", i+1, typ)
+			name, err := fileStage(typ, kv, p.Options)
+			if err != nil {
+				return nil, fmt.Errorf("stage %d (%s): %v", i+1, typ, err)
 			}
 			files = append(files, name)
 			continue
 		case typ == "":
-			return "", nil, "", fmt.Errorf("stage %d: no type", i+1)
+			return nil, fmt.Errorf("stage %d: no type", i+1)
+		case typ == "filters.merge" && len(p.Steps) == 0 && len(kv) == 1:
+			continue // the readers are merged anyway
 		}
-		if len(files) != 1 {
-			return "", nil, "", fmt.Errorf("stage %d: filters stand between one input and the output", i+1)
+		if p.Ins == nil && len(files) == 0 {
+			return nil, fmt.Errorf("stage %d: a filter before any input", i+1)
+		}
+		if p.Ins == nil {
+			p.Ins, files = files, nil
+		}
+		if len(files) > 0 {
+			return nil, fmt.Errorf("stage %d: filters stand between the inputs and the output", i+1)
 		}
 		words, err := stageWords(typ, kv)
 		if err != nil {
-			return "", nil, "", fmt.Errorf("stage %d (%s): %v", i+1, typ, err)
+			return nil, fmt.Errorf("stage %d (%s): %v", i+1, typ, err)
 		}
-		steps = append(steps, words)
+		p.Steps = append(p.Steps, words)
 	}
-	if len(files) != 2 || len(steps) == 0 {
-		return "", nil, "", fmt.Errorf("want an input, at least one filter and an output, got %d file(s) and %d filter(s)", len(files), len(steps))
+	if p.Ins == nil && len(files) > 0 {
+		p.Ins, files = files[:len(files)-1], files[len(files)-1:]
 	}
-	return files[0], steps, files[1], nil
+	if len(p.Ins) == 0 || len(files) != 1 {
+		return nil, fmt.Errorf("want inputs, filters if any, and one output, got %d input(s), %d filter(s) and %d file(s) after them", len(p.Ins), len(p.Steps), len(files))
+	}
+	p.Out = files[0]
+	writerFormat(p.Options)
+	return p, nil
 }
 
 // stageWords turns a JSON stage into a step's words: typ names a stage by

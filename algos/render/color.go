@@ -190,29 +190,26 @@ func percentiles(values []float64) (lo, hi float64) {
 	return s[len(s)/100], s[len(s)-1-len(s)/100]
 }
 
-// asprs are the colours and names of the ASPRS classification codes (LAS
-// 1.4 R15, table 17) in the common conventions of LiDAR viewers.
-var asprs = map[int]struct {
-	name string
-	c    color.RGBA
-}{
-	0:  {"Created, never classified", color.RGBA{170, 170, 170, 255}},
-	1:  {"Unclassified", color.RGBA{200, 200, 200, 255}},
-	2:  {"Ground", color.RGBA{166, 118, 60, 255}},
-	3:  {"Low vegetation", color.RGBA{180, 230, 120, 255}},
-	4:  {"Medium vegetation", color.RGBA{90, 190, 70, 255}},
-	5:  {"High vegetation", color.RGBA{20, 120, 40, 255}},
-	6:  {"Building", color.RGBA{220, 60, 50, 255}},
-	7:  {"Low noise", color.RGBA{255, 0, 255, 255}},
-	9:  {"Water", color.RGBA{40, 110, 230, 255}},
-	10: {"Rail", color.RGBA{120, 80, 160, 255}},
-	11: {"Road surface", color.RGBA{110, 110, 110, 255}},
-	13: {"Wire guard", color.RGBA{255, 200, 0, 255}},
-	14: {"Wire conductor", color.RGBA{255, 235, 0, 255}},
-	15: {"Transmission tower", color.RGBA{255, 140, 0, 255}},
-	16: {"Wire connector", color.RGBA{230, 180, 0, 255}},
-	17: {"Bridge deck", color.RGBA{150, 150, 210, 255}},
-	18: {"High noise", color.RGBA{255, 0, 170, 255}},
+// asprs are the colours of the ASPRS classification codes (core.ClassName
+// names them) in the common conventions of LiDAR viewers.
+var asprs = map[int]color.RGBA{
+	0:  {170, 170, 170, 255},
+	1:  {200, 200, 200, 255},
+	2:  {166, 118, 60, 255},
+	3:  {180, 230, 120, 255},
+	4:  {90, 190, 70, 255},
+	5:  {20, 120, 40, 255},
+	6:  {220, 60, 50, 255},
+	7:  {255, 0, 255, 255},
+	9:  {40, 110, 230, 255},
+	10: {120, 80, 160, 255},
+	11: {110, 110, 110, 255},
+	13: {255, 200, 0, 255},
+	14: {255, 235, 0, 255},
+	15: {255, 140, 0, 255},
+	16: {230, 180, 0, 255},
+	17: {150, 150, 210, 255},
+	18: {255, 0, 170, 255},
 }
 
 // categorical is a palette of 12 colours far apart (Tableau's 10 and two
@@ -228,8 +225,8 @@ var noiseColor = color.RGBA{110, 110, 110, 255}
 
 func classColoring(a *core.Attribute) *coloring {
 	colorOf := func(k int) color.RGBA {
-		if e, ok := asprs[k]; ok {
-			return e.c
+		if c, ok := asprs[k]; ok {
+			return c
 		}
 		return categorical[k%len(categorical)]
 	}
@@ -241,8 +238,8 @@ func classColoring(a *core.Attribute) *coloring {
 	for k := range 256 {
 		if present[k] {
 			name := fmt.Sprintf("%d", k)
-			if e, ok := asprs[k]; ok {
-				name += " " + e.name
+			if _, ok := asprs[k]; ok {
+				name += " " + core.ClassName(k)
 			}
 			entries = append(entries, legendEntry{colorOf(k), name})
 		}

@@ -16,13 +16,15 @@ func init() {
 	commands = append(commands, &cli.Command{
 		Name:      "convert",
 		Usage:     "convert between point-cloud formats, keeping every field",
-		ArgsUsage: "IN OUT",
+		ArgsUsage: "IN... OUT",
 		Description: "The output format comes from --format or OUT's extension. Conversions stream in\n" +
 			"chunks when both formats can, so files larger than memory convert. - reads standard input\n" +
-			"or writes standard output.\n\n" +
+			"or writes standard output. Several INs, or a glob ('tiles/*.laz'), are merged into one OUT\n" +
+			"in memory, in order (PDAL's filters.merge); they need the same dimensions.\n\n" +
 			"Examples:\n" +
 			"   pctk convert scan.laz scan.ply\n" +
-			"   pctk convert part.stl part.pcd --sample 100000 --seed 7",
+			"   pctk convert part.stl part.pcd --sample 100000 --seed 7\n" +
+			"   pctk convert 'tiles/*.laz' all.laz",
 		Flags: append([]cli.Flag{flagOf(stage.FormatOption), flagOf(stage.SalvageOption), flagOf(stage.ForceOption), flagOf(stage.InPlaceOption),
 			&cli.IntFlag{Name: "sample", Usage: "for STL input: sample N points uniformly over the surface (area-weighted) instead of taking the vertices (0: the vertices)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for --sample"},
@@ -32,6 +34,9 @@ func init() {
 }
 
 func runConvert(c *cli.Context) error {
+	if args := c.Args().Slice(); stage.IsMerge(args) {
+		return mergeConvert(c, args)
+	}
 	in, out, err := stage.InOut(c.Command.Name, c.Args().Slice())
 	if err != nil {
 		return err
@@ -107,6 +112,28 @@ func runConvert(c *cli.Context) error {
 		return err
 	}
 	msg.Infof("converted %d points from %s (%s) to %s (%s)", cloud.Len(), in, f.Name, out, of.Name)
+	return nil
+}
+
+// mergeConvert writes the files args name but the last (globs expanded)
+// as one cloud to the last, OUT (PDAL's filters.merge).
+func mergeConvert(c *cli.Context, args []string) error {
+	out := args[len(args)-1]
+	ins, err := stage.ExpandInputs(args[:len(args)-1])
+	if err != nil {
+		return err
+	}
+	if err := stage.CheckOutputs(c, out); err != nil {
+		return err
+	}
+	cloud, f, err := stage.ReadClouds(c, ins)
+	if err != nil {
+		return err
+	}
+	if err := stage.WriteCloud(c, out, cloud, f); err != nil {
+		return err
+	}
+	msg.Infof("merged %d points of %d files into %s", cloud.Len(), len(ins), out)
 	return nil
 }
 

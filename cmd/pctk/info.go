@@ -19,12 +19,16 @@ func init() {
 		Name:      "info",
 		Usage:     "print a file's format, point count, bounds, attributes with min/max and CRS",
 		ArgsUsage: "FILE",
-		Description: "FILE is any format pctk reads (LAS/LAZ, PLY, PCD, STL) or - for standard input.\n\n" +
+		Description: "FILE is any format pctk reads (LAS/LAZ, PLY, PCD, STL) or - for standard input.\n" +
+			"A cloud with Classification gets its histogram with the ASPRS names, one with\n" +
+			"ReturnNumber and NumberOfReturns a returns table (docs/las.md).\n\n" +
 			"Examples:\n" +
 			"   pctk info scan.laz\n" +
+			"   pctk info --stats scan.laz\n" +
 			"   pctk info --json table_scene_lms400.pcd",
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the facts as JSON"},
+			&cli.BoolFlag{Name: "stats", Usage: "also print each dimension's count, minimum, maximum, average and standard deviation (PDAL info --stats)"},
 			flagOf(stage.SalvageOption),
 		}, flagsOf(stage.QueryOptions...)...),
 		Action: runInfo,
@@ -41,6 +45,10 @@ type infoReport struct {
 	CRS        *crsInfo    `json:"crs,omitempty"`
 	Comments   []string    `json:"comments,omitempty"`
 	Header     []pcio.Fact `json:"header,omitempty"`
+	// Stats (with --stats), Classes and Returns: infostats.go.
+	Stats   []dimStats    `json:"stats,omitempty"`
+	Classes []classCount  `json:"classes,omitempty"`
+	Returns []returnCount `json:"returns,omitempty"`
 }
 
 // boundsInfo is the cloud's bounding box, with lower-case JSON keys like
@@ -91,6 +99,9 @@ func runInfo(c *cli.Context) error {
 	}
 	r := describe(path, f, cloud)
 	r.Header = append(r.Header, octree...)
+	if c.Bool("stats") {
+		r.Stats = statsOf(cloud)
+	}
 	if c.Bool("json") {
 		return stage.PrintJSON(r)
 	}
@@ -116,6 +127,7 @@ func describe(path string, f *pcio.Format, cloud *core.Cloud) infoReport {
 	if f.Describe != nil {
 		r.Header = f.Describe(&cloud.Meta)
 	}
+	r.Classes, r.Returns = classesOf(cloud), returnsOf(cloud)
 	return r
 }
 
@@ -156,6 +168,7 @@ func printInfo(w io.Writer, r infoReport) {
 	for _, cm := range r.Comments {
 		fmt.Fprintf(w, "comment:    %s\n", cm)
 	}
+	printHistograms(w, r)
 }
 
 // number formats v as the shortest decimal that reads back as v, without

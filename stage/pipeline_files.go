@@ -1,0 +1,167 @@
+package stage
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Pipeline is a JSON pipeline parsed (ParsePipelineJSON): its readers'
+// files, merged in order; its filters' words; its writer's file; and the
+// pipeline options that the readers' and writer's PDAL options set.
+type Pipeline struct {
+	Ins   []string
+	Steps [][]string
+	Out   string
+	// Options are pipeline options (PipelineOptions) by flag name, as
+	// text: "bounds" from readers.copc's bounds, "format" from
+	// writers.las' minor_version and compression.
+	Options map[string]string
+}
+
+// PipelineOptions are the options of pctk pipeline itself (besides --file).
+func PipelineOptions() []*Option {
+	return append([]*Option{FormatOption, BackendOption, SalvageOption, ForceOption, InPlaceOption}, QueryOptions...)
+}
+
+// Values returns c with the pipeline's Options set over it.
+func (p *Pipeline) Values(c Values) (Values, error) {
+	s := NewSettings(PipelineOptions())
+	for name, text := range p.Options {
+		if err := s.Set(name, text); err != nil {
+			return nil, err
+		}
+	}
+	return layered{s, c}, nil
+}
+
+// layered is Values that takes an option from top where set there, else
+// from base.
+type layered struct {
+	top  *Settings
+	base Values
+}
+
+func (l layered) pick(name string) Values {
+	if l.top.IsSet(name) {
+		return l.top
+	}
+	return l.base
+}
+
+func (l layered) Bool(name string) bool       { return l.pick(name).Bool(name) }
+func (l layered) Int(name string) int         { return l.pick(name).Int(name) }
+func (l layered) Uint64(name string) uint64   { return l.pick(name).Uint64(name) }
+func (l layered) Float64(name string) float64 { return l.pick(name).Float64(name) }
+func (l layered) String(name string) string   { return l.pick(name).String(name) }
+func (l layered) IsSet(name string) bool      { return l.top.IsSet(name) || l.base.IsSet(name) }
+
+// fileOptions are the PDAL options pctk maps for each reader and writer,
+// besides filename.
+var fileOptions = map[string][]string{
+	"readers.las": {}, "readers.copc": {"bounds", "resolution"}, "readers.ply": {}, "readers.pcd": {}, "readers.text": {},
+	"writers.las": {"minor_version", "compression", "forward"}, "writers.copc": {}, "writers.ply": {}, "writers.pcd": {}, "writers.text": {},
+}
+
+// pdalBoundsRE matches PDAL's bounds, ([xmin,xmax],[ymin,ymax]) with an
+// optional [zmin,zmax].
+var pdalBoundsRE = regexp.MustCompile(`^\s*\(\s*\[([^\]]*)\]\s*,\s*\[([^\]]*)\]\s*(?:,\s*\[([^\]]*)\]\s*)?\)\s*$`)
+
+// fileStage reads a reader's or writer's JSON stage: its file name, and
+// the pipeline options its PDAL options set (into opts). An option pctk
+// does not map is an error naming it and those it maps, as PDAL refuses
+// an option its stage lacks.
+func fileStage(typ string, kv object, opts map[string]string) (string, error) {
+	known, ok := fileOptions[typ]
+	if !ok {
+		var names []string
+		for n := range fileOptions {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		return "", fmt.Errorf("not a reader or writer pctk has (%s)", strings.Join(names, ", "))
+	}
+	name, ok := kv.get("filename")
+	if !ok {
+		return "", fmt.Errorf("no filename")
+	}
+	for _, e := range kv {
+		if e.key == "type" || e.key == "filename" {
+			continue
+		}
+		if !slices.Contains(known, e.key) {
+			return "", fmt.Errorf("option %q is not one pctk maps (filename%s)", e.key, strings.Join(append([]string{""}, known...), ", "))
+		}
+		text, err := flagValue(e.key, e.value)
+		if err != nil {
+			return "", fmt.Errorf("option %q: %v", e.key, err)
+		}
+		switch e.key {
+		case "bounds":
+			m := pdalBoundsRE.FindStringSubmatch(text)
+			if m == nil {
+				return "", fmt.Errorf("bounds %q: want ([xmin,xmax],[ymin,ymax]) or ([xmin,xmax],[ymin,ymax],[zmin,zmax])", text)
+			}
+			x, y := strings.Split(m[1], ","), strings.Split(m[2], ",")
+			if len(x) != 2 || len(y) != 2 {
+				return "", fmt.Errorf("bounds %q: each [ ] holds a minimum and a maximum", text)
+			}
+			box := []string{x[0], y[0], x[1], y[1]}
+			if m[3] != "" {
+				z := strings.Split(m[3], ",")
+				if len(z) != 2 {
+					return "", fmt.Errorf("bounds %q: each [ ] holds a minimum and a maximum", text)
+				}
+				box = append(box, z...)
+			}
+			for i := range box {
+				box[i] = strings.TrimSpace(box[i])
+			}
+			opts["bounds"] = strings.Join(box, ",")
+		case "forward":
+			// pctk forwards the input's header (scale and offset where the
+			// points fit them, version, point format) unless told otherwise.
+			for _, f := range strings.Split(text, ",") {
+				if !slices.Contains([]string{"all", "header", "scale", "offset", "scale_x", "scale_y", "scale_z", "offset_x", "offset_y", "offset_z", "major_version", "minor_version", "dataformat_id", "point_format_id", "vlr", "filesource_id", "global_encoding", "project_id", "system_id", "software_id", "creation_doy", "creation_year"}, strings.TrimSpace(f)) {
+					return "", fmt.Errorf("forward %q: not a field PDAL forwards", f)
+				}
+			}
+		case "resolution":
+			opts["resolution"] = text
+		case "minor_version":
+			if !slices.Contains([]string{"2", "3", "4"}, text) {
+				return "", fmt.Errorf("minor_version %s: pctk writes LAS 1.2, 1.3 and 1.4", text)
+			}
+			opts["minor"] = text
+		case "compression":
+			switch strings.ToLower(text) {
+			case "laszip", "lazperf", "true":
+				opts["compress"] = "laz"
+			case "none", "false":
+				opts["compress"] = "las"
+			default:
+				return "", fmt.Errorf("compression %q: want laszip, lazperf, true, none or false", text)
+			}
+		}
+	}
+	return name, nil
+}
+
+// writerFormat sets the pipeline's --format from a writer's
+// minor_version and compression (kept in opts by fileStage).
+func writerFormat(opts map[string]string) {
+	f, minor := opts["compress"], opts["minor"]
+	delete(opts, "compress")
+	delete(opts, "minor")
+	if f == "" && minor == "" {
+		return
+	}
+	if f == "" {
+		f = "las"
+	}
+	if minor != "" {
+		f += "-1." + minor
+	}
+	opts["format"] = f
+}
