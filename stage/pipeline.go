@@ -31,7 +31,7 @@ func RunPipeline(c Values, in string, words [][]string, out string) error {
 // RunPipelineFiles is RunPipeline on the files ins merged in order
 // (ReadClouds); with no steps it translates them into out.
 func RunPipelineFiles(c Values, ins []string, words [][]string, out string) error {
-	in := ins[0]
+	in := strings.Join(ins, " ")
 	steps := make([]pipelineStep, len(words))
 	outputs := []string{out}
 	for i, w := range words {
@@ -42,7 +42,7 @@ func RunPipelineFiles(c Values, ins []string, words [][]string, out string) erro
 		steps[i] = pipelineStep{w, s}
 		outputs = append(outputs, s.outputs()...)
 	}
-	if err := CheckInOut(c, []string{in}, outputs[:1], outputs[1:]); err != nil {
+	if err := CheckInOut(c, ins, outputs[:1], outputs[1:]); err != nil {
 		return err
 	}
 

@@ -123,7 +123,7 @@ func mergeConvert(c *cli.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := stage.CheckOutputs(c, out); err != nil {
+	if err := stage.CheckInOut(c, ins, []string{out}, nil); err != nil {
 		return err
 	}
 	cloud, f, err := stage.ReadClouds(c, ins)

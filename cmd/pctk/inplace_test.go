@@ -121,3 +121,27 @@ func TestOutIsIn(t *testing.T) {
 		t.Errorf("--in-place left %v in IN's folder", left)
 	}
 }
+
+// TestMergeOutIsIn checks that merging files into one of them is refused
+// as any OUT that is IN is (pctk convert and pctk pipeline of several
+// inputs), and the input stays as it was.
+func TestMergeOutIsIn(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.ply"), filepath.Join(dir, "b.ply")
+	writeTestCloud(t, a, neighborsFixture())
+	writeTestCloud(t, b, neighborsFixture())
+	before := readBytes(t, b)
+	pipe := filepath.Join(dir, "p.json")
+	if err := os.WriteFile(pipe, []byte(`{"pipeline": [{"type": "readers.ply", "filename": "`+a+`"}, {"type": "readers.ply", "filename": "`+b+`"}, {"type": "writers.ply", "filename": "`+b+`"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"convert", a, b, b}, {"pipeline", "--file", pipe}} {
+		_, stderr := pctkExit(t, args...)
+		if !strings.Contains(stderr, "destroy the input") {
+			t.Errorf("pctk %v: %q, want a refusal naming the input", args, stderr)
+		}
+		if !bytes.Equal(readBytes(t, b), before) {
+			t.Errorf("pctk %v changed the input", args)
+		}
+	}
+}
