@@ -277,7 +277,9 @@ func checkScale(h *Header) error {
 // holds (LAS) or the points by return promise (LAZ).
 func (d *Decoder) zeroCount(laz bool) error {
 	h := &d.info.Header
-	if d.left != 0 {
+	if h.PointCount() != 0 {
+		// A count the file falls short of is checkSize's (a cut file),
+		// not a count of 0.
 		return nil
 	}
 	var byReturn uint64
