@@ -109,6 +109,13 @@ func TileHalo(eps float32, extent float64) float64 {
 //
 // Every method works on all queries at once; out slices are sized by the
 // caller (len = number of queries, or that times k).
+//
+// Index is the core every backend implements. The whole-cloud summaries
+// built on it (Moments, DBSCAN's ClusterCores) are package functions that
+// use an index's own implementation when it has one (the optional
+// interfaces Momenter and ClusterCorer, found by type assertion, as
+// io.Copy finds io.WriterTo) and otherwise a generic one built on Neighbors
+// and KNearest, with the same results.
 type Index interface {
 	// Len returns the number of indexed points.
 	Len() int
@@ -123,25 +130,25 @@ type Index interface {
 	// distances (not squared) in dist; unused slots get index -1 and
 	// distance +Inf. dist may be nil.
 	KNearest(q []float32, k int, idx []int32, dist []float32) error
-	// Moments stores in out[i] the first and second moments of the offsets
-	// from query i to its neighbours within ε, or to its k nearest within ε
-	// when k > 0: what PCA normals need, without the lists. The brute and
-	// cpu backends add the k nearest in the order KNearest reports them,
-	// one after another, so their sums are equal to the bit, whatever the
-	// index's layout (a tile's, the whole cloud's); other sums follow a
-	// backend's own order and agree to rounding.
-	Moments(q []float32, k int, out []Moment) error
-	// ClusterCores is DBSCAN's second stage on the indexed points (FDBSCAN's
-	// union-find; the paper's Algorithm 3, lines 6-17), run where the index
-	// lives. Given isCore, it stores in label:
-	//   - for a core point, the smallest index of a core point in its
-	//     component, where core points within ε are connected;
-	//   - for a non-core point with a core point within ε (a border point),
-	//     the label of its nearest core neighbour (ties: the smaller index);
-	//   - -1 for every other point (noise).
-	ClusterCores(isCore []bool, label []int32) error
 	// Close releases the index's resources (device memory, ...).
 	Close() error
+}
+
+// Momenter is implemented by indexes that compute neighbourhood moments
+// themselves (without the lists): what the package function Moments uses
+// when it finds it. Moments(q, k, out) must store what the function
+// documents.
+type Momenter interface {
+	Moments(q []float32, k int, out []Moment) error
+}
+
+// ClusterCorer is implemented by indexes that run DBSCAN's union-find
+// stage where the index lives (the paper's Algorithm 3 runs it inside the
+// traversal, so that a GPU backend never copies neighbour lists back):
+// what the package function ClusterCores uses when it finds it.
+// ClusterCores(isCore, label) must store what the function documents.
+type ClusterCorer interface {
+	ClusterCores(isCore []bool, label []int32) error
 }
 
 // NeighborOptions shape a Neighbors result.

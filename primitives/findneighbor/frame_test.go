@@ -64,7 +64,7 @@ func checkFrameTiles(t *testing.T, name string, xyz []float32, eps float32, k in
 		t.Fatal(err)
 	}
 	want := make([]fn.Moment, n)
-	if err := whole.Moments(nil, k, want); err != nil {
+	if err := fn.Moments(whole, xyz, nil, k, want); err != nil {
 		t.Fatal(err)
 	}
 	frame := fn.BoxOf(xyz)
@@ -99,7 +99,7 @@ func checkFrameTiles(t *testing.T, name string, xyz []float32, eps float32, k in
 				t.Fatalf("%s: %v", name, err)
 			}
 			got := make([]fn.Moment, len(pts))
-			if err := ix.Moments(nil, k, got); err != nil {
+			if err := fn.Moments(ix, sub, nil, k, got); err != nil {
 				t.Fatal(err)
 			}
 			for j, i := range pts {

@@ -105,7 +105,7 @@ func TestHugeEpsCountsWithoutPairs(t *testing.T) {
 	}
 	// Moments too, from the global sums: compare a few with direct sums.
 	mom := make([]Moment, n)
-	if err := ix.Moments(nil, 0, mom); err != nil {
+	if err := Moments(ix, xyz, nil, 0, mom); err != nil {
 		t.Fatal(err)
 	}
 	for _, i := range []int{0, 977, n - 1} {

@@ -66,7 +66,7 @@ func coords(xyz []float32, pts []int32) []float32 {
 // Moments calls fn with the moments of the tile's points pts (tile
 // positions, queried as a query set; nil: the owned points, queried as the
 // index's own points), each point's m[j] being what
-// Index.Moments(nil, k, ...) on an index of the whole cloud built with
+// findneighbor.Moments(ix, xyz, nil, k, ...) on an index of the whole cloud built with
 // ε = r stores for it: the moments of its k nearest other points within r
 // (k > 0; fewer where it has fewer), or of all its other points within r
 // (k = 0). The neighbour sets are exact when t's halo is at least r (and,
@@ -105,7 +105,7 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 		// faster to query than a query set), handed on for the owned.
 		// Their blocks are the callback's own to overwrite: the owned
 		// points are moved to the front, no copy made.
-		err := findneighbor.MomentsFunc(ix, k, bo.Workers, func(p []int32, m []findneighbor.Moment) {
+		err := findneighbor.MomentsFunc(ix, t.XYZ, k, bo.Workers, func(p []int32, m []findneighbor.Moment) {
 			w := 0
 			for j, i := range p {
 				if t.Owned[i] {
@@ -127,7 +127,7 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 	if k > 0 {
 		kq = k + 1
 	}
-	if err := ix.Moments(coords(t.XYZ, pts), kq, m); err != nil {
+	if err := findneighbor.Moments(ix, t.XYZ, coords(t.XYZ, pts), kq, m); err != nil {
 		return fmt.Errorf("tile %v: %s backend: moments: %w", t.Key, b.Name(), err)
 	}
 	for j := range m {
@@ -162,7 +162,7 @@ func Nearest(t *Points, b findneighbor.Backend, k int, gap func(i int32) float64
 	}
 	defer ix.Close()
 	var mu sync.Mutex
-	err = findneighbor.NearestMomentsFunc(ix, k, bo.Workers, func(p []int32, m []findneighbor.Moment, kth []float32) {
+	err = findneighbor.NearestMomentsFunc(ix, t.XYZ, k, bo.Workers, func(p []int32, m []findneighbor.Moment, kth []float32) {
 		w := 0
 		var s []int32
 		var sf []float32
