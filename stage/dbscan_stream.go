@@ -10,7 +10,7 @@ import (
 )
 
 // stream is pctk dbscan out of core (--max-memory): dbscan's tile kernels
-// over the tiles on disk, one at a time or one per backend of a tile.Spread
+// over the tiles on disk, one at a time or one per backend of a tile.Pool
 // (tile.Each), merged in tile order (CountTile, whose counts go to the
 // tiles' files and whose core flags stay in memory, a byte a point per
 // --min-pts value; then ClusterTile into one dbscan.Merge per value), and

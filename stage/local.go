@@ -101,7 +101,7 @@ func (l *Local) encode(cols []*core.Attribute, n int) []byte {
 
 // decode returns the columns of records rec; skip[i] (when not nil) gives
 // point i no value: NaN in float columns, 0 in others, as columns are
-// spread over points that take no part.
+// scattered over points that take no part.
 func (l *Local) decode(rec []byte, n int, skip func(i int) bool) []*core.Attribute {
 	size := l.recSize()
 	cols := make([]*core.Attribute, len(l.Columns))

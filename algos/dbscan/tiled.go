@@ -185,7 +185,7 @@ func (m *Merge) Result(minPts, minClusterSize int) (Result, error) {
 // clusterTiled is Cluster with Options.TileSize > 0: the kernels above run
 // over the tiles tile.Bin cuts in memory with tile.Each: on the cpu
 // backend several tiles at a time, each on its share of the workers
-// (tile.Share), on the backends of a tile.Spread at once, or one after
+// (tile.Share), on the backends of a tile.Pool at once, or one after
 // another; merged in tile order. Phase 2 serves every minPts value from
 // one index per tile, each value with its core flags and its merge.
 func clusterTiled(xyz []float32, b findneighbor.Backend, opts Options, run *Run) error {

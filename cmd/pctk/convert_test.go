@@ -16,7 +16,7 @@ import (
 // child process, for pipelines through stdin and stdout.
 func TestMain(m *testing.M) {
 	if os.Getenv("PCTK_TEST_MAIN") == "1" {
-		spreadForTests()
+		poolForTests()
 		leftoverBatchForTests()
 		os.Exit(run(os.Args[1:]))
 	}

@@ -15,7 +15,7 @@ import (
 // made of, and their in-memory drivers (CountsTiled, MomentsTiled), which
 // bin the cloud with Bin and run the tiles with Each: on the cpu backend
 // several at a time, each on its share of the workers (Share), or on a
-// Spread's backends at once, or one after another.
+// Pool's backends at once, or one after another.
 
 // Counts returns the number of other points within r of each owned point
 // of t, in the order of t.OwnedIndex(): what Index.Counts(nil, ...) on an
@@ -263,7 +263,7 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // The sums are the in-memory ones to the bit on the brute and cpu
 // backends (Moments says why) and on the GPU backends (bo.FramePoints:
 // cuda lays a tile's grid out as the whole run's). fn is
-// called as Moments calls it, from the tiles of every backend of a Spread
+// called as Moments calls it, from the tiles of every backend of a Pool
 // at once.
 func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) error {
 	n := len(xyz) / 3
