@@ -35,7 +35,7 @@ func Backend() findneighbor.Backend { return On(0) }
 // as the driver numbers the GPUs CUDA_VISIBLE_DEVICES leaves visible), with
 // its own context, kernels and staging buffers, started in the background
 // by its Start method or at its first Build. Its name is "cuda" too: tiled
-// runs spread their tiles over several (primitives/tile's Spread, pctk's
+// runs spread their tiles over several (primitives/tile's Pool, pctk's
 // --gpus). An ordinal no GPU has makes Probe and Build fail.
 func On(ordinal int) findneighbor.Backend { return backend{deviceOn(ordinal)} }
 

@@ -13,7 +13,7 @@ import (
 )
 
 // counted is a backend that counts its Builds, to see that every backend
-// of a Spread ran tiles.
+// of a Pool ran tiles.
 type counted struct {
 	findneighbor.Backend
 	builds atomic.Int64
