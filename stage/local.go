@@ -214,12 +214,12 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 	kernel := l.kernel(func(t *tile.Points) ([]float64, error) { return s.Positions(t.ID) })
 	frame := s.Store.Box()
 	bo := s.Build
-	bo.Frame, bo.FramePoints = &frame, int(s.N)
+	b := findneighbor.InFrame(s.Backend, findneighbor.Frame{Box: frame, Points: int(s.N)})
 	var mu sync.Mutex
 	var short []int64
 	keys := s.Store.Keys()
 	g := s.Store.Grid()
-	err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
+	err := tile.Each(b, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
 		key := keys[ti]
 		t, err := s.Store.Load(key)
 		if err != nil {
@@ -273,7 +273,7 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 		}
 		short = short[:0]
 		rkeys := st.Keys()
-		err = tile.Each(s.Backend, len(rkeys), func(w findneighbor.Backend, ti int) (struct{}, error) {
+		err = tile.Each(b, len(rkeys), func(w findneighbor.Backend, ti int) (struct{}, error) {
 			t, err := st.Load(rkeys[ti])
 			if err != nil {
 				return struct{}{}, err

@@ -170,11 +170,11 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 	var short []int64
 	radius := r
 	bo := s.Build
+	b := s.Backend
 	if r > 0 {
 		// The whole cloud's frame (of the points binned, those that take
 		// part, as in memory), with the halo of Streamed.Moments.
-		frame := s.Store.Box()
-		bo.Frame, bo.FramePoints = &frame, int(s.N)
+		b = findneighbor.InFrame(b, findneighbor.Frame{Box: s.Store.Box(), Points: int(s.N)})
 	}
 	h := s.Store.Grid().Halo
 	_, span := tile.KNNHalo(s.N, s.Lo, s.Hi, k)
@@ -193,7 +193,7 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 	pass := rounds && findneighbor.PlainKNN(s.Backend)
 	var shortXYZ, shortFar []float32
 	keys := s.Store.Keys()
-	err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
+	err := tile.Each(b, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
 		key := keys[ti]
 		t, err := s.Store.Load(key)
 		if err != nil {

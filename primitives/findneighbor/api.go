@@ -40,21 +40,41 @@ type BuildOptions struct {
 	// afterwards, and keeps it until Close. Backends that cannot use it
 	// ignore it and leave xyz alone.
 	Reuse bool
-	// Frame, when not nil, is the bounding box of the whole run's points,
-	// of which xyz is a part (a tile's points), and must hold them all. The
-	// cpu backend then lays its grid out over the frame instead of xyz's
-	// own box: the whole run's cells, so that a tile that holds every
-	// point within TileHalo of its owned points sums their moments in the
-	// whole run's order, to the bit. The cuda backend lays its grid out
-	// as the whole run's index would be (FramePoints); the other backends
-	// ignore it.
-	Frame *Box
-	// FramePoints is the number of points of the whole run that Frame
-	// bounds: the cuda backend chooses its cells from it as for the whole
-	// run, so that a tile adds a query's neighbours within a radius in
-	// the whole run's order. 0 with Frame set: the cuda backend ignores
-	// Frame.
-	FramePoints int
+}
+
+// Frame is the whole run of which the points a backend indexes are a part
+// (a tile's points): what a backend that sums over cells needs to lay its
+// cells out as for the whole run, so that a tile's index adds a query's
+// neighbours in the whole run's order, to the bit (docs/scale.md).
+type Frame struct {
+	// Box is the bounding box of the whole run's points; it must hold
+	// every point indexed in the frame. The cpu backend lays its grid out
+	// over it instead of the points' own box: the whole run's cells, so
+	// that a tile that holds every point within TileHalo of its owned
+	// points sums their moments in the whole run's order.
+	Box Box
+	// Points is the number of points of the whole run: the cuda backend
+	// chooses its cells from it (with Box) as for the whole run; 0: the
+	// cuda backend lays its grid out over the tile's own points.
+	Points int
+}
+
+// Framer is implemented by backends whose indexes depend on the whole
+// run's frame (the cpu and cuda backends): InFrame returns the same backend
+// (the same kind, with the same capabilities) building its indexes in f.
+// Backends that do not implement it build the same index in any frame.
+type Framer interface {
+	InFrame(f Frame) Backend
+}
+
+// InFrame returns b building its indexes in the frame f: b.InFrame(f) when
+// b is a Framer, else b itself. Backends that wrap another (tile.Pool, the
+// tests' jitters) implement Framer by framing what they wrap.
+func InFrame(b Backend, f Frame) Backend {
+	if fr, ok := b.(Framer); ok {
+		return fr.InFrame(f)
+	}
+	return b
 }
 
 // Box is an axis-aligned box in a run's float32 frame.
@@ -88,8 +108,8 @@ func (b Box) Holds(o Box) bool {
 }
 
 // TileHalo returns the halo a tile needs around its owned box (in XY; Z
-// uncut) so that the cpu backend's index of the tile, built for ε with
-// BuildOptions.Frame set to the whole run's box, of largest side extent
+// uncut) so that the cpu backend's index of the tile, built for ε in the
+// whole run's Frame (InFrame), of largest side extent
 // (or an upper bound of it), gives its owned points the moments (Index
 // Moments and MomentsFunc with the indexed points as queries) that the
 // whole run's index gives them, to the bit: ε plus one grid cell, widened

@@ -79,12 +79,12 @@ func coords(xyz []float32, pts []int32) []float32 {
 // (a query set's own point, among its k+1 nearest, adds zeros). All
 // within r (k = 0) are added in the backend's order of the tile's points:
 // for the owned points (pts nil) the whole cloud's on the brute backend,
-// which adds in the neighbours' order, and on the cpu backend when
-// bo.Frame is the whole cloud's box and t's halo at least
-// findneighbor.TileHalo(r, ...), so that the tile's grid has the whole
-// cloud's cells, whole, around every owned point; on cuda when bo.Frame
-// and bo.FramePoints are the whole cloud's (its grid takes the whole
-// cloud's cells); and on optix, which adds them in index order
+// which adds in the neighbours' order, and on the cpu backend when b is
+// in the whole cloud's findneighbor.Frame (findneighbor.InFrame) and t's
+// halo at least findneighbor.TileHalo(r, ...), so that the tile's grid
+// has the whole cloud's cells, whole, around every owned point; on cuda
+// when b is in the whole cloud's frame, box and points (its grid takes
+// the whole cloud's cells); and on optix, which adds them in index order
 // (MomentsTiled sets all of it; docs/scale.md). fn is called
 // from several goroutines at once (up to bo.Workers), each call with
 // points of its own.
@@ -248,7 +248,7 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // what findneighbor.MomentsFunc gives on an index of radius r (the k
 // nearest within r, or all within r for k = 0), bit for bit, on tiles with
 // the halo findneighbor.TileHalo asks for (about 2r), indexed in the whole
-// cloud's frame (BuildOptions.Frame);
+// cloud's frame (findneighbor.InFrame);
 // with r = 0 what findneighbor.KNearestMomentsFunc gives (the k nearest
 // with no distance limit, k > 0), in rounds: a first halo within which a
 // typical point has about 2k others (from the XY density), then, for the
@@ -261,7 +261,7 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // the edge of what its tile holds (Nearest), and the points left go to
 // one last round, on the whole cloud's tree.
 // The sums are the in-memory ones to the bit on the brute and cpu
-// backends (Moments says why) and on the GPU backends (bo.FramePoints:
+// backends (Moments says why) and on the GPU backends (Frame.Points:
 // cuda lays a tile's grid out as the whole run's). fn is
 // called as Moments calls it, from the tiles of every backend of a Pool
 // at once.
@@ -299,7 +299,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		if err != nil {
 			return err
 		}
-		bo.Frame, bo.FramePoints = &frame, n
+		b := findneighbor.InFrame(b, findneighbor.Frame{Box: frame, Points: n})
 		tiles := Bin(xyz, g)
 		return Each(Share(b, bo.Workers, len(tiles)), len(tiles), func(w findneighbor.Backend, n int) (struct{}, error) {
 			return struct{}{}, Moments(tiles[n], nil, w, r, k, bo, relay(tiles[n], all, nil, nil))

@@ -29,6 +29,15 @@ func (s pool) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) 
 	return s[0].Build(xyz, eps, opts)
 }
 
+// InFrame frames every backend of the pool (findneighbor.Framer).
+func (s pool) InFrame(f findneighbor.Frame) findneighbor.Backend {
+	bs := make(pool, len(s))
+	for i, b := range s {
+		bs[i] = findneighbor.InFrame(b, f)
+	}
+	return bs
+}
+
 // Backends returns the backends b stands for: those of a Pool, else b.
 func Backends(b findneighbor.Backend) []findneighbor.Backend {
 	if s, ok := b.(pool); ok {

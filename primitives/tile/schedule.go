@@ -44,6 +44,11 @@ type shared struct {
 	workers int
 }
 
+// InFrame frames the backend the stand-in stands for (findneighbor.Framer).
+func (s shared) InFrame(f findneighbor.Frame) findneighbor.Backend {
+	return shared{findneighbor.InFrame(s.Backend, f), s.workers}
+}
+
 func (s shared) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
 	opts.Workers = s.workers
 	return s.Backend.Build(xyz, eps, opts)

@@ -31,7 +31,7 @@ func (c *counted) Build(xyz []float32, eps float32, opts findneighbor.BuildOptio
 // would.
 func ownContext(ordinal int) (findneighbor.Backend, func()) {
 	d := newDevice(ordinal)
-	return backend{d}, d.stop
+	return backend{d: d}, d.stop
 }
 
 // TestGPUTiledDBSCAN runs a tiled DBSCAN of a LiDAR-like scene on GPU 0,
