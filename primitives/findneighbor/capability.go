@@ -72,11 +72,8 @@ func genericMoments(ix Index, xyz, q []float32, k int, out []Moment) error {
 	if err != nil {
 		return err
 	}
-	if err := checkLen("out", len(out), nq); err != nil {
+	if err := checkMoments(nq, k, out); err != nil {
 		return err
-	}
-	if k < 0 {
-		return fmt.Errorf("findneighbor: k = %d, want ≥ 0", k)
 	}
 	qs := q
 	if q == nil {

@@ -370,11 +370,8 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 	if err != nil {
 		return err
 	}
-	if err := checkLen("out", len(out), nq); err != nil {
+	if err := checkMoments(nq, k, out); err != nil {
 		return err
-	}
-	if k < 0 {
-		return fmt.Errorf("findneighbor: k = %d, want ≥ 0", k)
 	}
 	if q == nil {
 		return c.selfMomentsFunc(k, func(pts []int32, m []Moment) {

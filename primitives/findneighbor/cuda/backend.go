@@ -119,16 +119,10 @@ func probe(ordinal int) (findneighbor.Info, error) {
 // Build indexes xyz on the backend's GPU. See the package documentation
 // for what runs where.
 func (b backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
-	if len(xyz)%3 != 0 {
-		return nil, fmt.Errorf("cuda backend: %d coordinates is not a multiple of 3", len(xyz))
+	if err := findneighbor.CheckBuild(pkg, xyz, eps); err != nil {
+		return nil, err
 	}
 	n := len(xyz) / 3
-	if n > math.MaxInt32 {
-		return nil, fmt.Errorf("cuda backend: %d points exceed the int32 index range", n)
-	}
-	if !(eps >= 0) {
-		return nil, fmt.Errorf("cuda backend: ε = %g, want ≥ 0", eps)
-	}
 	if math.IsInf(float64(eps), 1) || n == 0 {
 		return hostBuild(xyz, eps, opts)
 	}
