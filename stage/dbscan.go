@@ -193,7 +193,7 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 	for k, l := range run.Results[0].Labels {
 		noise[k] = l == dbscan.Noise
 	}
-	noise = p.Spread(noise, false)
+	noise = p.ScatterFlags(noise, false)
 	res.Edit = func(c *core.Cloud) (*core.Cloud, error) {
 		record := rec
 		if a.drop || p.Index != nil {

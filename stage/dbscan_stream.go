@@ -8,7 +8,7 @@ import (
 
 // stream is pctk dbscan out of core (--max-memory): dbscan.ClusterTiles,
 // the in-memory tiled run's driver, over the tiles on disk, one at a time
-// or one per backend of a tile.Spread, the counts going to the tiles'
+// or one per backend of a tile.Pool, the counts going to the tiles'
 // files for the NeighborCount column, the core flags staying in memory (a
 // byte a point per --min-pts value); then the columns of the in-memory run
 // for the output pass.

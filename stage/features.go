@@ -121,7 +121,7 @@ func streamFeatures(s *StreamRun, opts features.Options) (*StreamResult, error) 
 				r.Values[c] = make([]float64, len(rows))
 			}
 			for i, id := range rows {
-				if id < 0 { // left out: NaN, as the runner spreads columns
+				if id < 0 { // left out: NaN, as the runner scatters columns
 					for c := range fs {
 						r.Values[c][i] = math.NaN()
 					}

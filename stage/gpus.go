@@ -37,10 +37,10 @@ func probes(b findneighbor.Backend) bool {
 	return err == nil
 }
 
-// spread returns the backend of a tiled run on b: a tile.Spread over the
+// pool returns the backend of a tiled run on b: a tile.Pool over the
 // backends of --gpus (GPUBackends), whose devices it starts at once, so
 // that the tiles run on every GPU; b itself when that is one backend.
-func (s *step) spread(b findneighbor.Backend) (findneighbor.Backend, error) {
+func (s *step) pool(b findneighbor.Backend) (findneighbor.Backend, error) {
 	bs, err := GPUBackends(b, s.gpus)
 	if err != nil {
 		return nil, err
@@ -53,5 +53,5 @@ func (s *step) spread(b findneighbor.Backend) (findneighbor.Backend, error) {
 	if len(bs) > 1 {
 		msg.Debugf("tiles on %d backends (--gpus)", len(bs))
 	}
-	return tile.Spread(bs...), nil
+	return tile.Pool(bs...), nil
 }

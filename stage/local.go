@@ -160,7 +160,7 @@ func (l *Local) encode(cols []*core.Attribute, n int) []byte {
 
 // decode returns the columns of records rec; skip[i] (when not nil) gives
 // point i no value: NaN in float columns, 0 in others, as columns are
-// spread over points that take no part.
+// scattered over points that take no part.
 func (l *Local) decode(rec []byte, n int, skip func(i int) bool) []*core.Attribute {
 	size := l.recSize()
 	cols := make([]*core.Attribute, len(l.Columns))
@@ -316,12 +316,12 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 	kernel := l.kernel(LocalInput{Origin: s.Origin, Min: s.Min, Max: s.Max}, relative(func(t *tile.Points) ([]float64, [][]float64, error) { return s.Positions(t.ID) }))
 	frame := s.Store.Box()
 	bo := s.Build
-	bo.Frame, bo.FramePoints = &frame, int(s.N)
+	b := findneighbor.InFrame(s.Backend, findneighbor.Frame{Box: frame, Points: int(s.N)})
 	var mu sync.Mutex
 	var short []int64
 	keys := s.Store.Keys()
 	g := s.Store.Grid()
-	err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
+	err := tile.Each(b, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
 		key := keys[ti]
 		t, err := s.Store.Load(key)
 		if err != nil {
@@ -375,7 +375,7 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 		}
 		short = short[:0]
 		rkeys := st.Keys()
-		err = tile.Each(s.Backend, len(rkeys), func(w findneighbor.Backend, ti int) (struct{}, error) {
+		err = tile.Each(b, len(rkeys), func(w findneighbor.Backend, ti int) (struct{}, error) {
 			t, err := st.Load(rkeys[ti])
 			if err != nil {
 				return struct{}{}, err

@@ -116,7 +116,7 @@ func streamNeighbors(s *StreamRun, radius float64, k int) (*StreamResult, error)
 			}
 			mean := make([]float32, len(rows))
 			for i, id := range rows {
-				mean[i] = float32(math.NaN()) // left out, as the runner spreads columns
+				mean[i] = float32(math.NaN()) // left out, as the runner scatters columns
 				if id >= 0 {
 					mean[i] = all[id]
 				}

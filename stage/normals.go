@@ -227,7 +227,7 @@ func streamNormals(s *StreamRun, o normals.Options, vpGiven bool, r float64, k i
 				*c = make([]float32, len(rows))
 			}
 			for i, id := range rows {
-				if id < 0 { // left out: NaN, as the runner spreads columns
+				if id < 0 { // left out: NaN, as the runner scatters columns
 					for _, col := range cols {
 						(*col)[i] = float32(math.NaN())
 					}

@@ -147,7 +147,7 @@ func (a *Outcome) result(p *Points, sub []bool, stats string, fields map[string]
 		return nil, err
 	}
 	n := p.Cloud.Len()
-	outlier := p.Spread(sub, false)
+	outlier := p.ScatterFlags(sub, false)
 	nOut := 0
 	for _, o := range outlier {
 		if o {

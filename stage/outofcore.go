@@ -88,7 +88,7 @@ type StreamRun struct {
 	N      int64 // points that take part (all but those --ignore-class leaves out)
 	Total  int64 // points of the cloud
 	Dims   string
-	// Backend is the run's backend, a tile.Spread of several with --gpus:
+	// Backend is the run's backend, a tile.Pool of several with --gpus:
 	// run the tiles with tile.Each, which hands each worker its own.
 	Backend findneighbor.Backend
 	Build   findneighbor.BuildOptions
@@ -158,7 +158,7 @@ func (s *StreamRun) EachOwner(fn func(id int64, k tile.Key) error) error {
 }
 
 // StreamMoments computes, tile by tile (tile.Each: at once on the backends
-// of a tile.Spread), the moments of every point's
+// of a tile.Pool), the moments of every point's
 // neighbourhood as tile.MomentsTiled does in memory (r > 0: the k nearest
 // within r, or all within r for k = 0, on the store's tiles, whose halo
 // must be r, and findneighbor.TileHalo's for the in-memory sums to the bit
@@ -176,11 +176,11 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 	var short []int64
 	radius := r
 	bo := s.Build
+	b := s.Backend
 	if r > 0 {
 		// The whole cloud's frame (of the points binned, those that take
 		// part, as in memory), with the halo of Streamed.Moments.
-		frame := s.Store.Box()
-		bo.Frame, bo.FramePoints = &frame, int(s.N)
+		b = findneighbor.InFrame(b, findneighbor.Frame{Box: s.Store.Box(), Points: int(s.N)})
 	}
 	h := s.Store.Grid().Halo
 	_, span := tile.KNNHalo(s.N, s.Lo, s.Hi, k)
@@ -199,7 +199,7 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 	pass := rounds && findneighbor.PlainKNN(s.Backend)
 	var shortXYZ, shortFar []float32
 	keys := s.Store.Keys()
-	err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
+	err := tile.Each(b, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
 		key := keys[ti]
 		t, err := s.Store.Load(key)
 		if err != nil {
@@ -498,7 +498,7 @@ func (r *OwnedReader) Next(k tile.Key, id int64) ([]byte, error) {
 type StreamResult struct {
 	// Columns returns the new columns of a chunk of IN: rows holds each
 	// point's index among the points that take part (-1 for one that
-	// --ignore-class leaves out: NaN or 0 there, as the runner spreads
+	// --ignore-class leaves out: NaN or 0 there, as the runner scatters
 	// columns), owners its owner tile; nil rows: the empty columns, for
 	// the output's schema. They are set in order as Result.Columns.
 	Columns func(rows []int64, owners []tile.Key) ([]*core.Attribute, error)
@@ -598,7 +598,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	if err != nil {
 		return err
 	}
-	if b, err = s.spread(b); err != nil {
+	if b, err = s.pool(b); err != nil {
 		return err
 	}
 	// The garbage collector keeps the heap under the budget, less what is
@@ -1295,7 +1295,7 @@ func putUint32s(v []uint32) []byte {
 }
 
 // StreamCounts counts, tile by tile (tile.Each: at once on the backends
-// of a tile.Spread), the other points within r of every point
+// of a tile.Pool), the other points within r of every point
 // (tile.Counts), stores them under "counts" for OwnedReader, calls each
 // (when set) with every tile's points and its owned points' counts, one
 // tile at a time in tile order, and returns their histogram (count ->

@@ -24,7 +24,7 @@ import (
 // options and computation. The driver (Run) does the rest the same way for
 // every stage: reading IN (a path or -, --salvage), --backend (the cpu
 // backend for "auto" when the work suits it), --dims, --ignore-class,
-// progress, --json and --summary FILE, the timing line, spreading the new
+// progress, --json and --summary FILE, the timing line, scattering the new
 // columns over the cloud, checking every output path before any work,
 // writing side outputs and OUT atomically, tiles, out of core, tile
 // collections and pipelines. docs/extending.md walks through one.
@@ -124,7 +124,7 @@ type Points struct {
 	Progress func(stage string, done float64)
 	// TileSize, when > 0 (--tile-size, Stage.Tiled), asks Compute to work
 	// on square tiles of this side in XY, several at a time on the cpu
-	// backend's workers (or, Backend being a tile.Spread of --gpus
+	// backend's workers (or, Backend being a tile.Pool of --gpus
 	// backends, one per backend at a time), with the same output as
 	// without (the algorithms' TileSize options).
 	TileSize float64
@@ -188,11 +188,11 @@ func (p *Points) abs() []float64 {
 	return abs
 }
 
-// Spread returns per-point flags of the taking-part points (sub, one per
+// ScatterFlags returns per-point flags of the taking-part points (sub, one per
 // point of XYZ) as one flag per cloud point, rest for the points that take
 // no part: the outliers of a filter (rest false), the points a thinning
 // keeps (rest true).
-func (p *Points) Spread(sub []bool, rest bool) []bool {
+func (p *Points) ScatterFlags(sub []bool, rest bool) []bool {
 	if p.Index == nil {
 		return sub
 	}
@@ -228,7 +228,7 @@ func warnClamped(flag string, k, available int, noun string) {
 
 // Result is what a filter computed.
 type Result struct {
-	// Columns hold one value per point that takes part. The runner spreads
+	// Columns hold one value per point that takes part. The runner scatters
 	// them over the cloud (points that take no part get NaN in float
 	// columns, 0 in integer ones) and sets them in order, replacing
 	// columns of the same names. A column with one value per cloud point
@@ -489,7 +489,7 @@ func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Back
 		local = cloud.Local(s.flat)
 	}
 	if s.tileSize > 0 {
-		if b, err = s.spread(b); err != nil {
+		if b, err = s.pool(b); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -520,7 +520,7 @@ func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Back
 // outputs atomically and returns the cloud to write.
 func (s *step) apply(p *Points, res *Result) (*core.Cloud, error) {
 	for _, col := range res.Columns {
-		if err := p.Cloud.SetAttr(spread(col, p.Index, p.Cloud.Len())); err != nil {
+		if err := p.Cloud.SetAttr(scatterColumn(col, p.Index, p.Cloud.Len())); err != nil {
 			return nil, err
 		}
 	}
@@ -682,10 +682,10 @@ func warnNoClass() {
 	msg.Infof("warning: --ignore-class: the input has no %s attribute; every point takes part", core.DimClassification)
 }
 
-// spread returns col, one value per index in part, as a column of n
+// scatterColumn returns col, one value per index in part, as a column of n
 // values: NaN (float columns) or 0 elsewhere. A nil part, or a col of n
 // values, means col already has a value per point.
-func spread(col *core.Attribute, part []int, n int) *core.Attribute {
+func scatterColumn(col *core.Attribute, part []int, n int) *core.Attribute {
 	if part == nil || col.Len() == n {
 		return col
 	}

@@ -47,7 +47,7 @@ order of the files' concatenation (docs/scale.md).`,
 				if err != nil {
 					return nil, err
 				}
-				keep, flags := p.Spread(r.Keep, true), make([]uint8, p.Cloud.Len())
+				keep, flags := p.ScatterFlags(r.Keep, true), make([]uint8, p.Cloud.Len())
 				var idx []int // the kept points, and those that take no part
 				for i, k := range keep {
 					if k {

@@ -193,7 +193,7 @@ func Cluster(xyz []float32, b findneighbor.Backend, opts Options) (*Run, error) 
 			for i := range r.Labels {
 				r.Labels[i] = Noise
 			}
-		} else if err := idx.ClusterCores(r.Core, r.Labels); err != nil {
+		} else if err := findneighbor.ClusterCores(idx, xyz, r.Core, r.Labels); err != nil {
 			return nil, fmt.Errorf("dbscan: %s backend: cluster core points (min_pts %d): %w", b.Name(), m, err)
 		}
 		if err := r.relabel(scratch, opts.MinClusterSize); err != nil {

@@ -6,7 +6,7 @@
 //  1. Stage 1 counts, for every point, the other points within ε
 //     (Index.Counts). A point is a core point when count+1 ≥ minPts: like
 //     scikit-learn, minPts counts the point itself.
-//  2. Stage 2 (Index.ClusterCores) unites core points within ε of each
+//  2. Stage 2 (findneighbor.ClusterCores) unites core points within ε of each
 //     other with a concurrent union-find and attaches every border point, a
 //     non-core point with a core point within ε, to a cluster. It runs
 //     where the index lives (on the GPU for the GPU backends) and stores no

@@ -23,7 +23,7 @@ import (
 //     count, known only to its owner tile.
 //  2. ClusterTile: given the core flag of every point of the tile (owned
 //     ones from this tile's counts, halo ones from their owners'), the
-//     index's ClusterCores on the tile; it returns the links of the tile:
+//     findneighbor.ClusterCores on the tile; it returns the links of the tile:
 //     union edges between the global ids of core points of one tile
 //     component, and for each owned border point the core point whose
 //     component it joins (its nearest core neighbour's, ties by smaller
@@ -79,7 +79,7 @@ func clusterTileIndex(t *tile.Points, core []bool, idx findneighbor.Index, backe
 	n := t.Len()
 	l := &Links{}
 	label := make([]int32, n)
-	if err := idx.ClusterCores(core, label); err != nil {
+	if err := findneighbor.ClusterCores(idx, t.XYZ, core, label); err != nil {
 		return nil, fmt.Errorf("dbscan: tile %v: %s backend: cluster core points: %w", t.Key, backend, err)
 	}
 	for i, lb := range label {
@@ -185,7 +185,7 @@ func (m *Merge) Result(minPts, minClusterSize int) (Result, error) {
 // ClusterTiles is the tiled DBSCAN of n points over the tiles of ts (halo ≥
 // opts.Eps), every run's one driver: in memory (Cluster with
 // Options.TileSize) and out of core. Phase 1 runs CountTile on each tile
-// with tile.Each on b (a tile.Share of the cpu backend, a tile.Spread of
+// with tile.Each on b (a tile.Share of the cpu backend, a tile.Pool of
 // GPUs) unless counts, the whole cloud's, are given; counted, when not
 // nil, gets each tile's counts in tile order (to keep them: in memory as
 // Run.Counts, out of core on disk). Phase 2 serves every opts.MinPts

@@ -21,11 +21,11 @@ func TestTiledEqualsInMemory(t *testing.T) {
 	}, sameRun)
 }
 
-// TestTiledSpread runs the same comparison with the tiles spread over
-// three cpu backends (tile.Spread) that finish them out of order, as the
+// TestTiledPool runs the same comparison with the tiles spread over
+// three cpu backends (tile.Pool) that finish them out of order, as the
 // GPUs of a multi-GPU run do: the same result as in memory.
-func TestTiledSpread(t *testing.T) {
-	b := tile.Spread(fntest.Jitters(findneighbor.CPU(), 3, 1, 100*time.Microsecond)...)
+func TestTiledPool(t *testing.T) {
+	b := tile.Pool(fntest.Jitters(findneighbor.CPU(), 3, 1, 100*time.Microsecond)...)
 	algotest.CheckTiledExact(t, "../..", func(c algotest.TileCloud, size float64) (*dbscan.Run, error) {
 		return cluster(c, b, size)
 	}, sameRun)

@@ -123,7 +123,7 @@ func KnnMeanDistance(xyz []float32, b findneighbor.Backend, k int, radius, tileS
 		return nil, fmt.Errorf("density: %s backend: build index: %w", b.Name(), err)
 	}
 	defer ix.Close()
-	if err := findneighbor.MomentsFunc(ix, k, opts.Workers, fn); err != nil {
+	if err := findneighbor.MomentsFunc(ix, xyz, k, opts.Workers, fn); err != nil {
 		return nil, fmt.Errorf("density: %d nearest within %g (%s): %w", k, radius, b.Name(), err)
 	}
 	return out, nil

@@ -304,7 +304,7 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 			return nil, fmt.Errorf("features: build %s index: %w", b.Name(), err)
 		}
 		defer idx.Close()
-		err = findneighbor.MomentsFunc(idx, 0, opts.Build.Workers, set)
+		err = findneighbor.MomentsFunc(idx, xyz, 0, opts.Build.Workers, set)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("features: %s moments: %w", b.Name(), err)

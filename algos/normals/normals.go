@@ -216,7 +216,7 @@ func Estimate(xyz []float32, b findneighbor.Backend, opts Options) (*Result, err
 			return nil, fmt.Errorf("normals: build %s index: %w", b.Name(), err)
 		}
 		defer idx.Close()
-		err = findneighbor.MomentsFunc(idx, k, opts.Build.Workers, set)
+		err = findneighbor.MomentsFunc(idx, xyz, k, opts.Build.Workers, set)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("normals: %s moments: %w", b.Name(), err)

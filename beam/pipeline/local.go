@@ -315,10 +315,10 @@ func (f *localTileFn) ProcessElement(key int64, batches func(*PBatch) bool, st S
 		}
 	}
 	t, pos, vals := gatherPos(key, batches, len(fr.step.Reads))
-	bo := findneighbor.BuildOptions{Frame: &fr.box, FramePoints: int(fr.n)}
+	bo := findneighbor.BuildOptions{}
 	size := fr.step.RecSize()
 	kernel := fr.step.Kernel(fr.origin, [3]float64(st.Min), [3]float64(st.Max), func(*tile.Points) ([]float64, [][]float64, error) { return pos, vals, nil })
-	rec, reach, err := kernel(t, findneighbor.CPU(), bo)
+	rec, reach, err := kernel(t, findneighbor.InFrame(findneighbor.CPU(), findneighbor.Frame{Box: fr.box, Points: int(fr.n)}), bo)
 	if err != nil {
 		return err
 	}

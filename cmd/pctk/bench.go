@@ -201,9 +201,9 @@ func benchOp(c *cli.Context, b findneighbor.Backend, op string, xyz []float32, e
 		case "knn":
 			err = ix.KNearest(nil, k, out.idx, out.dist)
 		case "moments":
-			err = ix.Moments(nil, 0, out.moments)
+			err = findneighbor.Moments(ix, xyz, nil, 0, out.moments)
 		case "dbscan":
-			err = benchDBSCAN(ix, out, c.Int("min-pts"))
+			err = benchDBSCAN(ix, xyz, out, c.Int("min-pts"))
 		}
 		t2 := time.Now()
 		if cerr := ix.Close(); err == nil {
@@ -250,8 +250,9 @@ func newBenchOutputs(op string, n, k int) *benchOutputs {
 	return o
 }
 
-// benchDBSCAN runs both DBSCAN stages on an index: counts, then union-find.
-func benchDBSCAN(ix findneighbor.Index, out *benchOutputs, minPts int) error {
+// benchDBSCAN runs both DBSCAN stages on an index of xyz: counts, then
+// union-find.
+func benchDBSCAN(ix findneighbor.Index, xyz []float32, out *benchOutputs, minPts int) error {
 	if err := ix.Counts(nil, out.counts); err != nil {
 		return err
 	}
@@ -260,7 +261,7 @@ func benchDBSCAN(ix findneighbor.Index, out *benchOutputs, minPts int) error {
 			out.core[i] = int(out.counts[i])+1 >= minPts
 		}
 	})
-	return ix.ClusterCores(out.core, out.labels)
+	return findneighbor.ClusterCores(ix, xyz, out.core, out.labels)
 }
 
 func compareCounts(want, got []uint32) string {

@@ -91,13 +91,14 @@ func (b e2eBackend) Build(xyz []float32, eps float32, opts findneighbor.BuildOpt
 		tm := d.Timings()
 		b.p.row.Upload, b.p.row.DeviceBuild = float64(tm.Upload), float64(tm.Build)
 	}
-	return e2eIndex{Index: ix, p: b.p}, nil
+	return e2eIndex{Index: ix, xyz: xyz, p: b.p}, nil
 }
 
 // e2eIndex times the two DBSCAN stages.
 type e2eIndex struct {
 	findneighbor.Index
-	p *e2eProbe
+	xyz []float32 // the indexed points
+	p   *e2eProbe
 }
 
 func (x e2eIndex) device() {
@@ -120,7 +121,7 @@ func (x e2eIndex) Counts(q []float32, out []uint32) error {
 
 func (x e2eIndex) ClusterCores(isCore []bool, label []int32) error {
 	t := time.Now()
-	err := x.Index.ClusterCores(isCore, label)
+	err := findneighbor.ClusterCores(x.Index, x.xyz, isCore, label)
 	x.p.add(&x.p.row.Cluster, time.Since(t))
 	x.device()
 	return err

@@ -18,7 +18,7 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("PCTK_TEST_MAIN") == "1" {
 		scratch.HandleSignals()
-		spreadForTests()
+		poolForTests()
 		leftoverBatchForTests()
 		scratch.Exit(run(os.Args[1:]))
 	}

@@ -12,15 +12,15 @@ import (
 	"github.com/pctk/pctk/stage"
 )
 
-// envSpread, set for a child pctk of the tests (pctkCmd), makes --gpus
+// envPool, set for a child pctk of the tests (pctkCmd), makes --gpus
 // spread a tiled run's tiles over that many Jitters of its backend, as if
 // that many GPUs were visible: the multi-GPU scheduler without a GPU, with
 // tiles finishing out of order.
-const envSpread = "PCTK_TEST_SPREAD"
+const envPool = "PCTK_TEST_POOL"
 
-// spreadForTests installs envSpread's gpuBackends in a child pctk.
-func spreadForTests() {
-	visible, err := strconv.Atoi(os.Getenv(envSpread))
+// poolForTests installs envPool's gpuBackends in a child pctk.
+func poolForTests() {
+	visible, err := strconv.Atoi(os.Getenv(envPool))
 	if err != nil || visible <= 0 {
 		return
 	}
@@ -38,16 +38,16 @@ func spreadForTests() {
 	}
 }
 
-// TestSpreadOutputs runs golden cases of dbscan, denoise (radius and
+// TestPoolOutputs runs golden cases of dbscan, denoise (radius and
 // statistical), neighbors and normals with their tiles spread over three
-// backends (--gpus 3, envSpread) that finish them out of order, in memory
+// backends (--gpus 3, envPool) that finish them out of order, in memory
 // (--tile-size) and out of core (--max-memory), and holds what they write
 // to the pinned bytes of the run in memory on one backend.
-func TestSpreadOutputs(t *testing.T) {
+func TestPoolOutputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spread golden outputs: not in -short")
 	}
-	t.Setenv(envSpread, "3")
+	t.Setenv(envPool, "3")
 	names := []string{"db2", "db5", "db6", "d1", "d3", "d4", "nb1", "n4"}
 	var cases []goldenCase
 	for _, tc := range goldenCases {
@@ -79,7 +79,7 @@ func TestSpreadOutputs(t *testing.T) {
 // TestGPUsFlag checks --gpus: a negative number and more GPUs than are
 // visible are usage errors.
 func TestGPUsFlag(t *testing.T) {
-	t.Setenv(envSpread, "2")
+	t.Setenv(envPool, "2")
 	out := t.TempDir() + "/o.las"
 	for _, c := range []struct {
 		gpus string

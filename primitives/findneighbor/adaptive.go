@@ -58,7 +58,7 @@ type RoundFunc func(ix Index, q []float32, pts []int32) (short []int32, err erro
 // point of xyz gets its k nearest other points with no distance limit from
 // finite-radius indexes built by b (one ε = +Inf index on the cpu
 // backend). It builds, passes and closes each index.
-// Use KNearestAll for the k nearest themselves; with Index.Moments(q, k),
+// Use KNearestAll for the k nearest themselves; with Moments(ix, xyz, q, k),
 // fn gets the moments of each point's k nearest.
 func KNearestAdaptive(b Backend, xyz []float32, k int, opts BuildOptions, fn RoundFunc) error {
 	if len(xyz)%3 != 0 {
@@ -159,7 +159,8 @@ func KNearestAll(b Backend, xyz []float32, k int, opts BuildOptions, idx []int32
 
 // KNearestMoments stores in out[i] the moments of the offsets from point i
 // of xyz to its k nearest other points with no distance limit, exactly as
-// Index.Moments(nil, k, out) on an index built with ε = +Inf would: what
+// Moments(ix, xyz, nil, k, out) on an index ix of xyz built with ε = +Inf
+// would: what
 // KNearestMomentsFunc hands over, stored.
 func KNearestMoments(b Backend, xyz []float32, k int, opts BuildOptions, out []Moment) error {
 	if err := checkLen("out", len(out), len(xyz)/3); err != nil {
@@ -192,14 +193,14 @@ func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn 
 		}
 		if math.IsInf(float64(ix.Eps()), 1) {
 			// The only round, on the cpu backend's kd-tree (plainKNN).
-			return nil, MomentsFunc(ix, k, opts.Workers, fn)
+			return nil, MomentsFunc(ix, xyz, k, opts.Workers, fn)
 		}
 		return mb.query(ix, xyz, cellOrder(xyz, ix.Eps(), opts.Workers), k, fn)
 	})
 }
 
 // MomentsFunc calls fn with the moments of the indexed points of ix, what
-// ix.Moments(nil, k, out) would store, a block at a time: m[j] is the
+// Moments(ix, xyz, nil, k, out) would store, a block at a time: m[j] is the
 // moment of point pts[j], both valid during the call only and fn's to
 // overwrite (tile.Moments moves what it keeps to their front). fn is called
 // concurrently (up to nw goroutines, 0: GOMAXPROCS), each call with
@@ -207,14 +208,14 @@ func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn 
 // synchronise. The cpu backend's index hands them over from its workers
 // as it computes them, so that no Moment per point is stored (88 bytes
 // each); any other index computes them in one Moments call and hands them
-// over in blocks.
-func MomentsFunc(ix Index, k, nw int, fn func(pts []int32, m []Moment)) error {
+// over in blocks. xyz must be the points ix was built on, as for Moments.
+func MomentsFunc(ix Index, xyz []float32, k, nw int, fn func(pts []int32, m []Moment)) error {
 	if sm, ok := ix.(selfMoments); ok {
 		return sm.selfMomentsFunc(k, fn)
 	}
 	n := ix.Len()
 	m := make([]Moment, n)
-	if err := ix.Moments(nil, k, m); err != nil {
+	if err := Moments(ix, xyz, nil, k, m); err != nil {
 		return err
 	}
 	pts := make([]int32, n)
@@ -234,7 +235,7 @@ func MomentsFunc(ix Index, k, nw int, fn func(pts []int32, m []Moment)) error {
 // for callers that check that the k nearest lie within some distance
 // (tile.Nearest). The cpu backend's index finds it with the moments; any
 // other is asked for its k nearest first.
-func NearestMomentsFunc(ix Index, k, nw int, fn func(pts []int32, m []Moment, far []float32)) error {
+func NearestMomentsFunc(ix Index, xyz []float32, k, nw int, fn func(pts []int32, m []Moment, far []float32)) error {
 	if k <= 0 {
 		return fmt.Errorf("findneighbor: k = %d, want > 0", k)
 	}
@@ -246,7 +247,7 @@ func NearestMomentsFunc(ix Index, k, nw int, fn func(pts []int32, m []Moment, fa
 	if err := ix.KNearest(nil, k, make([]int32, n*k), dist); err != nil {
 		return err
 	}
-	return MomentsFunc(ix, k, nw, func(pts []int32, m []Moment) {
+	return MomentsFunc(ix, xyz, k, nw, func(pts []int32, m []Moment) {
 		far := make([]float32, len(pts))
 		for j, i := range pts {
 			far[j] = dist[int(i)*k+k-1]
@@ -281,7 +282,7 @@ func (mb *momentBlocks) query(ix Index, xyz []float32, pts []int32, k int, fn fu
 			mb.q = append(mb.q, xyz[3*i:3*i+3]...)
 		}
 		mb.m = slices.Grow(mb.m[:0], len(blk))[:len(blk)]
-		if err := ix.Moments(mb.q, k+1, mb.m); err != nil {
+		if err := Moments(ix, xyz, mb.q, k+1, mb.m); err != nil {
 			return nil, err
 		}
 		mb.pts, mb.done = mb.pts[:0], mb.done[:0]

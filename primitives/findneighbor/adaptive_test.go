@@ -61,7 +61,7 @@ func TestKNearestAdaptiveExact(t *testing.T) {
 				if err := ref.KNearest(nil, k, wi, wd); err != nil {
 					t.Fatal(err)
 				}
-				if err := ref.Moments(nil, k, wm); err != nil {
+				if err := fn.Moments(ref, c.xyz, nil, k, wm); err != nil {
 					t.Fatal(err)
 				}
 				xyz := slices.Clone(c.xyz)
@@ -110,12 +110,12 @@ func TestMomentsFuncMatchesMoments(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := make([]fn.Moment, n)
-		if err := ix.Moments(nil, c.k, want); err != nil {
+		if err := fn.Moments(ix, xyz, nil, c.k, want); err != nil {
 			t.Fatal(err)
 		}
 		got := make([]fn.Moment, n)
 		seen := make([]int32, n)
-		err = fn.MomentsFunc(ix, c.k, 3, func(pts []int32, m []fn.Moment) {
+		err = fn.MomentsFunc(ix, xyz, c.k, 3, func(pts []int32, m []fn.Moment) {
 			for j, i := range pts {
 				got[i] = m[j]
 				seen[i]++ // each point once: no two calls share one
@@ -159,7 +159,7 @@ func TestNearestMomentsFunc(t *testing.T) {
 		}
 		want := make([]fn.Moment, n)
 		dist := make([]float32, n*k)
-		if err := ix.Moments(nil, k, want); err != nil {
+		if err := fn.Moments(ix, xyz, nil, k, want); err != nil {
 			t.Fatal(err)
 		}
 		if err := ix.KNearest(nil, k, make([]int32, n*k), dist); err != nil {
@@ -168,14 +168,14 @@ func TestNearestMomentsFunc(t *testing.T) {
 		got := make([]fn.Moment, n)
 		far := make([]float32, n)
 		seen := make([]int32, n)
-		err = fn.NearestMomentsFunc(ix, k, 3, func(pts []int32, m []fn.Moment, f []float32) {
+		err = fn.NearestMomentsFunc(ix, xyz, k, 3, func(pts []int32, m []fn.Moment, f []float32) {
 			for j, i := range pts {
 				got[i], far[i] = m[j], f[j]
 				seen[i]++
 			}
 		})
 		if err == nil {
-			err = fn.NearestMomentsFunc(ix, 0, 3, func([]int32, []fn.Moment, []float32) {})
+			err = fn.NearestMomentsFunc(ix, xyz, 0, 3, func([]int32, []fn.Moment, []float32) {})
 			if err == nil {
 				t.Errorf("%s ε %g: NearestMomentsFunc with k = 0 gave no error", c.be.Name(), c.eps)
 			}

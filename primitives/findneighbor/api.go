@@ -40,21 +40,41 @@ type BuildOptions struct {
 	// afterwards, and keeps it until Close. Backends that cannot use it
 	// ignore it and leave xyz alone.
 	Reuse bool
-	// Frame, when not nil, is the bounding box of the whole run's points,
-	// of which xyz is a part (a tile's points), and must hold them all. The
-	// cpu backend then lays its grid out over the frame instead of xyz's
-	// own box: the whole run's cells, so that a tile that holds every
-	// point within TileHalo of its owned points sums their moments in the
-	// whole run's order, to the bit. The cuda backend lays its grid out
-	// as the whole run's index would be (FramePoints); the other backends
-	// ignore it.
-	Frame *Box
-	// FramePoints is the number of points of the whole run that Frame
-	// bounds: the cuda backend chooses its cells from it as for the whole
-	// run, so that a tile adds a query's neighbours within a radius in
-	// the whole run's order. 0 with Frame set: the cuda backend ignores
-	// Frame.
-	FramePoints int
+}
+
+// Frame is the whole run of which the points a backend indexes are a part
+// (a tile's points): what a backend that sums over cells needs to lay its
+// cells out as for the whole run, so that a tile's index adds a query's
+// neighbours in the whole run's order, to the bit (docs/scale.md).
+type Frame struct {
+	// Box is the bounding box of the whole run's points; it must hold
+	// every point indexed in the frame. The cpu backend lays its grid out
+	// over it instead of the points' own box: the whole run's cells, so
+	// that a tile that holds every point within TileHalo of its owned
+	// points sums their moments in the whole run's order.
+	Box Box
+	// Points is the number of points of the whole run: the cuda backend
+	// chooses its cells from it (with Box) as for the whole run; 0: the
+	// cuda backend lays its grid out over the tile's own points.
+	Points int
+}
+
+// Framer is implemented by backends whose indexes depend on the whole
+// run's frame (the cpu and cuda backends): InFrame returns the same backend
+// (the same kind, with the same capabilities) building its indexes in f.
+// Backends that do not implement it build the same index in any frame.
+type Framer interface {
+	InFrame(f Frame) Backend
+}
+
+// InFrame returns b building its indexes in the frame f: b.InFrame(f) when
+// b is a Framer, else b itself. Backends that wrap another (tile.Pool, the
+// tests' jitters) implement Framer by framing what they wrap.
+func InFrame(b Backend, f Frame) Backend {
+	if fr, ok := b.(Framer); ok {
+		return fr.InFrame(f)
+	}
+	return b
 }
 
 // Box is an axis-aligned box in a run's float32 frame.
@@ -88,8 +108,8 @@ func (b Box) Holds(o Box) bool {
 }
 
 // TileHalo returns the halo a tile needs around its owned box (in XY; Z
-// uncut) so that the cpu backend's index of the tile, built for ε with
-// BuildOptions.Frame set to the whole run's box, of largest side extent
+// uncut) so that the cpu backend's index of the tile, built for ε in the
+// whole run's Frame (InFrame), of largest side extent
 // (or an upper bound of it), gives its owned points the moments (Index
 // Moments and MomentsFunc with the indexed points as queries) that the
 // whole run's index gives them, to the bit: ε plus one grid cell, widened
@@ -109,6 +129,13 @@ func TileHalo(eps float32, extent float64) float64 {
 //
 // Every method works on all queries at once; out slices are sized by the
 // caller (len = number of queries, or that times k).
+//
+// Index is the core every backend implements. The whole-cloud summaries
+// built on it (Moments, DBSCAN's ClusterCores) are package functions that
+// use an index's own implementation when it has one (the optional
+// interfaces Momenter and ClusterCorer, found by type assertion, as
+// io.Copy finds io.WriterTo) and otherwise a generic one built on Neighbors
+// and KNearest, with the same results.
 type Index interface {
 	// Len returns the number of indexed points.
 	Len() int
@@ -123,25 +150,25 @@ type Index interface {
 	// distances (not squared) in dist; unused slots get index -1 and
 	// distance +Inf. dist may be nil.
 	KNearest(q []float32, k int, idx []int32, dist []float32) error
-	// Moments stores in out[i] the first and second moments of the offsets
-	// from query i to its neighbours within ε, or to its k nearest within ε
-	// when k > 0: what PCA normals need, without the lists. The brute and
-	// cpu backends add the k nearest in the order KNearest reports them,
-	// one after another, so their sums are equal to the bit, whatever the
-	// index's layout (a tile's, the whole cloud's); other sums follow a
-	// backend's own order and agree to rounding.
-	Moments(q []float32, k int, out []Moment) error
-	// ClusterCores is DBSCAN's second stage on the indexed points (FDBSCAN's
-	// union-find; the paper's Algorithm 3, lines 6-17), run where the index
-	// lives. Given isCore, it stores in label:
-	//   - for a core point, the smallest index of a core point in its
-	//     component, where core points within ε are connected;
-	//   - for a non-core point with a core point within ε (a border point),
-	//     the label of its nearest core neighbour (ties: the smaller index);
-	//   - -1 for every other point (noise).
-	ClusterCores(isCore []bool, label []int32) error
 	// Close releases the index's resources (device memory, ...).
 	Close() error
+}
+
+// Momenter is implemented by indexes that compute neighbourhood moments
+// themselves (without the lists): what the package function Moments uses
+// when it finds it. Moments(q, k, out) must store what the function
+// documents.
+type Momenter interface {
+	Moments(q []float32, k int, out []Moment) error
+}
+
+// ClusterCorer is implemented by indexes that run DBSCAN's union-find
+// stage where the index lives (the paper's Algorithm 3 runs it inside the
+// traversal, so that a GPU backend never copies neighbour lists back):
+// what the package function ClusterCores uses when it finds it.
+// ClusterCores(isCore, label) must store what the function documents.
+type ClusterCorer interface {
+	ClusterCores(isCore []bool, label []int32) error
 }
 
 // NeighborOptions shape a Neighbors result.

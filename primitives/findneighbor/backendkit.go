@@ -79,6 +79,30 @@ func CheckLen(name, what string, got, want int) error {
 	return nil
 }
 
+// CheckBuild validates Build's arguments: whole xyz triples, an index that
+// fits int32, ε ≥ 0 (NaN is refused) and finite coordinates.
+func CheckBuild(name string, xyz []float32, eps float32) error {
+	if len(xyz)%3 != 0 {
+		return fmt.Errorf("%s: %d coordinates is not a multiple of 3", name, len(xyz))
+	}
+	if len(xyz)/3 > math.MaxInt32 {
+		return fmt.Errorf("%s: %d points exceed the int32 index range", name, len(xyz)/3)
+	}
+	if !(eps >= 0) {
+		return fmt.Errorf("%s: ε = %g, want ≥ 0", name, eps)
+	}
+	return CheckFinite(name, "point", xyz)
+}
+
+// CheckMoments validates Moments' arguments for nq queries: k ≥ 0 and one
+// Moment per query.
+func CheckMoments(name string, nq, k int, out []Moment) error {
+	if k < 0 {
+		return fmt.Errorf("%s: k = %d, want ≥ 0", name, k)
+	}
+	return CheckLen(name, "out", len(out), nq)
+}
+
 // CheckKNearest validates KNearest's arguments for nq queries.
 func CheckKNearest(name string, nq, k int, idx []int32, dist []float32) error {
 	if k < 0 {

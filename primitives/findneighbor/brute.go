@@ -1,7 +1,6 @@
 package findneighbor
 
 import (
-	"fmt"
 	"math"
 	"slices"
 )
@@ -133,11 +132,8 @@ func (b *bruteIndex) Moments(q []float32, k int, out []Moment) error {
 	if err != nil {
 		return err
 	}
-	if err := checkLen("out", len(out), nq); err != nil {
+	if err := checkMoments(nq, k, out); err != nil {
 		return err
-	}
-	if k < 0 {
-		return fmt.Errorf("findneighbor: k = %d, want ≥ 0", k)
 	}
 	if k == 0 && b.infEps() {
 		return errInfEps

@@ -42,7 +42,7 @@ func checkLine(t *testing.T, b fn.Backend) {
 		t.Errorf("%s: KNearest dist = %v, want %v", b.Name(), dist, want)
 	}
 	mom := make([]fn.Moment, 5)
-	if err := ix.Moments(nil, 0, mom); err != nil {
+	if err := fn.Moments(ix, line, nil, 0, mom); err != nil {
 		t.Fatal(err)
 	}
 	if m, want := mom[1], (fn.Moment{N: 2, Outer: [6]float64{2}}); m != want {
@@ -51,7 +51,7 @@ func checkLine(t *testing.T, b fn.Backend) {
 	if m, want := mom[2], (fn.Moment{N: 1, Sum: [3]float64{-1}, Outer: [6]float64{1}}); m != want {
 		t.Errorf("%s: Moments[2] = %+v, want %+v", b.Name(), m, want)
 	}
-	if err := ix.Moments(nil, 1, mom); err != nil {
+	if err := fn.Moments(ix, line, nil, 1, mom); err != nil {
 		t.Fatal(err)
 	}
 	if m, want := mom[1], (fn.Moment{N: 1, Sum: [3]float64{-1}, Outer: [6]float64{1}, Dist: 1}); m != want {
@@ -86,7 +86,7 @@ func checkLine(t *testing.T, b fn.Backend) {
 		{[]bool{false, false, false, false, false}, []int32{-1, -1, -1, -1, -1}},
 	} {
 		label := make([]int32, 5)
-		if err := ix.ClusterCores(c.core, label); err != nil {
+		if err := fn.ClusterCores(ix, line, c.core, label); err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(label, c.want) {

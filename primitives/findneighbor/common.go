@@ -15,23 +15,11 @@ import (
 // index was built with ε = +Inf.
 var errInfEps = errors.New("findneighbor: ε is +Inf: only KNearest and Moments with k > 0 are defined")
 
-// checkBuild validates Build's arguments: whole xyz triples, finite
-// coordinates, an index that fits int32, and ε ≥ 0 (NaN is refused).
-func checkBuild(xyz []float32, eps float32) error {
-	if len(xyz)%3 != 0 {
-		return fmt.Errorf("findneighbor: %d coordinates is not a multiple of 3", len(xyz))
-	}
-	if len(xyz)/3 > math.MaxInt32 {
-		return fmt.Errorf("findneighbor: %d points exceed the int32 index range", len(xyz)/3)
-	}
-	if !(eps >= 0) {
-		return fmt.Errorf("findneighbor: ε = %g, want ≥ 0", eps)
-	}
-	return checkFinite("point", xyz)
-}
+// checkBuild is CheckBuild for this package's backends.
+func checkBuild(xyz []float32, eps float32) error { return CheckBuild(pkgName, xyz, eps) }
 
-// checkFinite is CheckFinite for this package's backends.
-func checkFinite(what string, xyz []float32) error { return CheckFinite(pkgName, what, xyz) }
+// checkMoments is CheckMoments for this package's backends.
+func checkMoments(nq, k int, out []Moment) error { return CheckMoments(pkgName, nq, k, out) }
 
 // numQueries is CheckQueries for this package's backends.
 func numQueries(q []float32, n int) (int, error) { return CheckQueries(pkgName, q, n) }

@@ -14,7 +14,12 @@ func init() { Register(cpuBackend{}) }
 // describes the design and its measurements.
 func CPU() Backend { return cpuBackend{} }
 
-type cpuBackend struct{}
+// cpuBackend is the cpu backend; frame, when not nil, is the whole run's
+// box its grids are laid out over (InFrame).
+type cpuBackend struct{ frame *Box }
+
+// InFrame returns the cpu backend laying its grids out over f.Box.
+func (cpuBackend) InFrame(f Frame) Backend { return cpuBackend{&f.Box} }
 
 func (cpuBackend) Name() string { return "cpu" }
 
@@ -29,7 +34,7 @@ func (cpuBackend) Probe() (Info, error) {
 // BuildOptions.Reuse and a finite ε it rearranges xyz in place into the
 // grid's order instead of copying it, keeping 4 bytes per point more than
 // the caller's slice.
-func (cpuBackend) Build(xyz []float32, eps float32, opts BuildOptions) (Index, error) {
+func (b cpuBackend) Build(xyz []float32, eps float32, opts BuildOptions) (Index, error) {
 	if err := checkBuild(xyz, eps); err != nil {
 		return nil, err
 	}
@@ -38,10 +43,10 @@ func (cpuBackend) Build(xyz []float32, eps float32, opts BuildOptions) (Index, e
 		c.tree = newKDTree(xyz, c.nw)
 		return c, nil
 	}
-	if f := opts.Frame; f != nil && len(xyz) > 0 && !f.Holds(BoxOf(xyz)) {
+	if f := b.frame; f != nil && len(xyz) > 0 && !f.Holds(BoxOf(xyz)) {
 		return nil, fmt.Errorf("findneighbor: cpu: the frame %v does not hold the points' box %v", *f, BoxOf(xyz))
 	}
-	c.g = newGrid(xyz, opts.Frame, eps, cellsPerEps, c.nw, opts.Reuse)
+	c.g = newGrid(xyz, b.frame, eps, cellsPerEps, c.nw, opts.Reuse)
 	return c, nil
 }
 
@@ -365,11 +370,8 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 	if err != nil {
 		return err
 	}
-	if err := checkLen("out", len(out), nq); err != nil {
+	if err := checkMoments(nq, k, out); err != nil {
 		return err
-	}
-	if k < 0 {
-		return fmt.Errorf("findneighbor: k = %d, want ≥ 0", k)
 	}
 	if q == nil {
 		return c.selfMomentsFunc(k, func(pts []int32, m []Moment) {

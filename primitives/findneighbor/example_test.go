@@ -31,7 +31,7 @@ func Example() {
 		isCore[i] = c+1 >= 2
 	}
 	label := make([]int32, ix.Len())
-	_ = ix.ClusterCores(isCore, label)
+	_ = fn.ClusterCores(ix, xyz, isCore, label)
 	fmt.Println("labels:", label)
 	// Output:
 	// counts: [1 2 1 1 1]

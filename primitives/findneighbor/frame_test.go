@@ -11,7 +11,7 @@ import (
 
 // TestCPUFrameTileMoments cuts boxes out of clouds as a tiled run does
 // (every point within TileHalo of the box in XY, Z whole, in index order),
-// indexes each with the whole cloud's box as BuildOptions.Frame, and holds
+// indexes each in the whole cloud's box (InFrame), and holds
 // the moments of the box's own points, with a radius and with k within it,
 // to the whole cloud's index's, bit for bit, with and without AVX-512.
 // Without the frame and with a halo of ε only, as tiles had before, the
@@ -64,17 +64,17 @@ func checkFrameTiles(t *testing.T, name string, xyz []float32, eps float32, k in
 		t.Fatal(err)
 	}
 	want := make([]fn.Moment, n)
-	if err := whole.Moments(nil, k, want); err != nil {
+	if err := fn.Moments(whole, xyz, nil, k, want); err != nil {
 		t.Fatal(err)
 	}
 	frame := fn.BoxOf(xyz)
 	size := 3 * float64(eps)
 	for _, exact := range []bool{true, false} {
 		halo := float64(eps) * (1 + 1e-5)
-		opts := fn.BuildOptions{}
+		be := fn.CPU()
 		if exact {
 			halo = fn.TileHalo(eps, frame.Extent()) * (1 + 1e-5)
-			opts.Frame = &frame
+			be = fn.InFrame(be, fn.Frame{Box: frame})
 		}
 		tiles := map[[2]int64][]int32{}
 		for i := range n {
@@ -94,12 +94,12 @@ func checkFrameTiles(t *testing.T, name string, xyz []float32, eps float32, k in
 			for _, i := range pts {
 				sub = append(sub, xyz[3*i:3*i+3]...)
 			}
-			ix, err := fn.CPU().Build(sub, eps, opts)
+			ix, err := be.Build(sub, eps, fn.BuildOptions{})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			got := make([]fn.Moment, len(pts))
-			if err := ix.Moments(nil, k, got); err != nil {
+			if err := fn.Moments(ix, sub, nil, k, got); err != nil {
 				t.Fatal(err)
 			}
 			for j, i := range pts {
@@ -125,11 +125,11 @@ func checkFrameTiles(t *testing.T, name string, xyz []float32, eps float32, k in
 func TestCPUFrameRefused(t *testing.T) {
 	xyz := []float32{0, 0, 0, 1, 2, 3}
 	f := fn.Box{Max: [3]float32{1, 2, 2.5}}
-	if _, err := fn.CPU().Build(xyz, 1, fn.BuildOptions{Frame: &f}); err == nil {
+	if _, err := fn.InFrame(fn.CPU(), fn.Frame{Box: f}).Build(xyz, 1, fn.BuildOptions{}); err == nil {
 		t.Fatal("Build with a frame that leaves a point out: no error")
 	}
 	f.Max[2] = 3
-	if _, err := fn.CPU().Build(xyz, 1, fn.BuildOptions{Frame: &f}); err != nil {
+	if _, err := fn.InFrame(fn.CPU(), fn.Frame{Box: f}).Build(xyz, 1, fn.BuildOptions{}); err != nil {
 		t.Fatalf("Build with a frame that holds the points: %v", err)
 	}
 }

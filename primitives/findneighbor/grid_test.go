@@ -105,7 +105,7 @@ func TestHugeEpsCountsWithoutPairs(t *testing.T) {
 	}
 	// Moments too, from the global sums: compare a few with direct sums.
 	mom := make([]Moment, n)
-	if err := ix.Moments(nil, 0, mom); err != nil {
+	if err := Moments(ix, xyz, nil, 0, mom); err != nil {
 		t.Fatal(err)
 	}
 	for _, i := range []int{0, 977, n - 1} {
@@ -190,13 +190,13 @@ func TestCheckFiniteNamesThePoint(t *testing.T) {
 		for _, at := range []int{0, 1500, 3 * 4095} {
 			xyz := make([]float32, 3*4096)
 			xyz[at] = bad
-			err := checkFinite("point", xyz)
+			err := CheckFinite(pkgName, "point", xyz)
 			if want := fmt.Sprintf("point %d has", at/3); err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("%g at coordinate %d: got %v, want an error with %q", bad, at, err, want)
 			}
 		}
 	}
-	if err := checkFinite("point", []float32{1, -2, 3e38}); err != nil {
+	if err := CheckFinite(pkgName, "point", []float32{1, -2, 3e38}); err != nil {
 		t.Errorf("finite points: %v", err)
 	}
 }

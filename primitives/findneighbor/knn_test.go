@@ -55,7 +55,7 @@ func TestPlainKNNExact(t *testing.T) {
 					if err := ix.x.KNearest(qs, k, ix.i, ix.d); err != nil {
 						t.Fatal(err)
 					}
-					if err := ix.x.Moments(qs, k, ix.m); err != nil {
+					if err := fn.Moments(ix.x, c.XYZ, qs, k, ix.m); err != nil {
 						t.Fatal(err)
 					}
 				}

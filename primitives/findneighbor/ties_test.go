@@ -49,7 +49,7 @@ func TestKNearestTiesOnALattice(t *testing.T) {
 					if err := x.ix.KNearest(nil, k, x.i, x.d); err != nil {
 						t.Fatal(err)
 					}
-					if err := x.ix.Moments(nil, k, x.m); err != nil {
+					if err := fn.Moments(x.ix, xyz, nil, k, x.m); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -15,7 +15,7 @@ import (
 // made of, and their in-memory drivers (CountsTiled, MomentsTiled), which
 // bin the cloud with Bin and run the tiles with Each: on the cpu backend
 // several at a time, each on its share of the workers (Share), or on a
-// Spread's backends at once, or one after another.
+// Pool's backends at once, or one after another.
 
 // Counts returns the number of other points within r of each owned point
 // of t, in the order of t.OwnedIndex(): what Index.Counts(nil, ...) on an
@@ -66,7 +66,7 @@ func coords(xyz []float32, pts []int32) []float32 {
 // Moments calls fn with the moments of the tile's points pts (tile
 // positions, queried as a query set; nil: the owned points, queried as the
 // index's own points), each point's m[j] being what
-// Index.Moments(nil, k, ...) on an index of the whole cloud built with
+// findneighbor.Moments(ix, xyz, nil, k, ...) on an index of the whole cloud built with
 // ε = r stores for it: the moments of its k nearest other points within r
 // (k > 0; fewer where it has fewer), or of all its other points within r
 // (k = 0). The neighbour sets are exact when t's halo is at least r (and,
@@ -79,12 +79,12 @@ func coords(xyz []float32, pts []int32) []float32 {
 // (a query set's own point, among its k+1 nearest, adds zeros). All
 // within r (k = 0) are added in the backend's order of the tile's points:
 // for the owned points (pts nil) the whole cloud's on the brute backend,
-// which adds in the neighbours' order, and on the cpu backend when
-// bo.Frame is the whole cloud's box and t's halo at least
-// findneighbor.TileHalo(r, ...), so that the tile's grid has the whole
-// cloud's cells, whole, around every owned point; on cuda when bo.Frame
-// and bo.FramePoints are the whole cloud's (its grid takes the whole
-// cloud's cells); and on optix, which adds them in index order
+// which adds in the neighbours' order, and on the cpu backend when b is
+// in the whole cloud's findneighbor.Frame (findneighbor.InFrame) and t's
+// halo at least findneighbor.TileHalo(r, ...), so that the tile's grid
+// has the whole cloud's cells, whole, around every owned point; on cuda
+// when b is in the whole cloud's frame, box and points (its grid takes
+// the whole cloud's cells); and on optix, which adds them in index order
 // (MomentsTiled sets all of it; docs/scale.md). fn is called
 // from several goroutines at once (up to bo.Workers), each call with
 // points of its own.
@@ -105,7 +105,7 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 		// faster to query than a query set), handed on for the owned.
 		// Their blocks are the callback's own to overwrite: the owned
 		// points are moved to the front, no copy made.
-		err := findneighbor.MomentsFunc(ix, k, bo.Workers, func(p []int32, m []findneighbor.Moment) {
+		err := findneighbor.MomentsFunc(ix, t.XYZ, k, bo.Workers, func(p []int32, m []findneighbor.Moment) {
 			w := 0
 			for j, i := range p {
 				if t.Owned[i] {
@@ -127,7 +127,7 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 	if k > 0 {
 		kq = k + 1
 	}
-	if err := ix.Moments(coords(t.XYZ, pts), kq, m); err != nil {
+	if err := findneighbor.Moments(ix, t.XYZ, coords(t.XYZ, pts), kq, m); err != nil {
 		return fmt.Errorf("tile %v: %s backend: moments: %w", t.Key, b.Name(), err)
 	}
 	for j := range m {
@@ -162,7 +162,7 @@ func Nearest(t *Points, b findneighbor.Backend, k int, gap func(i int32) float64
 	}
 	defer ix.Close()
 	var mu sync.Mutex
-	err = findneighbor.NearestMomentsFunc(ix, k, bo.Workers, func(p []int32, m []findneighbor.Moment, kth []float32) {
+	err = findneighbor.NearestMomentsFunc(ix, t.XYZ, k, bo.Workers, func(p []int32, m []findneighbor.Moment, kth []float32) {
 		w := 0
 		var s []int32
 		var sf []float32
@@ -248,7 +248,7 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // what findneighbor.MomentsFunc gives on an index of radius r (the k
 // nearest within r, or all within r for k = 0), bit for bit, on tiles with
 // the halo findneighbor.TileHalo asks for (about 2r), indexed in the whole
-// cloud's frame (BuildOptions.Frame);
+// cloud's frame (findneighbor.InFrame);
 // with r = 0 what findneighbor.KNearestMomentsFunc gives (the k nearest
 // with no distance limit, k > 0), in rounds: a first halo within which a
 // typical point has about 2k others (from the XY density), then, for the
@@ -261,9 +261,9 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // the edge of what its tile holds (Nearest), and the points left go to
 // one last round, on the whole cloud's tree.
 // The sums are the in-memory ones to the bit on the brute and cpu
-// backends (Moments says why) and on the GPU backends (bo.FramePoints:
+// backends (Moments says why) and on the GPU backends (Frame.Points:
 // cuda lays a tile's grid out as the whole run's). fn is
-// called as Moments calls it, from the tiles of every backend of a Spread
+// called as Moments calls it, from the tiles of every backend of a Pool
 // at once.
 func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size float64, bo findneighbor.BuildOptions, fn func(pts []int32, m []findneighbor.Moment)) error {
 	n := len(xyz) / 3
@@ -299,7 +299,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 		if err != nil {
 			return err
 		}
-		bo.Frame, bo.FramePoints = &frame, n
+		b := findneighbor.InFrame(b, findneighbor.Frame{Box: frame, Points: n})
 		tiles := Bin(xyz, g)
 		return Each(Share(b, bo.Workers, len(tiles)), len(tiles), func(w findneighbor.Backend, n int) (struct{}, error) {
 			return struct{}{}, Moments(tiles[n], nil, w, r, k, bo, relay(tiles[n], all, nil, nil))

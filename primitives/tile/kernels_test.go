@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
 // TestMomentsTiledKNN holds the k-nearest moments of MomentsTiled (r = 0)
@@ -64,6 +65,48 @@ func TestMomentsTiledKNN(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestMomentsTiledFrame holds the radius moments (k = 0) of MomentsTiled
+// on the cpu backend, with two workers (tile.Share's Pool of stand-ins),
+// to the whole cloud's, bit for bit: what needs the tiles' indexes in the
+// whole cloud's findneighbor.Frame, which MomentsTiled passes through the
+// Pool and its stand-ins to the cpu backend (without it, 131 of the
+// clustered cloud's points at r 1.3 get sums in another order).
+func TestMomentsTiledFrame(t *testing.T) {
+	cpu := findneighbor.CPU()
+	for _, c := range fntest.Clouds(5, 3000)[:2] { // uniform, clustered
+		for _, r := range []float64{0.5, 1.3} {
+			ix, err := cpu.Build(c.XYZ, float32(r), findneighbor.BuildOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]findneighbor.Moment, c.Len())
+			err = findneighbor.Moments(ix, c.XYZ, nil, 0, want)
+			ix.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]findneighbor.Moment, c.Len())
+			err = MomentsTiled(c.XYZ, cpu, r, 0, 3, findneighbor.BuildOptions{Workers: 2}, func(pts []int32, m []findneighbor.Moment) {
+				for j, i := range pts {
+					got[i] = m[j]
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			differ := 0
+			for i := range got {
+				if got[i] != want[i] {
+					differ++
+				}
+			}
+			if differ > 0 {
+				t.Errorf("%s r %g: %d of %d tiled moments differ from the whole cloud's", c.Name, r, differ, c.Len())
 			}
 		}
 	}

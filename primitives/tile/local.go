@@ -37,7 +37,7 @@ func LocalTiled(xyz []float32, b findneighbor.Backend, size, halo float64, recSi
 		return out, nil
 	}
 	frame := findneighbor.BoxOf(xyz)
-	bo.Frame, bo.FramePoints = &frame, n
+	b = findneighbor.InFrame(b, findneighbor.Frame{Box: frame, Points: n})
 	lo, hi := bounds(xyz)
 	span := math.Hypot(hi[0]-lo[0], hi[1]-lo[1])
 	h := max(halo, span*1e-9, 1e-30)

@@ -9,13 +9,13 @@ import (
 // Share returns the backend to run n tiles on with b and the given
 // workers (0: GOMAXPROCS) through Each. For a backend that computes on
 // the host's cores (findneighbor.OnHost: cpu, brute) and several tiles, it
-// is a Spread of min(workers, n) stand-ins for b, each building its
+// is a Pool of min(workers, n) stand-ins for b, each building its
 // indexes with its share of the workers, so that Each runs that many
 // tiles at once: with many tiles every tile runs on one worker, its index,
 // counts and union-find free of the synchronisation that one small tile
 // spread over every core pays, and the cores stay busy (docs/scale.md has
 // the profile). Otherwise it is b: a GPU backend runs one tile at a time,
-// a Spread of GPUs one per GPU.
+// a Pool of GPUs one per GPU.
 //
 // Several tiles at once hold several tiles' indexes at once: at most one
 // per worker, and Each keeps at most two tiles' results per worker.
@@ -34,7 +34,7 @@ func Share(b findneighbor.Backend, workers, n int) findneighbor.Backend {
 	for i := range bs {
 		bs[i] = shared{b, workers / atOnce}
 	}
-	return Spread(bs...)
+	return Pool(bs...)
 }
 
 // shared is b building its indexes with workers workers, whatever its
@@ -42,6 +42,11 @@ func Share(b findneighbor.Backend, workers, n int) findneighbor.Backend {
 type shared struct {
 	findneighbor.Backend
 	workers int
+}
+
+// InFrame frames the backend the stand-in stands for (findneighbor.Framer).
+func (s shared) InFrame(f findneighbor.Frame) findneighbor.Backend {
+	return shared{findneighbor.InFrame(s.Backend, f), s.workers}
 }
 
 func (s shared) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {

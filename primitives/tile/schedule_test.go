@@ -20,7 +20,7 @@ func (b buildRecorder) Build(xyz []float32, eps float32, opts findneighbor.Build
 // TestShare: on the host backends, Share spreads n tiles over
 // min(workers, n) stand-ins that build with their share of the workers;
 // one tile or one worker, and backends that are not on the host (a GPU's,
-// a Spread, an unknown one), stay as they are.
+// a Pool, an unknown one), stay as they are.
 func TestShare(t *testing.T) {
 	cpu, brute := findneighbor.CPU(), findneighbor.Brute()
 	if !findneighbor.OnHost(cpu) || !findneighbor.OnHost(brute) {
@@ -37,17 +37,17 @@ func TestShare(t *testing.T) {
 		{brute, 4, 2, 2, 2},
 		{cpu, 16, 1, 0, 0},
 		{cpu, 1, 81, 0, 0},
-		{Spread(cpu, cpu), 4, 81, 0, 0},
+		{Pool(cpu, cpu), 4, 81, 0, 0},
 		{buildRecorder{cpu, new(int)}, 4, 81, 0, 0},
 	} {
 		got := Share(tc.b, tc.workers, tc.n)
 		if tc.atOnce == 0 {
-			if len(Spreads(got)) != len(Spreads(tc.b)) || Spreads(got)[0] != Spreads(tc.b)[0] {
+			if len(Backends(got)) != len(Backends(tc.b)) || Backends(got)[0] != Backends(tc.b)[0] {
 				t.Errorf("Share(%T, %d workers, %d tiles) = %T, want the backend itself", tc.b, tc.workers, tc.n, got)
 			}
 			continue
 		}
-		bs := Spreads(got)
+		bs := Backends(got)
 		if len(bs) != tc.atOnce {
 			t.Fatalf("Share(%s, %d workers, %d tiles): %d at once, want %d", tc.b.Name(), tc.workers, tc.n, len(bs), tc.atOnce)
 		}

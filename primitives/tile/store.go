@@ -63,7 +63,7 @@ func (s *Store) Grid() Grid { return s.g }
 
 // Box returns the bounding box of the points added, as
 // findneighbor.BoxOf gives it for them in memory: the frame of a tiled
-// run's indexes (findneighbor.BuildOptions.Frame).
+// run's indexes (findneighbor.Frame).
 func (s *Store) Box() findneighbor.Box { return s.box }
 
 // Len returns the number of points added.

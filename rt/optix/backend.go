@@ -147,16 +147,7 @@ func (b *Backend) priority(rtCores bool) int {
 // an index is the cpu backend's (its kd-tree), as in the cuda backend;
 // findneighbor.KNearestAdaptive keeps plain kNN on the GPU instead.
 func (b *Backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
-	if len(xyz)%3 != 0 {
-		return nil, fmt.Errorf("optix: %d coordinates is not a multiple of 3", len(xyz))
-	}
-	if len(xyz)/3 > math.MaxInt32 {
-		return nil, fmt.Errorf("optix: %d points exceed the int32 index range", len(xyz)/3)
-	}
-	if !(eps >= 0) {
-		return nil, fmt.Errorf("optix: ε = %g, want ≥ 0", eps)
-	}
-	if err := findneighbor.CheckFinite(pkg, "point", xyz); err != nil {
+	if err := findneighbor.CheckBuild(pkg, xyz, eps); err != nil {
 		return nil, err
 	}
 	if math.IsInf(float64(eps), 1) {

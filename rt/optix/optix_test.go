@@ -218,10 +218,10 @@ func compareLarge(t *testing.T, b, ref findneighbor.Backend, xyz []float32, eps 
 		isCore[i] = c+1 >= 10
 	}
 	gLab, wLab := make([]int32, n), make([]int32, n)
-	if err := got.ClusterCores(isCore, gLab); err != nil {
+	if err := findneighbor.ClusterCores(got, xyz, isCore, gLab); err != nil {
 		t.Fatal(err)
 	}
-	if err := want.ClusterCores(isCore, wLab); err != nil {
+	if err := findneighbor.ClusterCores(want, xyz, isCore, wLab); err != nil {
 		t.Fatal(err)
 	}
 	bad := 0
@@ -234,10 +234,10 @@ func compareLarge(t *testing.T, b, ref findneighbor.Backend, xyz []float32, eps 
 		}
 	}
 	gm, wm := make([]findneighbor.Moment, n), make([]findneighbor.Moment, n)
-	if err := got.Moments(nil, 0, gm); err != nil {
+	if err := findneighbor.Moments(got, xyz, nil, 0, gm); err != nil {
 		t.Fatal(err)
 	}
-	if err := want.Moments(nil, 0, wm); err != nil {
+	if err := findneighbor.Moments(want, xyz, nil, 0, wm); err != nil {
 		t.Fatal(err)
 	}
 	for i := range gm {

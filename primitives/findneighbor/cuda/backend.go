@@ -35,9 +35,9 @@ func Backend() findneighbor.Backend { return On(0) }
 // as the driver numbers the GPUs CUDA_VISIBLE_DEVICES leaves visible), with
 // its own context, kernels and staging buffers, started in the background
 // by its Start method or at its first Build. Its name is "cuda" too: tiled
-// runs spread their tiles over several (primitives/tile's Spread, pctk's
+// runs spread their tiles over several (primitives/tile's Pool, pctk's
 // --gpus). An ordinal no GPU has makes Probe and Build fail.
-func On(ordinal int) findneighbor.Backend { return backend{deviceOn(ordinal)} }
+func On(ordinal int) findneighbor.Backend { return backend{d: deviceOn(ordinal)} }
 
 // Devices returns the number of GPUs the driver makes visible (after
 // CUDA_VISIBLE_DEVICES), 0 without a driver or a usable GPU 0.
@@ -52,7 +52,18 @@ func Devices() int {
 	return len(devs)
 }
 
-type backend struct{ d *device }
+// backend is the cuda backend on one GPU; frame, when not nil, is the
+// whole run its grids are laid out for (InFrame).
+type backend struct {
+	d     *device
+	frame *findneighbor.Frame
+}
+
+// InFrame returns the backend laying its grids out as for the whole run f
+// (f.Points > 0; else as for the points indexed).
+func (b backend) InFrame(f findneighbor.Frame) findneighbor.Backend {
+	return backend{b.d, &f}
+}
 
 func (backend) Name() string { return Name }
 
@@ -108,16 +119,10 @@ func probe(ordinal int) (findneighbor.Info, error) {
 // Build indexes xyz on the backend's GPU. See the package documentation
 // for what runs where.
 func (b backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
-	if len(xyz)%3 != 0 {
-		return nil, fmt.Errorf("cuda backend: %d coordinates is not a multiple of 3", len(xyz))
+	if err := findneighbor.CheckBuild(pkg, xyz, eps); err != nil {
+		return nil, err
 	}
 	n := len(xyz) / 3
-	if n > math.MaxInt32 {
-		return nil, fmt.Errorf("cuda backend: %d points exceed the int32 index range", n)
-	}
-	if !(eps >= 0) {
-		return nil, fmt.Errorf("cuda backend: ε = %g, want ≥ 0", eps)
-	}
 	if math.IsInf(float64(eps), 1) || n == 0 {
 		return hostBuild(xyz, eps, opts)
 	}
@@ -127,7 +132,7 @@ func (b backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOption
 	}
 	ctx := dev.ctx
 	ix := &index{ctx: ctx, k: dev.k, st: dev.st, n: n, eps: eps, workers: opts.Workers}
-	if err := ctx.Do(func(t *rt.Thread) error { return ix.build(t, xyz, opts) }); err != nil {
+	if err := ctx.Do(func(t *rt.Thread) error { return ix.build(t, xyz, b.frame) }); err != nil {
 		ctx.Do(ix.free)
 		if errors.Is(err, rt.ErrOutOfMemory) {
 			return nil, fmt.Errorf("cuda backend: building the index of %d points: %w (use the cpu backend for clouds this large on this GPU)", n, err)

@@ -100,7 +100,7 @@ func benchSteps(b *testing.B, be findneighbor.Backend, xyz []float32, eps float3
 			isCore[i] = int(c)+1 >= minPts
 		}
 		t3 := time.Now()
-		if err := ix.ClusterCores(isCore, labels); err != nil {
+		if err := findneighbor.ClusterCores(ix, xyz, isCore, labels); err != nil {
 			b.Fatal(err)
 		}
 		if onGPU {

@@ -140,15 +140,17 @@ func TestCUDAMatchesCPU(t *testing.T) {
 				if qs != nil {
 					mode = "query set"
 				}
-				compareAll(t, ctx+" "+mode, want, got, qs, len(c.xyz)/3)
+				compareAll(t, ctx+" "+mode, want, got, c.xyz, qs)
 			}
 		})
 	}
 }
 
-// compareAll compares every query operation of got with want.
-func compareAll(t *testing.T, ctx string, want, got findneighbor.Index, q []float32, n int) {
+// compareAll compares every query operation of got with want, both
+// indexes of xyz.
+func compareAll(t *testing.T, ctx string, want, got findneighbor.Index, xyz, q []float32) {
 	t.Helper()
+	n := len(xyz) / 3
 	nq := n
 	if q != nil {
 		nq = len(q) / 3
@@ -178,8 +180,8 @@ func compareAll(t *testing.T, ctx string, want, got findneighbor.Index, q []floa
 	}
 	for _, k := range []int{0, 16} {
 		wm, gm := make([]findneighbor.Moment, nq), make([]findneighbor.Moment, nq)
-		must(t, want.Moments(q, k, wm))
-		must(t, got.Moments(q, k, gm))
+		must(t, findneighbor.Moments(want, xyz, q, k, wm))
+		must(t, findneighbor.Moments(got, xyz, q, k, gm))
 		bad := 0
 		for i := range wm {
 			if !momentsClose(wm[i], gm[i]) {
@@ -198,8 +200,8 @@ func compareAll(t *testing.T, ctx string, want, got findneighbor.Index, q []floa
 			isCore[i] = c+1 >= minPts
 		}
 		wl, gl := make([]int32, n), make([]int32, n)
-		must(t, want.ClusterCores(isCore, wl))
-		must(t, got.ClusterCores(isCore, gl))
+		must(t, findneighbor.ClusterCores(want, xyz, isCore, wl))
+		must(t, findneighbor.ClusterCores(got, xyz, isCore, gl))
 		diff(t, fmt.Sprintf("%s ClusterCores(minPts %d)", ctx, minPts), wl, gl)
 	}
 }

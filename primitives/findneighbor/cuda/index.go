@@ -214,7 +214,7 @@ func (ix *index) launch(t *rt.Thread, f rt.Function, n int, p *rt.Params) error 
 }
 
 // build uploads xyz and builds the grid; on error the caller frees.
-func (ix *index) build(t *rt.Thread, xyz []float32, opts findneighbor.BuildOptions) error {
+func (ix *index) build(t *rt.Thread, xyz []float32, frame *findneighbor.Frame) error {
 	k := ix.k
 	var err error
 	if ix.stream, err = t.NewStream(); err != nil {
@@ -251,8 +251,8 @@ func (ix *index) build(t *rt.Thread, xyz []float32, opts findneighbor.BuildOptio
 		return err
 	}
 	ix.grid = newGrid(lo, hi, ix.eps, n)
-	if opts.Frame != nil && opts.FramePoints > 0 {
-		if g, ok := frameGrid(*opts.Frame, opts.FramePoints, lo, hi, ix.eps, n); ok {
+	if frame != nil && frame.Points > 0 {
+		if g, ok := frameGrid(frame.Box, frame.Points, lo, hi, ix.eps, n); ok {
 			ix.grid = g
 		}
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // counted is a backend that counts its Builds, to see that every backend
-// of a Spread ran tiles.
+// of a Pool ran tiles.
 type counted struct {
 	findneighbor.Backend
 	builds atomic.Int64
@@ -31,11 +31,11 @@ func (c *counted) Build(xyz []float32, eps float32, opts findneighbor.BuildOptio
 // would.
 func ownContext(ordinal int) (findneighbor.Backend, func()) {
 	d := newDevice(ordinal)
-	return backend{d}, d.stop
+	return backend{d: d}, d.stop
 }
 
 // TestGPUTiledDBSCAN runs a tiled DBSCAN of a LiDAR-like scene on GPU 0,
-// on every visible GPU (cuda.On, one worker each, tile.Spread), and on two
+// on every visible GPU (cuda.On, one worker each, tile.Pool), and on two
 // backends bound to GPU 0 with two contexts (two device threads at once,
 // which exercises the concurrency with one GPU), and holds each to the
 // in-memory run on GPU 0 and on the cpu backend: the same counts, core
@@ -71,7 +71,7 @@ func TestGPUTiledDBSCAN(t *testing.T) {
 	for i := range all {
 		all[i] = &counted{Backend: On(i)}
 	}
-	if got := cluster("every GPU, tiles of 30", tile.Spread(all...), 30); !reflect.DeepEqual(got, want) {
+	if got := cluster("every GPU, tiles of 30", tile.Pool(all...), 30); !reflect.DeepEqual(got, want) {
 		t.Errorf("tiles on %d GPUs: differs from the in-memory run", len(all))
 	}
 	for i, b := range all {
@@ -82,7 +82,7 @@ func TestGPUTiledDBSCAN(t *testing.T) {
 	second, release := ownContext(0)
 	defer release()
 	two := []findneighbor.Backend{&counted{Backend: Backend()}, &counted{Backend: second}}
-	if got := cluster("two contexts on GPU 0, tiles of 30", tile.Spread(two...), 30); !reflect.DeepEqual(got, want) {
+	if got := cluster("two contexts on GPU 0, tiles of 30", tile.Pool(two...), 30); !reflect.DeepEqual(got, want) {
 		t.Error("tiles on two contexts of GPU 0: differs from the in-memory run")
 	}
 	for i, b := range two {

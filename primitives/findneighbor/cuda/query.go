@@ -268,10 +268,7 @@ func (ix *index) Moments(q []float32, k int, out []findneighbor.Moment) error {
 	if err != nil {
 		return err
 	}
-	if k < 0 {
-		return fmt.Errorf("cuda backend: k = %d, want ≥ 0", k)
-	}
-	if err := findneighbor.CheckLen(pkg, "out", len(out), nq); err != nil {
+	if err := findneighbor.CheckMoments(pkg, nq, k, out); err != nil {
 		return err
 	}
 	if nq == 0 {

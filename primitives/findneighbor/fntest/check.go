@@ -113,6 +113,7 @@ type ref struct {
 	self    bool
 	eps     float32
 	want    findneighbor.Index // the brute index
+	backend string             // the name of the backend under test
 	amb     [][]int32          // per query, indexed points at a tie distance
 	mark    []bool             // scratch, all false between calls
 }
@@ -282,6 +283,7 @@ func checkCase(t testing.TB, b findneighbor.Backend, c Cloud, eps float32, rng i
 			rep.errorf("reference: %v", err)
 			return
 		}
+		r.backend = b.Name()
 		mode := "self"
 		if q != nil {
 			mode = fmt.Sprintf("%d queries", len(q)/3)
@@ -449,10 +451,11 @@ func (r *ref) checkMoments(rep *reporter, ix findneighbor.Index, q []float32, k 
 	nq := len(r.qs) / 3
 	what := fmt.Sprintf("Moments(k=%d)", k)
 	got := make([]findneighbor.Moment, nq)
-	if err := ix.Moments(q, k, got); err != nil {
+	if err := findneighbor.Moments(ix, r.xyz, q, k, got); err != nil {
 		rep.errorf("%s: %v", what, err)
 		return
 	}
+	r.checkGenericMoments(rep, ix, q, k, got)
 	// The neighbour set the sums run over, from brute: all within ε, or the
 	// k nearest (k+1 of them, to see a near tie at the k-th place).
 	lists := make([][]int32, nq)
@@ -549,14 +552,15 @@ func (r *ref) checkClusterCores(rep *reporter, ix findneighbor.Index, rng interf
 	for name, isCore := range masks {
 		what := "ClusterCores(" + name + ")"
 		want, got := make([]int32, n), make([]int32, n)
-		if err := r.want.ClusterCores(isCore, want); err != nil {
+		if err := findneighbor.ClusterCores(r.want, r.xyz, isCore, want); err != nil {
 			rep.errorf("brute %s: %v", what, err)
 			return
 		}
-		if err := ix.ClusterCores(isCore, got); err != nil {
+		if err := findneighbor.ClusterCores(ix, r.xyz, isCore, got); err != nil {
 			rep.errorf("%s: %v", what, err)
 			continue
 		}
+		r.checkGenericClusterCores(rep, ix, isCore, got, what)
 		if r.coreTies(isCore) {
 			continue // two cores at a tie distance: components may differ
 		}
@@ -601,4 +605,81 @@ func (r *ref) borderOK(i int, isCore []bool, want []int32, l int32) bool {
 		}
 	}
 	return false
+}
+
+// plain hides an index's optional capabilities (Momenter, ClusterCorer),
+// so that findneighbor's package functions take their generic path, built
+// on the core methods alone.
+type plain struct{ findneighbor.Index }
+
+// exactMoments reports whether backend name's own Moments promise the
+// generic sums to the bit (findneighbor.Moments): brute's for every k, the
+// cpu backend's for k > 0.
+func exactMoments(name string, k int) bool {
+	return name == "brute" || (name == "cpu" && k > 0)
+}
+
+// checkGenericMoments compares the moments an index computed itself (got)
+// with findneighbor's generic sums over its own KNearest or Neighbors
+// lists: equal to the bit where the API promises it, else equal counts
+// (but at a tie distance) and sums within MomentRelTol of their scale
+// (Σ|dₐ| ≤ √(N·tr Outer), Σ|dₐd_b| ≤ tr Outer).
+func (r *ref) checkGenericMoments(rep *reporter, ix findneighbor.Index, q []float32, k int, got []findneighbor.Moment) {
+	if _, ok := ix.(findneighbor.Momenter); !ok {
+		return // got came from the generic path already
+	}
+	what := fmt.Sprintf("Moments(k=%d) against the generic sums", k)
+	gen := make([]findneighbor.Moment, len(got))
+	if err := findneighbor.Moments(plain{ix}, r.xyz, q, k, gen); err != nil {
+		rep.errorf("%s: %v", what, err)
+		return
+	}
+	exact := exactMoments(r.backend, k)
+	for i, g := range got {
+		w := gen[i]
+		if exact {
+			if g != w {
+				rep.errorf("%s: query %d: got %+v, want %+v (bits)", what, i, g, w)
+			}
+			continue
+		}
+		if len(r.amb[i]) > 0 {
+			continue
+		}
+		if g.N != w.N {
+			rep.errorf("%s: query %d: N = %d, want %d", what, i, g.N, w.N)
+			continue
+		}
+		tr := w.Outer[0] + w.Outer[3] + w.Outer[5]
+		tol := [2]float64{MomentRelTol * math.Sqrt(float64(w.N)*tr), MomentRelTol * tr}
+		bad := math.Abs(g.Dist-w.Dist) > MomentRelTol*w.Dist
+		for a := range 3 {
+			bad = bad || math.Abs(g.Sum[a]-w.Sum[a]) > tol[0]
+		}
+		for a := range 6 {
+			bad = bad || math.Abs(g.Outer[a]-w.Outer[a]) > tol[1]
+		}
+		if bad {
+			rep.errorf("%s: query %d: got %+v, want %+v", what, i, g, w)
+		}
+	}
+}
+
+// checkGenericClusterCores compares the labels an index computed itself
+// (got) with findneighbor's generic union-find over its own neighbour
+// lists: identical.
+func (r *ref) checkGenericClusterCores(rep *reporter, ix findneighbor.Index, isCore []bool, got []int32, what string) {
+	if _, ok := ix.(findneighbor.ClusterCorer); !ok {
+		return
+	}
+	gen := make([]int32, len(got))
+	if err := findneighbor.ClusterCores(plain{ix}, r.xyz, isCore, gen); err != nil {
+		rep.errorf("generic %s: %v", what, err)
+		return
+	}
+	for i := range got {
+		if got[i] != gen[i] {
+			rep.errorf("%s: point %d (core %v): label %d, the generic union-find's %d", what, i, isCore[i], got[i], gen[i])
+		}
+	}
 }

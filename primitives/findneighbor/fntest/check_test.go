@@ -16,11 +16,12 @@ func (m mutant) Name() string { return "mutant-" + m.defect }
 
 func (m mutant) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
 	ix, err := m.Backend.Build(xyz, eps, opts)
-	return mutIndex{ix, m.defect}, err
+	return mutIndex{ix, xyz, m.defect}, err
 }
 
 type mutIndex struct {
 	findneighbor.Index
+	xyz    []float32
 	defect string
 }
 
@@ -58,7 +59,7 @@ func (m mutIndex) Neighbors(q []float32, opts findneighbor.NeighborOptions) (*fi
 }
 
 func (m mutIndex) Moments(q []float32, k int, out []findneighbor.Moment) error {
-	err := m.Index.Moments(q, k, out)
+	err := findneighbor.Moments(m.Index, m.xyz, q, k, out)
 	if m.defect == "moments" && len(out) > 3 && out[3].N > 0 {
 		out[3].Outer[4] += 1e-3 * float64(m.Eps()*m.Eps())
 	}
@@ -66,7 +67,7 @@ func (m mutIndex) Moments(q []float32, k int, out []findneighbor.Moment) error {
 }
 
 func (m mutIndex) ClusterCores(isCore []bool, label []int32) error {
-	err := m.Index.ClusterCores(isCore, label)
+	err := findneighbor.ClusterCores(m.Index, m.xyz, isCore, label)
 	if m.defect == "clusters" {
 		for i := len(label) - 1; i >= 0; i-- {
 			if isCore[i] && label[i] != int32(i) {

@@ -24,7 +24,7 @@ func (n named) Name() string { return n.name }
 
 // TestEachOrder runs Each on 1 to 4 backends whose works finish in a
 // random order and checks that merge sees every tile once, in increasing
-// order, that every backend of a Spread worked, and that no more than two
+// order, that every backend of a Pool worked, and that no more than two
 // tiles per backend were ever running or waiting for their merge.
 func TestEachOrder(t *testing.T) {
 	for nb := 1; nb <= 4; nb++ {
@@ -39,7 +39,7 @@ func TestEachOrder(t *testing.T) {
 				used := map[string]int{}
 				var pending, peak atomic.Int64
 				var merged []int
-				err := Each(Spread(bs...), n, func(w findneighbor.Backend, k int) (int, error) {
+				err := Each(Pool(bs...), n, func(w findneighbor.Backend, k int) (int, error) {
 					if p := pending.Add(1); p > peak.Load() {
 						peak.Store(p)
 					}
@@ -74,7 +74,7 @@ func TestEachOrder(t *testing.T) {
 				if nb == 1 {
 					want = 1 // one after another
 				}
-				if got := InMemory(Spread(bs...)); got != want {
+				if got := InMemory(Pool(bs...)); got != want {
 					t.Errorf("InMemory = %d, want %d", got, want)
 				}
 				if p := peak.Load(); p > int64(want) {
@@ -93,7 +93,7 @@ func TestEachError(t *testing.T) {
 		bs := fntest.Jitters(findneighbor.CPU(), nb, 5, 0)
 		errTile := func(k int) error { return fmt.Errorf("tile %d failed", k) }
 		var merged []int
-		err := Each(Spread(bs...), 40, func(w findneighbor.Backend, k int) (int, error) {
+		err := Each(Pool(bs...), 40, func(w findneighbor.Backend, k int) (int, error) {
 			if k%10 == 7 { // tiles 7, 17, ... fail; the later ones sooner
 				time.Sleep(time.Duration(40-k) * 50 * time.Microsecond)
 				return 0, errTile(k)
@@ -119,37 +119,37 @@ func TestEachError(t *testing.T) {
 	}
 }
 
-// TestSpreadIsFirst checks that a Spread is its first backend outside
-// tiles, and that Spreads lists its backends (a backend alone: itself).
-func TestSpreadIsFirst(t *testing.T) {
+// TestPoolIsFirst checks that a Pool is its first backend outside
+// tiles, and that Backends lists its backends (a backend alone: itself).
+func TestPoolIsFirst(t *testing.T) {
 	a, b := named{findneighbor.CPU(), "a"}, named{findneighbor.CPU(), "b"}
-	s := Spread(a, b)
+	s := Pool(a, b)
 	if s.Name() != "a" {
-		t.Errorf("Spread(a, b).Name() = %q, want a", s.Name())
+		t.Errorf("Pool(a, b).Name() = %q, want a", s.Name())
 	}
-	if got := Spreads(s); !reflect.DeepEqual(got, []findneighbor.Backend{a, b}) {
-		t.Errorf("Spreads(Spread(a, b)) = %v", got)
+	if got := Backends(s); !reflect.DeepEqual(got, []findneighbor.Backend{a, b}) {
+		t.Errorf("Backends(Pool(a, b)) = %v", got)
 	}
-	if got := Spreads(a); !reflect.DeepEqual(got, []findneighbor.Backend{a}) {
-		t.Errorf("Spreads(a) = %v", got)
+	if got := Backends(a); !reflect.DeepEqual(got, []findneighbor.Backend{a}) {
+		t.Errorf("Backends(a) = %v", got)
 	}
-	if Spread(a) != findneighbor.Backend(a) {
-		t.Error("Spread of one backend is not that backend")
+	if Pool(a) != findneighbor.Backend(a) {
+		t.Error("Pool of one backend is not that backend")
 	}
 }
 
-// TestTiledSpread runs CountsTiled and MomentsTiled (radius, and k nearest
-// in rounds) on a Spread of three cpu backends whose tiles finish out of
+// TestTiledPool runs CountsTiled and MomentsTiled (radius, and k nearest
+// in rounds) on a Pool of three cpu backends whose tiles finish out of
 // order and holds them to the run on one backend and, for counts, to the
 // whole cloud's index.
-func TestTiledSpread(t *testing.T) {
+func TestTiledPool(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	xyz := make([]float32, 0, 3*3000)
 	for range 3000 {
 		xyz = append(xyz, 20*r.Float32(), 20*r.Float32(), r.Float32())
 	}
 	cpu := findneighbor.CPU()
-	spread := Spread(fntest.Jitters(cpu, 3, 9, time.Millisecond)...)
+	pooled := Pool(fntest.Jitters(cpu, 3, 9, time.Millisecond)...)
 	const radius, size = 0.8, 3.0
 	ix, err := cpu.Build(xyz, radius, findneighbor.BuildOptions{})
 	if err != nil {
@@ -160,13 +160,13 @@ func TestTiledSpread(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix.Close()
-	for _, b := range []findneighbor.Backend{cpu, spread} {
+	for _, b := range []findneighbor.Backend{cpu, pooled} {
 		got, err := CountsTiled(xyz, b, radius, size, findneighbor.BuildOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, whole) {
-			t.Errorf("CountsTiled on %d backends differs from the whole cloud's counts", len(Spreads(b)))
+			t.Errorf("CountsTiled on %d backends differs from the whole cloud's counts", len(Backends(b)))
 		}
 	}
 	moments := func(b findneighbor.Backend, r float64, k int) []findneighbor.Moment {
@@ -185,8 +185,8 @@ func TestTiledSpread(t *testing.T) {
 		r float64
 		k int
 	}{{radius, 0}, {radius, 6}, {0, 40}} {
-		if one, sp := moments(cpu, c.r, c.k), moments(spread, c.r, c.k); !reflect.DeepEqual(one, sp) {
-			t.Errorf("MomentsTiled r %g k %d: a Spread of 3 backends differs from one backend", c.r, c.k)
+		if one, sp := moments(cpu, c.r, c.k), moments(pooled, c.r, c.k); !reflect.DeepEqual(one, sp) {
+			t.Errorf("MomentsTiled r %g k %d: a Pool of 3 backends differs from one backend", c.r, c.k)
 		}
 	}
 }

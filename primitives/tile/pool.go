@@ -6,32 +6,41 @@ import (
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
-// Spread returns a backend that stands for the backends bs (one per GPU,
+// Pool returns a backend that stands for the backends bs (one per GPU,
 // say; at least one): for everything but the tiles of a tiled run it is
 // bs[0] (its Name, Probe and Build), and tiled runs (Each, and through it
 // every driver of this package and the algorithms' tiled runs) compute
 // their tiles on all of them at once, one worker per backend. The backends
 // must give the same answers (one backend kind on several devices), so
 // that a tile's result does not depend on where it ran.
-func Spread(bs ...findneighbor.Backend) findneighbor.Backend {
+func Pool(bs ...findneighbor.Backend) findneighbor.Backend {
 	if len(bs) == 1 {
 		return bs[0]
 	}
-	return spread(bs)
+	return pool(bs)
 }
 
-// spread is Spread's backend.
-type spread []findneighbor.Backend
+// pool is Pool's backend.
+type pool []findneighbor.Backend
 
-func (s spread) Name() string                      { return s[0].Name() }
-func (s spread) Probe() (findneighbor.Info, error) { return s[0].Probe() }
-func (s spread) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
+func (s pool) Name() string                      { return s[0].Name() }
+func (s pool) Probe() (findneighbor.Info, error) { return s[0].Probe() }
+func (s pool) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
 	return s[0].Build(xyz, eps, opts)
 }
 
-// Spreads returns the backends b stands for: those of a Spread, else b.
-func Spreads(b findneighbor.Backend) []findneighbor.Backend {
-	if s, ok := b.(spread); ok {
+// InFrame frames every backend of the pool (findneighbor.Framer).
+func (s pool) InFrame(f findneighbor.Frame) findneighbor.Backend {
+	bs := make(pool, len(s))
+	for i, b := range s {
+		bs[i] = findneighbor.InFrame(b, f)
+	}
+	return bs
+}
+
+// Backends returns the backends b stands for: those of a Pool, else b.
+func Backends(b findneighbor.Backend) []findneighbor.Backend {
+	if s, ok := b.(pool); ok {
 		return s
 	}
 	return []findneighbor.Backend{b}
@@ -39,10 +48,10 @@ func Spreads(b findneighbor.Backend) []findneighbor.Backend {
 
 // InMemory returns the most tiles Each holds at once on b (running or
 // waiting for their merge): one on a single backend, two per worker on a
-// Spread of several. Out of core, a tile's share of the memory budget is
+// Pool of several. Out of core, a tile's share of the memory budget is
 // the budget over this.
 func InMemory(b findneighbor.Backend) int {
-	if n := len(Spreads(b)); n > 1 {
+	if n := len(Backends(b)); n > 1 {
 		return 2 * n
 	}
 	return 1
@@ -52,7 +61,7 @@ func InMemory(b findneighbor.Backend) int {
 // backend w, and merge(k, r) takes its result, in increasing order of k
 // whatever order the works finish in, one call at a time, so that a run's
 // merge sees the same sequence on any number of backends and its output
-// is the same bytes. With a Spread of several backends (Spreads), one
+// is the same bytes. With a Pool of several backends (Backends), one
 // worker per backend runs works concurrently (work must allow that: each
 // tile's own data, shared data read only or locked), and at most two tiles
 // per worker are running or waiting for their merge at once, which bounds
@@ -61,7 +70,7 @@ func InMemory(b findneighbor.Backend) int {
 // works already started have returned, and is returned: the error a run
 // on one backend would return.
 func Each[R any](b findneighbor.Backend, n int, work func(w findneighbor.Backend, k int) (R, error), merge func(k int, r R) error) error {
-	bs := Spreads(b)
+	bs := Backends(b)
 	if len(bs) == 1 || n <= 1 {
 		for k := range n {
 			r, err := work(bs[0], k)
