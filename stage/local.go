@@ -20,7 +20,10 @@ import (
 // in-memory bytes everywhere (Job.Local). The stage says nothing of tiles.
 type Local struct {
 	// Columns are the columns Compute returns, in order: names and types.
+	// The last Hidden of them are the stage's own, for Outlier or Drop
+	// (a voxel's chosen point): not written.
 	Columns []core.Dimension
+	Hidden  int
 	// Halo is the first tiles' halo, the reach most points need: a radius.
 	// With KNN > 0 and Halo 0 it is the distance within which a typical
 	// point has about 2·KNN others (tile.KNNHalo). Points whose reach is
@@ -51,9 +54,6 @@ type Local struct {
 	// chunk out of core (and once a cloud of no points, for the output's
 	// schema), so it must treat points one by one (hag --replace-z).
 	Edit func(c *core.Cloud) (*core.Cloud, error)
-	// Flags says that Columns are Drop's own inputs (a selection's keep
-	// flag), not written: the output keeps the input's dimensions.
-	Flags bool
 
 	name string // the stage's, for the summary
 }
@@ -83,10 +83,46 @@ type LocalInput struct {
 	// stages align their cells with the run, not the tile (PDAL takes the
 	// view's bounds).
 	Min, Max [3]float64
+	// First is the run's first point that takes part, in the frame of
+	// Pos (PDAL grids that start at the view's first point).
+	First [3]float64
 	// Backend and Build are the backend and build options to use (a
 	// tile's Frame is the whole run's).
 	Backend findneighbor.Backend
 	Build   findneighbor.BuildOptions
+}
+
+// MinPos returns Min in the frame of Pos (Min − Origin), where a grid
+// starting at the run's minimum has every point on its side: rounding
+// keeps the order of x − Origin and Min − Origin. Where Origin is within
+// a factor 2 of the coordinates (georeferenced data), both differences
+// are exact and so is a peer's x − Min.
+func (in *LocalInput) MinPos() [3]float64 {
+	return [3]float64{in.Min[0] - in.Origin[0], in.Min[1] - in.Origin[1], in.Min[2] - in.Origin[2]}
+}
+
+// PosPlusOrigin returns the points' absolute coordinates rebuilt as Pos +
+// Origin (interleaved x, y, z), the same in memory, on tiles and out of
+// core (unlike Abs, which only memory has): a peer's own frame, to the bit
+// where Origin is within a factor 2 of the coordinates (georeferenced
+// data: x − Origin is exact). Near zero a point may round an ulp below
+// Min: grids that must hold every point on their side take MinPos and Pos.
+func (in *LocalInput) PosPlusOrigin() []float64 {
+	abs := make([]float64, len(in.Pos))
+	for i, v := range in.Pos {
+		abs[i] = v + in.Origin[i%3]
+	}
+	return abs
+}
+
+// firstAbs returns First in absolute coordinates.
+func (in *LocalInput) firstAbs() [3]float64 {
+	return [3]float64{in.First[0] + in.Origin[0], in.First[1] + in.Origin[1], in.First[2] + in.Origin[2]}
+}
+
+// written returns the columns of cols the output gets (all but Hidden).
+func (l *Local) written(cols []*core.Attribute) []*core.Attribute {
+	return cols[:len(cols)-l.Hidden]
 }
 
 // recSize is the bytes of a point's values, its columns' values in order.
@@ -235,6 +271,9 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	}
 	b, _ := p.Cloud.Bounds()
 	run := LocalInput{Origin: p.Origin, Min: b.Min, Max: b.Max}
+	if pos := p.Pos(); len(pos) >= 3 {
+		run.First = [3]float64(pos[:3])
+	}
 	var cols []*core.Attribute
 	if p.TileSize > 0 {
 		lo, hi := xyBounds(p.XYZ)
@@ -276,7 +315,7 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	}
 	o, flag := l.outcome()
 	if o == nil {
-		return &Result{Columns: cols, Edit: l.Edit}, nil
+		return &Result{Columns: l.written(cols), Edit: l.Edit}, nil
 	}
 	outlier := make([]bool, p.Len())
 	for i := range outlier {
@@ -288,15 +327,6 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	}
 	res.Columns = l.written(cols)
 	return res, nil
-}
-
-// written returns the columns of cols the stage writes: none when they
-// are Drop's flags (Flags).
-func (l *Local) written(cols []*core.Attribute) []*core.Attribute {
-	if l.Flags {
-		return nil
-	}
-	return cols
 }
 
 // xyBounds returns the XY box of the points xyz.
@@ -313,7 +343,15 @@ func xyBounds(xyz []float32) (lo, hi [2]float64) {
 func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 	const name = "local"
 	size := l.recSize()
-	kernel := l.kernel(LocalInput{Origin: s.Origin, Min: s.Min, Max: s.Max}, relative(func(t *tile.Points) ([]float64, [][]float64, error) { return s.Positions(t.ID) }))
+	run := LocalInput{Origin: s.Origin, Min: s.Min, Max: s.Max}
+	if s.N > 0 {
+		pos, _, err := s.Positions([]int64{0})
+		if err != nil {
+			return nil, err
+		}
+		run.First = [3]float64(pos[:3])
+	}
+	kernel := l.kernel(run, relative(func(t *tile.Points) ([]float64, [][]float64, error) { return s.Positions(t.ID) }))
 	frame := s.Store.Box()
 	bo := s.Build
 	b := findneighbor.InFrame(s.Backend, findneighbor.Frame{Box: frame, Points: int(s.N)})
@@ -431,7 +469,7 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 			}
 			copy(rec[i*size:], v)
 		}
-		return l.decode(rec, len(rows), func(i int) bool { return rows[i] < 0 }), nil
+		return l.written(l.decode(rec, len(rows), func(i int) bool { return rows[i] < 0 })), nil
 	}}
 	if o, _ := l.outcome(); o == nil {
 		if l.Edit != nil {
@@ -471,9 +509,6 @@ func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*St
 	}
 	out := o.streamOutliers(s, outlier, nOut, mode, l.Stats, nil)
 	out.Columns = res.Columns
-	if l.Flags {
-		out.Columns = func([]int64, []tile.Key) ([]*core.Attribute, error) { return nil, nil }
-	}
 	return out, nil
 }
 

@@ -36,7 +36,10 @@ type Option struct {
 	// PDAL is the option's name in PDAL's stage ("min_points"), when it
 	// differs from Name; "-" when PDAL's stage has no such option.
 	PDAL string
-	Kind Kind
+	// PDALValues maps PDAL's values of the option to pctk's, where they
+	// differ (voxeldownsize's mode first: downsize-first).
+	PDALValues map[string]string
+	Kind       Kind
 	// Value is the default (a bool, an int, a uint64, a float64 or a
 	// string, as Kind says; an untyped constant of another numeric kind is
 	// converted); nil: the zero value.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -268,6 +269,10 @@ func stageWords(typ string, kv object) ([]string, error) {
 		}
 	}
 	words := strings.Fields(f.Name)
+	if pdal {
+		words = append(words, f.PDALArgs...)
+		words = append(words, f.PDALAs[typ]...)
+	}
 	v := NewSettings(f.AllOptions())
 	for _, e := range kv {
 		if e.key == "type" || (pdal && f.PDALMode != "" && e.key == "method") {
@@ -283,6 +288,9 @@ func stageWords(typ string, kv object) ([]string, error) {
 		text, err := flagValue(o.Name, e.value)
 		if err != nil {
 			return nil, fmt.Errorf("option %q: %v", e.key, err)
+		}
+		if v, ok := o.PDALValues[text]; ok && pdal {
+			text = v
 		}
 		switch {
 		case text == "true" && o.Kind == Bool:
@@ -324,8 +332,10 @@ func (f *Stage) optionNames(pdal bool) []string {
 func pdalNames() []string {
 	var names []string
 	for _, s := range Stages() {
-		if s.PDAL != "" && !slices.Contains(names, s.PDAL) {
-			names = append(names, s.PDAL)
+		for _, n := range append([]string{s.PDAL}, slices.Sorted(maps.Keys(s.PDALAs))...) {
+			if n != "" && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
 		}
 	}
 	slices.Sort(names)

@@ -84,13 +84,17 @@ func Lookup(words []string) (*Stage, []string) {
 	return nil, words
 }
 
-// ByPDAL returns the stage that serves PDAL's stage typ ("filters.lof"),
+// ByPDAL returns the stage that serves PDAL's stage typ ("filters.lof",
+// or one of a stage's PDALAs),
 // with mode the value of its "method" option where several stages serve
 // it (filters.outlier; "": the first registered, which serves PDAL's
 // default method); nil when none.
 func ByPDAL(typ, mode string) *Stage {
 	var first *Stage
 	for _, s := range Stages() {
+		if _, ok := s.PDALAs[typ]; ok {
+			return s
+		}
 		if s.PDAL != typ {
 			continue
 		}

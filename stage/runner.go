@@ -39,6 +39,12 @@ type Stage struct {
 	// pctk stages serve, is the value of PDAL's "method" option this one
 	// takes ("statistical" of filters.outlier).
 	PDAL, PDALMode string
+	// PDALArgs are the words a pipeline's PDAL stage implies before its
+	// options ("--convention pdal" where pctk's default follows another
+	// peer). PDALAs maps the other PDAL stages this one serves to the
+	// words each implies (filters.voxeldownsize: --mode downsize-center).
+	PDALArgs []string
+	PDALAs   map[string][]string
 	// Usage is the one-line description "pctk help" lists.
 	Usage string
 	// Description is the help text; Examples are appended to it, one

@@ -108,7 +108,7 @@ func orUsage(err error, text string) error {
 // the values of the dimensions reads names, which points stay.
 func selection(reads []string, keep func(in *LocalInput, i int) bool) *Job {
 	flag := []core.Dimension{{Name: "Keep", Type: core.Uint8}}
-	return &Job{Local: &Local{Columns: flag, Reads: reads, Flags: true,
+	return &Job{Local: &Local{Columns: flag, Reads: reads, Hidden: 1,
 		Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
 			n := len(in.XYZ) / 3
 			k := make([]uint8, n)
