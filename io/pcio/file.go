@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/pctk/pctk/core"
-	"github.com/pctk/pctk/io/remote"
 	"github.com/pctk/pctk/internal/scratch"
+	"github.com/pctk/pctk/io/remote"
 )
 
 // Stdio is the path that stands for standard input or standard output.
