@@ -100,13 +100,31 @@ func everyStage(t *testing.T, backend string) {
 				if err := sameCloud(parts[0], cloudtest.Read(t, run("memory", []string{in})+".ply")); err != nil {
 					t.Errorf("a collection of two files differs from the run in memory: %v", err)
 				}
+				// pctk pipeline over the collection, and with --max-memory.
+				pout := filepath.Join(dir, strings.ReplaceAll(s.Name, " ", "_")+"-pipeline-collection") + string(filepath.Separator)
+				if err := RunPipelineFiles(pipelineSettings(t, backend), []string{a, b}, [][]string{append(strings.Fields(s.Name), words...)}, pout); err != nil {
+					t.Fatalf("pipeline over a collection: %v", err)
+				}
+				for _, name := range []string{"a.ply", "b.ply"} {
+					if !bytes.Equal(readBytes(t, filepath.Join(pout, name)), readBytes(t, filepath.Join(out, name))) {
+						t.Errorf("pctk pipeline over a collection differs from the collection's run in %s", name)
+					}
+				}
+				pout = filepath.Join(dir, strings.ReplaceAll(s.Name, " ", "_")+"-pipeline-outofcore.ply")
+				step := append(strings.Fields(s.Name), words...)
+				if s.Tiled {
+					step = append(step, "--tile-size", "60")
+				}
+				if err := RunPipeline(pipelineSettings(t, backend, "--max-memory", "64MiB"), in, [][]string{step}, pout); err != nil {
+					t.Fatalf("pipeline --max-memory: %v", err)
+				}
+				if !bytes.Equal(readBytes(t, pout), mem) {
+					t.Errorf("pctk pipeline --max-memory differs from the run in memory")
+				}
 			}
 			out := filepath.Join(dir, strings.ReplaceAll(s.Name, " ", "_")+"-pipeline.ply")
 			step := append(strings.Fields(s.Name), words...)
-			pv := NewSettings(PipelineOptions())
-			if err := pv.Set(BackendOption.Name, backend); err != nil {
-				t.Fatal(err)
-			}
+			pv := pipelineSettings(t, backend)
 			if err := RunPipeline(pv, in, [][]string{step}, out); err != nil {
 				t.Fatalf("pipeline %q: %v", step, err)
 			}
@@ -193,4 +211,15 @@ func sameCloud(got, want *core.Cloud) error {
 		}
 	}
 	return nil
+}
+
+// pipelineSettings returns pctk pipeline's settings with --backend backend
+// and the option words extra.
+func pipelineSettings(t *testing.T, backend string, extra ...string) *Settings {
+	t.Helper()
+	v := NewSettings(PipelineOptions())
+	if _, err := v.ParseWords(append([]string{"--backend", backend}, extra...)); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -255,11 +255,16 @@ func (l *Local) outcome() (*Outcome, func(cols []*core.Attribute, i int) bool) {
 }
 
 // job completes j, whose Local is set, with the in-memory Compute and the
-// out-of-core Stream that run it; name is the stage's.
+// out-of-core Stream that run it; name is the stage's. A Halo of +Inf (a
+// reach as wide as the cloud: ground's PDAL-exact ties) gets no Stream:
+// such a run needs the whole cloud in memory, and --max-memory and tile
+// collections are refused as usage errors.
 func (l *Local) job(j *Job, name string) {
 	l.name = name
 	j.Compute = l.computeJob
-	j.Stream = &Streamed{Halo: l.Halo, KNN: l.KNN, Pos: true, Reads: l.Reads, PointBytes: 1, Run: l.stream}
+	if !math.IsInf(l.Halo, 1) {
+		j.Stream = &Streamed{Halo: l.Halo, KNN: l.KNN, Pos: true, Reads: l.Reads, PointBytes: 1, Run: l.stream}
+	}
 }
 
 // computeJob is the Compute of a local stage: on the whole cloud, or on

@@ -43,6 +43,16 @@ func RunPipelineFiles(c Values, ins []string, words [][]string, out string) erro
 		steps[i] = pipelineStep{w, s}
 		outputs = append(outputs, s.outputs()...)
 	}
+	stream, cins, couts, err := streamedPipeline(c, ins, out)
+	if err != nil {
+		return err
+	}
+	if stream {
+		if len(steps) == 0 {
+			return Usagef("pipeline: a tile collection or --max-memory needs at least one step (pctk convert translates files)")
+		}
+		return runPipelineStreamed(c, in, cins, couts, out, steps)
+	}
 	if err := CheckInOut(c, ins, outputs[:1], outputs[1:]); err != nil {
 		return err
 	}

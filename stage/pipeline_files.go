@@ -22,7 +22,7 @@ type Pipeline struct {
 
 // PipelineOptions are the options of pctk pipeline itself (besides --file).
 func PipelineOptions() []*Option {
-	return append([]*Option{FormatOption, BackendOption, SalvageOption, ForceOption, InPlaceOption}, QueryOptions...)
+	return append([]*Option{FormatOption, BackendOption, SalvageOption, ForceOption, InPlaceOption, MaxMemoryOption, TmpdirOption}, QueryOptions...)
 }
 
 // Values returns c with the pipeline's Options set over it.
@@ -37,14 +37,15 @@ func (p *Pipeline) Values(c Values) (Values, error) {
 }
 
 // layered is Values that takes an option from top where set there, else
-// from base.
+// from base where set there, else top's default when top has the option
+// (base may not: a pipeline step's stage options over pctk pipeline's).
 type layered struct {
 	top  *Settings
 	base Values
 }
 
 func (l layered) pick(name string) Values {
-	if l.top.IsSet(name) {
+	if l.top.IsSet(name) || !l.base.IsSet(name) && l.top.Option(name) != nil {
 		return l.top
 	}
 	return l.base

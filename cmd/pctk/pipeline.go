@@ -13,7 +13,7 @@ func init() {
 	commands = append(commands, &cli.Command{
 		Name:      "pipeline",
 		Usage:     "run several filters in one process: read once, write once",
-		ArgsUsage: "IN STEP... OUT | --file PIPELINE.json",
+		ArgsUsage: "IN STEP... OUT | 'TILES*' STEP... OUTDIR/ | --file PIPELINE.json",
 		Description: `Each STEP is one filter command's words, quoted, exactly as the command takes
 them without IN and OUT ("denoise statistical --k 8 --std-ratio 2"). The cloud
 passes from step to step in memory; OUT is byte-identical to the same steps
@@ -29,6 +29,10 @@ a list for a comma list), or a PDAL stage pctk has (filters.dbscan,
 filters.outlier, filters.normal, filters.radialdensity,
 filters.covariancefeatures, filters.sample, ...) with PDAL's option names
 (docs/pipeline.md lists the mapping; the computation is pctk's).
+
+IN several files or a glob with OUT a folder (an existing one, or ending in /)
+runs the steps over the tile collection, and --max-memory runs them out of core:
+each step as its command would, one after another (docs/pipeline.md).
 
 Examples:
    pctk pipeline scan.laz "denoise statistical --k 8 --std-ratio 2" "dbscan --eps 1.5 --min-pts 10" clusters.laz
