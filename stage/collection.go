@@ -49,6 +49,25 @@ func IsMerge(args []string) bool {
 	return len(args) > 2 || len(args) == 2 && isGlob(args[0])
 }
 
+// CollectionArgs returns the inputs and outputs of a tile collection, and
+// OUT, the folder: args are several INs or a glob, then a folder; nil
+// inputs when the arguments are one IN and one OUT. With several INs and an
+// OUT that is not a folder, it returns nil inputs, or an error for a
+// command that only takes collections (see collectionDir).
+func CollectionArgs(c Values, args []string) (ins, outs []string, dir string, err error) {
+	if len(args) < 2 || !isCollectionDir(args[len(args)-1]) {
+		return nil, nil, "", nil
+	}
+	return collectionArgs(c, args)
+}
+
+// isCollectionDir reports whether OUT names a collection's folder: an
+// existing folder, or a path ending in /.
+func isCollectionDir(out string) bool {
+	st, err := os.Stat(out)
+	return err == nil && st.IsDir() || strings.HasSuffix(out, "/")
+}
+
 // collectionArgs returns the inputs and outputs of a tile collection, and
 // OUT, the folder; nil inputs when the arguments are one IN and one OUT.
 func collectionArgs(c Values, args []string) (ins, outs []string, dir string, err error) {
@@ -96,7 +115,7 @@ func collectionArgs(c Values, args []string) (ins, outs []string, dir string, er
 // (three arguments where two were meant, a glob before a file's name)
 // never becomes a folder.
 func collectionDir(dir string) error {
-	if st, err := os.Stat(dir); err == nil && st.IsDir() || strings.HasSuffix(dir, "/") {
+	if isCollectionDir(dir) {
 		return nil
 	}
 	return Usagef("with several inputs (a tile collection, docs/scale.md) OUT is a folder: %s is not an existing folder; end it with / to make one", dir)

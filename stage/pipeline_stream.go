@@ -17,11 +17,8 @@ import (
 // glob) or with --max-memory. It returns the collection's files (nil for
 // one IN and OUT).
 func streamedPipeline(c Values, ins []string, out string) (stream bool, cins, couts []string, err error) {
-	if len(ins) > 1 || len(ins) == 1 && isGlob(ins[0]) {
-		if st, serr := os.Stat(out); serr == nil && st.IsDir() || strings.HasSuffix(out, "/") {
-			cins, couts, _, err = collectionArgs(c, append(slices.Clone(ins), out))
-			return err == nil, cins, couts, err
-		}
+	if cins, couts, _, err = CollectionArgs(c, append(slices.Clone(ins), out)); cins != nil || err != nil {
+		return err == nil, cins, couts, err
 	}
 	if !c.IsSet(MaxMemoryOption.Name) {
 		return false, nil, nil, nil

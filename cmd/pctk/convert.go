@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/msg"
@@ -20,11 +21,14 @@ func init() {
 		Description: "The output format comes from --format or OUT's extension. Conversions stream in\n" +
 			"chunks when both formats can, so files larger than memory convert. - reads standard input\n" +
 			"or writes standard output. Several INs, or a glob ('tiles/*.laz'), are merged into one OUT\n" +
-			"in memory, in order (PDAL's filters.merge); they need the same dimensions.\n\n" +
+			"in memory, in order (PDAL's filters.merge); they need the same dimensions. With OUT a\n" +
+			"folder (an existing one, or ending in /) each IN is converted into it under its name\n" +
+			"(with --format's extension), as a tile collection's filters write.\n\n" +
 			"Examples:\n" +
 			"   pctk convert scan.laz scan.ply\n" +
 			"   pctk convert part.stl part.pcd --sample 100000 --seed 7\n" +
-			"   pctk convert 'tiles/*.laz' all.laz",
+			"   pctk convert 'tiles/*.laz' all.laz\n" +
+			"   pctk convert 'tiles/*.laz' ply/ --format ply",
 		Flags: append([]cli.Flag{flagOf(stage.FormatOption), flagOf(stage.SalvageOption), flagOf(stage.ForceOption), flagOf(stage.InPlaceOption),
 			&cli.IntFlag{Name: "sample", Usage: "for STL input: sample N points uniformly over the surface (area-weighted) instead of taking the vertices (0: the vertices)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed for --sample"},
@@ -34,16 +38,40 @@ func init() {
 }
 
 func runConvert(c *cli.Context) error {
-	if args := c.Args().Slice(); stage.IsMerge(args) {
+	args := c.Args().Slice()
+	ins, outs, dir, err := stage.CollectionArgs(c, args)
+	if err != nil {
+		return err
+	}
+	if ins != nil {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := stage.CheckInOut(c, ins, outs, nil); err != nil {
+			return err
+		}
+		for i, in := range ins {
+			if err := convertFile(c, in, outs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if stage.IsMerge(args) {
 		return mergeConvert(c, args)
 	}
-	in, out, err := stage.InOut(c.Command.Name, c.Args().Slice())
+	in, out, err := stage.InOut(c.Command.Name, args)
 	if err != nil {
 		return err
 	}
 	if err := stage.CheckInOut(c, []string{in}, []string{out}, nil); err != nil {
 		return err
 	}
+	return convertFile(c, in, out)
+}
+
+// convertFile converts in to out, both checked.
+func convertFile(c *cli.Context, in, out string) error {
 	if q, err := stage.QueryOf(c); err != nil || q != nil {
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pctk/pctk/core"
@@ -244,5 +245,29 @@ func TestSalvageReachesTheUser(t *testing.T) {
 				t.Errorf("pctk %v printed %q, want %q", args, stderr.String(), want)
 			}
 		}
+	}
+}
+
+// TestConvertCollection converts two files into a folder (the tile
+// collection form): each output equals the file's own convert, and a
+// glob with a file-named OUT still merges.
+func TestConvertCollection(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.las"), filepath.Join(dir, "b.las")
+	pctkRun(t, 0, "head", sample, a, "--count", "700")
+	pctkRun(t, 0, "convert", sample, b)
+	pctkRun(t, 0, "convert", filepath.Join(dir, "*.las"), filepath.Join(dir, "ply")+"/", "--format", "ply")
+	for _, in := range []string{a, b} {
+		want := filepath.Join(dir, "want.ply")
+		pctkRun(t, 0, "convert", in, want)
+		name := strings.TrimSuffix(filepath.Base(in), ".las") + ".ply"
+		if got, w := readBytes(t, filepath.Join(dir, "ply", name)), readBytes(t, want); !bytes.Equal(got, w) {
+			t.Errorf("%s converted into a folder differs from its own convert", name)
+		}
+	}
+	merged := filepath.Join(dir, "merged.las")
+	pctkRun(t, 0, "convert", filepath.Join(dir, "?.las"), merged)
+	if n := readTestCloud(t, merged).Len(); n != 700+readTestCloud(t, sample).Len() {
+		t.Errorf("merged %d points, want %d", n, 700+readTestCloud(t, sample).Len())
 	}
 }
