@@ -1,6 +1,7 @@
 package stage
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -106,6 +107,10 @@ func withLAS(c Values, f *pcio.Format, variant string) (*pcio.Format, error) {
 	case "las", "laz":
 		if o.Version != "" && variant != "" && o.Version != variant {
 			return nil, Usagef("--%s %s contradicts --format %s-%s", LASVersionOption.Name, o.Version, f.Name, variant)
+		}
+		v := cmp.Or(o.Version, variant)
+		if pf := o.PointFormat; pf != nil && v != "" && las.MinVersion(*pf) > v {
+			return nil, Usagef("--%s %d needs LAS %s or later, not %s", PointFormatOption.Name, *pf, las.MinVersion(*pf), v)
 		}
 		return las.WithOptions(f, o), nil
 	case "copc":

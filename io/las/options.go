@@ -214,6 +214,10 @@ func minVersion(pf int) uint8 {
 	return 4
 }
 
+// MinVersion returns the first LAS version that defines point format pf
+// (0-10), "1.0" to "1.4".
+func MinVersion(pf int) string { return "1." + string(rune('0'+minVersion(pf))) }
+
 // nativeNames are the names of the fields of every point format.
 var nativeNames = func() map[string]bool {
 	m := fieldNames(nativeFields(5))
