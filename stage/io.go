@@ -236,13 +236,10 @@ func loadInput(c Values, in string, cpuWork bool) (*input, error) {
 
 // WriteCloud writes cloud to path ("-" for stdout) atomically, in the format
 // given by --format, else by OUT's extension, else the input's format, with
-// --force's options.
+// the output options (OutputFormat) and --force's options.
 func WriteCloud(c Values, path string, cloud *core.Cloud, from *pcio.Format) error {
-	f, variant, err := pcio.OutputFormat(path, c.String("format"), from)
+	f, variant, err := OutputFormat(c, path, from)
 	if err != nil {
-		return Usagef("%v", err)
-	}
-	if f, err = WithText(c, f, false); err != nil {
 		return err
 	}
 	if err := pcio.WriteFile(path, f, variant, cloud, writeOptions(c)); err != nil {

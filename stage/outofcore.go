@@ -639,11 +639,11 @@ func (s *step) runStreamed(a streamArgs) error {
 
 	ofs, variants := make([]*pcio.Format, len(a.outs)), make([]string, len(a.outs))
 	for i, out := range a.outs {
-		if ofs[i], variants[i], err = pcio.OutputFormat(out, c.String("format"), froms[i]); err != nil {
-			return Usagef("%v", err)
-		}
-		if ofs[i], err = WithText(c, ofs[i], false); err != nil {
+		if ofs[i], variants[i], err = OutputFormat(c, out, froms[i]); err != nil {
 			return err
+		}
+		if ofs[i].NewEncoder == nil && lasNeedsBounds(c) {
+			return Usagef("--max-memory writes OUT as a stream, whose LAS scale and offset are set before the first point: \"auto\" needs them all (run in memory, or give values)")
 		}
 		if ofs[i].NewEncoder == nil {
 			return Usagef("--max-memory writes OUT as a stream, which format %s cannot; choose another (--format)", ofs[i].Name)

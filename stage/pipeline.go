@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/pctk/pctk/internal/msg"
-	"github.com/pctk/pctk/io/pcio"
 )
 
 // pipelineStep is one step: its words, and the prepared filter run.
@@ -32,9 +31,44 @@ func RunPipeline(c Values, in string, words [][]string, out string) error {
 // RunPipelineFiles is RunPipeline on the files ins merged in order
 // (ReadClouds); with no steps it translates them into out.
 func RunPipelineFiles(c Values, ins []string, words [][]string, out string) error {
+	return runPipeline(c, ins, words, out, nil)
+}
+
+// Run runs the pipeline p with the command's options c under its own:
+// its readers merged, its steps, each of its writers.
+func (p *Pipeline) Run(c Values) error {
+	v, err := p.Values(c)
+	if err != nil {
+		return Usagef("pipeline: %v", err)
+	}
+	writes := make([]pipelineWrite, len(p.Writes))
+	for i, w := range p.Writes {
+		wv, err := (&Pipeline{Options: w.Options}).Values(c)
+		if err != nil {
+			return Usagef("pipeline: writer %s: %v", w.File, err)
+		}
+		writes[i] = pipelineWrite{w.After, w.File, wv}
+	}
+	return runPipeline(v, p.Ins, p.Steps, p.Out, writes)
+}
+
+// pipelineWrite is a writer in the middle of a pipeline, with its values.
+type pipelineWrite struct {
+	after int
+	file  string
+	c     Values
+}
+
+// runPipeline is RunPipelineFiles writing, besides out, the cloud as the
+// first after steps leave it to each of writes, in order: a step that
+// fails leaves out untouched, not the writes before it.
+func runPipeline(c Values, ins []string, words [][]string, out string, writes []pipelineWrite) error {
 	in := strings.Join(ins, " ")
 	steps := make([]pipelineStep, len(words))
 	outputs := []string{out}
+	for _, w := range writes {
+		outputs = append(outputs, w.file)
+	}
 	for i, w := range words {
 		s, err := parseStep(w, out)
 		if err != nil {
@@ -48,12 +82,15 @@ func RunPipelineFiles(c Values, ins []string, words [][]string, out string) erro
 		return err
 	}
 	if stream {
-		if len(steps) == 0 {
+		switch {
+		case len(steps) == 0:
 			return Usagef("pipeline: a tile collection or --max-memory needs at least one step (pctk convert translates files)")
+		case len(writes) > 0:
+			return Usagef("pipeline: a tile collection or --max-memory writes its last step only, not writers between steps")
 		}
 		return runPipelineStreamed(c, in, cins, couts, out, steps)
 	}
-	if err := CheckInOut(c, ins, outputs[:1], outputs[1:]); err != nil {
+	if err := CheckInOut(c, ins, outputs[:1+len(writes)], outputs[1+len(writes):]); err != nil {
 		return err
 	}
 
@@ -62,8 +99,27 @@ func RunPipelineFiles(c Values, ins []string, words [][]string, out string) erro
 	if err != nil {
 		return err
 	}
-	if _, _, err := pcio.OutputFormat(out, c.String("format"), from); err != nil {
-		return Usagef("%v", err)
+	if _, _, err := OutputFormat(c, out, from); err != nil {
+		return err
+	}
+	for _, w := range writes {
+		if _, _, err := OutputFormat(w.c, w.file, from); err != nil {
+			return err
+		}
+	}
+	// writeAfter writes the writes that take the cloud after step n.
+	writeAfter := func(n int) error {
+		for _, w := range writes {
+			if w.after == n {
+				if err := WriteCloud(w.c, w.file, cloud, from); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := writeAfter(0); err != nil {
+		return err
 	}
 	read := time.Since(start)
 	if len(steps) == 0 {
@@ -99,6 +155,9 @@ func RunPipelineFiles(c Values, ins []string, words [][]string, out string) erro
 			return fmt.Errorf("pipeline step %d (%s): %w", i+1, strings.Join(ps.words, " "), err)
 		}
 		if cloud, err = ps.s.apply(p, res); err != nil {
+			return err
+		}
+		if err := writeAfter(i + 1); err != nil {
 			return err
 		}
 		runs = append(runs, done{p, res, Timings{Compute: time.Since(t).Seconds()}})
@@ -193,72 +252,80 @@ func SplitWords(s string) ([]string, error) {
 
 // ParsePipelineJSON reads a JSON pipeline (see the command's description):
 // its readers' files (merged), each filter's words (none: a translation),
-// its writer's file and the options readers and writers set
-// (pipeline_files.go).
+// its writers' files and the options readers and writers set
+// (pipeline_files.go). Stages connect as PDAL connects them
+// (pdal/PipelineReaderJSON.cpp): each takes the stage before it, or the
+// stages its "inputs" name by "tag", and a reader adds itself to the
+// inputs of the next stage; pipelineChain maps that graph onto one chain.
 func ParsePipelineJSON(data []byte) (*Pipeline, error) {
-	var doc struct {
-		Pipeline []json.RawMessage `json:"pipeline"`
-	}
+	var stages []json.RawMessage
 	trimmed := bytes.TrimSpace(data)
 	var err error
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		err = json.Unmarshal(trimmed, &doc.Pipeline)
+		err = json.Unmarshal(trimmed, &stages)
 	} else {
-		doc.Pipeline, err = pipelineStages(trimmed)
+		stages, err = pipelineStages(trimmed)
 	}
 	if err != nil {
 		return nil, err
 	}
-	p := &Pipeline{Options: map[string]string{}}
-	var files []string
-	for i, raw := range doc.Pipeline {
-		var name string
-		if json.Unmarshal(raw, &name) == nil {
-			files = append(files, name)
-			continue
-		}
-		kv, err := orderedObject(raw)
-		if err != nil {
-			return nil, fmt.Errorf("stage %d: %v", i+1, err)
-		}
-		typ, _ := kv.get("type")
-		switch {
-		case strings.HasPrefix(typ, "readers.") || strings.HasPrefix(typ, "writers."):
-			name, err := fileStage(typ, kv, p.Options)
-			if err != nil {
-				return nil, fmt.Errorf("stage %d (%s): %v", i+1, typ, err)
+	nodes := make([]pipelineNode, len(stages))
+	tags := map[string]int{}
+	var inputs []int
+	for i, raw := range stages {
+		n := &nodes[i]
+		n.label = fmt.Sprintf("stage %d", i+1)
+		var typ string
+		var specified []int
+		var kv object
+		if json.Unmarshal(raw, &n.file) != nil {
+			if kv, err = orderedObject(raw); err != nil {
+				return nil, fmt.Errorf("%s: %v", n.label, err)
 			}
-			files = append(files, name)
-			continue
-		case typ == "":
-			return nil, fmt.Errorf("stage %d: no type", i+1)
-		case typ == "filters.merge" && len(p.Steps) == 0 && len(kv) == 1:
-			continue // the readers are merged anyway
+			typ, _ = kv.get("type")
+			if typ != "" {
+				n.label += " (" + typ + ")"
+			}
+			if kv, n.tag, specified, err = graphKeys(kv, tags); err != nil {
+				return nil, fmt.Errorf("%s: %v", n.label, err)
+			}
+			if len(specified) > 0 {
+				inputs = specified
+			}
 		}
-		if p.Ins == nil && len(files) == 0 {
-			return nil, fmt.Errorf("stage %d: a filter before any input", i+1)
+		switch {
+		case (typ == "" && (i == 0 || i != len(stages)-1)) || strings.HasPrefix(typ, "readers."):
+			n.kind = readerNode
+			if len(specified) > 0 {
+				return nil, fmt.Errorf("%s: a reader takes no inputs", n.label)
+			}
+			inputs = append(slices.Clone(inputs), i)
+		case typ == "" || strings.HasPrefix(typ, "writers."):
+			n.kind, n.inputs, inputs = writerNode, inputs, []int{i}
+		default:
+			n.kind, n.inputs, inputs = filterNode, inputs, []int{i}
+			if typ == "filters.merge" && len(kv) == 1 {
+				n.kind = mergeNode
+			} else if n.words, err = stageWords(typ, kv); err != nil {
+				return nil, fmt.Errorf("%s: %v", n.label, err)
+			}
 		}
-		if p.Ins == nil {
-			p.Ins, files = files, nil
+		if n.kind == readerNode || n.kind == writerNode {
+			n.opts = map[string]string{}
 		}
-		if len(files) > 0 {
-			return nil, fmt.Errorf("stage %d: filters stand between the inputs and the output", i+1)
+		if n.kind != readerNode && len(n.inputs) == 0 {
+			return nil, fmt.Errorf("%s: a filter or writer before any input", n.label)
 		}
-		words, err := stageWords(typ, kv)
-		if err != nil {
-			return nil, fmt.Errorf("stage %d (%s): %v", i+1, typ, err)
+		if kv != nil && n.opts != nil {
+			if n.file, err = fileStage(typ, n.kind == writerNode, kv, n.opts); err != nil {
+				return nil, fmt.Errorf("%s: %v", n.label, err)
+			}
 		}
-		p.Steps = append(p.Steps, words)
+		if n.tag != "" {
+			tags[n.tag] = i
+		}
 	}
-	if p.Ins == nil && len(files) > 0 {
-		p.Ins, files = files[:len(files)-1], files[len(files)-1:]
-	}
-	if len(p.Ins) == 0 || len(files) != 1 {
-		return nil, fmt.Errorf("want inputs, filters if any, and one output, got %d input(s), %d filter(s) and %d file(s) after them", len(p.Ins), len(p.Steps), len(files))
-	}
-	p.Out = files[0]
-	writerFormat(p.Options)
-	return p, nil
+	return pipelineChain(nodes)
 }
 
 // stageWords turns a JSON stage into a step's words: typ names a stage by

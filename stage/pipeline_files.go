@@ -8,21 +8,34 @@ import (
 )
 
 // Pipeline is a JSON pipeline parsed (ParsePipelineJSON): its readers'
-// files, merged in order; its filters' words; its writer's file; and the
-// pipeline options that the readers' and writer's PDAL options set.
+// files, merged in order; its filters' words; its last writer's file; and
+// the pipeline options that the readers' and that writer's PDAL options
+// set; the writers before the last, if any, in Writes.
 type Pipeline struct {
 	Ins   []string
 	Steps [][]string
 	Out   string
 	// Options are pipeline options (PipelineOptions) by flag name, as
 	// text: "bounds" from readers.copc's bounds, "format" from
-	// writers.las' minor_version and compression.
+	// writers.las' compression, "las-scale" from its scale_x/y/z, ...
 	Options map[string]string
+	// Writes are the writers that pass the points on to further stages
+	// (PDAL's writers do): each writes the cloud as the first After steps
+	// leave it.
+	Writes []PipelineWrite
+}
+
+// PipelineWrite is a writer in the middle of a pipeline.
+type PipelineWrite struct {
+	After   int
+	File    string
+	Options map[string]string // its own, as Pipeline.Options
 }
 
 // PipelineOptions are the options of pctk pipeline itself (besides --file).
 func PipelineOptions() []*Option {
-	return append([]*Option{FormatOption, BackendOption, SalvageOption, ForceOption, InPlaceOption, MaxMemoryOption, TmpdirOption}, QueryOptions...)
+	opts := append([]*Option{FormatOption, BackendOption, SalvageOption, ForceOption, InPlaceOption, MaxMemoryOption, TmpdirOption}, QueryOptions...)
+	return append(opts, LASOptions...)
 }
 
 // Values returns c with the pipeline's Options set over it.
@@ -59,23 +72,33 @@ func (l layered) String(name string) string   { return l.pick(name).String(name)
 func (l layered) IsSet(name string) bool      { return l.top.IsSet(name) || l.base.IsSet(name) }
 
 // fileOptions are the PDAL options pctk maps for each reader and writer,
-// besides filename.
+// besides filename (PDAL 2.9.2's io/LasWriter.cpp and io/CopcWriter.cpp
+// for the writers).
 var fileOptions = map[string][]string{
 	"readers.las": {}, "readers.copc": {"bounds", "resolution"}, "readers.ply": {}, "readers.pcd": {}, "readers.text": {},
-	"writers.las": {"minor_version", "compression", "forward"}, "writers.copc": {}, "writers.ply": {}, "writers.pcd": {}, "writers.text": {},
+	"writers.las":  {"minor_version", "dataformat_id", "compression", "forward", "extra_dims", "scale_x", "scale_y", "scale_z", "offset_x", "offset_y", "offset_z"},
+	"writers.copc": {"forward", "extra_dims", "scale_x", "scale_y", "scale_z", "offset_x", "offset_y", "offset_z"},
+	"writers.ply":  {}, "writers.pcd": {}, "writers.text": {},
 }
+
+// forwardFields are the names PDAL's writers.las forward option takes
+// (LasWriter::fillForwardList).
+var forwardFields = []string{"all", "header", "scale", "offset", "format", "vlr",
+	"dataformat_id", "major_version", "minor_version", "filesource_id", "global_encoding", "project_id", "system_id", "software_id", "creation_doy", "creation_year",
+	"scale_x", "scale_y", "scale_z", "offset_x", "offset_y", "offset_z"}
 
 // pdalBoundsRE matches PDAL's bounds, ([xmin,xmax],[ymin,ymax]) with an
 // optional [zmin,zmax].
 var pdalBoundsRE = regexp.MustCompile(`^\s*\(\s*\[([^\]]*)\]\s*,\s*\[([^\]]*)\]\s*(?:,\s*\[([^\]]*)\]\s*)?\)\s*$`)
 
-// fileStage reads a reader's or writer's JSON stage: its file name, and
-// the pipeline options its PDAL options set (into opts). An option pctk
-// does not map is an error naming it and those it maps, as PDAL refuses
-// an option its stage lacks.
-func fileStage(typ string, kv object, opts map[string]string) (string, error) {
+// fileStage reads a reader's or writer's JSON stage (typ "": a file alone,
+// its kind from its place in the pipeline): its file name, and the
+// pipeline options its PDAL options set (into opts). An option pctk does
+// not map is an error naming it and those it maps, as PDAL refuses an
+// option its stage lacks.
+func fileStage(typ string, writer bool, kv object, opts map[string]string) (string, error) {
 	known, ok := fileOptions[typ]
-	if !ok {
+	if !ok && typ != "" {
 		var names []string
 		for n := range fileOptions {
 			names = append(names, n)
@@ -122,19 +145,26 @@ func fileStage(typ string, kv object, opts map[string]string) (string, error) {
 			opts["bounds"] = strings.Join(box, ",")
 		case "forward":
 			// pctk forwards the input's header (scale and offset where the
-			// points fit them, version, point format) unless told otherwise.
+			// points fit them, version, point format, identity fields,
+			// VLRs) whether asked or not; an option given wins, as in PDAL.
 			for _, f := range strings.Split(text, ",") {
-				if !slices.Contains([]string{"all", "header", "scale", "offset", "scale_x", "scale_y", "scale_z", "offset_x", "offset_y", "offset_z", "major_version", "minor_version", "dataformat_id", "point_format_id", "vlr", "filesource_id", "global_encoding", "project_id", "system_id", "software_id", "creation_doy", "creation_year"}, strings.TrimSpace(f)) {
-					return "", fmt.Errorf("forward %q: not a field PDAL forwards", f)
+				if !slices.Contains(forwardFields, strings.TrimSpace(f)) {
+					return "", fmt.Errorf("forward %q: not a field PDAL forwards (%s)", f, strings.Join(forwardFields, ", "))
 				}
 			}
 		case "resolution":
 			opts["resolution"] = text
 		case "minor_version":
-			if !slices.Contains([]string{"2", "3", "4"}, text) {
-				return "", fmt.Errorf("minor_version %s: pctk writes LAS 1.2, 1.3 and 1.4", text)
+			if !slices.Contains([]string{"0", "1", "2", "3", "4"}, text) {
+				return "", fmt.Errorf("minor_version %s: LAS 1.0 to 1.4", text)
 			}
-			opts["minor"] = text
+			opts[LASVersionOption.Name] = "1." + text
+		case "dataformat_id":
+			opts[PointFormatOption.Name] = text
+		case "extra_dims":
+			opts[ExtraDimsOption.Name] = text
+		case "scale_x", "scale_y", "scale_z", "offset_x", "offset_y", "offset_z":
+			opts[e.key] = text
 		case "compression":
 			switch strings.ToLower(text) {
 			case "laszip", "lazperf", "true":
@@ -149,20 +179,29 @@ func fileStage(typ string, kv object, opts map[string]string) (string, error) {
 	return name, nil
 }
 
-// writerFormat sets the pipeline's --format from a writer's
-// minor_version and compression (kept in opts by fileStage).
-func writerFormat(opts map[string]string) {
-	f, minor := opts["compress"], opts["minor"]
+// writerOptions sets a writer's pipeline options from the PDAL options
+// fileStage kept in opts: --format from compression (a file named .laz is
+// compressed whatever compression says, as PDAL's writers.las does),
+// --las-scale and --las-offset from scale_x/y/z and offset_x/y/z.
+func writerOptions(opts map[string]string, file string) {
+	f := opts["compress"]
 	delete(opts, "compress")
-	delete(opts, "minor")
-	if f == "" && minor == "" {
-		return
+	if lower := strings.ToLower(file); f != "" && strings.HasSuffix(lower, ".laz") && !strings.HasSuffix(lower, ".copc.laz") {
+		f = "laz"
 	}
-	if f == "" {
-		f = "las"
+	if f != "" {
+		opts[FormatOption.Name] = f
 	}
-	if minor != "" {
-		f += "-1." + minor
+	for _, v := range []struct{ opt, pdal string }{{LASScaleOption.Name, "scale_"}, {LASOffsetOption.Name, "offset_"}} {
+		var xyz [3]string
+		set := false
+		for k, axis := range []string{"x", "y", "z"} {
+			t, ok := opts[v.pdal+axis]
+			xyz[k], set = t, set || ok
+			delete(opts, v.pdal+axis)
+		}
+		if set {
+			opts[v.opt] = strings.Join(xyz[:], ",")
+		}
 	}
-	opts["format"] = f
 }

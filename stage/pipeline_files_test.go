@@ -23,17 +23,40 @@ func TestPipelineFilesJSON(t *testing.T) {
 			`[a.copc.laz] [] o.las map[bounds:1,3,2,4 resolution:0.5]`},
 		{`[{"type": "readers.copc", "filename": "a.copc.laz", "bounds": "([1,2],[3,4],[5,6])"}, "o.las"]`,
 			`[a.copc.laz] [] o.las map[bounds:1,3,2,4,5,6]`},
-		{`["a.las", {"type": "writers.las", "filename": "o.las", "minor_version": 4, "compression": "laszip"}]`, `[a.las] [] o.las map[format:laz-1.4]`},
-		{`["a.las", {"type": "writers.las", "filename": "o.las", "minor_version": "2"}]`, `[a.las] [] o.las map[format:las-1.2]`},
-		{`["a.las", {"type": "writers.las", "filename": "o.laz", "compression": false}]`, `[a.las] [] o.laz map[format:las]`},
-		{`["a.las", {"type": "writers.las", "filename": "o.las", "scale_x": 0.01}]`, `stage 2 (writers.las): option "scale_x" is not one pctk maps (filename, minor_version, compression, forward)`},
-		{`["a.las", {"type": "writers.las", "filename": "o.las", "minor_version": 5}]`, `stage 2 (writers.las): minor_version 5: pctk writes LAS 1.2, 1.3 and 1.4`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "minor_version": 4, "compression": "laszip"}]`, `[a.las] [] o.las map[format:laz las-version:1.4]`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "minor_version": "2"}]`, `[a.las] [] o.las map[las-version:1.2]`},
+		// PDAL compresses a file named .laz whatever compression says.
+		{`["a.las", {"type": "writers.las", "filename": "o.laz", "compression": false}]`, `[a.las] [] o.laz map[format:laz]`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "compression": "none"}]`, `[a.las] [] o.las map[format:las]`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "scale_x": 0.01}]`, `[a.las] [] o.las map[las-scale:0.01,,]`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "scale_x": "auto", "scale_y": "auto", "scale_z": 0.001}]`, `[a.las] [] o.las map[las-scale:auto,auto,0.001]`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "offset_x": 100, "offset_z": "auto"}]`, `[a.las] [] o.las map[las-offset:100,,auto]`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "dataformat_id": 6, "minor_version": 4}]`, `[a.las] [] o.las map[las-version:1.4 point-format:6]`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "minor_version": 0}]`, `[a.las] [] o.las map[las-version:1.0]`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "extra_dims": "all"}]`, `[a.las] [] o.las map[extra-dims:all]`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "extra_dims": ["ClusterID=int32", "Curvature=float"]}]`, `[a.las] [] o.las map[extra-dims:ClusterID=int32,Curvature=float]`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "forward": "all"}]`, `[a.las] [] o.las map[]`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "forward": "header,format"}]`, `[a.las] [] o.las map[]`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "forward": "point_format_id"}]`, `stage 2 (writers.las): forward "point_format_id": not a field PDAL forwards`},
+		{`["a.las", {"type": "writers.copc", "filename": "o.copc.laz", "scale_x": 0.001, "scale_y": 0.001, "scale_z": 0.001, "extra_dims": "all", "forward": "all"}]`, `[a.las] [] o.copc.laz map[extra-dims:all las-scale:0.001,0.001,0.001]`},
+		{`["a.las", {"type": "writers.copc", "filename": "o.copc.laz", "minor_version": 4}]`, `stage 2 (writers.copc): option "minor_version" is not one pctk maps (filename, forward, extra_dims, scale_x`},
+		{`["a.las", {"type": "writers.las", "filename": "o.las", "minor_version": 5}]`, `stage 2 (writers.las): minor_version 5: LAS 1.0 to 1.4`},
 		{`[{"type": "readers.las", "filename": "a.las", "bounds": "([1,2],[3,4])"}, "o.las"]`, `stage 1 (readers.las): option "bounds" is not one pctk maps (filename)`},
 		{`[{"type": "readers.copc", "filename": "a.las", "bounds": "(1,2,3,4)"}, "o.las"]`, `stage 1 (readers.copc): bounds "(1,2,3,4)": want ([xmin,xmax],[ymin,ymax]) or ([xmin,xmax],[ymin,ymax],[zmin,zmax])`},
 		{`["a.las", {"type": "writers.gdal", "filename": "o.tif"}]`, `stage 2 (writers.gdal): not a reader or writer pctk has`},
 		{`["a.las", {"type": "filters.nosuch"}, "o.las"]`, `stage 2 (filters.nosuch): not a stage pctk has`},
-		{`[{"type": "filters.head"}, "a.las", "o.las"]`, `stage 1: a filter before any input`},
-		{`["a.las", {"type": "filters.head"}, "b.las", {"type": "filters.head"}, "o.las"]`, `stage 4: filters stand between the inputs and the output`},
+		{`[{"type": "filters.head"}, "a.las", "o.las"]`, `stage 1 (filters.head): a filter or writer before any input`},
+		{`["a.las", {"type": "filters.head"}, "b.las", {"type": "filters.head"}, "o.las"]`, `stage 4 (filters.head) merges the points of stage 2 (filters.head), stage 3: pctk merges readers only`},
+		// tag and inputs: PDAL's graph, where it is one chain.
+		{`[{"type": "readers.las", "filename": "a.las", "tag": "A"}, {"type": "readers.las", "filename": "b.las", "tag": "B"}, {"type": "filters.merge", "inputs": ["B", "A"]}, "o.las"]`, `[b.las a.las] [] o.las map[]`},
+		{`[{"type": "readers.las", "filename": "a.las", "tag": "A"}, {"type": "filters.head", "count": 5, "inputs": "A", "tag": "h"}, {"type": "writers.las", "filename": "o.las", "inputs": ["h"]}]`, `[a.las] [[head --count 5]] o.las map[]`},
+		{`["a.las", {"type": "writers.las", "filename": "w.las", "scale_x": 0.5}, {"type": "filters.head", "count": 5}, "o.laz"]`, `[a.las] [[head --count 5]] o.laz map[] [{0 w.las map[las-scale:0.5,,]}]`},
+		{`[{"type": "readers.las", "filename": "a.las", "tag": "r"}, {"type": "writers.las", "filename": "w1.las", "inputs": ["r"]}, {"type": "writers.las", "filename": "w2.las", "inputs": ["r"]}]`, `the stages stage 2 (writers.las), stage 3 (writers.las) each end a branch`},
+		{`[{"type": "readers.las", "filename": "a.las", "tag": "r"}, {"type": "filters.head", "count": 5, "tag": "h"}, {"type": "filters.merge", "inputs": ["h", "r"]}, "o.las"]`, `stage 3 (filters.merge) merges the points of stage 2 (filters.head), stage 1 (readers.las): pctk merges readers only`},
+		{`[{"type": "readers.las", "filename": "a.las", "tag": "r"}, {"type": "filters.head", "inputs": "nosuch"}, "o.las"]`, `stage 2 (filters.head): inputs: no stage before it has tag "nosuch"`},
+		{`[{"type": "readers.las", "filename": "a.las", "tag": "r"}, {"type": "readers.las", "filename": "b.las", "tag": "r"}, "o.las"]`, `stage 2 (readers.las): tag "r" given twice`},
+		{`[{"type": "readers.las", "filename": "a.las", "tag": "1r"}, "o.las"]`, `stage 1 (readers.las): tag "1r": want a name`},
+		{`[{"type": "readers.las", "filename": "a.las", "tag": "r"}, {"type": "readers.las", "filename": "b.las", "inputs": "r"}, "o.las"]`, `stage 2 (readers.las): a reader takes no inputs`},
 		{`["a.las"]`, `want inputs, filters if any, and one output`},
 	} {
 		p, err := ParsePipelineJSON([]byte(c.json))
@@ -42,6 +65,9 @@ func TestPipelineFilesJSON(t *testing.T) {
 			got = err.Error()
 		} else {
 			got = fmt.Sprint(p.Ins, " ", p.Steps, " ", p.Out, " ", p.Options)
+			if p.Writes != nil {
+				got += fmt.Sprint(" ", p.Writes)
+			}
 		}
 		if !strings.HasPrefix(got, c.want) {
 			t.Errorf("%s:\n got %s\nwant %s", c.json, got, c.want)

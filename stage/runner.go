@@ -380,8 +380,8 @@ func (f *Stage) Run(c Values, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := pcio.OutputFormat(out, c.String("format"), src.from); err != nil {
-		return Usagef("%v", err)
+	if _, _, err := OutputFormat(c, out, src.from); err != nil {
+		return err
 	}
 	t1 := time.Now()
 	p, res, err := s.compute(src.cloud, src.from, src.backend, in, out)

@@ -91,14 +91,11 @@ func convertFile(c *cli.Context, in, out string) error {
 		return err
 	}
 	defer closer.Close()
-	of, variant, err := pcio.OutputFormat(out, c.String("format"), f)
+	of, variant, err := stage.OutputFormat(c, out, f)
 	if err != nil {
-		return stage.Usagef("%v", err)
-	}
-	if f, err = stage.WithText(c, f, true); err != nil {
 		return err
 	}
-	if of, err = stage.WithText(c, of, false); err != nil {
+	if f, err = stage.WithText(c, f, true); err != nil {
 		return err
 	}
 	if of.Encode == nil {

@@ -85,9 +85,5 @@ func runPipelineFile(c *cli.Context, path string) error {
 	if err != nil {
 		return stage.Usagef("pipeline %s: %v", path, err)
 	}
-	v, err := p.Values(c)
-	if err != nil {
-		return stage.Usagef("pipeline %s: %v", path, err)
-	}
-	return stage.RunPipelineFiles(v, p.Ins, p.Steps, p.Out)
+	return p.Run(c)
 }

@@ -77,8 +77,9 @@ func flagsOf(opts ...*stage.Option) []cli.Flag {
 }
 
 // addTextFlags gives --columns to every command that reads a cloud (its
-// arguments name IN or FILE) and --precision to every command that writes
-// one (it has --format), once.
+// arguments name IN or FILE), and --precision and the LAS output options
+// (stage.LASOptions) to every command that writes one (it has --format),
+// once.
 func addTextFlags(cmds []*cli.Command) {
 	for _, cmd := range cmds {
 		addTextFlags(cmd.Subcommands)
@@ -90,6 +91,11 @@ func addTextFlags(cmds []*cli.Command) {
 		}
 		if hasFlag(cmd, stage.FormatOption.Name) {
 			cmd.Flags = append(cmd.Flags, flagOf(stage.PrecisionOption))
+			for _, o := range stage.LASOptions {
+				if !hasFlag(cmd, o.Name) {
+					cmd.Flags = append(cmd.Flags, flagOf(o))
+				}
+			}
 		}
 	}
 }

@@ -59,6 +59,19 @@ func PDALRun() (string, error) {
 // PDALPipeline runs PDAL on a pipeline (its JSON array of stages, as
 // PDAL's pipeline files hold it), written to dir/pipeline.json.
 func PDALPipeline(dir string, stages ...any) (ToolRun, error) {
+	return pdalPipeline(dir, nil, stages)
+}
+
+// PDALPipelineNoStream is PDALPipeline in PDAL's standard mode
+// (--nostream): every point is read before a writer starts, as
+// writers.las needs for its scale and offset "auto" (in stream mode PDAL
+// takes scale 1 and the first point as the offset, with a warning).
+func PDALPipelineNoStream(dir string, stages ...any) (ToolRun, error) {
+	return pdalPipeline(dir, []string{"--nostream"}, stages)
+}
+
+// pdalPipeline runs "pdal pipeline ARGS FILE" on the pipeline of stages.
+func pdalPipeline(dir string, args []string, stages []any) (ToolRun, error) {
 	run, err := PDALRun()
 	if err != nil {
 		return ToolRun{}, err
@@ -71,7 +84,7 @@ func PDALPipeline(dir string, stages ...any) (ToolRun, error) {
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		return ToolRun{}, err
 	}
-	return runTool(run, []string{"pipeline", p}, nil, nil, 0)
+	return runTool(run, append(append([]string{"pipeline"}, args...), p), nil, nil, 0)
 }
 
 // pdalVersion returns what "pdal --version" prints, e.g. "2.9.2".

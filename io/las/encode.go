@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,6 +43,7 @@ type Encoder struct {
 	// scaleSet is false while a streaming encoder without a LAS source
 	// waits for its first chunk to choose scale and offset.
 	scaleSet bool
+	opt      *WriteOptions // nil: Encode's choices
 	err      error
 	lz       *lazWriter // LAZ: the compressor
 }
@@ -53,12 +55,22 @@ type Encoder struct {
 // from a LAS file (its header's bounds and counts by return are written),
 // and Close warns when the points exceed those bounds.
 func NewEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
-	return newStreamEncoder(w, h, variant, false)
+	return (*WriteOptions)(nil).NewEncoder(w, h, variant)
+}
+
+// NewEncoder is the package's NewEncoder with the options o. A scale or
+// offset "auto" needs every point first, which a stream has not: it is an
+// error here (Encode takes it).
+func (o *WriteOptions) NewEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
+	return newStreamEncoder(w, h, variant, false, o)
 }
 
 // newStreamEncoder is NewEncoder, writing LAZ when compress is set.
-func newStreamEncoder(w io.Writer, h *pcio.Header, variant string, compress bool) (*Encoder, error) {
-	e, err := newEncoderZ(w, h.Schema, &h.Meta, h.Count, variant, compress)
+func newStreamEncoder(w io.Writer, h *pcio.Header, variant string, compress bool, o *WriteOptions) (*Encoder, error) {
+	if o.NeedsBounds() {
+		return nil, errors.New("las: a scale or offset \"auto\" needs the bounds of every point before the first is written, which a streaming writer has not")
+	}
+	e, err := newEncoderZ(w, h.Schema, &h.Meta, h.Count, variant, compress, o)
 	if err != nil {
 		return nil, err
 	}
@@ -81,11 +93,14 @@ func newStreamEncoder(w io.Writer, h *pcio.Header, variant string, compress bool
 	return e, e.writeHead()
 }
 
-func newEncoder(w io.Writer, schema []*core.Attribute, m *core.Metadata, count int64, variant string) (*Encoder, error) {
+func newEncoder(w io.Writer, schema []*core.Attribute, m *core.Metadata, count int64, variant string, o *WriteOptions) (*Encoder, error) {
 	src := InfoOf(m)
-	lay, err := planLayout(schema, src, variant)
+	lay, err := planLayout(schema, src, variant, o)
 	if err != nil {
 		return nil, err
+	}
+	if len(lay.dropped) > 0 {
+		WarningHandler(fmt.Sprintf("point format %d with the extra dimensions asked for leaves out %s", lay.pf, strings.Join(lay.dropped, ", ")))
 	}
 	if count < 0 {
 		return nil, fmt.Errorf("las: negative point count %d", count)
@@ -93,7 +108,7 @@ func newEncoder(w io.Writer, schema []*core.Attribute, m *core.Metadata, count i
 	if lay.minor < 4 && count > math.MaxUint32 {
 		return nil, fmt.Errorf("las: %d points exceed the 4294967295 of LAS 1.%d; write LAS 1.4", count, lay.minor)
 	}
-	e := &Encoder{w: w, src: src, lay: lay, crs: m.CRS, count: count, pointStats: noPoints()}
+	e := &Encoder{w: w, src: src, lay: lay, crs: m.CRS, count: count, pointStats: noPoints(), opt: o}
 	if ws, ok := w.(io.WriteSeeker); ok {
 		if pos, err := ws.Seek(0, io.SeekCurrent); err == nil {
 			e.ws, e.base = ws, pos
@@ -248,8 +263,32 @@ func (e *Encoder) SetScale(scale, offset [3]float64) error {
 }
 
 func (e *Encoder) setScale(scale, offset [3]float64) {
-	e.hdr.Scale, e.hdr.Offset = scale, offset
+	e.hdr.Scale, e.hdr.Offset = e.opt.apply(scale, offset, nil)
 	e.scaleSet = true
+}
+
+// fitScale sets the scale and offset of a whole cloud c with bounds b (ok
+// false: no points): the source's when the points fit them, else those
+// chooseScale finds, with those the options set in their place (auto ones
+// from b).
+func (e *Encoder) fitScale(c *core.Cloud, b core.Bounds, ok bool) {
+	var scale, offset [3]float64
+	switch {
+	case !ok:
+		scale = noPointsScale
+	case e.opt.fixed():
+	case e.src != nil && fits(b, e.src.Header.Scale, e.src.Header.Offset):
+		scale, offset = e.src.Header.Scale, e.src.Header.Offset
+	default:
+		if e.src != nil {
+			WarningHandler("the points no longer fit the source's scale and offset; new ones are chosen")
+		}
+		scale, offset = chooseScale(b, c, 1)
+	}
+	if ok {
+		scale, offset = e.opt.apply(scale, offset, &b)
+	}
+	e.setScale(scale, offset)
 }
 
 // writeHead writes the header, the VLRs and the padding.
@@ -476,29 +515,25 @@ func (e *Encoder) Close() error {
 // version and point format, or LAS 1.2 for a cloud from another format,
 // 1.4 when it carries fields that need Extra Bytes), "1.2", "1.3" (waveform formats 4 and 5) or "1.4".
 func Encode(w io.Writer, c *core.Cloud, variant string) error {
-	return encodeZ(w, c, variant, false)
+	return encodeZ(w, c, variant, false, nil)
+}
+
+// Encode is the package's Encode with the options o.
+func (o *WriteOptions) Encode(w io.Writer, c *core.Cloud, variant string) error {
+	return encodeZ(w, c, variant, false, o)
 }
 
 // encodeZ is Encode, writing LAZ when compress is set.
-func encodeZ(w io.Writer, c *core.Cloud, variant string, compress bool) error {
+func encodeZ(w io.Writer, c *core.Cloud, variant string, compress bool, o *WriteOptions) error {
 	if err := c.Validate(); err != nil {
 		return fmt.Errorf("las: %w", err)
 	}
-	e, err := newEncoderZ(w, c.Attrs, &c.Meta, int64(c.Len()), variant, compress)
+	e, err := newEncoderZ(w, c.Attrs, &c.Meta, int64(c.Len()), variant, compress, o)
 	if err != nil {
 		return err
 	}
 	b, ok := c.Bounds()
-	if !ok {
-		e.setScale(noPointsScale, [3]float64{})
-	} else if e.src != nil && fits(b, e.src.Header.Scale, e.src.Header.Offset) {
-		e.setScale(e.src.Header.Scale, e.src.Header.Offset)
-	} else {
-		if e.src != nil {
-			WarningHandler("the points no longer fit the source's scale and offset; new ones are chosen")
-		}
-		e.setScale(chooseScale(b, c, 1))
-	}
+	e.fitScale(c, b, ok)
 	// Everything the header states is known: write it complete, no patching.
 	h := &e.hdr
 	for k := range 3 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pctk/pctk/core"
 )
@@ -22,6 +23,9 @@ type layout struct {
 	keepEB bool
 	// added reports whether columns were added as new Extra Bytes.
 	added bool
+	// dropped are the columns not written: native fields the point format
+	// asked for lacks, columns extra dimensions leave out.
+	dropped []string
 }
 
 // Variants lists the versions the encoder writes on request. LAS 1.3 is
@@ -73,8 +77,21 @@ func fieldNames(fs []field) map[string]bool {
 
 // planLayout chooses version, point format and Extra Bytes for writing
 // the columns of schema. src is the LAS file the cloud came from, or nil;
-// variant is "", "1.2", "1.3" or "1.4".
-func planLayout(schema []*core.Attribute, src *Info, variant string) (*layout, error) {
+// variant is "", "1.2", "1.3" or "1.4" ("1.0" and "1.1" too, which
+// WriteOptions.Version asks for); o's Version replaces it.
+func planLayout(schema []*core.Attribute, src *Info, variant string, o *WriteOptions) (*layout, error) {
+	pf := -1
+	if o != nil {
+		if o.Version != "" {
+			variant = o.Version
+		}
+		if o.PointFormat != nil {
+			pf = *o.PointFormat
+			if pf < 0 || pf > 10 {
+				return nil, fmt.Errorf("las: point format %d (LAS defines 0 to 10)", pf)
+			}
+		}
+	}
 	explicit := variant != ""
 	var minor uint8 = 2
 	switch variant {
@@ -82,15 +99,18 @@ func planLayout(schema []*core.Attribute, src *Info, variant string) (*layout, e
 		if src != nil {
 			minor = src.Header.VersionMinor
 		}
-	case "1.2":
-	case "1.3":
-		minor = 3
-	case "1.4":
-		minor = 4
+		if pf >= 0 {
+			minor = max(minor, minVersion(pf))
+		}
+	case "1.0", "1.1", "1.2", "1.3", "1.4":
+		minor = variant[2] - '0'
 	default:
 		return nil, fmt.Errorf("las: unknown variant %q (want one of %v)", variant, Variants)
 	}
-	l, err := planFormat(schema, src, minor, explicit)
+	if pf >= 0 && minor < minVersion(pf) {
+		return nil, fmt.Errorf("las: point format %d needs LAS 1.%d or later, not 1.%d", pf, minVersion(pf), minor)
+	}
+	l, err := planFormat(schema, src, minor, explicit, pf, o)
 	if err != nil {
 		return nil, err
 	}
@@ -98,14 +118,15 @@ func planLayout(schema []*core.Attribute, src *Info, variant string) (*layout, e
 		// New Extra Bytes in a pre-1.4 file: upgrade, as users of Extra
 		// Bytes expect them in LAS 1.4 (a cloud from another format also
 		// moves to the 1.4 point formats).
-		return planFormat(schema, src, 4, src == nil)
+		return planFormat(schema, src, 4, src == nil, pf, o)
 	}
 	return l, nil
 }
 
-// planFormat lays out records for LAS 1.minor. explicit means the version
-// was asked for, so a legacy source format moves to formats 6-10 in 1.4.
-func planFormat(schema []*core.Attribute, src *Info, minor uint8, explicit bool) (*layout, error) {
+// planFormat lays out records for LAS 1.minor in point format pf, or with
+// pf -1 in the format the fields need. explicit means the version was
+// asked for, so a legacy source format moves to formats 6-10 in 1.4.
+func planFormat(schema []*core.Attribute, src *Info, minor uint8, explicit bool, pf int, o *WriteOptions) (*layout, error) {
 	cols := make(map[string]*core.Attribute, len(schema))
 	for _, a := range schema {
 		cols[a.Name] = a
@@ -113,55 +134,80 @@ func planFormat(schema []*core.Attribute, src *Info, minor uint8, explicit bool)
 	has := func(names ...string) bool {
 		return slices.ContainsFunc(names, func(n string) bool { return cols[n] != nil })
 	}
-	srcPF := -1
-	if src != nil {
-		srcPF = src.Header.pointFormat()
-	}
-	legacy := minor < 4 || (!explicit && srcPF >= 0 && srcPF <= 5)
-	// Waveform formats 4 and 5 need LAS 1.3; in 1.2 the fields go to Extra Bytes.
-	wave := has(waveNames...) && minor >= 3
-	pf := minimalFormat(legacy, has(core.DimGpsTime), has(core.DimRed, core.DimGreen, core.DimBlue), has(core.DimInfrared), wave)
-	if srcPF >= 0 && (srcPF <= 5) == legacy && (minor >= 3 || srcPF < 4) {
-		// Keep the source's format when it stores every field the minimal
-		// one does, so that point records come back byte for byte.
-		want, got := fieldNames(nativeFields(pf)), fieldNames(nativeFields(srcPF))
-		keep := true
-		for n := range want {
-			keep = keep && got[n]
-		}
-		if keep {
-			pf = srcPF
+	chosen := pf >= 0 // asked for: native fields it lacks are dropped
+	if !chosen {
+		pf = autoFormat(has, src, minor, explicit)
+		if need := minVersion(pf); minor < need && !explicit {
+			minor = need // a LAS 1.0 or 1.1 source that gained colour
+		} else if minor < need {
+			var names []string
+			for _, f := range nativeFields(pf) {
+				if cols[f.name] != nil && !fieldNames(nativeFields(1))[f.name] {
+					names = append(names, f.name)
+				}
+			}
+			return nil, fmt.Errorf("las: LAS 1.%d holds point formats 0 and 1; %s need point format %d (LAS 1.%d); choose a point format to drop them", minor, strings.Join(names, ", "), pf, need)
 		}
 	}
 	l := &layout{minor: minor, pf: pf, fields: nativeFields(pf)}
 	used := fieldNames(l.fields)
 	used[core.DimX], used[core.DimY], used[core.DimZ] = true, true, true
-	if src != nil {
-		for _, ef := range src.Extra {
-			ok := true
-			for _, f := range ef.fields(0) {
-				a := cols[f.name]
-				ok = ok && a != nil && a.Type == f.col && !used[f.name]
+	if o != nil && o.ExtraDims != nil {
+		// PDAL's extra_dims: these columns alone, in these types.
+		listed := map[string]bool{}
+		for _, d := range o.ExtraDims {
+			if cols[d.Name] == nil {
+				return nil, fmt.Errorf("las: extra dimension %s: the cloud has no such column", d.Name)
 			}
-			if ok {
-				l.extra = append(l.extra, ef)
-				for _, n := range ef.Columns {
-					used[n] = true
+			desc, err := newDescriptor(&core.Attribute{Name: d.Name, Type: d.Type})
+			if err != nil {
+				return nil, err
+			}
+			l.extra = append(l.extra, ExtraField{Descriptor: desc, Columns: []string{d.Name}})
+			listed[d.Name] = true
+			l.added = true
+		}
+		for _, a := range schema {
+			if !used[a.Name] && !listed[a.Name] {
+				l.dropped = append(l.dropped, a.Name)
+			}
+		}
+	} else {
+		if chosen && (o == nil || !o.AllExtra) {
+			for _, a := range schema {
+				if nativeNames[a.Name] && !used[a.Name] {
+					l.dropped = append(l.dropped, a.Name)
+					used[a.Name] = true
 				}
 			}
 		}
-	}
-	for _, a := range schema {
-		if used[a.Name] {
-			continue
+		if src != nil {
+			for _, ef := range src.Extra {
+				ok := true
+				for _, f := range ef.fields(0) {
+					a := cols[f.name]
+					ok = ok && a != nil && a.Type == f.col && !used[f.name]
+				}
+				if ok {
+					l.extra = append(l.extra, ef)
+					for _, n := range ef.Columns {
+						used[n] = true
+					}
+				}
+			}
 		}
-		d, err := newDescriptor(a)
-		if err != nil {
-			return nil, err
+		for _, a := range schema {
+			if used[a.Name] {
+				continue
+			}
+			d, err := newDescriptor(a)
+			if err != nil {
+				return nil, err
+			}
+			l.extra = append(l.extra, ExtraField{Descriptor: d, Columns: []string{a.Name}})
+			used[a.Name] = true
+			l.added = true
 		}
-		l.extra = append(l.extra, ExtraField{Descriptor: d, Columns: []string{a.Name}})
-		used[a.Name] = true
-		l.added = true
 	}
 	// Bytes with no descriptor may trail the described ones as they are;
 	// one before a described field gets a descriptor of data type 0 (the
@@ -190,6 +236,31 @@ func planFormat(schema []*core.Attribute, src *Info, minor uint8, explicit bool)
 	l.recLen = off
 	l.keepEB = src != nil && l.eb != nil && bytes.Equal(l.eb, src.descriptors())
 	return l, nil
+}
+
+// autoFormat returns the point format for LAS 1.minor that holds the
+// fields has reports, the smallest of its family, or src's format when that
+// holds them all, so that point records come back byte for byte.
+func autoFormat(has func(names ...string) bool, src *Info, minor uint8, explicit bool) int {
+	srcPF := -1
+	if src != nil {
+		srcPF = src.Header.pointFormat()
+	}
+	legacy := minor < 4 || (!explicit && srcPF >= 0 && srcPF <= 5)
+	// Waveform formats 4 and 5 need LAS 1.3; in 1.2 the fields go to Extra Bytes.
+	wave := has(waveNames...) && minor >= 3
+	pf := minimalFormat(legacy, has(core.DimGpsTime), has(core.DimRed, core.DimGreen, core.DimBlue), has(core.DimInfrared), wave)
+	if srcPF >= 0 && (srcPF <= 5) == legacy && (minor >= 3 || srcPF < 4) {
+		want, got := fieldNames(nativeFields(pf)), fieldNames(nativeFields(srcPF))
+		keep := true
+		for n := range want {
+			keep = keep && got[n]
+		}
+		if keep {
+			pf = srcPF
+		}
+	}
+	return pf
 }
 
 // vlrs returns the VLRs to write: the source's in order, with the Extra

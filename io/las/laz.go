@@ -239,9 +239,9 @@ type lazWriter struct {
 }
 
 // newEncoderZ is newEncoder, writing LAZ when compress is set.
-func newEncoderZ(w io.Writer, schema []*core.Attribute, m *core.Metadata, count int64, variant string, compress bool) (*Encoder, error) {
+func newEncoderZ(w io.Writer, schema []*core.Attribute, m *core.Metadata, count int64, variant string, compress bool, o *WriteOptions) (*Encoder, error) {
 	if !compress {
-		return newEncoder(w, schema, m, count, variant)
+		return newEncoder(w, schema, m, count, variant, o)
 	}
 	lw := &lazWriter{}
 	target := w
@@ -249,7 +249,7 @@ func newEncoderZ(w io.Writer, schema []*core.Attribute, m *core.Metadata, count 
 		lw.mem = &memWriter{}
 		lw.out, target = w, lw.mem
 	}
-	e, err := newEncoder(target, schema, m, count, variant)
+	e, err := newEncoder(target, schema, m, count, variant, o)
 	if err != nil {
 		return nil, err
 	}
@@ -393,13 +393,24 @@ func (m *memWriter) Seek(off int64, whence int) (int64, error) {
 // (variant as there), its records compressed by LASzip's codecs in chunks
 // of 50,000 points on all cores, with a chunk table.
 func EncodeLAZ(w io.Writer, c *core.Cloud, variant string) error {
-	return encodeZ(w, c, variant, true)
+	return encodeZ(w, c, variant, true, nil)
+}
+
+// EncodeLAZ is the package's EncodeLAZ with the options o.
+func (o *WriteOptions) EncodeLAZ(w io.Writer, c *core.Cloud, variant string) error {
+	return encodeZ(w, c, variant, true, o)
 }
 
 // NewLAZEncoder is NewEncoder writing LAZ. A w that cannot seek gets the
 // file at Close, built in memory (compressed).
 func NewLAZEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
-	return newStreamEncoder(w, h, variant, true)
+	return newStreamEncoder(w, h, variant, true, nil)
+}
+
+// NewLAZEncoder is the package's NewLAZEncoder with the options o, as
+// NewEncoder takes them.
+func (o *WriteOptions) NewLAZEncoder(w io.Writer, h *pcio.Header, variant string) (*Encoder, error) {
+	return newStreamEncoder(w, h, variant, true, o)
 }
 
 // lazSummary describes a LAZ file's compression for Describe: the LASzip

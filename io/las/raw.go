@@ -6,6 +6,7 @@ package las
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -65,10 +66,13 @@ func (r *recordBuffer) Write(p []byte) (int, error) {
 // NewRecordWriter plans the records of the n points of c (its schema,
 // metadata and coordinates choose the layout, scale and offset). It fails
 // for columns that need waveform formats 9 or 10.
-func NewRecordWriter(c *core.Cloud) (*RecordWriter, error) {
+func NewRecordWriter(c *core.Cloud, o *WriteOptions) (*RecordWriter, error) {
 	rw := &RecordWriter{}
 	m := withoutArrayExtra(&c.Meta)
-	e, err := newEncoder(&rw.buf, c.Attrs, m, int64(c.Len()), "1.4")
+	if o != nil && (o.Version != "" && o.Version != "1.4" || o.PointFormat != nil && (*o.PointFormat < 6 || *o.PointFormat > 8)) {
+		return nil, errors.New("las: these records are LAS 1.4 in point format 6, 7 or 8")
+	}
+	e, err := newEncoder(&rw.buf, c.Attrs, m, int64(c.Len()), "1.4", o)
 	if err != nil {
 		return nil, err
 	}
@@ -76,14 +80,7 @@ func NewRecordWriter(c *core.Cloud) (*RecordWriter, error) {
 		return nil, fmt.Errorf("las: the waveform fields need point format %d; these records hold formats 6 to 8", e.lay.pf)
 	}
 	b, ok := c.Bounds()
-	switch {
-	case !ok:
-		e.setScale([3]float64{0.001, 0.001, 0.001}, [3]float64{})
-	case e.src != nil && fits(b, e.src.Header.Scale, e.src.Header.Offset):
-		e.setScale(e.src.Header.Scale, e.src.Header.Offset)
-	default:
-		e.setScale(chooseScale(b, c, 1))
-	}
+	e.fitScale(c, b, ok)
 	rw.e = e
 	return rw, nil
 }

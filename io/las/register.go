@@ -37,6 +37,31 @@ func init() {
 	pcio.Register(&laz)
 }
 
+// WithOptions returns f, when it is "las" or "laz", writing with the
+// options o; any other f, or o that asks for nothing, as it is: how a
+// command passes --scale, --offset, --point-format, --las-version and
+// --extra-dims to whichever format OUT turned out to be. With a scale or
+// offset "auto" the format has no streaming encoder (NewEncoder refuses
+// it), so a conversion reads the cloud whole.
+func WithOptions(f *pcio.Format, o *WriteOptions) *pcio.Format {
+	if f == nil || (f.Name != "las" && f.Name != "laz") || o.IsZero() {
+		return f
+	}
+	g := *f
+	g.Encode, g.NewEncoder = o.Encode, func(w io.Writer, h *pcio.Header, variant string) (pcio.Encoder, error) {
+		return o.NewEncoder(w, h, variant)
+	}
+	if f.Name == "laz" {
+		g.Encode, g.NewEncoder = o.EncodeLAZ, func(w io.Writer, h *pcio.Header, variant string) (pcio.Encoder, error) {
+			return o.NewLAZEncoder(w, h, variant)
+		}
+	}
+	if o.NeedsBounds() {
+		g.NewEncoder = nil
+	}
+	return &g
+}
+
 // compressed reports whether the first bytes of a LAS file mark its points
 // as LASzip-compressed (bits 7 or 6 of the point format byte); a head too
 // short to tell is plain LAS, whose decoder names what is missing.

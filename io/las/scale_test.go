@@ -148,7 +148,7 @@ func TestSetScale(t *testing.T) {
 		c := tc.c
 		for _, z := range []bool{false, true} {
 			var whole bytes.Buffer
-			if err := encodeZ(&whole, c, "", z); err != nil {
+			if err := encodeZ(&whole, c, "", z, nil); err != nil {
 				t.Fatal(err)
 			}
 			f := NewScaleFit(nil)
@@ -161,7 +161,7 @@ func TestSetScale(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, err := newStreamEncoder(w, &pcio.Header{Count: int64(c.Len())}, "", z)
+			e, err := newStreamEncoder(w, &pcio.Header{Count: int64(c.Len())}, "", z, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

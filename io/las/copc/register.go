@@ -3,9 +3,11 @@ package copc
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/io/las"
 	"github.com/pctk/pctk/io/pcio"
 )
 
@@ -19,6 +21,24 @@ func init() {
 		Encode: Encode,
 	})
 	pcio.RegisterIndexed(&pcio.Indexed{Name: "copc", Read: readIndexed})
+}
+
+// WithOptions returns f, when it is this package's format, writing with the
+// LAS options o (WriteOptions.LAS); any other f as it is: how a command
+// passes --scale, --offset, --point-format and --extra-dims to whichever
+// format OUT turned out to be.
+func WithOptions(f *pcio.Format, o *las.WriteOptions) *pcio.Format {
+	if f == nil || f.Name != "copc" || o.IsZero() {
+		return f
+	}
+	g := *f
+	g.Encode = func(w io.Writer, c *core.Cloud, variant string) error {
+		if variant != "" {
+			return fmt.Errorf("copc: no variant %q (COPC has none)", variant)
+		}
+		return Write(w, c, &WriteOptions{LAS: o})
+	}
+	return &g
 }
 
 // Decode reads every point of a COPC file from r. An r that is also an

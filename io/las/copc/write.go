@@ -17,6 +17,10 @@ type WriteOptions struct {
 	// Workers is the number of goroutines that build the octree and
 	// compress nodes; 0 means GOMAXPROCS.
 	Workers int
+	// LAS are the record choices (PDAL's writers.copc scale_x/y/z,
+	// offset_x/y/z, extra_dims); a version other than 1.4 or a point
+	// format other than 6, 7 or 8 is an error. Nil: the writer's own.
+	LAS *las.WriteOptions
 	// params overrides the octree's thresholds (tests).
 	params *octreeParams
 	// pageLevels and pageMinNodes override the hierarchy paging (tests).
@@ -51,7 +55,7 @@ func Write(w io.Writer, c *core.Cloud, opt *WriteOptions) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	rw, err := las.NewRecordWriter(c)
+	rw, err := las.NewRecordWriter(c, opt.LAS)
 	if err != nil {
 		return fmt.Errorf("copc: %w", err)
 	}
