@@ -3,13 +3,14 @@ package stage
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/pctk/pctk/primitives/tile"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/pctk/pctk/algos/denoise"
+	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
-	"github.com/pctk/pctk/primitives/tile"
 )
 
 func init() {
@@ -85,23 +86,95 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 		if err := opts.Validate(); err != nil {
 			return nil, err
 		}
-		return &Job{CPUWork: true, Compute: func(p *Points) (*Result, error) {
-			if opts.Convention == denoise.Open3D {
-				warnClamped("k", opts.K, p.Len(), "point") // K counts the point itself
-			} else {
-				warnClamped("k", opts.K, max(p.Len()-1, 0), "other point")
+		// In memory the local stage runs on the whole cloud; its tiles and
+		// out-of-core rounds measured 2.8 and 13 times slower than the
+		// k-nearest kernels kept for them (docs/benchmarks.md), which give
+		// the same sums to the same Reduction.
+		l := statisticalLocal(a, opts)
+		return &Job{CPUWork: true, Local: l, Compute: func(p *Points) (*Result, error) {
+			if p.TileSize == 0 {
+				return l.computeJob(p)
 			}
-			opts.Build, opts.TileSize = p.Build, p.TileSize
-			r, err := denoise.Statistical(p.XYZ, p.Backend, opts)
+			statisticalWarn(opts, p.Len())
+			o := opts
+			o.Build, o.TileSize = p.Build, p.TileSize
+			r, err := denoise.Statistical(p.XYZ, p.Backend, o)
 			if err != nil {
 				return nil, err
 			}
-			stats, fields := statisticalStats(opts, r.Mean, r.Std, r.Threshold)
+			stats, fields := statisticalStats(o, r.Mean, r.Std, r.Threshold)
 			return a.result(p, r.Outlier, stats, fields)
 		}, Stream: &Streamed{KNN: opts.K, PointBytes: 1, Run: func(s *StreamRun) (*StreamResult, error) {
 			return a.streamStatistical(s, opts)
 		}}}, nil
 	},
+}
+
+// statisticalColumns are statistical removal's per-point values: the sum
+// of the distances to a point's k nearest and their number (hidden).
+var statisticalColumns = []core.Dimension{{Name: "KnnDistanceSum", Type: core.Float64}, {Name: "KnnFound", Type: core.Uint32}}
+
+// statisticalLocal is statistical removal as a local stage with a global
+// reduction: each point's k nearest (their distance sum and number), then
+// denoise.Reduction over every point in order (the threshold), then the
+// outcome.
+func statisticalLocal(a *Outcome, opts denoise.StatisticalOptions) *Local {
+	k := opts.K
+	if opts.Convention == denoise.Open3D {
+		k-- // K counts the point itself
+	}
+	var red *denoise.Reduction // the outcome's, made once for its g
+	return &Local{Columns: statisticalColumns, Hidden: len(statisticalColumns), KNN: k, XYZOnly: true, Outcome: a,
+		Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
+			n := len(in.XYZ) / 3
+			sum, found := make([]float64, n), make([]uint32, n)
+			reach, err := knnMoments("denoise", in, k, func(pts []int32, m []findneighbor.Moment) {
+				for j, i := range pts {
+					sum[i], found[i] = m[j].Dist, m[j].N
+				}
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			return []*core.Attribute{core.NewColumn(statisticalColumns[0].Name, sum), core.NewColumn(statisticalColumns[1].Name, found)}, reach, nil
+		},
+		Reduce: &Reduction{
+			Run: func(each func(fn func(cols []*core.Attribute, i int)) error) ([]float64, error) {
+				red, n := opts.NewReduction(), 0
+				for pass := range red.Passes() {
+					n = 0
+					err := each(func(cols []*core.Attribute, i int) {
+						red.Add(pass, cols[0].Float64(i), int(cols[1].Uint64(i)))
+						n++
+					})
+					if err != nil {
+						return nil, err
+					}
+					red.EndPass(pass)
+				}
+				statisticalWarn(opts, n)
+				return []float64{red.Mean, red.Std, red.Threshold}, nil
+			},
+			Outlier: func(g []float64, cols []*core.Attribute, i int) bool {
+				if red == nil || math.Float64bits(red.Threshold) != math.Float64bits(g[2]) {
+					red = opts.NewReduction()
+					red.Threshold = g[2]
+				}
+				found := int(cols[1].Uint64(i))
+				return red.Outlier(red.MeanDist(cols[0].Float64(i), found), found)
+			},
+			Stats: func(g []float64) (string, map[string]any) { return statisticalStats(opts, g[0], g[1], g[2]) },
+		},
+	}
+}
+
+// statisticalWarn warns when K exceeds the n points' neighbours.
+func statisticalWarn(opts denoise.StatisticalOptions, n int) {
+	if opts.Convention == denoise.Open3D {
+		warnClamped("k", opts.K, n, "point") // K counts the point itself
+	} else {
+		warnClamped("k", opts.K, max(n-1, 0), "other point")
+	}
 }
 
 // statisticalStats describes statistical removal's outcome for the summary.
@@ -127,11 +200,9 @@ func (a *Outcome) streamStatistical(s *StreamRun, opts denoise.StatisticalOption
 		return nil, err
 	}
 	k := opts.K
+	statisticalWarn(opts, int(s.N))
 	if opts.Convention == denoise.Open3D {
-		warnClamped("k", opts.K, int(s.N), "point") // K counts the point itself
 		k--
-	} else {
-		warnClamped("k", opts.K, max(int(s.N)-1, 0), "other point")
 	}
 	k = int(min(int64(k), s.N-1))
 	if k > 0 {
@@ -212,13 +283,30 @@ and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`
 		if err := opts.Validate(); err != nil {
 			return nil, err
 		}
-		return &Job{Compute: func(p *Points) (*Result, error) {
-			opts.Build, opts.TileSize = p.Build, p.TileSize
-			r, err := denoise.Radius(p.XYZ, p.Backend, opts)
+		count := []core.Dimension{{Name: "RadiusCount", Type: core.Uint32}}
+		// The local stage is Beam's; in memory, on tiles and out of core the
+		// counts kernels kept here measured 4-15% faster (docs/benchmarks.md)
+		// and give the same flags.
+		l := &Local{Columns: count, Hidden: 1, Halo: opts.Radius, XYZOnly: true, Outcome: a, Stats: radiusStats(opts),
+			Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
+				o := opts
+				o.Build = in.Build
+				r, err := denoise.Radius(in.XYZ, in.Backend, o)
+				if err != nil {
+					return nil, nil, err
+				}
+				return []*core.Attribute{core.NewColumn(count[0].Name, r.Counts)}, constReach(len(r.Counts), opts.Radius), nil
+			},
+			Outlier: func(cols []*core.Attribute, i int) bool { return opts.Outlier(uint32(cols[0].Uint64(i))) },
+		}
+		return &Job{Local: l, Compute: func(p *Points) (*Result, error) {
+			o := opts
+			o.Build, o.TileSize = p.Build, p.TileSize
+			r, err := denoise.Radius(p.XYZ, p.Backend, o)
 			if err != nil {
 				return nil, err
 			}
-			return a.result(p, r.Outlier, radiusStats(opts), nil)
+			return a.result(p, r.Outlier, radiusStats(o), nil)
 		}, Stream: &Streamed{Halo: opts.Radius, PointBytes: 1, Run: func(s *StreamRun) (*StreamResult, error) {
 			return a.streamRadius(s, opts)
 		}}}, nil

@@ -19,11 +19,14 @@ type LocalStep struct {
 	Flat bool
 	// Name is the stage's name.
 	Name string
+	// Global is the result of the stage's reduction (Reduce) over the
+	// whole run, which Apply's outcome reads; nil without one.
+	Global []float64
 }
 
-// ParseLocalStep parses a step's words; a stage that is not local (its
-// work has global steps: dbscan's merge, statistical removal's
-// reduction, sample's order), or options that need the whole cloud in
+// ParseLocalStep parses a step's words; a stage that is not declared
+// local (dbscan, whose merge has its own pipeline; those not converted
+// yet: docs/beam.md), or options that need the whole cloud in
 // memory (--ignore-class, side outputs), are usage errors naming the
 // stage.
 func ParseLocalStep(words []string) (*LocalStep, error) {
@@ -33,7 +36,7 @@ func ParseLocalStep(words []string) (*LocalStep, error) {
 	}
 	switch {
 	case s.job.Local == nil:
-		return nil, Usagef("%s has no distributed form yet: its work is not local (docs/beam.md)", s.f.Name)
+		return nil, Usagef("%s has no distributed form yet: it is not declared as a local stage (docs/beam.md)", s.f.Name)
 	case len(s.ignore) > 0 || len(s.job.Outputs) > 0 || s.summaryPath != "" || s.previewPath != "":
 		return nil, Usagef("%s: --ignore-class, --summary and side outputs are not offered on Beam yet", s.f.Name)
 	}
@@ -54,6 +57,25 @@ func (l *LocalStep) RecSize() int { return l.recSize() }
 // lo..hi of the run's frame.
 func (l *LocalStep) FirstHalo(n int64, lo, hi [2]float64) float64 { return l.halo(n, lo, hi) }
 
+// Reduces reports whether the stage has a global reduction (Reduce),
+// whose result Apply needs in Global.
+func (l *LocalStep) Reduces() bool { return l.Reduce != nil }
+
+// ReduceAll returns the result of the stage's reduction over rec, the
+// records of every point of the run in global order: the step that runs
+// on one worker.
+func (l *LocalStep) ReduceAll(rec []byte) ([]float64, error) {
+	n := len(rec) / max(l.recSize(), 1)
+	cols := l.decode(rec, n, nil)
+	g, _, _, err := l.reduce(func(fn func(cols []*core.Attribute, i int)) error {
+		for i := range n {
+			fn(cols, i)
+		}
+		return nil
+	})
+	return g, err
+}
+
 // Apply returns c, a file's points read with format from, with the
 // records rec (one a point, in order) set as the stage's columns and the
 // outcome applied (points dropped, classified or flagged), as the stage
@@ -65,7 +87,7 @@ func (l *LocalStep) Apply(c *core.Cloud, from *pcio.Format, rec []byte) (*core.C
 			return nil, err
 		}
 	}
-	o, flag := l.outcome()
+	o, flag := l.outcome(l.Global)
 	if o == nil {
 		return c, nil
 	}
@@ -79,3 +101,8 @@ func (l *LocalStep) Apply(c *core.Cloud, from *pcio.Format, rec []byte) (*core.C
 	}
 	return applyOutcome(c, outlier, mode, o)
 }
+
+// Attrs returns the columns of c (a chunk of a file) holding the values
+// of the dimensions Reads names, in order (X, Y and Z: the absolute
+// coordinates); an error names a dimension c lacks.
+func (l *LocalStep) Attrs(c *core.Cloud) ([]*core.Attribute, error) { return readAttrs(c, l.Reads) }

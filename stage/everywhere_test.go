@@ -60,7 +60,10 @@ func everyStage(t *testing.T, backend string) {
 	cloudtest.Write(t, b, cloud.Select(seq(half, cloud.Len())))
 	for _, s := range Stages() {
 		t.Run(strings.ReplaceAll(s.Name, " ", "_"), func(t *testing.T) {
-			words := exampleOptions(t, s)
+			words, err := s.ExampleOptions()
+			if err != nil {
+				t.Fatal(err)
+			}
 			run := func(name string, args []string, extra ...string) string {
 				t.Helper()
 				out := filepath.Join(dir, strings.ReplaceAll(s.Name, " ", "_")+"-"+name)
@@ -133,41 +136,6 @@ func everyStage(t *testing.T, backend string) {
 			}
 		})
 	}
-}
-
-// exampleOptions returns the option words of s's first example, without
-// IN and OUT and without options that name files (their value is a
-// `FILE`): side outputs would land in the working folder.
-func exampleOptions(t *testing.T, s *Stage) []string {
-	if len(s.Examples) == 0 {
-		t.Fatalf("stage %s has no example", s.Name)
-	}
-	words, err := SplitWords(s.Examples[0])
-	if err != nil {
-		t.Fatalf("example %q: %v", s.Examples[0], err)
-	}
-	words = words[1+len(strings.Fields(s.Name)):]
-	v := NewSettings(s.AllOptions())
-	var out []string
-	for i := 0; i < len(words); i++ {
-		w := words[i]
-		if !strings.HasPrefix(w, "-") {
-			continue // IN, OUT
-		}
-		o := v.Option(strings.TrimLeft(w, "-"))
-		if o == nil {
-			t.Fatalf("example %q: unknown option %s", s.Examples[0], w)
-		}
-		take := []string{w}
-		if o.Kind != Bool {
-			i++
-			take = append(take, words[i])
-		}
-		if !strings.Contains(o.Usage, "`FILE`") {
-			out = append(out, take...)
-		}
-	}
-	return out
 }
 
 // pipelineOptions are the options of pctk pipeline itself.

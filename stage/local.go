@@ -30,6 +30,10 @@ type Local struct {
 	// wider go to tiles of wider halos.
 	Halo float64
 	KNN  int
+	// XYZOnly says Compute reads XYZ alone (not Pos, Abs, First or
+	// Values): the driver then makes no float64 coordinates for it, in
+	// memory or out of core, where it stores none.
+	XYZOnly bool
 	// Reads names the dimensions Compute reads (LocalInput.Values); X, Y
 	// and Z are the absolute coordinates.
 	Reads []string
@@ -45,6 +49,10 @@ type Local struct {
 	Outcome *Outcome
 	Outlier func(cols []*core.Attribute, i int) bool
 	Stats   string
+	// Reduce, when set with Outcome (in place of Outlier and Stats), is
+	// the stage's global step: an exact reduction over every point's
+	// values in global order (statistical removal's mean and deviation).
+	Reduce *Reduction
 	// Drop, when set (without Outcome), drops the points it flags from
 	// their values: a selection (range, voxel thinning). Its columns may
 	// be none.
@@ -56,6 +64,23 @@ type Local struct {
 	Edit func(c *core.Cloud) (*core.Cloud, error)
 
 	name string // the stage's, for the summary
+}
+
+// Reduction is the global step of a local stage whose outcome depends on
+// every point (Local.Reduce): per-point values first (Compute, local),
+// then Run over all of them in global order, which returns a few numbers
+// g, then the outcome from each point's values and g. The driver runs it
+// in memory, on tiles, out of core and on Beam (one worker), so that g,
+// and the output, are the in-memory ones to the bit.
+type Reduction struct {
+	// Run reduces the values of every point that takes part: each calls
+	// fn with them in global order (cols holds the values of point i, and
+	// maybe of others), as many times as Run has passes.
+	Run func(each func(fn func(cols []*core.Attribute, i int)) error) (g []float64, err error)
+	// Outlier flags point i of cols from its values and g.
+	Outlier func(g []float64, cols []*core.Attribute, i int) bool
+	// Stats describes the run from g: its summary's words and JSON fields.
+	Stats func(g []float64) (string, map[string]any)
 }
 
 // LocalInput is what a local stage's Compute gets.
@@ -90,6 +115,9 @@ type LocalInput struct {
 	// tile's Frame is the whole run's).
 	Backend findneighbor.Backend
 	Build   findneighbor.BuildOptions
+	// Whole says the points are the whole run's (in memory, no tiles):
+	// Compute may then return a nil reach, which nothing reads.
+	Whole bool
 }
 
 // MinPos returns Min in the frame of Pos (Min − Origin), where a grid
@@ -150,7 +178,7 @@ func (l *Local) kernel(run LocalInput, inputs func(t *tile.Points) (pos, abs []f
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := l.check(cols, reach, t.Len()); err != nil {
+		if err := l.check(cols, reach, t.Len(), false); err != nil {
 			return nil, nil, err
 		}
 		return l.encode(cols, t.Len()), reach, nil
@@ -167,8 +195,8 @@ func relative(inputs func(t *tile.Points) ([]float64, [][]float64, error)) func(
 }
 
 // check checks that Compute returned the declared columns, n values each.
-func (l *Local) check(cols []*core.Attribute, reach []float64, n int) error {
-	if len(cols) != len(l.Columns) || len(reach) != n {
+func (l *Local) check(cols []*core.Attribute, reach []float64, n int, whole bool) error {
+	if len(cols) != len(l.Columns) || len(reach) != n && !(whole && reach == nil) {
 		return fmt.Errorf("stage: a local stage returned %d columns and %d reaches for %d points, want %d columns", len(cols), len(reach), n, len(l.Columns))
 	}
 	for i, c := range cols {
@@ -242,10 +270,12 @@ func (l *Local) halo(n int64, lo, hi [2]float64) float64 {
 }
 
 // outcome returns the outcome step of the stage and the flag of the
-// points it applies to: Outcome and Outlier, or Drop's removal; nil when
-// the stage writes columns only.
-func (l *Local) outcome() (*Outcome, func(cols []*core.Attribute, i int) bool) {
+// points it applies to: Outcome and Outlier (or Reduce's, from its result
+// g), or Drop's removal; nil when the stage writes columns only.
+func (l *Local) outcome(g []float64) (*Outcome, func(cols []*core.Attribute, i int) bool) {
 	switch {
+	case l.Outcome != nil && l.Reduce != nil:
+		return l.Outcome, func(cols []*core.Attribute, i int) bool { return l.Reduce.Outlier(g, cols, i) }
 	case l.Outcome != nil:
 		return l.Outcome, l.Outlier
 	case l.Drop != nil:
@@ -254,16 +284,34 @@ func (l *Local) outcome() (*Outcome, func(cols []*core.Attribute, i int) bool) {
 	return nil, nil
 }
 
+// reduce runs Reduce over the values each gives (nil without Reduce) and
+// returns its result and the summary's words and fields.
+func (l *Local) reduce(each func(fn func(cols []*core.Attribute, i int)) error) ([]float64, string, map[string]any, error) {
+	if l.Reduce == nil {
+		return nil, l.Stats, nil, nil
+	}
+	g, err := l.Reduce.Run(each)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	stats, fields := l.Reduce.Stats(g)
+	return g, stats, fields, nil
+}
+
 // job completes j, whose Local is set, with the in-memory Compute and the
-// out-of-core Stream that run it; name is the stage's. A Halo of +Inf (a
-// reach as wide as the cloud: ground's PDAL-exact ties) gets no Stream:
-// such a run needs the whole cloud in memory, and --max-memory and tile
-// collections are refused as usage errors.
+// out-of-core Stream that run it, unless j has its own (a faster path
+// kept for them: the Local then serves the distributed driver, Beam);
+// name is the stage's. A Halo of +Inf (a reach as wide as the cloud:
+// ground's PDAL-exact ties) gets no Stream: such a run needs the whole
+// cloud in memory, and --max-memory and tile collections are refused as
+// usage errors.
 func (l *Local) job(j *Job, name string) {
 	l.name = name
-	j.Compute = l.computeJob
-	if !math.IsInf(l.Halo, 1) {
-		j.Stream = &Streamed{Halo: l.Halo, KNN: l.KNN, Pos: true, Reads: l.Reads, PointBytes: 1, Run: l.stream}
+	if j.Compute == nil {
+		j.Compute = l.computeJob
+	}
+	if j.Stream == nil && !math.IsInf(l.Halo, 1) {
+		j.Stream = &Streamed{Halo: l.Halo, KNN: l.KNN, Pos: !l.XYZOnly, Reads: l.Reads, PointBytes: 1, Run: l.stream}
 	}
 }
 
@@ -276,14 +324,21 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	}
 	b, _ := p.Cloud.Bounds()
 	run := LocalInput{Origin: p.Origin, Min: b.Min, Max: b.Max}
-	if pos := p.Pos(); len(pos) >= 3 {
+	var pos, abs []float64
+	if !l.XYZOnly {
+		pos, abs = p.Pos(), p.abs()
+	}
+	if len(pos) >= 3 {
 		run.First = [3]float64(pos[:3])
 	}
 	var cols []*core.Attribute
 	if p.TileSize > 0 {
 		lo, hi := xyBounds(p.XYZ)
-		all, absAll, vals := p.Pos(), p.abs(), values
+		all, absAll, vals := pos, abs, values
 		gather := func(t *tile.Points) ([]float64, []float64, [][]float64, error) {
+			if l.XYZOnly {
+				return nil, nil, nil, nil
+			}
 			pos, abs := make([]float64, 3*t.Len()), make([]float64, 3*t.Len())
 			tv := make([][]float64, len(vals))
 			for d := range tv {
@@ -306,7 +361,7 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	} else {
 		var reach []float64
 		in := run
-		in.XYZ, in.Pos, in.Abs, in.Values, in.Backend, in.Build = p.XYZ, p.Pos(), p.abs(), values, p.Backend, p.Build
+		in.XYZ, in.Pos, in.Abs, in.Values, in.Backend, in.Build, in.Whole = p.XYZ, pos, abs, values, p.Backend, p.Build, true
 		in.ID = make([]int64, p.Len())
 		for i := range in.ID {
 			in.ID[i] = int64(i)
@@ -314,11 +369,20 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 		if cols, reach, err = l.Compute(&in); err != nil {
 			return nil, err
 		}
-		if err := l.check(cols, reach, p.Len()); err != nil {
+		if err := l.check(cols, reach, p.Len(), true); err != nil {
 			return nil, err
 		}
 	}
-	o, flag := l.outcome()
+	g, stats, fields, err := l.reduce(func(fn func(cols []*core.Attribute, i int)) error {
+		for i := range p.Len() {
+			fn(cols, i)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	o, flag := l.outcome(g)
 	if o == nil {
 		return &Result{Columns: l.written(cols), Edit: l.Edit}, nil
 	}
@@ -326,7 +390,7 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	for i := range outlier {
 		outlier[i] = flag(cols, i)
 	}
-	res, err := o.result(p, outlier, l.Stats, nil)
+	res, err := o.result(p, outlier, stats, fields)
 	if err != nil {
 		return nil, err
 	}
@@ -349,14 +413,19 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 	const name = "local"
 	size := l.recSize()
 	run := LocalInput{Origin: s.Origin, Min: s.Min, Max: s.Max}
-	if s.N > 0 {
+	if s.N > 0 && !l.XYZOnly {
 		pos, _, err := s.Positions([]int64{0})
 		if err != nil {
 			return nil, err
 		}
 		run.First = [3]float64(pos[:3])
 	}
-	kernel := l.kernel(run, relative(func(t *tile.Points) ([]float64, [][]float64, error) { return s.Positions(t.ID) }))
+	kernel := l.kernel(run, relative(func(t *tile.Points) ([]float64, [][]float64, error) {
+		if l.XYZOnly {
+			return nil, nil, nil
+		}
+		return s.Positions(t.ID)
+	}))
 	frame := s.Store.Box()
 	bo := s.Build
 	b := findneighbor.InFrame(s.Backend, findneighbor.Frame{Box: frame, Points: int(s.N)})
@@ -476,7 +545,7 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 		}
 		return l.written(l.decode(rec, len(rows), func(i int) bool { return rows[i] < 0 })), nil
 	}}
-	if o, _ := l.outcome(); o == nil {
+	if o, _ := l.outcome(nil); o == nil {
 		if l.Edit != nil {
 			res.Edit = func(_ []int64, c *core.Cloud) (*core.Cloud, error) { return l.Edit(c) }
 		}
@@ -486,33 +555,59 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 }
 
 // streamOutcome is the out-of-core outcome step of a local stage: the
-// values stored under name read back in input order, a flag a point, and
-// the mode applied chunk by chunk beside the columns of res.
+// values stored under name read back in input order (for the reduction,
+// then a flag a point), and the mode applied chunk by chunk beside the
+// columns of res.
 func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*StreamResult, error) {
-	o, flag := l.outcome()
+	size := l.recSize()
+	each := func(fn func(cols []*core.Attribute, i int)) error {
+		const chunk = 1 << 16
+		rd := s.OwnedReader(name, size)
+		buf := make([]byte, 0, chunk*size)
+		flush := func() {
+			n := len(buf) / size
+			cols := l.decode(buf, n, nil)
+			for i := range n {
+				fn(cols, i)
+			}
+			buf = buf[:0]
+		}
+		err := s.EachOwner(func(id int64, key tile.Key) error {
+			v, err := rd.Next(key, id)
+			if err != nil {
+				return err
+			}
+			if buf = append(buf, v...); len(buf) == cap(buf) {
+				flush()
+			}
+			return nil
+		})
+		flush()
+		return err
+	}
+	g, stats, fields, err := l.reduce(each)
+	if err != nil {
+		return nil, err
+	}
+	o, flag := l.outcome(g)
 	mode, err := o.modeFor(s.From)
 	if err != nil {
 		return nil, err
 	}
-	size := l.recSize()
 	outlier := make([]bool, s.N)
 	nOut := 0
-	rd := s.OwnedReader(name, size)
-	err = s.EachOwner(func(id int64, key tile.Key) error {
-		v, err := rd.Next(key, id)
-		if err != nil {
-			return err
-		}
-		if flag(l.decode(v, 1, nil), 0) {
+	var id int64
+	err = each(func(cols []*core.Attribute, i int) {
+		if flag(cols, i) {
 			outlier[id] = true
 			nOut++
 		}
-		return nil
+		id++
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := o.streamOutliers(s, outlier, nOut, mode, l.Stats, nil)
+	out := o.streamOutliers(s, outlier, nOut, mode, stats, fields)
 	out.Columns = res.Columns
 	return out, nil
 }

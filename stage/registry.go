@@ -110,3 +110,40 @@ func ByPDAL(typ, mode string) *Stage {
 	}
 	return nil
 }
+
+// ExampleOptions returns the option words of the stage's first example,
+// without IN and OUT and without options that name files (their value is
+// a `FILE`): the options with which tests that walk the registry run it.
+func (s *Stage) ExampleOptions() ([]string, error) {
+	if len(s.Examples) == 0 {
+		return nil, fmt.Errorf("stage %s has no example", s.Name)
+	}
+	words, err := SplitWords(s.Examples[0])
+	if err != nil {
+		return nil, fmt.Errorf("example %q: %v", s.Examples[0], err)
+	}
+	words = words[1+len(strings.Fields(s.Name)):]
+	v := NewSettings(s.AllOptions())
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if !strings.HasPrefix(w, "-") {
+			continue // IN, OUT
+		}
+		o := v.Option(strings.TrimLeft(w, "-"))
+		if o == nil {
+			return nil, fmt.Errorf("example %q: unknown option %s", s.Examples[0], w)
+		}
+		take := []string{w}
+		if o.Kind != Bool {
+			if i++; i == len(words) {
+				return nil, fmt.Errorf("example %q: %s without its value", s.Examples[0], w)
+			}
+			take = append(take, words[i])
+		}
+		if !strings.Contains(o.Usage, "`FILE`") {
+			out = append(out, take...)
+		}
+	}
+	return out, nil
+}

@@ -30,7 +30,12 @@ import (
 //     that owns such points runs the kernel for them; once the halo spans
 //     the cloud one tile holds every point and the rest is done. Rounds
 //     with nothing to do read nothing.
-//  4. write: the records of every round to their files, each output its
+//  4. reduce, for a stage with a global reduction (stage.Reduction:
+//     statistical removal's threshold): every record to one worker, in
+//     global order, reduced to a few numbers, a side input of the write.
+//     This step runs on one worker and holds every point's record (12
+//     bytes a point for statistical removal).
+//  5. write: the records of every round to their files, each output its
 //     input with the stage's columns and outcome (stage.LocalStep.Apply).
 //
 // The stage is parsed from its words on every worker (stage.ParseLocalStep),
@@ -71,13 +76,30 @@ type Todo struct {
 	XYZ []float32
 }
 
+// FileRecords are records of points of the file of index File.
+type FileRecords struct {
+	File int64
+	Records
+}
+
+// Global is the result of a stage's reduction (stage.LocalStep.Global);
+// empty for a stage without one.
+type Global struct {
+	G []float64
+}
+
 func init() {
-	for _, t := range []any{LocalConfig{}, PBatch{}, Records{}, Todo{}} {
+	for _, t := range []any{LocalConfig{}, PBatch{}, Records{}, Todo{}, FileRecords{}, Global{}} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 	register.DoFn4x1[File, Stats, func(*Todo) bool, func(int64, PBatch), error](&localBinFn{})
 	register.DoFn6x1[int64, func(*PBatch) bool, Stats, func(*Todo) bool, func(int64, Records), func(Todo), error](&localTileFn{})
-	register.DoFn3x1[int64, func(*File) bool, func(*Records) bool, error](&localWriteFn{})
+	register.DoFn4x1[int64, func(*File) bool, func(*Records) bool, func(*Global) bool, error](&localWriteFn{})
+	register.DoFn3x1[int64, func(*FileRecords) bool, func(Global), error](&localReduceFn{})
+	register.Function2x2(toReduce)
+	register.Emitter1[Global]()
+	register.Iter1[Global]()
+	register.Iter1[FileRecords]()
 	register.Emitter2[int64, PBatch]()
 	register.Emitter2[int64, Records]()
 	register.Emitter1[Todo]()
@@ -121,7 +143,53 @@ func BuildLocal(s beam.Scope, c LocalConfig) {
 		todo = left
 	}
 	keyed := beam.ParDo(s, fileKey, fileCol)
-	beam.ParDo0(s, &localWriteFn{Step: c.Step}, beam.CoGroupByKey(s, keyed, beam.Flatten(s, recs...)))
+	all := beam.Flatten(s, recs...)
+	global := beam.Create(s, Global{})
+	if step, err := stage.ParseLocalStep(c.Step); err == nil && step.Reduces() {
+		global = beam.ParDo(s, &localReduceFn{Step: c.Step}, beam.GroupByKey(s, beam.ParDo(s, toReduce, all)))
+	}
+	beam.ParDo0(s, &localWriteFn{Step: c.Step}, beam.CoGroupByKey(s, keyed, all), beam.SideInput{Input: global})
+}
+
+// toReduce keys a file's records for the reduction, on one worker.
+func toReduce(file int64, r Records) (int64, FileRecords) { return 0, FileRecords{file, r} }
+
+// localReduceFn reduces every point's record, in global order (files in
+// order, points in order within them), to the stage's Global.
+type localReduceFn struct {
+	Step []string
+}
+
+func (f *localReduceFn) ProcessElement(_ int64, all func(*FileRecords) bool, emit func(Global)) error {
+	step, err := stage.ParseLocalStep(f.Step)
+	if err != nil {
+		return err
+	}
+	type point struct {
+		file, id int64
+		rec      []byte
+	}
+	var pts []point
+	size := step.RecSize()
+	var fr FileRecords
+	for all(&fr) {
+		for j, id := range fr.ID {
+			pts = append(pts, point{fr.File, id, fr.Data[j*size : (j+1)*size]})
+		}
+	}
+	sort.Slice(pts, func(i, j int) bool {
+		return pts[i].file < pts[j].file || pts[i].file == pts[j].file && pts[i].id < pts[j].id
+	})
+	rec := make([]byte, 0, len(pts)*size)
+	for _, p := range pts {
+		rec = append(rec, p.rec...)
+	}
+	g, err := step.ReduceAll(rec)
+	if err != nil {
+		return err
+	}
+	emit(Global{g})
+	return nil
 }
 
 // RunLocal builds the pipeline of c and runs it with the runner named runner.
@@ -172,8 +240,10 @@ func roundFrame(words []string, size float64, r int, st Stats) (*frame, error) {
 	lo := [2]float64{float64(f.box.Min[0]), float64(f.box.Min[1])}
 	hi := [2]float64{float64(f.box.Max[0]), float64(f.box.Max[1])}
 	span := math.Hypot(hi[0]-lo[0], hi[1]-lo[1])
-	// As tile.LocalTiled: the first halo, doubled each round, up to span.
-	h := max(step.FirstHalo(f.n, lo, hi), span*1e-9, 1e-30)
+	// As tile.LocalTiled: the first halo, doubled each round, up to span;
+	// at least span/2^maxRounds, so that the last round holds the cloud
+	// (a stage of reach 0, a grid's, may declare no halo).
+	h := max(step.FirstHalo(f.n, lo, hi), span/(1<<maxRounds), 1e-30)
 	for range r {
 		h = min(2*h, span)
 	}
@@ -220,11 +290,9 @@ func (f *localBinFn) ProcessElement(file File, st Stats, todos func(*Todo) bool,
 	}
 	base := st.first()[file.Index]
 	return eachChunk(file.In, func(c *core.Cloud, first int64) error {
-		attrs := make([]*core.Attribute, len(fr.step.Reads))
-		for d, name := range fr.step.Reads {
-			if attrs[d] = c.Attr(name); attrs[d] == nil {
-				return fmt.Errorf("%s: no %s dimension, which %s reads", file.In, name, fr.step.Name)
-			}
+		attrs, err := fr.step.Attrs(c)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", file.In, fr.step.Name, err)
 		}
 		out := map[tile.Key]*PBatch{}
 		var i int
@@ -400,10 +468,14 @@ type localWriteFn struct {
 	Step []string
 }
 
-func (f *localWriteFn) ProcessElement(_ int64, files func(*File) bool, records func(*Records) bool) error {
+func (f *localWriteFn) ProcessElement(_ int64, files func(*File) bool, records func(*Records) bool, globals func(*Global) bool) error {
 	step, err := stage.ParseLocalStep(f.Step)
 	if err != nil {
 		return err
+	}
+	var g Global
+	for globals(&g) {
+		step.Global = g.G
 	}
 	return rewrite(files, func(c *core.Cloud, from *pcio.Format) (*core.Cloud, error) {
 		n, size := c.Len(), step.RecSize()

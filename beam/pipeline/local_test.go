@@ -75,12 +75,12 @@ func TestLocalStageOnBeam(t *testing.T) {
 	}
 }
 
-// TestLocalStageRefused checks that a stage with global work is refused
+// TestLocalStageRefused checks that a stage not declared local is refused
 // with a usage error before anything runs.
 func TestLocalStageRefused(t *testing.T) {
-	err := pipeline.CheckLocal(pipeline.LocalConfig{Inputs: []string{"a.ply"}, Outputs: []string{"b.ply"}, Step: []string{"denoise", "statistical"}, TileSize: 10})
+	err := pipeline.CheckLocal(pipeline.LocalConfig{Inputs: []string{"a.ply"}, Outputs: []string{"b.ply"}, Step: []string{"normals", "--knn", "8"}, TileSize: 10})
 	if _, ok := err.(stage.UsageError); !ok {
-		t.Fatalf("denoise statistical on Beam: %v, want a usage error (its reduction is global)", err)
+		t.Fatalf("normals on Beam: %v, want a usage error (not declared local)", err)
 	}
 }
 

@@ -7,7 +7,7 @@ package findneighbor
 // (tile.Share). Other backends (GPUs, or ones this package does not know)
 // report false.
 func OnHost(b Backend) bool {
-	_, ok := b.(onHost)
+	_, ok := unwrap(b).(onHost)
 	return ok
 }
 
@@ -22,6 +22,25 @@ func (bruteBackend) onHost() {}
 // plainKNN): KNearestAdaptive runs a single round on it, and tiled
 // k-nearest runs (tile.MomentsTiled) build their tiles' indexes so.
 func PlainKNN(b Backend) bool {
-	_, ok := b.(plainKNN)
+	_, ok := unwrap(b).(plainKNN)
 	return ok
+}
+
+// Wrapper is a backend that stands for another, building that one's
+// indexes with options of its own (tile.Share's stand-ins, each with its
+// share of the workers): OnHost and PlainKNN report what the other is.
+type Wrapper interface {
+	Backend
+	Unwrap() Backend
+}
+
+// unwrap returns the backend b stands for, through any Wrapper.
+func unwrap(b Backend) Backend {
+	for {
+		w, ok := b.(Wrapper)
+		if !ok {
+			return b
+		}
+		b = w.Unwrap()
+	}
 }

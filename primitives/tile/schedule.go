@@ -49,6 +49,10 @@ func (s shared) InFrame(f findneighbor.Frame) findneighbor.Backend {
 	return shared{findneighbor.InFrame(s.Backend, f), s.workers}
 }
 
+// Unwrap returns the backend the stand-in stands for
+// (findneighbor.Wrapper).
+func (s shared) Unwrap() findneighbor.Backend { return s.Backend }
+
 func (s shared) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
 	opts.Workers = s.workers
 	return s.Backend.Build(xyz, eps, opts)

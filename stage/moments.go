@@ -1,0 +1,71 @@
+package stage
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+)
+
+// knnMoments calls fn with the moments of every point's k nearest other
+// points (k > 0) among the points of in, as findneighbor's
+// KNearestMomentsFunc computes them on the whole cloud (summed in
+// KNearest's order, distance then index, which a tile's points in global
+// order share with the whole cloud), and returns each point's reach: the
+// distance of its k-th nearest, +Inf where the points hold fewer than k
+// others (the whole run, then, tells); nil on the whole run
+// (LocalInput.Whole). fn is called from several goroutines at once, each
+// with points of its own; op names the stage in errors.
+func knnMoments(op string, in *LocalInput, k int, fn func(pts []int32, m []findneighbor.Moment)) ([]float64, error) {
+	n := len(in.XYZ) / 3
+	var reach []float64
+	if !in.Whole {
+		reach = make([]float64, n)
+	}
+	kq := min(k, n-1)
+	if kq < k && reach != nil {
+		for i := range reach {
+			reach[i] = math.Inf(1)
+		}
+	}
+	if kq <= 0 {
+		return reach, nil
+	}
+	if in.Whole || !findneighbor.OnHost(in.Backend) {
+		if !in.Whole && kq == k {
+			dist := make([]float32, n*k)
+			if err := findneighbor.KNearestAll(in.Backend, in.XYZ, k, in.Build, make([]int32, n*k), dist); err != nil {
+				return nil, fmt.Errorf("%s: %d nearest (%s): %w", op, k, in.Backend.Name(), err)
+			}
+			for i := range reach {
+				reach[i] = float64(dist[i*k+k-1])
+			}
+		}
+		return reach, findneighbor.KNearestMomentsFunc(in.Backend, in.XYZ, kq, in.Build, fn)
+	}
+	// On the host (the cpu backend's kd-tree, which tiles reach through
+	// tile.Share's stand-ins) one search finds the moments and the k-th
+	// distance (as tile.Nearest).
+	ix, err := in.Backend.Build(in.XYZ, float32(math.Inf(1)), in.Build)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s backend: %w", op, in.Backend.Name(), err)
+	}
+	defer ix.Close()
+	return reach, findneighbor.NearestMomentsFunc(ix, in.XYZ, kq, in.Build.Workers, func(pts []int32, m []findneighbor.Moment, far []float32) {
+		if kq == k {
+			for j, i := range pts {
+				reach[i] = float64(far[j])
+			}
+		}
+		fn(pts, m)
+	})
+}
+
+// constReach returns the reach r for each of n points: counts within r.
+func constReach(n int, r float64) []float64 {
+	reach := make([]float64, n)
+	for i := range reach {
+		reach[i] = r
+	}
+	return reach
+}
