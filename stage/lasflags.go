@@ -25,7 +25,7 @@ var (
 	}
 	PointFormatOption = &Option{Kind: Int,
 		Name:        "point-format",
-		Usage:       "for LAS/LAZ/COPC output: the point data record format code, `FORMAT` 0-10 (COPC 6-8); the cloud's LAS fields it lacks are dropped, with a warning, unless --extra-dims keeps them",
+		Usage:       "for LAS/LAZ/COPC output: the `CODE` of the point data record format, 0-10 (COPC 6-8); the cloud's LAS fields it lacks are dropped, with a warning, unless --extra-dims keeps them",
 		DefaultText: "the source's, else the smallest that holds the fields",
 	}
 	LASVersionOption = &Option{Kind: String,
