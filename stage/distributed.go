@@ -32,7 +32,7 @@ func ParseLocalStep(words []string) (*LocalStep, error) {
 		return nil, err
 	}
 	switch {
-	case s.job.Local == nil:
+	case s.job.Local == nil || s.job.Local.Reduce != nil:
 		return nil, Usagef("%s has no distributed form yet: its work is not local (docs/beam.md)", s.f.Name)
 	case len(s.ignore) > 0 || len(s.job.Outputs) > 0 || s.summaryPath != "" || s.previewPath != "":
 		return nil, Usagef("%s: --ignore-class, --summary and side outputs are not offered on Beam yet", s.f.Name)

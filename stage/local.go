@@ -45,6 +45,13 @@ type Local struct {
 	Outcome *Outcome
 	Outlier func(cols []*core.Attribute, i int) bool
 	Stats   string
+	// Reduce, when set (with Outcome), runs once every point's values are
+	// known and before Outlier flags any: each calls fn with every point's
+	// values (cols, point i) in point order, in memory and out of core
+	// alike, as many times as Reduce calls it. It computes what Outlier
+	// needs of the whole run (filters.outlier's threshold), so a stage
+	// with it is local in its columns and global in its outcome.
+	Reduce func(each func(fn func(cols []*core.Attribute, i int)) error) error
 	// Drop, when set (without Outcome), drops the points it flags from
 	// their values: a selection (range, voxel thinning). Its columns may
 	// be none.
@@ -317,6 +324,17 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	if o == nil {
 		return &Result{Columns: l.written(cols), Edit: l.Edit}, nil
 	}
+	if l.Reduce != nil {
+		err := l.Reduce(func(fn func(cols []*core.Attribute, i int)) error {
+			for i := range p.Len() {
+				fn(cols, i)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	outlier := make([]bool, p.Len())
 	for i := range outlier {
 		outlier[i] = flag(cols, i)
@@ -490,19 +508,33 @@ func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*St
 		return nil, err
 	}
 	size := l.recSize()
+	// each calls fn with every point's values, in point order.
+	each := func(fn func(id int64, cols []*core.Attribute)) error {
+		rd := s.OwnedReader(name, size)
+		return s.EachOwner(func(id int64, key tile.Key) error {
+			v, err := rd.Next(key, id)
+			if err != nil {
+				return err
+			}
+			fn(id, l.decode(v, 1, nil))
+			return nil
+		})
+	}
+	if l.Reduce != nil {
+		err := l.Reduce(func(fn func(cols []*core.Attribute, i int)) error {
+			return each(func(_ int64, cols []*core.Attribute) { fn(cols, 0) })
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	outlier := make([]bool, s.N)
 	nOut := 0
-	rd := s.OwnedReader(name, size)
-	err = s.EachOwner(func(id int64, key tile.Key) error {
-		v, err := rd.Next(key, id)
-		if err != nil {
-			return err
-		}
-		if flag(l.decode(v, 1, nil), 0) {
+	err = each(func(id int64, cols []*core.Attribute) {
+		if flag(cols, 0) {
 			outlier[id] = true
 			nOut++
 		}
-		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -53,18 +53,18 @@ func (c Convention) String() string {
 	return fmt.Sprintf("Convention(%d)", int(c))
 }
 
-// ParseConvention returns the Convention named s ("pcl" or "open3d", any
-// case): the conventions of pctk denoise. PDAL's is filters.outlier's,
-// which a PDAL stage sets itself; its out-of-core Reduction takes means,
-// not the sums pctk denoise streams.
+// ParseConvention returns the Convention named s ("pcl", "open3d" or
+// "pdal", any case).
 func ParseConvention(s string) (Convention, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "pcl":
 		return PCL, nil
 	case "open3d":
 		return Open3D, nil
+	case "pdal":
+		return PDAL, nil
 	}
-	return 0, fmt.Errorf("denoise: unknown convention %q (want pcl or open3d)", s)
+	return 0, fmt.Errorf("denoise: unknown convention %q (want pcl, open3d or pdal)", s)
 }
 
 // Defaults of the statistical filter, PDAL's filters.outlier defaults.
