@@ -84,8 +84,9 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 		if err := findneighbor.CheckMin("denoise statistical", "k", opts.K, 1); err != nil {
 			return nil, err
 		}
-		if r := opts.StdRatio; !(r > 0) || math.IsInf(r, 1) {
-			return nil, &findneighbor.ParamError{Op: "denoise statistical", Param: "std_ratio", Value: strconv.FormatFloat(r, 'g', -1, 64), Want: "a finite number > 0"}
+		// PDAL's multiplier may be 0 or negative.
+		if r := opts.StdRatio; !(r > 0) && opts.Convention != denoise.PDAL || math.IsInf(r, 0) || math.IsNaN(r) {
+			return nil, &findneighbor.ParamError{Op: "denoise statistical", Param: "std_ratio", Value: strconv.FormatFloat(r, 'g', -1, 64), Want: "a finite number > 0 (any finite number under --convention pdal)"}
 		}
 		if err := opts.Validate(); err != nil {
 			return nil, err
@@ -203,7 +204,7 @@ var denoiseRadius = &Stage{
 and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`,
 	Examples: []string{"pctk denoise radius scan.las out.las --radius 2 --min-neighbors 4 --convention pdal", "pctk denoise radius scan.las out.las --radius 0.5 --min-neighbors 4"},
 	Options: OutcomeOptions(
-		&Option{Kind: Float, Name: "radius", PDAL: "radius", Aliases: []string{"r"}, Usage: "search radius in coordinate units (required)"},
+		&Option{Kind: Float, Name: "radius", PDAL: "radius", Aliases: []string{"r"}, Usage: "search radius in coordinate units (required, but for --convention pdal: PDAL's 1)"},
 		&Option{Kind: Int, Name: "min-neighbors", PDAL: "min_k", Aliases: []string{"m"}, Usage: "a point needs at least this many other points within the radius", Value: 2},
 		&Option{Kind: Bool, Name: "count-self", Usage: "count the point itself among its neighbours (PCL and Open3D do not)"},
 		&Option{Kind: String, Name: "convention", Usage: "whose definition: pcl (Open3D's too, but for points exactly at R) or pdal (see docs/denoise.md)", Value: "pcl"},
@@ -215,12 +216,16 @@ and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`
 		if err != nil {
 			return nil, err
 		}
-		if !c.IsSet("radius") {
-			return nil, Usagef("denoise radius needs --radius R (in coordinate units)")
-		}
 		opts := denoise.RadiusOptions{Radius: c.Float64("radius"), MinNeighbors: c.Int("min-neighbors"), CountSelf: c.Bool("count-self")}
 		if opts.Convention, err = denoise.ParseConvention(c.String("convention")); err != nil || opts.Convention == denoise.Open3D {
 			return nil, Usagef("--convention: want pcl or pdal, got %q", c.String("convention"))
+		}
+		switch {
+		case c.IsSet("radius"):
+		case opts.Convention == denoise.PDAL:
+			opts.Radius = denoise.PDALRadius
+		default:
+			return nil, Usagef("denoise radius needs --radius R (in coordinate units)")
 		}
 		if err := opts.Validate(); err != nil {
 			return nil, err

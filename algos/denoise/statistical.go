@@ -83,7 +83,8 @@ type StatisticalOptions struct {
 	// StdRatio is the multiplier of the standard deviation in the
 	// threshold mean + StdRatio·stddev (PCL's std_dev_mul, Open3D's
 	// std_ratio, PDAL's multiplier). It may be negative; 0 means
-	// DefaultStdRatio.
+	// DefaultStdRatio, except under PDAL, whose multiplier may be 0 (the
+	// threshold is then the mean).
 	StdRatio float64
 	// PopulationStd divides the variance by n instead of n-1. PCL, Open3D
 	// and PDAL use the sample deviation (n-1), the default.
@@ -110,7 +111,7 @@ func (o StatisticalOptions) withDefaults() StatisticalOptions {
 	if o.K == 0 {
 		o.K = DefaultK
 	}
-	if o.StdRatio == 0 {
+	if o.StdRatio == 0 && o.Convention != PDAL {
 		o.StdRatio = DefaultStdRatio
 	}
 	return o
