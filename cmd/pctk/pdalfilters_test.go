@@ -144,3 +144,28 @@ func TestNeighborFiltersLikePDAL(t *testing.T) {
 		})
 	}
 }
+
+// TestNeighborFilterErrors checks the exit statuses of cluster and
+// neighborclassifier: usage errors 2 (nothing written), a candidate file
+// that cannot be read 1.
+func TestNeighborFilterErrors(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out.las")
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"cluster", sample, out, "--tolerance", "0"}, 2},
+		{[]string{"cluster", sample, out, "--tolerance", "nan"}, 2},
+		{[]string{"cluster", sample, out, "--min-points", "-1"}, 2},
+		{[]string{"cluster", sample, out, "--dims", "xz"}, 2},
+		{[]string{"neighborclassifier", sample, out}, 2},
+		{[]string{"neighborclassifier", sample, out, "--k", "3", "--dimension", "Nope"}, 2},
+		{[]string{"neighborclassifier", sample, out, "--k", "3", "--domain", "Classification[1:"}, 2},
+		{[]string{"neighborclassifier", sample, out, "--k", "3", "--candidate", out + ".missing.las"}, 1},
+	} {
+		pctkRun(t, c.want, c.args...)
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("pctk %v wrote %s", c.args, out)
+		}
+	}
+}
