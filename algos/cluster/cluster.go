@@ -189,18 +189,10 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, o Options) (*Result, er
 // them on.
 const flushEdges = 1 << 20
 
-// links hands fn, a part at a time, pairs (i, j) of the points xyz,
-// named by id (nil: their index), that are in one cluster, enough to
-// unite every pair at a distance below the tolerance with owned[i] or
-// owned[j] (owned nil: all). Rather than test every pair in float64 (on
-// dense clouds hundreds a point), it sandwiches the exact graph between
-// two that the index answers in float32 without lists (ClusterCores,
-// every point core): pairs within lo are surely closer than the
-// tolerance in float64, pairs closer than it are surely within hi
-// (pairs.Reach). Each point is linked to the root of its lo component
-// (true links); an hi component that is one lo component is then whole,
-// and only the points of the others are tested pair by pair
-// (pairs.Within on them alone: a component holds every pair it touches).
+// links hands fn, a part at a time, the pairs (i, j) of the points xyz
+// with i < j at a distance below the tolerance (pairs.Within, in float64
+// from pos or xyz) with owned[i] or owned[j] (owned nil: all), named by id
+// (nil: their index).
 func links(xyz []float32, pos []float64, id []int64, owned []bool, b findneighbor.Backend, o Options, fn func(*dbscan.Links) error) error {
 	name := func(i int) int64 {
 		if id == nil {
@@ -208,29 +200,11 @@ func links(xyz []float32, pos []float64, id []int64, owned []bool, b findneighbo
 		}
 		return id[i]
 	}
-	pts := xyz
-	if o.Flat {
-		pts = make([]float32, len(xyz))
-		for i := 0; i < len(xyz); i += 3 {
-			pts[i], pts[i+1] = xyz[i], xyz[i+1]
-		}
-	}
-	n := len(pts) / 3
-	box := findneighbor.BoxOf(pts)
-	// A float32 distance is within 1e-5 relative and twice pairs.Reach's
-	// coordinate rounding of the float64 one.
-	tol := o.tolerance()
-	lo := tol*(1-1e-5) - 2*pairs.Reach(0, box)
-	loLabel, err := components(pts, lo, b, o.Build)
-	if err != nil {
-		return err
-	}
-	hiLabel, err := components(pts, pairs.Reach(tol, box), b, o.Build)
-	if err != nil {
-		return err
-	}
 	l := &dbscan.Links{}
-	add := func(i, j int) error {
+	err := pairs.Within(xyz, pos, o.Flat, o.tolerance(), b, o.Build, func(i, j int) error {
+		if owned != nil && !owned[i] && !owned[j] {
+			return nil
+		}
 		l.Edges = append(l.Edges, name(i), name(j))
 		if len(l.Edges) < 2*flushEdges {
 			return nil
@@ -238,79 +212,11 @@ func links(xyz []float32, pos []float64, id []int64, owned []bool, b findneighbo
 		err := fn(l)
 		l.Edges = l.Edges[:0]
 		return err
-	}
-	// An hi component is split when its points have several lo roots.
-	first := make([]int32, n) // at an hi root: its first point's lo root
-	split := make([]bool, n)  // at an hi root
-	for i := range n {
-		if loLabel[i] != int32(i) {
-			if err := add(i, int(loLabel[i])); err != nil {
-				return err
-			}
-		}
-		r := hiLabel[i]
-		if int(r) == i {
-			first[r] = loLabel[i]
-		} else if loLabel[i] != first[r] {
-			split[r] = true
-		}
-	}
-	var sub []int
-	for i := range n {
-		if split[hiLabel[i]] {
-			sub = append(sub, i)
-		}
-	}
-	if len(sub) > 0 {
-		sx, sp := make([]float32, 0, 3*len(sub)), []float64(nil)
-		if pos != nil {
-			sp = make([]float64, 0, 3*len(sub))
-		}
-		for _, i := range sub {
-			sx = append(sx, xyz[3*i:3*i+3]...)
-			if pos != nil {
-				sp = append(sp, pos[3*i:3*i+3]...)
-			}
-		}
-		err := pairs.Within(sx, sp, o.Flat, tol, b, o.Build, func(i, j int) error {
-			if owned != nil && !owned[sub[i]] && !owned[sub[j]] {
-				return nil
-			}
-			return add(sub[i], sub[j])
-		})
-		if err != nil {
-			return fmt.Errorf("cluster: %w", err)
-		}
+	})
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
 	}
 	return fn(l)
-}
-
-// components returns each point's smallest index among the points
-// connected to it by pairs within eps in float32 (ClusterCores with every
-// point core); each its own for eps ≤ 0.
-func components(pts []float32, eps float64, b findneighbor.Backend, bo findneighbor.BuildOptions) ([]int32, error) {
-	n := len(pts) / 3
-	label := make([]int32, n)
-	if !(eps > 0) {
-		for i := range label {
-			label[i] = int32(i)
-		}
-		return label, nil
-	}
-	bo.Reuse = false
-	ix, err := b.Build(pts, float32(eps), bo)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: %s backend: build index: %w", b.Name(), err)
-	}
-	defer ix.Close()
-	core := make([]bool, n)
-	for i := range core {
-		core[i] = true
-	}
-	if err := findneighbor.ClusterCores(ix, pts, core, label); err != nil {
-		return nil, fmt.Errorf("cluster: %s backend: components: %w", b.Name(), err)
-	}
-	return label, nil
 }
 
 // Merge unites the links of a filters.cluster run (Cluster's own, or the
