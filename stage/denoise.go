@@ -27,6 +27,10 @@ func init() {
       an outlier has fewer than M other points within R (PCL's
       RadiusOutlierRemoval and Open3D's remove_radius_outlier).
 
+--convention pdal follows PDAL's filters.outlier instead (its mean, its
+threshold, points strictly within R; outliers classified by default), as
+filters.outlier in pipeline JSON does.
+
 --mode remove leaves outliers out, classify sets their Classification to
 --class (7, low noise; the attribute is added when missing), flag adds an
 Outlier attribute (uint8, 1 for outliers). The default is classify for LAS
@@ -43,6 +47,7 @@ var denoiseStatistical = &Stage{
 	Name:     "denoise statistical",
 	PDAL:     "filters.outlier",
 	PDALMode: "statistical",
+	PDALArgs: []string{"--convention", "pdal"},
 	Preview:  "classification",
 	Usage:    "outliers by mean distance to the K nearest neighbours (PCL / Open3D SOR)",
 	Description: `An outlier's mean distance to its K nearest neighbours exceeds mean +
@@ -50,12 +55,12 @@ S·stddev over the cloud (PCL's StatisticalOutlierRemoval; --convention open3d
 for Open3D's remove_statistical_outlier, whose K counts the point itself).
 --k is at least 1; a K beyond the cloud uses every point (with a warning), as
 PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
-	Examples: []string{"pctk denoise statistical scan.pcd clean.pcd --k 50 --std-ratio 1"},
+	Examples: []string{"pctk denoise statistical scan.las out.las --k 12 --std-ratio 1.5 --convention pdal", "pctk denoise statistical scan.pcd clean.pcd --k 50 --std-ratio 1"},
 	Options: OutcomeOptions(
 		&Option{Kind: Int, Name: "k", PDAL: "mean_k", Usage: "neighbours whose distances are averaged (PCL mean_k; counts the point itself with --convention open3d)", Value: denoise.DefaultK},
 		&Option{Kind: Float, Name: "std-ratio", PDAL: "multiplier", Aliases: []string{"s"}, Usage: "multiplier of the standard deviation: threshold = mean + std-ratio·stddev; a finite number > 0", Value: denoise.DefaultStdRatio},
 		&Option{Kind: String, Name: "std", Usage: "standard deviation: sample (n-1, PCL and Open3D) or population (n)", Value: "sample"},
-		&Option{Kind: String, Name: "convention", Usage: "whose definition: pcl or open3d (see docs/denoise.md)", Value: "pcl"},
+		&Option{Kind: String, Name: "convention", Usage: "whose definition: pcl, open3d or pdal (see docs/denoise.md)", Value: "pcl"},
 	),
 	Dims: true, IgnoreClass: true, Tiled: true,
 	Params: map[string]string{"k": "k", "std_ratio": "std-ratio"},
@@ -73,18 +78,22 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 			return nil, Usagef("--std: want sample or population, got %q", c.String("std"))
 		}
 		if opts.Convention, err = denoise.ParseConvention(c.String("convention")); err != nil {
-			return nil, Usagef("--convention: want pcl or open3d, got %q", c.String("convention"))
+			return nil, Usagef("--convention: want pcl, open3d or pdal, got %q", c.String("convention"))
 		}
 		// K 0 and ratio 0 mean the defaults to the algorithm; here they
 		// are values out of range, like any other.
 		if err := findneighbor.CheckMin("denoise statistical", "k", opts.K, 1); err != nil {
 			return nil, err
 		}
-		if r := opts.StdRatio; !(r > 0) || math.IsInf(r, 1) {
-			return nil, &findneighbor.ParamError{Op: "denoise statistical", Param: "std_ratio", Value: strconv.FormatFloat(r, 'g', -1, 64), Want: "a finite number > 0"}
+		// PDAL's multiplier may be 0 or negative.
+		if r := opts.StdRatio; !(r > 0) && opts.Convention != denoise.PDAL || math.IsInf(r, 0) || math.IsNaN(r) {
+			return nil, &findneighbor.ParamError{Op: "denoise statistical", Param: "std_ratio", Value: strconv.FormatFloat(r, 'g', -1, 64), Want: "a finite number > 0 (any finite number under --convention pdal)"}
 		}
 		if err := opts.Validate(); err != nil {
 			return nil, err
+		}
+		if opts.Convention == denoise.PDAL {
+			return pdalStatistical(c, a, opts)
 		}
 		// In memory the local stage runs on the whole cloud; its tiles and
 		// out-of-core rounds measured 2.8 and 13 times slower than the
@@ -259,15 +268,17 @@ var denoiseRadius = &Stage{
 	Name:     "denoise radius",
 	PDAL:     "filters.outlier",
 	PDALMode: "radius",
+	PDALArgs: []string{"--convention", "pdal"},
 	Preview:  "classification",
 	Usage:    "outliers by the number of neighbours within a radius (PCL / Open3D)",
 	Description: `An outlier has fewer than M other points within R (PCL's RadiusOutlierRemoval
 and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`,
-	Examples: []string{"pctk denoise radius scan.las out.las --radius 0.5 --min-neighbors 4"},
+	Examples: []string{"pctk denoise radius scan.las out.las --radius 2 --min-neighbors 4 --convention pdal", "pctk denoise radius scan.las out.las --radius 0.5 --min-neighbors 4"},
 	Options: OutcomeOptions(
-		&Option{Kind: Float, Name: "radius", PDAL: "radius", Aliases: []string{"r"}, Usage: "search radius in coordinate units (required)"},
+		&Option{Kind: Float, Name: "radius", PDAL: "radius", Aliases: []string{"r"}, Usage: "search radius in coordinate units (required, but for --convention pdal: PDAL's 1)"},
 		&Option{Kind: Int, Name: "min-neighbors", PDAL: "min_k", Aliases: []string{"m"}, Usage: "a point needs at least this many other points within the radius", Value: 2},
 		&Option{Kind: Bool, Name: "count-self", Usage: "count the point itself among its neighbours (PCL and Open3D do not)"},
+		&Option{Kind: String, Name: "convention", Usage: "whose definition: pcl (Open3D's too, but for points exactly at R) or pdal (see docs/denoise.md)", Value: "pcl"},
 	),
 	Dims: true, IgnoreClass: true, Tiled: true,
 	Params: map[string]string{"radius": "radius", "min_neighbors": "min-neighbors"},
@@ -276,12 +287,22 @@ and Open3D's remove_radius_outlier). --radius is required, a finite number > 0.`
 		if err != nil {
 			return nil, err
 		}
-		if !c.IsSet("radius") {
+		opts := denoise.RadiusOptions{Radius: c.Float64("radius"), MinNeighbors: c.Int("min-neighbors"), CountSelf: c.Bool("count-self")}
+		if opts.Convention, err = denoise.ParseConvention(c.String("convention")); err != nil || opts.Convention == denoise.Open3D {
+			return nil, Usagef("--convention: want pcl or pdal, got %q", c.String("convention"))
+		}
+		switch {
+		case c.IsSet("radius"):
+		case opts.Convention == denoise.PDAL:
+			opts.Radius = denoise.PDALRadius
+		default:
 			return nil, Usagef("denoise radius needs --radius R (in coordinate units)")
 		}
-		opts := denoise.RadiusOptions{Radius: c.Float64("radius"), MinNeighbors: c.Int("min-neighbors"), CountSelf: c.Bool("count-self")}
 		if err := opts.Validate(); err != nil {
 			return nil, err
+		}
+		if opts.Convention == denoise.PDAL {
+			return pdalRadius(c, a, opts)
 		}
 		count := []core.Dimension{{Name: "RadiusCount", Type: core.Uint32}}
 		// The local stage is Beam's; in memory, on tiles and out of core the

@@ -49,6 +49,11 @@ type Streamed struct {
 	// 0, the first halo of k-nearest rounds for KNN (tile.KNNHalo).
 	Halo float64
 	KNN  int
+	// HaloIn, when set, is the halo width for the run's float32 frame
+	// (known after the first pass), in place of Halo: a kernel that tests
+	// pairs in float64 needs a halo widened by the frame's float32
+	// rounding (filters.cluster's cluster.Options.Reach).
+	HaloIn func(frame findneighbor.Box) float64
 	// Moments says its kernels sum moments within Halo
 	// (StreamRun.StreamMoments with a radius): the tiles then take the
 	// wider halo of findneighbor.TileHalo, with which the cpu backend's
@@ -668,6 +673,15 @@ func (s *step) runStreamed(a streamArgs) error {
 	halo := job.Stream.Halo
 	if halo == 0 && job.Stream.KNN > 0 {
 		halo, _ = tile.KNNHalo(np, loXY, hiXY, job.Stream.KNN)
+	}
+	if job.Stream.HaloIn != nil {
+		var frame findneighbor.Box
+		for a := range 3 {
+			if a < 2 || !s.flat {
+				frame.Min[a], frame.Max[a] = float32(lo[a]-origin[a]), float32(hi[a]-origin[a])
+			}
+		}
+		halo = job.Stream.HaloIn(frame)
 	}
 	if halo > 0 && job.Stream.Moments {
 		// The float32 frame's extent is at most the input's, give or take

@@ -35,6 +35,10 @@ type Options struct {
 	// the distance test runs on them, as PDAL's does on its own. nil: on
 	// xyz widened to float64.
 	Pos []float64
+	// TileSize, when > 0, runs Cluster on square tiles of this side in XY
+	// (Tiles over the tiles tile.Bin cuts), several at a time on the cpu
+	// backend's Build.Workers: the same Result.
+	TileSize float64
 	// Build tunes the neighbour index.
 	Build findneighbor.BuildOptions
 }
@@ -92,6 +96,9 @@ func Cluster(xyz []float32, b findneighbor.Backend, o Options) (*Result, error) 
 	if o.Pos != nil && len(o.Pos) != len(xyz) {
 		return nil, fmt.Errorf("cluster: %d float64 coordinates for %d points", len(o.Pos), n)
 	}
+	if o.TileSize > 0 {
+		return clusterTiled(xyz, b, o)
+	}
 	m := NewMerge(n)
 	if n > 0 {
 		err := links(xyz, o.Pos, nil, nil, b, o, func(l *dbscan.Links) error { return m.Add(l) })
@@ -127,6 +134,55 @@ func Tile(t *tile.Points, pos []float64, b findneighbor.Backend, o Options) (*db
 		return nil, fmt.Errorf("cluster: tile %v: %w", t.Key, err)
 	}
 	return all, nil
+}
+
+// Tiles is filters.cluster of a run of n points over the tiles of ts,
+// whose halo is at least o.Reach of the run's frame: Tile on every tile
+// through dbscan.LinkTiles (tile.Each on b: a tile.Share of the cpu
+// backend, a tile.Pool of GPUs), pos returning a tile's float64
+// coordinates (nil: from its float32 ones), then Merge's numbering. It is
+// every tiled run's driver, in memory (Options.TileSize) and out of core,
+// and gives Cluster's Result on the whole cloud. o.Pos and o.TileSize are
+// ignored.
+func Tiles(ts tile.Source, n int, b findneighbor.Backend, pos func(t *tile.Points) ([]float64, error), o Options) (*Result, error) {
+	m := NewMerge(n)
+	err := dbscan.LinkTiles(ts, b, []*dbscan.Merge{m.m}, func(t *tile.Points, w findneighbor.Backend) ([]*dbscan.Links, error) {
+		var p []float64
+		if pos != nil {
+			var err error
+			if p, err = pos(t); err != nil {
+				return nil, err
+			}
+		}
+		l, err := Tile(t, p, w, o)
+		return []*dbscan.Links{l}, err
+	}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	return m.Result(o)
+}
+
+// clusterTiled is Cluster with o.TileSize > 0: Tiles over the tiles
+// tile.Bin cuts in memory with a halo of o.Reach, their float64
+// coordinates gathered from o.Pos.
+func clusterTiled(xyz []float32, b findneighbor.Backend, o Options) (*Result, error) {
+	g, err := tile.GridFor(o.TileSize, o.Reach(findneighbor.BoxOf(xyz)), xyz)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	tiles := tile.Bins(tile.Bin(xyz, g))
+	var pos func(t *tile.Points) ([]float64, error)
+	if o.Pos != nil {
+		pos = func(t *tile.Points) ([]float64, error) {
+			p := make([]float64, 3*t.Len())
+			for j, id := range t.ID {
+				copy(p[3*j:3*j+3], o.Pos[3*id:])
+			}
+			return p, nil
+		}
+	}
+	return Tiles(tiles, len(xyz)/3, tile.Share(b, o.Build.Workers, len(tiles)), pos, o)
 }
 
 // flushEdges is the number of linked pairs links holds before handing

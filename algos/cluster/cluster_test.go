@@ -185,7 +185,18 @@ func TestTiledEqualsInMemory(t *testing.T) {
 		if size == 0 {
 			return Cluster(c.XYZ, findneighbor.CPU(), o)
 		}
-		return tiled(c.XYZ, findneighbor.CPU(), o, size)
+		// Options.TileSize (Tiles, tiles merged in order), and the
+		// kernel's links merged in reverse order: the same result.
+		back, err := tiled(c.XYZ, findneighbor.CPU(), o, size)
+		if err != nil {
+			return nil, err
+		}
+		o.TileSize = size
+		r, err := Cluster(c.XYZ, findneighbor.CPU(), o)
+		if err == nil && !slices.Equal(r.ClusterID, back.ClusterID) {
+			err = fmt.Errorf("tile size %g: Options.TileSize and the tiles merged backwards differ", size)
+		}
+		return r, err
 	}, func(t *testing.T, got, want *Result) {
 		if !slices.Equal(got.ClusterID, want.ClusterID) || !slices.Equal(got.Sizes, want.Sizes) || got.Dropped != want.Dropped {
 			t.Errorf("tiled: %d clusters (%d dropped), want %d (%d dropped); ids differ: %v",

@@ -238,24 +238,9 @@ func ClusterTiles(ts tile.Source, n int, b findneighbor.Backend, opts Options, b
 	for v := range opts.MinPts {
 		merges[v] = NewMerge(cores[v])
 	}
-	err := tile.Each(b, ts.Len(), func(w findneighbor.Backend, k int) ([]*Links, error) {
-		tl, err := ts.Tile(k)
-		if err != nil {
-			return nil, err
-		}
+	err := LinkTiles(ts, b, merges, func(tl *tile.Points, w findneighbor.Backend) ([]*Links, error) {
 		return tileLinks(tl, merges, w, opts.Eps, bo)
-	}, func(k int, links []*Links) error {
-		progress(StageCluster, float64(k+1)/float64(ts.Len()))
-		for v, l := range links {
-			if l == nil {
-				continue
-			}
-			if err := merges[v].Add(l); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	}, func(done float64) { progress(StageCluster, done) })
 	if err != nil {
 		return nil, err
 	}
@@ -272,6 +257,36 @@ func ClusterTiles(ts tile.Source, n int, b findneighbor.Backend, opts Options, b
 	}
 	progress(StageCluster, 1)
 	return run, nil
+}
+
+// LinkTiles is phase 2 of a tiled run, the one driver of the tiled
+// clusterings that end in a Merge (ClusterTiles; filters.cluster, whose
+// every point is core): kernel returns the links of one tile of ts for
+// each of merges (nil where it has none), run with tile.Each on b (a
+// tile.Share of the cpu backend, a tile.Pool of GPUs); the links are
+// merged in tile order, and progress, when not nil, gets the fraction of
+// tiles merged.
+func LinkTiles(ts tile.Source, b findneighbor.Backend, merges []*Merge, kernel func(t *tile.Points, w findneighbor.Backend) ([]*Links, error), progress func(done float64)) error {
+	return tile.Each(b, ts.Len(), func(w findneighbor.Backend, k int) ([]*Links, error) {
+		tl, err := ts.Tile(k)
+		if err != nil {
+			return nil, err
+		}
+		return kernel(tl, w)
+	}, func(k int, links []*Links) error {
+		if progress != nil {
+			progress(float64(k+1) / float64(ts.Len()))
+		}
+		for v, l := range links {
+			if l == nil {
+				continue
+			}
+			if err := merges[v].Add(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // counted1 is one tile's phase-1 counts.

@@ -41,8 +41,11 @@ type RadiusOptions struct {
 	Pos []float64
 }
 
-// PDALMinK is PDAL's default min_k.
-const PDALMinK = 2
+// PDAL's defaults of filters.outlier's radius method: radius and min_k.
+const (
+	PDALRadius = 1.0
+	PDALMinK   = 2
+)
 
 // Validate reports whether the options make sense.
 func (o RadiusOptions) Validate() error {

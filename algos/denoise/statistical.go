@@ -53,18 +53,18 @@ func (c Convention) String() string {
 	return fmt.Sprintf("Convention(%d)", int(c))
 }
 
-// ParseConvention returns the Convention named s ("pcl" or "open3d", any
-// case): the conventions of pctk denoise. PDAL's is filters.outlier's,
-// which a PDAL stage sets itself; its out-of-core Reduction takes means,
-// not the sums pctk denoise streams.
+// ParseConvention returns the Convention named s ("pcl", "open3d" or
+// "pdal", any case).
 func ParseConvention(s string) (Convention, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "pcl":
 		return PCL, nil
 	case "open3d":
 		return Open3D, nil
+	case "pdal":
+		return PDAL, nil
 	}
-	return 0, fmt.Errorf("denoise: unknown convention %q (want pcl or open3d)", s)
+	return 0, fmt.Errorf("denoise: unknown convention %q (want pcl, open3d or pdal)", s)
 }
 
 // Defaults of the statistical filter, PDAL's filters.outlier defaults.
@@ -83,7 +83,8 @@ type StatisticalOptions struct {
 	// StdRatio is the multiplier of the standard deviation in the
 	// threshold mean + StdRatio·stddev (PCL's std_dev_mul, Open3D's
 	// std_ratio, PDAL's multiplier). It may be negative; 0 means
-	// DefaultStdRatio.
+	// DefaultStdRatio, except under PDAL, whose multiplier may be 0 (the
+	// threshold is then the mean).
 	StdRatio float64
 	// PopulationStd divides the variance by n instead of n-1. PCL, Open3D
 	// and PDAL use the sample deviation (n-1), the default.
@@ -110,7 +111,7 @@ func (o StatisticalOptions) withDefaults() StatisticalOptions {
 	if o.K == 0 {
 		o.K = DefaultK
 	}
-	if o.StdRatio == 0 {
+	if o.StdRatio == 0 && o.Convention != PDAL {
 		o.StdRatio = DefaultStdRatio
 	}
 	return o

@@ -109,19 +109,23 @@ func TestDenoiseUsage(t *testing.T) {
 	in := denoiseCloud(t, []float64{0, 1, 2}, nil)
 	out := filepath.Join(t.TempDir(), "out.ply")
 	for _, args := range [][]string{
-		{"denoise", "radius", in, out},                                          // --radius missing
-		{"denoise", "radius", "-r", "0", in, out},                               // radius 0
-		{"denoise", "radius", "-r", "1", "-m", "-1", in, out},                   // negative count
-		{"denoise", "radius", "-r", "1", "--mode", "delete", in, out},           // unknown mode
-		{"denoise", "radius", "-r", "1", "--mode", "flag", "--invert", in, out}, // invert outside remove
-		{"denoise", "radius", "-r", "1", "--class", "256", in, out},             // class out of range
-		{"denoise", "radius", "-r", "1", "--ignore-class", "7,x", in, out},      // bad class list
-		{"denoise", "radius", "-r", "1", "--dims", "xz", in, out},               // bad dims
-		{"denoise", "radius", "-r", "1", in},                                    // OUT missing
-		{"denoise", "statistical", "--k", "0", in, out},                         // K 0
-		{"denoise", "statistical", "--std", "median", in, out},                  // unknown std
-		{"denoise", "statistical", "--convention", "pdal", in, out},             // unknown convention
-		{"denoise", "statistical", "--nosuch", in, out},                         // unknown flag
+		{"denoise", "radius", in, out},                                           // --radius missing
+		{"denoise", "radius", "-r", "0", in, out},                                // radius 0
+		{"denoise", "radius", "-r", "1", "-m", "-1", in, out},                    // negative count
+		{"denoise", "radius", "-r", "1", "--mode", "delete", in, out},            // unknown mode
+		{"denoise", "radius", "-r", "1", "--mode", "flag", "--invert", in, out},  // invert outside remove
+		{"denoise", "radius", "-r", "1", "--class", "256", in, out},              // class out of range
+		{"denoise", "radius", "-r", "1", "--ignore-class", "7,x", in, out},       // bad class list
+		{"denoise", "radius", "-r", "1", "--dims", "xz", in, out},                // bad dims
+		{"denoise", "radius", "-r", "1", in},                                     // OUT missing
+		{"denoise", "statistical", "--k", "0", in, out},                          // K 0
+		{"denoise", "statistical", "--std", "median", in, out},                   // unknown std
+		{"denoise", "statistical", "--convention", "sklearn", in, out},           // unknown convention
+		{"denoise", "radius", "-r", "1", "--convention", "open3d", in, out},      // not a radius convention
+		{"denoise", "radius", "--convention", "pdal", "--count-self", in, out},   // PDAL counts others
+		{"denoise", "radius", "--convention", "pdal", "--invert", in, out},       // pdal classifies
+		{"denoise", "statistical", "--convention", "pdal", "-s", "inf", in, out}, // infinite multiplier
+		{"denoise", "statistical", "--nosuch", in, out},                          // unknown flag
 	} {
 		pctkRun(t, 2, args...)
 	}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -110,16 +108,7 @@ func TestPipelineFileLikePDAL(t *testing.T) {
 					}
 					continue
 				}
-				data, err := json.Marshal(run)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cmd := pctkCmd(t, "-q", "pipeline", "--file", "-")
-				var stderr bytes.Buffer
-				cmd.Stdin, cmd.Stderr = bytes.NewReader(data), &stderr
-				if err := cmd.Run(); err != nil {
-					t.Fatalf("pctk pipeline --file - %s: %v: %s", data, err, stderr.String())
-				}
+				pctkPipeline(t, run...)
 			}
 			a, fa, err := pcio.ReadFile(outs["pctk"])
 			if err != nil {

@@ -13,7 +13,7 @@ import (
 
 // pipelineSteps are three steps that each change the cloud: a point
 // classification, new columns, normals.
-var pipelineSteps = []string{"denoise statistical --k 8 --std-ratio 2", "dbscan --eps 6 --min-pts 10 --geojson GEOJSON", "normals --knn 12"}
+var pipelineSteps = []string{"denoise statistical --k 8 --std-ratio 2 --convention pdal", "dbscan --eps 6 --min-pts 10 --geojson GEOJSON", "normals --knn 12"}
 
 // shellPipeline runs steps as "pctk STEP in - | pctk STEP - - | ... out",
 // child processes joined by pipes, as a shell would.
@@ -66,7 +66,7 @@ func TestPipelineMatchesShellPipes(t *testing.T) {
 			pctkRun(t, 0, append(append([]string{"pipeline", in}, steps("args")...), path("args"+ext))...)
 			pctkFile := path("p.json")
 			writeText(t, pctkFile, `{"pipeline": ["`+in+`",
-				{"type": "denoise statistical", "k": 8, "std-ratio": 2},
+				{"type": "denoise statistical", "k": 8, "std-ratio": 2, "convention": "pdal"},
 				{"type": "dbscan", "eps": 6, "min-pts": [10], "geojson": "`+path("json.geojson")+`"},
 				{"type": "normals", "knn": 12},
 				{"type": "writers.las", "filename": "`+path("json"+ext)+`"}]}`)

@@ -9,6 +9,7 @@
 package pairs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -75,7 +76,7 @@ func Within(xyz []float32, pos []float64, flat bool, r float64, b findneighbor.B
 		return float64(xyz[3*i+a])
 	}
 	r2 := r * r
-	return findneighbor.Batches(ix, pts, nil, findneighbor.NeighborOptions{}, batchEntries, func(first int, csr *findneighbor.CSR) error {
+	pairs := func(first int, csr *findneighbor.CSR) error {
 		for q := range len(csr.Offsets) - 1 {
 			i := first + q
 			for _, j32 := range csr.Indices[csr.Offsets[q]:csr.Offsets[q+1]] {
@@ -99,5 +100,15 @@ func Within(xyz []float32, pos []float64, flat bool, r float64, b findneighbor.B
 			}
 		}
 		return nil
-	})
+	}
+	// The whole cloud's lists at once when they are few (one traversal
+	// less than Batches, which counts first); else in batches.
+	csr, err := ix.Neighbors(nil, findneighbor.NeighborOptions{MaxEntries: batchEntries})
+	if errors.Is(err, findneighbor.ErrTooLarge) {
+		return findneighbor.Batches(ix, pts, nil, findneighbor.NeighborOptions{}, batchEntries, pairs)
+	}
+	if err != nil {
+		return err
+	}
+	return pairs(0, csr)
 }
