@@ -15,6 +15,7 @@ var hagColumns = []core.Dimension{{Name: "HeightAboveGround", Type: core.Float64
 func init() {
 	Register(&Stage{
 		Name: "hag", PDAL: "filters.hag_nn", Writes: hagColumns, Tiled: true,
+		PDALAs: map[string][]string{"filters.hag_delaunay": {"--method", "delaunay"}},
 		Usage: "height above ground from the ground points, class 2 (PDAL filters.hag_nn, filters.hag_delaunay)",
 		Description: `Adds HeightAboveGround (float64): Z minus the ground's Z under the point,
 from the nearest ground points (class 2: run pctk ground first), as PDAL's
