@@ -169,8 +169,16 @@ func rasterGrid(c *cli.Context, cloud *core.Cloud, o raster.Options) (*geotiff.I
 		return nil, 0, err
 	}
 	loc := cloud.Local(false)
-	var xyz []float32
-	var pos, values []float64
+	n := cloud.Len()
+	if sel != nil {
+		n = 0
+		for _, s := range sel {
+			if s {
+				n++
+			}
+		}
+	}
+	xyz, pos, values := make([]float32, 0, 3*n), make([]float64, 0, 3*n), make([]float64, 0, n)
 	lo, hi := [2]float64{math.Inf(1), math.Inf(1)}, [2]float64{math.Inf(-1), math.Inf(-1)}
 	for i := range cloud.Len() {
 		if sel != nil && !sel[i] {
@@ -180,7 +188,6 @@ func rasterGrid(c *cli.Context, cloud *core.Cloud, o raster.Options) (*geotiff.I
 		xyz, pos, values = append(xyz, loc.XYZ[3*i:3*i+3]...), append(pos, p[:]...), append(values, vals[i])
 		lo, hi = [2]float64{min(lo[0], p[0]), min(lo[1], p[1])}, [2]float64{max(hi[0], p[0]), max(hi[1], p[1])}
 	}
-	n := len(values)
 	if n == 0 {
 		return nil, 0, errNoPoint
 	}
@@ -240,11 +247,20 @@ func reachBox(o raster.Options, w raster.Window) (x0, x1, y0, y1 float64) {
 func gridBlock(img *geotiff.Image, xyz []float32, pos, values []float64, o raster.Options, w raster.Window) error {
 	g, r := o.Grid, o.Reach()
 	x0, x1, y0, y1 := reachBox(o, w)
-	var bxyz []float32
-	var bpos, bvals []float64
-	for i, v := range values {
-		if x, y := pos[3*i], pos[3*i+1]; x >= x0 && x <= x1 && y >= y0 && y <= y1 {
-			bxyz, bpos, bvals = append(bxyz, xyz[3*i:3*i+3]...), append(bpos, pos[3*i:3*i+3]...), append(bvals, v)
+	in := func(i int) bool { x, y := pos[3*i], pos[3*i+1]; return x >= x0 && x <= x1 && y >= y0 && y <= y1 }
+	m := 0
+	for i := range values {
+		if in(i) {
+			m++
+		}
+	}
+	bxyz, bpos, bvals := xyz, pos, values
+	if m < len(values) {
+		bxyz, bpos, bvals = make([]float32, 0, 3*m), make([]float64, 0, 3*m), make([]float64, 0, m)
+		for i, v := range values {
+			if in(i) {
+				bxyz, bpos, bvals = append(bxyz, xyz[3*i:3*i+3]...), append(bpos, pos[3*i:3*i+3]...), append(bvals, v)
+			}
 		}
 	}
 	o.Cells, o.Pos, o.Values = w, bpos, bvals
