@@ -274,6 +274,13 @@ func gridBlock(img *geotiff.Image, xyz []float32, pos, values []float64, o raste
 	if err != nil {
 		return err
 	}
+	if img.Bands == nil && w.Cols == img.Width && w.Rows == img.Height {
+		// One block: its bands are the image's.
+		for _, band := range res.Bands {
+			img.Bands, img.Names = append(img.Bands, band.Data), append(img.Names, band.Name)
+		}
+		return nil
+	}
 	if img.Bands == nil {
 		img.Bands, img.Names = make([][]float64, len(res.Bands)), make([]string, len(res.Bands))
 		for b, band := range res.Bands {
