@@ -16,12 +16,7 @@ import (
 // skipping t when PDAL cannot run here (failing it when CI=true).
 func pdalOut(t *testing.T, in string, stages ...map[string]any) *core.Cloud {
 	t.Helper()
-	if err := peers.Available(peers.PDAL); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PDAL 2.9.2 is required in CI: %v", err)
-		}
-		t.Skipf("PDAL 2.9.2 is not available here: %v", err)
-	}
+	needPDAL(t)
 	abs, err := filepath.Abs(in)
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +32,33 @@ func pdalOut(t *testing.T, in string, stages ...map[string]any) *core.Cloud {
 		t.Fatal(err)
 	}
 	return readTestCloud(t, out)
+}
+
+// needPDAL skips t when PDAL 2.9.2 cannot run here, failing it when
+// CI=true.
+func needPDAL(t *testing.T) {
+	t.Helper()
+	if err := peers.Available(peers.PDAL); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PDAL 2.9.2 is required in CI: %v", err)
+		}
+		t.Skipf("PDAL 2.9.2 is not available here: %v", err)
+	}
+}
+
+// pctkPipelineStdin runs pctk pipeline --file - on the JSON of stages.
+func pctkPipelineStdin(t *testing.T, stages []any) {
+	t.Helper()
+	data, err := json.Marshal(stages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := pctkCmd(t, "-q", "pipeline", "--file", "-")
+	var stderr bytes.Buffer
+	cmd.Stdin, cmd.Stderr = bytes.NewReader(data), &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("pctk pipeline --file - %s: %v: %s", data, err, stderr.String())
+	}
 }
 
 // TestGroundHAGAgainstPDAL runs pctk ground pmf, ground smrf and hag on
@@ -109,12 +131,7 @@ func TestGroundHAGAgainstPDAL(t *testing.T) {
 // PDAL default is true given false. Every Classification and
 // HeightAboveGround must equal PDAL's.
 func TestGroundHAGJSONLikePDAL(t *testing.T) {
-	if err := peers.Available(peers.PDAL); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PDAL must run in CI: %v", err)
-		}
-		t.Skipf("PDAL 2.9.2 not available here (%v)", err)
-	}
+	needPDAL(t)
 	dir := t.TempDir()
 	in, err := filepath.Abs(sample)
 	if err != nil {
@@ -143,16 +160,7 @@ func TestGroundHAGJSONLikePDAL(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.las")
-			data, err := json.Marshal([]any{tc.in, tc.stage, obj{"type": "writers.las", "filename": out, "forward": "all"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd := pctkCmd(t, "-q", "pipeline", "--file", "-")
-			var stderr bytes.Buffer
-			cmd.Stdin, cmd.Stderr = bytes.NewReader(data), &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("pctk pipeline --file - %s: %v: %s", data, err, stderr.String())
-			}
+			pctkPipelineStdin(t, []any{tc.in, tc.stage, obj{"type": "writers.las", "filename": out, "forward": "all"}})
 			got, want := readTestCloud(t, out), pdalOut(t, tc.in, tc.stage)
 			g, w := got.Attr(tc.dim), want.Attr(tc.dim)
 			if g == nil || w == nil {

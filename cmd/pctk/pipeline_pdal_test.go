@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,12 +16,7 @@ import (
 // 2.9.2, and wants the same points (coordinates, Classification,
 // Intensity, in order) in the same format.
 func TestPipelineFileLikePDAL(t *testing.T) {
-	if err := peers.Available(peers.PDAL); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PDAL must run in CI: %v", err)
-		}
-		t.Skipf("PDAL 2.9.2 not available here (%v)", err)
-	}
+	needPDAL(t)
 	dir := t.TempDir()
 	in, err := filepath.Abs(sample)
 	if err != nil {
@@ -69,16 +62,7 @@ func TestPipelineFileLikePDAL(t *testing.T) {
 					}
 					continue
 				}
-				data, err := json.Marshal(run)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cmd := pctkCmd(t, "-q", "pipeline", "--file", "-")
-				var stderr bytes.Buffer
-				cmd.Stdin, cmd.Stderr = bytes.NewReader(data), &stderr
-				if err := cmd.Run(); err != nil {
-					t.Fatalf("pctk pipeline --file - %s: %v: %s", data, err, stderr.String())
-				}
+				pctkPipelineStdin(t, run)
 			}
 			a, fa, err := pcio.ReadFile(outs["pctk"])
 			if err != nil {
