@@ -2,6 +2,7 @@ package stage
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,6 +82,35 @@ func parseIgnore(s string) ([]uint8, error) {
 		}
 	}
 	return out, nil
+}
+
+// withClassBits adds to ignore the classes PDAL's filters.smrf leaves out
+// for its classbits option (Segmentation::ignoreClassBits): those whose
+// Classification value has any of the bits named, synthetic 32, keypoint 64
+// or withheld 128. The LAS flags of point formats 0 to 5 are not
+// Classification (PDAL's readers.las and pctk's read them apart), so the
+// option acts on the classes of formats 6 to 10.
+func withClassBits(ignore []uint8, s string) ([]uint8, error) {
+	var bits int
+	for _, w := range strings.Split(s, ",") {
+		switch strings.ToLower(strings.TrimSpace(w)) {
+		case "":
+		case "synthetic":
+			bits |= 32
+		case "keypoint":
+			bits |= 64
+		case "withheld":
+			bits |= 128
+		default:
+			return nil, Usagef("--classbits: %q is not synthetic, keypoint or withheld", w)
+		}
+	}
+	for c := range 256 {
+		if c&bits != 0 && !slices.Contains(ignore, uint8(c)) {
+			ignore = append(ignore, uint8(c))
+		}
+	}
+	return ignore, nil
 }
 
 // groundInput returns the attributes of in (its Values of groundReads)
@@ -168,10 +198,14 @@ and lays the grid over the whole run: tiles then give the whole run's bytes.`,
 			&Option{Kind: Float, Name: "scalar", PDAL: "scalar", Value: 1.25, Usage: "multiplier of the DEM's slope in the threshold (PDAL scalar)"},
 			&Option{Kind: Float, Name: "threshold", PDAL: "threshold", Value: 0.5, Usage: "elevation threshold in coordinate units (PDAL threshold)"},
 			&Option{Kind: Float, Name: "cut", PDAL: "cut", Usage: "net cutting spacing in coordinate units, 0: none (PDAL cut)"},
+			&Option{Kind: String, Name: "classbits", PDAL: "classbits", DefaultText: "none", Usage: "points whose Classification has these bits are left as they are, taking no part (PDAL classbits): a comma list of synthetic (32), keypoint (64), withheld (128)"},
 			tiesOption),
 		Params: map[string]string{"cell": "cell", "slope": "slope", "window": "window", "scalar": "scalar", "threshold": "threshold", "cut": "cut", "returns": "returns"},
 		Prepare: func(c Values) (*Job, error) {
 			s, err := parseGroundSetup(c, true)
+			if err == nil {
+				s.ignore, err = withClassBits(s.ignore, c.String("classbits"))
+			}
 			o := ground.SMRFOptions{Cell: c.Float64("cell"), Slope: c.Float64("slope"), Window: c.Float64("window"), Scalar: c.Float64("scalar"),
 				Threshold: c.Float64("threshold"), Cut: c.Float64("cut"), Ignore: s.ignore, Returns: s.returns}
 			if err == nil {

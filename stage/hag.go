@@ -15,7 +15,8 @@ var hagColumns = []core.Dimension{{Name: "HeightAboveGround", Type: core.Float64
 func init() {
 	Register(&Stage{
 		Name: "hag", PDAL: "filters.hag_nn", Writes: hagColumns, Tiled: true,
-		Usage: "height above ground from the ground points, class 2 (PDAL filters.hag_nn, filters.hag_delaunay)",
+		PDALAs: map[string][]string{"filters.hag_delaunay": {"--method", "delaunay"}},
+		Usage:  "height above ground from the ground points, class 2 (PDAL filters.hag_nn, filters.hag_delaunay)",
 		Description: `Adds HeightAboveGround (float64): Z minus the ground's Z under the point,
 from the nearest ground points (class 2: run pctk ground first), as PDAL's
 filters.hag_nn (--method nn, the mean weighted by 1/d² of the count nearest)

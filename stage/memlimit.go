@@ -35,3 +35,9 @@ func goMemoryLimit(budget int64) int64 {
 	}
 	return budget - other
 }
+
+// GoMemoryLimit is goMemoryLimit for commands outside the driver that
+// bound their memory (pctk raster --max-memory): the Go runtime's limit
+// (debug.SetMemoryLimit) that keeps the process's resident memory within
+// budget.
+func GoMemoryLimit(budget int64) int64 { return goMemoryLimit(budget) }

@@ -1368,3 +1368,13 @@ func countColumn[T uint32 | float64](s *StreamRun, name string, rest T, value fu
 		return []*core.Attribute{core.NewColumn(name, v)}, nil
 	}
 }
+
+// StreamInputs reads the files paths in turn as a stream, ChunkPoints at
+// a time (--columns bound to a text input), calling fn with each chunk and
+// the index of its first point among all the files' points, and returns
+// each file's header: the out-of-core reading of a command that is not a
+// filter (pctk raster --max-memory). Errors name the file.
+func StreamInputs(c Values, paths []string, fn func(first int64, ch *core.Cloud) error) ([]*pcio.Header, error) {
+	_, heads, err := streamIns(c, paths, func(_ int, first int64, ch *core.Cloud) error { return fn(first, ch) })
+	return heads, err
+}

@@ -373,6 +373,9 @@ func stageWords(typ string, kv object) ([]string, error) {
 		case text == "true" && o.Kind == Bool:
 			words = append(words, "--"+o.Name)
 		case text == "false" && o.Kind == Bool:
+			if o.Default() == true { // PDAL's smooth, exponential, allow_extrapolation: false
+				words = append(words, "--"+o.Name+"=false")
+			}
 		default:
 			words = append(words, "--"+o.Name, text)
 		}

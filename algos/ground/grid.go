@@ -191,36 +191,55 @@ func (g raster) erode(v []float64, iterations int) { g.morph(v, iterations, fals
 func (g raster) dilate(v []float64, iterations int) { g.morph(v, iterations, true) }
 
 func (g raster) morph(v []float64, iterations int, dilate bool) {
-	out := make([]float64, len(v))
+	if iterations == 0 {
+		return
+	}
+	rows := g.rows
+	src, dst := v, make([]float64, len(v))
 	for range iterations {
-		par.For(par.Ranges(g.cols, max(1, par.Grain/max(1, g.rows))), func(_, lo, hi int) {
+		par.For(par.Ranges(g.cols, max(1, par.Grain/max(1, rows))), func(_, lo, hi int) {
 			for c := lo; c < hi; c++ {
-				for r := 0; r < g.rows; r++ {
-					i := c*g.rows + r
-					m := v[i]
-					take := func(x float64) {
-						// PDAL's comparisons: a NaN never replaces.
-						if dilate && x > m || !dilate && x < m {
-							m = x
-						}
-					}
-					if r > 0 {
-						take(v[i-1])
-					}
-					if r < g.rows-1 {
-						take(v[i+1])
-					}
-					if c > 0 {
-						take(v[i-g.rows])
-					}
-					if c < g.cols-1 {
-						take(v[i+g.rows])
-					}
-					out[i] = m
+				col, out := src[c*rows:(c+1)*rows], dst[c*rows:(c+1)*rows]
+				copy(out, col)
+				// The result does not depend on the order of the
+				// comparisons: a NaN cell stays NaN, any other takes the
+				// extreme of itself and its non-NaN neighbours.
+				if c > 0 {
+					extreme(out, src[(c-1)*rows:c*rows], dilate)
+				}
+				if c < g.cols-1 {
+					extreme(out, src[(c+1)*rows:(c+2)*rows], dilate)
+				}
+				if rows > 1 {
+					extreme(out[1:], col[:rows-1], dilate)
+					extreme(out[:rows-1], col[1:], dilate)
 				}
 			}
 		})
-		copy(v, out)
+		src, dst = dst, src
+	}
+	if &src[0] != &v[0] {
+		copy(v, src)
+	}
+}
+
+// extreme sets each out[i] to nb[i] where nb[i] is beyond it (above when
+// dilate, below otherwise): PDAL's comparisons, in which a NaN never
+// replaces a value and is never replaced.
+func extreme(out, nb []float64, dilate bool) {
+	nb = nb[:len(out)]
+	if dilate {
+		for i, x := range nb {
+			if x > out[i] {
+				out[i] = x
+			}
+		}
+		return
+	}
+	for i, x := range nb {
+		if x < out[i] {
+			out[i] = x
+		}
 	}
 }
 

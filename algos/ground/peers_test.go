@@ -47,6 +47,13 @@ func readSample(t testing.TB, path string) sample {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := cloudSample(c)
+	s.path = path
+	return s
+}
+
+// cloudSample prepares c for a filter as readSample does.
+func cloudSample(c *core.Cloud) sample {
 	l := c.Local(false)
 	pos := make([]float64, 3*c.Len())
 	for i := range c.Len() {
@@ -58,7 +65,7 @@ func readSample(t testing.TB, path string) sample {
 	for i := range c.Len() {
 		abs[3*i], abs[3*i+1], abs[3*i+2] = c.X[i], c.Y[i], c.Z[i]
 	}
-	return sample{path: path, cloud: c, xyz: l.XYZ, pos: pos, abs: abs, attrs: Attrs{
+	return sample{cloud: c, xyz: l.XYZ, pos: pos, abs: abs, attrs: Attrs{
 		Classification:  column(c, core.DimClassification),
 		ReturnNumber:    column(c, core.DimReturnNumber),
 		NumberOfReturns: column(c, core.DimNumberOfReturns),
@@ -82,20 +89,27 @@ func column(c *core.Cloud, name string) []uint8 {
 // writes, skipping t when PDAL cannot run here (failing it when CI=true).
 func pdalClasses(t testing.TB, path string, stage map[string]any) []uint8 {
 	t.Helper()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pdalRead(t, map[string]any{"type": "readers.las", "filename": abs}, stage)
+}
+
+// pdalRead runs PDAL's stage on what reader reads and returns the
+// Classification it writes, skipping t as pdalClasses does.
+func pdalRead(t testing.TB, reader, stage map[string]any) []uint8 {
+	t.Helper()
 	if err := peers.Available(peers.PDAL); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("PDAL 2.9.2 is required in CI: %v", err)
 		}
 		t.Skipf("PDAL 2.9.2 is not available here: %v", err)
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.las")
 	if _, err := peers.PDALPipeline(dir,
-		map[string]any{"type": "readers.las", "filename": abs},
+		reader,
 		stage,
 		map[string]any{"type": "writers.las", "filename": out, "forward": "all"},
 	); err != nil {

@@ -116,10 +116,14 @@ func Select(n int, a Attrs, ignore []uint8, ret Returns) ([]bool, error) {
 	if ret == 0 {
 		ret = DefaultReturns
 	}
+	var ignored [256]bool
+	for _, c := range ignore {
+		ignored[c] = true
+	}
 	sel := make([]bool, n)
 	for i := range sel {
-		sel[i] = a.Classification == nil && !slices.Contains(ignore, 0) ||
-			a.Classification != nil && !slices.Contains(ignore, a.Classification[i])
+		sel[i] = a.Classification == nil && !ignored[0] ||
+			a.Classification != nil && !ignored[a.Classification[i]]
 	}
 	if a.ReturnNumber == nil || a.NumberOfReturns == nil {
 		return sel, nil

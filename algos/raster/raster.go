@@ -3,6 +3,7 @@ package raster
 import (
 	"fmt"
 	"math"
+	"runtime"
 
 	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -272,6 +273,10 @@ func accumulate(xyz []float32, pos []float64, val func(int32) float64, b findnei
 	if n == 0 {
 		return out, nil
 	}
+	if b.Name() == findneighbor.CPU().Name() {
+		scatter(n, pos, val, g, ext, radius, power, out)
+		return out, nil
+	}
 	flat := make([]float32, 3*n)
 	for i := range n {
 		flat[3*i], flat[3*i+1] = xyz[3*i], xyz[3*i+1]
@@ -320,6 +325,48 @@ func accumulate(xyz []float32, pos []float64, val func(int32) float64, b findnei
 	return out, nil
 }
 
+// scatter updates the cells of ext (out, rows from the top) from each
+// point in turn, as PDAL's GDALGrid::addPoint does: every cell whose
+// centre is strictly within radius (the float64 distance of the query
+// path, computed alike) takes the point. A cell thus sees its points in
+// point order, with the same distances: the query path's bits, without an
+// index (on the cpu backend a query a cell costs more than a few cells a
+// point). Workers take bands of rows, each reading every point.
+func scatter(n int, pos []float64, val func(int32) float64, g Grid, ext Window, radius, power float64, out []accum) {
+	res := g.Resolution
+	bands := par.Ranges(ext.Rows, max(1, (ext.Rows+runtime.GOMAXPROCS(0)-1)/runtime.GOMAXPROCS(0)))
+	if n < 1<<14 {
+		bands = [][2]int{{0, ext.Rows}}
+	}
+	par.For(bands, func(_, lo, hi int) {
+		// Rows lo..hi of ext, from the top, are rows from the bottom
+		// jLo..jHi of the grid.
+		jLo, jHi := g.Height-1-(ext.Row+hi-1), g.Height-1-(ext.Row+lo)
+		for p := range n {
+			x, y := pos[3*p], pos[3*p+1]
+			// Candidate cells, a cell wider than the radius on each side:
+			// the distance decides.
+			fc0, fc1 := math.Floor((x-radius-g.OriginX)/res-0.5)-1, math.Ceil((x+radius-g.OriginX)/res-0.5)+1
+			fj0, fj1 := math.Floor((y-radius-g.OriginY)/res-0.5)-1, math.Ceil((y+radius-g.OriginY)/res-0.5)+1
+			if !(fc1 >= float64(ext.Col) && fc0 < float64(ext.Col+ext.Cols) && fj1 >= float64(jLo) && fj0 <= float64(jHi)) {
+				continue // outside the band, or not finite
+			}
+			c0, c1 := max(int(fc0), ext.Col), min(int(fc1), ext.Col+ext.Cols-1)
+			j0, j1 := max(int(fj0), jLo), min(int(fj1), jHi)
+			for j := j0; j <= j1; j++ {
+				r := g.Height - 1 - j
+				for c := c0; c <= c1; c++ {
+					cx, cy := g.centre(c, r)
+					dx, dy := cx-x, cy-y
+					if d := math.Sqrt(dx*dx + dy*dy); d < radius {
+						out[(r-ext.Row)*ext.Cols+c-ext.Col].add(val(int32(p)), d, power)
+					}
+				}
+			}
+		}
+	})
+}
+
 // add is PDAL's GDALGrid::update of one cell with value v at distance d.
 func (a *accum) add(v, d, power float64) {
 	a.count++
@@ -338,8 +385,9 @@ func (a *accum) add(v, d, power float64) {
 			a.idw = v
 			a.idwDist = math.NaN()
 		} else {
-			a.idw += v / math.Pow(d, power)
-			a.idwDist += 1 / math.Pow(d, power)
+			w := math.Pow(d, power)
+			a.idw += v / w
+			a.idwDist += 1 / w
 		}
 	}
 }

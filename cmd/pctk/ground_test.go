@@ -14,12 +14,7 @@ import (
 // skipping t when PDAL cannot run here (failing it when CI=true).
 func pdalOut(t *testing.T, in string, stages ...map[string]any) *core.Cloud {
 	t.Helper()
-	if err := peers.Available(peers.PDAL); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PDAL 2.9.2 is required in CI: %v", err)
-		}
-		t.Skipf("PDAL 2.9.2 is not available here: %v", err)
-	}
+	needPDAL(t)
 	abs, err := filepath.Abs(in)
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +30,18 @@ func pdalOut(t *testing.T, in string, stages ...map[string]any) *core.Cloud {
 		t.Fatal(err)
 	}
 	return readTestCloud(t, out)
+}
+
+// needPDAL skips t when PDAL 2.9.2 cannot run here, failing it when
+// CI=true.
+func needPDAL(t *testing.T) {
+	t.Helper()
+	if err := peers.Available(peers.PDAL); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PDAL 2.9.2 is required in CI: %v", err)
+		}
+		t.Skipf("PDAL 2.9.2 is not available here: %v", err)
+	}
 }
 
 // TestGroundHAGAgainstPDAL runs pctk ground pmf, ground smrf and hag on
@@ -96,5 +103,66 @@ func TestGroundHAGAgainstPDAL(t *testing.T) {
 	}
 	if diff != 0 || zdiff != 0 || above == 0 {
 		t.Errorf("hag: %d of %d heights differ from PDAL's, %d Z of --replace-z from the heights: want 0 and 0 (%d points above 1)", diff, got.Len(), zdiff, above)
+	}
+}
+
+// TestGroundHAGJSONLikePDAL runs PDAL JSON pipelines of the ground and
+// height filters with PDAL's stage and option names through pctk
+// pipeline --file - and through PDAL 2.9.2: filters.hag_delaunay,
+// filters.smrf's classbits (on a LAS 1.4 format 6 copy whose high
+// points PDAL gives class 130, withheld bit set), and the options whose
+// PDAL default is true given false. Every Classification and
+// HeightAboveGround must equal PDAL's.
+func TestGroundHAGJSONLikePDAL(t *testing.T) {
+	needPDAL(t)
+	dir := t.TempDir()
+	in, err := filepath.Abs(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagged := filepath.Join(dir, "flagged.las")
+	if r, err := peers.PDALPipeline(dir, in,
+		map[string]any{"type": "filters.assign", "value": "Classification = 130 WHERE Z > 40"},
+		map[string]any{"type": "writers.las", "filename": flagged, "minor_version": 4, "dataformat_id": 6}); err != nil {
+		t.Fatalf("PDAL: %v: %s", err, r.Output)
+	}
+	classed := filepath.Join(dir, "classed.las")
+	pctkRun(t, 0, "ground", "pmf", in, classed)
+	type obj = map[string]any
+	for _, tc := range []struct {
+		name, in string
+		stage    obj
+		dim      string
+	}{
+		{"hag_delaunay", classed, obj{"type": "filters.hag_delaunay", "count": 6}, "HeightAboveGround"},
+		{"hag_delaunay no extrapolation", classed, obj{"type": "filters.hag_delaunay", "allow_extrapolation": false}, "HeightAboveGround"},
+		{"hag_nn no extrapolation", classed, obj{"type": "filters.hag_nn", "count": 3, "allow_extrapolation": false}, "HeightAboveGround"},
+		{"smrf classbits", flagged, obj{"type": "filters.smrf", "classbits": "withheld"}, core.DimClassification},
+		{"pmf linear", in, obj{"type": "filters.pmf", "exponential": false}, core.DimClassification},
+		{"csf no smooth", in, obj{"type": "filters.csf", "smooth": false, "iterations": 100}, core.DimClassification},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.las")
+			pctkPipeline(t, tc.in, tc.stage, obj{"type": "writers.las", "filename": out, "forward": "all"})
+			got, want := readTestCloud(t, out), pdalOut(t, tc.in, tc.stage)
+			g, w := got.Attr(tc.dim), want.Attr(tc.dim)
+			if g == nil || w == nil {
+				t.Fatalf("%s: pctk's %v, PDAL's %v", tc.dim, g != nil, w != nil)
+			}
+			diff, kinds := 0, map[float64]int{}
+			for i := range got.Len() {
+				a, b := g.Float64(i), w.Float64(i)
+				if math.Abs(a-b) > 1e-9*math.Max(1, math.Abs(b)) {
+					diff++
+				}
+				kinds[math.Round(b)]++
+			}
+			if diff != 0 || len(kinds) < 2 {
+				t.Errorf("%d of %d %s differ from PDAL's (PDAL's values, rounded: %d kinds): want 0 of several", diff, got.Len(), tc.dim, len(kinds))
+			}
+			if tc.name == "smrf classbits" && kinds[130] == 0 {
+				t.Errorf("no class 130 left: classbits ignored nothing")
+			}
+		})
 	}
 }

@@ -76,12 +76,7 @@ func TestOutlierPDALUnit(t *testing.T) {
 // docs/neighborclassifier.md, docs/denoise.md). It logs both whole
 // processes' wall time.
 func TestNeighborFiltersLikePDAL(t *testing.T) {
-	if err := peers.Available(peers.PDAL); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PDAL must run in CI: %v", err)
-		}
-		t.Skipf("PDAL 2.9.2 not available here (%v)", err)
-	}
+	needPDAL(t)
 	if testing.Short() {
 		t.Skip("runs PDAL on 110,000 points: not with -short")
 	}

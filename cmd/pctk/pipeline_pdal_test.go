@@ -25,12 +25,7 @@ import (
 // Red, ScanAngleRank and ReturnNumber both have, in order) in the same
 // format.
 func TestPipelineFileLikePDAL(t *testing.T) {
-	if err := peers.Available(peers.PDAL); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PDAL must run in CI: %v", err)
-		}
-		t.Skipf("PDAL 2.9.2 not available here (%v)", err)
-	}
+	needPDAL(t)
 	dir := t.TempDir()
 	in, err := filepath.Abs(sample)
 	if err != nil {

@@ -24,7 +24,7 @@ func init() {
 	commands = append(commands, &cli.Command{
 		Name:      "raster",
 		Usage:     "grid a cloud into a GeoTIFF: DTM, DSM, CHM (PDAL writers.gdal)",
-		ArgsUsage: "IN OUT.tif",
+		ArgsUsage: "IN... OUT.tif",
 		Description: `Grids the points as PDAL 2.9.2's writers.gdal does (docs/raster.md): every point
 strictly within --radius of a cell's centre updates its min, max, mean, idw,
 count and stdev (--output-type), empty cells get --nodata or, with
@@ -34,7 +34,10 @@ Cloud-Optimized GeoTIFF (float64 by default) in IN's CRS. --class and
 --returns choose the points (a DTM from ground, a DSM from first returns);
 --dimension grids another value (HeightAboveGround: a canopy height model).
 --tile-size computes blocks of cells, each from the points within its reach:
-the same bytes as one block.
+the same bytes as one block. Several INs (or a glob) are one cloud, in order.
+--max-memory reads IN as a stream, bins the chosen points into blocks of cells
+on disk (--tmpdir) and grids one block at a time: the same bytes in about that
+much memory, of which the image itself takes 8 bytes a cell and band.
 
 Examples:
    pctk raster ground.laz dtm.tif --resolution 1 --class 2 --output-type idw --window-size 3
@@ -52,6 +55,8 @@ Examples:
 			&cli.StringFlag{Name: "class", DefaultText: "every class", Usage: "grid only the points of these classes, a comma list (2: a DTM)"},
 			&cli.StringFlag{Name: "returns", DefaultText: "every return", Usage: "grid only these returns: a comma list of first, intermediate, last, only (first,only: a DSM; PDAL's words: first is return 1 of several, only a single return)"},
 			&cli.Float64Flag{Name: "tile-size", DefaultText: "one block", Usage: "compute blocks of cells of side `SIZE` in coordinate units, each from the points within its reach: the same bytes"},
+			&cli.StringFlag{Name: "max-memory", Usage: "grid out of core in about `SIZE` of memory (256MiB, 2GiB): the same bytes (docs/raster.md)"},
+			&cli.StringFlag{Name: "tmpdir", Usage: "folder for the blocks of --max-memory (default: the system's temporary folder)"},
 			&cli.BoolFlag{Name: "cog", Value: true, Usage: "Cloud-Optimized GeoTIFF with overviews; false: no overviews"},
 			&cli.BoolFlag{Name: "deflate", Usage: "compress the tiles (zlib)"},
 			flagOf(stage.SalvageOption), flagOf(stage.ForceOption),
@@ -64,10 +69,15 @@ Examples:
 var rasterOutputs = map[string]raster.Output{"min": raster.Min, "max": raster.Max, "mean": raster.Mean, "idw": raster.IDW, "count": raster.Count, "stdev": raster.StdDev, "all": raster.All}
 
 func runRaster(c *cli.Context) error {
-	in, out, err := stage.InOut(c.Command.Name, c.Args().Slice())
+	args := c.Args().Slice()
+	if len(args) < 2 {
+		return stage.Usagef("%s needs IN... and OUT.tif, got %d argument(s)", c.Command.Name, len(args))
+	}
+	ins, err := stage.ExpandInputs(args[:len(args)-1])
 	if err != nil {
 		return err
 	}
+	in, out := strings.Join(ins, ", "), args[len(args)-1]
 	opts, wo, err := rasterOptions(c)
 	if err != nil {
 		return err
@@ -76,19 +86,34 @@ func runRaster(c *cli.Context) error {
 		return err
 	}
 	start := time.Now()
-	cloud, _, err := stage.ReadCloud(rasterRead{c}, in)
+	var img *geotiff.Image
+	var n, total int64
+	if c.IsSet("max-memory") {
+		img, n, total, err = rasterStreamed(c, ins, opts)
+	} else {
+		img, n, total, err = rasterInMemory(c, ins, opts)
+	}
 	if err != nil {
 		return err
-	}
-	img, n, err := rasterGrid(c, cloud, opts)
-	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
 	}
 	if err := geotiff.WriteFile(out, img, wo); err != nil {
 		return err
 	}
-	msg.Infof("gridded %d of %d points of %s into %s (%d×%d cells, %d bands) in %.2f s", n, cloud.Len(), in, out, img.Width, img.Height, len(img.Bands), time.Since(start).Seconds())
+	msg.Infof("gridded %d of %d points of %s into %s (%d×%d cells, %d bands) in %.2f s", n, total, in, out, img.Width, img.Height, len(img.Bands), time.Since(start).Seconds())
 	return nil
+}
+
+// rasterInMemory reads ins as one cloud and grids it.
+func rasterInMemory(c *cli.Context, ins []string, o raster.Options) (*geotiff.Image, int64, int64, error) {
+	cloud, _, err := stage.ReadClouds(rasterRead{c}, ins)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	img, n, err := rasterGrid(c, cloud, o)
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("%s: %w", strings.Join(ins, ", "), err)
+	}
+	return img, int64(n), int64(cloud.Len()), nil
 }
 
 // rasterRead is the raster command's flags as the stage package's reading
@@ -139,20 +164,21 @@ func rasterGrid(c *cli.Context, cloud *core.Cloud, o raster.Options) (*geotiff.I
 	if err != nil {
 		return nil, 0, err
 	}
-	vals := cloud.Z
-	if d := c.String("dimension"); d != "Z" {
-		a := cloud.Attr(d)
-		if a == nil {
-			return nil, 0, stage.Usagef("--dimension %s: the input has no such dimension", d)
-		}
-		vals = make([]float64, cloud.Len())
-		for i := range vals {
-			vals[i] = a.Float64(i)
-		}
+	vals, err := rasterValues(c, cloud)
+	if err != nil {
+		return nil, 0, err
 	}
 	loc := cloud.Local(false)
-	var xyz []float32
-	var pos, values []float64
+	n := cloud.Len()
+	if sel != nil {
+		n = 0
+		for _, s := range sel {
+			if s {
+				n++
+			}
+		}
+	}
+	xyz, pos, values := make([]float32, 0, 3*n), make([]float64, 0, 3*n), make([]float64, 0, n)
 	lo, hi := [2]float64{math.Inf(1), math.Inf(1)}, [2]float64{math.Inf(-1), math.Inf(-1)}
 	for i := range cloud.Len() {
 		if sel != nil && !sel[i] {
@@ -162,45 +188,79 @@ func rasterGrid(c *cli.Context, cloud *core.Cloud, o raster.Options) (*geotiff.I
 		xyz, pos, values = append(xyz, loc.XYZ[3*i:3*i+3]...), append(pos, p[:]...), append(values, vals[i])
 		lo, hi = [2]float64{min(lo[0], p[0]), min(lo[1], p[1])}, [2]float64{max(hi[0], p[0]), max(hi[1], p[1])}
 	}
-	n := len(values)
 	if n == 0 {
-		return nil, 0, errors.New("raster: no point to grid (see --class, --returns)")
+		return nil, 0, errNoPoint
 	}
+	img, block := rasterImage(c, &o, loc.Origin, lo, hi, cloud.Meta.CRS)
+	for _, w := range blocks(o.Grid, block) {
+		if err := gridBlock(img, xyz, pos, values, o, w); err != nil {
+			return nil, 0, err
+		}
+	}
+	return img, n, nil
+}
+
+// errNoPoint is the error of a raster without a point.
+var errNoPoint = errors.New("raster: no point to grid (see --class, --returns)")
+
+// rasterImage sets o's grid, PDAL's from the chosen points' box lo, hi
+// (relative to origin), and returns the image to fill, in crs, and the
+// side of --tile-size's blocks in cells (the whole grid without it).
+func rasterImage(c *cli.Context, o *raster.Options, origin [3]float64, lo, hi [2]float64, crs core.CRS) (*geotiff.Image, int) {
 	o.Grid = raster.DefaultGrid(lo[0], lo[1], hi[0], hi[1], o.Resolution)
 	g := o.Grid
-	img := &geotiff.Image{Width: g.Width, Height: g.Height, NoData: o.NoData, CRS: cloud.Meta.CRS}
+	img := &geotiff.Image{Width: g.Width, Height: g.Height, NoData: o.NoData, CRS: crs}
 	gt := g.GeoTransform()
-	gt[0], gt[3] = gt[0]+loc.Origin[0], gt[3]+loc.Origin[1]
+	gt[0], gt[3] = gt[0]+origin[0], gt[3]+origin[1]
 	img.GeoTransform = gt
 	block := g.Width + g.Height
 	if ts := c.Float64("tile-size"); ts > 0 {
 		block = max(1, int(math.Ceil(ts/o.Resolution)))
 	}
+	return img, block
+}
+
+// blocks cuts g into windows of block × block cells, row by row.
+func blocks(g raster.Grid, block int) []raster.Window {
+	var ws []raster.Window
 	for row := 0; row < g.Height; row += block {
 		for col := 0; col < g.Width; col += block {
-			w := raster.Window{Col: col, Row: row, Cols: min(block, g.Width-col), Rows: min(block, g.Height-row)}
-			if err := gridBlock(img, xyz, pos, values, o, w); err != nil {
-				return nil, 0, err
-			}
+			ws = append(ws, raster.Window{Col: col, Row: row, Cols: min(block, g.Width-col), Rows: min(block, g.Height-row)})
 		}
 	}
-	return img, n, nil
+	return ws
+}
+
+// reachBox returns the box, in the grid's frame, of the points a block's
+// cells may read: its cell centres grown by the options' reach.
+func reachBox(o raster.Options, w raster.Window) (x0, x1, y0, y1 float64) {
+	g, r := o.Grid, o.Reach()
+	x0 = g.OriginX + (float64(w.Col)+0.5)*g.Resolution - r
+	x1 = g.OriginX + (float64(w.Col+w.Cols)-0.5)*g.Resolution + r
+	y1 = g.OriginY + (float64(g.Height-w.Row)-0.5)*g.Resolution + r
+	y0 = g.OriginY + (float64(g.Height-w.Row-w.Rows)+0.5)*g.Resolution - r
+	return x0, x1, y0, y1
 }
 
 // gridBlock computes the block w of img's cells from the points within
 // the options' reach of it, in their order.
 func gridBlock(img *geotiff.Image, xyz []float32, pos, values []float64, o raster.Options, w raster.Window) error {
 	g, r := o.Grid, o.Reach()
-	// The block's cell centres, in Pos's frame (rows counted from the top).
-	x0 := g.OriginX + (float64(w.Col)+0.5)*g.Resolution - r
-	x1 := g.OriginX + (float64(w.Col+w.Cols)-0.5)*g.Resolution + r
-	y1 := g.OriginY + (float64(g.Height-w.Row)-0.5)*g.Resolution + r
-	y0 := g.OriginY + (float64(g.Height-w.Row-w.Rows)+0.5)*g.Resolution - r
-	var bxyz []float32
-	var bpos, bvals []float64
-	for i, v := range values {
-		if x, y := pos[3*i], pos[3*i+1]; x >= x0 && x <= x1 && y >= y0 && y <= y1 {
-			bxyz, bpos, bvals = append(bxyz, xyz[3*i:3*i+3]...), append(bpos, pos[3*i:3*i+3]...), append(bvals, v)
+	x0, x1, y0, y1 := reachBox(o, w)
+	in := func(i int) bool { x, y := pos[3*i], pos[3*i+1]; return x >= x0 && x <= x1 && y >= y0 && y <= y1 }
+	m := 0
+	for i := range values {
+		if in(i) {
+			m++
+		}
+	}
+	bxyz, bpos, bvals := xyz, pos, values
+	if m < len(values) {
+		bxyz, bpos, bvals = make([]float32, 0, 3*m), make([]float64, 0, 3*m), make([]float64, 0, m)
+		for i, v := range values {
+			if in(i) {
+				bxyz, bpos, bvals = append(bxyz, xyz[3*i:3*i+3]...), append(bpos, pos[3*i:3*i+3]...), append(bvals, v)
+			}
 		}
 	}
 	o.Cells, o.Pos, o.Values = w, bpos, bvals
@@ -214,6 +274,13 @@ func gridBlock(img *geotiff.Image, xyz []float32, pos, values []float64, o raste
 	if err != nil {
 		return err
 	}
+	if img.Bands == nil && w.Cols == img.Width && w.Rows == img.Height {
+		// One block: its bands are the image's.
+		for _, band := range res.Bands {
+			img.Bands, img.Names = append(img.Bands, band.Data), append(img.Names, band.Name)
+		}
+		return nil
+	}
 	if img.Bands == nil {
 		img.Bands, img.Names = make([][]float64, len(res.Bands)), make([]string, len(res.Bands))
 		for b, band := range res.Bands {
@@ -226,6 +293,23 @@ func gridBlock(img *geotiff.Image, xyz []float32, pos, values []float64, o raste
 		}
 	}
 	return nil
+}
+
+// rasterValues returns the values --dimension grids.
+func rasterValues(c *cli.Context, cloud *core.Cloud) ([]float64, error) {
+	d := c.String("dimension")
+	if d == "Z" {
+		return cloud.Z, nil
+	}
+	a := cloud.Attr(d)
+	if a == nil {
+		return nil, stage.Usagef("--dimension %s: the input has no such dimension", d)
+	}
+	vals := make([]float64, cloud.Len())
+	for i := range vals {
+		vals[i] = a.Float64(i)
+	}
+	return vals, nil
 }
 
 // rasterSelect returns the points --class and --returns choose (nil: all).

@@ -41,7 +41,26 @@ func TestRasterTiles(t *testing.T) {
 		if len(a) < 1000 || !bytes.Equal(a, b) {
 			t.Errorf("%s: whole run %d bytes, --tile-size 7 %d bytes: want the same bytes", tc.name, len(a), len(b))
 		}
+		// Out of core, one block and blocks of 7 (more than one binning
+		// pass), and two files (the same points twice: counts double)
+		// against their merge in memory.
+		for _, extra := range [][]string{{"--max-memory", "1GiB"}, {"--max-memory", "1GiB", "--tile-size", "7"}} {
+			ooc := filepath.Join(dir, tc.name+"-ooc.tif")
+			pctkRun(t, 0, append(append([]string{"raster", classed, ooc}, extra...), tc.args...)...)
+			if b, err := os.ReadFile(ooc); err != nil || !bytes.Equal(a, b) {
+				t.Errorf("%s %v: %d bytes (%v), want the whole run's %d bytes", tc.name, extra, len(b), err, len(a))
+			}
+		}
+		two, twoOOC := filepath.Join(dir, tc.name+"-2.tif"), filepath.Join(dir, tc.name+"-2-ooc.tif")
+		pctkRun(t, 0, append([]string{"raster", classed, sample, two}, tc.args...)...)
+		pctkRun(t, 0, append([]string{"raster", classed, sample, twoOOC, "--max-memory", "1GiB", "--tile-size", "50"}, tc.args...)...)
+		a2, err1 := os.ReadFile(two)
+		b2, err2 := os.ReadFile(twoOOC)
+		if err1 != nil || err2 != nil || len(a2) < 1000 || !bytes.Equal(a2, b2) {
+			t.Errorf("%s, two files: in memory %d bytes, out of core %d (%v, %v): want the same bytes", tc.name, len(a2), len(b2), err1, err2)
+		}
 	}
+	pctkRun(t, 2, "raster", sample, filepath.Join(dir, "x.tif"), "--resolution", "1", "--max-memory", "1MiB")
 	pctkRun(t, 2, "raster", sample, filepath.Join(dir, "x.tif"))
 	pctkRun(t, 2, "raster", sample, filepath.Join(dir, "x.tif"), "--resolution", "1", "--output-type", "median")
 }
