@@ -23,14 +23,16 @@ if [ "$(ls "$W/tiles" | wc -l)" != "$T" ]; then
 fi
 mapfile -t steps <<< "$STEPS"
 best() { sort -n | head -1; }
+since() { awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN { printf "%.3f", e - s }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 declare -A t
 for r in $(seq 1 "$R"); do
   rm -rf "$W/conv"; s=$(date +%s.%N); "$P" convert "$W"/tiles/*.laz "$W/conv/" -q || exit 1
-  t[convert]+="$(echo "$(date +%s.%N) - $s" | bc) "
+  t[convert]+="$(since "$s") "
   for b in $backends; do
     rm -rf "$W/out-$b"; s=$(date +%s.%N)
     "$P" pipeline "$W/tiles/*.laz" "${steps[@]}" "$W/out-$b/" --backend "$b" 2> "$W/log-$b" || { tail -5 "$W/log-$b"; exit 1; }
-    t[$b]+="$(echo "$(date +%s.%N) - $s" | bc) "
+    t[$b]+="$(since "$s") "
   done
 done
 c=$(echo ${t[convert]} | tr ' ' '\n' | best); cpu=$(echo ${t[cpu]} | tr ' ' '\n' | best)
@@ -40,6 +42,6 @@ printf "%-8s %9.2f %9s %9s  %s\n" convert "$c" - 1.00 "${t[convert]}"
 for b in $backends; do
   x=$(echo ${t[$b]} | tr ' ' '\n' | best)
   same=identical; for f in "$W/out-cpu"/*; do cmp -s "$f" "$W/out-$b/$(basename "$f")" || same=DIFFERENT; done
-  printf "%-8s %9.2f %9.2f %9.2f  %s (%s to cpu)\n" "$b" "$x" "$(echo "$cpu / $x" | bc -l)" "$(echo "$x / $c" | bc -l)" "${t[$b]}" "$same"
+  printf "%-8s %9.2f %9.2f %9.2f  %s (%s to cpu)\n" "$b" "$x" "$(ratio "$cpu" "$x")" "$(ratio "$x" "$c")" "${t[$b]}" "$same"
 done
 grep -h "backend" "$W"/log-* | head -20

@@ -24,7 +24,19 @@ itself included, over the sphere's volume 4/3·π·R³, as PDAL computes it (doc
 			if err := opts.Validate(); err != nil {
 				return nil, err
 			}
-			return &Job{Compute: func(p *Points) (*Result, error) {
+			// The local stage is Beam's; the counts kernels keep memory,
+			// tiles and out of core (with their summary line).
+			l := &Local{Columns: []core.Dimension{{Name: core.DimRadialDensity, Type: core.Float64}}, Halo: opts.Radius, XYZOnly: true,
+				Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
+					o := opts
+					o.Build = in.Build
+					d, err := density.Radial(in.XYZ, in.Backend, o)
+					if err != nil {
+						return nil, nil, err
+					}
+					return []*core.Attribute{core.NewColumn(core.DimRadialDensity, d)}, constReach(len(d), opts.Radius), nil
+				}}
+			return &Job{Local: l, Compute: func(p *Points) (*Result, error) {
 				opts.Build, opts.TileSize = p.Build, p.TileSize
 				opts.Build.Reuse = true // the index may keep p.XYZ: nothing else needs it
 				d, err := density.Radial(p.XYZ, p.Backend, opts)

@@ -3,6 +3,7 @@ package stage
 import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
+	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
 )
 
@@ -19,6 +20,9 @@ type LocalStep struct {
 	Flat bool
 	// Name is the stage's name.
 	Name string
+	// Single says the run is over one file: Apply then completes its
+	// output with the stage's File.
+	Single bool
 	// Global is the result of the stage's reduction (Reduce) over the
 	// whole run, which Apply's outcome reads; nil without one.
 	Global []float64
@@ -53,9 +57,9 @@ func (l *LocalStep) Kernel(origin, min, max [3]float64, inputs func(t *tile.Poin
 // RecSize returns the bytes of a point's record (its values).
 func (l *LocalStep) RecSize() int { return l.recSize() }
 
-// FirstHalo returns the first tiles' halo for n points over the XY box
-// lo..hi of the run's frame.
-func (l *LocalStep) FirstHalo(n int64, lo, hi [2]float64) float64 { return l.halo(n, lo, hi) }
+// FirstHalo returns the first tiles' halo for n points in the box b of
+// the run's float32 frame.
+func (l *LocalStep) FirstHalo(n int64, b findneighbor.Box) float64 { return l.halo(n, b) }
 
 // Reduces reports whether the stage has a global reduction (Reduce),
 // whose result Apply needs in Global.
@@ -89,6 +93,13 @@ func (l *LocalStep) Apply(c *core.Cloud, from *pcio.Format, rec []byte) (*core.C
 	}
 	o, flag := l.outcome(l.Global)
 	if o == nil {
+		dims := "xyz"
+		if l.Flat {
+			dims = "xy"
+		}
+		if edit := l.edit(l.Single, dims); edit != nil {
+			return edit(c)
+		}
 		return c, nil
 	}
 	mode, err := o.modeFor(from)

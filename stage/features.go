@@ -55,7 +55,7 @@ PDAL (docs/features.md).`,
 				return nil, err
 			}
 			// Moments, as for normals, where the cpu backend measured faster.
-			return &Job{CPUWork: true, Compute: func(p *Points) (*Result, error) {
+			return &Job{CPUWork: true, Local: featuresLocal(opts), Compute: func(p *Points) (*Result, error) {
 				warnClamped("knn", opts.K, max(p.Len()-1, 0), "other point")
 				opts.Build, opts.TileSize = p.Build, p.TileSize
 				r, err := features.Compute(p.XYZ, p.Backend, opts)
@@ -70,6 +70,34 @@ PDAL (docs/features.md).`,
 			}}}, nil
 		},
 	})
+}
+
+// featuresLocal is features as a local stage (Beam's; memory, tiles and
+// out of core keep their moments paths, which add the summary): the
+// moments of each point's neighbourhood (localMoments), turned into
+// features as they come (Options.FromMoments).
+func featuresLocal(opts features.Options) *Local {
+	fs := opts.FromMoments(nil).Features
+	dims := make([]core.Dimension, len(fs))
+	for j, f := range fs {
+		dims[j] = core.Dimension{Name: f.String(), Type: core.Float64}
+	}
+	return &Local{Columns: dims, Halo: opts.Radius, KNN: opts.K, Moments: opts.Radius > 0, XYZOnly: true,
+		Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
+			r := &features.Result{Features: fs, Values: make([][]float64, len(fs))}
+			for c := range fs {
+				r.Values[c] = make([]float64, len(in.XYZ)/3)
+			}
+			reach, err := localMoments("features", in, opts.Radius, opts.K, func(pts []int32, m []findneighbor.Moment) {
+				v := opts.FromMoments(m)
+				for j, i := range pts {
+					for c := range fs {
+						r.Values[c][i] = v.Values[c][j]
+					}
+				}
+			})
+			return featureColumns(r), reach, err
+		}}
 }
 
 // featureColumns returns the columns of r.

@@ -30,6 +30,10 @@ type Local struct {
 	// wider go to tiles of wider halos.
 	Halo float64
 	KNN  int
+	// Moments says Compute sums moments within the radius Halo in the
+	// backend's order (localMoments): the first tiles then take the wider
+	// halo of findneighbor.TileHalo, which such sums need (Streamed.Moments).
+	Moments bool
 	// XYZOnly says Compute reads XYZ alone (not Pos, Abs, First or
 	// Values): the driver then makes no float64 coordinates for it, in
 	// memory or out of core, where it stores none.
@@ -62,6 +66,13 @@ type Local struct {
 	// chunk out of core (and once a cloud of no points, for the output's
 	// schema), so it must treat points one by one (hag --replace-z).
 	Edit func(c *core.Cloud) (*core.Cloud, error)
+	// File, when set, completes the output of a run over one file, its
+	// points all at once, after Edit: a record of the whole file
+	// (neighbors' counts record, from the coordinates); dims is the
+	// run's, "xyz" or "xy" (Points.Dims). Memory and Beam call it; a
+	// collection's outputs get none; out of core, a stage that has it
+	// keeps its own Stream (the driver's does not call it).
+	File func(c *core.Cloud, dims string) error
 
 	name string // the stage's, for the summary
 }
@@ -260,12 +271,16 @@ func getBits(b []byte) uint64 {
 	return binary.LittleEndian.Uint64(buf[:])
 }
 
-// halo returns the first tiles' halo for n points over the XY box lo..hi.
-func (l *Local) halo(n int64, lo, hi [2]float64) float64 {
-	if l.Halo > 0 || l.KNN <= 0 {
+// halo returns the first tiles' halo for n points in the box b of the
+// run's float32 frame.
+func (l *Local) halo(n int64, b findneighbor.Box) float64 {
+	switch {
+	case l.Halo > 0 && l.Moments:
+		return findneighbor.TileHalo(float32(l.Halo), b.Extent())
+	case l.Halo > 0 || l.KNN <= 0:
 		return l.Halo
 	}
-	h, _ := tile.KNNHalo(n, lo, hi, l.KNN)
+	h, _ := tile.KNNHalo(n, [2]float64{float64(b.Min[0]), float64(b.Min[1])}, [2]float64{float64(b.Max[0]), float64(b.Max[1])}, l.KNN)
 	return h
 }
 
@@ -310,8 +325,26 @@ func (l *Local) job(j *Job, name string) {
 	if j.Compute == nil {
 		j.Compute = l.computeJob
 	}
-	if j.Stream == nil && !math.IsInf(l.Halo, 1) {
-		j.Stream = &Streamed{Halo: l.Halo, KNN: l.KNN, Pos: !l.XYZOnly, Reads: l.Reads, PointBytes: 1, Run: l.stream}
+	if j.Stream == nil && !math.IsInf(l.Halo, 1) && l.File == nil {
+		j.Stream = &Streamed{Halo: l.Halo, KNN: l.KNN, Moments: l.Moments, Pos: !l.XYZOnly, Reads: l.Reads, PointBytes: 1, Run: l.stream}
+	}
+}
+
+// edit returns the change of an output cloud once its columns are set:
+// Edit, then File where single (the run is over one file, of dims);
+// nil for none.
+func (l *Local) edit(single bool, dims string) func(c *core.Cloud) (*core.Cloud, error) {
+	if l.File == nil || !single {
+		return l.Edit
+	}
+	return func(c *core.Cloud) (*core.Cloud, error) {
+		if l.Edit != nil {
+			var err error
+			if c, err = l.Edit(c); err != nil {
+				return nil, err
+			}
+		}
+		return c, l.File(c, dims)
 	}
 }
 
@@ -333,7 +366,6 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	}
 	var cols []*core.Attribute
 	if p.TileSize > 0 {
-		lo, hi := xyBounds(p.XYZ)
 		all, absAll, vals := pos, abs, values
 		gather := func(t *tile.Points) ([]float64, []float64, [][]float64, error) {
 			if l.XYZOnly {
@@ -353,7 +385,7 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 			}
 			return pos, abs, tv, nil
 		}
-		rec, err := tile.LocalTiled(p.XYZ, p.Backend, p.TileSize, l.halo(int64(p.Len()), lo, hi), l.recSize(), p.Build, l.kernel(run, gather))
+		rec, err := tile.LocalTiled(p.XYZ, p.Backend, p.TileSize, l.halo(int64(p.Len()), findneighbor.BoxOf(p.XYZ)), l.recSize(), p.Build, l.kernel(run, gather))
 		if err != nil {
 			return nil, err
 		}
@@ -384,7 +416,7 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	}
 	o, flag := l.outcome(g)
 	if o == nil {
-		return &Result{Columns: l.written(cols), Edit: l.Edit}, nil
+		return &Result{Columns: l.written(cols), Edit: l.edit(p.Index == nil, p.Dims)}, nil
 	}
 	outlier := make([]bool, p.Len())
 	for i := range outlier {
@@ -396,12 +428,6 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	}
 	res.Columns = l.written(cols)
 	return res, nil
-}
-
-// xyBounds returns the XY box of the points xyz.
-func xyBounds(xyz []float32) (lo, hi [2]float64) {
-	b := findneighbor.BoxOf(xyz)
-	return [2]float64{float64(b.Min[0]), float64(b.Min[1])}, [2]float64{float64(b.Max[0]), float64(b.Max[1])}
 }
 
 // stream is the out-of-core run of a local stage: the kernel on each

@@ -69,3 +69,31 @@ func constReach(n int, r float64) []float64 {
 	}
 	return reach
 }
+
+// localMoments calls fn with the moments of each point's neighbourhood
+// among the points of in, as the whole cloud's run sums them: its k
+// nearest other points (r = 0: knnMoments), or the points within r, the k
+// nearest of them with k > 0, from an index of radius r (a local stage
+// of Moments and Halo r: such sums follow the grid's cells, so the reach
+// is findneighbor.TileHalo's, in the whole run's extent). fn is called as
+// knnMoments calls it.
+func localMoments(op string, in *LocalInput, r float64, k int, fn func(pts []int32, m []findneighbor.Moment)) ([]float64, error) {
+	if r == 0 {
+		return knnMoments(op, in, k, fn)
+	}
+	ix, err := in.Backend.Build(in.XYZ, float32(r), in.Build)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s backend: %w", op, in.Backend.Name(), err)
+	}
+	defer ix.Close()
+	if err := findneighbor.MomentsFunc(ix, in.XYZ, k, in.Build.Workers, fn); err != nil {
+		return nil, fmt.Errorf("%s: %s moments: %w", op, in.Backend.Name(), err)
+	}
+	if in.Whole {
+		return nil, nil
+	}
+	// The float32 frame's extent is at most the run's, give or take the
+	// coordinates' rounding (as the out-of-core halo takes it).
+	extent := max(in.Max[0]-in.Min[0], in.Max[1]-in.Min[1], in.Max[2]-in.Min[2]) * (1 + 1e-6)
+	return constReach(len(in.XYZ)/3, findneighbor.TileHalo(float32(r), extent)), nil
+}

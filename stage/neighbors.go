@@ -57,12 +57,65 @@ With --radius the counts carry the same record as "pctk dbscan" writes, so
 		if radius == 0 && k == 0 {
 			return nil, Usagef("neighbors needs --radius, --knn or both")
 		}
-		job := &Job{Compute: func(p *Points) (*Result, error) { return computeNeighbors(p, radius, k) }}
+		job := &Job{Local: neighborsLocal(radius, k), Compute: func(p *Points) (*Result, error) { return computeNeighbors(p, radius, k) }}
 		// Out of core: KnnMeanDistance's summary sorts the values, 12
 		// bytes a point.
 		job.Stream = &Streamed{Halo: radius, KNN: k, Moments: k > 0, PointBytes: 12, Record: radius > 0, Run: func(s *StreamRun) (*StreamResult, error) { return streamNeighbors(s, radius, k) }}
 		return job, nil
 	},
+}
+
+// neighborsLocal is neighbors as a local stage, for Beam (memory, tiles
+// and out of core keep their paths, which add the summary): the counts
+// within radius, the mean distance to the k nearest from their moments
+// (as density.KnnMeanDistance), and the counts record of a one-file run.
+func neighborsLocal(radius float64, k int) *Local {
+	l := &Local{Halo: radius, KNN: k, Moments: k > 0 && radius > 0, XYZOnly: true}
+	if radius > 0 {
+		l.Columns = append(l.Columns, core.Dimension{Name: core.DimNeighborCount, Type: core.Uint32})
+		l.File = func(c *core.Cloud, dims string) error {
+			c.Meta.Comments = withCountsRecord(c.Meta.Comments, dbscan.CountsRecord(c.X, c.Y, c.Z, radius, dims, false))
+			return nil
+		}
+	}
+	if k > 0 {
+		l.Columns = append(l.Columns, core.Dimension{Name: core.DimKnnMeanDistance, Type: core.Float32})
+	}
+	l.Compute = func(in *LocalInput) ([]*core.Attribute, []float64, error) {
+		n := len(in.XYZ) / 3
+		var cols []*core.Attribute
+		reach := constReach(n, radius)
+		if radius > 0 {
+			counts, err := findneighbor.Counts(in.Backend, in.XYZ, radius, in.Build)
+			if err != nil {
+				return nil, nil, err
+			}
+			cols = append(cols, core.NewColumn(core.DimNeighborCount, counts))
+		}
+		if k > 0 {
+			mean := make([]float32, n)
+			r, err := localMoments("neighbors", in, radius, k, func(pts []int32, m []findneighbor.Moment) {
+				for j, i := range pts {
+					mean[i] = float32(math.NaN())
+					if m[j].N > 0 {
+						mean[i] = float32(m[j].Dist / float64(m[j].N))
+					}
+				}
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			for i := range r {
+				reach[i] = max(reach[i], r[i])
+			}
+			cols = append(cols, core.NewColumn(core.DimKnnMeanDistance, mean))
+		}
+		if in.Whole {
+			reach = nil
+		}
+		return cols, reach, nil
+	}
+	return l
 }
 
 // streamNeighbors is pctk neighbors out of core: the columns of

@@ -116,7 +116,12 @@ func prepareNormals(c Values) (*Job, error) {
 		}
 		stream = &Streamed{Halo: r, KNN: k, Moments: true, Run: func(s *StreamRun) (*StreamResult, error) { return streamNormals(s, o, vpGiven, r, k) }}
 	}
+	var local *Local
+	if o.Orient != normals.OrientConsistent && (o.Orient != normals.OrientViewpoint || vpGiven) {
+		local = normalsLocal(o)
+	}
 	return &Job{
+		Local:   local,
 		Stream:  stream,
 		CPUWork: true,
 		Compute: func(p *Points) (*Result, error) {
@@ -142,6 +147,61 @@ func prepareNormals(c Values) (*Job, error) {
 			return r, nil
 		},
 	}, nil
+}
+
+// normalsLocal is normals as a local stage (Beam's; memory, tiles and out
+// of core keep their paths, which add the summary): each point's
+// moments (localMoments), solved and oriented per point
+// (normals.FromMoments). Its orientation is per point: up, or toward a
+// viewpoint given in the file's coordinates.
+func normalsLocal(o normals.Options) *Local {
+	k := max(o.K-1, 0)
+	r := o.Radius
+	if math.IsInf(r, 1) {
+		r = 0
+	}
+	dims := []core.Dimension{{Name: core.DimNormalX, Type: core.Float32}, {Name: core.DimNormalY, Type: core.Float32},
+		{Name: core.DimNormalZ, Type: core.Float32}, {Name: core.DimCurvature, Type: core.Float32}}
+	if o.Eigenvalues {
+		for _, name := range []string{core.DimEigenvalue0, core.DimEigenvalue1, core.DimEigenvalue2} {
+			dims = append(dims, core.Dimension{Name: name, Type: core.Float32})
+		}
+	}
+	return &Local{Columns: dims, Halo: r, KNN: k, Moments: r > 0, XYZOnly: true,
+		Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
+			o := o
+			for i := range o.Viewpoint {
+				o.Viewpoint[i] -= in.Origin[i]
+			}
+			n := len(in.XYZ) / 3
+			res := &normals.Result{}
+			cols := []*[]float32{&res.NormalX, &res.NormalY, &res.NormalZ, &res.Curvature, &res.Eigenvalues[0], &res.Eigenvalues[1], &res.Eigenvalues[2]}[:len(dims)]
+			for _, c := range cols {
+				*c = make([]float32, n)
+			}
+			var failed atomic.Pointer[error]
+			reach, err := localMoments("normals", in, r, k, func(pts []int32, m []findneighbor.Moment) {
+				xyz := make([]float32, 0, 3*len(pts))
+				for _, i := range pts {
+					xyz = append(xyz, in.XYZ[3*i:3*i+3]...)
+				}
+				v, err := normals.FromMoments(m, xyz, o)
+				if err != nil {
+					failed.Store(&err)
+					return
+				}
+				vc := []*[]float32{&v.NormalX, &v.NormalY, &v.NormalZ, &v.Curvature, &v.Eigenvalues[0], &v.Eigenvalues[1], &v.Eigenvalues[2]}
+				for j, i := range pts {
+					for c, col := range cols {
+						(*col)[i] = (*vc[c])[j]
+					}
+				}
+			})
+			if err == nil && failed.Load() != nil {
+				err = *failed.Load()
+			}
+			return normalsColumns(res, o.Eigenvalues), reach, err
+		}}
 }
 
 // normalsColumns returns the columns of res.

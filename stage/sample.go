@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -41,7 +42,7 @@ order of the files' concatenation (docs/scale.md).`,
 			if err := opts.Validate(); err != nil {
 				return nil, err
 			}
-			return &Job{CPUWork: true, Compute: func(p *Points) (*Result, error) {
+			return &Job{CPUWork: true, Local: sampleLocal(opts, flag), Compute: func(p *Points) (*Result, error) {
 				opts.Progress = p.Build.Progress
 				r, err := poisson.Poisson(p.XYZ, opts)
 				if err != nil {
@@ -66,6 +67,38 @@ order of the files' concatenation (docs/scale.md).`,
 			}}}, nil
 		},
 	})
+}
+
+// sampleLocal is sample as a local stage, for Beam (memory and out of
+// core keep their paths, which add the summary): the thinning depends on
+// every point before it in input order, so its reach is the whole cloud
+// (a Halo of +Inf: one tile of every point, on one worker). Its column is
+// the flag, written under --dimension's name, else hidden and the
+// points it does not keep dropped.
+func sampleLocal(opts poisson.Options, flag string) *Local {
+	col := core.Dimension{Name: flag, Type: core.Uint8}
+	if flag == "" {
+		col.Name = "SampleKept"
+	}
+	l := &Local{Columns: []core.Dimension{col}, Halo: math.Inf(1), XYZOnly: true,
+		Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
+			r, err := poisson.Poisson(in.XYZ, opts)
+			if err != nil {
+				return nil, nil, err
+			}
+			keep := make([]uint8, len(r.Keep))
+			for i, k := range r.Keep {
+				if k {
+					keep[i] = 1
+				}
+			}
+			return []*core.Attribute{core.NewColumn(col.Name, keep)}, constReach(len(keep), math.Inf(1)), nil
+		}}
+	if flag == "" {
+		l.Hidden = 1
+		l.Drop = func(cols []*core.Attribute, i int) bool { return cols[0].Uint64(i) == 0 }
+	}
+	return l
 }
 
 // sampleJSON and sampleLines are pctk sample's summary.

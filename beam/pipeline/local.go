@@ -148,7 +148,7 @@ func BuildLocal(s beam.Scope, c LocalConfig) {
 	if step, err := stage.ParseLocalStep(c.Step); err == nil && step.Reduces() {
 		global = beam.ParDo(s, &localReduceFn{Step: c.Step}, beam.GroupByKey(s, beam.ParDo(s, toReduce, all)))
 	}
-	beam.ParDo0(s, &localWriteFn{Step: c.Step}, beam.CoGroupByKey(s, keyed, all), beam.SideInput{Input: global})
+	beam.ParDo0(s, &localWriteFn{Step: c.Step, Single: len(c.Inputs) == 1}, beam.CoGroupByKey(s, keyed, all), beam.SideInput{Input: global})
 }
 
 // toReduce keys a file's records for the reduction, on one worker.
@@ -243,7 +243,7 @@ func roundFrame(words []string, size float64, r int, st Stats) (*frame, error) {
 	// As tile.LocalTiled: the first halo, doubled each round, up to span;
 	// at least span/2^maxRounds, so that the last round holds the cloud
 	// (a stage of reach 0, a grid's, may declare no halo).
-	h := max(step.FirstHalo(f.n, lo, hi), span/(1<<maxRounds), 1e-30)
+	h := max(step.FirstHalo(f.n, f.box), span/(1<<maxRounds), 1e-30)
 	for range r {
 		h = min(2*h, span)
 	}
@@ -466,6 +466,8 @@ func gatherPos(key int64, batches func(*PBatch) bool, nd int) (*tile.Points, []f
 // outcome, every point's record from the round that settled it.
 type localWriteFn struct {
 	Step []string
+	// Single says the run is over one file (stage.LocalStep.Single).
+	Single bool
 }
 
 func (f *localWriteFn) ProcessElement(_ int64, files func(*File) bool, records func(*Records) bool, globals func(*Global) bool) error {
@@ -473,6 +475,7 @@ func (f *localWriteFn) ProcessElement(_ int64, files func(*File) bool, records f
 	if err != nil {
 		return err
 	}
+	step.Single = f.Single
 	var g Global
 	for globals(&g) {
 		step.Global = g.G
