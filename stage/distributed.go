@@ -40,7 +40,7 @@ func ParseLocalStep(words []string) (*LocalStep, error) {
 	}
 	switch {
 	case s.job.Local == nil:
-		return nil, Usagef("%s has no distributed form yet: it is not declared as a local stage (docs/beam.md)", s.f.Name)
+		return nil, Usagef("%s has no distributed form yet, with these options: it is not declared as a local stage (docs/beam.md)", s.f.Name)
 	case len(s.ignore) > 0 || len(s.job.Outputs) > 0 || s.summaryPath != "" || s.previewPath != "":
 		return nil, Usagef("%s: --ignore-class, --summary and side outputs are not offered on Beam yet", s.f.Name)
 	}

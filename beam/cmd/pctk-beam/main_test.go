@@ -152,7 +152,7 @@ func TestSteps(t *testing.T) {
 	if !bytes.Equal(got, w) {
 		t.Error("pctk-beam lof, nndistance differs from pctk pipeline's output")
 	}
-	if _, _, err := splitSteps([]string{in, out, "normals --knn 8"}); err == nil {
-		t.Error("normals (not declared local) was accepted as a Beam step")
+	if _, _, err := splitSteps([]string{in, out, "normals --knn 8 --orient consistent"}); err == nil {
+		t.Error("normals --orient consistent (not declared local) was accepted as a Beam step")
 	}
 }
