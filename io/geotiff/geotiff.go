@@ -140,9 +140,11 @@ func Write(w io.Writer, img *Image, opts Options) error {
 	if img.NoData != nil {
 		pad = *img.NoData
 	}
-	for _, l := range levels {
-		if err := l.encode(ts, opts, pad); err != nil {
-			return err
+	if opts.Deflate {
+		for _, l := range levels {
+			if err := l.deflate(ts, opts, pad); err != nil {
+				return err
+			}
 		}
 	}
 
@@ -170,12 +172,12 @@ func Write(w io.Writer, img *Image, opts Options) error {
 	}
 	offsets := make([][]uint32, len(levels))
 	for k := len(levels) - 1; k >= 0; k-- {
-		for _, b := range levels[k].tiles {
-			if uint64(data)+uint64(len(b)) > math.MaxUint32 {
+		for _, n := range levels[k].tileSizes(ts, opts) {
+			if uint64(data)+uint64(n) > math.MaxUint32 {
 				return errors.New("geotiff: the image exceeds classic TIFF's 4 GiB")
 			}
 			offsets[k] = append(offsets[k], uint32(data))
-			data += len(b)
+			data += n
 		}
 	}
 	ifds := dirs(offsets)
@@ -197,8 +199,18 @@ func Write(w io.Writer, img *Image, opts Options) error {
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("geotiff: %w", err)
 	}
+	// Raw tiles are laid out one at a time in one buffer as they are
+	// written (the image is not held twice); compressed ones were made.
+	raw := make([]byte, ts*ts*len(img.Bands)*opts.Type.bytes())
 	for k := len(levels) - 1; k >= 0; k-- {
-		for _, b := range levels[k].tiles {
+		l := levels[k]
+		for t := range l.tileCount(ts) {
+			b := raw
+			if opts.Deflate {
+				b = l.tiles[t]
+			} else {
+				l.tile(t, ts, opts.Type.bytes(), pad, raw)
+			}
 			if _, err := w.Write(b); err != nil {
 				return fmt.Errorf("geotiff: %w", err)
 			}

@@ -149,48 +149,72 @@ func overview(l *level) *level {
 	return o
 }
 
-// encode cuts the level into ts×ts tiles, row by row, samples interleaved
-// by pixel, cells beyond the image set to pad.
-func (l *level) encode(ts int, opts Options, pad float64) error {
-	nb, sz := len(l.bands), opts.Type.bytes()
-	tx, ty := (l.w+ts-1)/ts, (l.h+ts-1)/ts
-	l.tiles = make([][]byte, 0, tx*ty)
+// tileCount returns the number of ts×ts tiles of the level.
+func (l *level) tileCount(ts int) int {
+	return ((l.w + ts - 1) / ts) * ((l.h + ts - 1) / ts)
+}
+
+// tile lays out tile t of the level's ts×ts tiles (row by row) in raw,
+// of ts·ts·bands·sz bytes: samples interleaved by pixel, cells beyond the
+// image set to pad.
+func (l *level) tile(t, ts, sz int, pad float64, raw []byte) {
+	nb := len(l.bands)
+	tx := (l.w + ts - 1) / ts
+	y, x := t/tx, t%tx
 	le := binary.LittleEndian
-	for y := range ty {
-		for x := range tx {
-			raw := make([]byte, ts*ts*nb*sz)
-			for r := range ts {
-				for c := range ts {
-					row, col := y*ts+r, x*ts+c
-					for b := range nb {
-						v := pad
-						if row < l.h && col < l.w {
-							v = l.bands[b][row*l.w+col]
-						}
-						at := ((r*ts+c)*nb + b) * sz
-						if sz == 4 {
-							le.PutUint32(raw[at:], math.Float32bits(float32(v)))
-						} else {
-							le.PutUint64(raw[at:], math.Float64bits(v))
-						}
-					}
+	for r := range ts {
+		row := y*ts + r
+		for c := range ts {
+			col := x*ts + c
+			at := (r*ts + c) * nb * sz
+			for b := range nb {
+				v := pad
+				if row < l.h && col < l.w {
+					v = l.bands[b][row*l.w+col]
+				}
+				if sz == 4 {
+					le.PutUint32(raw[at+b*sz:], math.Float32bits(float32(v)))
+				} else {
+					le.PutUint64(raw[at+b*sz:], math.Float64bits(v))
 				}
 			}
-			if opts.Deflate {
-				var z bytes.Buffer
-				zw := zlib.NewWriter(&z)
-				if _, err := zw.Write(raw); err != nil {
-					return fmt.Errorf("geotiff: deflate: %w", err)
-				}
-				if err := zw.Close(); err != nil {
-					return fmt.Errorf("geotiff: deflate: %w", err)
-				}
-				raw = z.Bytes()
-			}
-			l.tiles = append(l.tiles, raw)
 		}
 	}
+}
+
+// deflate compresses every tile of the level (zlib), each laid out by
+// tile, into l.tiles.
+func (l *level) deflate(ts int, opts Options, pad float64) error {
+	sz := opts.Type.bytes()
+	raw := make([]byte, ts*ts*len(l.bands)*sz)
+	l.tiles = make([][]byte, 0, l.tileCount(ts))
+	for t := range l.tileCount(ts) {
+		l.tile(t, ts, sz, pad, raw)
+		var z bytes.Buffer
+		zw := zlib.NewWriter(&z)
+		if _, err := zw.Write(raw); err != nil {
+			return fmt.Errorf("geotiff: deflate: %w", err)
+		}
+		if err := zw.Close(); err != nil {
+			return fmt.Errorf("geotiff: deflate: %w", err)
+		}
+		l.tiles = append(l.tiles, z.Bytes())
+	}
 	return nil
+}
+
+// tileSizes returns the bytes of each of the level's tiles as written:
+// the compressed tiles', or one raw tile's each.
+func (l *level) tileSizes(ts int, opts Options) []int {
+	sizes := make([]int, l.tileCount(ts))
+	for t := range sizes {
+		if opts.Deflate {
+			sizes[t] = len(l.tiles[t])
+		} else {
+			sizes[t] = ts * ts * len(l.bands) * opts.Type.bytes()
+		}
+	}
+	return sizes
 }
 
 // ifd returns the level's directory (k: 0 the full image, else an
@@ -203,12 +227,13 @@ func (l *level) ifd(k, ts int, opts Options, nb int, nodata *float64, offsets []
 		}
 		return s
 	}
-	counts := make([]uint32, len(l.tiles))
-	for t, b := range l.tiles {
-		counts[t] = uint32(len(b))
+	sizes := l.tileSizes(ts, opts)
+	counts := make([]uint32, len(sizes))
+	for t, n := range sizes {
+		counts[t] = uint32(n)
 	}
 	if offsets == nil {
-		offsets = make([]uint32, len(l.tiles))
+		offsets = make([]uint32, len(sizes))
 	}
 	comp := uint16(compressionNone)
 	if opts.Deflate {
