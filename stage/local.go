@@ -129,6 +129,11 @@ type LocalInput struct {
 	// Whole says the points are the whole run's (in memory, no tiles):
 	// Compute may then return a nil reach, which nothing reads.
 	Whole bool
+	// Need, on a tile, lists in increasing order the positions of the
+	// points whose values and reaches are used (the tile's owned points
+	// still to do); Compute may leave the others' unset (a stage whose
+	// per-point work is independent computes only these: hag). Nil: all.
+	Need []int32
 }
 
 // MinPos returns Min in the frame of Pos (Min − Origin), where a grid
@@ -178,13 +183,13 @@ func (l *Local) recSize() int {
 // known) and their values of Reads;
 // run holds the run's Origin, Min and Max.
 func (l *Local) kernel(run LocalInput, inputs func(t *tile.Points) (pos, abs []float64, vals [][]float64, err error)) tile.LocalKernel {
-	return func(t *tile.Points, w findneighbor.Backend, bo findneighbor.BuildOptions) ([]byte, []float64, error) {
+	return func(t *tile.Points, need []int32, w findneighbor.Backend, bo findneighbor.BuildOptions) ([]byte, []float64, error) {
 		pos, abs, vals, err := inputs(t)
 		if err != nil {
 			return nil, nil, err
 		}
 		in := run
-		in.XYZ, in.Pos, in.Abs, in.Values, in.ID, in.Backend, in.Build = t.XYZ, pos, abs, vals, t.ID, w, bo
+		in.XYZ, in.Pos, in.Abs, in.Values, in.ID, in.Need, in.Backend, in.Build = t.XYZ, pos, abs, vals, t.ID, need, w, bo
 		cols, reach, err := l.Compute(&in)
 		if err != nil {
 			return nil, nil, err
@@ -457,6 +462,8 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 	b := findneighbor.InFrame(s.Backend, findneighbor.Frame{Box: frame, Points: int(s.N)})
 	var mu sync.Mutex
 	var short []int64
+	var shortXYZ []float32 // their coordinates, for the rounds' binning
+	var shortReach []float64
 	keys := s.Store.Keys()
 	g := s.Store.Grid()
 	err := tile.Each(b, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
@@ -465,21 +472,23 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 		if err != nil {
 			return struct{}{}, err
 		}
-		rec, reach, err := kernel(t, w, bo)
+		owned := t.OwnedIndex()
+		rec, reach, err := kernel(t, owned, w, bo)
 		if err != nil {
 			return struct{}{}, err
 		}
-		owned := t.OwnedIndex()
 		buf := make([]byte, size*len(owned))
 		var sh []int64
+		var shXYZ []float32
+		var shReach []float64
 		for j, i := range owned {
 			if !tile.Holds(reach[i], g.Gap(key, t.XYZ[3*i], t.XYZ[3*i+1]), math.Inf(1)) {
-				sh = append(sh, t.ID[i])
+				sh, shXYZ, shReach = append(sh, t.ID[i]), append(shXYZ, t.XYZ[3*i:3*i+3]...), append(shReach, reach[i])
 			}
 			copy(buf[j*size:][:size], rec[int(i)*size:])
 		}
 		mu.Lock()
-		short = append(short, sh...)
+		short, shortXYZ, shortReach = append(short, sh...), append(shortXYZ, shXYZ...), append(shortReach, shReach...)
 		mu.Unlock()
 		return struct{}{}, s.WriteOwned(name, key, buf)
 	}, func(ti int, _ struct{}) error {
@@ -493,17 +502,24 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 	_, span := tile.KNNHalo(s.N, s.Lo, s.Hi, 1)
 	h := g.Halo
 	for len(short) > 0 {
-		h = min(2*max(h, span*1e-9), span)
+		h = tile.NextHalo(max(h, span*1e-9), span, shortReach)
 		last := h >= span
 		rg, err := tile.RoundGrid(g.Size, h, span)
 		if err != nil {
 			return nil, err
 		}
+		// Only the points near those to do are binned again (as
+		// tile.LocalTiled's rounds bin them): a tile then holds every point
+		// within rg.Halo of a point to do; the last round bins them all.
+		var keep func(x, y float32) bool
+		halo := math.Inf(1)
 		if last {
 			rg = tile.LastGrid(span)
+		} else {
+			keep, halo = tile.NewNear(s.Lo, s.Hi, int(s.N), shortXYZ, rg.Reach).Holds, rg.Halo
 		}
 		msg.Debugf("local stage round: %d points, halo %g", len(short), h)
-		st, err := s.rebin(rg)
+		st, err := s.rebin(rg, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -511,35 +527,35 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 		for _, id := range short {
 			want[id] = true
 		}
-		short = short[:0]
+		short, shortXYZ, shortReach = short[:0], shortXYZ[:0], shortReach[:0]
 		rkeys := st.Keys()
 		err = tile.Each(b, len(rkeys), func(w findneighbor.Backend, ti int) (struct{}, error) {
 			t, err := st.Load(rkeys[ti])
 			if err != nil {
 				return struct{}{}, err
 			}
-			todo := false
+			var need []int32
 			for i, id := range t.ID {
-				todo = todo || t.Owned[i] && want[id]
+				if t.Owned[i] && want[id] {
+					need = append(need, int32(i))
+				}
 			}
-			if !todo {
+			if len(need) == 0 {
 				return struct{}{}, nil
 			}
-			rec, reach, err := kernel(t, w, bo)
+			rec, reach, err := kernel(t, need, w, bo)
 			if err != nil {
 				return struct{}{}, err
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			for i, id := range t.ID {
-				if !t.Owned[i] || !want[id] {
+			for _, i := range need {
+				id := t.ID[i]
+				if !last && !tile.Holds(reach[i], rg.Gap(rkeys[ti], t.XYZ[3*i], t.XYZ[3*i+1]), halo) {
+					short, shortXYZ, shortReach = append(short, id), append(shortXYZ, t.XYZ[3*i:3*i+3]...), append(shortReach, reach[i])
 					continue
 				}
-				if !last && !tile.Holds(reach[i], rg.Gap(rkeys[ti], t.XYZ[3*i], t.XYZ[3*i+1]), math.Inf(1)) {
-					short = append(short, id)
-					continue
-				}
-				patch[id] = rec[i*size : (i+1)*size]
+				patch[id] = rec[int(i)*size : (int(i)+1)*size]
 			}
 			return struct{}{}, nil
 		}, func(int, struct{}) error { return nil })

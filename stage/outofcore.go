@@ -116,8 +116,9 @@ type StreamRun struct {
 	// each reads IN in input order (Each).
 	each func(fn func(xyz []float32) error) error
 
-	// rebin bins the cloud again on the tiles of g (k-nearest rounds).
-	rebin func(g tile.Grid) (*tile.Store, error)
+	// rebin bins the cloud again on the tiles of g (rounds), only the
+	// points keep holds (XY in the local frame) when it is not nil.
+	rebin func(g tile.Grid, keep func(x, y float32) bool) (*tile.Store, error)
 	// reads are the dimensions Positions returns (Streamed.Reads).
 	reads []string
 	// patches hold, per name, the values of points that a later round
@@ -293,7 +294,7 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 			g, radius = tile.LastGrid(span), math.Inf(1)
 		}
 		msg.Debugf("k-nearest round: %d points short of %d, halo %g", len(short), k, h)
-		st, err := s.rebin(g)
+		st, err := s.rebin(g, nil)
 		if err != nil {
 			return err
 		}
@@ -728,7 +729,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	// bin bins the points into st, writing their owner tiles to owners
 	// and their float64 local coordinates to pos when not nil.
 	reads := job.Stream.Reads
-	bin := func(st *tile.Store, owners, pos io.Writer) error {
+	bin := func(st *tile.Store, owners, pos io.Writer, keep func(x, y float32) bool) error {
 		var b [8]byte
 		p := make([]byte, 24+8*len(reads))
 		var id int64 // among the points that take part
@@ -745,6 +746,10 @@ func (s *step) runStreamed(a streamArgs) error {
 					continue
 				}
 				x, y, z := local(ch, i)
+				if keep != nil && !keep(x, y) {
+					id++
+					continue
+				}
 				if err := st.Add(id, x, y, z); err != nil {
 					return err
 				}
@@ -780,10 +785,10 @@ func (s *step) runStreamed(a streamArgs) error {
 		return st.Flush()
 	}
 	if !job.Stream.InOrder {
-		binPos := func(w io.Writer) error { return bin(store, w, nil) }
+		binPos := func(w io.Writer) error { return bin(store, w, nil, nil) }
 		if job.Stream.Pos {
 			binPos = func(w io.Writer) error {
-				return writeStored(store, posFile, func(p io.Writer) error { return bin(store, w, p) })
+				return writeStored(store, posFile, func(p io.Writer) error { return bin(store, w, p, nil) })
 			}
 		}
 		if err := writeStored(store, "owners.bin", binPos); err != nil {
@@ -811,12 +816,12 @@ func (s *step) runStreamed(a streamArgs) error {
 			})
 			return err
 		},
-		rebin: func(g tile.Grid) (*tile.Store, error) {
+		rebin: func(g tile.Grid, keep func(x, y float32) bool) (*tile.Store, error) {
 			st, err := tile.NewStore(c.String(TmpdirOption.Name), g)
 			if err != nil {
 				return nil, err
 			}
-			if err := bin(st, nil, nil); err != nil {
+			if err := bin(st, nil, nil, keep); err != nil {
 				st.Close()
 				return nil, err
 			}
@@ -877,7 +882,9 @@ const posFile = "pos.bin"
 // relative to Origin; z 0 with --dims xy) of the points ids, in increasing
 // order, and their values of each dimension Streamed.Reads names, from the
 // binning pass (Streamed.Pos): what Points.Pos and readAttrs give in
-// memory. Runs of consecutive ids are read at once.
+// memory. Ids a few records apart are read at once (the records between
+// them read and skipped): a tile's ids are scattered in the file, and a
+// read a point cost a system call a point.
 func (s *StreamRun) Positions(ids []int64) ([]float64, [][]float64, error) {
 	f, err := os.Open(filepath.Join(s.Store.Dir(), posFile))
 	if err != nil {
@@ -891,23 +898,27 @@ func (s *StreamRun) Positions(ids []int64) ([]float64, [][]float64, error) {
 	for d := range vals {
 		vals[d] = make([]float64, len(ids))
 	}
+	// gap is the most records between two ids read at once (about 4 KiB);
+	// span the most records a read covers.
+	gap, span := int64(max(1, 4096/size)), int64(1<<16)
 	var buf []byte
 	for lo := 0; lo < len(ids); {
 		hi := lo + 1
-		for hi < len(ids) && ids[hi] == ids[hi-1]+1 && hi-lo < 1<<16 {
+		for hi < len(ids) && ids[hi] > ids[hi-1] && ids[hi]-ids[hi-1] <= gap && ids[hi]-ids[lo] < span {
 			hi++
 		}
-		buf = slices.Grow(buf[:0], size*(hi-lo))[:size*(hi-lo)]
+		n := int(ids[hi-1]-ids[lo]) + 1
+		buf = slices.Grow(buf[:0], size*n)[:size*n]
 		if _, err := f.ReadAt(buf, int64(size)*ids[lo]); err != nil {
 			return nil, nil, fmt.Errorf("positions: %w", err)
 		}
-		for j := range hi - lo {
-			rec := buf[j*size:]
+		for j := lo; j < hi; j++ {
+			rec := buf[int(ids[j]-ids[lo])*size:]
 			for a := range 3 {
-				pos[3*(lo+j)+a] = math.Float64frombits(binary.LittleEndian.Uint64(rec[8*a:]))
+				pos[3*j+a] = math.Float64frombits(binary.LittleEndian.Uint64(rec[8*a:]))
 			}
 			for d := range nd {
-				vals[d][lo+j] = math.Float64frombits(binary.LittleEndian.Uint64(rec[24+8*d:]))
+				vals[d][j] = math.Float64frombits(binary.LittleEndian.Uint64(rec[24+8*d:]))
 			}
 		}
 		lo = hi

@@ -62,6 +62,10 @@ type Options struct {
 	// relative to the same origin, that the heights are computed from as
 	// PDAL computes them; nil: xyz's values.
 	Pos []float64
+	// Need, when set, lists the points (in increasing order) whose
+	// heights and reaches are wanted: the others get 0 and a reach of 0
+	// (a tile's halo points, whose heights other tiles give).
+	Need []int32
 	// Build tunes the neighbour index.
 	Build findneighbor.BuildOptions
 }
@@ -149,8 +153,13 @@ func Compute(xyz []float32, class []uint8, b findneighbor.Backend, opts Options)
 	for i, c := range class {
 		if c == Ground {
 			ground = append(ground, int32(i))
-		} else {
+		} else if opts.Need == nil {
 			other = append(other, int32(i))
+		}
+	}
+	for _, i := range opts.Need {
+		if class[i] != Ground {
+			other = append(other, i)
 		}
 	}
 	if len(other) == 0 {

@@ -386,17 +386,21 @@ func (f *localTileFn) ProcessElement(key int64, batches func(*PBatch) bool, st S
 	bo := findneighbor.BuildOptions{}
 	size := fr.step.RecSize()
 	kernel := fr.step.Kernel(fr.origin, [3]float64(st.Min), [3]float64(st.Max), func(*tile.Points) ([]float64, [][]float64, error) { return pos, vals, nil })
-	rec, reach, err := kernel(t, findneighbor.InFrame(findneighbor.CPU(), findneighbor.Frame{Box: fr.box, Points: int(fr.n)}), bo)
+	var need []int32
+	for i, id := range t.ID {
+		if t.Owned[i] && (todo == nil || todo[id]) {
+			need = append(need, int32(i))
+		}
+	}
+	rec, reach, err := kernel(t, need, findneighbor.InFrame(findneighbor.CPU(), findneighbor.Frame{Box: fr.box, Points: int(fr.n)}), bo)
 	if err != nil {
 		return err
 	}
 	first := st.first()
 	out := map[int64]*Records{}
 	var still Todo
-	for i, id := range t.ID {
-		if !t.Owned[i] || todo != nil && !todo[id] {
-			continue
-		}
+	for _, i := range need {
+		id := t.ID[i]
 		// In a round after the first, binning kept the points near those
 		// to do: only a point whose reach lies within the halo is settled
 		// here (tile.Holds with the halo, as tile.LocalTiled).
@@ -416,7 +420,7 @@ func (f *localTileFn) ProcessElement(key int64, batches func(*PBatch) bool, st S
 			out[fi] = r
 		}
 		r.ID = append(r.ID, id-first[fi])
-		r.Data = append(r.Data, rec[i*size:(i+1)*size]...)
+		r.Data = append(r.Data, rec[int(i)*size:(int(i)+1)*size]...)
 	}
 	for fi, r := range out {
 		emit(fi, *r)

@@ -472,58 +472,98 @@ func binTodo(xyz []float32, g Grid, todo []bool) []tileTodo {
 	return out
 }
 
-// near returns, in increasing order, the points of xyz whose X and Y both
-// lie within d of a point of todo (todo[i]).
+// near returns, in increasing order, the points of xyz that Near holds
+// near the points to do (todo[i]) at d.
 func near(xyz []float32, todo []bool, d float64) []int32 {
 	lo, hi := bounds(xyz)
-	// Cells of side at least d over the XY box, at most about one per
-	// point, each listing its points to do (CSR).
-	side := max(d, math.Sqrt((hi[0]-lo[0])*(hi[1]-lo[1])/float64(len(todo))), 1e-30)
-	ni := int(min((hi[0]-lo[0])/side, float64(len(todo)))) + 1
-	nj := int(min((hi[1]-lo[1])/side, float64(len(todo)))) + 1
-	cell := func(v float64, a, n int) int {
-		return int(max(0, min(float64(n-1), math.Floor((v-lo[a])/side))))
-	}
-	start := make([]int32, ni*nj+1)
+	var pts []float32
 	for i, t := range todo {
 		if t {
-			start[cell(float64(xyz[3*i+1]), 1, nj)*ni+cell(float64(xyz[3*i]), 0, ni)+1]++
+			pts = append(pts, xyz[3*i:3*i+3]...)
 		}
 	}
-	for c := range ni * nj {
-		start[c+1] += start[c]
-	}
-	at := slices.Clone(start[:ni*nj])
-	in := make([]int32, start[ni*nj])
-	for i, t := range todo {
-		if t {
-			c := cell(float64(xyz[3*i+1]), 1, nj)*ni + cell(float64(xyz[3*i]), 0, ni)
-			in[at[c]] = int32(i)
-			at[c]++
-		}
-	}
+	nr := NewNear(lo, hi, len(todo), pts, d)
 	rs := par.Ranges(len(todo), par.Grain)
 	parts := make([][]int32, len(rs))
-	par.For(rs, func(r, from, to int) {
+	par.For(rs, func(k, from, to int) {
 		var p []int32
 		for i := from; i < to; i++ {
-			x, y := float64(xyz[3*i]), float64(xyz[3*i+1])
-			i0, i1 := cell(x-d, 0, ni), cell(x+d, 0, ni)
-			j0, j1 := cell(y-d, 1, nj), cell(y+d, 1, nj)
-		scan:
-			for cj := j0; cj <= j1; cj++ {
-				for _, o := range in[start[cj*ni+i0]:start[cj*ni+i1+1]] {
-					if math.Abs(float64(xyz[3*o])-x) <= d && math.Abs(float64(xyz[3*o+1])-y) <= d {
-						p = append(p, int32(i))
-						break scan
-					}
-				}
+			if nr.Holds(xyz[3*i], xyz[3*i+1]) {
+				p = append(p, int32(i))
 			}
 		}
-		parts[r] = p
+		parts[k] = p
 	})
 	return slices.Concat(parts...)
 }
+
+// Near tells which points lie near the points still to do of a round:
+// every point whose X and Y both lie within d of one of them, and some a
+// little farther, those of the cells (of side at least d/4) within d of a
+// cell that holds one. A superset serves the rounds, which need every
+// point within d and gain nothing from leaving out the few beyond; it
+// takes time linear in the points and cells, where testing every nearby
+// point to do cost a pass over them for each point (hag's rounds).
+type Near struct {
+	lo     [2]float64
+	side   float64
+	ni, nj int
+	held   []bool // the cells near a point to do
+}
+
+// NewNear returns the Near of the points to do todo (interleaved x, y, z)
+// at d, among n points in the XY box lo..hi (points beyond it count as on
+// its edge).
+func NewNear(lo, hi [2]float64, n int, todo []float32, d float64) *Near {
+	// Cells of side at least d/4 over the XY box, at most about one per
+	// point; a cell is near when a cell within r of it, in both axes,
+	// holds a point to do.
+	side := max(d/4, math.Sqrt((hi[0]-lo[0])*(hi[1]-lo[1])/float64(max(n, 1))), 1e-30)
+	nr := &Near{lo: lo, side: side}
+	nr.ni = int(min((hi[0]-lo[0])/side, float64(max(n, 1)))) + 1
+	nr.nj = int(min((hi[1]-lo[1])/side, float64(max(n, 1)))) + 1
+	r := int(min(d/side, float64(max(nr.ni, nr.nj)))) + 1
+	held := make([]bool, nr.ni*nr.nj)
+	for i := 0; i+2 < len(todo); i += 3 {
+		held[nr.cell(todo[i], todo[i+1])] = true
+	}
+	// Dilate by r along rows, then along columns (running counts).
+	dilate := func(src []bool, n, stride, lines, step int) []bool {
+		dst := make([]bool, len(src))
+		for l := range lines {
+			base := l * step
+			count := 0
+			for c := range min(r, n) {
+				if src[base+c*stride] {
+					count++
+				}
+			}
+			for c := range n {
+				if c+r < n && src[base+(c+r)*stride] {
+					count++
+				}
+				if c-r-1 >= 0 && src[base+(c-r-1)*stride] {
+					count--
+				}
+				dst[base+c*stride] = count > 0
+			}
+		}
+		return dst
+	}
+	nr.held = dilate(dilate(held, nr.ni, 1, nr.nj, nr.ni), nr.nj, nr.ni, nr.ni, 1)
+	return nr
+}
+
+// cell returns the index of the cell of (x, y).
+func (nr *Near) cell(x, y float32) int {
+	at := func(v float64, a, n int) int {
+		return int(max(0, min(float64(n-1), math.Floor((v-nr.lo[a])/nr.side))))
+	}
+	return at(float64(y), 1, nr.nj)*nr.ni + at(float64(x), 0, nr.ni)
+}
+
+// Holds reports whether the point (x, y) lies near the points to do.
+func (nr *Near) Holds(x, y float32) bool { return nr.held[nr.cell(x, y)] }
 
 // bounds returns the XY bounding box of xyz.
 func bounds(xyz []float32) (lo, hi [2]float64) {

@@ -1,8 +1,10 @@
 package tile
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -107,6 +109,51 @@ func TestMomentsTiledFrame(t *testing.T) {
 			}
 			if differ > 0 {
 				t.Errorf("%s r %g: %d of %d tiled moments differ from the whole cloud's", c.Name, r, differ, c.Len())
+			}
+		}
+	}
+}
+
+// TestNear checks near against brute force: every point within d (in X
+// and Y) of a point to do is returned, in increasing order, and no point
+// farther than d plus two cells of its grid.
+func TestNear(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		n    int
+		frac float64 // of points to do
+		d    float64
+	}{{2000, 0.01, 0.5}, {2000, 0.3, 2}, {5000, 0.001, 20}, {3000, 0.5, 0.05}, {100, 1, 200}} {
+		xyz := make([]float32, 3*c.n)
+		for i := range xyz {
+			xyz[i] = float32(r.Float64() * 100)
+		}
+		todo := make([]bool, c.n)
+		var to []int
+		for i := range todo {
+			if todo[i] = r.Float64() < c.frac; todo[i] {
+				to = append(to, i)
+			}
+		}
+		got := near(xyz, todo, c.d)
+		if !slices.IsSorted(got) {
+			t.Fatalf("n %d, d %g: not in increasing order", c.n, c.d)
+		}
+		in := make([]bool, c.n)
+		for _, i := range got {
+			in[i] = true
+		}
+		side := max(c.d/4, math.Sqrt(100*100/float64(c.n)))
+		for i := range c.n {
+			dist := math.Inf(1) // to the nearest point to do, max of |dx|, |dy|
+			for _, o := range to {
+				dist = min(dist, max(math.Abs(float64(xyz[3*i]-xyz[3*o])), math.Abs(float64(xyz[3*i+1]-xyz[3*o+1]))))
+			}
+			if dist <= c.d && !in[i] {
+				t.Fatalf("n %d, d %g: point %d, %g from a point to do, left out", c.n, c.d, i, dist)
+			}
+			if in[i] && dist > c.d+2*side*(1+1e-9) {
+				t.Errorf("n %d, d %g: point %d, %g from the nearest point to do, returned (cells of %g)", c.n, c.d, i, dist, side)
 			}
 		}
 	}

@@ -15,7 +15,12 @@ import (
 // reach the tile holds is the value a run on the whole cloud gives, to the
 // bit; the others are computed again on wider tiles (LocalTiled). The
 // kernel must use bo (its Frame is the whole run's box).
-type LocalKernel func(t *Points, w findneighbor.Backend, bo findneighbor.BuildOptions) (rec []byte, reach []float64, err error)
+//
+// need lists, in increasing order, the positions in t of the points whose
+// records and reaches are used (the owned points still to do); the kernel
+// may leave the others' unset (any bytes, any reach): a stage whose
+// per-point work is independent computes only those.
+type LocalKernel func(t *Points, need []int32, w findneighbor.Backend, bo findneighbor.BuildOptions) (rec []byte, reach []float64, err error)
 
 // Holds reports whether a tile holds every point within reach of a point
 // at gap (Grid.Gap) inside it, whose points within halo all are there: a
@@ -28,8 +33,8 @@ func Holds(reach, gap, halo float64) bool {
 // memory, and returns the size-byte records of every point, in order: what
 // the kernel gives on the whole cloud, byte for byte. The first tiles take
 // the halo halo; the points whose reach a tile does not hold go to rounds
-// of tiles with the halo doubled (binning only what they need), and a last
-// round on the whole cloud takes the rest.
+// of tiles of wider halos (NextHalo; binning only what they need), and a
+// last round on the whole cloud takes the rest.
 func LocalTiled(xyz []float32, b findneighbor.Backend, size, halo float64, recSize int, bo findneighbor.BuildOptions, kernel LocalKernel) ([]byte, error) {
 	n := len(xyz) / 3
 	out := make([]byte, n*recSize)
@@ -57,28 +62,30 @@ func LocalTiled(xyz []float32, b findneighbor.Backend, size, halo float64, recSi
 		}
 		var mu sync.Mutex
 		var short []int32
+		var shortReach []float64
 		err := Each(Share(b, bo.Workers, len(tiles)), len(tiles), func(w findneighbor.Backend, k int) (struct{}, error) {
 			t := tiles[k]
-			rec, reach, err := kernel(t.Points, w, bo)
-			if err != nil {
-				return struct{}{}, err
-			}
 			pts := t.pts
 			if pts == nil {
 				pts = t.OwnedIndex()
 			}
+			rec, reach, err := kernel(t.Points, pts, w, bo)
+			if err != nil {
+				return struct{}{}, err
+			}
 			var s []int32
+			var sr []float64
 			for _, i := range pts {
 				id := t.ID[i]
 				if !last && !Holds(reach[i], g.Gap(t.Key, t.XYZ[3*i], t.XYZ[3*i+1]), localHalo(g, todo)) {
-					s = append(s, int32(id))
+					s, sr = append(s, int32(id)), append(sr, reach[i])
 					continue
 				}
 				copy(out[int(id)*recSize:][:recSize], rec[int(i)*recSize:])
 			}
 			if len(s) > 0 {
 				mu.Lock()
-				short = append(short, s...)
+				short, shortReach = append(short, s...), append(shortReach, sr...)
 				mu.Unlock()
 			}
 			return struct{}{}, nil
@@ -93,8 +100,25 @@ func LocalTiled(xyz []float32, b findneighbor.Backend, size, halo float64, recSi
 			return out, nil
 		}
 		todo = markTodo(todo, n, short)
-		h = min(2*h, span)
+		h = NextHalo(h, span, shortReach)
 	}
+}
+
+// NextHalo returns the halo of the round after one of halo h whose points
+// still to do had, on its tiles, the reaches reach: twice h at least, and
+// enough to hold the farthest finite reach (a tile's reach of a point is
+// seldom less than the whole cloud's: fewer points, farther neighbours),
+// so that one round settles most; span (the last round, the whole cloud)
+// at most. Doubling alone took seven rounds for hag on a street, whose
+// points inside buildings reach ground some metres away.
+func NextHalo(h, span float64, reach []float64) float64 {
+	next := 2 * h
+	for _, r := range reach {
+		if !math.IsInf(r, 1) && !math.IsNaN(r) {
+			next = max(next, r*(1+2*haloPad))
+		}
+	}
+	return min(next, span)
 }
 
 // localHalo is how far around a point to do a tile of g surely holds every
