@@ -282,7 +282,7 @@ func TestOptiXProbe(t *testing.T) {
 	if full.Priority >= 50 {
 		t.Errorf("priority %d, want below the cuda backend's 50", full.Priority)
 	}
-	if e := engines[0]; e == nil || full.Priority != b.priority(e.rtcore > 0) {
+	if e := engines[0]; e == nil || full.Priority != b.priority(e.dc.RTCoreVersion() > 0) {
 		t.Errorf("ProbeDevice: priority %d, want the one of the engine's RT cores", full.Priority)
 	}
 	if strings.HasPrefix(full.Details["rt cores"], "not checked") || info.Details["rt cores"] == full.Details["rt cores"] {
