@@ -8,6 +8,7 @@ import (
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/rt/cuda"
+	rt "github.com/pctk/pctk/rt/optix"
 )
 
 // Index is an OptiX neighbour index: the points, ordered along a Morton
@@ -25,7 +26,7 @@ type Index struct {
 	allocs    cuda.Allocs // points, original indices, sphere radius
 	pts, orig cuda.DevicePtr
 	radiusBuf cuda.DevicePtr
-	gas       GAS
+	gas       rt.GAS
 	stats     BuildStats
 
 	mu     sync.Mutex

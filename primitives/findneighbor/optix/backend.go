@@ -10,6 +10,7 @@ import (
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/rt/cuda"
+	rt "github.com/pctk/pctk/rt/optix"
 )
 
 // Priorities for findneighbor.Auto. The cuda grid backend registers 50. On
@@ -108,7 +109,7 @@ func (b *Backend) probe() (findneighbor.Info, error) {
 	info := findneighbor.Info{Name: b.Name(), Details: map[string]string{}}
 	devs, err := cuda.Devices()
 	if err == nil {
-		err = Load()
+		err = rt.Load()
 	}
 	if err != nil {
 		return info, fmt.Errorf("%w: %w", findneighbor.ErrUnavailable, err)
@@ -117,7 +118,7 @@ func (b *Backend) probe() (findneighbor.Info, error) {
 	if v, err := cuda.DriverVersion(); err == nil {
 		info.Details["cuda driver"] = cuda.FormatVersion(v)
 	}
-	info.Details["optix abi"] = strconv.Itoa(ABIVersion) + " (OptiX 7.5)"
+	info.Details["optix abi"] = strconv.Itoa(rt.ABIVersion) + " (OptiX 7.5)"
 	info.Details["rt cores"] = fmt.Sprintf("not checked (OptiX not started; pctk backends --full reads them; priority %d with RT cores)", b.priority(true))
 	prim := "custom AABB primitives"
 	if b.cfg.Spheres {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pctk/pctk/rt/cuda"
+	rt "github.com/pctk/pctk/rt/optix"
 )
 
 // fastTraceThreshold is the cloud size from which the GAS is built with
@@ -33,12 +34,12 @@ type BuildStats struct {
 
 // buildGAS builds the index's acceleration structure over its device
 // points: AABBs p ± radius (custom primitives, written by the AABB raygen
-// program) or spheres of that radius, compacted by BuildGAS. It sets
-// ix.gas.
+// program) or spheres of that radius, compacted by the runtime
+// (DeviceContext.BuildGAS). It sets ix.gas.
 func (ix *Index) buildGAS(t *cuda.Thread) error {
 	e := ix.eng
 	start := time.Now()
-	in := GASInput{N: ix.n, FastTrace: ix.n >= fastTraceThreshold}
+	in := rt.GASInput{N: ix.n, FastTrace: ix.n >= fastTraceThreshold}
 	if e.spheres {
 		radius, err := ix.allocs.Alloc(t, 4)
 		if err != nil {
@@ -49,7 +50,7 @@ func (ix *Index) buildGAS(t *cuda.Thread) error {
 		}
 		ix.radiusBuf = radius
 		// the any-hit program does the work
-		in.Primitives, in.Centres, in.Radius, in.AnyHit = Spheres, ix.pts, radius, true
+		in.Primitives, in.Centres, in.Radius, in.AnyHit = rt.Spheres, ix.pts, radius, true
 	} else {
 		aabb, err := t.Alloc(uint64(ix.n) * 24)
 		if err != nil {
@@ -61,7 +62,7 @@ func (ix *Index) buildGAS(t *cuda.Thread) error {
 			return err
 		}
 		// the intersection program does the work and reports no hit
-		in.Primitives, in.AABBs = CustomPrimitives, aabb
+		in.Primitives, in.AABBs = rt.CustomPrimitives, aabb
 	}
 	ix.stats.FastTrace = in.FastTrace
 	gas, err := e.dc.BuildGAS(t, in)

@@ -19,11 +19,12 @@ import (
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 	"github.com/pctk/pctk/rt/cuda"
+	rt "github.com/pctk/pctk/rt/optix"
 )
 
 // TestPTXFresh fails when a device source changed after its PTX was built.
 func TestPTXFresh(t *testing.T) {
-	if err := cuda.CheckPTX("device/findneighbor.cu", "device/findneighbor.ptx"); err != nil {
+	if err := cuda.CheckPTX("kernels/findneighbor.cu", "kernels/findneighbor.ptx"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -74,7 +75,7 @@ func TestMortonOrder(t *testing.T) {
 func gpu(t testing.TB, cfg Config) *Backend {
 	b := New(cfg)
 	if _, err := b.Probe(); err != nil {
-		if errors.Is(err, ErrNoOptiX) || errors.Is(err, cuda.ErrNoDriver) {
+		if errors.Is(err, rt.ErrNoOptiX) || errors.Is(err, cuda.ErrNoDriver) {
 			if os.Getenv("PCTK_REQUIRE_GPU") != "" {
 				t.Fatalf("PCTK_REQUIRE_GPU is set but %s cannot run: %v", b.Name(), err)
 			}
@@ -143,8 +144,8 @@ func TestOptiXRealClouds(t *testing.T) {
 		file string
 		eps  float32
 	}{
-		{"../../testdata/haystack_rock.las", 2.5},
-		{"../../testdata/lamppost.pcd", 0.06},
+		{"../../../testdata/haystack_rock.las", 2.5},
+		{"../../../testdata/lamppost.pcd", 0.06},
 	} {
 		cloud, _, err := pcio.ReadFile(c.file)
 		if err != nil {

@@ -8,12 +8,13 @@ import (
 	"unsafe"
 
 	"github.com/pctk/pctk/rt/cuda"
+	rt "github.com/pctk/pctk/rt/optix"
 )
 
-// findneighborPTX holds the device programs of device/findneighbor.cu,
+// findneighborPTX holds the device programs of kernels/findneighbor.cu,
 // compiled beside it by scripts/build-ptx.sh.
 //
-//go:embed device/findneighbor.ptx
+//go:embed kernels/findneighbor.ptx
 var findneighborPTX []byte
 
 // EnvPTX names a PTX file to load instead of the embedded programs: a hook
@@ -29,7 +30,7 @@ const (
 	entryAnyHit       = "__anyhit__neighbor"
 )
 
-// The raygen programs, numbered for Pipeline.Launch: the neighbour search
+// The raygen programs, numbered for rt.Pipeline.Launch: the neighbour search
 // and the AABB writer.
 const (
 	raygenNeighbor = 0
@@ -52,11 +53,11 @@ type engine struct {
 	pipelineOnce sync.Once
 	pipelineErr  error
 
-	dc       *DeviceContext
+	dc       *rt.DeviceContext
 	ctx      *cuda.Context
 	stream   cuda.Stream
 	spheres  bool
-	pipeline *Pipeline
+	pipeline *rt.Pipeline
 }
 
 var (
@@ -77,14 +78,14 @@ func getEngine(spheres bool) (*engine, error) {
 }
 
 func newEngine(spheres bool) (*engine, error) {
-	if err := Load(); err != nil {
+	if err := rt.Load(); err != nil {
 		return nil, err
 	}
 	ctx, err := cuda.Default()
 	if err != nil {
 		return nil, err
 	}
-	dc, err := NewDeviceContext(ctx)
+	dc, err := rt.NewDeviceContext(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +111,7 @@ func (e *engine) buildPipeline(t *cuda.Thread) error {
 		}
 		ptx = b
 	}
-	d := PipelineDesc{
+	d := rt.PipelineDesc{
 		PTX:        ptx,
 		Params:     "params",
 		ParamsSize: unsafe.Sizeof(launchParams{}),
@@ -119,9 +120,9 @@ func (e *engine) buildPipeline(t *cuda.Thread) error {
 		Raygen:     []string{raygenNeighbor: entryRaygen, raygenAABB: entryRaygenAABB},
 	}
 	if e.spheres {
-		d.Primitives, d.AnyHit = Spheres, entryAnyHit
+		d.Primitives, d.AnyHit = rt.Spheres, entryAnyHit
 	} else {
-		d.Primitives, d.Intersection = CustomPrimitives, entryIntersection
+		d.Primitives, d.Intersection = rt.CustomPrimitives, entryIntersection
 	}
 	var err error
 	e.pipeline, err = e.dc.NewPipeline(t, d)
