@@ -4,7 +4,7 @@
 # machine); the PTX is committed and embedded with go:embed, so users need
 # only the driver.
 #
-#   scripts/build-ptx.sh [DIR...]     (default: every folder of .cu files: primitives/findneighbor/cuda/kernels, rt/optix/device)
+#   scripts/build-ptx.sh [DIR...]     (default: every folder of .cu files: primitives/findneighbor/cuda/kernels, primitives/findneighbor/optix/kernels)
 #
 # Every DIR/*.cu becomes DIR/*.ptx, built with -arch=compute_75 (the driver
 # JIT-compiles it for any GPU from Turing on) and -O3, plus the flags listed
@@ -26,7 +26,7 @@ root=$(git rev-parse --show-toplevel 2>/dev/null || pwd)
 cd "$root"
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 dirs=("$@")
-[ ${#dirs[@]} -gt 0 ] || dirs=(primitives/findneighbor/cuda/kernels rt/optix/device)
+[ ${#dirs[@]} -gt 0 ] || dirs=(primitives/findneighbor/cuda/kernels primitives/findneighbor/optix/kernels)
 version=$("$nvcc" --version | tail -1)
 for dir in "${dirs[@]}"; do
   for cu in "$dir"/*.cu; do

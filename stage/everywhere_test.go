@@ -17,7 +17,7 @@ import (
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 
 	_ "github.com/pctk/pctk/io/ply"
-	_ "github.com/pctk/pctk/rt/optix"
+	_ "github.com/pctk/pctk/primitives/findneighbor/optix"
 )
 
 // TestEveryStageEverywhere walks the registry: every stage, with the

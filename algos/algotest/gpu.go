@@ -7,5 +7,5 @@ package algotest
 // unavailable. The algorithm packages themselves still know no GPU.
 import (
 	_ "github.com/pctk/pctk/primitives/findneighbor/cuda"
-	_ "github.com/pctk/pctk/rt/optix"
+	_ "github.com/pctk/pctk/primitives/findneighbor/optix"
 )

@@ -9,5 +9,5 @@ import (
 	_ "github.com/pctk/pctk/io/ply"
 	_ "github.com/pctk/pctk/io/stl"
 	_ "github.com/pctk/pctk/primitives/findneighbor/cuda"
-	_ "github.com/pctk/pctk/rt/optix"
+	_ "github.com/pctk/pctk/primitives/findneighbor/optix"
 )

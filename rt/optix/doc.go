@@ -1,24 +1,26 @@
-// Package optix is pctk's ray-tracing backend of findneighbor: the
-// RT-FindNeighbor reduction of Nagarajan et al. ("RT-DBSCAN", IPDPS 2023,
-// section III) on NVIDIA OptiX. Every indexed point becomes a sphere of radius
-// ε, every query point launches one very short ray, and the program called
-// for each candidate checks the true float32 distance, drops the self hit and
-// does the operation's work (count, list entry, k-nearest insertion,
-// DBSCAN union-find) without ever ending traversal early. Moments are
-// summed on the host from the lists, in the order of the neighbours' index.
+// Package optix is pctk's OptiX runtime: a thin layer over NVIDIA OptiX
+// (libnvoptix.so.1, which the driver installs) reached through
+// github.com/ebitengine/purego, so that a CGO_ENABLED=0 binary needs
+// neither cgo nor the OptiX SDK to build or run. It knows nothing of what
+// the device programs compute: findneighbor's optix backends
+// (primitives/findneighbor/optix) are built on it, as the cuda backend is
+// on rt/cuda.
 //
-// Two variants register themselves with findneighbor:
+// Load opens the library and reads its function table of ABI version
+// ABIVersion (OptiX 7.5, the first with built-in spheres); where it cannot,
+// its error wraps ErrNoOptiX, so callers fall back and tests skip. A
+// DeviceContext is an OptiX device context on a CUDA context of rt/cuda
+// (every call that takes a *cuda.Thread runs inside that context's Do),
+// with a stream of its own. NewPipeline makes a pipeline of one PTX module
+// (raygen programs, one hit group over custom primitives or built-in
+// spheres) with its shader binding table; BuildGAS builds and compacts a
+// geometry acceleration structure; Pipeline.Launch runs a raygen program
+// over a range of launch indices. Every OptixResult is checked and becomes
+// an *Error naming the call, with the compiler's or linker's log where it
+// has one.
 //
-//   - "optix": custom primitives (one AABB p±ε per point) with our own
-//     intersection program, as in the paper;
-//   - "optix-sphere": OptiX built-in spheres, with the work in an any-hit
-//     program that ignores every intersection. A built-in sphere reports no
-//     hit for a ray that starts inside it, so these rays start 3ε behind the
-//     query point and end at it.
-//
-// The host side talks to libnvoptix.so.1 through purego (no cgo): the OptiX
-// ABI is declared in abi.go for ABI version 60 (OptiX 7.5), checked by
-// abi_layout_test.go. The device programs are our own CUDA C++ in device/,
-// compiled to PTX beside it by scripts/build-ptx.sh rt/optix/device and embedded with go:embed.
-// docs/optix.md records the design and the measurements.
+// The host ABI is declared in abi.go, in our own words, for ABI 60; the
+// sizes and offsets of every struct are asserted in abi_layout_test.go with
+// the numbers a C compiler printed for NVIDIA's headers, so a wrong layout
+// fails on every machine. docs/optix.md records the design.
 package optix

@@ -25,9 +25,11 @@ var (
 	fns     functionTable
 )
 
-// loadLibrary opens libnvoptix.so.1 and fills fns with the ABI-60 function
-// table (optixQueryFunctionTable). It runs once.
-func loadLibrary() error {
+// Load opens libnvoptix.so.1 and reads its function table of ABIVersion
+// (optixQueryFunctionTable), once; later calls return the first outcome.
+// Where OptiX cannot be used its error wraps ErrNoOptiX. It starts
+// nothing on the GPU: a probe may call it to learn whether OptiX is here.
+func Load() error {
 	libOnce.Do(func() { libErr = queryTable() })
 	return libErr
 }

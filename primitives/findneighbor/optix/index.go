@@ -8,6 +8,7 @@ import (
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/rt/cuda"
+	rt "github.com/pctk/pctk/rt/optix"
 )
 
 // Index is an OptiX neighbour index: the points, ordered along a Morton
@@ -25,8 +26,7 @@ type Index struct {
 	allocs    cuda.Allocs // points, original indices, sphere radius
 	pts, orig cuda.DevicePtr
 	radiusBuf cuda.DevicePtr
-	gas       cuda.DevicePtr
-	handle    uint64
+	gas       rt.GAS
 	stats     BuildStats
 
 	mu     sync.Mutex
@@ -52,7 +52,7 @@ func (ix *Index) Close() error {
 	ix.closed = true
 	return ix.eng.ctx.Do(func(t *cuda.Thread) error {
 		err := ix.allocs.Free(t)
-		if e := t.Free(ix.gas); err == nil {
+		if e := ix.gas.Free(t); err == nil {
 			err = e
 		}
 		return err
@@ -94,7 +94,7 @@ func (ix *Index) prepare(q []float32) (hostQueries, error) {
 func (ix *Index) upload(t *cuda.Thread, h hostQueries, tmp *cuda.Allocs) (launchParams, error) {
 	s := ix.eng.stream
 	p := launchParams{
-		Handle: ix.handle, Pts: uint64(ix.pts), Orig: uint64(ix.orig),
+		Handle: ix.gas.Handle, Pts: uint64(ix.pts), Orig: uint64(ix.orig),
 		Eps2: ix.eps2, Radius: ix.radius,
 	}
 	if ix.eng.spheres {
@@ -178,7 +178,7 @@ func (ix *Index) counts(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs
 		return err
 	}
 	p.Mode, p.Counts = modeCount, uint64(d)
-	if err := ix.eng.launch(t, 0, &p, nq); err != nil {
+	if err := ix.eng.launch(t, raygenNeighbor, &p, nq); err != nil {
 		return err
 	}
 	return cuda.Download(t, out, d, ix.eng.stream)
@@ -233,7 +233,7 @@ func (ix *Index) fill(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs, 
 		return err
 	}
 	p.Mode, p.Offsets, p.Nbr, p.NbrD2 = modeFill, uint64(dOff), uint64(dNbr), uint64(dD2)
-	if err := ix.eng.launch(t, 0, &p, nq); err != nil {
+	if err := ix.eng.launch(t, raygenNeighbor, &p, nq); err != nil {
 		return err
 	}
 	nbr := make([]int32, total)
@@ -330,7 +330,7 @@ func (ix *Index) knn(t *cuda.Thread, p launchParams, nq int, tmp *cuda.Allocs, k
 		return nil, err
 	}
 	p.Mode, p.K, p.KnnIdx, p.KnnD2 = modeKNN, int32(k), uint64(dIdx), uint64(dD2)
-	if err := ix.eng.launch(t, 0, &p, nq); err != nil {
+	if err := ix.eng.launch(t, raygenNeighbor, &p, nq); err != nil {
 		return nil, err
 	}
 	d2 := make([]float32, n)
@@ -502,7 +502,7 @@ func (ix *Index) ClusterCores(isCore []bool, label []int32) error {
 				return err
 			}
 			p.Mode, p.IsCore, p.Parent, p.Border = modeDBSCAN, uint64(dCore), uint64(dParent), uint64(dBorder)
-			if err := ix.eng.launch(t, 0, &p, nq); err != nil {
+			if err := ix.eng.launch(t, raygenNeighbor, &p, nq); err != nil {
 				return err
 			}
 			if err := cuda.Download(t, parent, dParent, s); err != nil {

@@ -8,7 +8,7 @@ const (
 	modeDBSCAN = 4
 )
 
-// launchParams mirrors struct Params of device/findneighbor.cu field by
+// launchParams mirrors struct Params of kernels/findneighbor.cu field by
 // field; the device code asserts sizeof(Params) == 160 and the tests assert
 // unsafe.Sizeof(launchParams{}) == 160. Pointers are device addresses (0 for
 // null).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/rt/cuda"
+	rt "github.com/pctk/pctk/rt/optix"
 )
 
 // Priorities for findneighbor.Auto. The cuda grid backend registers 50. On
@@ -95,11 +96,12 @@ func (b *Backend) ProbeDevice() (findneighbor.Info, error) {
 		return info, fmt.Errorf("%w: %w", findneighbor.ErrUnavailable, err)
 	}
 	info.Details = maps.Clone(info.Details)
-	info.Details["rt cores"] = strconv.Itoa(int(e.rtcore))
-	if e.rtcore == 0 {
+	rtcore := e.dc.RTCoreVersion()
+	info.Details["rt cores"] = strconv.Itoa(int(rtcore))
+	if rtcore == 0 {
 		info.Details["rt cores"] = "0 (none: OptiX traverses in software here)"
 	}
-	info.Priority = b.priority(e.rtcore > 0)
+	info.Priority = b.priority(rtcore > 0)
 	return info, nil
 }
 
@@ -107,7 +109,7 @@ func (b *Backend) probe() (findneighbor.Info, error) {
 	info := findneighbor.Info{Name: b.Name(), Details: map[string]string{}}
 	devs, err := cuda.Devices()
 	if err == nil {
-		err = loadLibrary()
+		err = rt.Load()
 	}
 	if err != nil {
 		return info, fmt.Errorf("%w: %w", findneighbor.ErrUnavailable, err)
@@ -116,7 +118,7 @@ func (b *Backend) probe() (findneighbor.Info, error) {
 	if v, err := cuda.DriverVersion(); err == nil {
 		info.Details["cuda driver"] = cuda.FormatVersion(v)
 	}
-	info.Details["optix abi"] = strconv.Itoa(ABIVersion) + " (OptiX 7.5)"
+	info.Details["optix abi"] = strconv.Itoa(rt.ABIVersion) + " (OptiX 7.5)"
 	info.Details["rt cores"] = fmt.Sprintf("not checked (OptiX not started; pctk backends --full reads them; priority %d with RT cores)", b.priority(true))
 	prim := "custom AABB primitives"
 	if b.cfg.Spheres {
@@ -161,8 +163,8 @@ func (b *Backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptio
 		return nil, fmt.Errorf("optix: building the pipeline: %w", err)
 	}
 	n := len(xyz) / 3
-	if uint64(n) > uint64(e.maxPrims) {
-		return nil, fmt.Errorf("optix: %d points exceed this GPU's %d primitives per GAS", n, e.maxPrims)
+	if maxPrims := e.dc.MaxPrimitivesPerGAS(); uint64(n) > uint64(maxPrims) {
+		return nil, fmt.Errorf("optix: %d points exceed this GPU's %d primitives per GAS", n, maxPrims)
 	}
 	ix := &Index{eng: e, cfg: b.cfg, n: n, eps: eps, eps2: eps * eps}
 	if n == 0 {

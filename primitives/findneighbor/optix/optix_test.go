@@ -19,11 +19,12 @@ import (
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 	"github.com/pctk/pctk/rt/cuda"
+	rt "github.com/pctk/pctk/rt/optix"
 )
 
 // TestPTXFresh fails when a device source changed after its PTX was built.
 func TestPTXFresh(t *testing.T) {
-	if err := cuda.CheckPTX("device/findneighbor.cu", "device/findneighbor.ptx"); err != nil {
+	if err := cuda.CheckPTX("kernels/findneighbor.cu", "kernels/findneighbor.ptx"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -74,7 +75,7 @@ func TestMortonOrder(t *testing.T) {
 func gpu(t testing.TB, cfg Config) *Backend {
 	b := New(cfg)
 	if _, err := b.Probe(); err != nil {
-		if errors.Is(err, ErrNoOptiX) || errors.Is(err, cuda.ErrNoDriver) {
+		if errors.Is(err, rt.ErrNoOptiX) || errors.Is(err, cuda.ErrNoDriver) {
 			if os.Getenv("PCTK_REQUIRE_GPU") != "" {
 				t.Fatalf("PCTK_REQUIRE_GPU is set but %s cannot run: %v", b.Name(), err)
 			}
@@ -143,8 +144,8 @@ func TestOptiXRealClouds(t *testing.T) {
 		file string
 		eps  float32
 	}{
-		{"../../testdata/haystack_rock.las", 2.5},
-		{"../../testdata/lamppost.pcd", 0.06},
+		{"../../../testdata/haystack_rock.las", 2.5},
+		{"../../../testdata/lamppost.pcd", 0.06},
 	} {
 		cloud, _, err := pcio.ReadFile(c.file)
 		if err != nil {
@@ -282,7 +283,7 @@ func TestOptiXProbe(t *testing.T) {
 	if full.Priority >= 50 {
 		t.Errorf("priority %d, want below the cuda backend's 50", full.Priority)
 	}
-	if e := engines[0]; e == nil || full.Priority != b.priority(e.rtcore > 0) {
+	if e := engines[0]; e == nil || full.Priority != b.priority(e.dc.RTCoreVersion() > 0) {
 		t.Errorf("ProbeDevice: priority %d, want the one of the engine's RT cores", full.Priority)
 	}
 	if strings.HasPrefix(full.Details["rt cores"], "not checked") || info.Details["rt cores"] == full.Details["rt cores"] {
