@@ -86,13 +86,7 @@ func sampleLocal(opts poisson.Options, flag string) *Local {
 			if err != nil {
 				return nil, nil, err
 			}
-			keep := make([]uint8, len(r.Keep))
-			for i, k := range r.Keep {
-				if k {
-					keep[i] = 1
-				}
-			}
-			return []*core.Attribute{core.NewColumn(col.Name, keep)}, constReach(len(keep), math.Inf(1)), nil
+			return []*core.Attribute{flagColumn(col.Name, r.Keep)}, constReach(len(r.Keep), math.Inf(1)), nil
 		}}
 	if flag == "" {
 		l.Hidden = 1

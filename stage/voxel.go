@@ -75,14 +75,19 @@ does not edit coordinates, so --mode downsize-center is refused.
 				if err != nil {
 					return nil, nil, err
 				}
-				keep := make([]uint8, len(r.Keep))
-				for i, k := range r.Keep {
-					if k {
-						keep[i] = 1
-					}
-				}
-				return []*core.Attribute{core.NewColumn(kept[0].Name, keep)}, r.Reach, nil
+				return []*core.Attribute{flagColumn(kept[0].Name, r.Keep)}, r.Reach, nil
 			}, Drop: func(cols []*core.Attribute, i int) bool { return cols[0].Uint64(i) == 0 }}}, opts.Validate()
 		},
 	})
+}
+
+// flagColumn returns a uint8 column name of 1 where flags holds, else 0.
+func flagColumn(name string, flags []bool) *core.Attribute {
+	v := make([]uint8, len(flags))
+	for i, f := range flags {
+		if f {
+			v[i] = 1
+		}
+	}
+	return core.NewColumn(name, v)
 }
