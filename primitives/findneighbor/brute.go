@@ -18,7 +18,7 @@ type bruteBackend struct{}
 func (bruteBackend) Name() string { return "brute" }
 
 func (bruteBackend) Probe() (Info, error) {
-	return cpuInfo("brute", "all pairs, O(N·M)", 0), nil
+	return HostInfo("brute", "all pairs, O(N·M)", 0), nil
 }
 
 // Build keeps a copy of xyz; it does no other work.

@@ -35,12 +35,9 @@ func checkKNearest(nq, k int, idx []int32, dist []float32) error {
 // pkgName prefixes the errors of this package's own checks.
 const pkgName = "findneighbor"
 
-// checkClusterCores validates ClusterCores' arguments for n points.
+// checkClusterCores is CheckClusterCores for this package's backends.
 func checkClusterCores(n int, isCore []bool, label []int32) error {
-	if err := checkLen("isCore", len(isCore), n); err != nil {
-		return err
-	}
-	return checkLen("label", len(label), n)
+	return CheckClusterCores(pkgName, n, isCore, label)
 }
 
 // workers returns the parallelism to use: w, or GOMAXPROCS when w ≤ 0.
@@ -292,16 +289,6 @@ func offerRange(kb *kbest, xs, ys, zs []float32, perm []int32, lo, hi int32, x, 
 		}
 	}
 	return lim
-}
-
-// cpuInfo describes a backend that runs on the CPU.
-func cpuInfo(name, method string, priority int) Info {
-	return Info{
-		Name:     name,
-		Device:   fmt.Sprintf("%d CPU threads", runtime.GOMAXPROCS(0)),
-		Details:  map[string]string{"method": method},
-		Priority: priority,
-	}
 }
 
 // storeKNearest writes the candidates of b into one query's KNearest slots,

@@ -23,10 +23,15 @@ func (cpuBackend) InFrame(f Frame) Backend { return cpuBackend{&f.Box} }
 
 func (cpuBackend) Name() string { return "cpu" }
 
-func (cpuBackend) plainKNN() {}
+// PlainKNN marks the backend whose ε = +Inf index, a kd-tree searched leaf
+// by leaf, serves plain kNN best (findneighbor.PlainKNNer).
+func (cpuBackend) PlainKNN() {}
+
+// OnHost marks a backend that computes on the host's cores (OnHoster).
+func (cpuBackend) OnHost() {}
 
 func (cpuBackend) Probe() (Info, error) {
-	return cpuInfo("cpu", "uniform grid of ε cells in row-major order; kd-tree for ε = +Inf", 10), nil
+	return HostInfo("cpu", "uniform grid of ε cells in row-major order; kd-tree for ε = +Inf", 10), nil
 }
 
 // Build sorts a copy of the points into the grid (or the kd-tree when ε is
@@ -290,23 +295,18 @@ func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 	})
 }
 
-// momentsFuncBlock is the number of points whose moments selfMomentsFunc
+// momentsFuncBlock is the number of points whose moments SelfMoments
 // collects in a worker's buffer before handing them over.
 const momentsFuncBlock = 256
 
-// selfMomentsFunc hands the moments of every indexed point (Moments(nil,
-// k)) to fn, momentsFuncBlock points at a time from the workers, so that no
+// SelfMoments hands the moments of every indexed point (Moments(nil, k))
+// to fn, momentsFuncBlock points at a time from the workers, so that no
 // Moment per point is stored and fn reduces each block while it is in
 // cache: on the kd-tree (ε = +Inf, k > 0) as its leaf-by-leaf search finds
-// the k nearest, on the grid in its sorted order.
-func (c *cpuIndex) selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) error {
-	return c.selfMomentsFar(k, func(pts []int32, m []Moment, _ []float32) { fn(pts, m) })
-}
-
-// selfMomentsFar is selfMomentsFunc that also hands fn, for k > 0, the
-// distance of each point's k-th nearest (+Inf when it has fewer; 0 for
-// k = 0), as NearestMomentsFunc describes.
-func (c *cpuIndex) selfMomentsFar(k int, fn func(pts []int32, m []Moment, far []float32)) (err error) {
+// the k nearest, on the grid in its sorted order. For k > 0 it hands fn
+// the distance of each point's k-th nearest too (+Inf when it has fewer;
+// 0 for k = 0), as NearestMomentsFunc describes (SelfMomenter).
+func (c *cpuIndex) SelfMoments(k int, fn func(pts []int32, m []Moment, far []float32)) (err error) {
 	if c.tree != nil && k == 0 {
 		return errInfEps
 	}
@@ -374,7 +374,7 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 		return err
 	}
 	if q == nil {
-		return c.selfMomentsFunc(k, func(pts []int32, m []Moment) {
+		return c.SelfMoments(k, func(pts []int32, m []Moment, _ []float32) {
 			for j, i := range pts {
 				out[i] = m[j]
 			}
@@ -579,21 +579,4 @@ func momentSpan(m *Moment, xs, ys, zs []float32, x, y, z, e2 float32, skip int32
 	m.Outer[3] += o3
 	m.Outer[4] += o4
 	m.Outer[5] += o5
-}
-
-// addOffset accumulates the offset from (qx, qy, qz) to (px, py, pz).
-func (m *Moment) addOffset(px, py, pz, qx, qy, qz float32) {
-	dx := float64(px) - float64(qx)
-	dy := float64(py) - float64(qy)
-	dz := float64(pz) - float64(qz)
-	m.N++
-	m.Sum[0] += dx
-	m.Sum[1] += dy
-	m.Sum[2] += dz
-	m.Outer[0] += dx * dx
-	m.Outer[1] += dx * dy
-	m.Outer[2] += dx * dz
-	m.Outer[3] += dy * dy
-	m.Outer[4] += dy * dz
-	m.Outer[5] += dz * dz
 }
