@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
 // Plain kNN (k nearest with no distance limit) on an index built with
@@ -188,7 +190,7 @@ func KNearestMoments(b Backend, xyz []float32, k int, opts BuildOptions, out []M
 // in parallel; the cpu backend's ε = +Inf kd-tree hands over its leaves'
 // results from its workers as it finds them.
 func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn func(pts []int32, m []Moment)) error {
-	mb := momentBlocks{nw: workers(opts.Workers)}
+	mb := momentBlocks{nw: hostkit.Workers(opts.Workers)}
 	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, _ []float32, pts []int32) ([]int32, error) {
 		if pts != nil {
 			return mb.query(ix, xyz, pts, k, fn)
@@ -197,7 +199,7 @@ func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn 
 			// The only round, on the cpu backend's kd-tree (PlainKNNer).
 			return nil, MomentsFunc(ix, xyz, k, opts.Workers, fn)
 		}
-		return mb.query(ix, xyz, cellOrder(xyz, ix.Eps(), opts.Workers), k, fn)
+		return mb.query(ix, xyz, hostkit.CellOrder(xyz, ix.Eps(), opts.Workers), k, fn)
 	})
 }
 
@@ -224,8 +226,8 @@ func MomentsFunc(ix Index, xyz []float32, k, nw int, fn func(pts []int32, m []Mo
 	for i := range pts {
 		pts[i] = int32(i)
 	}
-	nw = workers(nw)
-	return parallelChunks(n, max(1024, n/nw), nw, nil, func(_, lo, hi int) error {
+	nw = hostkit.Workers(nw)
+	return hostkit.ParallelChunks(n, max(1024, n/nw), nw, nil, func(_, lo, hi int) error {
 		fn(pts[lo:hi], m[lo:hi])
 		return nil
 	})
@@ -302,7 +304,7 @@ func (mb *momentBlocks) query(ix Index, xyz []float32, pts []int32, k int, fn fu
 			}
 			mb.pts, mb.done = append(mb.pts, i), append(mb.done, m)
 		}
-		_ = parallelChunks(len(mb.pts), max(1024, len(mb.pts)/mb.nw), mb.nw, nil, func(_, lo, hi int) error {
+		_ = hostkit.ParallelChunks(len(mb.pts), max(1024, len(mb.pts)/mb.nw), mb.nw, nil, func(_, lo, hi int) error {
 			fn(mb.pts[lo:hi], mb.done[lo:hi])
 			return nil
 		})

@@ -1,6 +1,10 @@
 package findneighbor
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
+)
 
 // Backend builds neighbour indexes.
 type Backend interface {
@@ -83,19 +87,12 @@ type Box struct{ Min, Max [3]float32 }
 // BoxOf returns the bounding box of the points xyz (interleaved x, y, z;
 // the zero Box for none).
 func BoxOf(xyz []float32) Box {
-	var g grid
-	g.bounds(xyz)
-	return Box{g.lo, g.hi}
+	lo, hi := hostkit.Bounds(xyz)
+	return Box{lo, hi}
 }
 
 // Extent returns the box's largest side.
-func (b Box) Extent() float64 {
-	e := 0.0
-	for a := range 3 {
-		e = max(e, float64(b.Max[a])-float64(b.Min[a]))
-	}
-	return e
-}
+func (b Box) Extent() float64 { return hostkit.Extent(b.Min, b.Max) }
 
 // Holds reports whether o lies within b.
 func (b Box) Holds(o Box) bool {
@@ -118,7 +115,7 @@ func (b Box) Holds(o Box) bool {
 // (with AVX-512, in lanes by position): the tile must hold those cells'
 // points whole, not only those within ε. It is about 2ε.
 func TileHalo(eps float32, extent float64) float64 {
-	return float64(eps)*(1+pruneSlack) + cellSize(eps, cellsPerEps, extent)
+	return float64(eps)*(1+pruneSlack) + hostkit.CellSize(eps, cellsPerEps, extent)
 }
 
 // Index answers neighbour queries over the points it was built on. Each

@@ -3,6 +3,8 @@ package findneighbor
 import (
 	"fmt"
 	"math"
+
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
 func init() { Register(cpuBackend{}) }
@@ -43,7 +45,7 @@ func (b cpuBackend) Build(xyz []float32, eps float32, opts BuildOptions) (Index,
 	if err := checkBuild(xyz, eps); err != nil {
 		return nil, err
 	}
-	c := &cpuIndex{n: len(xyz) / 3, eps: eps, opts: opts, nw: workers(opts.Workers)}
+	c := &cpuIndex{n: len(xyz) / 3, eps: eps, opts: opts, nw: hostkit.Workers(opts.Workers)}
 	if math.IsInf(float64(eps), 1) {
 		c.tree = newKDTree(xyz, c.nw)
 		return c, nil
@@ -80,9 +82,9 @@ func (c *cpuIndex) Close() error {
 type scratch struct {
 	w     window
 	sp    []span
-	kb    kbest
+	kb    hostkit.KBest
 	keys  []uint64
-	kc    []kent
+	kc    []hostkit.Kent
 	rows  []rowVisit
 	stack []kdVisit
 	_     [128]byte // workers' scratch side by side share no cache line
@@ -99,7 +101,7 @@ func (c *cpuIndex) forQueries(q []float32, fn func(s *scratch, out int, x, y, z 
 		nq = len(q) / 3
 	}
 	sc := make([]scratch, c.nw)
-	return parallel(nq, c.nw, c.opts.Progress, func(w, lo, hi int) error {
+	return hostkit.Parallel(nq, c.nw, c.opts.Progress, func(w, lo, hi int) error {
 		s := &sc[w]
 		for i := lo; i < hi; i++ {
 			var err error
@@ -132,7 +134,7 @@ func (c *cpuIndex) Counts(q []float32, out []uint32) error {
 		return err
 	}
 	if c.tree != nil {
-		return errInfEps
+		return hostkit.ErrInfEps
 	}
 	return c.counts(q, out)
 }
@@ -179,7 +181,7 @@ func countSpan(xs, ys, zs []float32, x, y, z, e2 float32) uint32 {
 // nearest returns the k nearest points within ε of a query (k < 0: all of
 // them), from the grid or the tree, in distance order unless !sorted; the
 // result is valid until the next call with s.
-func (c *cpuIndex) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int32) []kent {
+func (c *cpuIndex) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int32) []hostkit.Kent {
 	if k < 0 {
 		k = math.MaxInt
 	}
@@ -187,10 +189,10 @@ func (c *cpuIndex) nearest(s *scratch, k int, sorted bool, x, y, z float32, self
 		return c.g.nearest(s, k, sorted, x, y, z, self)
 	}
 	kb := &s.kb
-	kb.reset(k)
+	kb.Reset(k)
 	c.tree.nearest(kb, &s.stack, x, y, z, self)
-	kb.finish(sorted)
-	return kb.c
+	kb.Finish(sorted)
+	return kb.C
 }
 
 // nearestKeys is nearest's k nearest (k > 0) as position keys, in no
@@ -224,7 +226,7 @@ func (c *cpuIndex) KNearest(q []float32, k int, idx []int32, dist []float32) err
 		if dist != nil {
 			d = dist[i*k : (i+1)*k]
 		}
-		storeKNearest(nb, idx[i*k:(i+1)*k], d)
+		hostkit.StoreKNearest(nb, idx[i*k:(i+1)*k], d)
 		return nil
 	})
 }
@@ -242,7 +244,7 @@ const knearestBlock = 256
 func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 	xs, ys, zs, perm := c.points()
 	if c.tree != nil {
-		kcs := make([][]kent, c.nw)
+		kcs := make([][]hostkit.Kent, c.nw)
 		return c.tree.selfNearest(k, c.nw, c.opts.Progress, func(w int, self int32, keys []uint64) {
 			nb := toKents(kcs[w][:0], keys, perm)
 			if cap(nb) != cap(kcs[w]) {
@@ -254,7 +256,7 @@ func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 			if dist != nil {
 				d = dist[o : o+k]
 			}
-			storeKNearest(nb, idx[o:o+k], d)
+			hostkit.StoreKNearest(nb, idx[o:o+k], d)
 		})
 	}
 	type blockBuf struct {
@@ -263,7 +265,7 @@ func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 		dist []float32
 	}
 	bufs := make([]blockBuf, c.nw)
-	return parallel(c.n, c.nw, c.opts.Progress, func(w, lo, hi int) error {
+	return hostkit.Parallel(c.n, c.nw, c.opts.Progress, func(w, lo, hi int) error {
 		bb := &bufs[w]
 		if bb.idx == nil {
 			bb.idx = make([]int32, knearestBlock*k)
@@ -281,7 +283,7 @@ func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 				if dist != nil {
 					d = bb.dist[j : j+k]
 				}
-				storeKNearest(nb, bb.idx[j:j+k], d)
+				hostkit.StoreKNearest(nb, bb.idx[j:j+k], d)
 			}
 			for i := b0; i < b1; i++ {
 				o, j := int(perm[i])*k, (i-b0)*k
@@ -308,7 +310,7 @@ const momentsFuncBlock = 256
 // 0 for k = 0), as NearestMomentsFunc describes (SelfMomenter).
 func (c *cpuIndex) SelfMoments(k int, fn func(pts []int32, m []Moment, far []float32)) (err error) {
 	if c.tree != nil && k == 0 {
-		return errInfEps
+		return hostkit.ErrInfEps
 	}
 	type block struct {
 		pts []int32
@@ -335,7 +337,7 @@ func (c *cpuIndex) SelfMoments(k int, fn func(pts []int32, m []Moment, far []flo
 		})
 	} else {
 		sc := make([]scratch, c.nw)
-		err = parallel(c.n, c.nw, c.opts.Progress, func(w, lo, hi int) error {
+		err = hostkit.Parallel(c.n, c.nw, c.opts.Progress, func(w, lo, hi int) error {
 			for i := lo; i < hi; i++ {
 				if k == 0 {
 					add(w, perm[i], c.moment(&sc[w], k, xs[i], ys[i], zs[i], int32(i)), 0)
@@ -362,7 +364,7 @@ func farKey(keys []uint64, k int) float32 {
 	if len(keys) < k {
 		return float32(math.Inf(1))
 	}
-	return sqrt32(math.Float32frombits(posKeyD2(keys[len(keys)-1])))
+	return hostkit.Sqrt32(math.Float32frombits(posKeyD2(keys[len(keys)-1])))
 }
 
 func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
@@ -381,7 +383,7 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 		})
 	}
 	if k == 0 && c.tree != nil {
-		return errInfEps
+		return hostkit.ErrInfEps
 	}
 	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
 		out[i] = c.moment(s, k, x, y, z, self)
@@ -413,7 +415,7 @@ func (c *cpuIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) {
 		return nil, err
 	}
 	if c.tree != nil {
-		return nil, errInfEps
+		return nil, hostkit.ErrInfEps
 	}
 	counts := make([]uint32, nq)
 	if err := c.counts(q, counts); err != nil {
@@ -433,7 +435,7 @@ func (c *cpuIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) {
 		if int64(len(l)) != csr.Offsets[i+1]-csr.Offsets[i] {
 			return fmt.Errorf("findneighbor: cpu: query %d has %d neighbours, counted %d", i, len(l), csr.Offsets[i+1]-csr.Offsets[i])
 		}
-		fillCSR(csr, csr.Offsets[i], l, opts.Sorted)
+		hostkit.FillList(csr.Indices, csr.Dist, csr.Offsets[i], l, opts.Sorted)
 		return nil
 	})
 	if err != nil {
@@ -447,7 +449,7 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 		return err
 	}
 	if c.tree != nil {
-		return errInfEps
+		return hostkit.ErrInfEps
 	}
 	g := c.g
 	// Core flags in grid order, so the inner loops read them contiguously.
@@ -455,7 +457,7 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 	for j, p := range g.perm {
 		core[j] = isCore[p]
 	}
-	uf := newUnionFind(c.n)
+	uf := hostkit.NewUnionFind(c.n)
 	err := c.forQueries(nil, func(s *scratch, _ int, x, y, z float32, self int32) error {
 		if !core[self] {
 			return nil
@@ -470,7 +472,7 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 				}
 				dx, dy, dz := g.xs[j]-x, g.ys[j]-y, g.zs[j]-z
 				if dx*dx+dy*dy+dz*dz <= g.e2 {
-					uf.union(a, g.perm[j])
+					uf.Union(a, g.perm[j])
 				}
 			}
 		}
@@ -481,10 +483,10 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 	}
 	return c.forQueries(nil, func(s *scratch, i int, x, y, z float32, self int32) error {
 		if core[self] {
-			label[i] = uf.find(int32(i))
+			label[i] = uf.Find(int32(i))
 			return nil
 		}
-		best := cand{d2: float32(math.Inf(1)), idx: -1}
+		best := hostkit.Cand{D2: float32(math.Inf(1)), Idx: -1}
 		s.sp = g.spans(x, y, z, &s.w, s.sp)
 		for _, r := range s.sp {
 			for j := r.lo; j < r.hi; j++ {
@@ -492,14 +494,14 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 					continue
 				}
 				dx, dy, dz := g.xs[j]-x, g.ys[j]-y, g.zs[j]-z
-				if cd := (cand{d2: dx*dx + dy*dy + dz*dz, idx: g.perm[j]}); cd.d2 <= g.e2 && cd.before(best) {
+				if cd := (hostkit.Cand{D2: dx*dx + dy*dy + dz*dz, Idx: g.perm[j]}); cd.D2 <= g.e2 && cd.Before(best) {
 					best = cd
 				}
 			}
 		}
 		label[i] = -1
-		if best.idx >= 0 {
-			label[i] = uf.find(best.idx)
+		if best.Idx >= 0 {
+			label[i] = uf.Find(best.Idx)
 		}
 		return nil
 	})
@@ -524,7 +526,7 @@ func sumNearestGo(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 	var m Moment
 	for _, e := range keys {
 		pos := uint32(e)
-		m.AddNearest(xs[pos], ys[pos], zs[pos], x, y, z, sqrt32(math.Float32frombits(posKeyD2(e))))
+		m.AddNearest(xs[pos], ys[pos], zs[pos], x, y, z, hostkit.Sqrt32(math.Float32frombits(posKeyD2(e))))
 	}
 	return m
 }
