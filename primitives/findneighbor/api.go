@@ -54,7 +54,7 @@ type Frame struct {
 	// Box is the bounding box of the whole run's points; it must hold
 	// every point indexed in the frame. The cpu backend lays its grid out
 	// over it instead of the points' own box: the whole run's cells, so
-	// that a tile that holds every point within TileHalo of its owned
+	// that a tile that holds every point within cpu.TileHalo of its owned
 	// points sums their moments in the whole run's order.
 	Box Box
 	// Points is the number of points of the whole run: the cuda backend
@@ -102,20 +102,6 @@ func (b Box) Holds(o Box) bool {
 		}
 	}
 	return true
-}
-
-// TileHalo returns the halo a tile needs around its owned box (in XY; Z
-// uncut) so that the cpu backend's index of the tile, built for ε in the
-// whole run's Frame (InFrame), of largest side extent
-// (or an upper bound of it), gives its owned points the moments (Index
-// Moments and MomentsFunc with the indexed points as queries) that the
-// whole run's index gives them, to the bit: ε plus one grid cell, widened
-// like the grid's pruning. A query reads every point of the cells within ε
-// of it, and adds them in the order of their positions in those cells
-// (with AVX-512, in lanes by position): the tile must hold those cells'
-// points whole, not only those within ε. It is about 2ε.
-func TileHalo(eps float32, extent float64) float64 {
-	return float64(eps)*(1+pruneSlack) + hostkit.CellSize(eps, cellsPerEps, extent)
 }
 
 // Index answers neighbour queries over the points it was built on. Each

@@ -1,4 +1,4 @@
-package findneighbor
+package cpu
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
@@ -174,7 +175,7 @@ func TestMomentSpansMatchesGo(t *testing.T) {
 		if trial%2 == 1 {
 			e2 *= 1e-4
 		}
-		var got, want Moment
+		var got, want findneighbor.Moment
 		momentSpans(&got, xs, ys, zs, sp, xs[q], ys[q], zs[q], e2, self)
 		momentSpansGo(&want, xs, ys, zs, sp, xs[q], ys[q], zs[q], e2, self)
 		tr := want.Outer[0] + want.Outer[3] + want.Outer[5]

@@ -1,9 +1,10 @@
-package findneighbor
+package cpu
 
 import (
 	"math"
 	"sync"
 
+	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
@@ -57,7 +58,7 @@ type grid struct {
 
 // newGrid sorts the points into cells of about ε/r laid out over their
 // box or frame (order), into new arrays, or with reuse into xyz itself.
-func newGrid(xyz []float32, frame *Box, eps float32, r int, nw int, reuse bool) *grid {
+func newGrid(xyz []float32, frame *findneighbor.Box, eps float32, r int, nw int, reuse bool) *grid {
 	n := len(xyz) / 3
 	g := &grid{eps: eps, e2: eps * eps, r: r}
 	g.lim2 = float64(eps) * float64(eps) * (1 + pruneSlack) * (1 + pruneSlack)
@@ -83,7 +84,7 @@ func newGrid(xyz []float32, frame *Box, eps float32, r int, nw int, reuse bool) 
 // order lays out cells of about ε/r (g.eps, g.r) over the bounding box of
 // xyz, or over frame when not nil (which holds xyz), and sorts the points
 // by cell (hostkit.Layout.Order); spare is as Order takes it.
-func (g *grid) order(xyz []float32, frame *Box, nw int, spare bool) (perm []int32, keys []uint64, starts []int32) {
+func (g *grid) order(xyz []float32, frame *findneighbor.Box, nw int, spare bool) (perm []int32, keys []uint64, starts []int32) {
 	var lo, hi [3]float32
 	if frame != nil {
 		lo, hi = frame.Min, frame.Max
@@ -415,7 +416,7 @@ func sq(v float64) float64 { return v * v }
 // cloud's centre at the origin), so the cancellation costs few digits of
 // float64. self says the query is an indexed point, whose own zero offset
 // adds to the sums nothing but must not count.
-func (g *grid) momentAll(x, y, z float32, self bool) Moment {
+func (g *grid) momentAll(x, y, z float32, self bool) findneighbor.Moment {
 	g.sumsOnce.Do(func() {
 		for j := range g.xs {
 			p := [3]float64{float64(g.xs[j]), float64(g.ys[j]), float64(g.zs[j])}
@@ -432,7 +433,7 @@ func (g *grid) momentAll(x, y, z float32, self bool) Moment {
 	})
 	n := float64(len(g.xs))
 	q := [3]float64{float64(x), float64(y), float64(z)}
-	m := Moment{N: uint32(len(g.xs))}
+	m := findneighbor.Moment{N: uint32(len(g.xs))}
 	if self {
 		m.N--
 	}

@@ -1,29 +1,37 @@
-package findneighbor
+package cpu
 
 import (
 	"fmt"
 	"math"
 
+	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
-func init() { Register(cpuBackend{}) }
+// Name is the backend's registered name.
+const Name = "cpu"
 
-// CPU returns the "cpu" backend: a uniform grid of cells about ε wide
+// Priority is the backend's priority for "auto": above brute force's, below
+// the GPU backends'.
+const Priority = 10
+
+func init() { findneighbor.Register(Backend()) }
+
+// Backend returns the "cpu" backend: a uniform grid of cells about ε wide
 // (kd-tree for ε = +Inf), points reordered cell by cell, queries in
 // parallel on GOMAXPROCS goroutines. It runs everywhere and has priority
 // 10, so "auto" picks it unless a GPU backend is usable. docs/findneighbor.md
 // describes the design and its measurements.
-func CPU() Backend { return cpuBackend{} }
+func Backend() findneighbor.Backend { return cpuBackend{} }
 
 // cpuBackend is the cpu backend; frame, when not nil, is the whole run's
 // box its grids are laid out over (InFrame).
-type cpuBackend struct{ frame *Box }
+type cpuBackend struct{ frame *findneighbor.Box }
 
 // InFrame returns the cpu backend laying its grids out over f.Box.
-func (cpuBackend) InFrame(f Frame) Backend { return cpuBackend{&f.Box} }
+func (cpuBackend) InFrame(f findneighbor.Frame) findneighbor.Backend { return cpuBackend{&f.Box} }
 
-func (cpuBackend) Name() string { return "cpu" }
+func (cpuBackend) Name() string { return Name }
 
 // PlainKNN marks the backend whose ε = +Inf index, a kd-tree searched leaf
 // by leaf, serves plain kNN best (findneighbor.PlainKNNer).
@@ -32,8 +40,8 @@ func (cpuBackend) PlainKNN() {}
 // OnHost marks a backend that computes on the host's cores (OnHoster).
 func (cpuBackend) OnHost() {}
 
-func (cpuBackend) Probe() (Info, error) {
-	return HostInfo("cpu", "uniform grid of ε cells in row-major order; kd-tree for ε = +Inf", 10), nil
+func (cpuBackend) Probe() (findneighbor.Info, error) {
+	return findneighbor.HostInfo(Name, "uniform grid of ε cells in row-major order; kd-tree for ε = +Inf", Priority), nil
 }
 
 // Build sorts a copy of the points into the grid (or the kd-tree when ε is
@@ -41,8 +49,8 @@ func (cpuBackend) Probe() (Info, error) {
 // BuildOptions.Reuse and a finite ε it rearranges xyz in place into the
 // grid's order instead of copying it, keeping 4 bytes per point more than
 // the caller's slice.
-func (b cpuBackend) Build(xyz []float32, eps float32, opts BuildOptions) (Index, error) {
-	if err := checkBuild(xyz, eps); err != nil {
+func (b cpuBackend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
+	if err := findneighbor.CheckBuild(pkgName, xyz, eps); err != nil {
 		return nil, err
 	}
 	c := &cpuIndex{n: len(xyz) / 3, eps: eps, opts: opts, nw: hostkit.Workers(opts.Workers)}
@@ -50,12 +58,30 @@ func (b cpuBackend) Build(xyz []float32, eps float32, opts BuildOptions) (Index,
 		c.tree = newKDTree(xyz, c.nw)
 		return c, nil
 	}
-	if f := b.frame; f != nil && len(xyz) > 0 && !f.Holds(BoxOf(xyz)) {
-		return nil, fmt.Errorf("findneighbor: cpu: the frame %v does not hold the points' box %v", *f, BoxOf(xyz))
+	if f := b.frame; f != nil && len(xyz) > 0 && !f.Holds(findneighbor.BoxOf(xyz)) {
+		return nil, fmt.Errorf("findneighbor: cpu: the frame %v does not hold the points' box %v", *f, findneighbor.BoxOf(xyz))
 	}
 	c.g = newGrid(xyz, b.frame, eps, cellsPerEps, c.nw, opts.Reuse)
 	return c, nil
 }
+
+// TileHalo returns the halo a tile needs around its owned box (in XY; Z
+// uncut) so that the cpu backend's index of the tile, built for ε in the
+// whole run's Frame (findneighbor.InFrame), of largest side extent
+// (or an upper bound of it), gives its owned points the moments (Index
+// Moments and MomentsFunc with the indexed points as queries) that the
+// whole run's index gives them, to the bit: ε plus one grid cell, widened
+// like the grid's pruning. A query reads every point of the cells within ε
+// of it, and adds them in the order of their positions in those cells
+// (with AVX-512, in lanes by position): the tile must hold those cells'
+// points whole, not only those within ε. It is about 2ε.
+func TileHalo(eps float32, extent float64) float64 {
+	return float64(eps)*(1+pruneSlack) + hostkit.CellSize(eps, cellsPerEps, extent)
+}
+
+// pkgName prefixes the errors of the argument checks, as it did when the
+// backend lived in package findneighbor.
+const pkgName = "findneighbor"
 
 // cellsPerEps is the number of grid cells per ε along an axis (the window
 // radius r): 1 scans the 27 cells around a query, clipped to those within ε.
@@ -64,7 +90,7 @@ const cellsPerEps = 1
 type cpuIndex struct {
 	n    int
 	eps  float32
-	opts BuildOptions
+	opts findneighbor.BuildOptions
 	nw   int
 	g    *grid   // finite ε
 	tree *kdtree // ε = +Inf
@@ -126,11 +152,11 @@ func (c *cpuIndex) points() (xs, ys, zs []float32, perm []int32) {
 }
 
 func (c *cpuIndex) Counts(q []float32, out []uint32) error {
-	nq, err := numQueries(q, c.n)
+	nq, err := findneighbor.CheckQueries(pkgName, q, c.n)
 	if err != nil {
 		return err
 	}
-	if err := checkLen("out", len(out), nq); err != nil {
+	if err := findneighbor.CheckLen(pkgName, "out", len(out), nq); err != nil {
 		return err
 	}
 	if c.tree != nil {
@@ -210,11 +236,11 @@ func (c *cpuIndex) nearestKeys(s *scratch, k int, x, y, z float32, self int32) [
 }
 
 func (c *cpuIndex) KNearest(q []float32, k int, idx []int32, dist []float32) error {
-	nq, err := numQueries(q, c.n)
+	nq, err := findneighbor.CheckQueries(pkgName, q, c.n)
 	if err != nil {
 		return err
 	}
-	if err := checkKNearest(nq, k, idx, dist); err != nil || k == 0 {
+	if err := findneighbor.CheckKNearest(pkgName, nq, k, idx, dist); err != nil || k == 0 {
 		return err
 	}
 	if q == nil {
@@ -308,18 +334,18 @@ const momentsFuncBlock = 256
 // the k nearest, on the grid in its sorted order. For k > 0 it hands fn
 // the distance of each point's k-th nearest too (+Inf when it has fewer;
 // 0 for k = 0), as NearestMomentsFunc describes (SelfMomenter).
-func (c *cpuIndex) SelfMoments(k int, fn func(pts []int32, m []Moment, far []float32)) (err error) {
+func (c *cpuIndex) SelfMoments(k int, fn func(pts []int32, m []findneighbor.Moment, far []float32)) (err error) {
 	if c.tree != nil && k == 0 {
 		return hostkit.ErrInfEps
 	}
 	type block struct {
 		pts []int32
-		m   []Moment
+		m   []findneighbor.Moment
 		far []float32
 		_   [128 - 72]byte // one worker's slice headers per cache line pair: no false sharing
 	}
 	bufs := make([]block, c.nw)
-	add := func(w int, i int32, m Moment, far float32) {
+	add := func(w int, i int32, m findneighbor.Moment, far float32) {
 		b := &bufs[w]
 		b.pts = append(b.pts, i)
 		b.m = append(b.m, m)
@@ -367,16 +393,16 @@ func farKey(keys []uint64, k int) float32 {
 	return hostkit.Sqrt32(math.Float32frombits(posKeyD2(keys[len(keys)-1])))
 }
 
-func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
-	nq, err := numQueries(q, c.n)
+func (c *cpuIndex) Moments(q []float32, k int, out []findneighbor.Moment) error {
+	nq, err := findneighbor.CheckQueries(pkgName, q, c.n)
 	if err != nil {
 		return err
 	}
-	if err := checkMoments(nq, k, out); err != nil {
+	if err := findneighbor.CheckMoments(pkgName, nq, k, out); err != nil {
 		return err
 	}
 	if q == nil {
-		return c.SelfMoments(k, func(pts []int32, m []Moment, _ []float32) {
+		return c.SelfMoments(k, func(pts []int32, m []findneighbor.Moment, _ []float32) {
 			for j, i := range pts {
 				out[i] = m[j]
 			}
@@ -394,7 +420,7 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 // moment is Moments for the query (x, y, z), sorted position self (-1: a
 // separate query): the k nearest's on either index, all within ε's (k =
 // 0) on the grid.
-func (c *cpuIndex) moment(s *scratch, k int, x, y, z float32, self int32) Moment {
+func (c *cpuIndex) moment(s *scratch, k int, x, y, z float32, self int32) findneighbor.Moment {
 	if k > 0 {
 		xs, ys, zs, perm := c.points()
 		return keysMoment(xs, ys, zs, perm, x, y, z, c.nearestKeys(s, k, x, y, z, self))
@@ -403,14 +429,14 @@ func (c *cpuIndex) moment(s *scratch, k int, x, y, z float32, self int32) Moment
 	if g.allWithin(x, y, z) {
 		return g.momentAll(x, y, z, self >= 0)
 	}
-	var m Moment
+	var m findneighbor.Moment
 	s.sp = g.spans(x, y, z, &s.w, s.sp)
 	momentSpans(&m, g.xs, g.ys, g.zs, s.sp, x, y, z, g.e2, self)
 	return m
 }
 
-func (c *cpuIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) {
-	nq, err := numQueries(q, c.n)
+func (c *cpuIndex) Neighbors(q []float32, opts findneighbor.NeighborOptions) (*findneighbor.CSR, error) {
+	nq, err := findneighbor.CheckQueries(pkgName, q, c.n)
 	if err != nil {
 		return nil, err
 	}
@@ -421,7 +447,7 @@ func (c *cpuIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) {
 	if err := c.counts(q, counts); err != nil {
 		return nil, err
 	}
-	csr, err := newCSR(counts, opts)
+	csr, err := findneighbor.NewCSR(counts, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -445,7 +471,7 @@ func (c *cpuIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) {
 }
 
 func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
-	if err := checkClusterCores(c.n, isCore, label); err != nil {
+	if err := findneighbor.CheckClusterCores(pkgName, c.n, isCore, label); err != nil {
 		return err
 	}
 	if c.tree != nil {
@@ -514,7 +540,7 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 // brute backend does, so that the sums depend on the k nearest alone, not
 // on the index that found them (the kd-tree's leaves, the grid's cells, a
 // tile's: docs/scale.md), and equal the brute backend's to the bit.
-func keysMoment(xs, ys, zs []float32, perm []int32, x, y, z float32, keys []uint64) Moment {
+func keysMoment(xs, ys, zs []float32, perm []int32, x, y, z float32, keys []uint64) findneighbor.Moment {
 	canonicalKeys(keys, perm)
 	return sumNearest(xs, ys, zs, x, y, z, keys)
 }
@@ -522,8 +548,8 @@ func keysMoment(xs, ys, zs []float32, perm []int32, x, y, z float32, keys []uint
 // sumNearestGo adds the offsets and distances from (x, y, z) to the
 // points of the position keys with AddNearest, in the keys' order, as the
 // brute backend does. sumNearest runs it, or the same with AVX-512.
-func sumNearestGo(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
-	var m Moment
+func sumNearestGo(xs, ys, zs []float32, x, y, z float32, keys []uint64) findneighbor.Moment {
+	var m findneighbor.Moment
 	for _, e := range keys {
 		pos := uint32(e)
 		m.AddNearest(xs[pos], ys[pos], zs[pos], x, y, z, hostkit.Sqrt32(math.Float32frombits(posKeyD2(e))))
@@ -535,7 +561,7 @@ func sumNearestGo(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 // spans sp of the sorted arrays xs, ys, zs within ε (e2 = ε²), leaving out
 // sorted position self (-1: none). momentSpans runs it, or the same with
 // AVX-512.
-func momentSpansGo(m *Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float32, self int32) {
+func momentSpansGo(m *findneighbor.Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float32, self int32) {
 	for _, r := range sp {
 		skip := int32(-1)
 		if self >= r.lo && self < r.hi {
@@ -548,7 +574,7 @@ func momentSpansGo(m *Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float
 // momentSpan adds to m the offsets from (x, y, z) to the points of one
 // span within ε (e2 = ε²), leaving out position skip (-1: none): Moments'
 // hot loop, with the sums in registers.
-func momentSpan(m *Moment, xs, ys, zs []float32, x, y, z, e2 float32, skip int32) {
+func momentSpan(m *findneighbor.Moment, xs, ys, zs []float32, x, y, z, e2 float32, skip int32) {
 	ys, zs = ys[:len(xs)], zs[:len(xs)]
 	var n uint32
 	var s0, s1, s2, o0, o1, o2, o3, o4, o5 float64

@@ -1,4 +1,4 @@
-package findneighbor
+package cpu
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
@@ -46,7 +47,7 @@ func TestHugeEpsCountsWithoutPairs(t *testing.T) {
 	for i := range xyz {
 		xyz[i] = float32(i%977) * 1e-3
 	}
-	ix, err := CPU().Build(xyz, 100, BuildOptions{})
+	ix, err := Backend().Build(xyz, 100, findneighbor.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,15 +61,15 @@ func TestHugeEpsCountsWithoutPairs(t *testing.T) {
 		}
 	}
 	// Moments too, from the global sums: compare a few with direct sums.
-	mom := make([]Moment, n)
-	if err := Moments(ix, xyz, nil, 0, mom); err != nil {
+	mom := make([]findneighbor.Moment, n)
+	if err := findneighbor.Moments(ix, xyz, nil, 0, mom); err != nil {
 		t.Fatal(err)
 	}
 	for _, i := range []int{0, 977, n - 1} {
-		var want Moment
+		var want findneighbor.Moment
 		for j := range n {
 			if j != i {
-				want.addOffset(xyz[3*j], xyz[3*j+1], xyz[3*j+2], xyz[3*i], xyz[3*i+1], xyz[3*i+2])
+				want.AddNearest(xyz[3*j], xyz[3*j+1], xyz[3*j+2], xyz[3*i], xyz[3*i+1], xyz[3*i+2], 0)
 			}
 		}
 		if mom[i].N != want.N {
@@ -86,7 +87,7 @@ func TestHugeEpsCountsWithoutPairs(t *testing.T) {
 	if !ix.(*cpuIndex).g.allWithin(0, 0, 0) {
 		t.Error("allWithin is false for a cloud 1 wide and ε 100")
 	}
-	if ix2, _ := CPU().Build(xyz, 0.5, BuildOptions{}); ix2.(*cpuIndex).g.allWithin(0, 0, 0) {
+	if ix2, _ := Backend().Build(xyz, 0.5, findneighbor.BuildOptions{}); ix2.(*cpuIndex).g.allWithin(0, 0, 0) {
 		t.Error("allWithin is true for a cloud 1 wide and ε 0.5")
 	}
 }
@@ -101,7 +102,7 @@ func TestReuseInPlace(t *testing.T) {
 		xyz[i] = r.Float32() * 10
 	}
 	orig := slices.Clone(xyz)
-	ix, err := CPU().Build(xyz, 0.7, BuildOptions{Reuse: true})
+	ix, err := Backend().Build(xyz, 0.7, findneighbor.BuildOptions{Reuse: true})
 	if err != nil {
 		t.Fatal(err)
 	}
