@@ -9,6 +9,7 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 	"github.com/pctk/pctk/primitives/tile"
 )
 
@@ -32,7 +33,7 @@ type Local struct {
 	KNN  int
 	// Moments says Compute sums moments within the radius Halo in the
 	// backend's order (localMoments): the first tiles then take the wider
-	// halo of findneighbor.TileHalo, which such sums need (Streamed.Moments).
+	// halo of cpu.TileHalo, which such sums need (Streamed.Moments).
 	Moments bool
 	// XYZOnly says Compute reads XYZ alone (not Pos, Abs, First or
 	// Values): the driver then makes no float64 coordinates for it, in
@@ -45,7 +46,7 @@ type Local struct {
 	// tile's), a value of each column per point, and each point's reach:
 	// a distance such that its values depend only on the points within it
 	// (for sums over a radius r in a backend's order,
-	// findneighbor.TileHalo(r)).
+	// cpu.TileHalo(r)).
 	Compute func(in *LocalInput) ([]*core.Attribute, []float64, error)
 	// Outcome, when set, applies the outcome step (--mode, --class,
 	// --invert: OutcomeOptions) to the points Outlier flags from their
@@ -281,7 +282,7 @@ func getBits(b []byte) uint64 {
 func (l *Local) halo(n int64, b findneighbor.Box) float64 {
 	switch {
 	case l.Halo > 0 && l.Moments:
-		return findneighbor.TileHalo(float32(l.Halo), b.Extent())
+		return cpu.TileHalo(float32(l.Halo), b.Extent())
 	case l.Halo > 0 || l.KNN <= 0:
 		return l.Halo
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 )
 
 // knnMoments calls fn with the moments of every point's k nearest other
@@ -75,7 +76,7 @@ func constReach(n int, r float64) []float64 {
 // nearest other points (r = 0: knnMoments), or the points within r, the k
 // nearest of them with k > 0, from an index of radius r (a local stage
 // of Moments and Halo r: such sums follow the grid's cells, so the reach
-// is findneighbor.TileHalo's, in the whole run's extent). fn is called as
+// is cpu.TileHalo's, in the whole run's extent). fn is called as
 // knnMoments calls it.
 func localMoments(op string, in *LocalInput, r float64, k int, fn func(pts []int32, m []findneighbor.Moment)) ([]float64, error) {
 	if r == 0 {
@@ -95,5 +96,5 @@ func localMoments(op string, in *LocalInput, r float64, k int, fn func(pts []int
 	// The float32 frame's extent is at most the run's, give or take the
 	// coordinates' rounding (as the out-of-core halo takes it).
 	extent := max(in.Max[0]-in.Min[0], in.Max[1]-in.Min[1], in.Max[2]-in.Min[2]) * (1 + 1e-6)
-	return constReach(len(in.XYZ)/3, findneighbor.TileHalo(float32(r), extent)), nil
+	return constReach(len(in.XYZ)/3, cpu.TileHalo(float32(r), extent)), nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/pctk/pctk/io/las"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 	"github.com/pctk/pctk/primitives/tile"
 )
 
@@ -56,7 +57,7 @@ type Streamed struct {
 	HaloIn func(frame findneighbor.Box) float64
 	// Moments says its kernels sum moments within Halo
 	// (StreamRun.StreamMoments with a radius): the tiles then take the
-	// wider halo of findneighbor.TileHalo, with which the cpu backend's
+	// wider halo of cpu.TileHalo, with which the cpu backend's
 	// sums are the in-memory ones to the bit.
 	Moments bool
 	// PointBytes is the memory its merge keeps per point of the cloud
@@ -167,7 +168,7 @@ func (s *StreamRun) EachOwner(fn func(id int64, k tile.Key) error) error {
 // of a tile.Pool), the moments of every point's
 // neighbourhood as tile.MomentsTiled does in memory (r > 0: the k nearest
 // within r, or all within r for k = 0, on the store's tiles, whose halo
-// must be r, and findneighbor.TileHalo's for the in-memory sums to the bit
+// must be r, and cpu.TileHalo's for the in-memory sums to the bit
 // (Streamed.Moments); r = 0: the k nearest with no limit: the store's
 // tiles first (on the cpu backend kd-tree tiles, tile.Nearest, whose
 // points left go through one more pass over the tiles, nearestPass; on
@@ -688,7 +689,7 @@ func (s *step) runStreamed(a streamArgs) error {
 		// The float32 frame's extent is at most the input's, give or take
 		// the coordinates' rounding; more only widens the halo.
 		extent := max(hi[0]-lo[0], hi[1]-lo[1], hi[2]-lo[2]) * (1 + 1e-6)
-		halo = findneighbor.TileHalo(float32(halo), extent)
+		halo = cpu.TileHalo(float32(halo), extent)
 	}
 	if (job.Stream.InOrder || job.Stream.PeakBytes == 0) && budget-streamReserve < 1<<20 {
 		return Usagef("--max-memory %d is too small: the run's buffers take %dMiB; give at least %dMiB", budget, streamReserve>>20, streamReserve>>20+1)

@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
 // Plain kNN (k nearest with no distance limit) on an index built with
 // ε = +Inf is slow on grid backends, which cannot prune it, and GPU backends
 // serve it on the host. KNearestAdaptive answers it exactly with finite
 // radii instead (except on the cpu backend, whose kd-tree serves it
-// better, see plainKNN): a first round searches every point within a radius that
+// better, see PlainKNNer): a first round searches every point within a radius that
 // holds about 2k points for a typical point, later rounds search again,
 // with the radius doubled, only the points that found fewer than k. Points
 // beyond ε are farther than every point found within it, so a point that
@@ -25,7 +27,7 @@ const (
 	adaptiveGrowRounds = 6
 )
 
-// plainKNN is implemented by backends whose index built with ε = +Inf
+// PlainKNNer is implemented by backends whose index built with ε = +Inf
 // answers the k nearest of its own points faster than finite radii do: the
 // cpu backend's kd-tree, searched leaf by leaf (kdbatch.go), whose leaves
 // follow the density where one ε fits a scan's dense and sparse parts
@@ -33,14 +35,16 @@ const (
 // radius tuning. (Measured on 1M points, docs/findneighbor.md: the tree
 // took 0.8× the grid rounds' time on a real scan, and since the fourth
 // session 0.6× on an even synthetic surface and on uniform 3D points too,
-// where it had taken 1.3×.)
-type plainKNN interface{ plainKNN() }
+// where it had taken 1.3×.) PlainKNN is a marker; it does nothing.
+type PlainKNNer interface{ PlainKNN() }
 
-// selfMoments is implemented by indexes that hand the moments of their own
-// points (Moments(nil, k)) over block by block from their workers (the cpu
-// backend's, grid or kd-tree); MomentsFunc uses it.
-type selfMoments interface {
-	selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) error
+// SelfMomenter is implemented by indexes that hand the moments of their own
+// points over block by block from their workers (the cpu backend's, grid
+// or kd-tree), so that no Moment per point is stored: MomentsFunc and
+// NearestMomentsFunc use it when they find it. SelfMoments(k, fn) must
+// call fn as NearestMomentsFunc documents, with far[j] = 0 for k = 0.
+type SelfMomenter interface {
+	SelfMoments(k int, fn func(pts []int32, m []Moment, far []float32)) error
 }
 
 // RoundFunc runs one round of KNearestAdaptive on ix for the points pts of
@@ -186,16 +190,16 @@ func KNearestMoments(b Backend, xyz []float32, k int, opts BuildOptions, out []M
 // in parallel; the cpu backend's ε = +Inf kd-tree hands over its leaves'
 // results from its workers as it finds them.
 func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn func(pts []int32, m []Moment)) error {
-	mb := momentBlocks{nw: workers(opts.Workers)}
+	mb := momentBlocks{nw: hostkit.Workers(opts.Workers)}
 	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, _ []float32, pts []int32) ([]int32, error) {
 		if pts != nil {
 			return mb.query(ix, xyz, pts, k, fn)
 		}
 		if math.IsInf(float64(ix.Eps()), 1) {
-			// The only round, on the cpu backend's kd-tree (plainKNN).
+			// The only round, on the cpu backend's kd-tree (PlainKNNer).
 			return nil, MomentsFunc(ix, xyz, k, opts.Workers, fn)
 		}
-		return mb.query(ix, xyz, cellOrder(xyz, ix.Eps(), opts.Workers), k, fn)
+		return mb.query(ix, xyz, hostkit.CellOrder(xyz, ix.Eps(), opts.Workers), k, fn)
 	})
 }
 
@@ -205,13 +209,13 @@ func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn 
 // overwrite (tile.Moments moves what it keeps to their front). fn is called
 // concurrently (up to nw goroutines, 0: GOMAXPROCS), each call with
 // points of its own, so it must only write to places of its points or
-// synchronise. The cpu backend's index hands them over from its workers
-// as it computes them, so that no Moment per point is stored (88 bytes
-// each); any other index computes them in one Moments call and hands them
+// synchronise. An index that implements SelfMomenter (the cpu backend's)
+// hands them over from its workers as it computes them, so that no Moment
+// per point is stored (88 bytes each); any other index computes them in one Moments call and hands them
 // over in blocks. xyz must be the points ix was built on, as for Moments.
 func MomentsFunc(ix Index, xyz []float32, k, nw int, fn func(pts []int32, m []Moment)) error {
-	if sm, ok := ix.(selfMoments); ok {
-		return sm.selfMomentsFunc(k, fn)
+	if sm, ok := ix.(SelfMomenter); ok {
+		return sm.SelfMoments(k, func(pts []int32, m []Moment, _ []float32) { fn(pts, m) })
 	}
 	n := ix.Len()
 	m := make([]Moment, n)
@@ -222,8 +226,8 @@ func MomentsFunc(ix Index, xyz []float32, k, nw int, fn func(pts []int32, m []Mo
 	for i := range pts {
 		pts[i] = int32(i)
 	}
-	nw = workers(nw)
-	return parallelChunks(n, max(1024, n/nw), nw, nil, func(_, lo, hi int) error {
+	nw = hostkit.Workers(nw)
+	return hostkit.ParallelChunks(n, max(1024, n/nw), nw, nil, func(_, lo, hi int) error {
 		fn(pts[lo:hi], m[lo:hi])
 		return nil
 	})
@@ -233,14 +237,15 @@ func MomentsFunc(ix Index, xyz []float32, k, nw int, fn func(pts []int32, m []Mo
 // the distance of point pts[j]'s k-th nearest other point (what
 // ix.KNearest(nil, k, ...) reports last; +Inf when it has fewer than k),
 // for callers that check that the k nearest lie within some distance
-// (tile.Nearest). The cpu backend's index finds it with the moments; any
-// other is asked for its k nearest first.
+// (tile.Nearest). An index that implements SelfMomenter (the cpu
+// backend's) finds it with the moments; any other is asked for its k
+// nearest first.
 func NearestMomentsFunc(ix Index, xyz []float32, k, nw int, fn func(pts []int32, m []Moment, far []float32)) error {
 	if k <= 0 {
 		return fmt.Errorf("findneighbor: k = %d, want > 0", k)
 	}
-	if c, ok := ix.(*cpuIndex); ok {
-		return c.selfMomentsFar(k, fn)
+	if sm, ok := ix.(SelfMomenter); ok {
+		return sm.SelfMoments(k, fn)
 	}
 	n := ix.Len()
 	dist := make([]float32, n*k)
@@ -299,7 +304,7 @@ func (mb *momentBlocks) query(ix Index, xyz []float32, pts []int32, k int, fn fu
 			}
 			mb.pts, mb.done = append(mb.pts, i), append(mb.done, m)
 		}
-		_ = parallelChunks(len(mb.pts), max(1024, len(mb.pts)/mb.nw), mb.nw, nil, func(_, lo, hi int) error {
+		_ = hostkit.ParallelChunks(len(mb.pts), max(1024, len(mb.pts)/mb.nw), mb.nw, nil, func(_, lo, hi int) error {
 			fn(mb.pts[lo:hi], mb.done[lo:hi])
 			return nil
 		})

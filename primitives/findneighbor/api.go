@@ -1,6 +1,10 @@
 package findneighbor
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
+)
 
 // Backend builds neighbour indexes.
 type Backend interface {
@@ -50,7 +54,7 @@ type Frame struct {
 	// Box is the bounding box of the whole run's points; it must hold
 	// every point indexed in the frame. The cpu backend lays its grid out
 	// over it instead of the points' own box: the whole run's cells, so
-	// that a tile that holds every point within TileHalo of its owned
+	// that a tile that holds every point within cpu.TileHalo of its owned
 	// points sums their moments in the whole run's order.
 	Box Box
 	// Points is the number of points of the whole run: the cuda backend
@@ -83,19 +87,12 @@ type Box struct{ Min, Max [3]float32 }
 // BoxOf returns the bounding box of the points xyz (interleaved x, y, z;
 // the zero Box for none).
 func BoxOf(xyz []float32) Box {
-	var g grid
-	g.bounds(xyz)
-	return Box{g.lo, g.hi}
+	lo, hi := hostkit.Bounds(xyz)
+	return Box{lo, hi}
 }
 
 // Extent returns the box's largest side.
-func (b Box) Extent() float64 {
-	e := 0.0
-	for a := range 3 {
-		e = max(e, float64(b.Max[a])-float64(b.Min[a]))
-	}
-	return e
-}
+func (b Box) Extent() float64 { return hostkit.Extent(b.Min, b.Max) }
 
 // Holds reports whether o lies within b.
 func (b Box) Holds(o Box) bool {
@@ -105,20 +102,6 @@ func (b Box) Holds(o Box) bool {
 		}
 	}
 	return true
-}
-
-// TileHalo returns the halo a tile needs around its owned box (in XY; Z
-// uncut) so that the cpu backend's index of the tile, built for ε in the
-// whole run's Frame (InFrame), of largest side extent
-// (or an upper bound of it), gives its owned points the moments (Index
-// Moments and MomentsFunc with the indexed points as queries) that the
-// whole run's index gives them, to the bit: ε plus one grid cell, widened
-// like the grid's pruning. A query reads every point of the cells within ε
-// of it, and adds them in the order of their positions in those cells
-// (with AVX-512, in lanes by position): the tile must hold those cells'
-// points whole, not only those within ε. It is about 2ε.
-func TileHalo(eps float32, extent float64) float64 {
-	return float64(eps)*(1+pruneSlack) + cellSize(eps, cellsPerEps, extent)
 }
 
 // Index answers neighbour queries over the points it was built on. Each

@@ -3,6 +3,7 @@ package findneighbor
 import (
 	"fmt"
 	"math"
+	"runtime"
 )
 
 // Helpers for backends that live in other packages (the GPU backends), so
@@ -18,6 +19,34 @@ func NewCSR(counts []uint32, opts NeighborOptions) (*CSR, error) { return newCSR
 func (m *Moment) AddNearest(px, py, pz, qx, qy, qz, dist float32) {
 	m.addOffset(px, py, pz, qx, qy, qz)
 	m.Dist += float64(dist)
+}
+
+// addOffset accumulates the offset from (qx, qy, qz) to (px, py, pz).
+func (m *Moment) addOffset(px, py, pz, qx, qy, qz float32) {
+	dx := float64(px) - float64(qx)
+	dy := float64(py) - float64(qy)
+	dz := float64(pz) - float64(qz)
+	m.N++
+	m.Sum[0] += dx
+	m.Sum[1] += dy
+	m.Sum[2] += dz
+	m.Outer[0] += dx * dx
+	m.Outer[1] += dx * dy
+	m.Outer[2] += dx * dz
+	m.Outer[3] += dy * dy
+	m.Outer[4] += dy * dz
+	m.Outer[5] += dz * dz
+}
+
+// HostInfo describes a backend that runs on the host's CPU cores, by its
+// method of search (Info.Details["method"]).
+func HostInfo(name, method string, priority int) Info {
+	return Info{
+		Name:     name,
+		Device:   fmt.Sprintf("%d CPU threads", runtime.GOMAXPROCS(0)),
+		Details:  map[string]string{"method": method},
+		Priority: priority,
+	}
 }
 
 // DistSq is the squared distance every CPU backend computes between two
@@ -101,6 +130,15 @@ func CheckMoments(name string, nq, k int, out []Moment) error {
 		return fmt.Errorf("%s: k = %d, want ≥ 0", name, k)
 	}
 	return CheckLen(name, "out", len(out), nq)
+}
+
+// CheckClusterCores validates ClusterCores' arguments for an index of n
+// points: one flag and one label per point.
+func CheckClusterCores(name string, n int, isCore []bool, label []int32) error {
+	if err := CheckLen(name, "isCore", len(isCore), n); err != nil {
+		return err
+	}
+	return CheckLen(name, "label", len(label), n)
 }
 
 // CheckKNearest validates KNearest's arguments for nq queries.

@@ -3,6 +3,8 @@ package findneighbor
 import (
 	"math"
 	"slices"
+
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
 func init() { Register(bruteBackend{}) }
@@ -18,7 +20,7 @@ type bruteBackend struct{}
 func (bruteBackend) Name() string { return "brute" }
 
 func (bruteBackend) Probe() (Info, error) {
-	return cpuInfo("brute", "all pairs, O(N·M)", 0), nil
+	return HostInfo("brute", "all pairs, O(N·M)", 0), nil
 }
 
 // Build keeps a copy of xyz; it does no other work.
@@ -45,7 +47,7 @@ func (b *bruteIndex) infEps() bool { return math.IsInf(float64(b.eps), 1) }
 // each calls fn for every indexed point j within ε of query i (skipping i
 // itself when self), in increasing j order.
 func (b *bruteIndex) each(qs []float32, i int, self bool, fn func(j int, d2 float32)) {
-	qx, qy, qz := point(qs, i)
+	qx, qy, qz := hostkit.Point(qs, i)
 	xyz := b.xyz
 	for j := 0; j < len(xyz)/3; j++ {
 		p := xyz[3*j : 3*j+3 : 3*j+3]
@@ -75,14 +77,14 @@ func (b *bruteIndex) Counts(q []float32, out []uint32) error {
 		return err
 	}
 	if b.infEps() {
-		return errInfEps
+		return hostkit.ErrInfEps
 	}
 	return b.counts(qs, self, nq, out)
 }
 
 // counts is Counts on validated queries and a finite ε.
 func (b *bruteIndex) counts(qs []float32, self bool, nq int, out []uint32) error {
-	return parallel(nq, workers(b.opts.Workers), b.opts.Progress, func(_, lo, hi int) error {
+	return hostkit.Parallel(nq, hostkit.Workers(b.opts.Workers), b.opts.Progress, func(_, lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			var n uint32
 			b.each(qs, i, self, func(int, float32) { n++ })
@@ -94,13 +96,13 @@ func (b *bruteIndex) counts(qs []float32, self bool, nq int, out []uint32) error
 
 // nearest collects into kb the k nearest of query i within ε (k < 0: all),
 // in distance order unless !sorted and k < 0.
-func (b *bruteIndex) nearest(kb *kbest, qs []float32, i int, self bool, k int, sorted bool) {
+func (b *bruteIndex) nearest(kb *hostkit.KBest, qs []float32, i int, self bool, k int, sorted bool) {
 	if k < 0 {
 		k = math.MaxInt
 	}
-	kb.reset(k)
-	b.each(qs, i, self, func(j int, d2 float32) { kb.add(kent{key: kentKey(d2, int32(j))}) })
-	kb.finish(sorted)
+	kb.Reset(k)
+	b.each(qs, i, self, func(j int, d2 float32) { kb.Add(hostkit.Kent{Key: hostkit.KentKey(d2, int32(j))}) })
+	kb.Finish(sorted)
 }
 
 func (b *bruteIndex) KNearest(q []float32, k int, idx []int32, dist []float32) error {
@@ -111,9 +113,9 @@ func (b *bruteIndex) KNearest(q []float32, k int, idx []int32, dist []float32) e
 	if err := checkKNearest(nq, k, idx, dist); err != nil || k == 0 {
 		return err
 	}
-	nw := workers(b.opts.Workers)
-	scratch := make([]kbest, nw)
-	return parallel(nq, nw, b.opts.Progress, func(w, lo, hi int) error {
+	nw := hostkit.Workers(b.opts.Workers)
+	scratch := make([]hostkit.KBest, nw)
+	return hostkit.Parallel(nq, nw, b.opts.Progress, func(w, lo, hi int) error {
 		kb := &scratch[w]
 		for i := lo; i < hi; i++ {
 			b.nearest(kb, qs, i, self, k, true)
@@ -121,7 +123,7 @@ func (b *bruteIndex) KNearest(q []float32, k int, idx []int32, dist []float32) e
 			if dist != nil {
 				d = dist[i*k : (i+1)*k]
 			}
-			storeKNearest(kb.c, idx[i*k:(i+1)*k], d)
+			hostkit.StoreKNearest(kb.C, idx[i*k:(i+1)*k], d)
 		}
 		return nil
 	})
@@ -136,14 +138,14 @@ func (b *bruteIndex) Moments(q []float32, k int, out []Moment) error {
 		return err
 	}
 	if k == 0 && b.infEps() {
-		return errInfEps
+		return hostkit.ErrInfEps
 	}
-	nw := workers(b.opts.Workers)
-	scratch := make([]kbest, nw)
-	return parallel(nq, nw, b.opts.Progress, func(w, lo, hi int) error {
+	nw := hostkit.Workers(b.opts.Workers)
+	scratch := make([]hostkit.KBest, nw)
+	return hostkit.Parallel(nq, nw, b.opts.Progress, func(w, lo, hi int) error {
 		kb := &scratch[w]
 		for i := lo; i < hi; i++ {
-			qx, qy, qz := point(qs, i)
+			qx, qy, qz := hostkit.Point(qs, i)
 			if k == 0 {
 				var m Moment
 				b.each(qs, i, self, func(j int, _ float32) { m.addOffset(b.xyz[3*j], b.xyz[3*j+1], b.xyz[3*j+2], qx, qy, qz) })
@@ -151,7 +153,7 @@ func (b *bruteIndex) Moments(q []float32, k int, out []Moment) error {
 				continue
 			}
 			b.nearest(kb, qs, i, self, k, true)
-			out[i] = moment(b.xyz, qx, qy, qz, kb.c)
+			out[i] = moment(b.xyz, qx, qy, qz, kb.C)
 		}
 		return nil
 	})
@@ -163,7 +165,7 @@ func (b *bruteIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) 
 		return nil, err
 	}
 	if b.infEps() {
-		return nil, errInfEps
+		return nil, hostkit.ErrInfEps
 	}
 	counts := make([]uint32, nq)
 	if err := b.counts(qs, self, nq, counts); err != nil {
@@ -177,13 +179,13 @@ func (b *bruteIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) 
 	if opts.Cap > 0 {
 		k = opts.Cap
 	}
-	nw := workers(b.opts.Workers)
-	scratch := make([]kbest, nw)
-	err = parallel(nq, nw, b.opts.Progress, func(w, lo, hi int) error {
+	nw := hostkit.Workers(b.opts.Workers)
+	scratch := make([]hostkit.KBest, nw)
+	err = hostkit.Parallel(nq, nw, b.opts.Progress, func(w, lo, hi int) error {
 		kb := &scratch[w]
 		for i := lo; i < hi; i++ {
 			b.nearest(kb, qs, i, self, k, opts.Sorted)
-			fillCSR(csr, csr.Offsets[i], kb.c, opts.Sorted)
+			hostkit.FillList(csr.Indices, csr.Dist, csr.Offsets[i], kb.C, opts.Sorted)
 		}
 		return nil
 	})
@@ -196,18 +198,18 @@ func (b *bruteIndex) ClusterCores(isCore []bool, label []int32) error {
 		return err
 	}
 	if b.infEps() {
-		return errInfEps
+		return hostkit.ErrInfEps
 	}
-	uf := newUnionFind(n)
-	nw := workers(b.opts.Workers)
-	err := parallel(n, nw, nil, func(_, lo, hi int) error {
+	uf := hostkit.NewUnionFind(n)
+	nw := hostkit.Workers(b.opts.Workers)
+	err := hostkit.Parallel(n, nw, nil, func(_, lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			if !isCore[i] {
 				continue
 			}
 			b.each(b.xyz, i, true, func(j int, _ float32) {
 				if j > i && isCore[j] {
-					uf.union(int32(i), int32(j))
+					uf.Union(int32(i), int32(j))
 				}
 			})
 		}
@@ -216,21 +218,21 @@ func (b *bruteIndex) ClusterCores(isCore []bool, label []int32) error {
 	if err != nil {
 		return err
 	}
-	return parallel(n, nw, nil, func(_, lo, hi int) error {
+	return hostkit.Parallel(n, nw, nil, func(_, lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			if isCore[i] {
-				label[i] = uf.find(int32(i))
+				label[i] = uf.Find(int32(i))
 				continue
 			}
-			best := cand{d2: float32(math.Inf(1)), idx: -1}
+			best := hostkit.Cand{D2: float32(math.Inf(1)), Idx: -1}
 			b.each(b.xyz, i, true, func(j int, d2 float32) {
-				if c := (cand{d2: d2, idx: int32(j)}); isCore[j] && c.before(best) {
+				if c := (hostkit.Cand{D2: d2, Idx: int32(j)}); isCore[j] && c.Before(best) {
 					best = c
 				}
 			})
 			label[i] = -1
-			if best.idx >= 0 {
-				label[i] = uf.find(best.idx)
+			if best.Idx >= 0 {
+				label[i] = uf.Find(best.Idx)
 			}
 		}
 		return nil

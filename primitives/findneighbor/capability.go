@@ -3,6 +3,8 @@ package findneighbor
 import (
 	"fmt"
 	"math"
+
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
 // fallbackEntries bounds the neighbour entries the generic ClusterCores and
@@ -81,11 +83,11 @@ func genericMoments(ix Index, xyz, q []float32, k int, out []Moment) error {
 	}
 	if k == 0 {
 		if math.IsInf(float64(ix.Eps()), 1) {
-			return errInfEps
+			return hostkit.ErrInfEps
 		}
 		return Batches(ix, xyz, q, NeighborOptions{}, fallbackEntries, func(first int, csr *CSR) error {
 			for i := range len(csr.Offsets) - 1 {
-				qx, qy, qz := point(qs, first+i)
+				qx, qy, qz := hostkit.Point(qs, first+i)
 				var m Moment
 				for _, j := range csr.Indices[csr.Offsets[i]:csr.Offsets[i+1]] {
 					m.addOffset(xyz[3*j], xyz[3*j+1], xyz[3*j+2], qx, qy, qz)
@@ -100,7 +102,7 @@ func genericMoments(ix Index, xyz, q []float32, k int, out []Moment) error {
 		return err
 	}
 	for i := range nq {
-		qx, qy, qz := point(qs, i)
+		qx, qy, qz := hostkit.Point(qs, i)
 		var m Moment
 		for s, j := range idx[i*k : (i+1)*k] {
 			if j < 0 {
@@ -123,12 +125,12 @@ func genericClusterCores(ix Index, xyz []float32, isCore []bool, label []int32) 
 		return err
 	}
 	if math.IsInf(float64(ix.Eps()), 1) {
-		return errInfEps
+		return hostkit.ErrInfEps
 	}
-	uf := newUnionFind(n)
+	uf := hostkit.NewUnionFind(n)
 	nearest := label // a border point's nearest core neighbour, until the labels
 	err := Batches(ix, xyz, nil, NeighborOptions{Sorted: true}, fallbackEntries, func(first int, csr *CSR) error {
-		return parallel(len(csr.Offsets)-1, workers(0), nil, func(_, lo, hi int) error {
+		return hostkit.Parallel(len(csr.Offsets)-1, hostkit.Workers(0), nil, func(_, lo, hi int) error {
 			for r := lo; r < hi; r++ {
 				i := first + r
 				nb := csr.Indices[csr.Offsets[r]:csr.Offsets[r+1]]
@@ -142,7 +144,7 @@ func genericClusterCores(ix Index, xyz []float32, isCore []bool, label []int32) 
 						break
 					}
 					if int(j) > i {
-						uf.union(int32(i), j)
+						uf.Union(int32(i), j)
 					}
 				}
 			}
@@ -152,13 +154,13 @@ func genericClusterCores(ix Index, xyz []float32, isCore []bool, label []int32) 
 	if err != nil {
 		return err
 	}
-	return parallel(n, workers(0), nil, func(_, lo, hi int) error {
+	return hostkit.Parallel(n, hostkit.Workers(0), nil, func(_, lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			switch {
 			case isCore[i]:
-				label[i] = uf.find(int32(i))
+				label[i] = uf.Find(int32(i))
 			case nearest[i] >= 0:
-				label[i] = uf.find(nearest[i])
+				label[i] = uf.Find(nearest[i])
 			}
 		}
 		return nil

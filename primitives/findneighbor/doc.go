@@ -8,9 +8,15 @@
 //
 // Backends sit behind one interface so every algorithm built on this package
 // (algos/dbscan, algos/normals, algos/denoise) runs on each of them: "brute"
-// (the O(N²) reference every backend is tested against), "cpu" (parallel
-// uniform grid), and GPU backends that register themselves from their own
-// packages ("cuda", "optix"). "auto" picks the best available one.
+// (the O(N²) reference every backend is tested against), here, and the
+// backends that register themselves from their own packages: "cpu"
+// (package cpu: parallel uniform grid, kd-tree for plain kNN), "cuda" and
+// "optix". "auto" picks the best available one. This package holds the
+// interfaces, the registry, the parameter checks, brute force and the
+// generic fallbacks; what a backend does beyond the core Index it offers
+// through optional interfaces found by type assertion, as io.Copy finds
+// io.WriterTo (Momenter, ClusterCorer, SelfMomenter, Framer, OnHoster,
+// PlainKNNer).
 //
 // Coordinates are float32, already relative to a local origin (see
 // core.Cloud.Local), interleaved x, y, z. A pair is within ε when

@@ -7,22 +7,22 @@ package findneighbor
 // (tile.Share). Other backends (GPUs, or ones this package does not know)
 // report false.
 func OnHost(b Backend) bool {
-	_, ok := unwrap(b).(onHost)
+	_, ok := unwrap(b).(OnHoster)
 	return ok
 }
 
-// onHost marks the backends OnHost reports.
-type onHost interface{ onHost() }
+// OnHoster is implemented by the backends OnHost reports: the cpu backend
+// (package cpu) and brute force. OnHost is a marker; it does nothing.
+type OnHoster interface{ OnHost() }
 
-func (cpuBackend) onHost()   {}
-func (bruteBackend) onHost() {}
+func (bruteBackend) OnHost() {}
 
 // PlainKNN reports whether b's index built with ε = +Inf answers the k
 // nearest faster than finite radii do (the cpu backend's kd-tree,
-// plainKNN): KNearestAdaptive runs a single round on it, and tiled
+// PlainKNNer): KNearestAdaptive runs a single round on it, and tiled
 // k-nearest runs (tile.MomentsTiled) build their tiles' indexes so.
 func PlainKNN(b Backend) bool {
-	_, ok := unwrap(b).(plainKNN)
+	_, ok := unwrap(b).(PlainKNNer)
 	return ok
 }
 

@@ -68,6 +68,18 @@ func Get(name string) (Backend, error) {
 	return nil, fmt.Errorf("findneighbor: unknown backend %q (known: auto, %s)", name, strings.Join(names, ", "))
 }
 
+// CPU returns the registered "cpu" backend, which package
+// primitives/findneighbor/cpu registers when a program imports it (pctk
+// and the tests' kits do); it panics when none is registered. Code that
+// imports the cpu package calls cpu.Backend instead.
+func CPU() Backend {
+	b, err := Get("cpu")
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
 // PriorityBound is implemented by backends that know, without probing,
 // the highest priority their Probe can report (a GPU backend's priority
 // when its GPU is usable). Auto leaves such a backend unprobed once it has

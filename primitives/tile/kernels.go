@@ -9,6 +9,7 @@ import (
 
 	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 )
 
 // The neighbour queries of one tile that the algorithms' tile kernels are
@@ -81,7 +82,7 @@ func coords(xyz []float32, pts []int32) []float32 {
 // for the owned points (pts nil) the whole cloud's on the brute backend,
 // which adds in the neighbours' order, and on the cpu backend when b is
 // in the whole cloud's findneighbor.Frame (findneighbor.InFrame) and t's
-// halo at least findneighbor.TileHalo(r, ...), so that the tile's grid
+// halo at least cpu.TileHalo(r, ...), so that the tile's grid
 // has the whole cloud's cells, whole, around every owned point; on cuda
 // when b is in the whole cloud's frame, box and points (its grid takes
 // the whole cloud's cells); and on optix, which adds them in index order
@@ -247,7 +248,7 @@ func CountsTiled(xyz []float32, b findneighbor.Backend, r, size float64, bo find
 // indices into xyz) computed on tiles of side size, in memory: with r > 0
 // what findneighbor.MomentsFunc gives on an index of radius r (the k
 // nearest within r, or all within r for k = 0), bit for bit, on tiles with
-// the halo findneighbor.TileHalo asks for (about 2r), indexed in the whole
+// the halo cpu.TileHalo asks for (about 2r), indexed in the whole
 // cloud's frame (findneighbor.InFrame);
 // with r = 0 what findneighbor.KNearestMomentsFunc gives (the k nearest
 // with no distance limit, k > 0), in rounds: a first halo within which a
@@ -295,7 +296,7 @@ func MomentsTiled(xyz []float32, b findneighbor.Backend, r float64, k int, size 
 	all := func(findneighbor.Moment) bool { return true }
 	if r > 0 {
 		frame := findneighbor.BoxOf(xyz)
-		g, err := GridFor(size, findneighbor.TileHalo(float32(r), frame.Extent()), xyz)
+		g, err := GridFor(size, cpu.TileHalo(float32(r), frame.Extent()), xyz)
 		if err != nil {
 			return err
 		}

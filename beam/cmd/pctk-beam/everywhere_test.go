@@ -42,7 +42,7 @@ func TestEveryStageOnBeam(t *testing.T) {
 
 // TestPathsOnBeam runs, as TestEveryStageOnBeam does, the options the
 // stages' first examples leave out where a stage takes another path: sums
-// within a radius (tiles of findneighbor.TileHalo's halo), k nearest
+// within a radius (tiles of cpu.TileHalo's halo), k nearest
 // within a radius, a viewpoint moved to the run's origin, an edit of the
 // cloud (hag --replace-z), a flag written instead of a drop, distances in
 // plan view, and the counts record of a file.

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 	rt "github.com/pctk/pctk/rt/cuda"
 )
 
@@ -148,7 +149,7 @@ func (b backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOption
 // hostBuild serves ε = +Inf, where a grid prunes nothing, and the empty
 // cloud: the CPU backend's index.
 func hostBuild(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
-	return findneighbor.CPU().Build(xyz, eps, opts)
+	return cpu.Backend().Build(xyz, eps, opts)
 }
 
 // MaxPriority is Priority, the priority Probe reports when the GPU is

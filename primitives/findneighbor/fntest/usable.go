@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
+	_ "github.com/pctk/pctk/primitives/findneighbor/cpu" // among the backends Usable returns
 )
 
 // Usable returns every registered backend that can run here (brute, cpu

@@ -1,9 +1,11 @@
-package findneighbor
+package cpu
 
 import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
 // Leaf-batched k-nearest search of the indexed points themselves, what PCA
@@ -56,7 +58,7 @@ const guessSlack = 0.2
 
 // leafScratch is one worker's memory for the batched search.
 type leafScratch struct {
-	kb      kbest
+	kb      hostkit.KBest
 	stack   []kdVisit
 	near    []nearLeaf // the leaves within reach of the current leaf
 	boxes   []float32  // their boxes, for boxMaskAVX512
@@ -65,7 +67,7 @@ type leafScratch struct {
 	nearMax int     // the most points one of them holds
 	keys    []uint64
 	pk      []uint64 // position keys of a full search's result
-	kc      []kent
+	kc      []hostkit.Kent
 	done    []doneQuery
 	lastR   float32   // the k-th distance of the previous batch's p0
 	_       [128]byte // workers' scratch side by side share no cache line
@@ -99,7 +101,7 @@ func (t *kdtree) selfNearest(k, nw int, progress func(float64), emit func(w int,
 		}
 	}
 	sc := make([]leafScratch, nw)
-	return parallel(len(leaves), nw, progress, func(w, lo, hi int) error {
+	return hostkit.Parallel(len(leaves), nw, progress, func(w, lo, hi int) error {
 		s := &sc[w]
 		for _, l := range leaves[lo:hi] {
 			t.leafNearest(s, l, k, func(self int32, keys []uint64) { emit(w, self, keys) })
@@ -113,12 +115,12 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 	nd := &t.nodes[leaf]
 	lo, hi := nd.lo, nd.hi
 	full := func(i int32) float32 {
-		s.kb.reset(k)
+		s.kb.Reset(k)
 		t.nearest(&s.kb, &s.stack, t.xs[i], t.ys[i], t.zs[i], i)
-		worst := s.kb.worstSq() // before finish, which may reorder a heap
-		s.kb.finish(false)
+		worst := s.kb.WorstSq() // before finish, which may reorder a heap
+		s.kb.Finish(false)
 		s.pk = s.pk[:0]
-		for _, e := range s.kb.c {
+		for _, e := range s.kb.C {
 			s.pk = append(s.pk, posKey(e))
 		}
 		emit(i, s.pk)
@@ -146,7 +148,7 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 	found := false
 	if s.lastR > 0 {
 		g := s.lastR * (1 + lastSlack)
-		t.listNear(s, &nd.bb, g+sqrt32(far))
+		t.listNear(s, &nd.bb, g+hostkit.Sqrt32(far))
 		lim := g * g * (1 + batchSlack)
 		if buf := t.gatherNear(s, s.keys[:0], t.xs[p0], t.ys[p0], t.zs[p0], lim, p0); len(buf) >= k {
 			r0, found = t.emitNearest(s, buf, k, lim, p0, emit), true
@@ -166,9 +168,9 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 		}
 		return
 	}
-	r := sqrt32(r0)
+	r := hostkit.Sqrt32(r0)
 	if !found {
-		t.listNear(s, &nd.bb, r+sqrt32(far))
+		t.listNear(s, &nd.bb, r+hostkit.Sqrt32(far))
 	}
 	s.lastR = r
 	s.done = append(s.done[:0], doneQuery{p0, r})
@@ -190,7 +192,7 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 			// one's is not always it).
 			b := float32(math.Inf(1))
 			for _, d := range s.done {
-				b = min(b, d.r+sqrt32(dist2(t.xs[d.pos]-x, t.ys[d.pos]-y, t.zs[d.pos]-z)))
+				b = min(b, d.r+hostkit.Sqrt32(dist2(t.xs[d.pos]-x, t.ys[d.pos]-y, t.zs[d.pos]-z)))
 			}
 			lim = b * b * (1 + batchSlack)
 			buf = t.gatherNear(s, buf[:0], x, y, z, lim, i)
@@ -199,10 +201,10 @@ func (t *kdtree) leafNearest(s *leafScratch, leaf int32, k int, emit func(self i
 		if len(buf) < k {
 			// Cannot happen by the bound; kept so that rounding beyond
 			// the slack would cost time, never a wrong answer.
-			s.done = append(s.done, doneQuery{i, sqrt32(full(i))})
+			s.done = append(s.done, doneQuery{i, hostkit.Sqrt32(full(i))})
 			continue
 		}
-		ri := sqrt32(t.emitNearest(s, buf, k, lim, i, emit))
+		ri := hostkit.Sqrt32(t.emitNearest(s, buf, k, lim, i, emit))
 		s.done = append(s.done, doneQuery{i, ri})
 		minR = min(minR, ri)
 	}

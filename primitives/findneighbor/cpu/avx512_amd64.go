@@ -1,10 +1,11 @@
-package findneighbor
+package cpu
 
 import (
 	"math"
 	"math/bits"
 	"slices"
 
+	"github.com/pctk/pctk/primitives/findneighbor"
 	"golang.org/x/sys/cpu"
 )
 
@@ -61,13 +62,13 @@ func sumNearestAVX512(keys *uint64, n int, xs, ys, zs *float32, x, y, z float32,
 // sumNearest adds the offsets and distances from (x, y, z) to the points
 // of the position keys in the keys' order: with AVX-512 where the CPU has
 // it, else sumNearestGo.
-func sumNearest(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
+func sumNearest(xs, ys, zs []float32, x, y, z float32, keys []uint64) findneighbor.Moment {
 	if !hasAVX512 || len(keys) == 0 {
 		return sumNearestGo(xs, ys, zs, x, y, z, keys)
 	}
 	var s [10]float64
 	sumNearestAVX512(&keys[0], len(keys), &xs[0], &ys[0], &zs[0], x, y, z, &s)
-	return Moment{N: uint32(len(keys)), Sum: [3]float64{s[0], s[1], s[2]}, Outer: [6]float64{s[3], s[4], s[5], s[6], s[7], s[8]}, Dist: s[9]}
+	return findneighbor.Moment{N: uint32(len(keys)), Sum: [3]float64{s[0], s[1], s[2]}, Outer: [6]float64{s[3], s[4], s[5], s[6], s[7], s[8]}, Dist: s[9]}
 }
 
 // rankSortAVX512 sorts the n distinct keys (1 ≤ n ≤ rankSortMax) in
@@ -210,7 +211,7 @@ func momentSpansAVX512(xs, ys, zs *float32, spans *span, nspans int, x, y, z, e2
 // momentSpans adds to m the offsets from (x, y, z) to the points of the
 // spans sp within ε (e2 = ε²), except sorted position self (-1: none):
 // with AVX-512 where the CPU has it, else momentSpansGo.
-func momentSpans(m *Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float32, self int32) {
+func momentSpans(m *findneighbor.Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float32, self int32) {
 	if !hasAVX512 || len(sp) == 0 {
 		momentSpansGo(m, xs, ys, zs, sp, x, y, z, e2, self)
 		return

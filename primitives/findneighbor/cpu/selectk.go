@@ -1,16 +1,18 @@
-package findneighbor
+package cpu
 
 import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
 // The k-nearest searches of the grid and of the batched kd-tree gather
 // their candidates as one uint64 each, a position key: the float32 bits of
 // the squared distance (never negative nor NaN, so ordered like the value)
 // in the high half and the point's sorted position in the low half. That
-// is half a kent and needs no index lookup per candidate, so gathering and
+// is half a Kent and needs no index lookup per candidate, so gathering and
 // selecting are cheaper; it orders ties by position, and rankKeys then
 // settles the ties at the k-th distance by index, as the API asks.
 
@@ -107,7 +109,7 @@ func keepKGo(buf []uint64, k int) ([]uint64, float32) {
 // order, in buf's memory, and returns them with the largest of their
 // squared distances (0 for none); kc is scratch for the ties, returned for
 // reuse.
-func rankKeys(buf []uint64, k int, lim float32, perm []int32, kc []kent) ([]uint64, float32, []kent) {
+func rankKeys(buf []uint64, k int, lim float32, perm []int32, kc []hostkit.Kent) ([]uint64, float32, []hostkit.Kent) {
 	if len(buf) <= k {
 		t := uint64(0)
 		for _, e := range buf {
@@ -121,7 +123,7 @@ func rankKeys(buf []uint64, k int, lim float32, perm []int32, kc []kent) ([]uint
 	}
 	// Ties at the k-th distance: the smaller indices win.
 	kc = toKents(kc[:0], buf, perm)
-	slices.SortFunc(kc, cmpKent)
+	slices.SortFunc(kc, hostkit.CmpKent)
 	for j, e := range kc[:k] {
 		buf[j] = posKey(e)
 	}
@@ -129,28 +131,28 @@ func rankKeys(buf []uint64, k int, lim float32, perm []int32, kc []kent) ([]uint
 }
 
 // toKents appends to out the kents of the position keys.
-func toKents(out []kent, keys []uint64, perm []int32) []kent {
+func toKents(out []hostkit.Kent, keys []uint64, perm []int32) []hostkit.Kent {
 	for _, e := range keys {
 		pos := int32(uint32(e))
-		out = append(out, kent{e&^math.MaxUint32 | uint64(uint32(perm[pos])), pos})
+		out = append(out, hostkit.Kent{Key: e&^math.MaxUint32 | uint64(uint32(perm[pos])), Pos: pos})
 	}
 	return out
 }
 
-// posKey returns the position key of a kent.
-func posKey(e kent) uint64 { return e.key&^math.MaxUint32 | uint64(uint32(e.pos)) }
+// posKey returns the position key of a Kent.
+func posKey(e hostkit.Kent) uint64 { return e.Key&^math.MaxUint32 | uint64(uint32(e.Pos)) }
 
 // sortKents sorts a short run by key (insertion sort; slices.SortFunc
 // beyond a few dozen).
-func sortKents(a []kent) {
+func sortKents(a []hostkit.Kent) {
 	if len(a) > 48 {
-		slices.SortFunc(a, cmpKent)
+		slices.SortFunc(a, hostkit.CmpKent)
 		return
 	}
 	for i := 1; i < len(a); i++ {
 		x := a[i]
 		j := i
-		for j > 0 && x.key < a[j-1].key {
+		for j > 0 && x.Key < a[j-1].Key {
 			a[j] = a[j-1]
 			j--
 		}

@@ -1,8 +1,10 @@
-package findneighbor
+package cpu
 
 import (
 	"math"
 	"slices"
+
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
 // kdtree answers k-nearest queries with no radius (ε = +Inf), where a grid
@@ -79,7 +81,7 @@ func newKDTree(xyz []float32, nw int) *kdtree {
 	nodes := make([]kdNode, 2*nb-1, 2*(n/kdLeaf+nb))
 	sub := make([][]kdNode, nb)
 	scratch := make([]kdBuild, nw)
-	_ = parallelChunks(nb, 1, nw, nil, func(w, j, _ int) error {
+	_ = hostkit.ParallelChunks(nb, 1, nw, nil, func(w, j, _ int) error {
 		lo, hi := start[j], start[j+1]
 		m := int(hi - lo)
 		b := &scratch[w]
@@ -205,7 +207,7 @@ func (top *kdTop) scatter(xyz []float32, nw int, order []int32) []int32 {
 	nc := (n + chunk - 1) / chunk
 	bk := make([]uint16, n)
 	count := make([]int32, nc*nb) // chunk c's points in bucket j at c*nb+j
-	_ = parallelChunks(nc, 1, nw, nil, func(_, c, _ int) error {
+	_ = hostkit.ParallelChunks(nc, 1, nw, nil, func(_, c, _ int) error {
 		lo, hi := c*chunk, min(n, (c+1)*chunk)
 		top.buckets(xyz[3*lo:3*hi], bk[lo:hi])
 		cnt := count[c*nb : (c+1)*nb]
@@ -226,7 +228,7 @@ func (top *kdTop) scatter(xyz []float32, nw int, order []int32) []int32 {
 		}
 	}
 	start[nb] = off
-	_ = parallelChunks(nc, 1, nw, nil, func(_, c, _ int) error {
+	_ = hostkit.ParallelChunks(nc, 1, nw, nil, func(_, c, _ int) error {
 		next := count[c*nb : (c+1)*nb]
 		for i := c * chunk; i < min(n, (c+1)*chunk); i++ {
 			j := bk[i]
@@ -378,9 +380,9 @@ func boxDistSq(bb *[6]float32, x, y, z float32) float32 {
 // nearest collects into kb (reset to k) the k nearest points of (x, y, z),
 // skipping tree position self (-1: none). Candidates carry the original
 // index (ties) and the tree position.
-func (t *kdtree) nearest(kb *kbest, stack *[]kdVisit, x, y, z float32, self int32) {
+func (t *kdtree) nearest(kb *hostkit.KBest, stack *[]kdVisit, x, y, z float32, self int32) {
 	st := append((*stack)[:0], kdVisit{0, 0})
-	lim := kb.worstSq()
+	lim := kb.WorstSq()
 	for len(st) > 0 {
 		v := st[len(st)-1]
 		st = st[:len(st)-1]
@@ -409,4 +411,33 @@ func (t *kdtree) nearest(kb *kbest, stack *[]kdVisit, x, y, z float32, self int3
 type kdVisit struct {
 	node int32
 	d2   float32
+}
+
+// offerRange offers kb the points lo..hi-1 of the sorted arrays xs, ys, zs
+// (original indices in perm) whose squared distance from (x, y, z) is at
+// most lim, except position self, and returns the limit for what follows:
+// lim, or less once kb holds k candidates. It branches on the distance
+// test, which suits the kd-tree: its leaves are visited nearest first, so
+// most of a later leaf's points fail the test, predictably. (The grid
+// gathers without branching instead: gatherKeys.)
+func offerRange(kb *hostkit.KBest, xs, ys, zs []float32, perm []int32, lo, hi int32, x, y, z float32, self int32, lim float32) float32 {
+	xs = xs[lo:hi]
+	ys, zs = ys[lo:hi], zs[lo:hi]
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	for j, px := range xs {
+		dx, dy, dz := px-x, ys[j]-y, zs[j]-z
+		d2 := dx*dx + dy*dy + dz*dz
+		if d2 > lim {
+			continue
+		}
+		pos := lo + int32(j)
+		if pos == self {
+			continue
+		}
+		kb.Add(hostkit.Kent{Key: hostkit.KentKey(d2, perm[pos]), Pos: pos})
+		if kb.Full() {
+			lim = min(lim, kb.WorstSq())
+		}
+	}
+	return lim
 }

@@ -1,10 +1,13 @@
-package findneighbor
+package cpu
 
 import (
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
 // TestGatherKeysMatchesGo checks gatherKeys (AVX-512 where the CPU has it)
@@ -115,13 +118,13 @@ func TestCanonicalKeys(t *testing.T) {
 	for trial := range 3000 {
 		q := rng.IntN(n)
 		var keys []uint64
-		var want []kent
+		var want []hostkit.Kent
 		for _, p := range rng.Perm(n)[:trial%81] {
 			d2 := dist2(xs[p]-xs[q], ys[p]-ys[q], zs[p]-zs[q])
 			keys = append(keys, uint64(math.Float32bits(d2))<<32|uint64(p))
-			want = append(want, kent{kentKey(d2, perm32[p]), int32(p)})
+			want = append(want, hostkit.Kent{Key: hostkit.KentKey(d2, perm32[p]), Pos: int32(p)})
 		}
-		slices.SortFunc(want, cmpKent)
+		slices.SortFunc(want, hostkit.CmpKent)
 		canonicalKeys(keys, perm32)
 		for j, e := range want {
 			if keys[j] != posKey(e) {
@@ -172,7 +175,7 @@ func TestMomentSpansMatchesGo(t *testing.T) {
 		if trial%2 == 1 {
 			e2 *= 1e-4
 		}
-		var got, want Moment
+		var got, want findneighbor.Moment
 		momentSpans(&got, xs, ys, zs, sp, xs[q], ys[q], zs[q], e2, self)
 		momentSpansGo(&want, xs, ys, zs, sp, xs[q], ys[q], zs[q], e2, self)
 		tr := want.Outer[0] + want.Outer[3] + want.Outer[5]

@@ -1,4 +1,4 @@
-package findneighbor_test
+package cpu_test
 
 import (
 	"encoding/binary"
@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	fn "github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 )
 
 // BenchmarkVsCKDTree runs pctk's cpu backend and scipy's cKDTree
@@ -155,7 +156,7 @@ func TestCompareChild(t *testing.T) {
 			}
 		}
 		t0 := time.Now()
-		ix, err := fn.CPU().Build(xyz, float32(eps), fn.BuildOptions{Reuse: reuse})
+		ix, err := cpu.Backend().Build(xyz, float32(eps), fn.BuildOptions{Reuse: reuse})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package findneighbor_test
+package cpu_test
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	fn "github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
@@ -24,7 +25,7 @@ func TestPlainKNNExact(t *testing.T) {
 	}
 	inf := float32(math.Inf(1))
 	for _, c := range clouds {
-		got, err := fn.CPU().Build(c.XYZ, inf, fn.BuildOptions{})
+		got, err := cpu.Backend().Build(c.XYZ, inf, fn.BuildOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

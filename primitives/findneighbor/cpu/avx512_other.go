@@ -1,6 +1,8 @@
 //go:build !amd64
 
-package findneighbor
+package cpu
+
+import "github.com/pctk/pctk/primitives/findneighbor"
 
 // hasAVX512 is false off amd64: every kernel is its Go loop.
 const hasAVX512 = false
@@ -14,7 +16,7 @@ func gatherKeys(buf []uint64, xs, ys, zs []float32, lo, hi int32, x, y, z, lim f
 
 // sumNearest adds the offsets and distances from (x, y, z) to the points
 // of the position keys in the keys' order (sumNearestGo).
-func sumNearest(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
+func sumNearest(xs, ys, zs []float32, x, y, z float32, keys []uint64) findneighbor.Moment {
 	return sumNearestGo(xs, ys, zs, x, y, z, keys)
 }
 
@@ -44,6 +46,6 @@ func (top *kdTop) buckets(xyz []float32, out []uint16) { top.bucketsGo(xyz, out)
 // momentSpans adds to m the offsets from (x, y, z) to the points of the
 // spans sp within ε (e2 = ε²), except sorted position self
 // (momentSpansGo).
-func momentSpans(m *Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float32, self int32) {
+func momentSpans(m *findneighbor.Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float32, self int32) {
 	momentSpansGo(m, xs, ys, zs, sp, x, y, z, e2, self)
 }

@@ -1,4 +1,4 @@
-package findneighbor_test
+package cpu_test
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	fn "github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 )
 
 // TestKNearestTiesOnALattice checks the k nearest on points of an integer
@@ -28,7 +29,7 @@ func TestKNearestTiesOnALattice(t *testing.T) {
 			xyz[i] = float32(r.IntN(12)) // about 1.7 points per lattice site
 		}
 		for _, eps := range []float32{float32(math.Inf(1)), 3} {
-			got, err := fn.CPU().Build(xyz, eps, fn.BuildOptions{})
+			got, err := cpu.Backend().Build(xyz, eps, fn.BuildOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

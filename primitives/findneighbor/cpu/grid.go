@@ -1,8 +1,11 @@
-package findneighbor
+package cpu
 
 import (
 	"math"
 	"sync"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
 // The cpu backend's uniform grid. Points are sorted by the key of their
@@ -17,21 +20,13 @@ import (
 //
 // Only occupied cells and rows are stored (sorted keys, offsets, and a hash
 // of row keys), so memory is O(N) whatever the extent/ε ratio. Cells are
-// ε/r wide (a little more, see cellSlack); the number of cells per axis is
-// capped at maxCells, which makes cells coarser for a tiny ε over a huge
-// extent instead of making keys overflow.
+// about ε/r wide, laid out by hostkit.Layout.
 
 const (
-	// cellSlack widens cells by a relative 1e-5 so that a pair the float32
-	// test accepts (whose true distance may exceed ε by a few ulps) never
-	// lies more than r cells apart along an axis.
-	cellSlack = 1e-5
-	// pruneSlack widens ε by the same relative amount when cells or rows
-	// are skipped by their distance from the query, for the same reason.
+	// pruneSlack widens ε by a relative 1e-5, as the layout widens cells,
+	// when cells or rows are skipped by their distance from the query: a
+	// pair the float32 test accepts may exceed ε by a few ulps.
 	pruneSlack = 1e-5
-	// maxCells caps the number of cells along each axis (2²⁰, so that a
-	// row-major key fits in 60 bits).
-	maxCells = 1 << 20
 	// maxR is the largest number of cells per ε the grid supports.
 	maxR = 2
 )
@@ -42,11 +37,8 @@ type grid struct {
 	// to the point's original index.
 	xs, ys, zs []float32
 	perm       []int32
-	org        [3]float64 // grid origin (the points' minimum corner)
-	lo, hi     [3]float32 // the points' bounding box
-	h          float64    // cell size
-	dim        [3]int64   // cells per axis
-	r          int        // window radius in cells: h·r ≥ ε
+	hostkit.Layout
+	r int // window radius in cells: h·r ≥ ε
 	// cellStart[c]..cellStart[c+1] are the sorted positions of occupied
 	// cell c (cells in key order); cellX[c] is its x coordinate.
 	cellStart []int32
@@ -66,7 +58,7 @@ type grid struct {
 
 // newGrid sorts the points into cells of about ε/r laid out over their
 // box or frame (order), into new arrays, or with reuse into xyz itself.
-func newGrid(xyz []float32, frame *Box, eps float32, r int, nw int, reuse bool) *grid {
+func newGrid(xyz []float32, frame *findneighbor.Box, eps float32, r int, nw int, reuse bool) *grid {
 	n := len(xyz) / 3
 	g := &grid{eps: eps, e2: eps * eps, r: r}
 	g.lim2 = float64(eps) * float64(eps) * (1 + pruneSlack) * (1 + pruneSlack)
@@ -79,7 +71,7 @@ func newGrid(xyz []float32, frame *Box, eps float32, r int, nw int, reuse bool) 
 		return g
 	}
 	g.xs, g.ys, g.zs = make([]float32, n), make([]float32, n), make([]float32, n)
-	_ = parallel(n, nw, nil, func(_, lo, hi int) error {
+	_ = hostkit.Parallel(n, nw, nil, func(_, lo, hi int) error {
 		for j := lo; j < hi; j++ {
 			p := 3 * int(perm[j])
 			g.xs[j], g.ys[j], g.zs[j] = xyz[p], xyz[p+1], xyz[p+2]
@@ -89,51 +81,18 @@ func newGrid(xyz []float32, frame *Box, eps float32, r int, nw int, reuse bool) 
 	return g
 }
 
-// cellSize is the side of the grid's cells for ε and r cells per ε over a
-// box of largest side extent: ε/r, a little more (cellSlack), or coarser
-// where the box would need more than maxCells along an axis.
-func cellSize(eps float32, r int, extent float64) float64 {
-	h := max(float64(eps)*(1+cellSlack)/float64(r), extent/(maxCells-1))
-	if h == 0 || math.IsInf(h, 0) {
-		h = 1 // all points coincide, or ε is +Inf: one cell
-	}
-	return h
-}
-
 // order lays out cells of about ε/r (g.eps, g.r) over the bounding box of
 // xyz, or over frame when not nil (which holds xyz), and sorts the points
-// by cell: spatialOrder's permutation, occupied cell keys and run starts;
-// spare says 4 bytes per point are to spare (not in Build with Reuse), as
-// spatialOrder asks.
-func (g *grid) order(xyz []float32, frame *Box, nw int, spare bool) (perm []int32, keys []uint64, starts []int32) {
+// by cell (hostkit.Layout.Order); spare is as Order takes it.
+func (g *grid) order(xyz []float32, frame *findneighbor.Box, nw int, spare bool) (perm []int32, keys []uint64, starts []int32) {
+	var lo, hi [3]float32
 	if frame != nil {
-		g.lo, g.hi = frame.Min, frame.Max
+		lo, hi = frame.Min, frame.Max
 	} else {
-		g.bounds(xyz)
+		lo, hi = hostkit.Bounds(xyz)
 	}
-	for a := range 3 {
-		g.org[a] = float64(g.lo[a])
-	}
-	g.h = cellSize(g.eps, g.r, Box{g.lo, g.hi}.Extent())
-	for a := range 3 {
-		g.dim[a] = min(maxCells, int64((float64(g.hi[a])-g.org[a])/g.h)+1)
-	}
-	return spatialOrder(len(xyz)/3, uint64(g.dim[0]*g.dim[1]*g.dim[2]), nw, spare, func(i int) uint64 {
-		cx, cy, cz := g.cell(xyz[3*i], xyz[3*i+1], xyz[3*i+2])
-		return g.key(cx, cy, cz)
-	})
-}
-
-// cellOrder returns the indices of the points xyz sorted by the cell of a
-// grid of cells about size wide that holds them (cells in row-major order,
-// points of a cell in increasing index), computed on nw goroutines (0:
-// GOMAXPROCS): the order in which the cpu backend's grid visits its own
-// points, which queries in blocks take for its locality. size must be
-// positive and finite.
-func cellOrder(xyz []float32, size float32, nw int) []int32 {
-	g := &grid{eps: size, r: 1}
-	perm, _, _ := g.order(xyz, nil, workers(nw), true)
-	return perm
+	g.Layout = hostkit.NewLayout(lo, hi, g.eps, g.r)
+	return g.Layout.Order(xyz, nw, spare)
 }
 
 // toSortedColumns rearranges interleaved xyz in place into three columns,
@@ -162,47 +121,12 @@ func toSortedColumns(xyz []float32, perm []int32) {
 	}
 }
 
-func (g *grid) bounds(xyz []float32) {
-	inf := float32(math.Inf(1))
-	// Locals, not g's fields, so that the loop keeps them in registers.
-	lx, ly, lz, hx, hy, hz := inf, inf, inf, -inf, -inf, -inf
-	for i := 0; i+2 < len(xyz); i += 3 {
-		p := xyz[i : i+3 : i+3]
-		lx, hx = min(lx, p[0]), max(hx, p[0])
-		ly, hy = min(ly, p[1]), max(hy, p[1])
-		lz, hz = min(lz, p[2]), max(hz, p[2])
-	}
-	g.lo, g.hi = [3]float32{lx, ly, lz}, [3]float32{hx, hy, hz}
-	if len(xyz) == 0 {
-		g.lo, g.hi = [3]float32{}, [3]float32{}
-	}
-}
-
-// cellF returns the cell coordinates of a point as floats (unclamped).
-func (g *grid) cellF(x, y, z float32) (fx, fy, fz float64) {
-	return math.Floor((float64(x) - g.org[0]) / g.h), math.Floor((float64(y) - g.org[1]) / g.h), math.Floor((float64(z) - g.org[2]) / g.h)
-}
-
-// cell returns the cell of an indexed point (clamped into the grid).
-func (g *grid) cell(x, y, z float32) (cx, cy, cz int64) {
-	fx, fy, fz := g.cellF(x, y, z)
-	return clampCell(fx, g.dim[0]), clampCell(fy, g.dim[1]), clampCell(fz, g.dim[2])
-}
-
-func clampCell(f float64, n int64) int64 {
-	return int64(min(max(f, 0), float64(n-1)))
-}
-
-func (g *grid) key(cx, cy, cz int64) uint64 {
-	return uint64((cz*g.dim[1]+cy)*g.dim[0] + cx)
-}
-
 // index builds the cell and row tables from the occupied cells' keys, in
 // increasing order, and their starts in sorted order.
 func (g *grid) index(keys []uint64, starts []int32) {
 	g.cellStart = starts
 	g.cellX = make([]int32, len(keys))
-	nx := uint64(g.dim[0])
+	nx := uint64(g.Dim[0])
 	rows := 0
 	for c, k := range keys {
 		g.cellX[c] = int32(k % nx)
@@ -288,8 +212,8 @@ func (g *grid) fill(w *window, cx, cy, cz int64) {
 		for dy := -r; dy <= r; dy++ {
 			y, z := cy+dy, cz+dz
 			w.has[k] = false
-			if y >= 0 && y < g.dim[1] && z >= 0 && z < g.dim[2] {
-				if row, ok := g.rows.get(uint64(z*g.dim[1] + y)); ok {
+			if y >= 0 && y < g.Dim[1] && z >= 0 && z < g.Dim[2] {
+				if row, ok := g.rows.get(uint64(z*g.Dim[1] + y)); ok {
 					w.has[k] = true
 					g.rowBounds(&w.bound[k], row, cx)
 				}
@@ -342,20 +266,20 @@ type gaps struct{ x, y, z [2*maxR + 1]float64 }
 // locate finds the cell of (x, y, z), fills w for it if needed and
 // computes the query's gaps; ok is false when no cell is within ε.
 func (g *grid) locate(x, y, z float32, w *window, gp *gaps) (ok bool) {
-	fx, fy, fz := g.cellF(x, y, z)
+	fx, fy, fz := g.CellF(x, y, z)
 	r := float64(g.r)
-	if fx < -r || fy < -r || fz < -r || fx > float64(g.dim[0]-1)+r || fy > float64(g.dim[1]-1)+r || fz > float64(g.dim[2]-1)+r {
+	if fx < -r || fy < -r || fz < -r || fx > float64(g.Dim[0]-1)+r || fy > float64(g.Dim[1]-1)+r || fz > float64(g.Dim[2]-1)+r {
 		return false
 	}
 	cx, cy, cz := int64(fx), int64(fy), int64(fz)
 	if !w.ok || cx != w.cx || cy != w.cy || cz != w.cz {
 		g.fill(w, cx, cy, cz)
 	}
-	lx := float64(x) - g.org[0] - float64(cx)*g.h
-	ly := float64(y) - g.org[1] - float64(cy)*g.h
-	lz := float64(z) - g.org[2] - float64(cz)*g.h
+	lx := float64(x) - g.Org[0] - float64(cx)*g.H
+	ly := float64(y) - g.Org[1] - float64(cy)*g.H
+	lz := float64(z) - g.Org[2] - float64(cz)*g.H
 	for d := -g.r; d <= g.r; d++ {
-		gp.x[d+g.r], gp.y[d+g.r], gp.z[d+g.r] = sq(gap(d, lx, g.h)), sq(gap(d, ly, g.h)), sq(gap(d, lz, g.h))
+		gp.x[d+g.r], gp.y[d+g.r], gp.z[d+g.r] = sq(gap(d, lx, g.H)), sq(gap(d, ly, g.H)), sq(gap(d, lz, g.H))
 	}
 	return true
 }
@@ -415,7 +339,7 @@ type rowVisit struct {
 
 // nearest is nearestKeys as kents keyed by distance and index, in key
 // order when sorted, in s.kc (valid until the next call).
-func (g *grid) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int32) []kent {
+func (g *grid) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int32) []hostkit.Kent {
 	s.kc = toKents(s.kc[:0], g.nearestKeys(s, k, x, y, z, self), g.perm)
 	if sorted {
 		sortKents(s.kc)
@@ -462,7 +386,7 @@ func (g *grid) nearestKeys(s *scratch, k int, x, y, z float32, self int32) []uin
 	// (float32 rounding of the distance test) plus a floor far above the
 	// float64 error of the gaps, so that no point the test would accept,
 	// exact ties included, is skipped.
-	floor := 1e-8 * g.h * g.h
+	floor := 1e-8 * g.H * g.H
 	lim, bound := g.e2, g.lim2
 	for _, rv := range rs {
 		rest := bound - rv.d2
@@ -492,7 +416,7 @@ func sq(v float64) float64 { return v * v }
 // cloud's centre at the origin), so the cancellation costs few digits of
 // float64. self says the query is an indexed point, whose own zero offset
 // adds to the sums nothing but must not count.
-func (g *grid) momentAll(x, y, z float32, self bool) Moment {
+func (g *grid) momentAll(x, y, z float32, self bool) findneighbor.Moment {
 	g.sumsOnce.Do(func() {
 		for j := range g.xs {
 			p := [3]float64{float64(g.xs[j]), float64(g.ys[j]), float64(g.zs[j])}
@@ -509,7 +433,7 @@ func (g *grid) momentAll(x, y, z float32, self bool) Moment {
 	})
 	n := float64(len(g.xs))
 	q := [3]float64{float64(x), float64(y), float64(z)}
-	m := Moment{N: uint32(len(g.xs))}
+	m := findneighbor.Moment{N: uint32(len(g.xs))}
 	if self {
 		m.N--
 	}
@@ -536,7 +460,7 @@ func (g *grid) allWithin(x, y, z float32) bool {
 	far := 0.0
 	q := [3]float32{x, y, z}
 	for a := range 3 {
-		far += sq(max(math.Abs(float64(q[a])-float64(g.lo[a])), math.Abs(float64(g.hi[a])-float64(q[a]))))
+		far += sq(max(math.Abs(float64(q[a])-float64(g.Lo[a])), math.Abs(float64(g.Hi[a])-float64(q[a]))))
 	}
 	e := float64(g.eps) * (1 - pruneSlack)
 	return far <= e*e

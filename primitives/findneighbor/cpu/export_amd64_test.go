@@ -1,4 +1,4 @@
-package findneighbor
+package cpu
 
 // WithoutAVX512 turns the AVX-512 kernels off until the returned function
 // is called, so that the external tests can run the Go loops on a CPU that

@@ -1,4 +1,4 @@
-package findneighbor_test
+package cpu_test
 
 import (
 	"math"
@@ -7,22 +7,23 @@ import (
 	"testing"
 
 	fn "github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
-func TestCPULine(t *testing.T)   { checkLine(t, fn.CPU()) }
-func TestCPUErrors(t *testing.T) { checkErrors(t, fn.CPU()) }
+func TestCPULine(t *testing.T)   { fntest.CheckLine(t, cpu.Backend()) }
+func TestCPUErrors(t *testing.T) { fntest.CheckErrors(t, cpu.Backend()) }
 
 // TestCPUExact is the property test: every operation equals brute force on
 // the kit's clouds, radii and seeds.
-func TestCPUExact(t *testing.T) { fntest.CheckBackend(t, fn.CPU()) }
+func TestCPUExact(t *testing.T) { fntest.CheckBackend(t, cpu.Backend()) }
 
 // TestCPUExactWithoutAVX512 runs the property test and the lattice ties
 // with the AVX-512 kernels off, so that the Go loops that other CPUs run
 // are tested on every machine.
 func TestCPUExactWithoutAVX512(t *testing.T) {
-	defer fn.WithoutAVX512()()
-	fntest.CheckBackend(t, fn.CPU())
+	defer cpu.WithoutAVX512()()
+	fntest.CheckBackend(t, cpu.Backend())
 	TestKNearestTiesOnALattice(t)
 }
 
@@ -46,7 +47,7 @@ func TestCPUExactManySeeds(t *testing.T) {
 	for i := range seeds {
 		seeds[i] = uint64(100 + i)
 	}
-	fntest.CheckBackendWith(t, fn.CPU(), fntest.Config{Seeds: seeds, N: 150})
+	fntest.CheckBackendWith(t, cpu.Backend(), fntest.Config{Seeds: seeds, N: 150})
 }
 
 // TestCPUEdgeCases compares cpu with brute on clouds that break naive
@@ -83,14 +84,14 @@ func TestCPUEdgeCases(t *testing.T) {
 		axis[3*i] = float32(r.IntN(200)) * 0.25
 	}
 	clouds := []fntest.Cloud{{Name: "same", XYZ: same}, {Name: "utm", XYZ: utm}, {Name: "far", XYZ: far}, {Name: "lattice", XYZ: lattice}, {Name: "axis", XYZ: axis}}
-	fntest.CheckClouds(t, fn.CPU(), clouds, []float32{0, 0.001, 0.25, 1, 1.5, 3, 1e7}, 42)
+	fntest.CheckClouds(t, cpu.Backend(), clouds, []float32{0, 0.001, 0.25, 1, 1.5, 3, 1e7}, 42)
 }
 
 // TestCPUExactlyEps checks that a pair at exactly ε (exact in float32)
 // counts, as it does in brute force: distance ≤ ε.
 func TestCPUExactlyEps(t *testing.T) {
 	xyz := []float32{0, 0, 0, 1, 0, 0, 2, 0, 0, 2, 1, 0}
-	for _, b := range []fn.Backend{fn.Brute(), fn.CPU()} {
+	for _, b := range []fn.Backend{fn.Brute(), cpu.Backend()} {
 		ix, err := b.Build(xyz, 1, fn.BuildOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -118,7 +119,7 @@ func (b reuseCPU) Build(xyz []float32, eps float32, opts fn.BuildOptions) (fn.In
 }
 
 func TestCPUReuseExact(t *testing.T) {
-	fntest.CheckBackendWith(t, reuseCPU{fn.CPU()}, fntest.Config{Seeds: []uint64{9}, N: 400})
+	fntest.CheckBackendWith(t, reuseCPU{cpu.Backend()}, fntest.Config{Seeds: []uint64{9}, N: 400})
 }
 
 // TestCPUWorkersAndProgress checks that the result does not depend on the
@@ -128,7 +129,7 @@ func TestCPUWorkersAndProgress(t *testing.T) {
 	var want []uint32
 	for _, w := range []int{1, 3, 8} {
 		var last atomic.Uint64
-		ix, err := fn.CPU().Build(xyz, 0.3, fn.BuildOptions{Workers: w, Progress: func(done float64) {
+		ix, err := cpu.Backend().Build(xyz, 0.3, fn.BuildOptions{Workers: w, Progress: func(done float64) {
 			for {
 				old := last.Load()
 				if done <= math.Float64frombits(old) || last.CompareAndSwap(old, math.Float64bits(done)) {

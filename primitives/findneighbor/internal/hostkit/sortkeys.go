@@ -1,4 +1,4 @@
-package findneighbor
+package hostkit
 
 import (
 	"math"
@@ -23,7 +23,7 @@ func spatialOrder(n int, keySpace uint64, nw int, spare bool, key func(i int) ui
 	if keySpace <= uint64(2*n)+1024 {
 		if spare && keySpace <= math.MaxUint32 {
 			ks := make([]uint32, n)
-			_ = parallel(n, nw, nil, func(_, lo, hi int) error {
+			_ = Parallel(n, nw, nil, func(_, lo, hi int) error {
 				for i := lo; i < hi; i++ {
 					ks[i] = uint32(key(i))
 				}
@@ -41,7 +41,7 @@ func spatialOrder(n int, keySpace uint64, nw int, spare bool, key func(i int) ui
 			i int32
 		}
 		ps := make([]pair, n)
-		_ = parallel(n, nw, nil, func(_, lo, hi int) error {
+		_ = Parallel(n, nw, nil, func(_, lo, hi int) error {
 			for i := lo; i < hi; i++ {
 				ps[i] = pair{key(i), int32(i)}
 			}
@@ -62,7 +62,7 @@ func spatialOrder(n int, keySpace uint64, nw int, spare bool, key func(i int) ui
 		}
 	} else {
 		w = make([]uint64, n)
-		_ = parallel(n, nw, nil, func(_, lo, hi int) error {
+		_ = Parallel(n, nw, nil, func(_, lo, hi int) error {
 			for i := lo; i < hi; i++ {
 				w[i] = key(i)<<32 | uint64(i)
 			}

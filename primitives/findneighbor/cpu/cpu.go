@@ -1,32 +1,47 @@
-package findneighbor
+package cpu
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
-func init() { Register(cpuBackend{}) }
+// Name is the backend's registered name.
+const Name = "cpu"
 
-// CPU returns the "cpu" backend: a uniform grid of cells about ε wide
+// Priority is the backend's priority for "auto": above brute force's, below
+// the GPU backends'.
+const Priority = 10
+
+func init() { findneighbor.Register(Backend()) }
+
+// Backend returns the "cpu" backend: a uniform grid of cells about ε wide
 // (kd-tree for ε = +Inf), points reordered cell by cell, queries in
 // parallel on GOMAXPROCS goroutines. It runs everywhere and has priority
 // 10, so "auto" picks it unless a GPU backend is usable. docs/findneighbor.md
 // describes the design and its measurements.
-func CPU() Backend { return cpuBackend{} }
+func Backend() findneighbor.Backend { return cpuBackend{} }
 
 // cpuBackend is the cpu backend; frame, when not nil, is the whole run's
 // box its grids are laid out over (InFrame).
-type cpuBackend struct{ frame *Box }
+type cpuBackend struct{ frame *findneighbor.Box }
 
 // InFrame returns the cpu backend laying its grids out over f.Box.
-func (cpuBackend) InFrame(f Frame) Backend { return cpuBackend{&f.Box} }
+func (cpuBackend) InFrame(f findneighbor.Frame) findneighbor.Backend { return cpuBackend{&f.Box} }
 
-func (cpuBackend) Name() string { return "cpu" }
+func (cpuBackend) Name() string { return Name }
 
-func (cpuBackend) plainKNN() {}
+// PlainKNN marks the backend whose ε = +Inf index, a kd-tree searched leaf
+// by leaf, serves plain kNN best (findneighbor.PlainKNNer).
+func (cpuBackend) PlainKNN() {}
 
-func (cpuBackend) Probe() (Info, error) {
-	return cpuInfo("cpu", "uniform grid of ε cells in row-major order; kd-tree for ε = +Inf", 10), nil
+// OnHost marks a backend that computes on the host's cores (OnHoster).
+func (cpuBackend) OnHost() {}
+
+func (cpuBackend) Probe() (findneighbor.Info, error) {
+	return findneighbor.HostInfo(Name, "uniform grid of ε cells in row-major order; kd-tree for ε = +Inf", Priority), nil
 }
 
 // Build sorts a copy of the points into the grid (or the kd-tree when ε is
@@ -34,21 +49,39 @@ func (cpuBackend) Probe() (Info, error) {
 // BuildOptions.Reuse and a finite ε it rearranges xyz in place into the
 // grid's order instead of copying it, keeping 4 bytes per point more than
 // the caller's slice.
-func (b cpuBackend) Build(xyz []float32, eps float32, opts BuildOptions) (Index, error) {
-	if err := checkBuild(xyz, eps); err != nil {
+func (b cpuBackend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
+	if err := findneighbor.CheckBuild(pkgName, xyz, eps); err != nil {
 		return nil, err
 	}
-	c := &cpuIndex{n: len(xyz) / 3, eps: eps, opts: opts, nw: workers(opts.Workers)}
+	c := &cpuIndex{n: len(xyz) / 3, eps: eps, opts: opts, nw: hostkit.Workers(opts.Workers)}
 	if math.IsInf(float64(eps), 1) {
 		c.tree = newKDTree(xyz, c.nw)
 		return c, nil
 	}
-	if f := b.frame; f != nil && len(xyz) > 0 && !f.Holds(BoxOf(xyz)) {
-		return nil, fmt.Errorf("findneighbor: cpu: the frame %v does not hold the points' box %v", *f, BoxOf(xyz))
+	if f := b.frame; f != nil && len(xyz) > 0 && !f.Holds(findneighbor.BoxOf(xyz)) {
+		return nil, fmt.Errorf("findneighbor: cpu: the frame %v does not hold the points' box %v", *f, findneighbor.BoxOf(xyz))
 	}
 	c.g = newGrid(xyz, b.frame, eps, cellsPerEps, c.nw, opts.Reuse)
 	return c, nil
 }
+
+// TileHalo returns the halo a tile needs around its owned box (in XY; Z
+// uncut) so that the cpu backend's index of the tile, built for ε in the
+// whole run's Frame (findneighbor.InFrame), of largest side extent
+// (or an upper bound of it), gives its owned points the moments (Index
+// Moments and MomentsFunc with the indexed points as queries) that the
+// whole run's index gives them, to the bit: ε plus one grid cell, widened
+// like the grid's pruning. A query reads every point of the cells within ε
+// of it, and adds them in the order of their positions in those cells
+// (with AVX-512, in lanes by position): the tile must hold those cells'
+// points whole, not only those within ε. It is about 2ε.
+func TileHalo(eps float32, extent float64) float64 {
+	return float64(eps)*(1+pruneSlack) + hostkit.CellSize(eps, cellsPerEps, extent)
+}
+
+// pkgName prefixes the errors of the argument checks, as it did when the
+// backend lived in package findneighbor.
+const pkgName = "findneighbor"
 
 // cellsPerEps is the number of grid cells per ε along an axis (the window
 // radius r): 1 scans the 27 cells around a query, clipped to those within ε.
@@ -57,7 +90,7 @@ const cellsPerEps = 1
 type cpuIndex struct {
 	n    int
 	eps  float32
-	opts BuildOptions
+	opts findneighbor.BuildOptions
 	nw   int
 	g    *grid   // finite ε
 	tree *kdtree // ε = +Inf
@@ -75,9 +108,9 @@ func (c *cpuIndex) Close() error {
 type scratch struct {
 	w     window
 	sp    []span
-	kb    kbest
+	kb    hostkit.KBest
 	keys  []uint64
-	kc    []kent
+	kc    []hostkit.Kent
 	rows  []rowVisit
 	stack []kdVisit
 	_     [128]byte // workers' scratch side by side share no cache line
@@ -94,7 +127,7 @@ func (c *cpuIndex) forQueries(q []float32, fn func(s *scratch, out int, x, y, z 
 		nq = len(q) / 3
 	}
 	sc := make([]scratch, c.nw)
-	return parallel(nq, c.nw, c.opts.Progress, func(w, lo, hi int) error {
+	return hostkit.Parallel(nq, c.nw, c.opts.Progress, func(w, lo, hi int) error {
 		s := &sc[w]
 		for i := lo; i < hi; i++ {
 			var err error
@@ -119,15 +152,15 @@ func (c *cpuIndex) points() (xs, ys, zs []float32, perm []int32) {
 }
 
 func (c *cpuIndex) Counts(q []float32, out []uint32) error {
-	nq, err := numQueries(q, c.n)
+	nq, err := findneighbor.CheckQueries(pkgName, q, c.n)
 	if err != nil {
 		return err
 	}
-	if err := checkLen("out", len(out), nq); err != nil {
+	if err := findneighbor.CheckLen(pkgName, "out", len(out), nq); err != nil {
 		return err
 	}
 	if c.tree != nil {
-		return errInfEps
+		return hostkit.ErrInfEps
 	}
 	return c.counts(q, out)
 }
@@ -174,7 +207,7 @@ func countSpan(xs, ys, zs []float32, x, y, z, e2 float32) uint32 {
 // nearest returns the k nearest points within ε of a query (k < 0: all of
 // them), from the grid or the tree, in distance order unless !sorted; the
 // result is valid until the next call with s.
-func (c *cpuIndex) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int32) []kent {
+func (c *cpuIndex) nearest(s *scratch, k int, sorted bool, x, y, z float32, self int32) []hostkit.Kent {
 	if k < 0 {
 		k = math.MaxInt
 	}
@@ -182,10 +215,10 @@ func (c *cpuIndex) nearest(s *scratch, k int, sorted bool, x, y, z float32, self
 		return c.g.nearest(s, k, sorted, x, y, z, self)
 	}
 	kb := &s.kb
-	kb.reset(k)
+	kb.Reset(k)
 	c.tree.nearest(kb, &s.stack, x, y, z, self)
-	kb.finish(sorted)
-	return kb.c
+	kb.Finish(sorted)
+	return kb.C
 }
 
 // nearestKeys is nearest's k nearest (k > 0) as position keys, in no
@@ -203,11 +236,11 @@ func (c *cpuIndex) nearestKeys(s *scratch, k int, x, y, z float32, self int32) [
 }
 
 func (c *cpuIndex) KNearest(q []float32, k int, idx []int32, dist []float32) error {
-	nq, err := numQueries(q, c.n)
+	nq, err := findneighbor.CheckQueries(pkgName, q, c.n)
 	if err != nil {
 		return err
 	}
-	if err := checkKNearest(nq, k, idx, dist); err != nil || k == 0 {
+	if err := findneighbor.CheckKNearest(pkgName, nq, k, idx, dist); err != nil || k == 0 {
 		return err
 	}
 	if q == nil {
@@ -219,7 +252,7 @@ func (c *cpuIndex) KNearest(q []float32, k int, idx []int32, dist []float32) err
 		if dist != nil {
 			d = dist[i*k : (i+1)*k]
 		}
-		storeKNearest(nb, idx[i*k:(i+1)*k], d)
+		hostkit.StoreKNearest(nb, idx[i*k:(i+1)*k], d)
 		return nil
 	})
 }
@@ -237,7 +270,7 @@ const knearestBlock = 256
 func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 	xs, ys, zs, perm := c.points()
 	if c.tree != nil {
-		kcs := make([][]kent, c.nw)
+		kcs := make([][]hostkit.Kent, c.nw)
 		return c.tree.selfNearest(k, c.nw, c.opts.Progress, func(w int, self int32, keys []uint64) {
 			nb := toKents(kcs[w][:0], keys, perm)
 			if cap(nb) != cap(kcs[w]) {
@@ -249,7 +282,7 @@ func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 			if dist != nil {
 				d = dist[o : o+k]
 			}
-			storeKNearest(nb, idx[o:o+k], d)
+			hostkit.StoreKNearest(nb, idx[o:o+k], d)
 		})
 	}
 	type blockBuf struct {
@@ -258,7 +291,7 @@ func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 		dist []float32
 	}
 	bufs := make([]blockBuf, c.nw)
-	return parallel(c.n, c.nw, c.opts.Progress, func(w, lo, hi int) error {
+	return hostkit.Parallel(c.n, c.nw, c.opts.Progress, func(w, lo, hi int) error {
 		bb := &bufs[w]
 		if bb.idx == nil {
 			bb.idx = make([]int32, knearestBlock*k)
@@ -276,7 +309,7 @@ func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 				if dist != nil {
 					d = bb.dist[j : j+k]
 				}
-				storeKNearest(nb, bb.idx[j:j+k], d)
+				hostkit.StoreKNearest(nb, bb.idx[j:j+k], d)
 			}
 			for i := b0; i < b1; i++ {
 				o, j := int(perm[i])*k, (i-b0)*k
@@ -290,34 +323,29 @@ func (c *cpuIndex) knearestSelf(k int, idx []int32, dist []float32) error {
 	})
 }
 
-// momentsFuncBlock is the number of points whose moments selfMomentsFunc
+// momentsFuncBlock is the number of points whose moments SelfMoments
 // collects in a worker's buffer before handing them over.
 const momentsFuncBlock = 256
 
-// selfMomentsFunc hands the moments of every indexed point (Moments(nil,
-// k)) to fn, momentsFuncBlock points at a time from the workers, so that no
+// SelfMoments hands the moments of every indexed point (Moments(nil, k))
+// to fn, momentsFuncBlock points at a time from the workers, so that no
 // Moment per point is stored and fn reduces each block while it is in
 // cache: on the kd-tree (ε = +Inf, k > 0) as its leaf-by-leaf search finds
-// the k nearest, on the grid in its sorted order.
-func (c *cpuIndex) selfMomentsFunc(k int, fn func(pts []int32, m []Moment)) error {
-	return c.selfMomentsFar(k, func(pts []int32, m []Moment, _ []float32) { fn(pts, m) })
-}
-
-// selfMomentsFar is selfMomentsFunc that also hands fn, for k > 0, the
-// distance of each point's k-th nearest (+Inf when it has fewer; 0 for
-// k = 0), as NearestMomentsFunc describes.
-func (c *cpuIndex) selfMomentsFar(k int, fn func(pts []int32, m []Moment, far []float32)) (err error) {
+// the k nearest, on the grid in its sorted order. For k > 0 it hands fn
+// the distance of each point's k-th nearest too (+Inf when it has fewer;
+// 0 for k = 0), as NearestMomentsFunc describes (SelfMomenter).
+func (c *cpuIndex) SelfMoments(k int, fn func(pts []int32, m []findneighbor.Moment, far []float32)) (err error) {
 	if c.tree != nil && k == 0 {
-		return errInfEps
+		return hostkit.ErrInfEps
 	}
 	type block struct {
 		pts []int32
-		m   []Moment
+		m   []findneighbor.Moment
 		far []float32
 		_   [128 - 72]byte // one worker's slice headers per cache line pair: no false sharing
 	}
 	bufs := make([]block, c.nw)
-	add := func(w int, i int32, m Moment, far float32) {
+	add := func(w int, i int32, m findneighbor.Moment, far float32) {
 		b := &bufs[w]
 		b.pts = append(b.pts, i)
 		b.m = append(b.m, m)
@@ -335,7 +363,7 @@ func (c *cpuIndex) selfMomentsFar(k int, fn func(pts []int32, m []Moment, far []
 		})
 	} else {
 		sc := make([]scratch, c.nw)
-		err = parallel(c.n, c.nw, c.opts.Progress, func(w, lo, hi int) error {
+		err = hostkit.Parallel(c.n, c.nw, c.opts.Progress, func(w, lo, hi int) error {
 			for i := lo; i < hi; i++ {
 				if k == 0 {
 					add(w, perm[i], c.moment(&sc[w], k, xs[i], ys[i], zs[i], int32(i)), 0)
@@ -362,26 +390,26 @@ func farKey(keys []uint64, k int) float32 {
 	if len(keys) < k {
 		return float32(math.Inf(1))
 	}
-	return sqrt32(math.Float32frombits(posKeyD2(keys[len(keys)-1])))
+	return hostkit.Sqrt32(math.Float32frombits(posKeyD2(keys[len(keys)-1])))
 }
 
-func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
-	nq, err := numQueries(q, c.n)
+func (c *cpuIndex) Moments(q []float32, k int, out []findneighbor.Moment) error {
+	nq, err := findneighbor.CheckQueries(pkgName, q, c.n)
 	if err != nil {
 		return err
 	}
-	if err := checkMoments(nq, k, out); err != nil {
+	if err := findneighbor.CheckMoments(pkgName, nq, k, out); err != nil {
 		return err
 	}
 	if q == nil {
-		return c.selfMomentsFunc(k, func(pts []int32, m []Moment) {
+		return c.SelfMoments(k, func(pts []int32, m []findneighbor.Moment, _ []float32) {
 			for j, i := range pts {
 				out[i] = m[j]
 			}
 		})
 	}
 	if k == 0 && c.tree != nil {
-		return errInfEps
+		return hostkit.ErrInfEps
 	}
 	return c.forQueries(q, func(s *scratch, i int, x, y, z float32, self int32) error {
 		out[i] = c.moment(s, k, x, y, z, self)
@@ -392,7 +420,7 @@ func (c *cpuIndex) Moments(q []float32, k int, out []Moment) error {
 // moment is Moments for the query (x, y, z), sorted position self (-1: a
 // separate query): the k nearest's on either index, all within ε's (k =
 // 0) on the grid.
-func (c *cpuIndex) moment(s *scratch, k int, x, y, z float32, self int32) Moment {
+func (c *cpuIndex) moment(s *scratch, k int, x, y, z float32, self int32) findneighbor.Moment {
 	if k > 0 {
 		xs, ys, zs, perm := c.points()
 		return keysMoment(xs, ys, zs, perm, x, y, z, c.nearestKeys(s, k, x, y, z, self))
@@ -401,25 +429,25 @@ func (c *cpuIndex) moment(s *scratch, k int, x, y, z float32, self int32) Moment
 	if g.allWithin(x, y, z) {
 		return g.momentAll(x, y, z, self >= 0)
 	}
-	var m Moment
+	var m findneighbor.Moment
 	s.sp = g.spans(x, y, z, &s.w, s.sp)
 	momentSpans(&m, g.xs, g.ys, g.zs, s.sp, x, y, z, g.e2, self)
 	return m
 }
 
-func (c *cpuIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) {
-	nq, err := numQueries(q, c.n)
+func (c *cpuIndex) Neighbors(q []float32, opts findneighbor.NeighborOptions) (*findneighbor.CSR, error) {
+	nq, err := findneighbor.CheckQueries(pkgName, q, c.n)
 	if err != nil {
 		return nil, err
 	}
 	if c.tree != nil {
-		return nil, errInfEps
+		return nil, hostkit.ErrInfEps
 	}
 	counts := make([]uint32, nq)
 	if err := c.counts(q, counts); err != nil {
 		return nil, err
 	}
-	csr, err := newCSR(counts, opts)
+	csr, err := findneighbor.NewCSR(counts, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -433,7 +461,7 @@ func (c *cpuIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) {
 		if int64(len(l)) != csr.Offsets[i+1]-csr.Offsets[i] {
 			return fmt.Errorf("findneighbor: cpu: query %d has %d neighbours, counted %d", i, len(l), csr.Offsets[i+1]-csr.Offsets[i])
 		}
-		fillCSR(csr, csr.Offsets[i], l, opts.Sorted)
+		hostkit.FillList(csr.Indices, csr.Dist, csr.Offsets[i], l, opts.Sorted)
 		return nil
 	})
 	if err != nil {
@@ -443,11 +471,11 @@ func (c *cpuIndex) Neighbors(q []float32, opts NeighborOptions) (*CSR, error) {
 }
 
 func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
-	if err := checkClusterCores(c.n, isCore, label); err != nil {
+	if err := findneighbor.CheckClusterCores(pkgName, c.n, isCore, label); err != nil {
 		return err
 	}
 	if c.tree != nil {
-		return errInfEps
+		return hostkit.ErrInfEps
 	}
 	g := c.g
 	// Core flags in grid order, so the inner loops read them contiguously.
@@ -455,7 +483,7 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 	for j, p := range g.perm {
 		core[j] = isCore[p]
 	}
-	uf := newUnionFind(c.n)
+	uf := hostkit.NewUnionFind(c.n)
 	err := c.forQueries(nil, func(s *scratch, _ int, x, y, z float32, self int32) error {
 		if !core[self] {
 			return nil
@@ -470,7 +498,7 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 				}
 				dx, dy, dz := g.xs[j]-x, g.ys[j]-y, g.zs[j]-z
 				if dx*dx+dy*dy+dz*dz <= g.e2 {
-					uf.union(a, g.perm[j])
+					uf.Union(a, g.perm[j])
 				}
 			}
 		}
@@ -481,10 +509,10 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 	}
 	return c.forQueries(nil, func(s *scratch, i int, x, y, z float32, self int32) error {
 		if core[self] {
-			label[i] = uf.find(int32(i))
+			label[i] = uf.Find(int32(i))
 			return nil
 		}
-		best := cand{d2: float32(math.Inf(1)), idx: -1}
+		best := hostkit.Cand{D2: float32(math.Inf(1)), Idx: -1}
 		s.sp = g.spans(x, y, z, &s.w, s.sp)
 		for _, r := range s.sp {
 			for j := r.lo; j < r.hi; j++ {
@@ -492,14 +520,14 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 					continue
 				}
 				dx, dy, dz := g.xs[j]-x, g.ys[j]-y, g.zs[j]-z
-				if cd := (cand{d2: dx*dx + dy*dy + dz*dz, idx: g.perm[j]}); cd.d2 <= g.e2 && cd.before(best) {
+				if cd := (hostkit.Cand{D2: dx*dx + dy*dy + dz*dz, Idx: g.perm[j]}); cd.D2 <= g.e2 && cd.Before(best) {
 					best = cd
 				}
 			}
 		}
 		label[i] = -1
-		if best.idx >= 0 {
-			label[i] = uf.find(best.idx)
+		if best.Idx >= 0 {
+			label[i] = uf.Find(best.Idx)
 		}
 		return nil
 	})
@@ -512,7 +540,7 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 // brute backend does, so that the sums depend on the k nearest alone, not
 // on the index that found them (the kd-tree's leaves, the grid's cells, a
 // tile's: docs/scale.md), and equal the brute backend's to the bit.
-func keysMoment(xs, ys, zs []float32, perm []int32, x, y, z float32, keys []uint64) Moment {
+func keysMoment(xs, ys, zs []float32, perm []int32, x, y, z float32, keys []uint64) findneighbor.Moment {
 	canonicalKeys(keys, perm)
 	return sumNearest(xs, ys, zs, x, y, z, keys)
 }
@@ -520,11 +548,11 @@ func keysMoment(xs, ys, zs []float32, perm []int32, x, y, z float32, keys []uint
 // sumNearestGo adds the offsets and distances from (x, y, z) to the
 // points of the position keys with AddNearest, in the keys' order, as the
 // brute backend does. sumNearest runs it, or the same with AVX-512.
-func sumNearestGo(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
-	var m Moment
+func sumNearestGo(xs, ys, zs []float32, x, y, z float32, keys []uint64) findneighbor.Moment {
+	var m findneighbor.Moment
 	for _, e := range keys {
 		pos := uint32(e)
-		m.AddNearest(xs[pos], ys[pos], zs[pos], x, y, z, sqrt32(math.Float32frombits(posKeyD2(e))))
+		m.AddNearest(xs[pos], ys[pos], zs[pos], x, y, z, hostkit.Sqrt32(math.Float32frombits(posKeyD2(e))))
 	}
 	return m
 }
@@ -533,7 +561,7 @@ func sumNearestGo(xs, ys, zs []float32, x, y, z float32, keys []uint64) Moment {
 // spans sp of the sorted arrays xs, ys, zs within ε (e2 = ε²), leaving out
 // sorted position self (-1: none). momentSpans runs it, or the same with
 // AVX-512.
-func momentSpansGo(m *Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float32, self int32) {
+func momentSpansGo(m *findneighbor.Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float32, self int32) {
 	for _, r := range sp {
 		skip := int32(-1)
 		if self >= r.lo && self < r.hi {
@@ -546,7 +574,7 @@ func momentSpansGo(m *Moment, xs, ys, zs []float32, sp []span, x, y, z, e2 float
 // momentSpan adds to m the offsets from (x, y, z) to the points of one
 // span within ε (e2 = ε²), leaving out position skip (-1: none): Moments'
 // hot loop, with the sums in registers.
-func momentSpan(m *Moment, xs, ys, zs []float32, x, y, z, e2 float32, skip int32) {
+func momentSpan(m *findneighbor.Moment, xs, ys, zs []float32, x, y, z, e2 float32, skip int32) {
 	ys, zs = ys[:len(xs)], zs[:len(xs)]
 	var n uint32
 	var s0, s1, s2, o0, o1, o2, o3, o4, o5 float64
@@ -579,21 +607,4 @@ func momentSpan(m *Moment, xs, ys, zs []float32, x, y, z, e2 float32, skip int32
 	m.Outer[3] += o3
 	m.Outer[4] += o4
 	m.Outer[5] += o5
-}
-
-// addOffset accumulates the offset from (qx, qy, qz) to (px, py, pz).
-func (m *Moment) addOffset(px, py, pz, qx, qy, qz float32) {
-	dx := float64(px) - float64(qx)
-	dy := float64(py) - float64(qy)
-	dz := float64(pz) - float64(qz)
-	m.N++
-	m.Sum[0] += dx
-	m.Sum[1] += dy
-	m.Sum[2] += dz
-	m.Outer[0] += dx * dx
-	m.Outer[1] += dx * dy
-	m.Outer[2] += dx * dz
-	m.Outer[3] += dy * dy
-	m.Outer[4] += dy * dz
-	m.Outer[5] += dz * dz
 }

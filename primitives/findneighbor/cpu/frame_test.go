@@ -1,4 +1,4 @@
-package findneighbor_test
+package cpu_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	fn "github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
@@ -27,7 +28,7 @@ func TestCPUFrameTileMoments(t *testing.T) {
 	for _, noAVX := range []bool{false, true} {
 		restore := func() {}
 		if noAVX {
-			restore = fn.WithoutAVX512()
+			restore = cpu.WithoutAVX512()
 		}
 		loose := 0
 		for _, c := range clouds {
@@ -59,7 +60,7 @@ func checkFrameTiles(t *testing.T, name string, xyz []float32, eps float32, k in
 	if n == 0 {
 		return 0, 0
 	}
-	whole, err := fn.CPU().Build(xyz, eps, fn.BuildOptions{})
+	whole, err := cpu.Backend().Build(xyz, eps, fn.BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,9 +72,9 @@ func checkFrameTiles(t *testing.T, name string, xyz []float32, eps float32, k in
 	size := 3 * float64(eps)
 	for _, exact := range []bool{true, false} {
 		halo := float64(eps) * (1 + 1e-5)
-		be := fn.CPU()
+		be := cpu.Backend()
 		if exact {
-			halo = fn.TileHalo(eps, frame.Extent()) * (1 + 1e-5)
+			halo = cpu.TileHalo(eps, frame.Extent()) * (1 + 1e-5)
 			be = fn.InFrame(be, fn.Frame{Box: frame})
 		}
 		tiles := map[[2]int64][]int32{}
@@ -125,11 +126,11 @@ func checkFrameTiles(t *testing.T, name string, xyz []float32, eps float32, k in
 func TestCPUFrameRefused(t *testing.T) {
 	xyz := []float32{0, 0, 0, 1, 2, 3}
 	f := fn.Box{Max: [3]float32{1, 2, 2.5}}
-	if _, err := fn.InFrame(fn.CPU(), fn.Frame{Box: f}).Build(xyz, 1, fn.BuildOptions{}); err == nil {
+	if _, err := fn.InFrame(cpu.Backend(), fn.Frame{Box: f}).Build(xyz, 1, fn.BuildOptions{}); err == nil {
 		t.Fatal("Build with a frame that leaves a point out: no error")
 	}
 	f.Max[2] = 3
-	if _, err := fn.InFrame(fn.CPU(), fn.Frame{Box: f}).Build(xyz, 1, fn.BuildOptions{}); err != nil {
+	if _, err := fn.InFrame(cpu.Backend(), fn.Frame{Box: f}).Build(xyz, 1, fn.BuildOptions{}); err != nil {
 		t.Fatalf("Build with a frame that holds the points: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package findneighbor_test
+package cpu_test
 
 import (
 	"fmt"
@@ -9,13 +9,14 @@ import (
 	"time"
 
 	fn "github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
 // Benchmarks of the cpu backend on uniform clouds in the unit cube with
 // about 30 and about 250 neighbours per point. Run, on an idle machine:
 //
-//	go test -run '^$' -bench 'CPU/N=1M' -benchtime 3x ./primitives/findneighbor/
+//	go test -run '^$' -bench 'CPU/N=1M' -benchtime 3x ./primitives/findneighbor/cpu/
 //
 // N=10M needs about 1 GiB; docs/findneighbor.md records the results and
 // BenchmarkVsCKDTree the side-by-side comparison with scipy.
@@ -80,7 +81,7 @@ var benchSizes = []struct {
 }{{"1M", 1_000_000}, {"10M", 10_000_000}}
 
 func BenchmarkCPU(b *testing.B) {
-	be := fn.CPU()
+	be := cpu.Backend()
 	for _, sz := range benchSizes {
 		for _, k := range []int{30, 250} {
 			b.Run(fmt.Sprintf("N=%s/k=%d", sz.name, k), func(b *testing.B) {

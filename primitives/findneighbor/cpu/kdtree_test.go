@@ -1,4 +1,4 @@
-package findneighbor
+package cpu
 
 import (
 	"math/rand/v2"
