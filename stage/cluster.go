@@ -56,7 +56,21 @@ func prepareCluster(c Values) (*Job, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	// The local stage is Beam's: a cluster spans the cloud, so its reach
+	// is +Inf (one tile of every point, on one worker); memory, tiles and
+	// out of core keep the tiled components and their exact merge.
+	local := &Local{Columns: []core.Dimension{{Name: core.DimClusterID, Type: core.Int64}}, Halo: math.Inf(1),
+		Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
+			o := o
+			o.Pos, o.Build = in.Pos, in.Build
+			r, err := cluster.Cluster(in.XYZ, in.Backend, o)
+			if err != nil {
+				return nil, nil, err
+			}
+			return []*core.Attribute{core.NewColumn(core.DimClusterID, r.ClusterID)}, constReach(len(r.ClusterID), math.Inf(1)), nil
+		}}
 	return &Job{
+		Local: local,
 		Compute: func(p *Points) (*Result, error) {
 			o := o
 			o.Pos, o.Build, o.TileSize = p.Pos(), p.Build, p.TileSize

@@ -78,9 +78,9 @@ func TestLocalStageOnBeam(t *testing.T) {
 // TestLocalStageRefused checks that a stage not declared local is refused
 // with a usage error before anything runs.
 func TestLocalStageRefused(t *testing.T) {
-	err := pipeline.CheckLocal(pipeline.LocalConfig{Inputs: []string{"a.ply"}, Outputs: []string{"b.ply"}, Step: []string{"cluster"}, TileSize: 10})
+	err := pipeline.CheckLocal(pipeline.LocalConfig{Inputs: []string{"a.ply"}, Outputs: []string{"b.ply"}, Step: []string{"normals", "--knn", "8", "--orient", "consistent"}, TileSize: 10})
 	if _, ok := err.(stage.UsageError); !ok {
-		t.Fatalf("cluster on Beam: %v, want a usage error (not declared local)", err)
+		t.Fatalf("normals --orient consistent on Beam: %v, want a usage error (not declared local)", err)
 	}
 }
 

@@ -62,6 +62,7 @@ func TestPathsOnBeam(t *testing.T) {
 		"neighbors --radius 1.5",
 		"neighbors --radius 1 --knn 6 --dims xy",
 		"neighbors --knn 5",
+		"cluster --tolerance 1.5 --dims xy --min-points 5",
 	} {
 		t.Run(step, func(t *testing.T) {
 			s, words := stage.Lookup(strings.Fields(step))

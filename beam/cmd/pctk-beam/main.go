@@ -11,7 +11,7 @@
 // Each STEP is a stage's words as pctk pipeline takes them ("lof --minpts
 // 20", "dbscan --eps 1 --min-pts 8"): dbscan, and every local stage (one
 // whose values depend on the points within a reach: lof, denoise, ...;
-// every stage but cluster is declared so), run through the stage package's own declaration; several steps run one
+// every stage is, for most of their options), run through the stage package's own declaration; several steps run one
 // after another, each on the previous one's outputs. Without a STEP the
 // flags --eps, --min-pts, --min-cluster-size and --dims make a dbscan step.
 //
