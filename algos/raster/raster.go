@@ -7,6 +7,7 @@ import (
 
 	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 )
 
 // Output is a set of statistics to grid (PDAL's output_type).
@@ -273,7 +274,7 @@ func accumulate(xyz []float32, pos []float64, val func(int32) float64, b findnei
 	if n == 0 {
 		return out, nil
 	}
-	if b.Name() == findneighbor.CPU().Name() {
+	if b.Name() == cpu.Backend().Name() {
 		scatter(n, pos, val, g, ext, radius, power, out)
 		return out, nil
 	}

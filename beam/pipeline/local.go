@@ -12,6 +12,7 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 	"github.com/pctk/pctk/primitives/tile"
 	"github.com/pctk/pctk/stage"
 )
@@ -392,7 +393,7 @@ func (f *localTileFn) ProcessElement(key int64, batches func(*PBatch) bool, st S
 			need = append(need, int32(i))
 		}
 	}
-	rec, reach, err := kernel(t, need, findneighbor.InFrame(findneighbor.CPU(), findneighbor.Frame{Box: fr.box, Points: int(fr.n)}), bo)
+	rec, reach, err := kernel(t, need, findneighbor.InFrame(cpu.Backend(), findneighbor.Frame{Box: fr.box, Points: int(fr.n)}), bo)
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,7 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 	"github.com/pctk/pctk/primitives/tile"
 
 	// The codecs register their formats with pcio.
@@ -479,7 +480,7 @@ func (f *countFn) ProcessElement(key int64, batches func(*Batch) bool, emit func
 		return err
 	}
 	t := gather(key, batches)
-	n, err := dbscan.CountTile(t, findneighbor.CPU(), f.Eps, findneighbor.BuildOptions{})
+	n, err := dbscan.CountTile(t, cpu.Backend(), f.Eps, findneighbor.BuildOptions{})
 	if err != nil {
 		return err
 	}
@@ -537,7 +538,7 @@ func (f *clusterFn) ProcessElement(key int64, batches func(*Batch) bool, counts 
 		}
 		core[i] = v+1 >= f.MinPts
 	}
-	l, err := dbscan.ClusterTile(t, core, findneighbor.CPU(), f.Eps, findneighbor.BuildOptions{})
+	l, err := dbscan.ClusterTile(t, core, cpu.Backend(), f.Eps, findneighbor.BuildOptions{})
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/io/geotiff"
-	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 	"github.com/pctk/pctk/stage"
 	"github.com/urfave/cli/v2"
 )
@@ -270,7 +270,7 @@ func gridBlock(img *geotiff.Image, xyz []float32, pos, values []float64, o raste
 		far := [3]float64{x1 + 2*r + g.Resolution, y1 + 2*r + g.Resolution, 0}
 		bxyz, o.Pos, o.Values = []float32{float32(far[0]), float32(far[1]), 0}, far[:], []float64{0}
 	}
-	res, err := raster.Compute(bxyz, findneighbor.CPU(), o)
+	res, err := raster.Compute(bxyz, cpu.Backend(), o)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
+	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 	"github.com/pctk/pctk/rt/cuda"
 	rt "github.com/pctk/pctk/rt/optix"
 )
@@ -153,7 +154,7 @@ func (b *Backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptio
 		return nil, err
 	}
 	if math.IsInf(float64(eps), 1) {
-		return findneighbor.CPU().Build(xyz, eps, opts)
+		return cpu.Backend().Build(xyz, eps, opts)
 	}
 	e, err := getEngine(b.cfg.Spheres)
 	if err != nil {
