@@ -61,11 +61,13 @@ func (o Options) Validate() error {
 	return findneighbor.CheckMin("cluster", "max_points", o.MaxPoints, 0)
 }
 
-// Reach returns the radius of the candidate pairs the index is asked for
-// on points within the box frame: Tolerance widened by 1e-5 relative and
-// by 1e-6 of the frame's largest coordinate, more than float32 rounding of
-// the coordinates and of the distance can move a pair. A tile's halo must
-// be at least Reach of the whole run's frame (XY; Z uncut): pairs.Reach.
+// Reach returns the distance in float32 coordinates within the box frame
+// that holds every pair closer than Tolerance in float64: Tolerance
+// widened by 1e-5 relative and by 1e-6 of the frame's largest coordinate,
+// more than float32 rounding of the coordinates and of the distance can
+// move a pair (pairs.Reach). Tiles are cut on the float32 coordinates, so
+// a tile's halo must be at least Reach of the whole run's frame (XY; Z
+// uncut).
 func (o Options) Reach(frame findneighbor.Box) float64 {
 	return pairs.Reach(o.tolerance(), frame)
 }
@@ -81,7 +83,9 @@ type Result struct {
 }
 
 // Cluster runs filters.cluster on the points xyz (interleaved x, y, z
-// float32 relative to a local origin) with backend b.
+// float32 relative to a local origin). The links are found on the host in
+// float64 (pairs.Forest) on every backend; b's workers run the tiles of
+// Options.TileSize.
 func Cluster(xyz []float32, b findneighbor.Backend, o Options) (*Result, error) {
 	n, err := findneighbor.CheckPoints("cluster", xyz)
 	if err != nil {
@@ -101,7 +105,7 @@ func Cluster(xyz []float32, b findneighbor.Backend, o Options) (*Result, error) 
 	}
 	m := NewMerge(n)
 	if n > 0 {
-		err := links(xyz, o.Pos, nil, nil, b, o, func(l *dbscan.Links) error { return m.Add(l) })
+		err := links(xyz, o.Pos, nil, o, func(l *dbscan.Links) error { return m.Add(l) })
 		if err != nil {
 			return nil, err
 		}
@@ -110,12 +114,14 @@ func Cluster(xyz []float32, b findneighbor.Backend, o Options) (*Result, error) 
 }
 
 // Tile is the tile kernel of a tiled filters.cluster on the tile t, whose
-// halo is at least o.Reach of the run's frame: it returns the pairs of
-// points of t linked by the tolerance of which one at least is owned, as
-// global ids, for a Merge. pos holds the tile's float64 coordinates in the
-// order of t's points (Options.Pos of the tile; nil: from t.XYZ); o.Pos is
-// ignored.
-func Tile(t *tile.Points, pos []float64, b findneighbor.Backend, o Options) (*dbscan.Links, error) {
+// halo is at least o.Reach of the run's frame: it returns linked pairs of
+// points of t whose components are those of all of t's links (a spanning
+// forest, halo points included), as global ids, for a Merge. Every link
+// of an owned point lies within its tile, so the tiles' forests together
+// join what the whole cloud's links join. pos holds the tile's float64
+// coordinates in the order of t's points (Options.Pos of the tile; nil:
+// from t.XYZ); o.Pos is ignored.
+func Tile(t *tile.Points, pos []float64, o Options) (*dbscan.Links, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -126,7 +132,7 @@ func Tile(t *tile.Points, pos []float64, b findneighbor.Backend, o Options) (*db
 	if t.Len() == 0 {
 		return all, nil
 	}
-	err := links(t.XYZ, pos, t.ID, t.Owned, b, o, func(l *dbscan.Links) error {
+	err := links(t.XYZ, pos, t.ID, o, func(l *dbscan.Links) error {
 		all.Edges = append(all.Edges, l.Edges...)
 		return nil
 	})
@@ -154,7 +160,7 @@ func Tiles(ts tile.Source, n int, b findneighbor.Backend, pos func(t *tile.Point
 				return nil, err
 			}
 		}
-		l, err := Tile(t, p, w, o)
+		l, err := Tile(t, p, o)
 		return []*dbscan.Links{l}, err
 	}, nil)
 	if err != nil {
@@ -189,11 +195,12 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, o Options) (*Result, er
 // them on.
 const flushEdges = 1 << 20
 
-// links hands fn, a part at a time, the pairs (i, j) of the points xyz
-// with i < j at a distance below the tolerance (pairs.Within, in float64
-// from pos or xyz) with owned[i] or owned[j] (owned nil: all), named by id
-// (nil: their index).
-func links(xyz []float32, pos []float64, id []int64, owned []bool, b findneighbor.Backend, o Options, fn func(*dbscan.Links) error) error {
+// links hands fn, a part at a time, linked pairs of the points xyz (in
+// float64 from pos or xyz: pairs.Forest) whose components are those of all
+// the pairs closer than the tolerance, named by id (nil: their index). A
+// tile's pairs between two halo points are kept: they are true links, and
+// the forest may need them to join its owned points.
+func links(xyz []float32, pos []float64, id []int64, o Options, fn func(*dbscan.Links) error) error {
 	name := func(i int) int64 {
 		if id == nil {
 			return int64(i)
@@ -201,10 +208,7 @@ func links(xyz []float32, pos []float64, id []int64, owned []bool, b findneighbo
 		return id[i]
 	}
 	l := &dbscan.Links{}
-	err := pairs.Within(xyz, pos, o.Flat, o.tolerance(), b, o.Build, func(i, j int) error {
-		if owned != nil && !owned[i] && !owned[j] {
-			return nil
-		}
+	err := pairs.Forest(xyz, pos, o.Flat, o.tolerance(), func(i, j int) error {
 		l.Edges = append(l.Edges, name(i), name(j))
 		if len(l.Edges) < 2*flushEdges {
 			return nil

@@ -166,7 +166,7 @@ func tiled(xyz []float32, b findneighbor.Backend, o Options, size float64) (*Res
 				pos = append(pos, o.Pos[3*id:3*id+3]...)
 			}
 		}
-		l, err := Tile(tl, pos, b, o)
+		l, err := Tile(tl, pos, o)
 		if err != nil {
 			return nil, err
 		}

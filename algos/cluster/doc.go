@@ -29,14 +29,13 @@
 //
 // # Exact ties
 //
-// The neighbour index answers ≤ r in float32 local coordinates. Cluster
-// asks it for the pairs within a radius slightly wider than Tolerance (a
-// relative 1e-5 plus a float32 rounding of the largest coordinate:
-// Options.Reach), then keeps a pair only when dx²+dy²(+dz²) < Tolerance²
+// The links are found on the host in float64 on every backend
+// (pairs.Forest): a pair is linked only when dx²+dy²(+dz²) < Tolerance²
 // in float64, from Options.Pos when given (PDAL's own arithmetic on the
 // same coordinates: pairs exactly at the tolerance are not linked) or from
-// the float32 coordinates otherwise. The partition is then the same on
-// every backend.
+// the float32 coordinates otherwise. A float64 grid of side Tolerance/√3
+// orders the tests so that a point costs a few of them, not one per
+// neighbour; every link is a tested pair, so the partition is exact.
 //
 // # Tiles
 //
@@ -44,8 +43,8 @@
 // far away, so there is no per-point Reach for the stage driver. A tiled or
 // out-of-core run uses the exact merge of the tiled DBSCAN
 // (algos/dbscan/tiled.go) instead: Tile on every tile whose halo is at
-// least Options.Reach of the run's frame returns the tile's links (the
-// linked pairs with an owned point), a Merge fed every tile's links in any
+// least Options.Reach of the run's frame returns the tile's links (a
+// spanning forest of its points' links), a Merge fed every tile's links in any
 // order unites them in dbscan's union-find, and Merge.Result numbers the
 // clusters exactly as Cluster does on the whole cloud.
 package cluster

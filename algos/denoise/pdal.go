@@ -71,15 +71,12 @@ func pdalMeans(xyz []float32, pos []float64, b findneighbor.Backend, k int, bo f
 }
 
 // pdalCounts stores in counts the number of other points strictly closer
-// than o.Radius to each point in float64 (pairs.Within, from o.Pos or xyz):
-// PDAL's processRadius counts with KD3Index::radius.
-func pdalCounts(xyz []float32, b findneighbor.Backend, o RadiusOptions, counts []uint32) error {
-	err := pairs.Within(xyz, o.Pos, false, o.Radius, b, o.Build, func(i, j int) error {
-		counts[i]++
-		counts[j]++
-		return nil
-	})
-	if err != nil {
+// than o.Radius to each point in float64 (from o.Pos or xyz), or
+// o.MinNeighbors where there are at least that many (pairs.Counts stops
+// there: the outcome is the same): PDAL's processRadius counts with
+// KD3Index::radius.
+func pdalCounts(xyz []float32, o RadiusOptions, counts []uint32) error {
+	if err := pairs.Counts(xyz, o.Pos, o.Radius, max(o.MinNeighbors, 1), o.Build.Workers, counts); err != nil {
 		return fmt.Errorf("denoise: radius: %w", err)
 	}
 	return nil

@@ -68,7 +68,8 @@ func (o RadiusOptions) Validate() error {
 type RadiusResult struct {
 	// Outlier[i] is true when point i is an outlier.
 	Outlier []bool
-	// Counts[i] is the number of other points within Radius of point i.
+	// Counts[i] is the number of other points within Radius of point i;
+	// under PDAL, at most MinNeighbors (or 1), the count that decides.
 	Counts []uint32
 	// Outliers is the number of points flagged.
 	Outliers int
@@ -100,7 +101,7 @@ func Radius(xyz []float32, b findneighbor.Backend, opts RadiusOptions) (*RadiusR
 		return nil, fmt.Errorf("denoise: %d float64 coordinates for %d points", len(opts.Pos), n)
 	}
 	if opts.Convention == PDAL {
-		if err := pdalCounts(xyz, b, opts, r.Counts); err != nil {
+		if err := pdalCounts(xyz, opts, r.Counts); err != nil {
 			return nil, err
 		}
 		r.Reach = make([]float64, n)

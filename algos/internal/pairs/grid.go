@@ -1,0 +1,372 @@
+package pairs
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// grid bins points, in float64, in cells of side r/√dims, so that every
+// pair closer than r lies in one cell or in two cells less than 3 apart
+// on every axis (√dims < 2). It only orders the search: every pair
+// Forest or Counts relies on is tested in float64 (near), so the cell
+// boundaries' rounding cannot change an answer.
+type grid struct {
+	p     []float64 // the points' coordinates in cell order, 3 a point
+	dims  int
+	r2    float64
+	cells []cell  // sorted by row, then x
+	order []int32 // the points in cell order: cells[c].start ≤ k < cells[c+1].start
+	// rows lists the offsets of the other rows that may hold a cell's
+	// points' neighbours (dz·ny + dy for dz, dy within reach), in
+	// increasing order: those after its row are the positive ones.
+	rows []int64
+}
+
+// cell is one occupied cell: its row (z·ny + y, y offset by reach so that
+// no row offset wraps), its x and the first of its points in order.
+type cell struct {
+	row, x int64
+	start  int32
+}
+
+// before orders cells by row, then x.
+func (c cell) before(row, x int64) bool { return c.row < row || c.row == row && c.x < x }
+
+// reach is the number of cells a neighbour may lie away on an axis.
+const reach = 2
+
+// newGrid bins the points xyz (pos their float64 coordinates, or nil)
+// for pairs strictly closer than r in dims (2: XY, 3) dimensions.
+func newGrid(xyz []float32, pos []float64, dims int, r float64) (*grid, error) {
+	if pos != nil && len(pos) != len(xyz) {
+		return nil, fmt.Errorf("%d float64 coordinates for %d points", len(pos), len(xyz)/3)
+	}
+	at := func(i, a int) float64 {
+		if pos != nil {
+			return pos[3*i+a]
+		}
+		return float64(xyz[3*i+a])
+	}
+	g := &grid{dims: dims, r2: r * r}
+	n := len(xyz) / 3
+	side := r / math.Sqrt(float64(dims))
+	lo := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+	hi := [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+	for i := range n {
+		for a := range dims {
+			lo[a], hi[a] = min(lo[a], at(i, a)), max(hi[a], at(i, a))
+		}
+	}
+	// Cells on each axis, y padded by reach on both sides; a cell's key
+	// is row·nx + x.
+	var span [3]float64
+	for a := range dims {
+		span[a] = math.Floor((hi[a]-lo[a])/side) + 1
+	}
+	nx, ny := span[0], span[1]+2*reach
+	if n > 0 && !(nx*ny*max(span[2], 1) < 1<<63) {
+		return nil, fmt.Errorf("radius %g: too small for the cloud's extent (%g by %g by %g cells)", r, span[0], span[1], span[2])
+	}
+	ks := make([]keyed, n)
+	cellOf := func(i, a int) uint64 { return uint64((at(i, a) - lo[a]) / side) }
+	for i := range n {
+		row := cellOf(i, 1) + reach
+		if dims == 3 {
+			row += cellOf(i, 2) * uint64(ny)
+		}
+		ks[i] = keyed{row*uint64(nx) + cellOf(i, 0), int32(i)}
+	}
+	ks = sortKeyed(ks, uint64(nx*ny*max(span[2], 1)))
+	g.order = make([]int32, n)
+	g.p = make([]float64, 3*n)
+	cells := 0
+	for k, q := range ks {
+		g.order[k] = q.i
+		for a := range dims {
+			g.p[3*k+a] = at(int(q.i), a)
+		}
+		if k == 0 || q.key != ks[k-1].key {
+			cells++
+		}
+	}
+	g.cells = make([]cell, 0, cells+1)
+	for k, q := range ks {
+		if k == 0 || q.key != ks[k-1].key {
+			row, x := q.key/uint64(nx), q.key%uint64(nx)
+			g.cells = append(g.cells, cell{row: int64(row), x: int64(x), start: int32(k)})
+		}
+	}
+	g.cells = append(g.cells, cell{start: int32(n)}) // sentinel
+	lz := 0
+	if dims == 3 {
+		lz = reach
+	}
+	for dz := -lz; dz <= lz; dz++ {
+		for dy := -reach; dy <= reach; dy++ {
+			if dz != 0 || dy != 0 {
+				g.rows = append(g.rows, int64(dz)*int64(ny)+int64(dy))
+			}
+		}
+	}
+	return g, nil
+}
+
+// keyed is a point's index and its cell's key.
+type keyed struct {
+	key uint64
+	i   int32
+}
+
+// sortKeyed sorts ks, whose keys are below space, by key, stably: a
+// least-significant-digit radix sort of 11-bit digits (a 16 KiB count),
+// as many passes as space has digits. It returns the sorted slice (ks or its scratch).
+func sortKeyed(ks []keyed, space uint64) []keyed {
+	tmp := make([]keyed, len(ks))
+	const digit = 11
+	for shift := 0; shift < bits.Len64(space); shift += digit {
+		var at [1 << digit]int
+		for _, k := range ks {
+			at[k.key>>shift&(1<<digit-1)]++
+		}
+		sum := 0
+		for d, c := range at {
+			at[d] = sum
+			sum += c
+		}
+		for _, k := range ks {
+			d := k.key >> shift & (1<<digit - 1)
+			tmp[at[d]] = k
+			at[d]++
+		}
+		ks, tmp = tmp, ks
+	}
+	return ks
+}
+
+// near reports whether the points at k and l in cell order are strictly
+// closer than r in float64: nanoflann's L2_Simple_Adaptor::evalMetric,
+// the squared differences added in axis order from 0, each product
+// rounded (the conversion forbids a fused multiply-add).
+func (g *grid) near(k, l int32) bool {
+	p, q := g.p[3*k:3*k+3], g.p[3*l:3*l+3]
+	d2 := 0.0
+	for a := range g.dims {
+		d := p[a] - q[a]
+		d2 += float64(d * d)
+	}
+	return d2 < g.r2
+}
+
+// span returns the points of cell c, in cell order.
+func (g *grid) span(c int) (from, to int32) { return g.cells[c].start, g.cells[c+1].start }
+
+// around calls fn(c, cells) for every cell c in [from, to), in order,
+// cells listing the occupied cells whose points may be neighbours of c's
+// (less than reach+1 cells apart on every axis): with ahead, only those
+// after c; else all of them, c first. A cursor per row offset, set by a
+// binary search at from, walks the cells once.
+func (g *grid) around(from, to int, ahead bool, fn func(c int, cells []int32)) {
+	m := len(g.cells) - 1
+	rows := g.rows
+	if ahead {
+		rows = rows[len(rows)/2:]
+	}
+	cursor := make([]int, len(rows))
+	var cells []int32
+	for c := from; c < to; c++ {
+		row, x := g.cells[c].row, g.cells[c].x
+		cells = cells[:0]
+		if !ahead {
+			cells = append(cells, int32(c))
+			for d := c - 1; d >= 0 && g.cells[d].row == row && g.cells[d].x >= x-reach; d-- {
+				cells = append(cells, int32(d))
+			}
+		}
+		for d := c + 1; d < m && g.cells[d].row == row && g.cells[d].x <= x+reach; d++ {
+			cells = append(cells, int32(d))
+		}
+		for o, off := range rows {
+			r := row + off
+			d := cursor[o]
+			if c == from {
+				d, _ = slices.BinarySearchFunc(g.cells[:m], cell{row: r, x: x - reach}, func(e, t cell) int {
+					if e.before(t.row, t.x) {
+						return -1
+					}
+					return 1
+				})
+			}
+			for d < m && g.cells[d].before(r, x-reach) {
+				d++
+			}
+			cursor[o] = d
+			for ; d < m && g.cells[d].row == r && g.cells[d].x <= x+reach; d++ {
+				cells = append(cells, int32(d))
+			}
+		}
+		fn(c, cells)
+	}
+}
+
+// Forest calls fn(i, j) for pairs of the points xyz (float32, interleaved;
+// pos their float64 coordinates relative to the same origin, or nil) with
+// dx²+dy²(+dz² unless flat) < r² in float64, enough of them that their
+// connected components are those of all such pairs: at most one pair
+// fewer than the points. fn gets each pair once, i and j in no particular
+// order. An error from fn stops the search.
+//
+// It tests no pair it need not: the points of a cell (side r/√dims) are
+// linked to its first point, and two cells whose points are already one
+// component are not searched; on dense clouds, where a point has hundreds
+// of neighbours, that is a few tests a point.
+func Forest(xyz []float32, pos []float64, flat bool, r float64, fn func(i, j int) error) error {
+	dims := 3
+	if flat {
+		dims = 2
+	}
+	g, err := newGrid(xyz, pos, dims, r)
+	if err != nil {
+		return err
+	}
+	// A union-find over the points in cell order.
+	parent := make([]int32, len(g.order))
+	for k := range parent {
+		parent[k] = int32(k)
+	}
+	find := func(k int32) int32 {
+		for parent[k] != k {
+			parent[k] = parent[parent[k]]
+			k = parent[k]
+		}
+		return k
+	}
+	var ferr error
+	link := func(k, l int32) {
+		rk, rl := find(k), find(l)
+		if rk == rl {
+			return
+		}
+		parent[max(rk, rl)] = min(rk, rl)
+		if ferr == nil {
+			ferr = fn(int(g.order[k]), int(g.order[l]))
+		}
+	}
+	// pairwise links the points of [from, to) with those of [from2, to2)
+	// wherever they are not yet one component.
+	pairwise := func(from, to, from2, to2 int32) {
+		for k := from; k < to; k++ {
+			for l := max(from2, k+1); l < to2; l++ {
+				if find(k) != find(l) && g.near(k, l) {
+					link(k, l)
+				}
+			}
+		}
+	}
+	m := len(g.cells) - 1
+	// whole[c]: every point of cell c is linked to its first one (always,
+	// but for rounding at the cell's corners, when it is searched pair by
+	// pair).
+	whole := make([]bool, m)
+	for c := range m {
+		from, to := g.span(c)
+		whole[c] = true
+		for k := from + 1; k < to; k++ {
+			if g.near(from, k) {
+				link(from, k)
+			} else {
+				whole[c] = false
+			}
+		}
+		if !whole[c] {
+			pairwise(from, to, from, to)
+		}
+	}
+	g.around(0, m, true, func(c int, cells []int32) {
+		for _, d := range cells {
+			if ferr != nil {
+				return
+			}
+			from, to := g.span(c)
+			from2, to2 := g.span(int(d))
+			if !whole[c] || !whole[d] {
+				pairwise(from, to, from2, to2)
+				continue
+			}
+			// One pair joins the two components, if any does.
+			if find(from) == find(from2) {
+				continue
+			}
+		search:
+			for k := from; k < to; k++ {
+				for l := from2; l < to2; l++ {
+					if g.near(k, l) {
+						link(k, l)
+						break search
+					}
+				}
+			}
+		}
+	})
+	return ferr
+}
+
+// Counts stores in counts, for every point of xyz (float32, interleaved;
+// pos their float64 coordinates relative to the same origin, or nil), the
+// number of other points with dx²+dy²+dz² < r² in float64, or limit where
+// there are at least limit (limit ≤ 0: no limit). It works on workers
+// goroutines (0: GOMAXPROCS), each point searching its own cell first and
+// stopping at limit.
+func Counts(xyz []float32, pos []float64, r float64, limit, workers int, counts []uint32) error {
+	if len(counts) != len(xyz)/3 {
+		return fmt.Errorf("%d counts for %d points", len(counts), len(xyz)/3)
+	}
+	g, err := newGrid(xyz, pos, 3, r)
+	if err != nil {
+		return err
+	}
+	if limit <= 0 {
+		limit = math.MaxUint32
+	}
+	m := len(g.cells) - 1
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	const chunk = 1024
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				first := int(next.Add(chunk)) - chunk
+				if first >= m {
+					return
+				}
+				g.around(first, min(first+chunk, m), false, func(c int, cells []int32) {
+					from, to := g.span(c)
+					for k := from; k < to; k++ {
+						n := 0
+					search:
+						for _, d := range cells {
+							from2, to2 := g.span(int(d))
+							for l := from2; l < to2; l++ {
+								if l != k && g.near(k, l) {
+									if n++; n == limit {
+										break search
+									}
+								}
+							}
+						}
+						counts[g.order[k]] = uint32(n)
+					}
+				})
+			}
+		})
+	}
+	wg.Wait()
+	return nil
+}
