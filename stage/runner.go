@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pctk/pctk/internal/par"
 	"io"
 	"math"
 	"os"
@@ -166,32 +167,29 @@ func (p *Points) Pos() []float64 {
 	if p.pos != nil || p.Len() == 0 {
 		return p.pos
 	}
-	pos := make([]float64, 3*p.Len())
-	c := p.Cloud
-	for k := range p.Len() {
-		i := p.cloudIndex(k)
-		pos[3*k], pos[3*k+1] = c.X[i]-p.Origin[0], c.Y[i]-p.Origin[1]
-		if !p.Flat {
-			pos[3*k+2] = c.Z[i] - p.Origin[2]
-		}
-	}
-	p.pos = pos
-	return pos
+	p.pos = p.coords(p.Origin)
+	return p.pos
 }
 
 // abs returns the absolute float64 coordinates of the points that take
 // part, as read (interleaved x, y, z; z 0 with --dims xy).
-func (p *Points) abs() []float64 {
-	abs := make([]float64, 3*p.Len())
+func (p *Points) abs() []float64 { return p.coords([3]float64{}) }
+
+// coords returns the float64 coordinates of the points that take part
+// less origin (interleaved x, y, z; z 0 with --dims xy), on all cores.
+func (p *Points) coords(origin [3]float64) []float64 {
+	out := make([]float64, 3*p.Len())
 	c := p.Cloud
-	for k := range p.Len() {
-		i := p.cloudIndex(k)
-		abs[3*k], abs[3*k+1] = c.X[i], c.Y[i]
-		if !p.Flat {
-			abs[3*k+2] = c.Z[i]
+	par.For(par.Ranges(p.Len(), par.Grain), func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			i := p.cloudIndex(k)
+			out[3*k], out[3*k+1] = c.X[i]-origin[0], c.Y[i]-origin[1]
+			if !p.Flat {
+				out[3*k+2] = c.Z[i] - origin[2]
+			}
 		}
-	}
-	return abs
+	})
+	return out
 }
 
 // ScatterFlags returns per-point flags of the taking-part points (sub, one per

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pctk/pctk/algos/internal/cellsort"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -127,30 +129,26 @@ func ELM(xyz []float32, class []uint8, o Options) (*Result, error) {
 			org[0], org[1] = min(org[0], at(i, 0)), min(org[1], at(i, 1))
 		}
 	}
-	type cell struct{ c, r uint64 }
-	cells := make([]cell, n)
+	// Each point's cell, as int64s in the order of the uint64 cells.
+	cells := make([][3]int64, n)
 	for i := range n {
 		dx, dy := at(i, 0)-org[0], at(i, 1)-org[1]
 		if !(dx >= 0 && dy >= 0) {
 			return nil, fmt.Errorf("elm: point %d (%g, %g) lies below the origin (%g, %g)", i, at(i, 0), at(i, 1), org[0], org[1])
 		}
-		cells[i] = cell{CellOf(dx, o.Cell), CellOf(dy, o.Cell)}
-		r.Reach[i] = math.Hypot(reach(dx, cells[i].c, o.Cell), reach(dy, cells[i].r, o.Cell))
+		c, rw := CellOf(dx, o.Cell), CellOf(dy, o.Cell)
+		cells[i] = [3]int64{int64(c ^ 1<<63), int64(rw ^ 1<<63), 0}
+		r.Reach[i] = math.Hypot(reach(dx, c, o.Cell), reach(dy, rw, o.Cell))
 	}
-	order := make([]int32, n)
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		ca, cb := cells[a], cells[b]
-		return cmp.Or(cmp.Compare(ca.c, cb.c), cmp.Compare(ca.r, cb.r),
-			cmp.Compare(at(int(a), 2), at(int(b), 2)), cmp.Compare(a, b))
+	// The points by cell, then height, then index.
+	order, starts := cellsort.Order(cells)
+	par.Each(len(starts)-1, func(c int) {
+		slices.SortFunc(order[starts[c]:starts[c+1]], func(a, b int32) int {
+			return cmp.Or(cmp.Compare(at(int(a), 2), at(int(b), 2)), cmp.Compare(a, b))
+		})
 	})
-	for s := 0; s < n; {
-		e := s + 1
-		for e < n && cells[order[e]] == cells[order[s]] {
-			e++
-		}
+	for c := range len(starts) - 1 {
+		s, e := int(starts[c]), int(starts[c+1])
 		// ELMFilter::filter: from the lowest point up, while the next is
 		// not within the threshold, the lower one is low.
 		for k := s; k+1 < e; k++ {
@@ -162,7 +160,6 @@ func ELM(xyz []float32, class []uint8, o Options) (*Result, error) {
 			r.Classification[i] = o.Class
 			r.Count++
 		}
-		s = e
 	}
 	return r, nil
 }

@@ -1,12 +1,11 @@
 package voxel
 
 import (
-	"cmp"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
+	"github.com/pctk/pctk/algos/internal/cellsort"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -105,13 +104,17 @@ type grid struct {
 	cell   float64
 	origin [3]float64
 	pos    func(i, a int) float64
-	key    [][3]int64
-	// order lists the points by voxel key (row, column, depth: PDAL's
-	// tuple order), then index; starts holds the first position of each
-	// voxel in order, and len(order) last.
+	// key holds each point's voxel as (row, column, depth): y, x, z,
+	// PDAL's tuple order.
+	key [][3]int64
+	// order lists the points by key, then index; starts holds the first
+	// position of each voxel in order, and len(order) last.
 	order  []int32
-	starts []int
+	starts []int32
 }
+
+// keyAxis is the position of each axis (x, y, z) in a key.
+var keyAxis = [3]int{1, 0, 2}
 
 // rule is a filter's PDAL corner rule, from the points' coordinates.
 type rule func(n int, pos func(i, a int) float64, cell float64) [3]float64
@@ -155,27 +158,14 @@ func newGrid(op string, xyz []float32, o Options, def float64, corner rule, r *R
 			if math.IsNaN(v) || math.Abs(v) > 1<<62 {
 				return nil, fmt.Errorf("%s: point %d: coordinate %g is off the grid (corner %g, cell %g)", op, i, g.pos(i, a), g.origin[a], g.cell)
 			}
-			g.key[i][a] = int64(v)
+			g.key[i][keyAxis[a]] = int64(v)
 			// The voxel spans [v·cell, (v+1)·cell) of d, to rounding.
 			e := max(d-v*g.cell, (v+1)*g.cell-d) + 1e-9*(g.cell+math.Abs(d))
 			reach += e * e
 		}
 		r.Reach[i] = math.Sqrt(reach)
 	}
-	g.order = make([]int32, n)
-	for i := range g.order {
-		g.order[i] = int32(i)
-	}
-	slices.SortFunc(g.order, func(a, b int32) int {
-		ka, kb := &g.key[a], &g.key[b]
-		return cmp.Or(cmp.Compare(ka[1], kb[1]), cmp.Compare(ka[0], kb[0]), cmp.Compare(ka[2], kb[2]), cmp.Compare(a, b))
-	})
-	for s := range n {
-		if s == 0 || g.key[g.order[s]] != g.key[g.order[s-1]] {
-			g.starts = append(g.starts, s)
-		}
-	}
-	g.starts = append(g.starts, n)
+	g.order, g.starts = cellsort.Order(g.key)
 	return g, nil
 }
 
@@ -190,7 +180,7 @@ func (g *grid) voxels(fn func(pts []int32)) {
 // centre returns the centre of point i's voxel on axis a: corner + (v +
 // 0.5)·cell, as all three filters compute it.
 func (g *grid) centre(i, a int) float64 {
-	return g.origin[a] + float64((float64(g.key[i][a])+0.5)*g.cell) // no fused multiply-add
+	return g.origin[a] + float64((float64(g.key[i][keyAxis[a]])+0.5)*g.cell) // no fused multiply-add
 }
 
 // dist2 returns the squared distance from point i to c in PDAL's order of

@@ -3,11 +3,12 @@ package pairs
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/pctk/pctk/algos/internal/cellsort"
 )
 
 // grid bins points, in float64, in cells of side r/√dims, so that every
@@ -62,44 +63,35 @@ func newGrid(xyz []float32, pos []float64, dims int, r float64) (*grid, error) {
 			lo[a], hi[a] = min(lo[a], at(i, a)), max(hi[a], at(i, a))
 		}
 	}
-	// Cells on each axis, y padded by reach on both sides; a cell's key
-	// is row·nx + x.
+	// Cells on each axis, y padded by reach on both sides.
 	var span [3]float64
 	for a := range dims {
 		span[a] = math.Floor((hi[a]-lo[a])/side) + 1
 	}
-	nx, ny := span[0], span[1]+2*reach
-	if n > 0 && !(nx*ny*max(span[2], 1) < 1<<63) {
+	ny := span[1] + 2*reach
+	if n > 0 && !(span[0] < 1<<62 && ny*max(span[2], 1) < 1<<62) {
 		return nil, fmt.Errorf("radius %g: too small for the cloud's extent (%g by %g by %g cells)", r, span[0], span[1], span[2])
 	}
-	ks := make([]keyed, n)
-	cellOf := func(i, a int) uint64 { return uint64((at(i, a) - lo[a]) / side) }
+	keys := make([][3]int64, n)
+	cellOf := func(i, a int) int64 { return int64((at(i, a) - lo[a]) / side) }
 	for i := range n {
-		row := cellOf(i, 1) + reach
+		keys[i] = [3]int64{0, cellOf(i, 1), cellOf(i, 0)}
 		if dims == 3 {
-			row += cellOf(i, 2) * uint64(ny)
+			keys[i][0] = cellOf(i, 2)
 		}
-		ks[i] = keyed{row*uint64(nx) + cellOf(i, 0), int32(i)}
 	}
-	ks = sortKeyed(ks, uint64(nx*ny*max(span[2], 1)))
-	g.order = make([]int32, n)
+	order, starts := cellsort.Order(keys)
+	g.order = order
 	g.p = make([]float64, 3*n)
-	cells := 0
-	for k, q := range ks {
-		g.order[k] = q.i
+	for k, i := range order {
 		for a := range dims {
-			g.p[3*k+a] = at(int(q.i), a)
-		}
-		if k == 0 || q.key != ks[k-1].key {
-			cells++
+			g.p[3*k+a] = at(int(i), a)
 		}
 	}
-	g.cells = make([]cell, 0, cells+1)
-	for k, q := range ks {
-		if k == 0 || q.key != ks[k-1].key {
-			row, x := q.key/uint64(nx), q.key%uint64(nx)
-			g.cells = append(g.cells, cell{row: int64(row), x: int64(x), start: int32(k)})
-		}
+	g.cells = make([]cell, 0, len(starts))
+	for _, k := range starts[:len(starts)-1] {
+		key := keys[order[k]]
+		g.cells = append(g.cells, cell{row: key[0]*int64(ny) + key[1] + reach, x: key[2], start: k})
 	}
 	g.cells = append(g.cells, cell{start: int32(n)}) // sentinel
 	lz := 0
@@ -114,38 +106,6 @@ func newGrid(xyz []float32, pos []float64, dims int, r float64) (*grid, error) {
 		}
 	}
 	return g, nil
-}
-
-// keyed is a point's index and its cell's key.
-type keyed struct {
-	key uint64
-	i   int32
-}
-
-// sortKeyed sorts ks, whose keys are below space, by key, stably: a
-// least-significant-digit radix sort of 11-bit digits (a 16 KiB count),
-// as many passes as space has digits. It returns the sorted slice (ks or its scratch).
-func sortKeyed(ks []keyed, space uint64) []keyed {
-	tmp := make([]keyed, len(ks))
-	const digit = 11
-	for shift := 0; shift < bits.Len64(space); shift += digit {
-		var at [1 << digit]int
-		for _, k := range ks {
-			at[k.key>>shift&(1<<digit-1)]++
-		}
-		sum := 0
-		for d, c := range at {
-			at[d] = sum
-			sum += c
-		}
-		for _, k := range ks {
-			d := k.key >> shift & (1<<digit - 1)
-			tmp[at[d]] = k
-			at[d]++
-		}
-		ks, tmp = tmp, ks
-	}
-	return ks
 }
 
 // near reports whether the points at k and l in cell order are strictly
