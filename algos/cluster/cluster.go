@@ -208,7 +208,7 @@ func links(xyz []float32, pos []float64, id []int64, o Options, fn func(*dbscan.
 		return id[i]
 	}
 	l := &dbscan.Links{}
-	err := pairs.Forest(xyz, pos, o.Flat, o.tolerance(), func(i, j int) error {
+	err := pairs.Forest(xyz, pos, o.Flat, o.tolerance(), o.Build.Workers, func(i, j int) error {
 		l.Edges = append(l.Edges, name(i), name(j))
 		if len(l.Edges) < 2*flushEdges {
 			return nil

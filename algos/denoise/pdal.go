@@ -6,6 +6,7 @@ import (
 
 	"github.com/pctk/pctk/algos/internal/knn"
 	"github.com/pctk/pctk/algos/internal/pairs"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -42,30 +43,37 @@ func pdalMeans(xyz []float32, pos []float64, b findneighbor.Backend, k int, bo f
 	// slack bounds the difference between a float32 distance and the
 	// float64 one of the same pair (as pairs.Reach widens a radius).
 	slack := pairs.Reach(0, findneighbor.BoxOf(xyz))
-	d := make([]float64, kk)
-	for i := range n {
-		d = d[:0]
-		for _, j := range idx[i*kk : (i+1)*kk] {
-			if j < 0 {
-				continue
+	rs := par.Ranges(n, 1<<12)
+	ties := make([]int, len(rs))
+	par.For(rs, func(w, lo, hi int) {
+		d := make([]float64, kk)
+		for i := lo; i < hi; i++ {
+			d = d[:0]
+			for _, j := range idx[i*kk : (i+1)*kk] {
+				if j < 0 {
+					continue
+				}
+				d = append(d, knn.Dist(pos, int32(i), j))
 			}
-			d = append(d, knn.Dist(pos, int32(i), j))
-		}
-		slices.Sort(d)
-		mean := 0.0
-		for j := 1; j <= k; j++ {
-			v := 0.0
-			if j <= len(d) {
-				v = d[j-1]
+			slices.Sort(d)
+			mean := 0.0
+			for j := 1; j <= k; j++ {
+				v := 0.0
+				if j <= len(d) {
+					v = d[j-1]
+				}
+				mean += (v - mean) / float64(j)
 			}
-			mean += (v - mean) / float64(j)
+			r.MeanDist[i] = mean
+			far := float64(dist[(i+1)*kk-1])
+			r.Reach[i] = far
+			if kk < n-1 && k <= len(d) && far*(1-1e-5)-slack < d[k-1] {
+				ties[w]++
+			}
 		}
-		r.MeanDist[i] = mean
-		far := float64(dist[(i+1)*kk-1])
-		r.Reach[i] = far
-		if kk < n-1 && k <= len(d) && far*(1-1e-5)-slack < d[k-1] {
-			r.NearTies++
-		}
+	})
+	for _, t := range ties {
+		r.NearTies += t
 	}
 	return nil
 }

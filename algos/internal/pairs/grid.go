@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pctk/pctk/algos/internal/cellsort"
+	"github.com/pctk/pctk/internal/par"
 )
 
 // grid bins points, in float64, in cells of side r/√dims, so that every
@@ -56,11 +57,22 @@ func newGrid(xyz []float32, pos []float64, dims int, r float64) (*grid, error) {
 	g := &grid{dims: dims, r2: r * r}
 	n := len(xyz) / 3
 	side := r / math.Sqrt(float64(dims))
-	lo := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
-	hi := [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
-	for i := range n {
+	rs := par.Ranges(n, par.Grain)
+	los, his := make([][3]float64, len(rs)), make([][3]float64, len(rs))
+	par.For(rs, func(w, from, to int) {
+		lo := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+		hi := [3]float64{math.Inf(-1), math.Inf(-1), math.Inf(-1)}
+		for i := from; i < to; i++ {
+			for a := range dims {
+				lo[a], hi[a] = min(lo[a], at(i, a)), max(hi[a], at(i, a))
+			}
+		}
+		los[w], his[w] = lo, hi
+	})
+	lo, hi := los[0], his[0]
+	for w := range rs {
 		for a := range dims {
-			lo[a], hi[a] = min(lo[a], at(i, a)), max(hi[a], at(i, a))
+			lo[a], hi[a] = min(lo[a], los[w][a]), max(hi[a], his[w][a])
 		}
 	}
 	// Cells on each axis, y padded by reach on both sides.
@@ -74,20 +86,24 @@ func newGrid(xyz []float32, pos []float64, dims int, r float64) (*grid, error) {
 	}
 	keys := make([][3]int64, n)
 	cellOf := func(i, a int) int64 { return int64((at(i, a) - lo[a]) / side) }
-	for i := range n {
-		keys[i] = [3]int64{0, cellOf(i, 1), cellOf(i, 0)}
-		if dims == 3 {
-			keys[i][0] = cellOf(i, 2)
+	par.For(rs, func(_, from, to int) {
+		for i := from; i < to; i++ {
+			keys[i] = [3]int64{0, cellOf(i, 1), cellOf(i, 0)}
+			if dims == 3 {
+				keys[i][0] = cellOf(i, 2)
+			}
 		}
-	}
+	})
 	order, starts := cellsort.Order(keys)
 	g.order = order
 	g.p = make([]float64, 3*n)
-	for k, i := range order {
-		for a := range dims {
-			g.p[3*k+a] = at(int(i), a)
+	par.For(rs, func(_, from, to int) {
+		for k := from; k < to; k++ {
+			for a := range dims {
+				g.p[3*k+a] = at(int(order[k]), a)
+			}
 		}
-	}
+	})
 	g.cells = make([]cell, 0, len(starts))
 	for _, k := range starts[:len(starts)-1] {
 		key := keys[order[k]]
@@ -178,13 +194,15 @@ func (g *grid) around(from, to int, ahead bool, fn func(c int, cells []int32)) {
 // dx²+dy²(+dz² unless flat) < r² in float64, enough of them that their
 // connected components are those of all such pairs: at most one pair
 // fewer than the points. fn gets each pair once, i and j in no particular
-// order. An error from fn stops the search.
+// order (which pairs of a component it gets may change from run to run;
+// the components do not). An error from fn stops the calls.
 //
 // It tests no pair it need not: the points of a cell (side r/√dims) are
 // linked to its first point, and two cells whose points are already one
 // component are not searched; on dense clouds, where a point has hundreds
-// of neighbours, that is a few tests a point.
-func Forest(xyz []float32, pos []float64, flat bool, r float64, fn func(i, j int) error) error {
+// of neighbours, that is a few tests a point. It works on workers
+// goroutines (0: GOMAXPROCS) over a lock-free union-find.
+func Forest(xyz []float32, pos []float64, flat bool, r float64, workers int, fn func(i, j int) error) error {
 	dims := 3
 	if flat {
 		dims = 2
@@ -193,86 +211,145 @@ func Forest(xyz []float32, pos []float64, flat bool, r float64, fn func(i, j int
 	if err != nil {
 		return err
 	}
-	// A union-find over the points in cell order.
-	parent := make([]int32, len(g.order))
-	for k := range parent {
-		parent[k] = int32(k)
-	}
-	find := func(k int32) int32 {
-		for parent[k] != k {
-			parent[k] = parent[parent[k]]
-			k = parent[k]
-		}
-		return k
-	}
-	var ferr error
-	link := func(k, l int32) {
-		rk, rl := find(k), find(l)
-		if rk == rl {
-			return
-		}
-		parent[max(rk, rl)] = min(rk, rl)
-		if ferr == nil {
-			ferr = fn(int(g.order[k]), int(g.order[l]))
-		}
-	}
-	// pairwise links the points of [from, to) with those of [from2, to2)
-	// wherever they are not yet one component.
-	pairwise := func(from, to, from2, to2 int32) {
-		for k := from; k < to; k++ {
-			for l := max(from2, k+1); l < to2; l++ {
-				if find(k) != find(l) && g.near(k, l) {
-					link(k, l)
-				}
-			}
-		}
-	}
+	u := newUnionFind(len(g.order))
 	m := len(g.cells) - 1
 	// whole[c]: every point of cell c is linked to its first one (always,
 	// but for rounding at the cell's corners, when it is searched pair by
 	// pair).
 	whole := make([]bool, m)
-	for c := range m {
-		from, to := g.span(c)
-		whole[c] = true
-		for k := from + 1; k < to; k++ {
-			if g.near(from, k) {
-				link(from, k)
-			} else {
-				whole[c] = false
-			}
-		}
-		if !whole[c] {
-			pairwise(from, to, from, to)
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	// links[w] holds the pairs worker w linked (in cell order).
+	links := make([][]int32, workers)
+	link := func(w int, k, l int32) {
+		if u.union(k, l) {
+			links[w] = append(links[w], k, l)
 		}
 	}
-	g.around(0, m, true, func(c int, cells []int32) {
-		for _, d := range cells {
-			if ferr != nil {
-				return
-			}
-			from, to := g.span(c)
-			from2, to2 := g.span(int(d))
-			if !whole[c] || !whole[d] {
-				pairwise(from, to, from2, to2)
-				continue
-			}
-			// One pair joins the two components, if any does.
-			if find(from) == find(from2) {
-				continue
-			}
-		search:
-			for k := from; k < to; k++ {
-				for l := from2; l < to2; l++ {
-					if g.near(k, l) {
-						link(k, l)
-						break search
-					}
+	// pairwise links the points of [from, to) with those of [from2, to2)
+	// wherever they are not yet one component.
+	pairwise := func(w int, from, to, from2, to2 int32) {
+		for k := from; k < to; k++ {
+			for l := max(from2, k+1); l < to2; l++ {
+				if u.find(k) != u.find(l) && g.near(k, l) {
+					link(w, k, l)
 				}
 			}
 		}
+	}
+	// First every cell on its own (cells share no point), then the pairs
+	// of cells.
+	eachChunk(m, workers, func(w, first, last int) {
+		for c := first; c < last; c++ {
+			from, to := g.span(c)
+			whole[c] = true
+			for k := from + 1; k < to; k++ {
+				if g.near(from, k) {
+					link(w, from, k)
+				} else {
+					whole[c] = false
+				}
+			}
+			if !whole[c] {
+				pairwise(w, from, to, from, to)
+			}
+		}
 	})
-	return ferr
+	eachChunk(m, workers, func(w, first, last int) {
+		g.around(first, last, true, func(c int, cells []int32) {
+			from, to := g.span(c)
+			for _, d := range cells {
+				from2, to2 := g.span(int(d))
+				if !whole[c] || !whole[d] {
+					pairwise(w, from, to, from2, to2)
+					continue
+				}
+				// One pair joins the two components, if any does.
+				if u.find(from) == u.find(from2) {
+					continue
+				}
+			search:
+				for k := from; k < to; k++ {
+					for l := from2; l < to2; l++ {
+						if g.near(k, l) {
+							link(w, k, l)
+							break search
+						}
+					}
+				}
+			}
+		})
+	})
+	for _, ls := range links {
+		for e := 0; e < len(ls); e += 2 {
+			if err := fn(int(g.order[ls[e]]), int(g.order[ls[e+1]])); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// eachChunk calls fn(w, first, last) for consecutive chunks of [0, m)
+// (about 8 a worker, 16 to 1024 cells) on workers goroutines, w the
+// worker.
+func eachChunk(m, workers int, fn func(w, first, last int)) {
+	chunk := min(max(m/(8*workers), 16), 1024)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for {
+				first := int(next.Add(int64(chunk))) - chunk
+				if first >= m {
+					return
+				}
+				fn(w, first, min(first+chunk, m))
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// unionFind is a union-find that goroutines may share: a root links under
+// the smaller root by compare-and-swap, finds halve paths as they go.
+type unionFind []int32
+
+func newUnionFind(n int) unionFind {
+	u := make(unionFind, n)
+	for k := range u {
+		u[k] = int32(k)
+	}
+	return u
+}
+
+func (u unionFind) find(k int32) int32 {
+	for {
+		p := atomic.LoadInt32(&u[k])
+		if p == k {
+			return k
+		}
+		gp := atomic.LoadInt32(&u[p])
+		if gp != p {
+			atomic.CompareAndSwapInt32(&u[k], p, gp)
+		}
+		k = gp
+	}
+}
+
+// union joins the sets of k and l and reports whether they were apart.
+func (u unionFind) union(k, l int32) bool {
+	for {
+		rk, rl := u.find(k), u.find(l)
+		if rk == rl {
+			return false
+		}
+		lo, hi := min(rk, rl), max(rk, rl)
+		if atomic.CompareAndSwapInt32(&u[hi], hi, lo) {
+			return true
+		}
+	}
 }
 
 // Counts stores in counts, for every point of xyz (float32, interleaved;
@@ -296,37 +373,25 @@ func Counts(xyz []float32, pos []float64, r float64, limit, workers int, counts 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	const chunk = 1024
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				first := int(next.Add(chunk)) - chunk
-				if first >= m {
-					return
-				}
-				g.around(first, min(first+chunk, m), false, func(c int, cells []int32) {
-					from, to := g.span(c)
-					for k := from; k < to; k++ {
-						n := 0
-					search:
-						for _, d := range cells {
-							from2, to2 := g.span(int(d))
-							for l := from2; l < to2; l++ {
-								if l != k && g.near(k, l) {
-									if n++; n == limit {
-										break search
-									}
-								}
+	eachChunk(m, workers, func(_, first, last int) {
+		g.around(first, last, false, func(c int, cells []int32) {
+			from, to := g.span(c)
+			for k := from; k < to; k++ {
+				n := 0
+			search:
+				for _, d := range cells {
+					from2, to2 := g.span(int(d))
+					for l := from2; l < to2; l++ {
+						if l != k && g.near(k, l) {
+							if n++; n == limit {
+								break search
 							}
 						}
-						counts[g.order[k]] = uint32(n)
 					}
-				})
+				}
+				counts[g.order[k]] = uint32(n)
 			}
 		})
-	}
-	wg.Wait()
+	})
 	return nil
 }

@@ -99,7 +99,7 @@ func TestForest(t *testing.T) {
 					}
 				}
 				var got [][2]int
-				err := Forest(c.xyz, c.pos, flat, r, func(i, j int) error {
+				err := Forest(c.xyz, c.pos, flat, r, 2, func(i, j int) error {
 					if !near(c, dims, i, j, r) {
 						t.Errorf("%s: pair %d, %d is not closer than r", name, i, j)
 					}
@@ -165,17 +165,17 @@ func TestCounts(t *testing.T) {
 // extent's cells to be numbered.
 func TestGridErrors(t *testing.T) {
 	xyz := []float32{0, 0, 0, 1, 1, 1}
-	if err := Forest(xyz, []float64{0}, false, 1, nil); err == nil {
+	if err := Forest(xyz, []float64{0}, false, 1, 0, nil); err == nil {
 		t.Error("Forest: short pos accepted")
 	}
 	if err := Counts(xyz, nil, 1, 0, 1, make([]uint32, 1)); err == nil {
 		t.Error("Counts: short counts accepted")
 	}
 	far := []float64{0, 0, 0, 1e12, 1e12, 1e12}
-	if err := Forest(xyz, far, false, 1e-9, func(int, int) error { return nil }); err == nil {
+	if err := Forest(xyz, far, false, 1e-9, 0, func(int, int) error { return nil }); err == nil {
 		t.Error("Forest: 1e21 cells on every axis accepted")
 	}
-	if err := Forest(xyz, []float64{0, 0, 0, 1, 0, math.Inf(1)}, false, 1, func(int, int) error { return nil }); err == nil {
+	if err := Forest(xyz, []float64{0, 0, 0, 1, 0, math.Inf(1)}, false, 1, 0, func(int, int) error { return nil }); err == nil {
 		t.Error("Forest: an infinite coordinate accepted")
 	}
 }
