@@ -44,6 +44,7 @@ func init() {
 			&cli.BoolFlag{Name: "json", Usage: "print results as JSON"},
 			flagOf(stage.SalvageOption),
 			&cli.StringFlag{Name: "cpuprofile", Usage: "with --e2e: write a CPU profile of the runs to `FILE` (go tool pprof)"},
+			&cli.BoolFlag{Name: "pdal", Usage: "run PDAL's stages that pctk mirrors (or those --ops names: lof, cluster, smrf, ...) on FILEs (LAS, LAZ) with PDAL's `pdal pipeline` and with `pctk pipeline --file`, whole processes alternated --repeat times, and compare their outputs (with --markdown FILE)"},
 			&cli.BoolFlag{Name: "e2e", Usage: "time whole `pctk dbscan` commands on FILE (--eps, --min-pts, --backends, --repeat) split into start-up, read, upload, build, query, download, write, next to `pctk convert` of FILE"},
 		}, benchPeerFlags...),
 		Action: runBench,
@@ -63,6 +64,9 @@ type benchRow struct {
 func runBench(c *cli.Context) error {
 	if c.Bool("peers") {
 		return runBenchPeers(c)
+	}
+	if c.Bool("pdal") {
+		return runBenchPDAL(c)
 	}
 	names := strings.Split(c.String("backends"), ",")
 	for _, name := range names {

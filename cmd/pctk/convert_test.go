@@ -21,7 +21,12 @@ func TestMain(m *testing.M) {
 		scratch.HandleSignals()
 		poolForTests()
 		leftoverBatchForTests()
-		scratch.Exit(run(os.Args[1:]))
+		args := os.Args[1:]
+		if len(args) == 0 || args[0] != "pctk" {
+			// Run as the pctk executable itself (bench --pdal's children).
+			args = append([]string{"pctk"}, args...)
+		}
+		scratch.Exit(run(args))
 	}
 	os.Exit(m.Run())
 }

@@ -337,6 +337,9 @@ type ToolRun struct {
 	Output []byte
 }
 
+// Run runs exe with args and times the whole process.
+func Run(exe string, args ...string) (ToolRun, error) { return runTool(exe, args, nil, nil, 0) }
+
 // runTool runs exe with args and extracts the tool's own timing with re
 // (its first group, in units of scale seconds).
 func runTool(exe string, args []string, env []string, re *regexp.Regexp, scale float64) (ToolRun, error) {
