@@ -88,7 +88,7 @@ func prepareCluster(c Values) (*Job, error) {
 			o := o
 			o.Build = s.Build
 			r, err := cluster.Tiles(s.Store.Source(), int(s.N), s.Backend, func(t *tile.Points) ([]float64, error) {
-				pos, _, err := s.Positions(t.ID)
+				pos, _, _, err := s.Positions(t.ID)
 				return pos, err
 			}, o)
 			if err != nil {

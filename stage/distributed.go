@@ -48,10 +48,16 @@ func ParseLocalStep(words []string) (*LocalStep, error) {
 }
 
 // Kernel returns the stage's tile kernel in the run's frame of origin
-// origin, its points bounded by min and max (absolute); inputs gives the float64 coordinates of a tile's points
-// (Points.Pos) and their values of the dimensions Reads names.
-func (l *LocalStep) Kernel(origin, min, max [3]float64, inputs func(t *tile.Points) ([]float64, [][]float64, error)) tile.LocalKernel {
-	return l.kernel(LocalInput{Origin: origin, Min: min, Max: max}, relative(inputs))
+// origin, its points bounded by min and max, first its first point (all
+// absolute, as read); inputs gives the
+// absolute float64 coordinates of a tile's points as read (z 0 with
+// --dims xy; nil for a stage that reads XYZ only) and their values of the
+// dimensions Reads names.
+func (l *LocalStep) Kernel(origin, min, max, first [3]float64, inputs func(t *tile.Points) ([]float64, [][]float64, error)) tile.LocalKernel {
+	return l.kernel(LocalInput{Origin: origin, Min: min, Max: max, First: first}, func(t *tile.Points) ([]float64, []float64, [][]float64, error) {
+		abs, vals, err := inputs(t)
+		return relativeTo(abs, origin, l.Flat), abs, vals, err
+	})
 }
 
 // RecSize returns the bytes of a point's record (its values).

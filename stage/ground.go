@@ -129,14 +129,7 @@ func groundInput(in *LocalInput, pdal bool) (ground.Attrs, []float64) {
 	if !pdal {
 		return a, in.Pos
 	}
-	if in.Abs != nil {
-		return a, in.Abs
-	}
-	abs := make([]float64, len(in.Pos))
-	for i, v := range in.Pos {
-		abs[i] = v + in.Origin[i%3]
-	}
-	return a, abs
+	return a, in.Abs
 }
 
 // runGrid returns the whole run's grid of cells of side cell in the

@@ -104,10 +104,10 @@ type LocalInput struct {
 	XYZ    []float32
 	Pos    []float64
 	Origin [3]float64
-	// Abs, in memory, holds the same points' absolute float64 coordinates
-	// as read (Pos + Origin may round differently), for arithmetic that
-	// must match a peer computing in absolute coordinates; nil out of core
-	// (use Pos + Origin).
+	// Abs holds the same points' absolute float64 coordinates as read
+	// (Pos + Origin may round differently; z 0 with --dims xy), for
+	// arithmetic that must match a peer computing in absolute coordinates:
+	// the same bits in memory, on tiles, out of core and on Beam.
 	Abs []float64
 	// Values holds, for each dimension Local.Reads names, the points'
 	// values as float64.
@@ -120,8 +120,9 @@ type LocalInput struct {
 	// stages align their cells with the run, not the tile (PDAL takes the
 	// view's bounds).
 	Min, Max [3]float64
-	// First is the run's first point that takes part, in the frame of
-	// Pos (PDAL grids that start at the view's first point).
+	// First is the run's first point that takes part, in absolute
+	// coordinates as read (PDAL grids that start at the view's first
+	// point).
 	First [3]float64
 	// Backend and Build are the backend and build options to use (a
 	// tile's Frame is the whole run's).
@@ -144,25 +145,6 @@ type LocalInput struct {
 // are exact and so is a peer's x − Min.
 func (in *LocalInput) MinPos() [3]float64 {
 	return [3]float64{in.Min[0] - in.Origin[0], in.Min[1] - in.Origin[1], in.Min[2] - in.Origin[2]}
-}
-
-// PosPlusOrigin returns the points' absolute coordinates rebuilt as Pos +
-// Origin (interleaved x, y, z), the same in memory, on tiles and out of
-// core (unlike Abs, which only memory has): a peer's own frame, to the bit
-// where Origin is within a factor 2 of the coordinates (georeferenced
-// data: x − Origin is exact). Near zero a point may round an ulp below
-// Min: grids that must hold every point on their side take MinPos and Pos.
-func (in *LocalInput) PosPlusOrigin() []float64 {
-	abs := make([]float64, len(in.Pos))
-	for i, v := range in.Pos {
-		abs[i] = v + in.Origin[i%3]
-	}
-	return abs
-}
-
-// firstAbs returns First in absolute coordinates.
-func (in *LocalInput) firstAbs() [3]float64 {
-	return [3]float64{in.First[0] + in.Origin[0], in.First[1] + in.Origin[1], in.First[2] + in.Origin[2]}
 }
 
 // written returns the columns of cols the output gets (all but Hidden).
@@ -202,13 +184,21 @@ func (l *Local) kernel(run LocalInput, inputs func(t *tile.Points) (pos, abs []f
 	}
 }
 
-// relative returns the inputs of a kernel from inputs that give a tile's
-// relative coordinates and values only (out of core, Beam): no Abs.
-func relative(inputs func(t *tile.Points) ([]float64, [][]float64, error)) func(t *tile.Points) ([]float64, []float64, [][]float64, error) {
-	return func(t *tile.Points) ([]float64, []float64, [][]float64, error) {
-		pos, vals, err := inputs(t)
-		return pos, nil, vals, err
+// relativeTo returns the absolute coordinates abs (interleaved x, y, z)
+// relative to origin, as Points.Pos computes them (x − origin, to the
+// same bits; z 0 when flat).
+func relativeTo(abs []float64, origin [3]float64, flat bool) []float64 {
+	if abs == nil {
+		return nil
 	}
+	pos := make([]float64, len(abs))
+	for i := 0; i < len(abs); i += 3 {
+		pos[i], pos[i+1] = abs[i]-origin[0], abs[i+1]-origin[1]
+		if !flat {
+			pos[i+2] = abs[i+2] - origin[2]
+		}
+	}
+	return pos
 }
 
 // check checks that Compute returned the declared columns, n values each.
@@ -367,8 +357,8 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	if !l.XYZOnly {
 		pos, abs = p.Pos(), p.abs()
 	}
-	if len(pos) >= 3 {
-		run.First = [3]float64(pos[:3])
+	if len(abs) >= 3 {
+		run.First = [3]float64(abs[:3])
 	}
 	var cols []*core.Attribute
 	if p.TileSize > 0 {
@@ -446,18 +436,18 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 	size := l.recSize()
 	run := LocalInput{Origin: s.Origin, Min: s.Min, Max: s.Max}
 	if s.N > 0 && !l.XYZOnly {
-		pos, _, err := s.Positions([]int64{0})
+		_, abs, _, err := s.Positions([]int64{0})
 		if err != nil {
 			return nil, err
 		}
-		run.First = [3]float64(pos[:3])
+		run.First = [3]float64(abs[:3])
 	}
-	kernel := l.kernel(run, relative(func(t *tile.Points) ([]float64, [][]float64, error) {
+	kernel := l.kernel(run, func(t *tile.Points) ([]float64, []float64, [][]float64, error) {
 		if l.XYZOnly {
-			return nil, nil, nil
+			return nil, nil, nil, nil
 		}
 		return s.Positions(t.ID)
-	}))
+	})
 	frame := s.Store.Box()
 	bo := s.Build
 	b := findneighbor.InFrame(s.Backend, findneighbor.Frame{Box: frame, Points: int(s.N)})

@@ -122,6 +122,8 @@ type StreamRun struct {
 	rebin func(g tile.Grid, keep func(x, y float32) bool) (*tile.Store, error)
 	// reads are the dimensions Positions returns (Streamed.Reads).
 	reads []string
+	// flat is --dims xy (Positions gives z 0).
+	flat bool
 	// patches hold, per name, the values of points that a later round
 	// computed (OwnedReader prefers them to their tile's slot).
 	patches map[string]map[int64][]byte
@@ -756,11 +758,11 @@ func (s *step) runStreamed(a streamArgs) error {
 				}
 				id++
 				if pos != nil {
-					binary.LittleEndian.PutUint64(p[0:], math.Float64bits(ch.X[i]-origin[0]))
-					binary.LittleEndian.PutUint64(p[8:], math.Float64bits(ch.Y[i]-origin[1]))
+					binary.LittleEndian.PutUint64(p[0:], math.Float64bits(ch.X[i]))
+					binary.LittleEndian.PutUint64(p[8:], math.Float64bits(ch.Y[i]))
 					binary.LittleEndian.PutUint64(p[16:], 0)
 					if !s.flat {
-						binary.LittleEndian.PutUint64(p[16:], math.Float64bits(ch.Z[i]-origin[2]))
+						binary.LittleEndian.PutUint64(p[16:], math.Float64bits(ch.Z[i]))
 					}
 					for d, a := range attrs {
 						binary.LittleEndian.PutUint64(p[24+8*d:], math.Float64bits(a.Float64(i)))
@@ -801,7 +803,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	// The kernels and the merge.
 	t1 := time.Now()
 	report, finish := stageProgress(f.label())
-	run := &StreamRun{reads: reads, Min: lo, Max: hi, In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
+	run := &StreamRun{reads: reads, flat: s.flat, Min: lo, Max: hi, In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
 		Build: findneighbor.BuildOptions{Workers: c.Int(WorkersOption.Name)}, Lo: loXY, Hi: hiXY, Budget: budget - streamReserve, TileBudget: budget - streamReserve - job.Stream.PointBytes*np,
 		each: func(fn func(xyz []float32) error) error {
 			var xyz []float32
@@ -874,28 +876,30 @@ func writeStored(st *tile.Store, name string, write func(w io.Writer) error) err
 	return err
 }
 
-// posFile holds the float64 local coordinates of the points that take
-// part and the values of the dimensions Streamed.Reads names, 24 + 8 bytes
-// a dimension each, in index order (Streamed.Pos).
+// posFile holds the absolute float64 coordinates of the points that take
+// part (z 0 with --dims xy) and the values of the dimensions
+// Streamed.Reads names, 24 + 8 bytes a dimension each, in index order
+// (Streamed.Pos).
 const posFile = "pos.bin"
 
 // Positions returns the float64 local coordinates (interleaved x, y, z,
 // relative to Origin; z 0 with --dims xy) of the points ids, in increasing
-// order, and their values of each dimension Streamed.Reads names, from the
-// binning pass (Streamed.Pos): what Points.Pos and readAttrs give in
-// memory. Ids a few records apart are read at once (the records between
-// them read and skipped): a tile's ids are scattered in the file, and a
-// read a point cost a system call a point.
-func (s *StreamRun) Positions(ids []int64) ([]float64, [][]float64, error) {
+// order, their absolute coordinates as read, and their values of each
+// dimension Streamed.Reads names, from the binning pass (Streamed.Pos):
+// what Points.Pos, Points.abs and readAttrs give in memory, to the bit.
+// Ids a few records apart are read at once (the records between them read
+// and skipped): a tile's ids are scattered in the file, and a read a point
+// cost a system call a point.
+func (s *StreamRun) Positions(ids []int64) (pos, abs []float64, vals [][]float64, err error) {
 	f, err := os.Open(filepath.Join(s.Store.Dir(), posFile))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer f.Close()
 	nd := len(s.reads)
 	size := 24 + 8*nd
-	pos := make([]float64, 3*len(ids))
-	vals := make([][]float64, nd)
+	pos, abs = make([]float64, 3*len(ids)), make([]float64, 3*len(ids))
+	vals = make([][]float64, nd)
 	for d := range vals {
 		vals[d] = make([]float64, len(ids))
 	}
@@ -911,12 +915,15 @@ func (s *StreamRun) Positions(ids []int64) ([]float64, [][]float64, error) {
 		n := int(ids[hi-1]-ids[lo]) + 1
 		buf = slices.Grow(buf[:0], size*n)[:size*n]
 		if _, err := f.ReadAt(buf, int64(size)*ids[lo]); err != nil {
-			return nil, nil, fmt.Errorf("positions: %w", err)
+			return nil, nil, nil, fmt.Errorf("positions: %w", err)
 		}
 		for j := lo; j < hi; j++ {
 			rec := buf[int(ids[j]-ids[lo])*size:]
 			for a := range 3 {
-				pos[3*j+a] = math.Float64frombits(binary.LittleEndian.Uint64(rec[8*a:]))
+				abs[3*j+a] = math.Float64frombits(binary.LittleEndian.Uint64(rec[8*a:]))
+				if a < 2 || !s.flat {
+					pos[3*j+a] = abs[3*j+a] - s.Origin[a]
+				}
 			}
 			for d := range nd {
 				vals[d][j] = math.Float64frombits(binary.LittleEndian.Uint64(rec[24+8*d:]))
@@ -924,7 +931,7 @@ func (s *StreamRun) Positions(ids []int64) ([]float64, [][]float64, error) {
 		}
 		lo = hi
 	}
-	return pos, vals, nil
+	return pos, abs, vals, nil
 }
 
 // readAttrs returns the attributes of c that reads names (X, Y and Z:

@@ -40,13 +40,12 @@ does not edit coordinates, so --mode downsize-center is refused.
 			}
 			var run func(xyz []float32, o voxel.Options) (*voxel.Result, error)
 			var corner func(in *LocalInput) [3]float64
-			first := func(in *LocalInput) [3]float64 { return in.firstAbs() }
 			m := c.String("mode")
 			switch m {
 			case "center":
 				run, corner = voxel.CenterNearest, func(in *LocalInput) [3]float64 { return in.Min }
 			case "centroid":
-				run, corner = voxel.CentroidNearest, first
+				run, corner = voxel.CentroidNearest, func(in *LocalInput) [3]float64 { return in.First }
 			case "downsize-first":
 				if opts.Cell == 0 {
 					opts.Cell = voxel.DefaultDownsizeCell
@@ -56,7 +55,7 @@ does not edit coordinates, so --mode downsize-center is refused.
 				}
 				corner = func(in *LocalInput) [3]float64 {
 					h := opts.Cell / 2
-					f := in.firstAbs()
+					f := in.First
 					return [3]float64{f[0] - h, f[1] - h, f[2] - h}
 				}
 			case "downsize-center":
@@ -70,7 +69,7 @@ does not edit coordinates, so --mode downsize-center is refused.
 			return &Job{Local: &Local{Columns: kept, Hidden: 1, Stats: fmt.Sprintf("mode %s, cell %g", m, opts.Cell), Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
 				o := opts
 				org := corner(in)
-				o.Pos, o.Origin = in.PosPlusOrigin(), &org
+				o.Pos, o.Origin = in.Abs, &org
 				r, err := run(in.XYZ, o)
 				if err != nil {
 					return nil, nil, err

@@ -55,11 +55,11 @@ type LocalConfig struct {
 // 2^maxRounds spans any cloud of a few million times the first halo.
 const maxRounds = 24
 
-// PBatch is points of one tile, with their float64 coordinates (rounds
-// of local stages).
+// PBatch is points of one tile, with their absolute float64 coordinates
+// as read (z 0 with --dims xy; rounds of local stages).
 type PBatch struct {
 	Batch
-	Pos []float64
+	Abs []float64
 	// Vals holds the values of the dimensions the stage reads, point after
 	// point (stage.Local.Reads).
 	Vals []float64
@@ -258,12 +258,13 @@ func roundFrame(words []string, size float64, r int, st Stats) (*frame, error) {
 }
 
 // local returns the float32 and float64 frame coordinates of point i of c.
-func (f *frame) local(c *core.Cloud, i int) (xyz [3]float32, pos [3]float64) {
-	pos = [3]float64{c.X[i] - f.origin[0], c.Y[i] - f.origin[1], c.Z[i] - f.origin[2]}
+func (f *frame) local(c *core.Cloud, i int) (xyz [3]float32, abs [3]float64) {
+	pos := [3]float64{c.X[i] - f.origin[0], c.Y[i] - f.origin[1], c.Z[i] - f.origin[2]}
+	abs = [3]float64{c.X[i], c.Y[i], c.Z[i]}
 	if f.step.Flat {
-		pos[2] = 0
+		pos[2], abs[2] = 0, 0
 	}
-	return [3]float32{float32(pos[0]), float32(pos[1]), float32(pos[2])}, pos
+	return [3]float32{float32(pos[0]), float32(pos[1]), float32(pos[2])}, abs
 }
 
 // localBinFn bins a file's points for round Round: every point in round
@@ -297,26 +298,26 @@ func (f *localBinFn) ProcessElement(file File, st Stats, todos func(*Todo) bool,
 		}
 		out := map[tile.Key]*PBatch{}
 		var i int
-		add := func(k tile.Key, id int64, xyz [3]float32, pos [3]float64, owned bool) {
+		add := func(k tile.Key, id int64, xyz [3]float32, abs [3]float64, owned bool) {
 			b := out[k]
 			if b == nil {
 				b = &PBatch{}
 				out[k] = b
 			}
-			b.ID, b.XYZ, b.Pos, b.Owned = append(b.ID, id), append(b.XYZ, xyz[:]...), append(b.Pos, pos[:]...), append(b.Owned, owned)
+			b.ID, b.XYZ, b.Abs, b.Owned = append(b.ID, id), append(b.XYZ, xyz[:]...), append(b.Abs, abs[:]...), append(b.Owned, owned)
 			for _, a := range attrs {
 				b.Vals = append(b.Vals, a.Float64(i))
 			}
 		}
 		for i = range c.X {
 			id := base + first + int64(i)
-			xyz, pos := fr.local(c, i)
+			xyz, abs := fr.local(c, i)
 			switch {
 			case fr.last:
-				add(tile.Key{}, id, xyz, pos, true)
+				add(tile.Key{}, id, xyz, abs, true)
 			case near(xyz):
 				own := fr.grid.Owner(xyz[0], xyz[1])
-				fr.grid.Touch(xyz[0], xyz[1], func(k tile.Key) { add(k, id, xyz, pos, k == own) })
+				fr.grid.Touch(xyz[0], xyz[1], func(k tile.Key) { add(k, id, xyz, abs, k == own) })
 			}
 		}
 		for k, b := range out {
@@ -383,10 +384,10 @@ func (f *localTileFn) ProcessElement(key int64, batches func(*PBatch) bool, st S
 			todo[id] = true
 		}
 	}
-	t, pos, vals := gatherPos(key, batches, len(fr.step.Reads))
+	t, abs, vals := gatherPos(key, batches, len(fr.step.Reads))
 	bo := findneighbor.BuildOptions{}
 	size := fr.step.RecSize()
-	kernel := fr.step.Kernel(fr.origin, [3]float64(st.Min), [3]float64(st.Max), func(*tile.Points) ([]float64, [][]float64, error) { return pos, vals, nil })
+	kernel := fr.step.Kernel(fr.origin, [3]float64(st.Min), [3]float64(st.Max), [3]float64(st.First), func(*tile.Points) ([]float64, [][]float64, error) { return abs, vals, nil })
 	var need []int32
 	for i, id := range t.ID {
 		if t.Owned[i] && (todo == nil || todo[id]) {
@@ -432,16 +433,16 @@ func (f *localTileFn) ProcessElement(key int64, batches func(*PBatch) bool, st S
 	return nil
 }
 
-// gatherPos assembles a tile's points, their float64 coordinates (none
-// when the batches carry none: DBSCAN's) and their values of nd
-// dimensions from its batches, in global id order.
+// gatherPos assembles a tile's points, their absolute float64
+// coordinates (none when the batches carry none: DBSCAN's) and their
+// values of nd dimensions from its batches, in global id order.
 func gatherPos(key int64, batches func(*PBatch) bool, nd int) (*tile.Points, []float64, [][]float64) {
 	var all PBatch
 	var b PBatch
 	for batches(&b) {
 		all.ID = append(all.ID, b.ID...)
 		all.XYZ = append(all.XYZ, b.XYZ...)
-		all.Pos = append(all.Pos, b.Pos...)
+		all.Abs = append(all.Abs, b.Abs...)
 		all.Vals = append(all.Vals, b.Vals...)
 		all.Owned = append(all.Owned, b.Owned...)
 	}
@@ -452,19 +453,19 @@ func gatherPos(key int64, batches func(*PBatch) bool, nd int) (*tile.Points, []f
 	}
 	sort.Slice(order, func(i, j int) bool { return all.ID[order[i]] < all.ID[order[j]] })
 	t := &tile.Points{Key: tileKey(key), XYZ: make([]float32, 0, len(all.XYZ)), ID: make([]int64, 0, len(order)), Owned: make([]bool, 0, len(order))}
-	pos := make([]float64, 0, len(all.Pos))
+	abs := make([]float64, 0, len(all.Abs))
 	for _, i := range order {
 		t.ID = append(t.ID, all.ID[i])
 		t.XYZ = append(t.XYZ, all.XYZ[3*i:3*i+3]...)
 		t.Owned = append(t.Owned, all.Owned[i])
-		if len(all.Pos) > 0 {
-			pos = append(pos, all.Pos[3*i:3*i+3]...)
+		if len(all.Abs) > 0 {
+			abs = append(abs, all.Abs[3*i:3*i+3]...)
 		}
 		for d := range nd {
 			vals[d] = append(vals[d], all.Vals[nd*i+d])
 		}
 	}
-	return t, pos, vals
+	return t, abs, vals
 }
 
 // localWriteFn writes one output: its input with the stage's columns and

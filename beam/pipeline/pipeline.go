@@ -120,6 +120,10 @@ type Stats struct {
 	// while no point has been seen.
 	Min, Max []float64
 	Any      bool
+	// First is the first point (X, Y, Z) of the file of smallest index
+	// FirstFile that has points: the run's first point.
+	First     []float64
+	FirstFile int64
 }
 
 // Batch is points of one tile from one chunk of one file (stage 2).
@@ -319,10 +323,13 @@ type statsFn struct {
 }
 
 func (f *statsFn) ProcessElement(file File, emit func(Stats)) error {
-	s := Stats{Count: make([]int64, f.Files), Min: make([]float64, 3), Max: make([]float64, 3)}
+	s := Stats{Count: make([]int64, f.Files), Min: make([]float64, 3), Max: make([]float64, 3), First: make([]float64, 3), FirstFile: file.Index}
 	err := eachChunk(file.In, func(c *core.Cloud, first int64) error {
 		for i := range c.X {
 			p := [3]float64{c.X[i], c.Y[i], c.Z[i]}
+			if !s.Any {
+				copy(s.First, p[:])
+			}
 			for k, v := range p {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					return fmt.Errorf("%s: point %d has a non-finite coordinate %c = %g", file.In, first+int64(i), "XYZ"[k], v)
@@ -349,7 +356,11 @@ func mergeStats(a, b Stats) Stats {
 	if !b.Any {
 		a, b = b, a
 	}
-	out := Stats{Count: make([]int64, max(len(a.Count), len(b.Count))), Min: slices.Clone(b.Min), Max: slices.Clone(b.Max), Any: a.Any || b.Any}
+	out := Stats{Count: make([]int64, max(len(a.Count), len(b.Count))), Min: slices.Clone(b.Min), Max: slices.Clone(b.Max), Any: a.Any || b.Any,
+		First: slices.Clone(b.First), FirstFile: b.FirstFile}
+	if a.Any && a.FirstFile < b.FirstFile {
+		out.First, out.FirstFile = slices.Clone(a.First), a.FirstFile
+	}
 	for i := range out.Count {
 		if i < len(a.Count) {
 			out.Count[i] += a.Count[i]

@@ -7,15 +7,17 @@ import (
 	"testing"
 )
 
-// TestBenchPDAL runs bench --pdal on the haystack sample with two
-// stages, one that writes a dimension and one that thins, and checks the
-// table: PDAL's and pctk's outputs compared (ClusterID equal, the voxel
-// filter's points equal as sets) and both timed.
+// TestBenchPDAL runs bench --pdal on the haystack sample with a stage
+// that writes a dimension and two that thin, and checks the table: PDAL's
+// and pctk's outputs compared (ClusterID equal, the voxel filters' points
+// equal as sets) and both timed. voxelcenternearestneighbor at cell 1
+// puts points exactly on voxel faces (z − minz = 1.0): PDAL's 19,741
+// points come only from the absolute coordinates (LocalInput.Abs).
 func TestBenchPDAL(t *testing.T) {
 	needPDAL(t)
 	t.Setenv("PCTK_TEST_MAIN", "1") // the bench runs this binary as pctk
 	md := filepath.Join(t.TempDir(), "pdal.md")
-	pctkRun(t, 0, "bench", "--pdal", "--repeat", "1", "--ops", "cluster,voxelcentroidnearestneighbor", "--markdown", md, sample)
+	pctkRun(t, 0, "bench", "--pdal", "--repeat", "1", "--ops", "cluster,voxelcenternearestneighbor,voxelcentroidnearestneighbor", "--markdown", md, sample)
 	data, err := os.ReadFile(md)
 	if err != nil {
 		t.Fatal(err)
@@ -24,8 +26,9 @@ func TestBenchPDAL(t *testing.T) {
 	for _, want := range []string{
 		"| cluster | haystack_rock.las | 21932 |",
 		"equal: ClusterID |",
+		"| voxelcenternearestneighbor | haystack_rock.las | 21932 |",
 		"| voxelcentroidnearestneighbor | haystack_rock.las | 21932 |",
-		"points kept, as sets; equal: X, Y, Z,",
+		"19741 points kept, as sets; equal: X, Y, Z,",
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)

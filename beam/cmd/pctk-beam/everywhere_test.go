@@ -63,6 +63,9 @@ func TestPathsOnBeam(t *testing.T) {
 		"neighbors --radius 1 --knn 6 --dims xy",
 		"neighbors --knn 5",
 		"cluster --tolerance 1.5 --dims xy --min-points 5",
+		// PDAL's grids from the run's first point (LocalInput.First).
+		"voxel --mode centroid --cell 1.5",
+		"voxel --mode downsize-first --cell 0.8",
 	} {
 		t.Run(step, func(t *testing.T) {
 			s, words := stage.Lookup(strings.Fields(step))
