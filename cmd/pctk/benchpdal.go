@@ -311,6 +311,10 @@ func printPDALTable(w io.Writer, rows []pdalRow) {
 	fmt.Fprintln(w, "| stage | file | points | PDAL wall / CPU | pctk wall / CPU | wall ratio | agreement |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---|")
 	for _, r := range rows {
+		if r.PDAL == 0 || r.Pctk == 0 { // a tool failed
+			fmt.Fprintf(w, "| %s | %s | %d | | | | %s |\n", r.Stage, r.File, r.Points, r.Agreement)
+			continue
+		}
 		fmt.Fprintf(w, "| %s | %s | %d | %.2f / %.2f s | %.2f / %.2f s | %.1fx | %s |\n", r.Stage, r.File, r.Points,
 			r.PDAL.Seconds(), r.PDALCPU.Seconds(), r.Pctk.Seconds(), r.PctkCPU.Seconds(), r.PDAL.Seconds()/r.Pctk.Seconds(), r.Agreement)
 	}
