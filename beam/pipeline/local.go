@@ -75,6 +75,11 @@ type Records struct {
 type Todo struct {
 	ID  []int64
 	XYZ []float32
+	// Reach holds each point's reach on the tile that could not settle it,
+	// and Halo the halo of that round: the next round's halo follows from
+	// them (tile.NextHalo).
+	Reach []float64
+	Halo  float64
 }
 
 // FileRecords are records of points of the file of index File.
@@ -218,7 +223,7 @@ type frame struct {
 }
 
 // roundFrame returns round r's frame of the run st of the stage words.
-func roundFrame(words []string, size float64, r int, st Stats) (*frame, error) {
+func roundFrame(words []string, size float64, r int, st Stats, todo Todo) (*frame, error) {
 	step, err := stage.ParseLocalStep(words)
 	if err != nil {
 		return nil, err
@@ -241,12 +246,14 @@ func roundFrame(words []string, size float64, r int, st Stats) (*frame, error) {
 	lo := [2]float64{float64(f.box.Min[0]), float64(f.box.Min[1])}
 	hi := [2]float64{float64(f.box.Max[0]), float64(f.box.Max[1])}
 	span := math.Hypot(hi[0]-lo[0], hi[1]-lo[1])
-	// As tile.LocalTiled: the first halo, doubled each round, up to span;
-	// at least span/2^maxRounds, so that the last round holds the cloud
-	// (a stage of reach 0, a grid's, may declare no halo).
+	// As tile.LocalTiled: the first halo, then each round's from the
+	// reaches the previous round's points still to do reported
+	// (tile.NextHalo: at least twice the previous halo, up to span); at
+	// least span/2^maxRounds, so that the last round holds the cloud (a
+	// stage of reach 0, a grid's, may declare no halo).
 	h := max(step.FirstHalo(f.n, f.box), span/(1<<maxRounds), 1e-30)
-	for range r {
-		h = min(2*h, span)
+	if r > 0 {
+		h = tile.NextHalo(todo.Halo, span, todo.Reach)
 	}
 	f.halo, f.last = h, h >= span
 	if !f.last {
@@ -282,7 +289,7 @@ func (f *localBinFn) ProcessElement(file File, st Stats, todos func(*Todo) bool,
 	if f.Round > 0 && len(todo.ID) == 0 {
 		return nil // nothing left to do
 	}
-	fr, err := roundFrame(f.Step, f.TileSize, f.Round, st)
+	fr, err := roundFrame(f.Step, f.TileSize, f.Round, st, todo)
 	if err != nil {
 		return err
 	}
@@ -333,6 +340,8 @@ func allTodo(todos func(*Todo) bool) Todo {
 	for todos(&t) {
 		all.ID = append(all.ID, t.ID...)
 		all.XYZ = append(all.XYZ, t.XYZ...)
+		all.Reach = append(all.Reach, t.Reach...)
+		all.Halo = max(all.Halo, t.Halo)
 	}
 	return all
 }
@@ -373,14 +382,15 @@ type localTileFn struct {
 }
 
 func (f *localTileFn) ProcessElement(key int64, batches func(*PBatch) bool, st Stats, todos func(*Todo) bool, emit func(int64, Records), left func(Todo)) error {
-	fr, err := roundFrame(f.Step, f.TileSize, f.Round, st)
+	prev := allTodo(todos)
+	fr, err := roundFrame(f.Step, f.TileSize, f.Round, st, prev)
 	if err != nil {
 		return err
 	}
 	var todo map[int64]bool // nil in round 0: every owned point
 	if f.Round > 0 {
 		todo = map[int64]bool{}
-		for _, id := range allTodo(todos).ID {
+		for _, id := range prev.ID {
 			todo[id] = true
 		}
 	}
@@ -400,7 +410,7 @@ func (f *localTileFn) ProcessElement(key int64, batches func(*PBatch) bool, st S
 	}
 	first := st.first()
 	out := map[int64]*Records{}
-	var still Todo
+	still := Todo{Halo: fr.halo}
 	for _, i := range need {
 		id := t.ID[i]
 		// In a round after the first, binning kept the points near those
@@ -413,6 +423,7 @@ func (f *localTileFn) ProcessElement(key int64, batches func(*PBatch) bool, st S
 		if !fr.last && !tile.Holds(reach[i], fr.grid.Gap(t.Key, t.XYZ[3*i], t.XYZ[3*i+1]), halo) {
 			still.ID = append(still.ID, id)
 			still.XYZ = append(still.XYZ, t.XYZ[3*i:3*i+3]...)
+			still.Reach = append(still.Reach, reach[i])
 			continue
 		}
 		fi := int64(sort.Search(len(first), func(k int) bool { return first[k] > id })) - 1
