@@ -28,7 +28,7 @@ the point and its --knn nearest (every --stride-th), or of every point within
 		Prepare: func(c Values) (*Job, error) {
 			opts := eigenvalues.Options{KNN: c.Int("knn"), Stride: c.Int("stride"), Radius: c.Float64("radius"), MinK: c.Int("min-k"), Normalize: c.Bool("normalize")}
 			return &Job{Local: &Local{Columns: eig, KNN: opts.KNN * max(opts.Stride, 1), Halo: opts.Radius, Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
-				opts.Pos, opts.Origin, opts.Build = in.Pos, in.Origin, in.Build
+				opts.Pos, opts.Build = in.Abs, in.Build // absolute, as PDAL computes: Origin 0
 				r, err := eigenvalues.Compute(in.XYZ, in.Backend, opts)
 				if err != nil {
 					return nil, nil, err
@@ -53,7 +53,7 @@ filters.approximatecoplanar (docs/eigenvalues.md).`,
 		Prepare: func(c Values) (*Job, error) {
 			opts := eigenvalues.CoplanarOptions{KNN: c.Int("knn"), Thresh1: c.Float64("thresh1"), Thresh2: c.Float64("thresh2")}
 			return &Job{Local: &Local{Columns: cop, KNN: opts.KNN, Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
-				opts.Pos, opts.Origin, opts.Build = in.Pos, in.Origin, in.Build
+				opts.Pos, opts.Build = in.Abs, in.Build // absolute, as PDAL computes: Origin 0
 				r, err := eigenvalues.Coplanar(in.XYZ, in.Backend, opts)
 				if err != nil {
 					return nil, nil, err
@@ -78,7 +78,7 @@ point, as PDAL's filters.optimalneighborhood (docs/eigenvalues.md).`,
 		Prepare: func(c Values) (*Job, error) {
 			opts := eigenvalues.OptimalOptions{MinK: c.Int("min-k"), MaxK: c.Int("max-k")}
 			return &Job{Local: &Local{Columns: opt, KNN: opts.MaxK, Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
-				opts.Pos, opts.Origin, opts.Build = in.Pos, in.Origin, in.Build
+				opts.Pos, opts.Build = in.Abs, in.Build // absolute, as PDAL computes: Origin 0
 				r, err := eigenvalues.Optimal(in.XYZ, in.Backend, opts)
 				if err != nil {
 					return nil, nil, err

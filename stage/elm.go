@@ -31,8 +31,8 @@ Classification; the input must have one.`,
 			opts := elm.Options{Cell: c.Float64("cell"), Threshold: c.Float64("threshold"), Class: uint8(c.Int("class"))}
 			return &Job{Local: &Local{Columns: cls, Reads: []string{core.DimClassification}, Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
 				o := opts
-				m := in.MinPos()
-				o.Pos, o.Origin = in.Pos, &[2]float64{m[0], m[1]}
+				// PDAL's cells: (x − minx)/cell in absolute coordinates.
+				o.Pos, o.Origin = in.Abs, &[2]float64{in.Min[0], in.Min[1]}
 				class := make([]uint8, len(in.ID))
 				for i, v := range in.Values[0] {
 					class[i] = uint8(v)

@@ -138,15 +138,6 @@ type LocalInput struct {
 	Need []int32
 }
 
-// MinPos returns Min in the frame of Pos (Min − Origin), where a grid
-// starting at the run's minimum has every point on its side: rounding
-// keeps the order of x − Origin and Min − Origin. Where Origin is within
-// a factor 2 of the coordinates (georeferenced data), both differences
-// are exact and so is a peer's x − Min.
-func (in *LocalInput) MinPos() [3]float64 {
-	return [3]float64{in.Min[0] - in.Origin[0], in.Min[1] - in.Origin[1], in.Min[2] - in.Origin[2]}
-}
-
 // written returns the columns of cols the output gets (all but Hidden).
 func (l *Local) written(cols []*core.Attribute) []*core.Attribute {
 	return cols[:len(cols)-l.Hidden]

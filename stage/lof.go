@@ -39,7 +39,7 @@ removes, classifies (--class) or flags them.`,
 				err = Usagef("--mode applies to outliers: give --threshold")
 			}
 			l := &Local{Columns: lofColumns, KNN: 5 * c.Int("minpts"), Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
-				opts.Pos, opts.Origin, opts.Build = in.Pos, in.Origin, in.Build
+				opts.Pos, opts.Build = in.Abs, in.Build // absolute, as PDAL computes: Origin 0
 				r, err := lof.Compute(in.XYZ, in.Backend, opts)
 				if err != nil {
 					return nil, nil, err

@@ -25,7 +25,7 @@ the k nearest (docs/nndistance.md).`,
 		Prepare: func(c Values) (*Job, error) {
 			opts := nndistance.Options{K: c.Int("k"), Mode: nndistance.Mode(c.String("mode"))}
 			return &Job{Local: &Local{Columns: nnd, KNN: opts.K, Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
-				opts.Pos, opts.Origin, opts.Build = in.Pos, in.Origin, in.Build
+				opts.Pos, opts.Build = in.Abs, in.Build // absolute, as PDAL computes: Origin 0
 				r, err := nndistance.Compute(in.XYZ, in.Backend, opts)
 				if err != nil {
 					return nil, nil, err
@@ -47,7 +47,7 @@ among their own --knn nearest (docs/reciprocity.md).`,
 		Prepare: func(c Values) (*Job, error) {
 			opts := reciprocity.Options{KNN: c.Int("knn")}
 			return &Job{Local: &Local{Columns: rec, KNN: 2 * opts.KNN, Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
-				opts.Build = in.Build
+				opts.Pos, opts.Build = in.Abs, in.Build
 				r, err := reciprocity.Compute(in.XYZ, in.Backend, opts)
 				if err != nil {
 					return nil, nil, err

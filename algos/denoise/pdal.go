@@ -2,7 +2,6 @@ package denoise
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/pctk/pctk/algos/internal/knn"
 	"github.com/pctk/pctk/algos/internal/pairs"
@@ -10,14 +9,9 @@ import (
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
-// pdalExtra is the number of nearest neighbours pdalMeans asks for beyond
-// K, so that the K nearest in float64 are among the float32 candidates
-// even where rounding reorders neighbours at about the K-th distance.
-const pdalExtra = 4
-
 // pdalMeans fills r.MeanDist and r.Reach as PDAL's
 // OutlierFilter::processStatistical computes the mean distance: the K
-// nearest other points (knn.Find on b, K + pdalExtra candidates, then
+// nearest other points (knn.Find on b, K + knn.Spare candidates, then
 // the K smallest float64 distances from pos, or xyz, taken in increasing
 // order) enter the running mean d += (√dist² − d)/j, j = 1..K; where the
 // cloud has fewer than K other points, PDAL's unfound slots hold 0 and
@@ -28,11 +22,11 @@ const pdalExtra = 4
 func pdalMeans(xyz []float32, pos []float64, b findneighbor.Backend, k int, bo findneighbor.BuildOptions, r *StatisticalResult) error {
 	n := len(xyz) / 3
 	r.Reach = make([]float64, n)
-	tab, err := knn.Find("denoise statistical", xyz, b, k+pdalExtra, bo)
+	tab, err := knn.Find("denoise statistical", xyz, b, k+knn.Spare, bo)
 	if err != nil {
 		return err
 	}
-	kk, idx, dist := tab.K, tab.Idx, tab.Dist
+	kk, dist := tab.K, tab.Dist
 	if kk == 0 {
 		return nil // one point: K zeros
 	}
@@ -46,16 +40,9 @@ func pdalMeans(xyz []float32, pos []float64, b findneighbor.Backend, k int, bo f
 	rs := par.Ranges(n, 1<<12)
 	ties := make([]int, len(rs))
 	par.For(rs, func(w, lo, hi int) {
-		d := make([]float64, kk)
+		var d []float64
 		for i := lo; i < hi; i++ {
-			d = d[:0]
-			for _, j := range idx[i*kk : (i+1)*kk] {
-				if j < 0 {
-					continue
-				}
-				d = append(d, knn.Dist(pos, int32(i), j))
-			}
-			slices.Sort(d)
+			d = tab.Dists(pos, i, d)
 			mean := 0.0
 			for j := 1; j <= k; j++ {
 				v := 0.0

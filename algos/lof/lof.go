@@ -107,10 +107,13 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	t, err := knn.Find("lof", xyz, b, opts.minPts(), opts.Build)
+	// PDAL's neighbourhoods: the minpts nearest in float64 among the
+	// minpts + Spare nearest in float32.
+	t, err := knn.Find("lof", xyz, b, opts.minPts()+knn.Spare, opts.Build)
 	if err != nil {
 		return nil, err
 	}
+	t = t.Ranked(pos, opts.minPts())
 	res := &Result{
 		NNDistance:                make([]float64, n),
 		LocalReachabilityDistance: make([]float64, n),

@@ -2,7 +2,6 @@ package nndistance
 
 import (
 	"cmp"
-	"slices"
 	"strconv"
 
 	"github.com/pctk/pctk/algos/internal/knn"
@@ -34,7 +33,8 @@ type Options struct {
 	// Pos, when not nil, holds the points' float64 coordinates
 	// (interleaved, relative to the same origin as xyz), from which the
 	// distances are computed, as PDAL does from its double coordinates;
-	// nil takes them from xyz. Neighbours are chosen in float32 either way.
+	// nil takes them from xyz. The k nearest are those nearest in float64
+	// among the k + knn.Spare nearest in float32.
 	Pos []float64
 	// Origin is the local origin of xyz and Pos (core.Local.Origin): PDAL
 	// computes from absolute coordinates, Pos + Origin (knn.Positions).
@@ -61,8 +61,9 @@ type Result struct {
 	// NNDistance is the k-th nearest distance or the mean of the k
 	// nearest, per point (0 for a cloud of one point).
 	NNDistance []float64
-	// Reach is, per point, the distance to its k-th nearest other point
-	// in the float32 search: its value depends on the points within it.
+	// Reach is, per point, the float32 distance to its farthest candidate
+	// (the (k + knn.Spare)-th nearest): its value depends on the points
+	// within it.
 	Reach []float64
 }
 
@@ -80,33 +81,34 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	t, err := knn.Find("nndistance", xyz, b, cmp.Or(opts.K, DefaultK), opts.Build)
+	k := cmp.Or(opts.K, DefaultK)
+	t, err := knn.Find("nndistance", xyz, b, k+knn.Spare, opts.Build)
 	if err != nil {
 		return nil, err
 	}
+	// Reach: the farthest candidate, whose float32 distance bounds the
+	// points the ranking looked at.
 	res := &Result{NNDistance: make([]float64, n), Reach: t.Kth(n)}
 	if t.K == 0 {
 		return res, nil
 	}
 	avg := opts.Mode == Avg
 	par.For(par.Ranges(n, par.Grain/t.K), func(_, lo, hi int) {
-		d := make([]float64, t.K)
+		var d []float64
 		for p := lo; p < hi; p++ {
-			idx, _ := t.Of(p)
-			for j, o := range idx {
-				d[j] = knn.Dist(pos, int32(p), o)
-			}
-			// nanoflann's order: by float64 distance.
-			slices.Sort(d)
+			// The k nearest in nanoflann's order, by float64 distance,
+			// among the k + Spare nearest in float32.
+			d = t.Dists(pos, p, d)
+			d = d[:min(k, len(d))]
 			if !avg {
-				res.NNDistance[p] = d[t.K-1]
+				res.NNDistance[p] = d[len(d)-1]
 				continue
 			}
 			s := 0.0
 			for _, v := range d {
 				s += v
 			}
-			res.NNDistance[p] = s / float64(t.K)
+			res.NNDistance[p] = s / float64(len(d))
 		}
 	})
 	return res, nil

@@ -18,6 +18,11 @@ type Options struct {
 	// DefaultKNN. In a cloud of KNN points or fewer every point is among
 	// every other's nearest.
 	KNN int
+	// Pos, when not nil, holds the points' float64 coordinates (any
+	// frame: PDAL's absolute ones give its neighbourhoods), in which the
+	// KNN nearest are ranked among the KNN + knn.Spare nearest in float32
+	// (nil: xyz widened).
+	Pos []float64
 	// Build tunes the neighbour index (workers, progress).
 	Build findneighbor.BuildOptions
 }
@@ -38,7 +43,7 @@ type Result struct {
 	// that do not have it among their KNN nearest.
 	Reciprocity []float64
 	// Reach is, per point, max over its nearest o of d(p, o) plus o's
-	// distance to its KNN-th nearest (float32 search distances): the
+	// distance to its farthest candidate (float32 search distances): the
 	// points its value depends on lie within it.
 	Reach []float64
 }
@@ -50,10 +55,15 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	t, err := knn.Find("reciprocity", xyz, b, opts.knn(), opts.Build)
+	pos, err := knn.Positions("reciprocity", xyz, opts.Pos, [3]float64{})
 	if err != nil {
 		return nil, err
 	}
+	t, err := knn.Find("reciprocity", xyz, b, opts.knn()+knn.Spare, opts.Build)
+	if err != nil {
+		return nil, err
+	}
+	t = t.Ranked(pos, opts.knn())
 	n := len(xyz) / 3
 	res := &Result{Reciprocity: make([]float64, n), Reach: t.Hop(t.Kth(n))}
 	if t.K == 0 {

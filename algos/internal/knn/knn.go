@@ -1,8 +1,12 @@
 package knn
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
+
+	"github.com/pctk/pctk/internal/par"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
@@ -14,6 +18,9 @@ type Table struct {
 	K    int
 	Idx  []int32
 	Dist []float32
+	// Far, on a table from Ranked, holds each point's farthest candidate's
+	// float32 distance: Kth's reach, since the ranking looked that far.
+	Far []float64
 }
 
 // Find returns the k nearest other points of every point of xyz, with k
@@ -53,6 +60,9 @@ func (t *Table) Of(i int) ([]int32, []float32) {
 // nearest other point, as float64: the Reach of a stage whose outputs
 // depend on a point's K nearest alone (0 with no neighbours).
 func (t *Table) Kth(n int) []float64 {
+	if t.Far != nil {
+		return slices.Clone(t.Far)
+	}
 	r := make([]float64, n)
 	if t.K == 0 {
 		return r
@@ -103,6 +113,63 @@ func Positions(op string, xyz []float32, pos []float64, origin [3]float64) ([]fl
 		}
 	}
 	return p, nil
+}
+
+// Spare is the number of nearest neighbours beyond K a PDAL stage asks
+// the float32 index for, so that the K nearest in float64 (PDAL's
+// nanoflann ranks in float64) are among the candidates even where float32
+// rounding reorders neighbours about the K-th distance.
+const Spare = 4
+
+// Ranked returns the table of every point's k nearest in float64 (Dist
+// from pos; the smaller index first on an exact tie, where nanoflann's
+// order is unspecified) among t's candidates, which should be k + Spare
+// (fewer where the cloud has fewer points): PDAL's neighbourhoods. Dist
+// keeps the chosen neighbours' float32 distances and Far each point's
+// farthest candidate's.
+func (t *Table) Ranked(pos []float64, k int) *Table {
+	n := t.Len()
+	k = min(k, t.K)
+	if k <= 0 {
+		return &Table{}
+	}
+	r := &Table{K: k, Idx: make([]int32, n*k), Dist: make([]float32, n*k), Far: make([]float64, n)}
+	type cand struct {
+		d float64
+		f float32
+		o int32
+	}
+	par.For(par.Ranges(n, par.Grain/t.K), func(_, lo, hi int) {
+		cs := make([]cand, t.K)
+		for p := lo; p < hi; p++ {
+			idx, dist := t.Of(p)
+			for j, o := range idx {
+				cs[j] = cand{math.Inf(1), dist[j], o}
+				if o >= 0 {
+					cs[j].d = Dist(pos, int32(p), o)
+				}
+			}
+			slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.o, b.o)) })
+			for j := range k {
+				r.Idx[p*k+j], r.Dist[p*k+j] = cs[j].o, cs[j].f
+			}
+			r.Far[p] = float64(dist[t.K-1])
+		}
+	})
+	return r
+}
+
+// Dists returns in d (reused) the float64 distances (Dist) from point p
+// of pos to its candidates in t, sorted increasing: nanoflann's order.
+func (t *Table) Dists(pos []float64, p int, d []float64) []float64 {
+	d = d[:0]
+	for _, o := range t.Idx[p*t.K : (p+1)*t.K] {
+		if o >= 0 {
+			d = append(d, Dist(pos, int32(p), o))
+		}
+	}
+	slices.Sort(d)
+	return d
 }
 
 // Dist returns the distance between points i and j of pos as PDAL's
