@@ -58,7 +58,7 @@ height 0; as that box is the whole run's, it runs on the whole cloud.`,
 					class[i] = uint8(v)
 				}
 				oo := o
-				oo.Pos, oo.Build, oo.Need = in.Pos, in.Build, in.Need
+				oo.Pos, oo.Build, oo.Need = in.Abs, in.Build, in.Need // absolute, as PDAL computes
 				r, err := hag.Compute(in.XYZ, class, in.Backend, oo)
 				if err != nil {
 					return nil, nil, err

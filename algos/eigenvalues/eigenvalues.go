@@ -131,7 +131,7 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 			set(p, ids)
 		})
 	} else {
-		res.Reach, err = nearest("eigenvalues", xyz, b, cmp.Or(opts.KNN, DefaultKNN)+1, max(opts.Stride, 1), opts.Build, set)
+		res.Reach, err = nearest("eigenvalues", xyz, pos, b, cmp.Or(opts.KNN, DefaultKNN)+1, max(opts.Stride, 1), opts.Build, set)
 	}
 	if err != nil {
 		return nil, err
@@ -146,13 +146,16 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 // and its neighbourhood as PDAL's KD3Index::neighbors(p, k, stride) lists
 // it: p itself, then every stride-th of its nearest other points (the
 // positions 0, stride, ... (k-1)·stride of the sorted list that starts
-// with p), as many as the cloud has. It returns the Reach, the float32
-// distance to the last of them.
-func nearest(op string, xyz []float32, b findneighbor.Backend, k, stride int, opts findneighbor.BuildOptions, fn func(p int, ids []int32)) ([]float64, error) {
-	t, err := knn.Find(op, xyz, b, (k-1)*stride, opts)
+// with p), as many as the cloud has, nanoflann's list: ranked in float64
+// from pos among (k−1)·stride + knn.Spare float32 candidates
+// (knn.Table.Ranked). It returns the Reach, the float32 distance to the
+// farthest candidate.
+func nearest(op string, xyz []float32, pos []float64, b findneighbor.Backend, k, stride int, opts findneighbor.BuildOptions, fn func(p int, ids []int32)) ([]float64, error) {
+	t, err := knn.Find(op, xyz, b, (k-1)*stride+knn.Spare, opts)
 	if err != nil {
 		return nil, err
 	}
+	t = t.Ranked(pos, (k-1)*stride)
 	n := len(xyz) / 3
 	par.For(par.Ranges(n, par.Grain/max(t.K, 1)), func(_, lo, hi int) {
 		ids := make([]int32, 0, k)
