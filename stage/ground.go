@@ -114,9 +114,9 @@ func withClassBits(ignore []uint8, s string) ([]uint8, error) {
 }
 
 // groundInput returns the attributes of in (its Values of groundReads)
-// and the coordinates a filter computes from: absolute in PDAL's frame
-// (as read in memory; Pos + Origin out of core, which may round
-// differently), relative to the run's origin otherwise.
+// and the coordinates a filter computes from: absolute as read in PDAL's
+// frame (LocalInput.Abs, on every path), relative to the run's origin
+// otherwise.
 func groundInput(in *LocalInput, pdal bool) (ground.Attrs, []float64) {
 	u8 := func(v []float64) []uint8 {
 		out := make([]uint8, len(v))

@@ -99,8 +99,8 @@ type Reduction struct {
 type LocalInput struct {
 	// XYZ are the points' float32 coordinates (interleaved, in the run's
 	// frame, in increasing global order); Pos the same points in float64
-	// relative to Origin (Points.Pos), for arithmetic that must match a
-	// float64 peer (Pos + Origin: the absolute coordinates).
+	// relative to Origin (Points.Pos: x − Origin, as read); Abs below
+	// holds them as read, for arithmetic that must match a float64 peer.
 	XYZ    []float32
 	Pos    []float64
 	Origin [3]float64

@@ -48,7 +48,8 @@ type Options struct {
 	// takes them from xyz. Neighbours are chosen in float32 (xyz) either way.
 	Pos []float64
 	// Origin is the local origin of xyz and Pos (core.Local.Origin): PDAL
-	// computes from absolute coordinates, Pos + Origin (knn.Positions).
+	// computes from absolute coordinates: Pos + Origin (knn.Positions;
+	// the stages pass the coordinates as read, LocalInput.Abs, and 0).
 	Origin [3]float64
 	// Build tunes the neighbour index (workers, progress).
 	Build findneighbor.BuildOptions
