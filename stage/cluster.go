@@ -62,7 +62,7 @@ func prepareCluster(c Values) (*Job, error) {
 	local := &Local{Columns: []core.Dimension{{Name: core.DimClusterID, Type: core.Int64}}, Halo: math.Inf(1),
 		Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
 			o := o
-			o.Pos, o.Build = in.Pos, in.Build
+			o.Pos, o.Build = in.Abs, in.Build // absolute, as PDAL computes
 			r, err := cluster.Cluster(in.XYZ, in.Backend, o)
 			if err != nil {
 				return nil, nil, err
@@ -73,7 +73,7 @@ func prepareCluster(c Values) (*Job, error) {
 		Local: local,
 		Compute: func(p *Points) (*Result, error) {
 			o := o
-			o.Pos, o.Build, o.TileSize = p.Pos(), p.Build, p.TileSize
+			o.Pos, o.Build, o.TileSize = p.abs(), p.Build, p.TileSize
 			r, err := cluster.Cluster(p.XYZ, p.Backend, o)
 			if err != nil {
 				return nil, err
@@ -88,8 +88,8 @@ func prepareCluster(c Values) (*Job, error) {
 			o := o
 			o.Build = s.Build
 			r, err := cluster.Tiles(s.Store.Source(), int(s.N), s.Backend, func(t *tile.Points) ([]float64, error) {
-				pos, _, _, err := s.Positions(t.ID)
-				return pos, err
+				_, abs, _, err := s.Positions(t.ID)
+				return abs, err
 			}, o)
 			if err != nil {
 				return nil, err

@@ -37,7 +37,7 @@ func pdalStatistical(c Values, a *Outcome, opts denoise.StatisticalOptions) (*Jo
 	l := &Local{Columns: cols, Hidden: 1, KNN: opts.K, Outcome: a}
 	l.Compute = func(in *LocalInput) ([]*core.Attribute, []float64, error) {
 		o := opts
-		o.Pos, o.Build = in.Pos, in.Build
+		o.Pos, o.Build = in.Abs, in.Build // absolute, as PDAL computes
 		r, err := denoise.Statistical(in.XYZ, in.Backend, o)
 		if err != nil {
 			return nil, nil, err
@@ -85,7 +85,7 @@ func pdalRadius(c Values, a *Outcome, opts denoise.RadiusOptions) (*Job, error) 
 	l := &Local{Columns: cols, Hidden: 1, Halo: 2 * opts.Radius, Outcome: a}
 	l.Compute = func(in *LocalInput) ([]*core.Attribute, []float64, error) {
 		o := opts
-		o.Pos, o.Build = in.Pos, in.Build
+		o.Pos, o.Build = in.Abs, in.Build // absolute, as PDAL computes
 		r, err := denoise.Radius(in.XYZ, in.Backend, o)
 		if err != nil {
 			return nil, nil, err

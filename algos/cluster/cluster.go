@@ -30,10 +30,10 @@ type Options struct {
 	MaxPoints int
 	// Flat links points by their XY distance (PDAL's is3d=false).
 	Flat bool
-	// Pos, when not nil, holds the points' float64 coordinates relative to
-	// the origin of xyz (interleaved x, y, z; xyz their float32 rounding):
-	// the distance test runs on them, as PDAL's does on its own. nil: on
-	// xyz widened to float64.
+	// Pos, when not nil, holds the points' float64 coordinates in any
+	// frame (interleaved x, y, z; PDAL's absolute ones give its bits): the
+	// distance test runs on them, as PDAL's does on its own. nil: on xyz
+	// widened to float64.
 	Pos []float64
 	// TileSize, when > 0, runs Cluster on square tiles of this side in XY
 	// (Tiles over the tiles tile.Bin cuts), several at a time on the cpu

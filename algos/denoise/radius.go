@@ -35,9 +35,9 @@ type RadiusOptions struct {
 	// (filters.outlier's radius method: < Radius in float64, and no point
 	// flagged when all would be).
 	Convention Convention
-	// Pos, under PDAL, holds the points' float64 coordinates relative to
-	// the origin of xyz (interleaved x, y, z), the distances' source (nil:
-	// xyz).
+	// Pos, under PDAL, holds the points' float64 coordinates in any frame
+	// (interleaved x, y, z; PDAL's absolute ones give its bits), the
+	// distances' source (nil: xyz).
 	Pos []float64
 }
 

@@ -100,9 +100,9 @@ type StatisticalOptions struct {
 	// the order of the terms). Not under PDAL, whose stage driver tiles
 	// through StatisticalResult.Reach.
 	TileSize float64
-	// Pos, under PDAL, holds the points' float64 coordinates relative to
-	// the origin of xyz (interleaved x, y, z): the distances are taken
-	// from them, as PDAL takes its own. nil: from xyz.
+	// Pos, under PDAL, holds the points' float64 coordinates in any frame
+	// (interleaved x, y, z; PDAL's absolute ones give its bits): the
+	// distances are taken from them, as PDAL takes its own. nil: from xyz.
 	Pos []float64
 }
 
