@@ -898,7 +898,7 @@ func (s *StreamRun) Positions(ids []int64) (pos, abs []float64, vals [][]float64
 	defer f.Close()
 	nd := len(s.reads)
 	size := 24 + 8*nd
-	pos, abs = make([]float64, 3*len(ids)), make([]float64, 3*len(ids))
+	abs = make([]float64, 3*len(ids))
 	vals = make([][]float64, nd)
 	for d := range vals {
 		vals[d] = make([]float64, len(ids))
@@ -921,9 +921,6 @@ func (s *StreamRun) Positions(ids []int64) (pos, abs []float64, vals [][]float64
 			rec := buf[int(ids[j]-ids[lo])*size:]
 			for a := range 3 {
 				abs[3*j+a] = math.Float64frombits(binary.LittleEndian.Uint64(rec[8*a:]))
-				if a < 2 || !s.flat {
-					pos[3*j+a] = abs[3*j+a] - s.Origin[a]
-				}
 			}
 			for d := range nd {
 				vals[d][j] = math.Float64frombits(binary.LittleEndian.Uint64(rec[24+8*d:]))
@@ -931,7 +928,7 @@ func (s *StreamRun) Positions(ids []int64) (pos, abs []float64, vals [][]float64
 		}
 		lo = hi
 	}
-	return pos, abs, vals, nil
+	return relativeTo(abs, s.Origin, s.flat), abs, vals, nil
 }
 
 // readAttrs returns the attributes of c that reads names (X, Y and Z:

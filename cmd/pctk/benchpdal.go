@@ -133,23 +133,19 @@ func runBenchPDAL(c *cli.Context) error {
 func benchPDALCase(self, dir, file string, in *core.Cloud, pc pdalCase, repeat int) (pdalRow, error) {
 	row := pdalRow{Stage: pc.name, File: filepath.Base(file), Points: in.Len()}
 	outs := [2]string{filepath.Join(dir, "pdal.las"), filepath.Join(dir, "pctk.las")}
-	var jsons [2]string
-	for k, out := range outs {
-		data, err := json.Marshal([]any{file, pc.filter, map[string]any{"type": "writers.las", "filename": out, "extra_dims": "all", "forward": "all"}})
-		if err != nil {
-			return row, err
-		}
-		jsons[k] = filepath.Join(dir, fmt.Sprintf("pipeline%d.json", k))
-		if err := os.WriteFile(jsons[k], data, 0o644); err != nil {
-			return row, err
-		}
+	writer := func(out string) map[string]any {
+		return map[string]any{"type": "writers.las", "filename": out, "extra_dims": "all", "forward": "all"}
 	}
-	run, err := peers.PDALRun()
+	data, err := json.Marshal([]any{file, pc.filter, writer(outs[1])})
 	if err != nil {
 		return row, err
 	}
+	pipeline := filepath.Join(dir, "pctk.json")
+	if err := os.WriteFile(pipeline, data, 0o644); err != nil {
+		return row, err
+	}
 	for range repeat {
-		p, err := peers.Run(run, "pipeline", jsons[0])
+		p, err := peers.PDALPipeline(dir, file, pc.filter, writer(outs[0]))
 		if err != nil {
 			row.Agreement = "PDAL failed: " + lastLine(p.Output)
 			return row, nil
@@ -157,7 +153,7 @@ func benchPDALCase(self, dir, file string, in *core.Cloud, pc pdalCase, repeat i
 		if row.PDAL == 0 || p.Process < row.PDAL {
 			row.PDAL, row.PDALCPU = p.Process, p.CPU
 		}
-		q, err := peers.Run(self, "-q", "pipeline", "--file", jsons[1])
+		q, err := peers.Run(self, "-q", "pipeline", "--file", pipeline)
 		if err != nil {
 			row.Agreement = "pctk failed: " + lastLine(q.Output)
 			return row, nil
@@ -196,8 +192,10 @@ func pdalAgreement(in, want, got *core.Cloud) string {
 	var same, differ []string
 	for _, name := range names {
 		w, _ := pdalColumn(want, name, wo)
-		if a, ok := pdalColumn(in, name, nil); ok && !thinned && same0(differing(want.Len(), a, w)) {
-			continue // passed through unchanged
+		if a, ok := pdalColumn(in, name, nil); ok && !thinned {
+			if n, _ := differing(want.Len(), a, w); n == 0 {
+				continue // passed through unchanged
+			}
 		}
 		g, ok := pdalColumn(got, name, gw)
 		if !ok {
@@ -223,9 +221,6 @@ func pdalAgreement(in, want, got *core.Cloud) string {
 	}
 	return s
 }
-
-// same0 reports whether differing found no difference.
-func same0(n int, _ float64) bool { return n == 0 }
 
 // sortedRows returns, when sorted, the order of c's points by the named
 // dimensions (lexicographically); else nil (the points' own order).

@@ -217,9 +217,7 @@ func Forest(xyz []float32, pos []float64, flat bool, r float64, workers int, fn 
 	// but for rounding at the cell's corners, when it is searched pair by
 	// pair).
 	whole := make([]bool, m)
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = threads(workers)
 	// links[w] holds the pairs worker w linked (in cell order).
 	links := make([][]int32, workers)
 	link := func(w int, k, l int32) {
@@ -289,6 +287,15 @@ func Forest(xyz []float32, pos []float64, flat bool, r float64, workers int, fn 
 		}
 	}
 	return nil
+}
+
+// threads returns the goroutines to run on for workers (0: GOMAXPROCS),
+// findneighbor.BuildOptions.Workers' meaning.
+func threads(workers int) int {
+	if workers <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return workers
 }
 
 // eachChunk calls fn(w, first, last) for consecutive chunks of [0, m)
@@ -370,10 +377,7 @@ func Counts(xyz []float32, pos []float64, r float64, limit, workers int, counts 
 		limit = math.MaxUint32
 	}
 	m := len(g.cells) - 1
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	eachChunk(m, workers, func(_, first, last int) {
+	eachChunk(m, threads(workers), func(_, first, last int) {
 		g.around(first, last, false, func(c int, cells []int32) {
 			from, to := g.span(c)
 			for k := from; k < to; k++ {
