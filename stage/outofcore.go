@@ -115,7 +115,7 @@ type StreamRun struct {
 	Budget, TileBudget int64
 
 	// each reads IN in input order (Each).
-	each func(fn func(xyz []float32) error) error
+	each func(fn func(x, y, z []float64) error) error
 
 	// rebin bins the cloud again on the tiles of g (rounds), only the
 	// points keep holds (XY in the local frame) when it is not nil.
@@ -130,10 +130,10 @@ type StreamRun struct {
 }
 
 // Each reads IN (each file of a collection in turn) in input order, a
-// chunk at a time, and calls fn with the float32 local coordinates of
-// the chunk's points that take part (flat with --dims xy), as the
-// in-memory run computes them; fn may keep xyz until it returns.
-func (s *StreamRun) Each(fn func(xyz []float32) error) error { return s.each(fn) }
+// chunk at a time, and calls fn with the absolute coordinates of the
+// chunk's points that take part, as read (z nil with --dims xy), as
+// Points.abs gives them in memory; fn may keep them until it returns.
+func (s *StreamRun) Each(fn func(x, y, z []float64) error) error { return s.each(fn) }
 
 // CountsRecord returns the counts record (dbscan.CountsRecord) of counts
 // within eps, "" when the run's counts carry none (Record nil).
@@ -805,17 +805,19 @@ func (s *step) runStreamed(a streamArgs) error {
 	report, finish := stageProgress(f.label())
 	run := &StreamRun{reads: reads, flat: s.flat, Min: lo, Max: hi, In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
 		Build: findneighbor.BuildOptions{Workers: c.Int(WorkersOption.Name)}, Lo: loXY, Hi: hiXY, Budget: budget - streamReserve, TileBudget: budget - streamReserve - job.Stream.PointBytes*np,
-		each: func(fn func(xyz []float32) error) error {
-			var xyz []float32
+		each: func(fn func(x, y, z []float64) error) error {
+			var x, y, z []float64
 			_, _, err := streamIns(c, a.ins, func(_ int, _ int64, ch *core.Cloud) error {
-				xyz = xyz[:0]
+				x, y, z = x[:0], y[:0], z[:0]
 				for i := range ch.Len() {
 					if take(ch, i) {
-						x, y, z := local(ch, i)
-						xyz = append(xyz, x, y, z)
+						x, y, z = append(x, ch.X[i]), append(y, ch.Y[i]), append(z, ch.Z[i])
 					}
 				}
-				return fn(xyz)
+				if s.flat {
+					return fn(x, y, nil)
+				}
+				return fn(x, y, z)
 			})
 			return err
 		},

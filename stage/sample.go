@@ -33,7 +33,7 @@ order of the files' concatenation (docs/scale.md).`,
 		Examples: []string{"pctk sample scan.las thin.las --radius 0.5", "pctk sample big.laz thin.laz --radius 0.5 --max-memory 1GiB"},
 		Options: []*Option{
 			&Option{Kind: Float, Name: "radius", PDAL: "radius", Usage: "smallest distance between kept points (required)"},
-			&Option{Kind: String, Name: "dimension", Usage: "flag kept points in this new field instead of dropping the others (default: none, drop them)"},
+			&Option{Kind: String, Name: "dimension", PDAL: "dimension", Usage: "flag kept points in this new field instead of dropping the others (default: none, drop them)"},
 		},
 		Dims: true, IgnoreClass: true, InOrder: true,
 		Params: map[string]string{"radius": "radius"},
@@ -44,7 +44,7 @@ order of the files' concatenation (docs/scale.md).`,
 			}
 			return &Job{CPUWork: true, Local: sampleLocal(opts, flag), Compute: func(p *Points) (*Result, error) {
 				opts.Progress = p.Build.Progress
-				r, err := poisson.Poisson(p.XYZ, opts)
+				r, err := poisson.Poisson(samplePoints(p), opts)
 				if err != nil {
 					return nil, err
 				}
@@ -80,9 +80,9 @@ func sampleLocal(opts poisson.Options, flag string) *Local {
 	if flag == "" {
 		col.Name = "SampleKept"
 	}
-	l := &Local{Columns: []core.Dimension{col}, Halo: math.Inf(1), XYZOnly: true,
+	l := &Local{Columns: []core.Dimension{col}, Halo: math.Inf(1),
 		Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
-			r, err := poisson.Poisson(in.XYZ, opts)
+			r, err := poisson.Poisson(deinterleave(in.Abs), opts)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -93,6 +93,34 @@ func sampleLocal(opts poisson.Options, flag string) *Local {
 		l.Drop = func(cols []*core.Attribute, i int) bool { return cols[0].Uint64(i) == 0 }
 	}
 	return l
+}
+
+// samplePoints returns the absolute coordinates of the points of p that
+// take part (Points.abs) as Poisson takes them: the cloud's own where
+// every point does; Z nil with --dims xy.
+func samplePoints(p *Points) poisson.Points {
+	c := p.Cloud
+	pts := poisson.Points{X: c.X, Y: c.Y, Z: c.Z}
+	if p.Index != nil {
+		pts = poisson.Points{X: make([]float64, p.Len()), Y: make([]float64, p.Len()), Z: make([]float64, p.Len())}
+		for k, i := range p.Index {
+			pts.X[k], pts.Y[k], pts.Z[k] = c.X[i], c.Y[i], c.Z[i]
+		}
+	}
+	if p.Flat {
+		pts.Z = nil
+	}
+	return pts
+}
+
+// deinterleave returns the interleaved points xyz as poisson.Points.
+func deinterleave(xyz []float64) poisson.Points {
+	n := len(xyz) / 3
+	pts := poisson.Points{X: make([]float64, n), Y: make([]float64, n), Z: make([]float64, n)}
+	for i := range n {
+		pts.X[i], pts.Y[i], pts.Z[i] = xyz[3*i], xyz[3*i+1], xyz[3*i+2]
+	}
+	return pts
 }
 
 // sampleJSON and sampleLines are pctk sample's summary.
@@ -127,9 +155,9 @@ func streamSample(s *StreamRun, opts poisson.Options, flag string) (*StreamResul
 	kept := map[int64]int64{0: 0}
 	var keep []bool
 	var done int64
-	err = s.Each(func(xyz []float32) error {
+	err = s.Each(func(x, y, z []float64) error {
 		var err error
-		if keep, err = sm.Add(xyz, keep[:0]); err != nil {
+		if keep, err = sm.Add(poisson.Points{X: x, Y: y, Z: z}, keep[:0]); err != nil {
 			return err
 		}
 		if err := w.write(keep); err != nil {

@@ -41,13 +41,14 @@ var benchKeep []bool
 // one averaged point per voxel, not a Poisson-disk sample). It logs the
 // times and counts side by side.
 func BenchmarkPeers(b *testing.B) {
-	xyz := algotest.Scan(b, benchScan)
+	c, local, _ := algotest.SharedCloud(b, benchScan)
+	xyz, pts := c.Relative([3]float64{}), Points{X: c.X, Y: c.Y, Z: c.Z}
 	path := filepath.Join(algotest.SharedData, benchScan)
 	cpu, err := findneighbor.Get("cpu")
 	if err != nil {
 		b.Skip(err)
 	}
-	n, spacing := len(xyz)/3, algotest.MedianSpacing(b, cpu, xyz)
+	n, spacing := len(xyz)/3, algotest.MedianSpacing(b, cpu, local.XYZ)
 	for _, f := range []float64{2, 6} {
 		r := f * spacing
 		name := fmt.Sprintf("r%gx", f)
@@ -60,7 +61,7 @@ func BenchmarkPeers(b *testing.B) {
 			})
 		}
 		timed("pctk", func() int {
-			res, err := Poisson(xyz, Options{Radius: r})
+			res, err := Poisson(pts, Options{Radius: r})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -75,7 +76,7 @@ func BenchmarkPeers(b *testing.B) {
 			}
 			keep := make([]bool, 0, n)
 			for i := 0; i < n; i += 1 << 16 {
-				if keep, err = s.Add(xyz[3*i:3*min(n, i+1<<16)], keep); err != nil {
+				if keep, err = s.Add(Points{X: c.X[i:min(n, i+1<<16)], Y: c.Y[i:min(n, i+1<<16)], Z: c.Z[i:min(n, i+1<<16)]}, keep); err != nil {
 					b.Fatal(err)
 				}
 			}

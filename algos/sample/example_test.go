@@ -11,18 +11,19 @@ import (
 // Thinning a line of points 0.1 apart to points at least 0.25 apart: the
 // first point is kept, and then each one 0.3 further on.
 func Example() {
-	var xyz []float32
+	var x []float64
 	for i := range 10 {
-		xyz = append(xyz, float32(i)*0.1, 0, 0)
+		x = append(x, float64(i)*0.1)
 	}
-	r, err := sample.Poisson(xyz, sample.Options{Radius: 0.25})
+	// A line along x in plan view: y 0, and no z (nil).
+	r, err := sample.Poisson(sample.Points{X: x, Y: make([]float64, len(x))}, sample.Options{Radius: 0.25})
 	if err != nil {
 		log.Fatal(err)
 	}
 	var kept []string
 	for i, k := range r.Keep {
 		if k {
-			kept = append(kept, fmt.Sprintf("%.1f", xyz[3*i]))
+			kept = append(kept, fmt.Sprintf("%.1f", x[i]))
 		}
 	}
 	fmt.Println(strings.Join(kept, " "))

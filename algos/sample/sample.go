@@ -44,6 +44,38 @@ func (o Options) Validate() error {
 	return nil
 }
 
+// Points are the coordinates of the points to thin, as read (absolute,
+// float64: PDAL measures in them), one slice per axis as core.Cloud holds
+// them; Z nil places every point at z 0 (thinning in plan view).
+type Points struct {
+	X, Y, Z []float64
+}
+
+// Len returns the number of points.
+func (p Points) Len() int { return len(p.X) }
+
+// at returns point i.
+func (p Points) at(i int) [3]float64 {
+	if p.Z == nil {
+		return [3]float64{p.X[i], p.Y[i], 0}
+	}
+	return [3]float64{p.X[i], p.Y[i], p.Z[i]}
+}
+
+// check returns the number of points, or a *findneighbor.ParamError when
+// the axes differ in length or hold more points than int32 numbers.
+func (p Points) check() (int, error) {
+	n := len(p.X)
+	if len(p.Y) != n || (p.Z != nil && len(p.Z) != n) {
+		return 0, &findneighbor.ParamError{Op: "sample", Param: "points", Value: fmt.Sprintf("of %d x, %d y and %d z", n, len(p.Y), len(p.Z)),
+			Want: "one x, y and z per point (z nil for none)"}
+	}
+	if n > math.MaxInt32 {
+		return 0, &findneighbor.ParamError{Op: "sample", Param: "points", Value: fmt.Sprint(n), Want: fmt.Sprintf("at most %d points", math.MaxInt32)}
+	}
+	return n, nil
+}
+
 // Result says which points Poisson keeps.
 type Result struct {
 	// Keep[i] is true when point i is kept.
@@ -52,8 +84,7 @@ type Result struct {
 	Kept int
 }
 
-// Poisson thins the points xyz (interleaved x, y, z, float32 relative to a
-// local origin) to a Poisson-disk sample, as PDAL's filters.sample with a
+// Poisson thins the points pts to a Poisson-disk sample, as PDAL's filters.sample with a
 // radius does (filters/SampleFilter.cpp, voxelize): in input order, a
 // point is kept unless a point kept before it lies closer than Radius.
 // Kept points are thus at least Radius apart, every dropped point lies
@@ -63,18 +94,18 @@ type Result struct {
 // Like PDAL it walks the points once, in order, over a grid of cells at
 // least Radius wide that holds the kept points, so each point is tested
 // against the kept points of its cell and the 26 around it only; the test
-// is exact, dx²+dy²+dz² < Radius² in float64 from the float32
+// is PDAL's, dx²+dy²+dz² < Radius² in float64 from the float64
 // coordinates. It needs no neighbour index: docs/sample.md has the
 // measurements that chose this over neighbour lists from a backend. The
 // cost is O(N), whatever the density. A Sampler draws the same sample from
 // points given a chunk at a time, holding the kept points alone; Poisson,
 // which numbers every point's cell first, is faster on a whole cloud
 // (docs/sample.md).
-func Poisson(xyz []float32, opts Options) (*Result, error) {
+func Poisson(pts Points, opts Options) (*Result, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	n, err := findneighbor.CheckPoints("sample", xyz)
+	n, err := pts.check()
 	if err != nil {
 		return nil, err
 	}
@@ -82,20 +113,26 @@ func Poisson(xyz []float32, opts Options) (*Result, error) {
 	if n == 0 {
 		return res, nil
 	}
-	g, err := newGrid(xyz, opts.Radius*(1+cellSlack))
+	if pts.Z == nil {
+		pts.Z = make([]float64, n) // no branch per point
+	}
+	g, err := newGrid(pts, opts.Radius*(1+cellSlack))
 	if err != nil {
 		return nil, err
 	}
 	r2 := opts.Radius * opts.Radius
-	// next links the kept points of a cell, newest first; -1 ends a list.
-	next := make([]int32, n)
-	for i := range n {
+	// The kept points, interleaved (kept[3j:]: the j-th kept), and next,
+	// which links those of a cell, newest first; -1 ends a list.
+	kept, next := make([]float64, 0, 3*(n/16+64)), make([]int32, 0, n/16+64)
+	x, y, z := pts.X, pts.Y[:n], pts.Z[:n]
+	for i := range x {
 		if opts.Progress != nil && i%progressEvery == 0 {
 			opts.Progress(float64(i) / float64(n))
 		}
-		c := g.cell[i]
-		if !covered(xyz[3*i:3*i+3:3*i+3], g.around(c), g.head, next, xyz, r2) {
-			next[i], g.head[c] = g.head[c], int32(i)
+		c, p := g.cell[i], [3]float64{x[i], y[i], z[i]}
+		if !covered(p, g.around(c), g.head, next, kept, r2) {
+			kept, next = append(kept, p[:]...), append(next, g.head[c])
+			g.head[c] = int32(res.Kept)
 			res.Keep[i] = true
 			res.Kept++
 		}
@@ -130,16 +167,26 @@ func radiusError(r, least float64, why string) error {
 		Want: fmt.Sprintf("at least %.3g %s", least/(1+cellSlack)*1.001, why)}
 }
 
-// newGrid numbers the occupied cells of the given side over xyz.
-func newGrid(xyz []float32, side float64) (*grid, error) {
-	n := len(xyz) / 3
+// newGrid numbers the occupied cells of the given side over pts (Z not
+// nil).
+func newGrid(pts Points, side float64) (*grid, error) {
+	n := pts.Len()
 	var lo, hi [3]float64
-	for a := range 3 {
+	for a, v := range [3][]float64{pts.X, pts.Y, pts.Z} {
 		lo[a], hi[a] = math.Inf(1), math.Inf(-1)
-	}
-	for i, v := range xyz {
-		a := i % 3
-		lo[a], hi[a] = min(lo[a], float64(v)), max(hi[a], float64(v))
+		nan := false
+		for _, x := range v { // plain compares: min and max order NaNs and zeros, slower
+			nan = nan || x != x
+			if x < lo[a] {
+				lo[a] = x
+			}
+			if x > hi[a] {
+				hi[a] = x
+			}
+		}
+		if nan {
+			lo[a] = math.NaN()
+		}
 	}
 	inv := 1 / side
 	for a := range 3 {
@@ -152,11 +199,9 @@ func newGrid(xyz []float32, side float64) (*grid, error) {
 	}
 	g := &grid{table: newTable(), cell: make([]int32, n)}
 	var last slot // the previous point's cell: scans run cell after cell
-	for i := range n {
-		var k [3]int32
-		for a := range 3 {
-			k[a] = int32((float64(xyz[3*i+a]) - lo[a]) * inv)
-		}
+	x, y, z := pts.X, pts.Y[:n], pts.Z[:n]
+	for i := range x {
+		k := [3]int32{int32((x[i] - lo[0]) * inv), int32((y[i] - lo[1]) * inv), int32((z[i] - lo[2]) * inv)}
 		if last.id == 0 || k != last.k {
 			s := g.find(k)
 			if s.id == 0 {
@@ -251,14 +296,15 @@ func (t *table) lookup(k [3]int32, nb *[27]int32) *[27]int32 {
 
 // covered reports whether a kept point lies closer than √r2 to p: the
 // kept points of the cells nb (-1: none) are listed from head[cell]
-// through next, newest first, -1 ending a list, and lie at xyz[3j:].
-func covered(p []float32, nb *[27]int32, head, next []int32, xyz []float32, r2 float64) bool {
+// through next, newest first, -1 ending a list, and kept point j lies at
+// kept[3j:].
+func covered(p [3]float64, nb *[27]int32, head, next []int32, kept []float64, r2 float64) bool {
 	for _, c := range nb {
 		if c < 0 {
 			continue
 		}
 		for j := head[c]; j >= 0; j = next[j] {
-			if closer(p, xyz[3*j:3*j+3:3*j+3], r2) {
+			if closer(p, kept[3*j:3*j+3:3*j+3], r2) {
 				return true
 			}
 		}
@@ -266,13 +312,11 @@ func covered(p []float32, nb *[27]int32, head, next []int32, xyz []float32, r2 f
 	return false
 }
 
-// closer reports whether points p and q are closer than √r2, in float64
-// (where the float32 differences are exact unless the coordinates differ
-// in scale by 2²⁹); the explicit conversions keep the compiler from
-// fusing the multiply-adds, so every processor gives the same answer.
-func closer(p, q []float32, r2 float64) bool {
-	dx := float64(p[0]) - float64(q[0])
-	dy := float64(p[1]) - float64(q[1])
-	dz := float64(p[2]) - float64(q[2])
+// closer reports whether points p and q are closer than √r2, computed as
+// PDAL's SampleFilter does, in float64 from the coordinates as read; the
+// explicit conversions keep the compiler from fusing the multiply-adds,
+// so every processor gives the same answer.
+func closer(p [3]float64, q []float64, r2 float64) bool {
+	dx, dy, dz := p[0]-q[0], p[1]-q[1], p[2]-q[2]
 	return float64(dx*dx)+float64(dy*dy)+float64(dz*dz) < r2
 }

@@ -19,14 +19,14 @@ import (
 // boundaries); each point, in input order, is checked against the points
 // kept in its voxel and the 26 around it, and kept unless one is closer
 // than r (distSqr < radiusSqr, in float64).
-func pdalSample(xyz []float32, r float64) []bool {
+func pdalSample(xyz []float64, r float64) []bool {
 	type voxel [3]int
 	cell := 2 * r / math.Sqrt(3)
 	kept := map[voxel][][3]float64{}
 	var origin [3]float64
 	keep := make([]bool, len(xyz)/3)
 	for i := range keep {
-		p := [3]float64{float64(xyz[3*i]), float64(xyz[3*i+1]), float64(xyz[3*i+2])}
+		p := [3]float64(xyz[3*i : 3*i+3])
 		if len(kept) == 0 {
 			origin = [3]float64{p[0], p[1], p[1]}
 		}
@@ -58,23 +58,26 @@ func pdalSample(xyz []float32, r float64) []bool {
 
 // clouds are the synthetic test clouds: a blob, a noisy plane, a lattice
 // whose spacing equals the radius exactly (pairs at exactly r are kept,
-// as in PDAL), clusters far apart (a grid too sparse for an array), and
-// runs of coincident points.
+// as in PDAL), clusters far apart (a grid too sparse for an array), runs
+// of coincident points, and a patch at UTM coordinates.
 func clouds(seed uint64) []struct {
 	name string
-	xyz  []float32
+	xyz  []float64
 	r    float64
 } {
 	rng := rand.New(rand.NewPCG(seed, 16))
-	var blob, plane, lattice, dups, far []float32
+	var blob, plane, lattice, dups, far, utm []float64
 	for range 3000 {
-		blob = append(blob, float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64()))
-		plane = append(plane, float32(rng.Float64()*5), float32(rng.Float64()*5), float32(rng.NormFloat64()*0.01))
+		blob = append(blob, rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64())
+		// Metres in UTM: the float64 differences of coordinates this far
+		// from 0 round, and the test must round as PDAL does.
+		utm = append(utm, 637000+rng.Float64()*20, 5104000+rng.Float64()*20, 120+rng.Float64())
+		plane = append(plane, rng.Float64()*5, rng.Float64()*5, rng.NormFloat64()*0.01)
 	}
 	for i := range 12 {
 		for j := range 12 {
 			for k := range 12 {
-				lattice = append(lattice, float32(i)*0.5, float32(j)*0.5, float32(k)*0.5)
+				lattice = append(lattice, float64(i)*0.5, float64(j)*0.5, float64(k)*0.5)
 			}
 		}
 	}
@@ -85,29 +88,29 @@ func clouds(seed uint64) []struct {
 		}
 	})
 	for i := range 2000 { // clusters 1e4 radii apart: a sparse grid
-		c := float32(i%5) * 1e4
-		far = append(far, c+float32(rng.NormFloat64()), float32(rng.NormFloat64()), c+float32(rng.NormFloat64()))
+		c := float64(i%5) * 1e4
+		far = append(far, c+rng.NormFloat64(), rng.NormFloat64(), c+rng.NormFloat64())
 	}
 	for i := range 500 {
-		p := []float32{float32(i % 23), float32(i % 7), 0}
+		p := []float64{float64(i % 23), float64(i % 7), 0}
 		dups = append(dups, p...)
 		dups = append(dups, p...)
 	}
 	return []struct {
 		name string
-		xyz  []float32
+		xyz  []float64
 		r    float64
 	}{
 		{"blob", blob, 0.3}, {"blob wide", blob, 1.1}, {"plane", plane, 0.12},
 		{"lattice", lattice, 0.5}, {"lattice diagonal", lattice, 0.71}, {"duplicates", dups, 1},
-		{"far clusters", far, 1},
+		{"far clusters", far, 1}, {"utm", utm, 0.25},
 	}
 }
 
 // check compares a result with the reference and checks the promises of
 // Poisson's doc: kept points at least r apart, every dropped point closer
 // than r to a kept one (brute force).
-func check(t *testing.T, ctx string, xyz []float32, r float64, got *Result, want []bool) {
+func check(t *testing.T, ctx string, xyz []float64, r float64, got *Result, want []bool) {
 	t.Helper()
 	n := len(xyz) / 3
 	kept, diff := 0, 0
@@ -131,7 +134,7 @@ func check(t *testing.T, ctx string, xyz []float32, r float64, got *Result, want
 		}
 	}
 	d2 := func(i, j int) float64 {
-		dx, dy, dz := float64(xyz[3*i]-xyz[3*j]), float64(xyz[3*i+1]-xyz[3*j+1]), float64(xyz[3*i+2]-xyz[3*j+2])
+		dx, dy, dz := xyz[3*i]-xyz[3*j], xyz[3*i+1]-xyz[3*j+1], xyz[3*i+2]-xyz[3*j+2]
 		return dx*dx + dy*dy + dz*dz
 	}
 	for a, i := range keptIdx {
@@ -163,7 +166,7 @@ func check(t *testing.T, ctx string, xyz []float32, r float64, got *Result, want
 func TestAgainstPDALRule(t *testing.T) {
 	const seed = 3
 	for _, c := range clouds(seed) {
-		got, err := Poisson(c.xyz, Options{Radius: c.r})
+		got, err := Poisson(soa(c.xyz), Options{Radius: c.r})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,17 +178,17 @@ func TestAgainstPDALRule(t *testing.T) {
 // exactly r are kept, so in input (row-major) order every point is kept;
 // with a radius a hair larger, every other point along each axis.
 func TestLatticeTies(t *testing.T) {
-	var xyz []float32
+	var xyz []float64
 	for i := range 6 {
 		for j := range 6 {
-			xyz = append(xyz, float32(i)*0.25, float32(j)*0.25, 0)
+			xyz = append(xyz, float64(i)*0.25, float64(j)*0.25, 0)
 		}
 	}
 	for _, tc := range []struct {
 		r    float64
 		kept int
 	}{{0.25, 36}, {0.2500001, 18}, {0.36, 9}} {
-		got, err := Poisson(xyz, Options{Radius: tc.r})
+		got, err := Poisson(soa(xyz), Options{Radius: tc.r})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,23 +198,41 @@ func TestLatticeTies(t *testing.T) {
 	}
 }
 
+// soa returns the interleaved points xyz as Points.
+func soa(xyz []float64) Points {
+	n := len(xyz) / 3
+	p := Points{X: make([]float64, n), Y: make([]float64, n), Z: make([]float64, n)}
+	for i := range n {
+		p.X[i], p.Y[i], p.Z[i] = xyz[3*i], xyz[3*i+1], xyz[3*i+2]
+	}
+	return p
+}
+
+// scanAbs returns the scan rel of the shared data (algotest.Scan) as its
+// absolute coordinates, which Poisson takes, and as the float32 view
+// around its centre, which the neighbour backends take.
+func scanAbs(t *testing.T, rel string) ([]float64, []float32) {
+	c, l, _ := algotest.SharedCloud(t, rel)
+	return c.Relative([3]float64{}), l.XYZ
+}
+
 // TestScans compares Poisson with PDAL's rule on real scans at radii of 2
 // and 6 median spacings.
 func TestScans(t *testing.T) {
 	for _, rel := range []string{"pcd/bun0.pcd", "las/haystack_rock.las"} {
-		xyz := algotest.Scan(t, rel)
+		xyz, local := scanAbs(t, rel)
 		if n := len(xyz) / 3; n > 8000 {
 			// check is O(N·kept): every s-th point.
 			s := (n + 7999) / 8000
-			var sub []float32
+			var sub []float64
 			for i := 0; i < n; i += s {
 				sub = append(sub, xyz[3*i:3*i+3]...)
 			}
 			xyz = sub
 		}
-		spacing := algotest.MedianSpacing(t, findneighbor.Brute(), xyz)
+		spacing := algotest.MedianSpacing(t, findneighbor.Brute(), local)
 		for _, r := range []float64{2 * spacing, 6 * spacing} {
-			got, err := Poisson(xyz, Options{Radius: r})
+			got, err := Poisson(soa(xyz), Options{Radius: r})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,17 +258,17 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%+v: Validate() = %v, want %q", tc.o, err, tc.err)
 		}
 	}
-	if _, err := Poisson([]float32{1, 2}, Options{Radius: 1}); err == nil {
+	if _, err := Poisson(Points{X: []float64{1, 2}, Y: []float64{3}}, Options{Radius: 1}); err == nil {
 		t.Error("Poisson of 2 coordinates: no error")
 	}
 	pe := (*findneighbor.ParamError)(nil)
-	if _, err := Poisson([]float32{0, 0, 0, 1e30, 0, 0}, Options{Radius: 1e-10}); !errors.As(err, &pe) || pe.Param != "radius" || !strings.Contains(err.Error(), "want at least 4.66e+20 for a cloud 1") {
+	if _, err := Poisson(soa([]float64{0, 0, 0, 1e30, 0, 0}), Options{Radius: 1e-10}); !errors.As(err, &pe) || pe.Param != "radius" || !strings.Contains(err.Error(), "want at least 4.66e+20 for a cloud 1") {
 		t.Errorf("Poisson with 1e40 cells along x: %v, want a radius error naming at least 4.66e+20", err)
 	}
-	if _, err := Poisson([]float32{0, 0, float32(math.NaN())}, Options{Radius: 1}); err == nil || !strings.Contains(err.Error(), "finite") {
+	if _, err := Poisson(soa([]float64{0, 0, math.NaN()}), Options{Radius: 1}); err == nil || !strings.Contains(err.Error(), "finite") {
 		t.Errorf("Poisson of a NaN point: %v, want an error", err)
 	}
-	r, err := Poisson(nil, Options{Radius: 1})
+	r, err := Poisson(soa(nil), Options{Radius: 1})
 	if err != nil || len(r.Keep) != 0 || r.Kept != 0 {
 		t.Errorf("Poisson of no points = %+v, %v", r, err)
 	}
@@ -257,12 +278,12 @@ func TestValidate(t *testing.T) {
 // order, once per progressEvery points.
 func TestProgress(t *testing.T) {
 	const n = 2*progressEvery + 100
-	xyz := make([]float32, 3*n)
+	xyz := make([]float64, 3*n)
 	for i := range n {
-		xyz[3*i] = float32(i)
+		xyz[3*i] = float64(i)
 	}
 	var got []float64
-	if _, err := Poisson(xyz, Options{Radius: 1.5, Progress: func(d float64) { got = append(got, d) }}); err != nil {
+	if _, err := Poisson(soa(xyz), Options{Radius: 1.5, Progress: func(d float64) { got = append(got, d) }}); err != nil {
 		t.Fatal(err)
 	}
 	want := []float64{0, float64(progressEvery) / n, float64(2*progressEvery) / n}
@@ -277,14 +298,14 @@ func TestProgress(t *testing.T) {
 func TestSamplerChunks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 7))
 	cs := clouds(5)
-	scan := algotest.Scan(t, "las/haystack_rock.las")
+	scan, _ := scanAbs(t, "las/haystack_rock.las")
 	cs = append(cs, struct {
 		name string
-		xyz  []float32
+		xyz  []float64
 		r    float64
 	}{"haystack_rock", scan, 1.5})
 	for _, c := range cs {
-		want, err := Poisson(c.xyz, Options{Radius: c.r})
+		want, err := Poisson(soa(c.xyz), Options{Radius: c.r})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,7 +317,7 @@ func TestSamplerChunks(t *testing.T) {
 		n := len(c.xyz) / 3
 		for i := 0; i < n; {
 			m := min(n-i, []int{1, 2, 7, 100, 1000}[rng.IntN(5)])
-			if got, err = s.Add(c.xyz[3*i:3*(i+m)], got); err != nil {
+			if got, err = s.Add(soa(c.xyz[3*i:3*(i+m)]), got); err != nil {
 				t.Fatal(err)
 			}
 			i += m
@@ -313,14 +334,14 @@ func TestSamplerChunks(t *testing.T) {
 
 // cube returns n random points in a cube of the given side (seeded) and
 // Poisson's sample of them at radius 1.
-func cube(t *testing.T, seed uint64, n int, side float64) ([]float32, *Result) {
+func cube(t *testing.T, seed uint64, n int, side float64) ([]float64, *Result) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, seed))
-	xyz := make([]float32, 3*n)
+	xyz := make([]float64, 3*n)
 	for i := range xyz {
-		xyz[i] = float32(rng.Float64() * side)
+		xyz[i] = rng.Float64() * side
 	}
-	want, err := Poisson(xyz, Options{Radius: 1})
+	want, err := Poisson(soa(xyz), Options{Radius: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +358,7 @@ func TestSamplerMaxBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := s.Add(xyz, nil)
+		got, err := s.Add(soa(xyz), nil)
 		var me *MemoryError
 		if !errors.As(err, &me) || me.Max != limit || me.Need <= limit || me.Kept != s.Kept() || me.Points != int64(len(got)) {
 			t.Fatalf("MaxBytes %d: %v (%+v, kept %d), want a MemoryError after %d points", limit, err, *me, s.Kept(), len(got))
@@ -353,7 +374,7 @@ func TestSamplerMaxBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Add(xyz[:3*2000], nil); err != nil || !slices.Equal(got, want.Keep[:2000]) {
+	if got, err := s.Add(soa(xyz[:3*2000]), nil); err != nil || !slices.Equal(got, want.Keep[:2000]) {
 		t.Errorf("MaxBytes 1MiB, 2000 points: %v", err)
 	}
 	if _, err := NewSampler(Options{Radius: 1, MaxBytes: -1}); err == nil {
@@ -365,24 +386,25 @@ func TestSamplerMaxBytes(t *testing.T) {
 // origin for the radius, is an error naming the point.
 func TestSamplerErrors(t *testing.T) {
 	for _, tc := range []struct {
-		xyz  []float32
+		pts  Points
 		r    float64
 		want string
 	}{
-		{[]float32{0, 0, 0, 1e30, 0, 0}, 1e-10, "point 1 at"},
-		{[]float32{0, 0, 0, 1, 1, float32(math.NaN())}, 1, "point 1 has a coordinate that is not finite"},
-		{[]float32{0, 0}, 1, "sample"},
+		{soa([]float64{0, 0, 0, 1e30, 0, 0}), 1e-10, "point 1 at"},
+		{soa([]float64{5e6, 0, 0, 5e6 + 1e-3, 1e5, 0}), 1e-10, "want at least 9.32e-05 for point 1 at (5.000000001e+06, 100000, 0), 100000 from the first point"},
+		{soa([]float64{0, 0, 0, 1, 1, math.NaN()}), 1, "point 1 has a coordinate that is not finite"},
+		{Points{X: []float64{0, 0}, Y: []float64{0}}, 1, "one x, y and z per point"},
 	} {
 		s, err := NewSampler(Options{Radius: tc.r})
 		if err != nil {
 			t.Fatal(err)
 		}
-		keep, err := s.Add(tc.xyz, nil)
+		keep, err := s.Add(tc.pts, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v r %g: %v, want an error with %q", tc.xyz, tc.r, err, tc.want)
+			t.Errorf("%v r %g: %v, want an error with %q", tc.pts, tc.r, err, tc.want)
 		}
-		if len(tc.xyz) == 6 && (len(keep) != 1 || !keep[0]) {
-			t.Errorf("%v: flags %v before the error, want [true]", tc.xyz, keep)
+		if tc.pts.Len() == 2 && len(tc.pts.Y) == 2 && (len(keep) != 1 || !keep[0]) {
+			t.Errorf("%v: flags %v before the error, want [true]", tc.pts, keep)
 		}
 	}
 }
@@ -396,7 +418,7 @@ func TestSamplerListsOverBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := free.Add(xyz, nil); err != nil {
+	if _, err := free.Add(soa(xyz), nil); err != nil {
 		t.Fatal(err)
 	}
 	lists := int64(cap(free.lists)) * listBytes
@@ -405,7 +427,7 @@ func TestSamplerListsOverBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Add(xyz, nil)
+	got, err := s.Add(soa(xyz), nil)
 	if err != nil || !slices.Equal(got, want.Keep) {
 		t.Fatalf("MaxBytes %d (%d without it, %d of lists): %v, or other flags than Poisson's", limit, free.Bytes(), lists, err)
 	}

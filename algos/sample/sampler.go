@@ -3,12 +3,10 @@ package sample
 import (
 	"fmt"
 	"math"
-
-	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // maxCell bounds a Sampler's cell coordinates along an axis, either side
-// of the origin: far inside int32, so that a cell's neighbours never
+// of the first point: far inside int32, so that a cell's neighbours never
 // overflow. (The rounding of a cell coordinate, 2.4e-7 at most, stays far
 // below cellSlack.)
 const maxCell = 1 << 30
@@ -20,7 +18,7 @@ const maxCell = 1 << 30
 // flags Poisson gives the whole of it.
 //
 // The grid numbers the occupied cells as points reach them (integer
-// coordinates from the origin, cells Radius·(1+1e-5) wide) in an
+// coordinates from the first point, cells Radius·(1+1e-5) wide) in an
 // open-addressing table (linear probing, grown at a load of 1/2): one
 // lookup per point, none while points stay in one cell, as scans do. A
 // cell keeps the list of its 27 neighbours (108 bytes), made at its first
@@ -41,9 +39,10 @@ const maxCell = 1 << 30
 // A Sampler is not safe for concurrent use; after an error it is spent.
 type Sampler struct {
 	r2, inv float64
-	max     int64 // Options.MaxBytes
-	bytes   int64 // held by the slices below
-	points  int64 // decided so far
+	origin  [3]float64 // the first point: the grid's origin
+	max     int64      // Options.MaxBytes
+	bytes   int64      // held by the slices below
+	points  int64      // decided so far
 
 	table             // the occupied cells
 	cell  []cell      // cell[c]: cell c
@@ -55,7 +54,7 @@ type Sampler struct {
 	last    slot // the previous point's cell: scans run cell after cell
 	buf     [27]int32
 
-	xyz  []float32 // the kept points
+	xyz  []float64 // the kept points
 	next []int32   // next[j]: the kept point before j in its cell, or -1
 }
 
@@ -72,7 +71,7 @@ const (
 	slotBytes = 16
 	listBytes = 27 * 4
 	cellBytes = 20
-	keptBytes = 12 + 4 // xyz, next
+	keptBytes = 24 + 4 // xyz, next
 )
 
 // MemoryError reports that a Sampler would need more memory than
@@ -107,14 +106,13 @@ func (s *Sampler) Kept() int { return len(s.next) }
 // Bytes returns the memory the Sampler holds: its kept points and grid.
 func (s *Sampler) Bytes() int64 { return s.bytes }
 
-// Add decides the points xyz (interleaved x, y, z, float32 relative to
-// the local origin of all of them), which follow those of the earlier
-// calls in input order, and appends one flag per point to keep, true for
+// Add decides the points pts, which follow those of the earlier calls in
+// input order, and appends one flag per point to keep, true for
 // a kept point. On an error (a coordinate not finite, or too far from the
-// origin for the radius, a *MemoryError) keep holds the flags of the
+// first point for the radius, a *MemoryError) keep holds the flags of the
 // points before the one that failed.
-func (s *Sampler) Add(xyz []float32, keep []bool) ([]bool, error) {
-	n, err := findneighbor.CheckPoints("sample", xyz)
+func (s *Sampler) Add(pts Points, keep []bool) ([]bool, error) {
+	n, err := pts.check()
 	if err != nil {
 		return keep, err
 	}
@@ -124,15 +122,18 @@ func (s *Sampler) Add(xyz []float32, keep []bool) ([]bool, error) {
 		return keep, err
 	}
 	s.cells = s.cells[:n]
+	if s.points == 0 && n > 0 {
+		s.origin = pts.at(0)
+	}
 	m, cerr := n, error(nil)
 	for i := range n {
-		if cerr = s.number(xyz[3*i:3*i+3:3*i+3], i); cerr != nil {
+		if cerr = s.number(pts.at(i), i); cerr != nil {
 			m = i
 			break
 		}
 	}
 	for i, c := range s.cells[:m] {
-		p := xyz[3*i : 3*i+3 : 3*i+3]
+		p := pts.at(i)
 		var nb *[27]int32
 		switch l := s.cell[c].list; {
 		case l >= 0:
@@ -157,10 +158,10 @@ func (s *Sampler) Add(xyz []float32, keep []bool) ([]bool, error) {
 
 // number sets s.cells[i] to the number of point p's cell, the i-th of
 // the chunk, numbering the cell when it is new.
-func (s *Sampler) number(p []float32, i int) error {
+func (s *Sampler) number(p [3]float64, i int) error {
 	var k [3]int32
 	for a, v := range p {
-		f := math.Floor(float64(v) * s.inv)
+		f := math.Floor((v - s.origin[a]) * s.inv)
 		if !(math.Abs(f) < maxCell) {
 			return s.coordError(p, s.points+int64(i))
 		}
@@ -177,14 +178,14 @@ func (s *Sampler) number(p []float32, i int) error {
 }
 
 // coordError is the error of a point p Add cannot place in the grid.
-func (s *Sampler) coordError(p []float32, i int64) error {
+func (s *Sampler) coordError(p [3]float64, i int64) error {
 	for _, v := range p {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("sample: point %d has a coordinate that is not finite (%g, %g, %g)", i, p[0], p[1], p[2])
 		}
 	}
-	far := max(math.Abs(float64(p[0])), math.Abs(float64(p[1])), math.Abs(float64(p[2])))
-	return radiusError(math.Sqrt(s.r2), far/(maxCell-1), fmt.Sprintf("for point %d at (%g, %g, %g) from the origin (2³⁰ cells)", i, p[0], p[1], p[2]))
+	far := max(math.Abs(p[0]-s.origin[0]), math.Abs(p[1]-s.origin[1]), math.Abs(p[2]-s.origin[2]))
+	return radiusError(math.Sqrt(s.r2), far/(maxCell-1), fmt.Sprintf("for point %d at (%g, %g, %g), %g from the first point (2³⁰ cells)", i, p[0], p[1], p[2], far))
 }
 
 // reserve accounts for b more bytes, or fails with a *MemoryError past
@@ -263,9 +264,9 @@ func (s *Sampler) makeList(c int32) *[27]int32 {
 // (made[o] <= c: cells are numbered in the order they appear) learn of
 // it; those made since hold it already, and nb holds every neighbour
 // older than c (nb was looked up after c appeared).
-func (s *Sampler) keep(c int32, p []float32, nb *[27]int32) error {
+func (s *Sampler) keep(c int32, p [3]float64, nb *[27]int32) error {
 	var err error
-	if s.xyz, err = room(s, s.xyz, 3, 4); err != nil {
+	if s.xyz, err = room(s, s.xyz, 3, 8); err != nil {
 		return err
 	}
 	if s.next, err = room(s, s.next, 1, 4); err != nil {
@@ -281,7 +282,7 @@ func (s *Sampler) keep(c int32, p []float32, nb *[27]int32) error {
 			}
 		}
 	}
-	s.xyz = append(s.xyz, p...)
+	s.xyz = append(s.xyz, p[:]...)
 	s.next = append(s.next, s.head[c])
 	s.head[c] = int32(len(s.next) - 1)
 	return nil

@@ -69,7 +69,8 @@ func TestOutlierPDALUnit(t *testing.T) {
 }
 
 // TestNeighborFiltersLikePDAL runs PDAL's filters.cluster,
-// filters.neighborclassifier and filters.outlier as pipeline JSON on pctk
+// filters.neighborclassifier, filters.outlier and filters.sample (its
+// flags) as pipeline JSON on pctk
 // and on PDAL 2.9.2, on the repository's LAS samples, and wants every
 // point's value of the dimension the filter writes equal (the algorithms'
 // own tests count the points at the radius: docs/cluster.md,
@@ -98,6 +99,10 @@ func TestNeighborFiltersLikePDAL(t *testing.T) {
 		{"outlier/statistical-autzen", las("autzen_trim.las"), obj{"type": "filters.outlier", "method": "statistical", "mean_k": 12, "multiplier": 1.5}, core.DimClassification},
 		{"outlier/radius-haystack", sample, obj{"type": "filters.outlier", "method": "radius"}, core.DimClassification},
 		{"outlier/radius-autzen", las("autzen_trim.las"), obj{"type": "filters.outlier", "method": "radius", "radius": 3, "min_k": 6, "class": 18}, core.DimClassification},
+		// Distances in float64 from the coordinates as read: 103,846 kept,
+		// PDAL's count (103,845 while pctk measured in float32).
+		{"sample/autzen", las("autzen_trim.las"), obj{"type": "filters.sample", "radius": 1, "dimension": "Kept"}, "Kept"},
+		{"sample/haystack", sample, obj{"type": "filters.sample", "radius": 0.3, "dimension": "Kept"}, "Kept"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			base := filepath.Join(dir, filepath.Base(c.name))

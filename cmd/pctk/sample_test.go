@@ -14,13 +14,13 @@ import (
 )
 
 // TestSampleCommand checks pctk sample against sample.Poisson on the same
-// local coordinates: the kept points in order with every attribute, the
+// absolute coordinates: the kept points in order with every attribute, the
 // --dimension flag, and --ignore-class, whose points are all kept.
 func TestSampleCommand(t *testing.T) {
 	c := readTestCloud(t, sample)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.las")
-	want, err := poisson.Poisson(c.Local(false).XYZ, poisson.Options{Radius: 3})
+	want, err := poisson.Poisson(poisson.Points{X: c.X, Y: c.Y, Z: c.Z}, poisson.Options{Radius: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
