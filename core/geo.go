@@ -69,7 +69,8 @@ func (c *Cloud) GeoLocal(flat bool) (l Local, scaleErr float64, err error) {
 	}
 	lat0 := (latMin + latMax) / 2
 	z0 := 0.0
-	if b, ok := c.Bounds(); ok && !flat {
+	b, ok := c.Bounds()
+	if ok && !flat {
 		z0 = b.Center()[2]
 	}
 
@@ -86,7 +87,7 @@ func (c *Cloud) GeoLocal(flat bool) (l Local, scaleErr float64, err error) {
 			xyz[3*i+2] = float32(c.Z[i] - z0)
 		}
 	}
-	return Local{Origin: [3]float64{lon0, lat0, z0}, XYZ: xyz}, geoScaleError(lat0, latMin, latMax), nil
+	return Local{Origin: [3]float64{lon0, lat0, z0}, XYZ: xyz, Bounds: b}, geoScaleError(lat0, latMin, latMax), nil
 }
 
 // geoScaleError returns the largest relative scale error, east-west or

@@ -12,6 +12,10 @@ type Local struct {
 	Origin [3]float64
 	// XYZ holds x0, y0, z0, x1, y1, z1, ... as float32, 3 values per point.
 	XYZ []float32
+	// Bounds is the cloud's Bounds (zero when no point is finite), which
+	// the view computed for its origin: kept so that no one computes it
+	// again.
+	Bounds Bounds
 }
 
 // Len returns the number of points.
@@ -37,7 +41,7 @@ func (c *Cloud) Local(flat bool) Local {
 			}
 		}
 	})
-	return Local{Origin: o, XYZ: xyz}
+	return Local{Origin: o, XYZ: xyz, Bounds: b}
 }
 
 // Relative returns the cloud's coordinates relative to origin as

@@ -123,6 +123,14 @@ PCL and Open3D do. --std-ratio is a finite number > 0 (Open3D's rule).`,
 // of the distances to a point's k nearest and their number (hidden).
 var statisticalColumns = []core.Dimension{{Name: "KnnDistanceSum", Type: core.Float64}, {Name: "KnnFound", Type: core.Uint32}}
 
+// statisticalAt returns point i's values of statisticalColumns in cols
+// (as their declared types: a column is made of its declared type on every
+// path), read directly: these loops run once a point, serially, and the
+// Attribute accessors cost 5% of the whole command on a 1M-point cloud.
+func statisticalAt(cols []*core.Attribute, i int) (sum float64, found int) {
+	return cols[0].Data.([]float64)[i], int(cols[1].Data.([]uint32)[i])
+}
+
 // statisticalLocal is statistical removal as a local stage with a global
 // reduction: each point's k nearest (their distance sum and number), then
 // denoise.Reduction over every point in order (the threshold), then the
@@ -153,7 +161,8 @@ func statisticalLocal(a *Outcome, opts denoise.StatisticalOptions) *Local {
 				for pass := range red.Passes() {
 					n = 0
 					err := each(func(cols []*core.Attribute, i int) {
-						red.Add(pass, cols[0].Float64(i), int(cols[1].Uint64(i)))
+						sum, found := statisticalAt(cols, i)
+						red.Add(pass, sum, found)
 						n++
 					})
 					if err != nil {
@@ -169,8 +178,8 @@ func statisticalLocal(a *Outcome, opts denoise.StatisticalOptions) *Local {
 					red = opts.NewReduction()
 					red.Threshold = g[2]
 				}
-				found := int(cols[1].Uint64(i))
-				return red.Outlier(red.MeanDist(cols[0].Float64(i), found), found)
+				sum, found := statisticalAt(cols, i)
+				return red.Outlier(red.MeanDist(sum, found), found)
 			},
 			Stats: func(g []float64) (string, map[string]any) { return statisticalStats(opts, g[0], g[1], g[2]) },
 		},

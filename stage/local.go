@@ -342,8 +342,7 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, _ := p.Cloud.Bounds()
-	run := LocalInput{Origin: p.Origin, Min: b.Min, Max: b.Max}
+	run := LocalInput{Origin: p.Origin, Min: p.bounds.Min, Max: p.bounds.Max}
 	var pos, abs []float64
 	if !l.XYZOnly {
 		pos, abs = p.Pos(), p.abs()

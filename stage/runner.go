@@ -136,7 +136,8 @@ type Points struct {
 	// without (the algorithms' TileSize options).
 	TileSize float64
 
-	pos []float64 // Pos, once computed
+	pos    []float64   // Pos, once computed
+	bounds core.Bounds // the cloud's (core.Local.Bounds)
 }
 
 // Len returns the number of points that take part.
@@ -508,7 +509,7 @@ func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Back
 		return nil, nil, err
 	}
 	p := &Points{In: in, Out: out, Cloud: cloud, From: from, XYZ: xyz, Origin: local.Origin, Index: part,
-		Dims: s.dims, Flat: s.flat, Backend: b, TileSize: s.tileSize}
+		Dims: s.dims, Flat: s.flat, Backend: b, TileSize: s.tileSize, bounds: local.Bounds}
 	report, finish := stageProgress(s.f.label())
 	p.Progress = report
 	p.Build = findneighbor.BuildOptions{Workers: s.c.Int(WorkersOption.Name), Progress: func(done float64) { report("", done) }}
