@@ -88,7 +88,7 @@ func prepareCluster(c Values) (*Job, error) {
 			o := o
 			o.Build = s.Build
 			r, err := cluster.Tiles(s.Store.Source(), int(s.N), s.Backend, func(t *tile.Points) ([]float64, error) {
-				_, abs, _, err := s.Positions(t.ID)
+				abs, _, err := s.Positions(t.ID)
 				return abs, err
 			}, o)
 			if err != nil {

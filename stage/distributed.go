@@ -56,7 +56,7 @@ func ParseLocalStep(words []string) (*LocalStep, error) {
 func (l *LocalStep) Kernel(origin, min, max, first [3]float64, inputs func(t *tile.Points) ([]float64, [][]float64, error)) tile.LocalKernel {
 	return l.kernel(LocalInput{Origin: origin, Min: min, Max: max, First: first}, func(t *tile.Points) ([]float64, []float64, [][]float64, error) {
 		abs, vals, err := inputs(t)
-		return relativeTo(abs, origin, l.Flat), abs, vals, err
+		return l.rel(abs, origin, l.Flat), abs, vals, err
 	})
 }
 

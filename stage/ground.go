@@ -146,7 +146,7 @@ func groundJob(s groundSetup, halo float64, run func(xyz []float32, a ground.Att
 	if s.pdal {
 		halo = math.Inf(1)
 	}
-	return &Job{CPUWork: true, Local: &Local{Columns: groundColumns, Reads: groundReads, Halo: halo, Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
+	return &Job{CPUWork: true, Local: &Local{Columns: groundColumns, Reads: groundReads, Halo: halo, Rel: !s.pdal, Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
 		a, pos := groundInput(in, s.pdal)
 		var g *ground.Grid
 		if !s.pdal {

@@ -39,6 +39,10 @@ type Local struct {
 	// Values): the driver then makes no float64 coordinates for it, in
 	// memory or out of core, where it stores none.
 	XYZOnly bool
+	// Rel says Compute reads LocalInput.Pos (float64 relative to Origin);
+	// the driver leaves Pos nil otherwise and makes no such copy of the
+	// cloud (most stages read Abs, as PDAL computes).
+	Rel bool
 	// Reads names the dimensions Compute reads (LocalInput.Values); X, Y
 	// and Z are the absolute coordinates.
 	Reads []string
@@ -99,8 +103,9 @@ type Reduction struct {
 type LocalInput struct {
 	// XYZ are the points' float32 coordinates (interleaved, in the run's
 	// frame, in increasing global order); Pos the same points in float64
-	// relative to Origin (Points.Pos: x − Origin, as read); Abs below
-	// holds them as read, for arithmetic that must match a float64 peer.
+	// relative to Origin (Points.Pos: x − Origin, as read), for a stage
+	// that declares Rel (nil otherwise); Abs below holds them as read, for
+	// arithmetic that must match a float64 peer.
 	XYZ    []float32
 	Pos    []float64
 	Origin [3]float64
@@ -173,6 +178,15 @@ func (l *Local) kernel(run LocalInput, inputs func(t *tile.Points) (pos, abs []f
 		}
 		return l.encode(cols, t.Len()), reach, nil
 	}
+}
+
+// rel returns abs relative to origin (relativeTo) when Compute reads
+// them (Rel), else nil.
+func (l *Local) rel(abs []float64, origin [3]float64, flat bool) []float64 {
+	if !l.Rel {
+		return nil
+	}
+	return relativeTo(abs, origin, flat)
 }
 
 // relativeTo returns the absolute coordinates abs (interleaved x, y, z)
@@ -345,7 +359,10 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 	run := LocalInput{Origin: p.Origin, Min: p.bounds.Min, Max: p.bounds.Max}
 	var pos, abs []float64
 	if !l.XYZOnly {
-		pos, abs = p.Pos(), p.abs()
+		abs = p.abs()
+	}
+	if l.Rel {
+		pos = p.Pos()
 	}
 	if len(abs) >= 3 {
 		run.First = [3]float64(abs[:3])
@@ -357,13 +374,19 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 			if l.XYZOnly {
 				return nil, nil, nil, nil
 			}
-			pos, abs := make([]float64, 3*t.Len()), make([]float64, 3*t.Len())
+			var pos []float64
+			if l.Rel {
+				pos = make([]float64, 3*t.Len())
+			}
+			abs := make([]float64, 3*t.Len())
 			tv := make([][]float64, len(vals))
 			for d := range tv {
 				tv[d] = make([]float64, t.Len())
 			}
 			for j, id := range t.ID {
-				copy(pos[3*j:3*j+3], all[3*id:])
+				if pos != nil {
+					copy(pos[3*j:3*j+3], all[3*id:])
+				}
 				copy(abs[3*j:3*j+3], absAll[3*id:])
 				for d, v := range vals {
 					tv[d][j] = v[id]
@@ -426,7 +449,7 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 	size := l.recSize()
 	run := LocalInput{Origin: s.Origin, Min: s.Min, Max: s.Max}
 	if s.N > 0 && !l.XYZOnly {
-		_, abs, _, err := s.Positions([]int64{0})
+		abs, _, err := s.Positions([]int64{0})
 		if err != nil {
 			return nil, err
 		}
@@ -436,7 +459,8 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 		if l.XYZOnly {
 			return nil, nil, nil, nil
 		}
-		return s.Positions(t.ID)
+		abs, vals, err := s.Positions(t.ID)
+		return l.rel(abs, s.Origin, s.flat), abs, vals, err
 	})
 	frame := s.Store.Box()
 	bo := s.Build

@@ -60,7 +60,7 @@ func prepareNeighborClassifier(c Values) (*Job, error) {
 		reads = append(reads, domain[i].Name)
 	}
 	cols := []core.Dimension{{Name: dim.Name, Type: dim.Type}}
-	l := &Local{Columns: cols, Reads: reads, KNN: o.K + 4}
+	l := &Local{Columns: cols, Reads: reads, KNN: o.K + 4, Rel: true}
 	var cand *candidates
 	if path := c.String("candidate"); path != "" {
 		// A point's vote depends on itself and the candidates, which

@@ -884,18 +884,18 @@ func writeStored(st *tile.Store, name string, write func(w io.Writer) error) err
 // (Streamed.Pos).
 const posFile = "pos.bin"
 
-// Positions returns the float64 local coordinates (interleaved x, y, z,
-// relative to Origin; z 0 with --dims xy) of the points ids, in increasing
-// order, their absolute coordinates as read, and their values of each
-// dimension Streamed.Reads names, from the binning pass (Streamed.Pos):
-// what Points.Pos, Points.abs and readAttrs give in memory, to the bit.
+// Positions returns the absolute coordinates as read (interleaved x, y,
+// z; z 0 with --dims xy) of the points ids, in increasing order, and their
+// values of each dimension Streamed.Reads names, from the binning pass
+// (Streamed.Pos): what Points.abs and readAttrs give in memory, to the
+// bit (relativeTo derives Points.Pos from them).
 // Ids a few records apart are read at once (the records between them read
 // and skipped): a tile's ids are scattered in the file, and a read a point
 // cost a system call a point.
-func (s *StreamRun) Positions(ids []int64) (pos, abs []float64, vals [][]float64, err error) {
+func (s *StreamRun) Positions(ids []int64) (abs []float64, vals [][]float64, err error) {
 	f, err := os.Open(filepath.Join(s.Store.Dir(), posFile))
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	nd := len(s.reads)
@@ -917,7 +917,7 @@ func (s *StreamRun) Positions(ids []int64) (pos, abs []float64, vals [][]float64
 		n := int(ids[hi-1]-ids[lo]) + 1
 		buf = slices.Grow(buf[:0], size*n)[:size*n]
 		if _, err := f.ReadAt(buf, int64(size)*ids[lo]); err != nil {
-			return nil, nil, nil, fmt.Errorf("positions: %w", err)
+			return nil, nil, fmt.Errorf("positions: %w", err)
 		}
 		for j := lo; j < hi; j++ {
 			rec := buf[int(ids[j]-ids[lo])*size:]
@@ -930,7 +930,7 @@ func (s *StreamRun) Positions(ids []int64) (pos, abs []float64, vals [][]float64
 		}
 		lo = hi
 	}
-	return relativeTo(abs, s.Origin, s.flat), abs, vals, nil
+	return abs, vals, nil
 }
 
 // readAttrs returns the attributes of c that reads names (X, Y and Z:
