@@ -130,3 +130,55 @@ func benchSteps(b *testing.B, be findneighbor.Backend, xyz []float32, eps float3
 	b.ReportMetric(median(query), "counts-ms")
 	b.ReportMetric(median(cluster), "cluster-ms")
 }
+
+// BenchmarkQueryOps splits the query operations pctk bench times (counts,
+// k nearest with k = 4 and 16, radius moments, moments of the 16 nearest)
+// on 1M uniform points with ~30 neighbours into the index's own timings:
+// the wall time of the call, the device time (CUDA events, its copies back
+// included) and the wall time of those copies. Medians of 5.
+func BenchmarkQueryOps(b *testing.B) {
+	be, err := findneighbor.Get(Name)
+	if err != nil {
+		b.Skipf("%s backend unavailable: %v", Name, err)
+	}
+	n := 1 << 20
+	xyz, eps := benchCloud(n, 30)
+	ix, err := be.Build(xyz, eps, findneighbor.BuildOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	gi := ix.(*index)
+	counts := make([]uint32, n)
+	idx, dist := make([]int32, 16*n), make([]float32, 16*n)
+	moments := make([]findneighbor.Moment, n)
+	for _, op := range []struct {
+		name string
+		run  func() error
+	}{
+		{"counts", func() error { return ix.Counts(nil, counts) }},
+		{"knn4", func() error { return ix.KNearest(nil, 4, idx[:4*n], dist[:4*n]) }},
+		{"knn16", func() error { return ix.KNearest(nil, 16, idx, dist) }},
+		{"knn16-noDist", func() error { return ix.KNearest(nil, 16, idx, nil) }},
+		{"moments", func() error { return gi.Moments(nil, 0, moments) }},
+		{"kmoments16", func() error { return gi.Moments(nil, 16, moments) }},
+	} {
+		b.Run(op.name, func(b *testing.B) {
+			var wall, dev, down []float64
+			for b.Loop() {
+				for range 5 {
+					t0 := time.Now()
+					if err := op.run(); err != nil {
+						b.Fatal(err)
+					}
+					wall = append(wall, ms(time.Since(t0)))
+					tm := gi.Timings()
+					dev, down = append(dev, float64(tm.Query)), append(down, float64(tm.Download))
+				}
+			}
+			b.ReportMetric(median(wall), "wall-ms")
+			b.ReportMetric(median(dev), "device-ms")
+			b.ReportMetric(median(down), "download-ms")
+		})
+	}
+}

@@ -376,9 +376,11 @@ extern "C" __global__ void fn_fill(QUERY_ARGS, const u64* __restrict__ off, u64 
 }
 
 // Moment sums, in the CPU backend's form: float64 offsets p - q from the
-// float32 coordinates, float64 sums. out holds 11 doubles per query: N,
-// Sum x y z, Outer xx xy xz yy yz zz, and Dist, the sum of the distances
-// (k nearest only; 0 for a radius).
+// float32 coordinates, float64 sums. out holds 88 bytes per query in the
+// layout of Go's findneighbor.Moment, so that the host copies them
+// straight into the caller's slice: N (a uint32, then 4 zero bytes of
+// padding), Sum x y z, Outer xx xy xz yy yz zz, and Dist, the sum of the
+// distances (k nearest only; 0 for a radius), as doubles.
 struct Acc {
     double n, s[3], o[6], d;
     __device__ void zero() {
@@ -398,7 +400,7 @@ struct Acc {
         o[4] = __dadd_rn(o[4], __dmul_rn(dy, dz)); o[5] = __dadd_rn(o[5], __dmul_rn(dz, dz));
     }
     __device__ void store(double* out) {
-        out[0] = n;
+        ((u64*)out)[0] = (u64)(u32)n; // little-endian: N, then the padding
         for (int a = 0; a < 3; a++) out[1 + a] = s[a];
         for (int a = 0; a < 6; a++) out[4 + a] = o[a];
         out[10] = d;
