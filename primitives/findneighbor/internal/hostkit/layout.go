@@ -2,9 +2,7 @@ package hostkit
 
 import "math"
 
-// The cpu backend's grid layout (package cpu), shared with package
-// findneighbor's generic k-nearest rounds, which query points in the
-// grid's cell order for locality (CellOrder). Cells are ε/r wide (a little
+// The cpu backend's grid layout (package cpu). Cells are ε/r wide (a little
 // more, see cellSlack); the number of cells per axis is capped at
 // MaxCells, which makes cells coarser for a tiny ε over a huge extent
 // instead of making keys overflow.
@@ -51,19 +49,6 @@ func (l *Layout) Order(xyz []float32, nw int, spare bool) (perm []int32, keys []
 		cx, cy, cz := l.Cell(xyz[3*i], xyz[3*i+1], xyz[3*i+2])
 		return l.Key(cx, cy, cz)
 	})
-}
-
-// CellOrder returns the indices of the points xyz sorted by the cell of a
-// grid of cells about size wide that holds them (cells in row-major order,
-// points of a cell in increasing index), computed on nw goroutines (0:
-// GOMAXPROCS): the order in which the cpu backend's grid visits its own
-// points, which queries in blocks take for its locality. size must be
-// positive and finite.
-func CellOrder(xyz []float32, size float32, nw int) []int32 {
-	lo, hi := Bounds(xyz)
-	l := NewLayout(lo, hi, size, 1)
-	perm, _, _ := l.Order(xyz, Workers(nw), true)
-	return perm
 }
 
 // CellSize is the side of the grid's cells for ε and r cells per ε over a

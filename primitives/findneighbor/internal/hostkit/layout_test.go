@@ -49,26 +49,3 @@ func TestSpatialOrderPaths(t *testing.T) {
 		}
 	}
 }
-
-// TestCellOrder checks CellOrder on points whose cells are known: cells of
-// 1 from the points' minimum corner, row-major (z, then y, then x), ties
-// by index, every index once.
-func TestCellOrder(t *testing.T) {
-	xyz := []float32{
-		2.5, 0, 0, // 0: cell x2
-		0.1, 0, 0, // 1: x0
-		1.2, 1.5, 0, // 2: x1 y1
-		0.3, 0, 0, // 3: x0
-		0.0, 0, 1.1, // 4: z1
-		1.9, 0, 0, // 5: x1
-	}
-	want := []int32{1, 3, 5, 0, 2, 4}
-	for _, nw := range []int{0, 1, 3} {
-		if got := CellOrder(xyz, 1, nw); !slices.Equal(got, want) {
-			t.Errorf("CellOrder(size 1, %d workers) = %v, want %v", nw, got, want)
-		}
-	}
-	if got := CellOrder(nil, 1, 0); len(got) != 0 {
-		t.Errorf("CellOrder(no points) = %v, want empty", got)
-	}
-}
