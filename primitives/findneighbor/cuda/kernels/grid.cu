@@ -418,41 +418,80 @@ extern "C" __global__ void fn_moments(QUERY_ARGS, double* out) {
 }
 
 // knn keeps the K best (distance², index) pairs, closest first, ties by the
-// smaller index, in an insertion buffer; then stores indices and distances,
-// or (moments != null) the moment sums over them.
+// smaller index; then stores the first k's indices and distances, or
+// (moments != null) the moment sums over them. For K <= 16 the buffer
+// lives in registers: it starts full of empty pairs (+Inf, INT_MAX), which
+// sort after every real one, and a pair better than the last slot passes
+// down the unrolled slots, every one addressed by a constant index (a
+// dynamic index puts an array in local memory). It then keeps the K best,
+// of which the first k are the answer. Larger buffers insert by a
+// shifting loop over the first k slots, in local memory.
 template <int K>
 __device__ void knn(QUERY_ARGS, int k, const u32* __restrict__ rank, int* idx, float* dist, double* moments) {
     QUERY_PROLOGUE
     float bd[K];
     int bi[K];
     int cnt = 0;
-    forNeighbors(g, pos, start, ids, q.x, q.y, q.z, [&](u32 j, float4 p, float d2) {
-        if (j == me) return;
-        int oi = origOf(p);
-        if (cnt == k && !(d2 < bd[k - 1] || (d2 == bd[k - 1] && oi < bi[k - 1]))) return;
-        int at = cnt < k ? cnt++ : k - 1;
-        while (at > 0 && (bd[at - 1] > d2 || (bd[at - 1] == d2 && bi[at - 1] > oi))) {
-            bd[at] = bd[at - 1];
-            bi[at] = bi[at - 1];
-            at--;
+    if constexpr (K <= 16) {
+#pragma unroll
+        for (int r = 0; r < K; r++) {
+            bd[r] = __int_as_float(0x7f800000);
+            bi[r] = 0x7fffffff;
         }
-        bd[at] = d2;
-        bi[at] = oi;
-    });
+        forNeighbors(g, pos, start, ids, q.x, q.y, q.z, [&](u32 j, float4 p, float d2) {
+            if (j == me) return;
+            int oi = origOf(p);
+            if (!(d2 < bd[K - 1] || (d2 == bd[K - 1] && oi < bi[K - 1]))) return;
+            cnt++;
+            float cd = d2;
+            int ci = oi;
+#pragma unroll
+            for (int r = 0; r < K; r++) {
+                bool in = cd < bd[r] || (cd == bd[r] && ci < bi[r]);
+                float td = bd[r];
+                int ti = bi[r];
+                bd[r] = in ? cd : td;
+                bi[r] = in ? ci : ti;
+                cd = in ? td : cd;
+                ci = in ? ti : ci;
+            }
+        });
+        cnt = min(cnt, k);
+    } else {
+        forNeighbors(g, pos, start, ids, q.x, q.y, q.z, [&](u32 j, float4 p, float d2) {
+            if (j == me) return;
+            int oi = origOf(p);
+            if (cnt == k && !(d2 < bd[k - 1] || (d2 == bd[k - 1] && oi < bi[k - 1]))) return;
+            int at = cnt < k ? cnt++ : k - 1;
+            while (at > 0 && (bd[at - 1] > d2 || (bd[at - 1] == d2 && bi[at - 1] > oi))) {
+                bd[at] = bd[at - 1];
+                bi[at] = bi[at - 1];
+                at--;
+            }
+            bd[at] = d2;
+            bi[at] = oi;
+        });
+    }
     if (moments) {
         Acc m;
         m.zero();
-        for (int r = 0; r < cnt; r++) {
-            m.add(pos[rank[bi[r]]], q);
-            m.d = __dadd_rn(m.d, (double)__fsqrt_rn(bd[r]));
+#pragma unroll
+        for (int r = 0; r < K; r++) {
+            if (r < cnt) {
+                m.add(pos[rank[bi[r]]], q);
+                m.d = __dadd_rn(m.d, (double)__fsqrt_rn(bd[r]));
+            }
         }
         m.store(moments + 11 * slot);
         return;
     }
-    for (int r = 0; r < k; r++) {
-        bool ok = r < cnt;
-        idx[slot * k + r] = ok ? bi[r] : -1;
-        if (dist) dist[slot * k + r] = ok ? __fsqrt_rn(bd[r]) : __int_as_float(0x7f800000);
+#pragma unroll
+    for (int r = 0; r < K; r++) {
+        if (r < k) {
+            bool ok = r < cnt;
+            idx[slot * k + r] = ok ? bi[r] : -1;
+            if (dist) dist[slot * k + r] = ok ? __fsqrt_rn(bd[r]) : __int_as_float(0x7f800000);
+        }
     }
 }
 
