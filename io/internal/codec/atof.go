@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/bits"
 	"strconv"
+	"sync"
 )
 
 // ParseFloat64 parses a decimal float as strconv.ParseFloat(string(b), 64)
@@ -174,9 +175,10 @@ const (
 
 // pow10Mant holds, for 10^q with q from pow10Min, the 128-bit mantissa
 // {hi, lo} of 10^q rounded down, scaled so that its top bit is set:
-// 10^q ≈ mant·2^(e-127) with e = ⌊q·log₂10⌋. It is computed once with
-// math/big, so it cannot disagree with its definition.
-var pow10Mant = func() [][2]uint64 {
+// 10^q ≈ mant·2^(e-127) with e = ⌊q·log₂10⌋. It is computed with
+// math/big, so it cannot disagree with its definition, on first use (2 ms
+// that every pctk process paid at start when it was a package variable).
+var pow10Mant = sync.OnceValue(func() [][2]uint64 {
 	out := make([][2]uint64, pow10Max-pow10Min+1)
 	one := big.NewInt(1)
 	mask := new(big.Int).Sub(new(big.Int).Lsh(one, 64), one)
@@ -197,7 +199,7 @@ var pow10Mant = func() [][2]uint64 {
 		out[q-pow10Min] = [2]uint64{new(big.Int).Rsh(m, 64).Uint64(), new(big.Int).And(m, mask).Uint64()}
 	}
 	return out
-}()
+})
 
 func abs(q int) int {
 	if q < 0 {
@@ -215,7 +217,7 @@ func eiselLemire(man uint64, exp int, neg bool) (float64, bool) {
 	if exp < pow10Min || exp > pow10Max {
 		return 0, false
 	}
-	pow := pow10Mant[exp-pow10Min]
+	pow := pow10Mant()[exp-pow10Min]
 	// Normalization.
 	clz := bits.LeadingZeros64(man)
 	man <<= uint(clz)

@@ -136,7 +136,7 @@ func TestPow10Mant(t *testing.T) {
 		{0, 0x8000000000000000, 0},
 		{1, 0xa000000000000000, 0},
 	} {
-		if got := pow10Mant[c.q-pow10Min]; got != [2]uint64{c.hi, c.lo} {
+		if got := pow10Mant()[c.q-pow10Min]; got != [2]uint64{c.hi, c.lo} {
 			t.Errorf("10^%d: mantissa %#x, want %#x %#x", c.q, got, c.hi, c.lo)
 		}
 	}
