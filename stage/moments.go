@@ -32,27 +32,10 @@ func knnMoments(op string, in *LocalInput, k int, fn func(pts []int32, m []findn
 	if kq <= 0 {
 		return reach, nil
 	}
-	if in.Whole || !findneighbor.OnHost(in.Backend) {
-		if !in.Whole && kq == k {
-			dist := make([]float32, n*k)
-			if err := findneighbor.KNearestAll(in.Backend, in.XYZ, k, in.Build, make([]int32, n*k), dist); err != nil {
-				return nil, fmt.Errorf("%s: %d nearest (%s): %w", op, k, in.Backend.Name(), err)
-			}
-			for i := range reach {
-				reach[i] = float64(dist[i*k+k-1])
-			}
-		}
-		return reach, findneighbor.KNearestMomentsFunc(in.Backend, in.XYZ, kq, in.Build, fn)
+	if in.Whole {
+		return nil, findneighbor.KNearestMomentsFunc(in.Backend, in.XYZ, kq, in.Build, fn)
 	}
-	// On the host (the cpu backend's kd-tree, which tiles reach through
-	// tile.Share's stand-ins) one search finds the moments and the k-th
-	// distance (as tile.Nearest).
-	ix, err := in.Backend.Build(in.XYZ, float32(math.Inf(1)), in.Build)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s backend: %w", op, in.Backend.Name(), err)
-	}
-	defer ix.Close()
-	return reach, findneighbor.NearestMomentsFunc(ix, in.XYZ, kq, in.Build.Workers, func(pts []int32, m []findneighbor.Moment, far []float32) {
+	err := findneighbor.KNearestMomentsFarFunc(in.Backend, in.XYZ, kq, in.Build, func(pts []int32, m []findneighbor.Moment, far []float32) {
 		if kq == k {
 			for j, i := range pts {
 				reach[i] = float64(far[j])
@@ -60,6 +43,10 @@ func knnMoments(op string, in *LocalInput, k int, fn func(pts []int32, m []findn
 		}
 		fn(pts, m)
 	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %d nearest (%s): %w", op, k, in.Backend.Name(), err)
+	}
+	return reach, nil
 }
 
 // constReach returns the reach r for each of n points: counts within r.

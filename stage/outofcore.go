@@ -172,11 +172,10 @@ func (s *StreamRun) EachOwner(fn func(id int64, k tile.Key) error) error {
 // within r, or all within r for k = 0, on the store's tiles, whose halo
 // must be r, and cpu.TileHalo's for the in-memory sums to the bit
 // (Streamed.Moments); r = 0: the k nearest with no limit: the store's
-// tiles first (on the cpu backend kd-tree tiles, tile.Nearest, whose
-// points left go through one more pass over the tiles, nearestPass; on
-// others, or when those points would not fit in half the tile budget, in
-// rounds: the input binned again with the halo doubled, for the points
-// that found fewer than k, until it spans the cloud), and
+// tiles first (tile.Nearest), whose points left go through passes over
+// the tiles (nearestPasses) or, when they would not fit in half the tile
+// budget, rounds: the input binned again with the halo doubled, for the
+// points that found fewer than k, until it spans the cloud), and
 // stores size bytes a point under name for OwnedReader: enc encodes the
 // points at xyz with moments m into dst, size bytes each, in order (it is
 // called from several goroutines at once, each with points of its own).
@@ -202,10 +201,10 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 	// rounds: the k nearest with no limit, whose first round, on the
 	// store's tiles, may leave points short of k.
 	rounds := r == 0 && !math.IsInf(radius, 1)
-	// pass: on the cpu backend, the points the first round leaves go to
-	// nearestPasses with their coordinates and reach (tile.Nearest's),
-	// while they fit (leftoverBytes a point); false: the rounds below.
-	pass := rounds && findneighbor.PlainKNN(s.Backend)
+	// pass: the points the first round leaves go to nearestPasses with
+	// their coordinates and reach (tile.Nearest's), while they fit
+	// (leftoverBytes a point); false: the rounds below.
+	pass := rounds
 	var shortXYZ, shortFar []float32
 	keys := s.Store.Keys()
 	err := tile.Each(b, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
@@ -225,10 +224,14 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 				copy(buf[int(slot[i])*size:][:size], out[j*size:])
 			}
 		}
-		if rounds && findneighbor.PlainKNN(w) {
-			// As tile.MomentsTiled on the cpu backend: the k nearest on a
-			// kd-tree of the tile, kept where they lie inside what the
-			// tile holds; the others go to the rounds below.
+		if rounds {
+			// As tile.MomentsTiled on the cpu backend: the k nearest among
+			// the tile's points (a kd-tree, or a GPU's finite-radius
+			// rounds), kept where they lie inside what the tile holds; the
+			// others go to nearestPasses or the rounds below. (A GPU's
+			// rounds on the store's tiles, whose halo KNNHalo guesses for
+			// points spread in 3D, left two thirds of a street short and
+			// took seven rebinnings.)
 			g := s.Store.Grid()
 			gap := func(i int32) float64 { return g.Gap(key, t.XYZ[3*i], t.XYZ[3*i+1]) }
 			sh, far, err := tile.Nearest(t, w, k, gap, bo, keep)
@@ -376,11 +379,17 @@ func (s *StreamRun) nearestPasses(ids []int64, xyz, far []float32, k, size int, 
 		return false, nil
 	}
 	keys := s.Store.Keys()
+	// The passes search a few points' k nearest with no distance limit:
+	// the cpu backend's kd-tree does (Leftovers.Offer), whatever the run's.
+	b := s.Backend
+	if !findneighbor.PlainKNN(b) {
+		b = cpu.Backend()
+	}
 	for lo := 0; lo < len(ids); lo += batch {
 		t0 := time.Now()
 		hi := min(len(ids), lo+batch)
 		left := tile.NewLeftovers(k, ids[lo:hi], xyz[3*lo:3*hi], far[lo:hi])
-		err := tile.Each(s.Backend, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
+		err := tile.Each(b, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
 			t, err := s.Store.Load(keys[ti])
 			if err != nil {
 				return struct{}{}, err

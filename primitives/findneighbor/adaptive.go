@@ -206,6 +206,39 @@ func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn 
 	})
 }
 
+// KNearestMomentsFarFunc is KNearestMomentsFunc that also hands fn
+// far[j], the distance of point pts[j]'s k-th nearest other point (+Inf
+// where xyz holds fewer than k others), as NearestMomentsFunc does on an
+// index: for callers that check that the k nearest lie within some
+// distance (a tile's points whose k nearest its halo holds). A PlainKNN
+// backend (the cpu backend's kd-tree) finds both in one search; any other
+// finds every point's k nearest (KNearestAll, n·k distances held at once)
+// and then the moments, in finite-radius rounds on its own device instead
+// of an ε = +Inf index, which a GPU backend serves on the host.
+func KNearestMomentsFarFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn func(pts []int32, m []Moment, far []float32)) error {
+	if k <= 0 {
+		return fmt.Errorf("findneighbor: k = %d, want > 0", k)
+	}
+	if PlainKNN(b) {
+		_, err := withIndex(b, xyz, float32(math.Inf(1)), opts, func(ix Index) ([]int32, error) {
+			return nil, NearestMomentsFunc(ix, xyz, k, opts.Workers, fn)
+		})
+		return err
+	}
+	n := len(xyz) / 3
+	dist := make([]float32, n*k)
+	if err := KNearestAll(b, xyz, k, opts, make([]int32, n*k), dist); err != nil {
+		return err
+	}
+	return KNearestMomentsFunc(b, xyz, k, opts, func(pts []int32, m []Moment) {
+		far := make([]float32, len(pts))
+		for j, i := range pts {
+			far[j] = dist[int(i)*k+k-1]
+		}
+		fn(pts, m, far)
+	})
+}
+
 // MomentsFunc calls fn with the moments of the indexed points of ix, what
 // Moments(ix, xyz, nil, k, out) would store, a block at a time: m[j] is the
 // moment of point pts[j], both valid during the call only and fn's to

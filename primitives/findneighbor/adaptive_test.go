@@ -9,7 +9,8 @@ import (
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
 
-// TestKNearestAdaptiveExact checks KNearestAll and KNearestMoments against
+// TestKNearestAdaptiveExact checks KNearestAll, KNearestMoments and
+// KNearestMomentsFarFunc against
 // plain kNN (ε = +Inf) on brute force: the same indices (ties by the
 // smaller index), distances and moments (to the bit) for every point, on clouds that
 // force every path (far isolated points that need the radius doubled and
@@ -71,6 +72,16 @@ func TestKNearestAdaptiveExact(t *testing.T) {
 				if err := fn.KNearestMoments(be, xyz, k, fn.BuildOptions{Reuse: true}, gm); err != nil {
 					t.Fatal(err)
 				}
+				fm, far, seen := make([]fn.Moment, n), make([]float32, n), make([]int, n)
+				err = fn.KNearestMomentsFarFunc(be, xyz, k, fn.BuildOptions{Reuse: true, Workers: 3}, func(pts []int32, m []fn.Moment, f []float32) {
+					for j, i := range pts {
+						fm[i], far[i] = m[j], f[j]
+						seen[i]++ // each point once: no two calls share one
+					}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
 				if !slices.Equal(xyz, c.xyz) {
 					t.Fatalf("%s, %s backend: the points changed", c.name, be.Name())
 				}
@@ -81,6 +92,9 @@ func TestKNearestAdaptiveExact(t *testing.T) {
 					}
 					if gm[i] != wm[i] {
 						t.Fatalf("%s, k=%d, %s backend, seed %d: point %d: got moments %+v, want %+v", c.name, k, be.Name(), seed, i, gm[i], wm[i])
+					}
+					if seen[i] != 1 || fm[i] != wm[i] || far[i] != wd[s+k-1] {
+						t.Fatalf("%s, k=%d, %s backend, seed %d: KNearestMomentsFarFunc handed point %d over %d times, %+v far %g; want %+v far %g", c.name, k, be.Name(), seed, i, seen[i], fm[i], far[i], wm[i], wd[s+k-1])
 					}
 				}
 			}

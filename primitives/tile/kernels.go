@@ -143,8 +143,9 @@ func Moments(t *Points, pts []int32, b findneighbor.Backend, r float64, k int, b
 }
 
 // Nearest calls fn with the moments of the k nearest of those owned
-// points of t whose k nearest, searched on an ε = +Inf index of the tile
-// (the cpu backend's kd-tree), all lie closer than gap(i) (i: the point's
+// points of t whose k nearest among the tile's points
+// (findneighbor.KNearestMomentsFarFunc: the cpu backend's kd-tree, a GPU's
+// finite-radius rounds) all lie closer than gap(i) (i: the point's
 // tile position), and returns the positions of the others. When every
 // point that t lacks is farther than gap(i) from point i (Grid.Gap), the
 // moments are what Moments gives for a tile holding the whole cloud, to
@@ -157,13 +158,9 @@ func Nearest(t *Points, b findneighbor.Backend, k int, gap func(i int32) float64
 	if !slices.Contains(t.Owned, true) {
 		return nil, nil, nil
 	}
-	ix, err := t.index(b, float32(math.Inf(1)), bo)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer ix.Close()
+	bo.Reuse = false
 	var mu sync.Mutex
-	err = findneighbor.NearestMomentsFunc(ix, t.XYZ, k, bo.Workers, func(p []int32, m []findneighbor.Moment, kth []float32) {
+	err = findneighbor.KNearestMomentsFarFunc(b, t.XYZ, k, bo, func(p []int32, m []findneighbor.Moment, kth []float32) {
 		w := 0
 		var s []int32
 		var sf []float32
