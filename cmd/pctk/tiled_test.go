@@ -480,10 +480,12 @@ func TestOutOfCoreLASScale(t *testing.T) {
 // ground with a wall, stacks of coincident points and isolated points high
 // above it (one in a ring of points, all at one distance from it: ties
 // broken by index), whose k nearest lie far off in Z, beyond what their
-// tiles hold: on the cpu backend they go to one pass over the tiles
-// (tile.Leftovers), or several when fewer fit in one (leftoverBatch), or
-// to rounds of doubling halos when that would take too many passes, as on
-// brute force. Each output must be the in-memory run's, byte for byte.
+// tiles hold: they go to one pass over the tiles (tile.Leftovers), or
+// several when fewer fit in one (leftoverBatch), or to rounds of doubling
+// halos when that would take too many passes, on the cpu backend (a
+// kd-tree per tile) as on brute force (which stands for the GPUs here: a
+// tile's k nearest in finite-radius rounds of its own). Each output must
+// be the in-memory run's, byte for byte.
 func TestOutOfCoreKNNLeftovers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("out-of-core runs: not in -short")
@@ -537,7 +539,8 @@ func TestOutOfCoreKNNLeftovers(t *testing.T) {
 			{"cpu", "", "k-nearest pass:"},         // one pass
 			{"cpu", "20", "k-nearest pass: 20 of"}, // several: 51-79 points left
 			{"cpu", "6", "k-nearest round:"},       // more than maxLeftoverPasses
-			{"brute", "", "k-nearest round:"},
+			{"brute", "", "k-nearest pass:"},
+			{"brute", "6", "k-nearest round:"},
 		} {
 			var outs [2][]byte
 			for v, extra := range [][]string{nil, {"-v", "--max-memory", "64MiB", "--tile-size", "6", "--tmpdir", dir}} {
