@@ -133,8 +133,9 @@ type LocalInput struct {
 	// tile's Frame is the whole run's).
 	Backend findneighbor.Backend
 	Build   findneighbor.BuildOptions
-	// Whole says the points are the whole run's (in memory, no tiles):
-	// Compute may then return a nil reach, which nothing reads.
+	// Whole says the points are the whole run's (in memory with no tiles,
+	// or out of core's only tile): Compute may then return a nil reach,
+	// which nothing reads.
 	Whole bool
 	// Need, on a tile, lists in increasing order the positions of the
 	// points whose values and reaches are used (the tile's owned points
@@ -173,7 +174,7 @@ func (l *Local) kernel(run LocalInput, inputs func(t *tile.Points) (pos, abs []f
 		if err != nil {
 			return nil, nil, err
 		}
-		if err := l.check(cols, reach, t.Len(), false); err != nil {
+		if err := l.check(cols, reach, t.Len(), in.Whole); err != nil {
 			return nil, nil, err
 		}
 		return l.encode(cols, t.Len()), reach, nil
@@ -455,13 +456,14 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 		}
 		run.First = [3]float64(abs[:3])
 	}
-	kernel := l.kernel(run, func(t *tile.Points) ([]float64, []float64, [][]float64, error) {
+	inputs := func(t *tile.Points) ([]float64, []float64, [][]float64, error) {
 		if l.XYZOnly {
 			return nil, nil, nil, nil
 		}
 		abs, vals, err := s.Positions(t.ID)
 		return l.rel(abs, s.Origin, s.flat), abs, vals, err
-	})
+	}
+	kernel := l.kernel(run, inputs)
 	frame := s.Store.Box()
 	bo := s.Build
 	b := findneighbor.InFrame(s.Backend, findneighbor.Frame{Box: frame, Points: int(s.N)})
@@ -471,6 +473,15 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 	var shortReach []float64
 	keys := s.Store.Keys()
 	g := s.Store.Grid()
+	first := kernel
+	if len(keys) == 1 {
+		// One tile (the whole run fits the budget, tile.Grid.Centre) owns
+		// every point: it is the whole run, as in memory, and nothing is
+		// left for rounds whatever the reaches.
+		whole := run
+		whole.Whole = true
+		first = l.kernel(whole, inputs)
+	}
 	err := tile.Each(b, len(keys), func(w findneighbor.Backend, ti int) (struct{}, error) {
 		key := keys[ti]
 		t, err := s.Store.Load(key)
@@ -478,7 +489,7 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 			return struct{}{}, err
 		}
 		owned := t.OwnedIndex()
-		rec, reach, err := kernel(t, owned, w, bo)
+		rec, reach, err := first(t, owned, w, bo)
 		if err != nil {
 			return struct{}{}, err
 		}
@@ -487,7 +498,7 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 		var shXYZ []float32
 		var shReach []float64
 		for j, i := range owned {
-			if !tile.Holds(reach[i], g.Gap(key, t.XYZ[3*i], t.XYZ[3*i+1]), math.Inf(1)) {
+			if len(keys) > 1 && !tile.Holds(reach[i], g.Gap(key, t.XYZ[3*i], t.XYZ[3*i+1]), math.Inf(1)) {
 				sh, shXYZ, shReach = append(sh, t.ID[i]), append(shXYZ, t.XYZ[3*i:3*i+3]...), append(shReach, reach[i])
 			}
 			copy(buf[j*size:][:size], rec[int(i)*size:])

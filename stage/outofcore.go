@@ -234,6 +234,10 @@ func (s *StreamRun) StreamMoments(name string, r float64, k, size int, enc func(
 			// took seven rebinnings.)
 			g := s.Store.Grid()
 			gap := func(i int32) float64 { return g.Gap(key, t.XYZ[3*i], t.XYZ[3*i+1]) }
+			if len(keys) == 1 {
+				// The only tile holds every point.
+				gap = func(int32) float64 { return math.Inf(1) }
+			}
 			sh, far, err := tile.Nearest(t, w, k, gap, bo, keep)
 			if err != nil {
 				return struct{}{}, err
@@ -719,6 +723,7 @@ func (s *step) runStreamed(a streamArgs) error {
 	}
 	g, err := tile.NewGrid(size, halo)
 	if err == nil {
+		g.Centre(loXY, hiXY)
 		err = g.Covers(loXY, hiXY)
 	}
 	if err != nil {

@@ -414,10 +414,12 @@ func KNNHalo(n int64, lo, hi [2]float64, k int) (h, span float64) {
 	return h, span
 }
 
-// LastGrid returns a grid whose tiles each hold every point of a box of
-// diagonal span around the origin: the last round of k-nearest rounds.
+// LastGrid returns a grid of one tile (Centred) that holds every point of
+// a box of diagonal span around the origin: the last round of k-nearest
+// rounds.
 func LastGrid(span float64) Grid {
 	g, _ := NewGrid(2*span+1, span+1)
+	g.Centred = true
 	return g
 }
 

@@ -49,6 +49,19 @@ type Grid struct {
 	// Halo is the halo width asked for; Reach, slightly more, is the width
 	// the tiles take (haloPad).
 	Halo, Reach float64
+	// Centred puts the origin at the centre of tile (0, 0) instead of its
+	// corner: a run whose local origin is its centre then fits one tile
+	// of side at least twice its farthest coordinate (Centre), where
+	// tiles from the origin would cut it in four, each holding most of the
+	// others' points as its halo.
+	Centred bool
+}
+
+// Centre centres g (Centred) when one tile of g then holds every point
+// whose XY coordinates lie in [lo, hi], and reports whether it did.
+func (g *Grid) Centre(lo, hi [2]float64) bool {
+	g.Centred = max(math.Abs(lo[0]), math.Abs(lo[1]), math.Abs(hi[0]), math.Abs(hi[1])) < g.Size/2
+	return g.Centred
 }
 
 // SizeError reports a tile size or halo that cannot tile a cloud.
@@ -112,7 +125,11 @@ func GridFor(size, halo float64, xyz []float32) (Grid, error) {
 
 // cell returns the tile column (or row) of coordinate v.
 func (g Grid) cell(v float64) int32 {
-	c := math.Floor(v / g.Size)
+	v /= g.Size
+	if g.Centred {
+		v += 0.5
+	}
+	c := math.Floor(v)
 	return int32(max(math.MinInt32, min(math.MaxInt32, c)))
 }
 
@@ -123,7 +140,11 @@ func (g Grid) Owner(x, y float32) Key {
 
 // Box returns the tile's owned box, lo inclusive, hi exclusive.
 func (g Grid) Box(k Key) (lo, hi [2]float64) {
-	lo = [2]float64{float64(k.I) * g.Size, float64(k.J) * g.Size}
+	i, j := float64(k.I), float64(k.J)
+	if g.Centred {
+		i, j = i-0.5, j-0.5
+	}
+	lo = [2]float64{i * g.Size, j * g.Size}
 	return lo, [2]float64{lo[0] + g.Size, lo[1] + g.Size}
 }
 

@@ -14,14 +14,31 @@ import (
 // whose box holds it, and that each tile holds every point within Halo (in
 // XY) of a point it owns and lists its points in increasing index order.
 func TestBin(t *testing.T) {
-	xyz := lattice(1, 2000, 40, 0.5)
-	for _, tc := range []struct{ size, halo float64 }{{1, 0.5}, {2.5, 1}, {0.5, 1.5}, {100, 3}, {3, 0}} {
+	xyz := lattice(1, 2000, 40, 0.5) // on a lattice of step 0.5 in [-10, 9.5]: on tile sides
+	for _, tc := range []struct {
+		size, halo float64
+		centred    bool
+		tiles      int // 0: not checked
+	}{{1, 0.5, false, 0}, {2.5, 1, false, 64}, {0.5, 1.5, false, 0}, {100, 3, false, 4}, {3, 0, false, 64},
+		{1, 0.5, true, 0}, {2.5, 1, true, 81}, {20, 1, true, 1}, {20.5, 1, true, 1}, {100, 3, true, 1}} {
 		g, err := NewGrid(tc.size, tc.halo)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if tc.centred {
+			g.Centred = true
+		}
+		// Centre centres the grid exactly where one tile then holds the
+		// whole lattice.
+		if c := g; c.Centre([2]float64{-10, -10}, [2]float64{9.5, 9.5}) != (tc.size > 20) {
+			t.Errorf("size %g: Centre reports %v for coordinates within ±10", tc.size, c.Centred)
+		}
 		owners := make([]int, len(xyz)/3)
-		for _, tl := range Bin(xyz, g) {
+		tiles := Bin(xyz, g)
+		if tc.tiles > 0 && len(tiles) != tc.tiles {
+			t.Errorf("size %g, centred %v: %d tiles, want %d", tc.size, tc.centred, len(tiles), tc.tiles)
+		}
+		for _, tl := range tiles {
 			in := map[int64]bool{}
 			lo, hi := g.Box(tl.Key)
 			for j, id := range tl.ID {
