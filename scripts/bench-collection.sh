@@ -13,7 +13,7 @@ set -u
 P=$1; T=$2; N=$3; W=$4; R=${5:-2}; shift 5 2>/dev/null || shift $#
 backends=${*:-cpu cuda}
 STEPS=${STEPS:-"denoise statistical --k 8 --std-ratio 2
-ground smrf --ties grid
+ground smrf --ties grid --ignore 7
 hag
 dbscan --eps 1 --min-pts 10"}
 mkdir -p "$W/tiles"

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pctk/pctk/algos/internal/cellsort"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -150,31 +151,51 @@ func newGrid(op string, xyz []float32, o Options, def float64, corner rule, r *R
 		g.origin = corner(n, g.pos, o.Cell)
 	}
 	g.key = make([][3]int64, n)
-	for i := range n {
-		reach := 0.0
-		for a := range 3 {
-			d := g.pos(i, a) - g.origin[a]
-			v := math.Floor(d / g.cell)
-			if math.IsNaN(v) || math.Abs(v) > 1<<62 {
-				return nil, fmt.Errorf("%s: point %d: coordinate %g is off the grid (corner %g, cell %g)", op, i, g.pos(i, a), g.origin[a], g.cell)
+	bad := par.First(n, func(lo, hi int) int {
+		for i := lo; i < hi; i++ {
+			reach := 0.0
+			for a := range 3 {
+				d := g.pos(i, a) - g.origin[a]
+				v, ok := onGrid(d, g.cell)
+				if !ok {
+					return i
+				}
+				g.key[i][keyAxis[a]] = int64(v)
+				// The voxel spans [v·cell, (v+1)·cell) of d, to rounding.
+				e := max(d-v*g.cell, (v+1)*g.cell-d) + 1e-9*(g.cell+math.Abs(d))
+				reach += e * e
 			}
-			g.key[i][keyAxis[a]] = int64(v)
-			// The voxel spans [v·cell, (v+1)·cell) of d, to rounding.
-			e := max(d-v*g.cell, (v+1)*g.cell-d) + 1e-9*(g.cell+math.Abs(d))
-			reach += e * e
+			r.Reach[i] = math.Sqrt(reach)
 		}
-		r.Reach[i] = math.Sqrt(reach)
+		return -1
+	})
+	for a := range 3 {
+		if _, ok := onGrid(g.pos(max(bad, 0), a)-g.origin[a], g.cell); bad >= 0 && !ok {
+			return nil, fmt.Errorf("%s: point %d: coordinate %g is off the grid (corner %g, cell %g)", op, bad, g.pos(bad, a), g.origin[a], g.cell)
+		}
 	}
 	g.order, g.starts = cellsort.Order(g.key)
 	return g, nil
 }
 
-// voxels calls fn with the points of each voxel, in key order, each
-// voxel's points in index order.
-func (g *grid) voxels(fn func(pts []int32)) {
-	for v := range len(g.starts) - 1 {
-		fn(g.order[g.starts[v]:g.starts[v+1]])
-	}
+// onGrid returns floor(d / cell), the voxel of a point d from the
+// corner on one axis, and whether it is one the grid can number (not NaN,
+// within ±2⁶²).
+func onGrid(d, cell float64) (float64, bool) {
+	v := math.Floor(d / cell)
+	return v, !math.IsNaN(v) && math.Abs(v) <= 1<<62
+}
+
+// choose returns, in key order, the point fn chooses among the points of
+// each voxel (in index order), calling fn on all cores: fn must only read.
+func (g *grid) choose(fn func(pts []int32) int32) []int32 {
+	out := make([]int32, max(len(g.starts)-1, 0)) // no starts: no point
+	par.For(par.Ranges(len(out), par.Grain/16), func(_, lo, hi int) {
+		for v := lo; v < hi; v++ {
+			out[v] = fn(g.order[g.starts[v]:g.starts[v+1]])
+		}
+	})
+	return out
 }
 
 // centre returns the centre of point i's voxel on axis a: corner + (v +
@@ -227,7 +248,7 @@ func CenterNearest(xyz []float32, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.voxels(func(pts []int32) {
+	for _, i := range g.choose(func(pts []int32) int32 {
 		c := g.centreOf(int(pts[0]))
 		best, bd := pts[0], g.dist2(int(pts[0]), c)
 		for _, i := range pts[1:] {
@@ -235,8 +256,10 @@ func CenterNearest(xyz []float32, o Options) (*Result, error) {
 				best, bd = i, d
 			}
 		}
-		keep(r, best)
-	})
+		return best
+	}) {
+		keep(r, i)
+	}
 	return r, nil
 }
 
@@ -255,17 +278,16 @@ func CentroidNearest(xyz []float32, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.voxels(func(pts []int32) {
+	for _, i := range g.choose(func(pts []int32) int32 {
 		switch len(pts) {
 		case 1:
-			keep(r, pts[0])
+			return pts[0]
 		case 2:
 			c := g.centreOf(int(pts[0]))
 			if g.dist2(int(pts[0]), c) < g.dist2(int(pts[1]), c) {
-				keep(r, pts[0])
-			} else {
-				keep(r, pts[1])
+				return pts[0]
 			}
+			return pts[1]
 		default:
 			// math::computeCentroid: a running mean per axis.
 			var m [3]float64
@@ -280,9 +302,11 @@ func CentroidNearest(xyz []float32, o Options) (*Result, error) {
 					best, bd = i, d
 				}
 			}
-			keep(r, best)
+			return best
 		}
-	})
+	}) {
+		keep(r, i)
+	}
 	return r, nil
 }
 
@@ -322,14 +346,15 @@ func Downsize(xyz []float32, o DownsizeOptions) (*Result, error) {
 	n := len(r.Keep)
 	if o.Mode == Center {
 		r.Moved = make([]float64, 3*n)
-		for i := range n {
-			for a := range 3 {
-				r.Moved[3*i+a] = g.pos(i, a)
+		par.For(par.Ranges(n, par.Grain), func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				for a := range 3 {
+					r.Moved[3*i+a] = g.pos(i, a)
+				}
 			}
-		}
+		})
 	}
-	g.voxels(func(pts []int32) {
-		i := pts[0]
+	for _, i := range g.choose(func(pts []int32) int32 { return pts[0] }) {
 		r.Keep[i] = true
 		r.Kept++
 		if r.Moved != nil {
@@ -337,6 +362,6 @@ func Downsize(xyz []float32, o DownsizeOptions) (*Result, error) {
 				r.Moved[3*int(i)+a] = g.centre(int(i), a)
 			}
 		}
-	})
+	}
 	return r, nil
 }

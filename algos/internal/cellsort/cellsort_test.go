@@ -6,10 +6,13 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/pctk/pctk/internal/par"
 )
 
 // TestOrder holds Order to a comparison sort, on cells packed into a word
-// (small, negative, one axis wide) and on cells too wide to pack.
+// (small, negative, one axis wide, in ranges sorted on all cores) and on
+// cells too wide to pack.
 func TestOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, c := range []struct {
@@ -22,6 +25,7 @@ func TestOrder(t *testing.T) {
 		{"one", 1, [3]int64{1, 1, 1}, [3]int64{}},
 		{"small", 5000, [3]int64{7, 9, 3}, [3]int64{}},
 		{"negative", 5000, [3]int64{40, 40, 40}, [3]int64{-20, -1 << 40, 5}},
+		{"several ranges sorted at once", 5 * par.Grain, [3]int64{300, 200, 50}, [3]int64{-7, 0, 0}},
 		{"one axis", 3000, [3]int64{1, 1, 1 << 50}, [3]int64{}},
 		{"too wide to pack", 3000, [3]int64{1 << 30, 1 << 30, 1 << 30}, [3]int64{math.MinInt64 / 2, 0, 0}},
 	} {
