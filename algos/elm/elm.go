@@ -124,42 +124,62 @@ func ELM(xyz []float32, class []uint8, o Options) (*Result, error) {
 	if o.Origin != nil {
 		org = *o.Origin
 	} else {
+		rs := par.Ranges(n, par.Grain)
+		los := make([][2]float64, len(rs))
+		par.For(rs, func(r, lo, hi int) {
+			m := [2]float64{math.Inf(1), math.Inf(1)}
+			for i := lo; i < hi; i++ {
+				m[0], m[1] = min(m[0], at(i, 0)), min(m[1], at(i, 1))
+			}
+			los[r] = m
+		})
 		org = [2]float64{math.Inf(1), math.Inf(1)}
-		for i := range n {
-			org[0], org[1] = min(org[0], at(i, 0)), min(org[1], at(i, 1))
+		for _, m := range los {
+			org[0], org[1] = min(org[0], m[0]), min(org[1], m[1])
 		}
 	}
 	// Each point's cell, as int64s in the order of the uint64 cells.
 	cells := make([][3]int64, n)
-	for i := range n {
-		dx, dy := at(i, 0)-org[0], at(i, 1)-org[1]
-		if !(dx >= 0 && dy >= 0) {
-			return nil, fmt.Errorf("elm: point %d (%g, %g) lies below the origin (%g, %g)", i, at(i, 0), at(i, 1), org[0], org[1])
-		}
-		c, rw := CellOf(dx, o.Cell), CellOf(dy, o.Cell)
-		cells[i] = [3]int64{int64(c ^ 1<<63), int64(rw ^ 1<<63), 0}
-		r.Reach[i] = math.Hypot(reach(dx, c, o.Cell), reach(dy, rw, o.Cell))
-	}
-	// The points by cell, then height, then index.
-	order, starts := cellsort.Order(cells)
-	par.Each(len(starts)-1, func(c int) {
-		slices.SortFunc(order[starts[c]:starts[c+1]], func(a, b int32) int {
-			return cmp.Or(cmp.Compare(at(int(a), 2), at(int(b), 2)), cmp.Compare(a, b))
-		})
-	})
-	for c := range len(starts) - 1 {
-		s, e := int(starts[c]), int(starts[c+1])
-		// ELMFilter::filter: from the lowest point up, while the next is
-		// not within the threshold, the lower one is low.
-		for k := s; k+1 < e; k++ {
-			i, j := int(order[k]), int(order[k+1])
-			if math.Abs(at(i, 2)-at(j, 2)) < o.Threshold {
-				break
+	if i := par.First(n, func(lo, hi int) int {
+		for i := lo; i < hi; i++ {
+			dx, dy := at(i, 0)-org[0], at(i, 1)-org[1]
+			if !(dx >= 0 && dy >= 0) {
+				return i
 			}
-			r.Low[i] = true
-			r.Classification[i] = o.Class
-			r.Count++
+			c, rw := CellOf(dx, o.Cell), CellOf(dy, o.Cell)
+			cells[i] = [3]int64{int64(c ^ 1<<63), int64(rw ^ 1<<63), 0}
+			r.Reach[i] = math.Hypot(reach(dx, c, o.Cell), reach(dy, rw, o.Cell))
 		}
+		return -1
+	}); i >= 0 {
+		return nil, fmt.Errorf("elm: point %d (%g, %g) lies below the origin (%g, %g)", i, at(i, 0), at(i, 1), org[0], org[1])
+	}
+	// The points by cell, then height, then index; then ELMFilter::filter
+	// in each cell: from the lowest point up, while the next is not within
+	// the threshold, the lower one is low. Cells on all cores, each range
+	// of cells counting its own.
+	order, starts := cellsort.Order(cells)
+	cs := par.Ranges(len(starts)-1, 1) // cells of 10 m by default: few and large
+	counts := make([]int, len(cs))
+	par.For(cs, func(rg, c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			s, e := int(starts[c]), int(starts[c+1])
+			slices.SortFunc(order[s:e], func(a, b int32) int {
+				return cmp.Or(cmp.Compare(at(int(a), 2), at(int(b), 2)), cmp.Compare(a, b))
+			})
+			for k := s; k+1 < e; k++ {
+				i, j := int(order[k]), int(order[k+1])
+				if math.Abs(at(i, 2)-at(j, 2)) < o.Threshold {
+					break
+				}
+				r.Low[i] = true
+				r.Classification[i] = o.Class
+				counts[rg]++
+			}
+		}
+	})
+	for _, c := range counts {
+		r.Count += c
 	}
 	return r, nil
 }
