@@ -73,6 +73,7 @@ type ops struct {
 	setUint64  func(d any, i int, v uint64)
 	setFloat64 func(d any, i int, v float64)
 	append     func(d, src any) any
+	selectIdx  func(d any, idx []int) any
 }
 
 // columnOps holds the operations of each valid Type.
@@ -95,6 +96,13 @@ func opsOf[T Number]() ops {
 		setUint64:  func(d any, i int, v uint64) { d.([]T)[i] = fromBits[T](v) },
 		setFloat64: func(d any, i int, v float64) { d.([]T)[i] = T(v) },
 		append:     func(d, src any) any { return append(d.([]T), src.([]T)...) },
+		selectIdx: func(d any, idx []int) any {
+			s, out := d.([]T), make([]T, len(idx))
+			for k, i := range idx {
+				out[k] = s[i]
+			}
+			return out
+		},
 	}
 }
 
@@ -192,20 +200,14 @@ func (a *Attribute) Range() (lo, hi float64, ok bool) {
 
 // Clone returns a deep copy of the column.
 func (a *Attribute) Clone() *Attribute {
-	b := NewAttribute(a.Name, a.Type, a.Len())
-	for i, n := 0, a.Len(); i < n; i++ {
-		b.SetUint64(i, a.Uint64(i))
-	}
+	b := NewAttribute(a.Name, a.Type, 0)
+	b.appendFrom(a)
 	return b
 }
 
 // Select returns a new column holding the values at the given indices, in order.
 func (a *Attribute) Select(idx []int) *Attribute {
-	b := NewAttribute(a.Name, a.Type, len(idx))
-	for k, i := range idx {
-		b.SetUint64(k, a.Uint64(i))
-	}
-	return b
+	return &Attribute{Name: a.Name, Type: a.Type, Data: a.ops().selectIdx(a.Data, idx)}
 }
 
 // appendFrom appends the n values of src (same Type) to a.

@@ -41,7 +41,8 @@ func TestTypeSizeAndParse(t *testing.T) {
 }
 
 func TestAttributeRawBitsRoundTrip(t *testing.T) {
-	// Uint64/SetUint64 must copy every type losslessly, NaN payloads included.
+	// Uint64/SetUint64, Clone and Select must copy every type losslessly,
+	// NaN payloads included.
 	nan := math.Float32frombits(0x7fc00123)
 	vals := map[Type]uint64{
 		Int8: uint64(0xff) | 0xffffffffffffff00, Uint8: 200, Int16: 0xffffffffffff8000, Uint16: 65535,
@@ -49,13 +50,21 @@ func TestAttributeRawBitsRoundTrip(t *testing.T) {
 		Float32: uint64(math.Float32bits(nan)), Float64: math.Float64bits(-0.0),
 	}
 	for typ, v := range vals {
-		a := NewAttribute("a", typ, 1)
+		a := NewAttribute("a", typ, 3)
 		a.SetUint64(0, v)
 		if got := a.Uint64(0); got != v {
 			t.Errorf("%v: Uint64 after SetUint64(%#x) = %#x", typ, v, got)
 		}
-		if got := a.Clone().Uint64(0); got != v {
-			t.Errorf("%v: Clone lost bits: %#x, want %#x", typ, got, v)
+		c := a.Clone()
+		if got := c.Uint64(0); got != v || c.Len() != 3 || c.Type != typ || c.Name != "a" {
+			t.Errorf("%v: Clone lost bits: %#x (%d values), want %#x", typ, got, c.Len(), v)
+		}
+		if c.SetUint64(0, 0); a.Uint64(0) != v {
+			t.Errorf("%v: Clone shares the original's values", typ)
+		}
+		s := a.Select([]int{1, 0, 0})
+		if s.Len() != 3 || s.Type != typ || s.Uint64(0) != 0 || s.Uint64(1) != v || s.Uint64(2) != v {
+			t.Errorf("%v: Select([1 0 0]) = %v, want [0 %#x %#x]", typ, s.Data, v, v)
 		}
 	}
 }
