@@ -230,13 +230,20 @@ func KNearestMomentsFarFunc(b Backend, xyz []float32, k int, opts BuildOptions, 
 	if err := KNearestAll(b, xyz, k, opts, make([]int32, n*k), dist); err != nil {
 		return err
 	}
-	return KNearestMomentsFunc(b, xyz, k, opts, func(pts []int32, m []Moment) {
+	return KNearestMomentsFunc(b, xyz, k, opts, withFar(dist, k, fn))
+}
+
+// withFar returns fn as a function of points and moments alone, handing
+// it far[j] = dist[pts[j]·k + k − 1]: the last of each point's k
+// distances in dist.
+func withFar(dist []float32, k int, fn func(pts []int32, m []Moment, far []float32)) func(pts []int32, m []Moment) {
+	return func(pts []int32, m []Moment) {
 		far := make([]float32, len(pts))
 		for j, i := range pts {
 			far[j] = dist[int(i)*k+k-1]
 		}
 		fn(pts, m, far)
-	})
+	}
 }
 
 // MomentsFunc calls fn with the moments of the indexed points of ix, what
@@ -288,13 +295,7 @@ func NearestMomentsFunc(ix Index, xyz []float32, k, nw int, fn func(pts []int32,
 	if err := ix.KNearest(nil, k, make([]int32, n*k), dist); err != nil {
 		return err
 	}
-	return MomentsFunc(ix, xyz, k, nw, func(pts []int32, m []Moment) {
-		far := make([]float32, len(pts))
-		for j, i := range pts {
-			far[j] = dist[int(i)*k+k-1]
-		}
-		fn(pts, m, far)
-	})
+	return MomentsFunc(ix, xyz, k, nw, withFar(dist, k, fn))
 }
 
 // momentBlock is the number of points momentBlocks queries at a time.
