@@ -169,9 +169,11 @@ func newGrid(op string, xyz []float32, o Options, def float64, corner rule, r *R
 		}
 		return -1
 	})
-	for a := range 3 {
-		if _, ok := onGrid(g.pos(max(bad, 0), a)-g.origin[a], g.cell); bad >= 0 && !ok {
-			return nil, fmt.Errorf("%s: point %d: coordinate %g is off the grid (corner %g, cell %g)", op, bad, g.pos(bad, a), g.origin[a], g.cell)
+	if bad >= 0 {
+		for a := range 3 {
+			if _, ok := onGrid(g.pos(bad, a)-g.origin[a], g.cell); !ok {
+				return nil, fmt.Errorf("%s: point %d: coordinate %g is off the grid (corner %g, cell %g)", op, bad, g.pos(bad, a), g.origin[a], g.cell)
+			}
 		}
 	}
 	g.order, g.starts = cellsort.Order(g.key)

@@ -214,7 +214,8 @@ func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn 
 // backend (the cpu backend's kd-tree) finds both in one search; any other
 // finds every point's k nearest (KNearestAll, n·k distances held at once)
 // and then the moments, in finite-radius rounds on its own device instead
-// of an ε = +Inf index, which a GPU backend serves on the host.
+// of an ε = +Inf index, which a GPU backend serves on the host. Its
+// indexes never take xyz over (BuildOptions.Reuse is ignored).
 func KNearestMomentsFarFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn func(pts []int32, m []Moment, far []float32)) error {
 	if k <= 0 {
 		return fmt.Errorf("findneighbor: k = %d, want > 0", k)

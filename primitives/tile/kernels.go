@@ -158,7 +158,6 @@ func Nearest(t *Points, b findneighbor.Backend, k int, gap func(i int32) float64
 	if !slices.Contains(t.Owned, true) {
 		return nil, nil, nil
 	}
-	bo.Reuse = false
 	var mu sync.Mutex
 	err = findneighbor.KNearestMomentsFarFunc(b, t.XYZ, k, bo, func(p []int32, m []findneighbor.Moment, kth []float32) {
 		w := 0
