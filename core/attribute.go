@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Attribute is one named, typed column of per-point values. Data holds a
@@ -73,6 +74,7 @@ type ops struct {
 	setUint64  func(d any, i int, v uint64)
 	setFloat64 func(d any, i int, v float64)
 	append     func(d, src any) any
+	grow       func(d any, n int) any
 	selectIdx  func(d any, idx []int) any
 }
 
@@ -96,6 +98,7 @@ func opsOf[T Number]() ops {
 		setUint64:  func(d any, i int, v uint64) { d.([]T)[i] = fromBits[T](v) },
 		setFloat64: func(d any, i int, v float64) { d.([]T)[i] = T(v) },
 		append:     func(d, src any) any { return append(d.([]T), src.([]T)...) },
+		grow:       func(d any, n int) any { return slices.Grow(d.([]T), n) },
 		selectIdx: func(d any, idx []int) any {
 			s, out := d.([]T), make([]T, len(idx))
 			for k, i := range idx {
@@ -212,3 +215,5 @@ func (a *Attribute) Select(idx []int) *Attribute {
 
 // appendFrom appends the n values of src (same Type) to a.
 func (a *Attribute) appendFrom(src *Attribute) { a.Data = a.ops().append(a.Data, src.Data) }
+
+func (a *Attribute) grow(n int) { a.Data = a.ops().grow(a.Data, n) }

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pctk/pctk/internal/par"
 )
@@ -176,6 +177,15 @@ func (c *Cloud) Append(src *Cloud) error {
 		a.appendFrom(src.Attrs[i])
 	}
 	return nil
+}
+
+// Grow reserves room for n more points, so that appending that many
+// (Append) copies each value once.
+func (c *Cloud) Grow(n int) {
+	c.X, c.Y, c.Z = slices.Grow(c.X, n), slices.Grow(c.Y, n), slices.Grow(c.Z, n)
+	for _, a := range c.Attrs {
+		a.grow(n)
+	}
 }
 
 // Bounds returns the axis-aligned bounding box of the points, ignoring

@@ -8,7 +8,8 @@
 # (seeds 1..TILES: streets over the same ground, as issue 32 asks) under WORK/tiles (kept for
 # later runs); each backend (default: cpu cuda) runs the pipeline RUNS times (default 2), alternating,
 # and the best wall time is printed with its ratio to cpu and to convert. STEPS overrides the steps
-# (one per line). Every backend's outputs must equal the cpu ones (cmp).
+# (one per line), MEM the pipeline's --max-memory (default: pctk's, 1GiB). Every backend's outputs
+# must equal the cpu ones (cmp).
 set -u
 P=$1; T=$2; N=$3; W=$4; R=${5:-2}; shift 5 2>/dev/null || shift $#
 backends=${*:-cpu cuda}
@@ -31,7 +32,7 @@ for r in $(seq 1 "$R"); do
   t[convert]+="$(since "$s") "
   for b in $backends; do
     rm -rf "$W/out-$b"; s=$(date +%s.%N)
-    "$P" pipeline "$W/tiles/*.laz" "${steps[@]}" "$W/out-$b/" --backend "$b" 2> "$W/log-$b" || { tail -5 "$W/log-$b"; exit 1; }
+    "$P" pipeline "$W/tiles/*.laz" "${steps[@]}" "$W/out-$b/" --backend "$b" ${MEM:+--max-memory "$MEM"} 2> "$W/log-$b" || { tail -5 "$W/log-$b"; exit 1; }
     t[$b]+="$(since "$s") "
   done
 done

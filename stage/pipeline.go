@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/msg"
+	"github.com/pctk/pctk/io/pcio"
 )
 
 // pipelineStep is one step: its words, and the prepared filter run.
@@ -108,7 +110,7 @@ func runPipeline(c Values, ins []string, words [][]string, out string, writes []
 		}
 	}
 	// writeAfter writes the writes that take the cloud after step n.
-	writeAfter := func(n int) error {
+	writeAfter := func(n int, cloud *core.Cloud) error {
 		for _, w := range writes {
 			if w.after == n {
 				if err := WriteCloud(w.c, w.file, cloud, from); err != nil {
@@ -118,7 +120,7 @@ func runPipeline(c Values, ins []string, words [][]string, out string, writes []
 		}
 		return nil
 	}
-	if err := writeAfter(0); err != nil {
+	if err := writeAfter(0, cloud); err != nil {
 		return err
 	}
 	read := time.Since(start)
@@ -129,12 +131,26 @@ func runPipeline(c Values, ins []string, words [][]string, out string, writes []
 		msg.Infof("pipeline: wrote the %d points of %d file(s) to %s in %.3fs", cloud.Len(), len(ins), out, time.Since(start).Seconds())
 		return nil
 	}
-	type done struct {
-		p   *Points
-		res *Result
-		t   Timings
+	cloud, runs, err := runSteps(c, cloud, from, in, out, steps, writeAfter)
+	if err != nil {
+		return err
 	}
-	var runs []done
+	return reportSteps(steps, runs, read, func() error { return WriteCloud(c, out, cloud, from) })
+}
+
+// stepRun is a step's run in memory, kept for its report.
+type stepRun struct {
+	p   *Points
+	res *Result
+	t   Timings
+}
+
+// runSteps runs steps on cloud in memory, one after another, each with
+// its stage's options over c (c's --backend for the steps that name
+// none), and returns the cloud the last leaves and each step's run; after,
+// when set, gets the cloud each step n leaves (n from 1).
+func runSteps(c Values, cloud *core.Cloud, from *pcio.Format, in, out string, steps []pipelineStep, after func(n int, cloud *core.Cloud) error) (*core.Cloud, []stepRun, error) {
+	var runs []stepRun
 	for i, ps := range steps {
 		sc := ps.s.c
 		bc := c
@@ -143,34 +159,42 @@ func runPipeline(c Values, ins []string, words [][]string, out string, writes []
 		}
 		pending, err := backend(bc, ps.s.job.CPUWork)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		b, _, err := pending.resolve()
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		t := time.Now()
 		p, res, err := ps.s.compute(cloud, from, b, in, out)
 		if err != nil {
-			return fmt.Errorf("pipeline step %d (%s): %w", i+1, strings.Join(ps.words, " "), err)
+			return nil, nil, fmt.Errorf("pipeline step %d (%s): %w", i+1, strings.Join(ps.words, " "), err)
 		}
 		if cloud, err = ps.s.apply(p, res); err != nil {
-			return err
+			return nil, nil, err
 		}
-		if err := writeAfter(i + 1); err != nil {
-			return err
+		if after != nil {
+			if err := after(i+1, cloud); err != nil {
+				return nil, nil, err
+			}
 		}
-		runs = append(runs, done{p, res, Timings{Compute: time.Since(t).Seconds()}})
+		runs = append(runs, stepRun{p, res, Timings{Compute: time.Since(t).Seconds()}})
 	}
+	return cloud, runs, nil
+}
+
+// reportSteps runs write, the pipeline's output, with every step's
+// devices released (their work is over, as a single filter releases its
+// own while OUT is written), then reports each step: read, IN's reading,
+// is the first's, the write the last's.
+func reportSteps(steps []pipelineStep, runs []stepRun, read time.Duration, write func() error) error {
 	runs[0].t.Read = read.Seconds()
 	t := time.Now()
-	// Every step's device work is over: release the devices while OUT is
-	// written, as a single filter does.
 	var released []func()
 	for _, r := range runs {
 		released = append(released, ReleaseBackend(r.p.Backend))
 	}
-	err = WriteCloud(c, out, cloud, from)
+	err := write()
 	for _, wait := range released {
 		wait()
 	}

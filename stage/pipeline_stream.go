@@ -60,6 +60,11 @@ func runPipelineStreamed(c Values, in string, ins, outs []string, out string, st
 	if err := CheckInOut(c, ins, outs, side); err != nil {
 		return err
 	}
+	if collection {
+		if fused, err := runPipelineFused(c, ins, outs, out, steps); fused || err != nil {
+			return err
+		}
+	}
 	dir := ""
 	if len(steps) > 1 {
 		var err error

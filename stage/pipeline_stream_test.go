@@ -61,13 +61,24 @@ func TestPipelineStreamed(t *testing.T) {
 		one = o
 	}
 	tmp := t.TempDir()
-	out := filepath.Join(dir, "out") + "/"
-	if err := RunPipelineFiles(pipelineSettings(t, "cpu", "--tmpdir", tmp), []string{filepath.Join(dir, "[ab].laz")}, words, out); err != nil {
-		t.Fatal(err)
-	}
-	for i, name := range []string{"a.laz", "b.laz"} {
-		if !bytes.Equal(readBytes(t, filepath.Join(out, name)), readBytes(t, ins[i])) {
-			t.Errorf("pipeline over a collection: %s differs from the commands run one after another", name)
+	// In memory (the collection fits 1GiB: runPipelineFused), and step by
+	// step (49.5MiB holds the steps' tiles, not the whole collection).
+	for _, budget := range []string{"", "49.5MiB"} {
+		extra := []string{"--tmpdir", tmp}
+		if budget != "" {
+			extra = append(extra, "--max-memory", budget)
+		}
+		out := filepath.Join(dir, "out"+budget) + "/"
+		if fused := plansFused(t, pipelineSettings(t, "cpu", extra...), []string{a, b}, words, out); fused != (budget == "") {
+			t.Fatalf("--max-memory %q: fused %v, want %v", budget, fused, budget == "")
+		}
+		if err := RunPipelineFiles(pipelineSettings(t, "cpu", extra...), []string{filepath.Join(dir, "[ab].laz")}, words, out); err != nil {
+			t.Fatal(err)
+		}
+		for i, name := range []string{"a.laz", "b.laz"} {
+			if !bytes.Equal(readBytes(t, filepath.Join(out, name)), readBytes(t, ins[i])) {
+				t.Errorf("pipeline over a collection (--max-memory %q): %s differs from the commands run one after another", budget, name)
+			}
 		}
 	}
 	got := filepath.Join(dir, "one.laz")
@@ -89,5 +100,89 @@ func TestPipelineStreamed(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("--tmpdir holds %d entries after the runs, want none", len(left))
+	}
+}
+
+// plansFused reports whether pctk pipeline runs words over the collection
+// ins → out in memory (planFused).
+func plansFused(t *testing.T, c Values, ins []string, words [][]string, out string) bool {
+	t.Helper()
+	var steps []pipelineStep
+	for _, w := range words {
+		s, err := parseStep(w, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, pipelineStep{w, s})
+	}
+	var outs []string
+	for _, in := range ins {
+		outs = append(outs, filepath.Join(out, filepath.Base(in)))
+	}
+	p, err := planFused(c, ins, outs, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p != nil
+}
+
+// TestPipelineFused checks pctk pipeline over tile collections that it
+// runs in memory, or starts to and then runs step by step, against the
+// steps' commands run one after another: PLY files (between steps in
+// PLY), a step that moves points (hag --replace-z) before another, whose
+// values would differ had the moved points not been rounded as the files
+// between steps round them, and the same step last.
+func TestPipelineFused(t *testing.T) {
+	defer func(l msg.Level) { msg.Current = l }(msg.Current)
+	msg.Current = msg.Quiet
+	cloud, err := synth.Street(synth.Options{Points: 4000, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ext   string
+		steps []string
+		fused bool // planFused: the run starts in memory
+	}{
+		{".ply", []string{"denoise statistical --k 6 --std-ratio 1.5", "voxel --cell 0.4 --mode centroid", "nndistance --k 3"}, true},
+		{".las", []string{"ground smrf --ties grid --ignore 7", "hag --replace-z", "nndistance --k 3"}, true},
+		{".las", []string{"ground smrf --ties grid --ignore 7", "nndistance --k 3", "hag --replace-z"}, true},
+		{".xyz", []string{"nndistance --k 3", "nndistance --k 5"}, false},
+	} {
+		t.Run(tc.ext+"-"+strings.Fields(tc.steps[len(tc.steps)-1])[0], func(t *testing.T) {
+			dir := t.TempDir()
+			a, b := filepath.Join(dir, "a"+tc.ext), filepath.Join(dir, "b"+tc.ext)
+			cloudtest.Write(t, a, cloud.Select(seq(0, 1500)))
+			cloudtest.Write(t, b, cloud.Select(seq(1500, cloud.Len())))
+			var words [][]string
+			ins := []string{a, b}
+			for i, s := range tc.steps {
+				w := strings.Fields(s)
+				words = append(words, w)
+				s, rest := Lookup(w)
+				v := NewSettings(s.AllOptions())
+				if _, err := v.ParseWords(rest); err != nil {
+					t.Fatal(err)
+				}
+				d := filepath.Join(dir, "chain", string(rune('0'+i))) + "/"
+				if err := s.Run(v, append(ins, d)); err != nil {
+					t.Fatal(err)
+				}
+				ins = []string{filepath.Join(d, "a"+tc.ext), filepath.Join(d, "b"+tc.ext)}
+			}
+			out := filepath.Join(dir, "out") + "/"
+			if fused := plansFused(t, pipelineSettings(t, "cpu"), []string{a, b}, words, out); fused != tc.fused {
+				t.Fatalf("fused %v, want %v", fused, tc.fused)
+			}
+			if err := RunPipelineFiles(pipelineSettings(t, "cpu"), []string{a, b}, words, out); err != nil {
+				t.Fatal(err)
+			}
+			for i, name := range []string{"a" + tc.ext, "b" + tc.ext} {
+				got, want := readBytes(t, filepath.Join(out, name)), readBytes(t, ins[i])
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s differs from the commands run one after another (%d bytes, want %d)", name, len(got), len(want))
+				}
+			}
+		})
 	}
 }

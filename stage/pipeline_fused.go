@@ -1,0 +1,268 @@
+package stage
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/msg"
+	"github.com/pctk/pctk/io/pcio"
+)
+
+// A pipeline over a tile collection runs its steps one after another, each
+// out of core over the whole collection (runPipelineStreamed): every step
+// reads the files three times, bins them on disk and writes them again.
+// When the collection fits the memory budget, runPipelineFused runs the
+// same steps in memory instead: the files are read once into one cloud
+// (the collection's points in order, as a step's out-of-core run sees
+// them), the steps run on it as pctk pipeline runs them on one file, and
+// each file's points are written to its OUT. The outputs are the
+// step-by-step ones byte for byte: a collection's run of a stage is its
+// in-memory run on the files' concatenation, point for point (the registry
+// test, TestEveryStageEverywhere), and the files between steps hold the
+// same values as the cloud in memory as long as no step moves a point
+// (checked, see below) and their format keeps every value of the
+// input's (fusedFormats).
+
+// rowAttr is the column that numbers the points of a fused pipeline's
+// cloud, so that each output file gets its own points after steps that
+// drop some. No stage reads it, and it is never written.
+const rowAttr = "pctk.row"
+
+// fusedFormats lists, for the format of the files between steps
+// (intermediateFormat), the input formats whose every value it holds
+// exactly: LAS for LAS and LAZ (the same records, the same scale), PLY
+// for PLY (every type stored as it is).
+var fusedFormats = map[string][]string{"las": {"las", "laz"}, "ply": {"ply"}}
+
+// fusedPlan is what a fused run knows before it reads: the memory
+// budget, the inputs' headers and formats, and their points in all.
+type fusedPlan struct {
+	budget int64
+	heads  []*pcio.Header
+	froms  []*pcio.Format
+	n      int64
+}
+
+// planFused returns the plan of a pipeline's fused run over the tile
+// collection ins → outs, or nil when its steps run step by step: when
+// fusing would not give the step-by-step outputs (fusable, fusedFormats,
+// files of other dimensions) or does not fit the memory budget
+// (--max-memory, 1GiB by default; fusedBytes).
+func planFused(c Values, ins, outs []string, steps []pipelineStep) (*fusedPlan, error) {
+	if ins == nil || !fusable(c, steps) {
+		return nil, nil
+	}
+	p := &fusedPlan{budget: defaultCollectionMemory}
+	if c.IsSet(MaxMemoryOption.Name) {
+		var err error
+		if p.budget, err = ParseSize(c.String(MaxMemoryOption.Name)); err != nil {
+			return nil, Usagef("%v", err)
+		}
+	}
+	var err error
+	if p.heads, p.froms, err = inputHeaders(c, ins); err != nil {
+		return nil, err
+	}
+	inter, err := intermediateFormat(c, outs[0], ins[0])
+	if err != nil {
+		return nil, err
+	}
+	var most int64
+	for i, h := range p.heads {
+		if !slices.Equal(schemaOf(h), schemaOf(p.heads[0])) {
+			msg.Debugf("pipeline: %s has other dimensions than %s: step by step", ins[i], ins[0])
+			return nil, nil
+		}
+		if len(steps) > 1 && !slices.Contains(fusedFormats[inter.Name], p.froms[i].Name) {
+			msg.Debugf("pipeline: %s between steps may not hold every value of %s: step by step", inter.Name, p.froms[i].Name)
+			return nil, nil
+		}
+		if h.Count < 0 {
+			return nil, nil
+		}
+		p.n, most = p.n+h.Count, max(most, h.Count)
+	}
+	if need := fusedBytes(p.heads[0], steps, p.n, most); p.n == 0 || p.n >= math.MaxUint32 || need > p.budget {
+		msg.Debugf("pipeline: %d points need about %dMiB in memory, over --max-memory %dMiB: step by step", p.n, need>>20, p.budget>>20)
+		return nil, nil
+	}
+	return p, nil
+}
+
+// runPipelineFused runs a pipeline over the tile collection ins → outs in
+// memory when planFused allows it, and reports whether it did; when it
+// did not, nothing was written and runPipelineStreamed runs the steps. c
+// holds the pipeline's options; the inputs and outputs are checked.
+func runPipelineFused(c Values, ins, outs []string, out string, steps []pipelineStep) (bool, error) {
+	plan, err := planFused(c, ins, outs, steps)
+	if plan == nil || err != nil {
+		return false, err
+	}
+	heads, froms := plan.heads, plan.froms
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(goMemoryLimit(plan.budget)))
+
+	start := time.Now()
+	cloud, counts, err := readFused(c, ins, plan.n)
+	if err != nil {
+		return true, err
+	}
+	cloud.Meta = heads[0].Meta
+	// The coordinates as read: a file between steps holds a point that a
+	// step moved rounded to its format's precision, so a step before the
+	// last may not move one (moved).
+	var orig *core.Cloud
+	if len(steps) > 1 {
+		orig = &core.Cloud{X: slices.Clone(cloud.X), Y: slices.Clone(cloud.Y), Z: slices.Clone(cloud.Z)}
+	}
+	read := time.Since(start)
+	// Each step with its options over the pipeline's, as step by step.
+	fsteps := make([]pipelineStep, len(steps))
+	for i, ps := range steps {
+		s := *ps.s
+		s.c = layered{s.c.(*Settings), c}
+		fsteps[i] = pipelineStep{ps.words, &s}
+	}
+	errMoved := errors.New("moved")
+	cloud, runs, err := runSteps(c, cloud, froms[0], strings.Join(ins, " "), out, fsteps, func(n int, cloud *core.Cloud) error {
+		if n == len(steps) {
+			return nil
+		}
+		rows := cloud.Attr(rowAttr).Data.([]uint32)
+		for k, r := range rows {
+			if cloud.X[k] != orig.X[r] || cloud.Y[k] != orig.Y[r] || cloud.Z[k] != orig.Z[r] {
+				msg.Debugf("pipeline: step %d moved point %d: step by step", n, r)
+				return errMoved
+			}
+		}
+		return nil
+	})
+	if err == errMoved {
+		return false, nil
+	}
+	if err != nil {
+		return true, err
+	}
+	rows := cloud.Attr(rowAttr).Data.([]uint32)
+	cloud.RemoveAttr(rowAttr)
+	return true, reportSteps(fsteps, runs, read, func() error {
+		lo, first := 0, uint32(0)
+		for i, h := range heads {
+			end := first + uint32(counts[i])
+			k, _ := slices.BinarySearch(rows[lo:], end)
+			idx := make([]int, k)
+			for j := range idx {
+				idx[j] = lo + j
+			}
+			part := cloud.Select(idx)
+			part.Meta = h.Meta
+			if err := WriteCloud(c, outs[i], part, froms[i]); err != nil {
+				return err
+			}
+			lo, first = lo+k, end
+		}
+		return nil
+	})
+}
+
+// fusable reports whether the steps may run in memory over a collection:
+// none writes side outputs, none projects its coordinates, and the
+// pipeline's options leave the files between steps as they are (no LAS
+// scale, offset, format or extra-dimension choice) and need no
+// out-of-core refusal of their own (--salvage, a read query).
+func fusable(c Values, steps []pipelineStep) bool {
+	for _, o := range append([]*Option{SalvageOption}, append(QueryOptions, LASOptions...)...) {
+		if c.IsSet(o.Name) {
+			return false
+		}
+	}
+	for _, ps := range steps {
+		if slices.ContainsFunc(ps.s.job.Outputs, func(o string) bool { return o != "" }) || ps.s.previewPath != "" || ps.s.job.Project != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// inputHeaders opens each input for its header and format.
+func inputHeaders(c Values, ins []string) ([]*pcio.Header, []*pcio.Format, error) {
+	heads, froms := make([]*pcio.Header, len(ins)), make([]*pcio.Format, len(ins))
+	for i, in := range ins {
+		dec, f, closer, err := openStream(c, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		heads[i], froms[i] = dec.Header(), f
+		closer.Close()
+	}
+	return heads, froms, nil
+}
+
+// schemaOf lists a header's dimensions as "name type".
+func schemaOf(h *pcio.Header) []string {
+	var s []string
+	for _, a := range h.Schema {
+		s = append(s, fmt.Sprintf("%s %v", a.Name, a.Type))
+	}
+	return s
+}
+
+// fusedBytes estimates the memory of a fused run of n points, the largest
+// file most of them: the cloud (coordinates, the files' dimensions, the
+// steps' new ones, the row numbers and, between steps, the coordinates as
+// read), the largest file's while it is appended, and per point of the
+// cloud what the largest step needs as one tile of an out-of-core run.
+func fusedBytes(h *pcio.Header, steps []pipelineStep, n, most int64) int64 {
+	point := int64(24 + 4)
+	for _, a := range h.Schema {
+		point += int64(a.Type.Size())
+	}
+	var work int64
+	for _, ps := range steps {
+		for _, d := range ps.s.f.Writes {
+			point += int64(d.Type.Size())
+		}
+		if st := ps.s.job.Stream; st != nil {
+			work = max(work, st.PointBytes, st.PeakBytes)
+		}
+	}
+	if len(steps) > 1 {
+		point += 24
+	}
+	return streamReserve + point*(n+most) + (tilePointBytes+work)*n
+}
+
+// readFused reads the files ins, n points in all, into one cloud with the
+// row numbers rowAttr, as a step's out-of-core run reads them, and
+// returns it with each file's point count.
+func readFused(c Values, ins []string, n int64) (*core.Cloud, []int64, error) {
+	var cloud *core.Cloud
+	counts := make([]int64, len(ins))
+	_, _, err := streamIns(c, ins, func(file int, first int64, ch *core.Cloud) error {
+		if cloud == nil {
+			cloud = &core.Cloud{Attrs: make([]*core.Attribute, len(ch.Attrs))}
+			for i, a := range ch.Attrs {
+				cloud.Attrs[i] = core.NewAttribute(a.Name, a.Type, 0)
+			}
+			cloud.Grow(int(n))
+		}
+		counts[file] += int64(ch.Len())
+		return cloud.Append(ch)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if cloud == nil {
+		cloud = &core.Cloud{}
+	}
+	rows := make([]uint32, cloud.Len())
+	for i := range rows {
+		rows[i] = uint32(i)
+	}
+	return cloud, counts, cloud.SetAttr(core.NewColumn(rowAttr, rows))
+}
