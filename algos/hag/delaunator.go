@@ -29,6 +29,8 @@ type delaunay struct {
 	hash                        []int
 	cx, cy                      float64
 	edgeStack                   []int
+	dists                       []float64 // from the seed circumcentre
+	ids                         []int     // the points by dists
 }
 
 // isZero reports det == 0 or det > ±0: the C++ source's tests of non-zero
@@ -106,14 +108,17 @@ func dist2(ax, ay, bx, by float64) float64 {
 	return dx*dx + dy*dy
 }
 
-// triangulate returns the Delaunay triangulation of pts as delaunator-cpp
-// builds it, or errTriangulation. The one difference: the points are
-// ordered by their distance from the seed circumcentre with a stable sort,
-// where std::sort leaves exact ties in an order of its own.
-func triangulate(pts []float64) (*delaunay, error) {
+// triangulate sets d to the Delaunay triangulation of pts as
+// delaunator-cpp builds it, or returns errTriangulation; d's memory is
+// reused from its last triangulation (a height is one triangulation of a
+// few points, so a worker keeps one d for all of its). The one difference
+// from delaunator: the points are ordered by their distance from the seed
+// circumcentre with a stable sort, where std::sort leaves exact ties in an
+// order of its own.
+func (d *delaunay) triangulate(pts []float64) error {
 	n := len(pts) / 2
 	if n < 3 {
-		return nil, errTriangulation
+		return errTriangulation
 	}
 	minX, minY := math.MaxFloat64, math.MaxFloat64
 	maxX, maxY := -math.MaxFloat64, -math.MaxFloat64
@@ -134,7 +139,7 @@ func triangulate(pts []float64) (*delaunay, error) {
 		}
 	}
 	if i0 == noIndex { // every distance NaN
-		return nil, errTriangulation
+		return errTriangulation
 	}
 	x0, y0 := pts[2*i0], pts[2*i0+1]
 	best = math.MaxFloat64
@@ -147,7 +152,7 @@ func triangulate(pts []float64) (*delaunay, error) {
 		}
 	}
 	if i1 == noIndex {
-		return nil, errTriangulation
+		return errTriangulation
 	}
 	x1, y1 := pts[2*i1], pts[2*i1+1]
 	best = math.MaxFloat64
@@ -160,7 +165,7 @@ func triangulate(pts []float64) (*delaunay, error) {
 		}
 	}
 	if i2 == noIndex {
-		return nil, errTriangulation
+		return errTriangulation
 	}
 	if orient(x0, y0, x1, y1, pts[2*i2], pts[2*i2+1]) > 0 {
 		i1, i2 = i2, i1
@@ -168,10 +173,10 @@ func triangulate(pts []float64) (*delaunay, error) {
 	x1, y1 = pts[2*i1], pts[2*i1+1]
 	x2, y2 := pts[2*i2], pts[2*i2+1]
 
-	d := &delaunay{pts: pts}
+	d.pts, d.triangles, d.halfedges = pts, d.triangles[:0], d.halfedges[:0]
 	d.cx, d.cy = circumcenter(x0, y0, x1, y1, x2, y2)
-	dists := make([]float64, n)
-	ids := make([]int, n)
+	dists, ids := resize(d.dists, n), resize(d.ids, n)
+	d.dists, d.ids = dists, ids
 	for i := range n {
 		dists[i] = dist2(pts[2*i], pts[2*i+1], d.cx, d.cy)
 		ids[i] = i
@@ -186,11 +191,14 @@ func triangulate(pts []float64) (*delaunay, error) {
 		return 0
 	})
 
-	d.hash = make([]int, int(1.618*math.Ceil(math.Sqrt(float64(n)))))
+	d.hash = resize(d.hash, int(1.618*math.Ceil(math.Sqrt(float64(n)))))
 	for i := range d.hash {
 		d.hash[i] = noIndex
 	}
-	d.hullPrev, d.hullNext, d.hullTri = make([]int, n), make([]int, n), make([]int, n)
+	d.hullPrev, d.hullNext, d.hullTri = resize(d.hullPrev, n), resize(d.hullNext, n), resize(d.hullTri, n)
+	clear(d.hullPrev)
+	clear(d.hullNext)
+	clear(d.hullTri)
 	d.hullStart = i0
 	d.hullNext[i0], d.hullPrev[i2] = i1, i1
 	d.hullNext[i1], d.hullPrev[i0] = i2, i2
@@ -220,7 +228,7 @@ func triangulate(pts []float64) (*delaunay, error) {
 			}
 		}
 		if start == noIndex {
-			return nil, errTriangulation
+			return errTriangulation
 		}
 		start = d.hullPrev[start]
 		e := start
@@ -277,7 +285,15 @@ func triangulate(pts []float64) (*delaunay, error) {
 		d.hash[d.hashKey(x, y)] = i
 		d.hash[d.hashKey(pts[2*e], pts[2*e+1])] = e
 	}
-	return d, nil
+	return nil
+}
+
+// resize returns s with length n, its memory reused when large enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // hashKey is delaunator's hash_key: the pseudo-angle of (x, y) around the

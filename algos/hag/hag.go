@@ -189,6 +189,7 @@ func Compute(xyz []float32, class []uint8, b findneighbor.Backend, opts Options)
 	par.For(par.Ranges(len(other), 64), func(_, lo, hi int) {
 		nb := make([]neighbor, max(count, k))
 		var xy []float64
+		var tri delaunay
 		for j := lo; j < hi; j++ {
 			i := other[j]
 			x0, y0, z0 := pos[3*i], pos[3*i+1], pos[3*i+2]
@@ -221,7 +222,7 @@ func Compute(xyz []float32, class []uint8, b findneighbor.Backend, opts Options)
 				for _, v := range nb {
 					xy = append(xy, pos[3*v.g], pos[3*v.g+1])
 				}
-				z1 = delaunayGround(x0, y0, z0, xy, nb, pos)
+				z1 = tri.ground(x0, y0, z0, xy, nb, pos)
 			default:
 				z1 = idwGround(nb, pos, opts.MaxDistance*opts.MaxDistance, z0)
 			}
@@ -307,13 +308,13 @@ func idwGround(nb []neighbor, pos []float64, maxDist2, zDefault float64) float64
 	return zDefault
 }
 
-// delaunayGround is PDAL's delaunay_interp_ground (filters/
+// ground is PDAL's delaunay_interp_ground (filters/
 // HagDelaunayFilter.cpp): the Z of the first triangle of the neighbours'
-// triangulation that holds (x0, y0), interpolated; outside them all the
-// nearest neighbour's Z; z0 (height 0) when they have no triangulation.
-func delaunayGround(x0, y0, z0 float64, xy []float64, nb []neighbor, pos []float64) float64 {
-	d, err := triangulate(xy)
-	if err != nil {
+// triangulation (made in d) that holds (x0, y0), interpolated; outside
+// them all the nearest neighbour's Z; z0 (height 0) when they have no
+// triangulation.
+func (d *delaunay) ground(x0, y0, z0 float64, xy []float64, nb []neighbor, pos []float64) float64 {
+	if d.triangulate(xy) != nil {
 		return z0
 	}
 	t := d.triangles

@@ -207,7 +207,7 @@ func reference(xyz []float32, class []uint8, o Options) []float64 {
 			for _, v := range nb {
 				pts = append(pts, float64(xyz[3*v.g]), float64(xyz[3*v.g+1]))
 			}
-			z1 = delaunayGround(x0, y0, z0, pts, nb, f64(xyz))
+			z1 = new(delaunay).ground(x0, y0, z0, pts, nb, f64(xyz))
 		default:
 			z1 = idwGround(nb, f64(xyz), o.MaxDistance*o.MaxDistance, z0)
 		}
@@ -304,19 +304,35 @@ func groundOf(class []uint8) []int32 {
 }
 
 // TestTriangulate checks the triangulation on a square with a centre
-// (four triangles around it) and the failures PDAL's catch turns into
-// height 0.
+// (four triangles around it), the failures PDAL's catch turns into
+// height 0, and that a triangulation reusing the memory of others (more
+// points, fewer, failed) is a fresh one's.
 func TestTriangulate(t *testing.T) {
-	d, err := triangulate([]float64{0, 0, 2, 0, 2, 2, 0, 2, 1, 1})
-	if err != nil {
+	square := []float64{0, 0, 2, 0, 2, 2, 0, 2, 1, 1}
+	var fresh delaunay
+	if err := fresh.triangulate(square); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(d.triangles) / 3; got != 4 {
+	if got := len(fresh.triangles) / 3; got != 4 {
 		t.Errorf("square with centre: %d triangles, want 4", got)
 	}
+	var reused delaunay
+	big := make([]float64, 0, 40)
+	for i := range 20 {
+		big = append(big, float64(i%5)+0.1*float64(i), float64(i/5)*1.3)
+	}
+	if err := reused.triangulate(big); err != nil {
+		t.Fatal(err)
+	}
 	for _, pts := range [][]float64{{0, 0, 1, 1}, {1, 1, 1, 1, 1, 1}, {0, 0, 1, 1, 2, 2, 3, 3}} {
-		if _, err := triangulate(pts); err == nil {
+		if err := reused.triangulate(pts); err == nil {
 			t.Errorf("%v: want no triangulation", pts)
 		}
+	}
+	if err := reused.triangulate(square); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(reused.triangles, fresh.triangles) || !slices.Equal(reused.halfedges, fresh.halfedges) {
+		t.Errorf("reused: triangles %v, halfedges %v; fresh: %v, %v", reused.triangles, reused.halfedges, fresh.triangles, fresh.halfedges)
 	}
 }

@@ -104,7 +104,7 @@ type Result struct {
 type grid struct {
 	cell   float64
 	origin [3]float64
-	pos    func(i, a int) float64
+	pos    []float64 // interleaved x, y, z
 	// key holds each point's voxel as (row, column, depth): y, x, z,
 	// PDAL's tuple order.
 	key [][3]int64
@@ -118,7 +118,7 @@ type grid struct {
 var keyAxis = [3]int{1, 0, 2}
 
 // rule is a filter's PDAL corner rule, from the points' coordinates.
-type rule func(n int, pos func(i, a int) float64, cell float64) [3]float64
+type rule func(n int, pos []float64, cell float64) [3]float64
 
 // newGrid checks the inputs and lays the grid out: the corner from
 // o.Origin or the rule, each point's voxel floor((x − corner)/cell), and
@@ -137,9 +137,12 @@ func newGrid(op string, xyz []float32, o Options, def float64, corner rule, r *R
 	if o.Pos != nil && len(o.Pos) != len(xyz) {
 		return nil, fmt.Errorf("%s: %d float64 coordinates for %d points", op, len(o.Pos), n)
 	}
-	g := &grid{cell: o.Cell, pos: func(i, a int) float64 { return float64(xyz[3*i+a]) }}
-	if o.Pos != nil {
-		g.pos = func(i, a int) float64 { return o.Pos[3*i+a] }
+	g := &grid{cell: o.Cell, pos: o.Pos}
+	if g.pos == nil {
+		g.pos = make([]float64, len(xyz))
+		for i, v := range xyz {
+			g.pos[i] = float64(v)
+		}
 	}
 	r.Keep, r.Reach = make([]bool, n), make([]float64, n)
 	if n == 0 {
@@ -155,7 +158,7 @@ func newGrid(op string, xyz []float32, o Options, def float64, corner rule, r *R
 		for i := lo; i < hi; i++ {
 			reach := 0.0
 			for a := range 3 {
-				d := g.pos(i, a) - g.origin[a]
+				d := g.pos[3*i+a] - g.origin[a]
 				v, ok := onGrid(d, g.cell)
 				if !ok {
 					return i
@@ -171,8 +174,8 @@ func newGrid(op string, xyz []float32, o Options, def float64, corner rule, r *R
 	})
 	if bad >= 0 {
 		for a := range 3 {
-			if _, ok := onGrid(g.pos(bad, a)-g.origin[a], g.cell); !ok {
-				return nil, fmt.Errorf("%s: point %d: coordinate %g is off the grid (corner %g, cell %g)", op, bad, g.pos(bad, a), g.origin[a], g.cell)
+			if _, ok := onGrid(g.pos[3*bad+a]-g.origin[a], g.cell); !ok {
+				return nil, fmt.Errorf("%s: point %d: coordinate %g is off the grid (corner %g, cell %g)", op, bad, g.pos[3*bad+a], g.origin[a], g.cell)
 			}
 		}
 	}
@@ -212,7 +215,7 @@ func (g *grid) centre(i, a int) float64 {
 func (g *grid) dist2(i int, c [3]float64) float64 {
 	d := 0.0
 	for a := range 3 {
-		v := c[a] - g.pos(i, a)
+		v := c[a] - g.pos[3*i+a]
 		d += float64(v * v)
 	}
 	return d
@@ -231,11 +234,11 @@ func keep(r *Result, i int32) {
 
 // minCorner is filters.voxelcenternearestneighbor's corner: the points'
 // minimum on each axis (PointView::calculateBounds).
-func minCorner(n int, pos func(i, a int) float64, _ float64) [3]float64 {
+func minCorner(n int, pos []float64, _ float64) [3]float64 {
 	c := [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
 	for i := range n {
 		for a := range 3 {
-			c[a] = min(c[a], pos(i, a))
+			c[a] = min(c[a], pos[3*i+a])
 		}
 	}
 	return c
@@ -267,8 +270,8 @@ func CenterNearest(xyz []float32, o Options) (*Result, error) {
 
 // firstCorner is filters.voxelcentroidnearestneighbor's corner: the first
 // point.
-func firstCorner(_ int, pos func(i, a int) float64, _ float64) [3]float64 {
-	return [3]float64{pos(0, 0), pos(0, 1), pos(0, 2)}
+func firstCorner(_ int, pos []float64, _ float64) [3]float64 {
+	return [3]float64{pos[0], pos[1], pos[2]}
 }
 
 // CentroidNearest is filters.voxelcentroidnearestneighbor on the points
@@ -295,7 +298,7 @@ func CentroidNearest(xyz []float32, o Options) (*Result, error) {
 			var m [3]float64
 			for n, i := range pts {
 				for a := range 3 {
-					m[a] += (g.pos(int(i), a) - m[a]) / float64(n+1)
+					m[a] += (g.pos[3*int(i)+a] - m[a]) / float64(n+1)
 				}
 			}
 			best, bd := pts[0], math.MaxFloat64
@@ -322,8 +325,8 @@ type DownsizeOptions struct {
 
 // halfCellCorner is filters.voxeldownsize's corner: the first point minus
 // half a cell on each axis.
-func halfCellCorner(_ int, pos func(i, a int) float64, cell float64) [3]float64 {
-	return [3]float64{pos(0, 0) - cell/2, pos(0, 1) - cell/2, pos(0, 2) - cell/2}
+func halfCellCorner(_ int, pos []float64, cell float64) [3]float64 {
+	return [3]float64{pos[0] - cell/2, pos[1] - cell/2, pos[2] - cell/2}
 }
 
 // Validate checks the options and the mode.
@@ -351,7 +354,7 @@ func Downsize(xyz []float32, o DownsizeOptions) (*Result, error) {
 		par.For(par.Ranges(n, par.Grain), func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				for a := range 3 {
-					r.Moved[3*i+a] = g.pos(i, a)
+					r.Moved[3*i+a] = g.pos[3*i+a]
 				}
 			}
 		})
