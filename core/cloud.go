@@ -149,12 +149,20 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // with every attribute and the same metadata.
 func (c *Cloud) Select(idx []int) *Cloud {
 	out := New(len(idx))
-	for k, i := range idx {
-		out.X[k], out.Y[k], out.Z[k] = c.X[i], c.Y[i], c.Z[i]
+	if len(c.Attrs) > 0 {
+		out.Attrs = make([]*Attribute, len(c.Attrs))
 	}
-	for _, a := range c.Attrs {
-		out.Attrs = append(out.Attrs, a.Select(idx))
-	}
+	// One column at a time on each core: the coordinates, then each
+	// attribute.
+	par.Each(1+len(c.Attrs), func(j int) {
+		if j > 0 {
+			out.Attrs[j-1] = c.Attrs[j-1].Select(idx)
+			return
+		}
+		for k, i := range idx {
+			out.X[k], out.Y[k], out.Z[k] = c.X[i], c.Y[i], c.Z[i]
+		}
+	})
 	out.Meta = c.Meta
 	return out
 }
@@ -226,15 +234,30 @@ func (b *Bounds) Add(p [3]float64) {
 // boundsOf returns the bounds of the finite points in [lo, hi).
 func (c *Cloud) boundsOf(lo, hi int) (b Bounds, ok bool) {
 	b = emptyBounds()
-	for i := lo; i < hi; i++ {
-		p := [3]float64{c.X[i], c.Y[i], c.Z[i]}
-		if !finite(p[0]) || !finite(p[1]) || !finite(p[2]) {
+	xs, ys, zs := c.X[lo:hi], c.Y[lo:hi], c.Z[lo:hi]
+	for i, x := range xs {
+		y, z := ys[i], zs[i]
+		// x-x is 0 for finite x, NaN for ±Inf and NaN.
+		if x-x != 0 || y-y != 0 || z-z != 0 {
 			continue
 		}
-		b.Add(p)
+		grow(&b.Min[0], &b.Max[0], x)
+		grow(&b.Min[1], &b.Max[1], y)
+		grow(&b.Min[2], &b.Max[2], z)
 		ok = true
 	}
 	return b, ok
+}
+
+// grow widens [lo, hi] to hold the finite v as lo = min(lo, v) and hi =
+// max(hi, v) do (-0 below +0), without their NaN tests.
+func grow(lo, hi *float64, v float64) {
+	if v < *lo || v == *lo && math.Signbit(v) {
+		*lo = v
+	}
+	if v > *hi || v == *hi && !math.Signbit(v) {
+		*hi = v
+	}
 }
 
 // Bounds is an axis-aligned box.

@@ -58,3 +58,24 @@ func TestParallelPassesMatchSequential(t *testing.T) {
 		runtime.GOMAXPROCS(old)
 	}
 }
+
+// TestBoundsSignedZeros checks that Bounds orders -0 below +0 as min and
+// max do, whichever comes first (a LAS header stores the bits), and leaves
+// NaN and infinite coordinates out.
+func TestBoundsSignedZeros(t *testing.T) {
+	negz := math.Copysign(0, -1)
+	for _, xs := range [][]float64{{0, negz, 0}, {negz, 0, negz}, {0, 0}, {negz, math.NaN(), negz}, {math.Inf(-1), negz, 0}} {
+		c := New(len(xs))
+		copy(c.X, xs)
+		b, ok := c.Bounds()
+		var lo, hi float64 = math.Inf(1), math.Inf(-1)
+		for _, x := range xs {
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				lo, hi = min(lo, x), max(hi, x)
+			}
+		}
+		if !ok || math.Float64bits(b.Min[0]) != math.Float64bits(lo) || math.Float64bits(b.Max[0]) != math.Float64bits(hi) {
+			t.Errorf("%v: bounds x %v..%v (signbits %v, %v), want %v..%v (%v, %v)", xs, b.Min[0], b.Max[0], math.Signbit(b.Min[0]), math.Signbit(b.Max[0]), lo, hi, math.Signbit(lo), math.Signbit(hi))
+		}
+	}
+}
