@@ -95,13 +95,23 @@ func everyStage(t *testing.T, backend string) {
 				if got := readBytes(t, run("outofcore", []string{in}, extra...)+".ply"); !bytes.Equal(got, mem) {
 					t.Errorf("--max-memory differs from the run in memory")
 				}
+				// The collection out of core, the run a fused one (in memory,
+				// when it fits) must equal, then as it runs.
+				fuseCollections = false
 				out := run("collection", []string{a, b})
+				fuseCollections = true
 				parts := []*core.Cloud{cloudtest.Read(t, filepath.Join(out, "a.ply")), cloudtest.Read(t, filepath.Join(out, "b.ply"))}
 				if err := parts[0].Append(parts[1]); err != nil {
 					t.Fatal(err)
 				}
 				if err := sameCloud(parts[0], cloudtest.Read(t, run("memory", []string{in})+".ply")); err != nil {
 					t.Errorf("a collection of two files differs from the run in memory: %v", err)
+				}
+				fused := run("collection-fused", []string{a, b})
+				for _, name := range []string{"a.ply", "b.ply"} {
+					if !bytes.Equal(readBytes(t, filepath.Join(fused, name)), readBytes(t, filepath.Join(out, name))) {
+						t.Errorf("the collection's run in memory differs from its run out of core in %s", name)
+					}
 				}
 				// pctk pipeline over the collection, and with --max-memory.
 				pout := filepath.Join(dir, strings.ReplaceAll(s.Name, " ", "_")+"-pipeline-collection") + string(filepath.Separator)

@@ -147,7 +147,7 @@ type stepRun struct {
 
 // runSteps runs steps on cloud in memory, one after another, each with
 // its stage's options over c (c's --backend for the steps that name
-// none), and returns the cloud the last leaves and each step's run; after,
+// none; an error names the step by its words, when it has some), and returns the cloud the last leaves and each step's run; after,
 // when set, gets the cloud each step n leaves (n from 1).
 func runSteps(c Values, cloud *core.Cloud, from *pcio.Format, in, out string, steps []pipelineStep, after func(n int, cloud *core.Cloud) error) (*core.Cloud, []stepRun, error) {
 	var runs []stepRun
@@ -167,8 +167,11 @@ func runSteps(c Values, cloud *core.Cloud, from *pcio.Format, in, out string, st
 		}
 		t := time.Now()
 		p, res, err := ps.s.compute(cloud, from, b, in, out)
+		if err != nil && ps.words != nil {
+			err = fmt.Errorf("pipeline step %d (%s): %w", i+1, strings.Join(ps.words, " "), err)
+		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("pipeline step %d (%s): %w", i+1, strings.Join(ps.words, " "), err)
+			return nil, nil, err
 		}
 		if cloud, err = ps.s.apply(p, res); err != nil {
 			return nil, nil, err

@@ -29,6 +29,10 @@ import (
 // (checked, see below) and their format keeps every value of the
 // input's (fusedFormats).
 
+// fuseCollections is false where the registry test runs collections out
+// of core, the runs the fused ones must equal.
+var fuseCollections = true
+
 // rowAttr is the column that numbers the points of a fused pipeline's
 // cloud, so that each output file gets its own points after steps that
 // drop some. No stage reads it, and it is never written.
@@ -55,7 +59,7 @@ type fusedPlan struct {
 // files of other dimensions) or does not fit the memory budget
 // (--max-memory, 1GiB by default; fusedBytes).
 func planFused(c Values, ins, outs []string, steps []pipelineStep) (*fusedPlan, error) {
-	if ins == nil || !fusable(c, steps) {
+	if ins == nil || !fuseCollections || !fusable(c, steps) {
 		return nil, nil
 	}
 	p := &fusedPlan{budget: defaultCollectionMemory}
@@ -95,10 +99,12 @@ func planFused(c Values, ins, outs []string, steps []pipelineStep) (*fusedPlan, 
 	return p, nil
 }
 
-// runPipelineFused runs a pipeline over the tile collection ins → outs in
+// runPipelineFused runs steps over the tile collection ins → outs in
 // memory when planFused allows it, and reports whether it did; when it
-// did not, nothing was written and runPipelineStreamed runs the steps. c
-// holds the pipeline's options; the inputs and outputs are checked.
+// did not, nothing was written and the caller runs them out of core. c
+// holds the pipeline's options (a stage command's: its own), each step
+// its own over them; the inputs and outputs are checked. A stage command
+// on a collection is one step without words.
 func runPipelineFused(c Values, ins, outs []string, out string, steps []pipelineStep) (bool, error) {
 	plan, err := planFused(c, ins, outs, steps)
 	if plan == nil || err != nil {
@@ -121,15 +127,8 @@ func runPipelineFused(c Values, ins, outs []string, out string, steps []pipeline
 		orig = &core.Cloud{X: slices.Clone(cloud.X), Y: slices.Clone(cloud.Y), Z: slices.Clone(cloud.Z)}
 	}
 	read := time.Since(start)
-	// Each step with its options over the pipeline's, as step by step.
-	fsteps := make([]pipelineStep, len(steps))
-	for i, ps := range steps {
-		s := *ps.s
-		s.c = layered{s.c.(*Settings), c}
-		fsteps[i] = pipelineStep{ps.words, &s}
-	}
 	errMoved := errors.New("moved")
-	cloud, runs, err := runSteps(c, cloud, froms[0], strings.Join(ins, " "), out, fsteps, func(n int, cloud *core.Cloud) error {
+	cloud, runs, err := runSteps(c, cloud, froms[0], strings.Join(ins, " "), out, steps, func(n int, cloud *core.Cloud) error {
 		if n == len(steps) {
 			return nil
 		}
@@ -150,7 +149,7 @@ func runPipelineFused(c Values, ins, outs []string, out string, steps []pipeline
 	}
 	rows := cloud.Attr(rowAttr).Data.([]uint32)
 	cloud.RemoveAttr(rowAttr)
-	return true, reportSteps(fsteps, runs, read, func() error {
+	return true, reportSteps(steps, runs, read, func() error {
 		lo, first := 0, uint32(0)
 		for i, h := range heads {
 			end := first + uint32(counts[i])

@@ -61,7 +61,14 @@ func runPipelineStreamed(c Values, in string, ins, outs []string, out string, st
 		return err
 	}
 	if collection {
-		if fused, err := runPipelineFused(c, ins, outs, out, steps); fused || err != nil {
+		// Each step with its options over the pipeline's, as step by step.
+		fsteps := make([]pipelineStep, len(steps))
+		for i, ps := range steps {
+			s := *ps.s
+			s.c = layered{s.c.(*Settings), c}
+			fsteps[i] = pipelineStep{ps.words, &s}
+		}
+		if fused, err := runPipelineFused(c, ins, outs, out, fsteps); fused || err != nil {
 			return err
 		}
 	}

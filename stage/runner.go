@@ -367,6 +367,9 @@ func (f *Stage) Run(c Values, args []string) error {
 		if err := CheckInOut(c, ins, outs, s.outputs()); err != nil {
 			return err
 		}
+		if fused, err := runPipelineFused(c, ins, outs, out, []pipelineStep{{s: s}}); fused || err != nil {
+			return err
+		}
 		return s.runStreamed(streamArgs{in: in, out: out, ins: ins, outs: outs})
 	}
 	if err := CheckInOut(c, []string{in}, []string{out}, s.outputs()); err != nil {
