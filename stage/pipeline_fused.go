@@ -80,11 +80,11 @@ func planFused(c Values, ins, outs []string, steps []pipelineStep) (*fusedPlan, 
 	var most int64
 	for i, h := range p.heads {
 		if !slices.Equal(schemaOf(h), schemaOf(p.heads[0])) {
-			msg.Debugf("pipeline: %s has other dimensions than %s: step by step", ins[i], ins[0])
+			msg.Debugf("collection: %s has other dimensions than %s: out of core", ins[i], ins[0])
 			return nil, nil
 		}
 		if len(steps) > 1 && !slices.Contains(fusedFormats[inter.Name], p.froms[i].Name) {
-			msg.Debugf("pipeline: %s between steps may not hold every value of %s: step by step", inter.Name, p.froms[i].Name)
+			msg.Debugf("collection: %s between steps may not hold every value of %s: out of core, step by step", inter.Name, p.froms[i].Name)
 			return nil, nil
 		}
 		if h.Count < 0 {
@@ -92,10 +92,12 @@ func planFused(c Values, ins, outs []string, steps []pipelineStep) (*fusedPlan, 
 		}
 		p.n, most = p.n+h.Count, max(most, h.Count)
 	}
-	if need := fusedBytes(p.heads[0], steps, p.n, most); p.n == 0 || p.n >= math.MaxUint32 || need > p.budget {
-		msg.Debugf("pipeline: %d points need about %dMiB in memory, over --max-memory %dMiB: step by step", p.n, need>>20, p.budget>>20)
+	need := fusedBytes(p.heads[0], steps, p.n, most)
+	if p.n == 0 || p.n >= math.MaxUint32 || need > p.budget {
+		msg.Debugf("collection: %d points need about %dMiB in memory, over --max-memory %dMiB: out of core", p.n, need>>20, p.budget>>20)
 		return nil, nil
 	}
+	msg.Debugf("collection: %d points in memory, about %dMiB of --max-memory %dMiB", p.n, need>>20, p.budget>>20)
 	return p, nil
 }
 
@@ -135,7 +137,7 @@ func runPipelineFused(c Values, ins, outs []string, out string, steps []pipeline
 		rows := cloud.Attr(rowAttr).Data.([]uint32)
 		for k, r := range rows {
 			if cloud.X[k] != orig.X[r] || cloud.Y[k] != orig.Y[r] || cloud.Z[k] != orig.Z[r] {
-				msg.Debugf("pipeline: step %d moved point %d: step by step", n, r)
+				msg.Debugf("collection: step %d moved point %d: out of core, step by step", n, r)
 				return errMoved
 			}
 		}
