@@ -131,6 +131,9 @@ func (x e2eIndex) ClusterCores(isCore []bool, label []int32) error {
 // once per backend and repeat, each followed by `pctk convert` of FILE to
 // the same format for scale.
 func runBenchE2E(c *cli.Context) error {
+	if c.IsSet("steps") {
+		return runBenchPipeline(c)
+	}
 	if c.NArg() != 1 || c.Float64("eps") <= 0 {
 		return stage.Usagef("bench --e2e needs FILE and --eps")
 	}

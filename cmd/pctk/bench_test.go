@@ -3,7 +3,11 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"path/filepath"
 	"testing"
+
+	"github.com/pctk/pctk/algos/synth"
+	"github.com/pctk/pctk/internal/cloudtest"
 )
 
 // TestBenchRunsEveryOp runs pctk bench on a small generated cloud with the
@@ -62,6 +66,54 @@ func TestBenchE2E(t *testing.T) {
 		sum := r.StartWait + r.Read + r.Build + r.Counts + r.Cluster + r.Write + r.Other
 		if math.Abs(sum-r.Total) > 1e-6*r.Total || r.Ratio != r.Total/r.Convert {
 			t.Errorf("row %d: steps add up to %g ms, total %g ms; ratio %g", i, sum, r.Total, r.Ratio)
+		}
+	}
+}
+
+// TestBenchE2EPipeline runs pctk bench --e2e --steps over a collection of
+// two files with the cpu backend, in memory and out of core, and checks
+// that each run reports every step's compute on its backend, that the
+// phases add up to the whole, and which steps read and wrote the
+// collection: in memory the first and the last, out of core every one.
+func TestBenchE2EPipeline(t *testing.T) {
+	dir := t.TempDir()
+	cloud, err := synth.Street(synth.Options{Points: 4000, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := make([]int, 2000)
+	for i := range half {
+		half[i] = i
+	}
+	cloudtest.Write(t, filepath.Join(dir, "a.las"), cloud.Select(half))
+	for i := range half {
+		half[i] += 2000
+	}
+	cloudtest.Write(t, filepath.Join(dir, "b.las"), cloud.Select(half))
+	steps := "nndistance --k 4; dbscan --eps 1 --min-pts 3"
+	for _, mem := range []string{"1GiB", "49MiB"} {
+		out, err := pctkCmd(t, "bench", "--e2e", "--steps", steps, "--backends", "cpu", "--repeat", "1", "--max-memory", mem, "--json", filepath.Join(dir, "*.las")).Output()
+		if err != nil {
+			t.Fatalf("pctk bench --e2e --steps --max-memory %s: %v", mem, err)
+		}
+		var res struct{ Rows []pipelineRow }
+		if err := json.Unmarshal(out, &res); err != nil || len(res.Rows) != 1 {
+			t.Fatalf("pctk bench --e2e --steps --json printed %q: %v", out, err)
+		}
+		r := res.Rows[0]
+		if len(r.Steps) != 2 || r.Steps[0].Step != "nndistance --k 4" || r.Convert <= 0 {
+			t.Fatalf("--max-memory %s: %+v: want two steps and convert timed", mem, r)
+		}
+		sum := r.Other
+		outOfCore := mem == "49MiB"
+		for i, s := range r.Steps {
+			if s.Backend != "cpu" || s.Compute <= 0 || (s.Read > 0) != (outOfCore || i == 0) || (s.Write > 0) != (outOfCore || i == 1) {
+				t.Errorf("--max-memory %s: step %+v: want its compute on cpu, reading and writing %v", mem, s, outOfCore)
+			}
+			sum += s.Read + s.Compute + s.Write
+		}
+		if math.Abs(sum-r.Total) > 1e-9*r.Total || r.Other < 0 || r.Ratio != r.Total/r.Convert {
+			t.Errorf("--max-memory %s: phases add up to %g s, total %g s (other %g); ratio %g", mem, sum, r.Total, r.Other, r.Ratio)
 		}
 	}
 }
