@@ -97,9 +97,12 @@ func everyStage(t *testing.T, backend string) {
 				}
 				// The collection out of core, the run a fused one (in memory,
 				// when it fits) must equal, then as it runs.
-				fuseCollections = false
-				out := run("collection", []string{a, b})
-				fuseCollections = true
+				var out string
+				func() {
+					fuseCollections = false
+					defer func() { fuseCollections = true }()
+					out = run("collection", []string{a, b})
+				}()
 				parts := []*core.Cloud{cloudtest.Read(t, filepath.Join(out, "a.ply")), cloudtest.Read(t, filepath.Join(out, "b.ply"))}
 				if err := parts[0].Append(parts[1]); err != nil {
 					t.Fatal(err)

@@ -9,16 +9,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/io/pcio"
 )
 
-// A pipeline over a tile collection runs its steps one after another, each
-// out of core over the whole collection (runPipelineStreamed): every step
-// reads the files three times, bins them on disk and writes them again.
-// When the collection fits the memory budget, runPipelineFused runs the
-// same steps in memory instead: the files are read once into one cloud
+// A stage command over a tile collection runs out of core, and a pipeline
+// runs its steps one after another, each out of core over the whole
+// collection (runPipelineStreamed): every step reads the files three
+// times, bins them on disk and writes them again. When the collection fits
+// the memory budget, runPipelineFused runs the same steps in memory
+// instead: the files are read once into one cloud
 // (the collection's points in order, as a step's out-of-core run sees
 // them), the steps run on it as pctk pipeline runs them on one file, and
 // each file's points are written to its OUT. The outputs are the
@@ -90,6 +92,13 @@ func planFused(c Values, ins, outs []string, steps []pipelineStep) (*fusedPlan, 
 		if h.Count < 0 {
 			return nil, nil
 		}
+		// A file's own counts record (dbscan, neighbors): a collection's
+		// run of those stages drops it from that file, where in memory the
+		// whole cloud's record would take its place, and the others keep it.
+		if slices.ContainsFunc(h.Meta.Comments, func(s string) bool { return strings.HasPrefix(s, dbscan.CountsRecordPrefix) }) {
+			msg.Debugf("collection: %s carries a counts record: out of core", ins[i])
+			return nil, nil
+		}
 		p.n, most = p.n+h.Count, max(most, h.Count)
 	}
 	need := fusedBytes(p.heads[0], steps, p.n, most)
@@ -120,7 +129,11 @@ func runPipelineFused(c Values, ins, outs []string, out string, steps []pipeline
 	if err != nil {
 		return true, err
 	}
+	// The first file's metadata, as a step's out-of-core run sees it: the
+	// steps' changes to it (the whole cloud's counts record) are not
+	// written, as out of core a collection's files carry none.
 	cloud.Meta = heads[0].Meta
+	cloud.Meta.Comments = slices.Clone(cloud.Meta.Comments)
 	// The coordinates as read: a file between steps holds a point that a
 	// step moved rounded to its format's precision, so a step before the
 	// last may not move one (moved).

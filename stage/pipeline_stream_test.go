@@ -2,11 +2,13 @@ package stage
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/algos/synth"
 	"github.com/pctk/pctk/internal/cloudtest"
 	"github.com/pctk/pctk/internal/msg"
@@ -52,6 +54,10 @@ func TestPipelineStreamed(t *testing.T) {
 	}
 	ins := []string{a, b}
 	one := whole
+	// The commands out of core, as the pipeline's steps ran before runs in
+	// memory (runPipelineFused), which must give their bytes.
+	fuseCollections = false
+	defer func() { fuseCollections = true }()
 	for i, w := range words {
 		d := filepath.Join(dir, "chain", string(rune('0'+i))) + "/"
 		command(w, append(ins, d)...)
@@ -60,6 +66,7 @@ func TestPipelineStreamed(t *testing.T) {
 		command(append(w, "--max-memory", "64MiB"), one, o)
 		one = o
 	}
+	fuseCollections = true
 	tmp := t.TempDir()
 	// In memory (the collection fits 1GiB: runPipelineFused), and step by
 	// step (49.5MiB holds the steps' tiles, not the whole collection).
@@ -140,20 +147,42 @@ func TestPipelineFused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		ext   string
-		steps []string
-		fused bool // planFused: the run starts in memory
+		ext    string
+		record bool // the files carry their own counts record
+		steps  []string
+		fused  bool // planFused: the run starts in memory
 	}{
-		{".ply", []string{"denoise statistical --k 6 --std-ratio 1.5", "voxel --cell 0.4 --mode centroid", "nndistance --k 3"}, true},
-		{".las", []string{"ground smrf --ties grid --ignore 7", "hag --replace-z", "nndistance --k 3"}, true},
-		{".las", []string{"ground smrf --ties grid --ignore 7", "nndistance --k 3", "hag --replace-z"}, true},
-		{".xyz", []string{"nndistance --k 3", "nndistance --k 5"}, false},
+		{".ply", false, []string{"nndistance --k 3", "dbscan --eps 1 --min-pts 3"}, true},
+		{".ply", true, []string{"nndistance --k 3", "dbscan --eps 1 --min-pts 3"}, false},
+		{".ply", false, []string{"denoise statistical --k 6 --std-ratio 1.5", "voxel --cell 0.4 --mode centroid", "nndistance --k 3"}, true},
+		{".las", false, []string{"ground smrf --ties grid --ignore 7", "hag --replace-z", "nndistance --k 3"}, true},
+		{".las", false, []string{"ground smrf --ties grid --ignore 7", "nndistance --k 3", "hag --replace-z"}, true},
+		{".xyz", false, []string{"nndistance --k 3", "nndistance --k 5"}, false},
 	} {
-		t.Run(tc.ext+"-"+strings.Fields(tc.steps[len(tc.steps)-1])[0], func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s-%s-record=%v", tc.ext, strings.Fields(tc.steps[len(tc.steps)-1])[0], tc.record), func(t *testing.T) {
 			dir := t.TempDir()
 			a, b := filepath.Join(dir, "a"+tc.ext), filepath.Join(dir, "b"+tc.ext)
 			cloudtest.Write(t, a, cloud.Select(seq(0, 1500)))
 			cloudtest.Write(t, b, cloud.Select(seq(1500, cloud.Len())))
+			if tc.record {
+				// Each file's own counts record, as a one-file dbscan writes.
+				s, rest := Lookup([]string{"dbscan", "--eps", "1", "--min-pts", "3"})
+				v := NewSettings(s.AllOptions())
+				if _, err := v.ParseWords(rest); err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range []string{a, b} {
+					if err := s.Run(v, []string{f, f + ".tmp" + tc.ext}); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Rename(f+".tmp"+tc.ext, f); err != nil {
+						t.Fatal(err)
+					}
+					if !strings.Contains(string(readBytes(t, f)), dbscan.CountsRecordPrefix) {
+						t.Fatalf("%s holds no counts record", f)
+					}
+				}
+			}
 			var words [][]string
 			ins := []string{a, b}
 			for i, s := range tc.steps {
@@ -165,7 +194,8 @@ func TestPipelineFused(t *testing.T) {
 					t.Fatal(err)
 				}
 				d := filepath.Join(dir, "chain", string(rune('0'+i))) + "/"
-				if err := s.Run(v, append(ins, d)); err != nil {
+				err := outOfCore(func() error { return s.Run(v, append(ins, d)) })
+				if err != nil {
 					t.Fatal(err)
 				}
 				ins = []string{filepath.Join(d, "a"+tc.ext), filepath.Join(d, "b"+tc.ext)}
@@ -185,4 +215,12 @@ func TestPipelineFused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// outOfCore runs fn with tile collections out of core (fuseCollections
+// off): the runs the fused ones must equal.
+func outOfCore(fn func() error) error {
+	fuseCollections = false
+	defer func() { fuseCollections = true }()
+	return fn()
 }
