@@ -8,6 +8,7 @@ import (
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/msg"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/cpu"
 	"github.com/pctk/pctk/primitives/tile"
@@ -405,9 +406,11 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 		in := run
 		in.XYZ, in.Pos, in.Abs, in.Values, in.Backend, in.Build, in.Whole = p.XYZ, pos, abs, values, p.Backend, p.Build, true
 		in.ID = make([]int64, p.Len())
-		for i := range in.ID {
-			in.ID[i] = int64(i)
-		}
+		par.For(par.Ranges(len(in.ID), par.Grain), func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				in.ID[i] = int64(i)
+			}
+		})
 		if cols, reach, err = l.Compute(&in); err != nil {
 			return nil, err
 		}
@@ -429,9 +432,11 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 		return &Result{Columns: l.written(cols), Edit: l.edit(p.Index == nil, p.Dims)}, nil
 	}
 	outlier := make([]bool, p.Len())
-	for i := range outlier {
-		outlier[i] = flag(cols, i)
-	}
+	par.For(par.Ranges(len(outlier), par.Grain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			outlier[i] = flag(cols, i)
+		}
+	})
 	res, err := o.result(p, outlier, stats, fields)
 	if err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/msg"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/io/las"
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -1166,14 +1167,32 @@ func (res *StreamResult) kept(rows []int64, ch *core.Cloud) (*core.Cloud, error)
 	return selectMask(ch, keep), nil
 }
 
-// selectMask returns the points i of c with keep[i] (core.Cloud.Select).
+// selectMask returns the points i of c with keep[i] (core.Cloud.Select),
+// their indices gathered on all cores: each range counts its kept points,
+// then writes them after the ranges before it.
 func selectMask(c *core.Cloud, keep []bool) *core.Cloud {
-	idx := make([]int, 0, len(keep))
-	for i, k := range keep {
-		if k {
-			idx = append(idx, i)
+	rs := par.Ranges(len(keep), par.Grain)
+	start := make([]int, len(rs)+1)
+	par.For(rs, func(r, lo, hi int) {
+		for _, k := range keep[lo:hi] {
+			if k {
+				start[r+1]++
+			}
 		}
+	})
+	for r := range rs {
+		start[r+1] += start[r]
 	}
+	idx := make([]int, start[len(rs)])
+	par.For(rs, func(r, lo, hi int) {
+		j := start[r]
+		for i := lo; i < hi; i++ {
+			if keep[i] {
+				idx[j] = i
+				j++
+			}
+		}
+	})
 	return c.Select(idx)
 }
 
