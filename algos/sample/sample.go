@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -125,20 +126,51 @@ func Poisson(pts Points, opts Options) (*Result, error) {
 	// which links those of a cell, newest first; -1 ends a list.
 	kept, next := make([]float64, 0, 3*(n/16+64)), make([]int32, 0, n/16+64)
 	x, y, z := pts.X, pts.Y[:n], pts.Z[:n]
-	for i := range x {
-		if opts.Progress != nil && i%progressEvery == 0 {
-			opts.Progress(float64(i) / float64(n))
+	// Without a list a cell (cells about as many as the points), the
+	// neighbour look-ups of a block of points are made first, on all cores
+	// (the table is only read then), and the block decided after, in order.
+	var lists [][27]int32
+	if g.nbr == nil {
+		lists = make([][27]int32, min(n, lookupBlock))
+	}
+	for b0 := 0; b0 < n; b0 += lookupBlock {
+		b1 := min(b0+lookupBlock, n)
+		if lists != nil {
+			par.For(par.Ranges(b1-b0, lookupGrain), func(_, lo, hi int) {
+				for j := lo; j < hi; j++ {
+					g.lookup(g.key[g.cell[b0+j]], &lists[j])
+				}
+			})
 		}
-		c, p := g.cell[i], [3]float64{x[i], y[i], z[i]}
-		if !covered(p, g.around(c), g.head, next, kept, r2) {
-			kept, next = append(kept, p[:]...), append(next, g.head[c])
-			g.head[c] = int32(res.Kept)
-			res.Keep[i] = true
-			res.Kept++
+		for i := b0; i < b1; i++ {
+			if opts.Progress != nil && i%progressEvery == 0 {
+				opts.Progress(float64(i) / float64(n))
+			}
+			c, p := g.cell[i], [3]float64{x[i], y[i], z[i]}
+			var nb *[27]int32
+			if lists != nil {
+				nb = &lists[i-b0]
+			} else {
+				nb = g.around(c)
+			}
+			if !covered(p, nb, g.head, next, kept, r2) {
+				kept, next = append(kept, p[:]...), append(next, g.head[c])
+				g.head[c] = int32(res.Kept)
+				res.Keep[i] = true
+				res.Kept++
+			}
 		}
 	}
 	return res, nil
 }
+
+// lookupBlock is the number of points whose neighbour look-ups Poisson
+// makes at once where cells keep no lists (a [27]int32 each: 1.7 MB),
+// lookupGrain the fewest a core takes.
+const (
+	lookupBlock = 1 << 14
+	lookupGrain = 1 << 10
+)
 
 // grid numbers the occupied cells of a cloud (integer coordinates from
 // its lower corner, cells of a given side) and holds the newest kept
