@@ -145,10 +145,11 @@ type stepRun struct {
 	t   Timings
 }
 
-// runSteps runs steps on cloud in memory, one after another, each with
-// its stage's options over c (c's --backend for the steps that name
-// none; an error names the step by its words, when it has some), and returns the cloud the last leaves and each step's run; after,
-// when set, gets the cloud each step n leaves (n from 1).
+// runSteps runs steps on cloud in memory, one after another (c's
+// --backend for the steps that name none; an error names the step by its
+// words, when it has some), and returns the cloud the last leaves and each
+// step's run; after, when set, gets the cloud each step n leaves (n from
+// 1).
 func runSteps(c Values, cloud *core.Cloud, from *pcio.Format, in, out string, steps []pipelineStep, after func(n int, cloud *core.Cloud) error) (*core.Cloud, []stepRun, error) {
 	var runs []stepRun
 	for i, ps := range steps {
@@ -188,8 +189,8 @@ func runSteps(c Values, cloud *core.Cloud, from *pcio.Format, in, out string, st
 
 // reportSteps runs write, the pipeline's output, with every step's
 // devices released (their work is over, as a single filter releases its
-// own while OUT is written), then reports each step: read, IN's reading,
-// is the first's, the write the last's.
+// own while OUT is written), then reports each step, the first with the
+// reading of IN (read), the last with the write.
 func reportSteps(steps []pipelineStep, runs []stepRun, read time.Duration, write func() error) error {
 	runs[0].t.Read = read.Seconds()
 	t := time.Now()
