@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/msg"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/io/pcio"
 )
 
@@ -53,6 +55,10 @@ type fusedPlan struct {
 	heads  []*pcio.Header
 	froms  []*pcio.Format
 	n      int64
+	// writers is how many files are read, and written, at once: as many
+	// as the budget leaves room for beside the run (a file's points are
+	// held apart while it is read or written), at most one a core.
+	writers int
 }
 
 // planFused returns the plan of a pipeline's fused run over the tile
@@ -101,12 +107,13 @@ func planFused(c Values, ins, outs []string, steps []pipelineStep) (*fusedPlan, 
 		}
 		p.n, most = p.n+h.Count, max(most, h.Count)
 	}
-	need := fusedBytes(p.heads[0], steps, p.n, most)
+	need, part := fusedBytes(p.heads[0], steps, p.n, most)
+	p.writers = int(min(int64(runtime.GOMAXPROCS(0)), int64(len(ins)), 1+(p.budget-need)/max(part, 1)))
 	if p.n == 0 || p.n >= math.MaxUint32 || need > p.budget {
 		msg.Debugf("collection: %d points need about %dMiB in memory, over --max-memory %dMiB: out of core", p.n, need>>20, p.budget>>20)
 		return nil, nil
 	}
-	msg.Debugf("collection: %d points in memory, about %dMiB of --max-memory %dMiB", p.n, need>>20, p.budget>>20)
+	msg.Debugf("collection: %d points in memory, about %dMiB of --max-memory %dMiB; %d files read and written at once", p.n, need>>20, p.budget>>20, p.writers)
 	return p, nil
 }
 
@@ -125,7 +132,7 @@ func runPipelineFused(c Values, ins, outs []string, out string, steps []pipeline
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(goMemoryLimit(plan.budget)))
 
 	start := time.Now()
-	cloud, counts, err := readFused(c, ins, plan.n)
+	cloud, counts, err := readFused(c, ins, plan.n, plan.writers)
 	if err != nil {
 		return true, err
 	}
@@ -165,22 +172,28 @@ func runPipelineFused(c Values, ins, outs []string, out string, steps []pipeline
 	rows := cloud.Attr(rowAttr).Data.([]uint32)
 	cloud.RemoveAttr(rowAttr)
 	return true, reportSteps(steps, runs, read, func() error {
-		lo, first := 0, uint32(0)
-		for i, h := range heads {
-			end := first + uint32(counts[i])
-			k, _ := slices.BinarySearch(rows[lo:], end)
-			idx := make([]int, k)
-			for j := range idx {
-				idx[j] = lo + j
-			}
-			part := cloud.Select(idx)
-			part.Meta = h.Meta
-			if err := WriteCloud(c, outs[i], part, froms[i]); err != nil {
-				return err
-			}
-			lo, first = lo+k, end
+		// Each file's points, a run of the cloud's; plan.writers files at
+		// a time (a small tile's LAZ has few chunks to code at once).
+		starts := make([]int, len(heads)+1)
+		var first uint32
+		for i := range heads {
+			first += uint32(counts[i])
+			k, _ := slices.BinarySearch(rows[starts[i]:], first)
+			starts[i+1] = starts[i] + k
 		}
-		return nil
+		errs := make([]error, len(heads))
+		par.For(par.Ranges(len(heads), (len(heads)+plan.writers-1)/plan.writers), func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				idx := make([]int, starts[i+1]-starts[i])
+				for j := range idx {
+					idx[j] = starts[i] + j
+				}
+				part := cloud.Select(idx)
+				part.Meta = heads[i].Meta
+				errs[i] = WriteCloud(c, outs[i], part, froms[i])
+			}
+		})
+		return errors.Join(errs...)
 	})
 }
 
@@ -229,9 +242,11 @@ func schemaOf(h *pcio.Header) []string {
 // fusedBytes estimates the memory of a fused run of n points, the largest
 // file most of them: the cloud (coordinates, the files' dimensions, the
 // steps' new ones, the row numbers and, between steps, the coordinates as
-// read), the largest file's while it is appended, and per point of the
-// cloud what the largest step needs as one tile of an out-of-core run.
-func fusedBytes(h *pcio.Header, steps []pipelineStep, n, most int64) int64 {
+// read), the largest file's while it is appended or written, and per
+// point of the cloud what the largest step needs as one tile of an
+// out-of-core run. part is the largest file's share of the cloud, which
+// each more file written at once takes.
+func fusedBytes(h *pcio.Header, steps []pipelineStep, n, most int64) (need, part int64) {
 	point := int64(24 + 4)
 	for _, a := range h.Schema {
 		point += int64(a.Type.Size())
@@ -248,28 +263,52 @@ func fusedBytes(h *pcio.Header, steps []pipelineStep, n, most int64) int64 {
 	if len(steps) > 1 {
 		point += 24
 	}
-	return streamReserve + point*(n+most) + (tilePointBytes+work)*n
+	return streamReserve + point*(n+most) + (tilePointBytes+work)*n, point * most
 }
 
 // readFused reads the files ins, n points in all, into one cloud with the
 // row numbers rowAttr, as a step's out-of-core run reads them, and
-// returns it with each file's point count.
-func readFused(c Values, ins []string, n int64) (*core.Cloud, []int64, error) {
+// returns it with each file's point count. at files are read at once,
+// each into a cloud of its own, then appended in order.
+func readFused(c Values, ins []string, n int64, at int) (*core.Cloud, []int64, error) {
 	var cloud *core.Cloud
 	counts := make([]int64, len(ins))
-	_, _, err := streamIns(c, ins, func(file int, first int64, ch *core.Cloud) error {
-		if cloud == nil {
-			cloud = &core.Cloud{Attrs: make([]*core.Attribute, len(ch.Attrs))}
-			for i, a := range ch.Attrs {
-				cloud.Attrs[i] = core.NewAttribute(a.Name, a.Type, 0)
+	files, errs := make([]*core.Cloud, len(ins)), make([]error, len(ins))
+	for g0 := 0; g0 < len(ins); g0 += at {
+		g1 := min(g0+at, len(ins))
+		par.Each(g1-g0, func(j int) {
+			f := &core.Cloud{}
+			_, _, errs[g0+j] = streamIn(c, ins[g0+j], func(first int64, ch *core.Cloud) error {
+				if first == 0 {
+					f.Attrs = make([]*core.Attribute, len(ch.Attrs))
+					for i, a := range ch.Attrs {
+						f.Attrs[i] = core.NewAttribute(a.Name, a.Type, 0)
+					}
+				}
+				return f.Append(ch)
+			})
+			files[g0+j] = f
+		})
+		for i := g0; i < g1; i++ {
+			if errs[i] != nil {
+				return nil, nil, errs[i]
 			}
-			cloud.Grow(int(n))
+			f := files[i]
+			files[i], counts[i] = nil, int64(f.Len())
+			if f.Len() == 0 {
+				continue
+			}
+			if cloud == nil {
+				cloud = &core.Cloud{Attrs: make([]*core.Attribute, len(f.Attrs))}
+				for j, a := range f.Attrs {
+					cloud.Attrs[j] = core.NewAttribute(a.Name, a.Type, 0)
+				}
+				cloud.Grow(int(n))
+			}
+			if err := cloud.Append(f); err != nil {
+				return nil, nil, err
+			}
 		}
-		counts[file] += int64(ch.Len())
-		return cloud.Append(ch)
-	})
-	if err != nil {
-		return nil, nil, err
 	}
 	if cloud == nil {
 		cloud = &core.Cloud{}
