@@ -69,7 +69,7 @@ does not edit coordinates, so --mode downsize-center is refused.
 			return &Job{Local: &Local{Columns: kept, Hidden: 1, Stats: fmt.Sprintf("mode %s, cell %g", m, opts.Cell), Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
 				o := opts
 				org := corner(in)
-				o.Pos, o.Origin = in.Abs, &org
+				o.Pos, o.Origin, o.NoReach = in.Abs, &org, in.Whole
 				r, err := run(in.XYZ, o)
 				if err != nil {
 					return nil, nil, err

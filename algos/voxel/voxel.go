@@ -27,6 +27,9 @@ type Options struct {
 	// (interleaved x, y, z) in any frame: all arithmetic runs on them, and
 	// moved coordinates are in their frame. nil: xyz widened.
 	Pos []float64
+	// NoReach leaves Result.Reach nil: a run over the whole cloud, not a
+	// tile, needs no reaches.
+	NoReach bool
 }
 
 // Validate checks the options: a cell that is 0 (the default) or a finite
@@ -144,7 +147,10 @@ func newGrid(op string, xyz []float32, o Options, def float64, corner rule, r *R
 			g.pos[i] = float64(v)
 		}
 	}
-	r.Keep, r.Reach = make([]bool, n), make([]float64, n)
+	r.Keep = make([]bool, n)
+	if !o.NoReach {
+		r.Reach = make([]float64, n)
+	}
 	if n == 0 {
 		return g, nil
 	}
@@ -164,11 +170,15 @@ func newGrid(op string, xyz []float32, o Options, def float64, corner rule, r *R
 					return i
 				}
 				g.key[i][keyAxis[a]] = int64(v)
-				// The voxel spans [v·cell, (v+1)·cell) of d, to rounding.
-				e := max(d-v*g.cell, (v+1)*g.cell-d) + 1e-9*(g.cell+math.Abs(d))
-				reach += e * e
+				if r.Reach != nil {
+					// The voxel spans [v·cell, (v+1)·cell) of d, to rounding.
+					e := max(d-v*g.cell, (v+1)*g.cell-d) + 1e-9*(g.cell+math.Abs(d))
+					reach += e * e
+				}
 			}
-			r.Reach[i] = math.Sqrt(reach)
+			if r.Reach != nil {
+				r.Reach[i] = math.Sqrt(reach)
+			}
 		}
 		return -1
 	})

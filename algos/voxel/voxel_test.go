@@ -3,6 +3,7 @@ package voxel
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -295,5 +296,32 @@ func TestPDAL(t *testing.T) {
 			}
 			t.Logf("%d points, %d kept, %d differ", len(r.Keep), r.Kept, bad)
 		})
+	}
+}
+
+// TestNoReach checks that Options.NoReach leaves Reach nil and keeps the
+// same points as a run with reaches, in each filter.
+func TestNoReach(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	xyz := make([]float32, 3*3000)
+	for i := range xyz {
+		xyz[i] = float32(rng.Float64() * 10)
+	}
+	for name, run := range map[string]func(o Options) (*Result, error){
+		"center":   func(o Options) (*Result, error) { return CenterNearest(xyz, o) },
+		"centroid": func(o Options) (*Result, error) { return CentroidNearest(xyz, o) },
+		"first":    func(o Options) (*Result, error) { return Downsize(xyz, DownsizeOptions{o, First}) },
+	} {
+		with, err := run(Options{Cell: 0.7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		without, err := run(Options{Cell: 0.7, NoReach: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if without.Reach != nil || len(with.Reach) != len(with.Keep) || !slices.Equal(with.Keep, without.Keep) || with.Kept != without.Kept || with.Kept == 0 {
+			t.Errorf("%s: NoReach gives %d reaches and %d kept; with reaches %d and %d kept", name, len(without.Reach), without.Kept, len(with.Reach), with.Kept)
+		}
 	}
 }
