@@ -19,10 +19,13 @@ type flann struct {
 	canonical bool
 	x, y      []float64
 	vind      []int
-	nodes     []fnode
-	root      int
-	lo        [2]float64
-	hi        [2]float64
+	// vx, vy are the points' coordinates in the tree's order (vx[k] =
+	// x[vind[k]]), so that a leaf's scan reads them in sequence.
+	vx, vy []float64
+	nodes  []fnode
+	root   int
+	lo     [2]float64
+	hi     [2]float64
 }
 
 // fnode is a leaf (child1 < 0: points vind[left:right]) or a split on
@@ -62,6 +65,10 @@ func newFlann(x, y []float64) *flann {
 	t.root = t.divide(0, len(x), &bb)
 	t.lo = [2]float64{bb[0][0], bb[1][0]}
 	t.hi = [2]float64{bb[0][1], bb[1][1]}
+	t.vx, t.vy = make([]float64, len(x)), make([]float64, len(x))
+	for k, i := range t.vind {
+		t.vx[k], t.vy[k] = x[i], y[i]
+	}
 	return t
 }
 
@@ -236,15 +243,16 @@ func (t *flann) search(res *knn, q [2]float64, id int, mind float64, dists *[2]f
 	nd := &t.nodes[id]
 	if nd.child1 < 0 {
 		worst := res.worst()
-		for k := nd.left; k < nd.right; k++ {
-			i := t.vind[k]
-			dx := q[0] - t.x[i]
-			dy := q[1] - t.y[i]
+		vx, vy := t.vx[nd.left:nd.right], t.vy[nd.left:nd.right]
+		vy = vy[:len(vx)]
+		for j, px := range vx {
+			dx := q[0] - px
+			dy := q[1] - vy[j]
 			d := 0.0
 			d += float64(dx * dx)
 			d += float64(dy * dy)
 			if d < worst || t.canonical && d == worst {
-				res.add(d, i)
+				res.add(d, t.vind[nd.left+j])
 			}
 		}
 		return
