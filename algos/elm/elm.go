@@ -161,13 +161,27 @@ func ELM(xyz []float32, class []uint8, o Options) (*Result, error) {
 	order, starts := cellsort.Order(cells)
 	cs := par.Ranges(len(starts)-1, 1) // cells of 10 m by default: few and large
 	counts := make([]int, len(cs))
+	less := func(a, b int32) int {
+		return cmp.Or(cmp.Compare(at(int(a), 2), at(int(b), 2)), cmp.Compare(a, b))
+	}
 	par.For(cs, func(rg, c0, c1 int) {
 		for c := c0; c < c1; c++ {
 			s, e := int(starts[c]), int(starts[c+1])
-			slices.SortFunc(order[s:e], func(a, b int32) int {
-				return cmp.Or(cmp.Compare(at(int(a), 2), at(int(b), 2)), cmp.Compare(a, b))
-			})
+			// The walk from the lowest point up mostly stops at the first
+			// pair: the lowest points are picked one at a time, in the
+			// order a sort would give them, and only a cell with more than
+			// selectFirst low points has the rest sorted.
+			lowestFirst(order[s:e], less)
+			sorted := false
 			for k := s; k+1 < e; k++ {
+				switch {
+				case sorted:
+				case k-s < selectFirst:
+					lowestFirst(order[k+1:e], less)
+				default:
+					slices.SortFunc(order[k+1:e], less)
+					sorted = true
+				}
 				i, j := int(order[k]), int(order[k+1])
 				if math.Abs(at(i, 2)-at(j, 2)) < o.Threshold {
 					break
@@ -202,4 +216,19 @@ func first(c uint64, cell float64) float64 {
 		k++
 	}
 	return k
+}
+
+// selectFirst is how many of a cell's lowest points ELM picks one at a
+// time (each a pass over the cell) before it sorts the rest.
+const selectFirst = 8
+
+// lowestFirst moves the least element of x by cmp to x[0].
+func lowestFirst(x []int32, cmp func(a, b int32) int) {
+	m := 0
+	for i := 1; i < len(x); i++ {
+		if cmp(x[i], x[m]) < 0 {
+			m = i
+		}
+	}
+	x[0], x[m] = x[m], x[0]
 }

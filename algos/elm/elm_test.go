@@ -1,8 +1,11 @@
 package elm
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -235,5 +238,68 @@ func TestPDAL(t *testing.T) {
 			}
 			t.Logf("%d points, %d low, %d classes differ; PDAL pipeline %v", len(want), r.Count, bad, ptook)
 		})
+	}
+}
+
+// TestManyLowPoints holds ELM to the walk over a fully sorted cell on
+// cells with more low points than it picks one at a time (selectFirst):
+// columns of points spaced above the threshold, with equal heights (ties
+// go by index), beside ordinary cells, in shuffled order.
+func TestManyLowPoints(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var xyz []float32
+	for c, steps := range []int{0, 3, selectFirst, selectFirst + 1, 40} {
+		for s := range steps + 5 {
+			z := float32(2 * min(s, steps)) // the top five share a height
+			if s > steps {
+				z += float32(rng.Float64() * 0.5)
+			}
+			xyz = append(xyz, float32(c*20)+float32(rng.Float64()*9), float32(rng.Float64()*9), z)
+		}
+	}
+	perm := rng.Perm(len(xyz) / 3)
+	shuffled := make([]float32, 0, len(xyz))
+	for _, i := range perm {
+		shuffled = append(shuffled, xyz[3*i:3*i+3]...)
+	}
+	got, err := ELM(shuffled, nil, Options{Threshold: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The walk over each cell sorted by height, then index.
+	n := len(shuffled) / 3
+	cell := func(i int) int { return int(shuffled[3*i] / 20) }
+	want := make([]bool, n)
+	for c := range 5 {
+		var pts []int
+		for i := range n {
+			if cell(i) == c {
+				pts = append(pts, i)
+			}
+		}
+		slices.SortFunc(pts, func(a, b int) int {
+			if za, zb := shuffled[3*a+2], shuffled[3*b+2]; za != zb {
+				return cmp.Compare(za, zb)
+			}
+			return cmp.Compare(a, b)
+		})
+		for k := 0; k+1 < len(pts); k++ {
+			if math.Abs(float64(shuffled[3*pts[k]+2])-float64(shuffled[3*pts[k+1]+2])) < 1 {
+				break
+			}
+			want[pts[k]] = true
+		}
+	}
+	count := 0
+	for i := range n {
+		if got.Low[i] != want[i] {
+			t.Errorf("point %d (%v): low %v, want %v", i, shuffled[3*i:3*i+3], got.Low[i], want[i])
+		}
+		if want[i] {
+			count++
+		}
+	}
+	if got.Count != count || count < 40+selectFirst {
+		t.Errorf("%d low points, want %d (at least %d)", got.Count, count, 40+selectFirst)
 	}
 }
