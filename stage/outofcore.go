@@ -584,15 +584,24 @@ const (
 	streamReserve  = 48 << 20
 )
 
+// memoryBudget is --max-memory, or a tile collection's default without it.
+func memoryBudget(c Values) (int64, error) {
+	if !c.IsSet(MaxMemoryOption.Name) {
+		return defaultCollectionMemory, nil
+	}
+	b, err := ParseSize(c.String(MaxMemoryOption.Name))
+	if err != nil {
+		return 0, Usagef("%v", err)
+	}
+	return b, nil
+}
+
 // runStreamed runs f out of core (see the comment at the top).
 func (s *step) runStreamed(a streamArgs) error {
 	c, job, f := s.c, s.job, s.f
-	budget := int64(defaultCollectionMemory)
-	if c.IsSet(MaxMemoryOption.Name) {
-		var err error
-		if budget, err = ParseSize(c.String(MaxMemoryOption.Name)); err != nil {
-			return Usagef("%v", err)
-		}
+	budget, err := memoryBudget(c)
+	if err != nil {
+		return err
 	}
 	if a.ins == nil {
 		a.ins, a.outs = []string{a.in}, []string{a.out}

@@ -70,14 +70,11 @@ func planFused(c Values, ins, outs []string, steps []pipelineStep) (*fusedPlan, 
 	if ins == nil || !fuseCollections || !fusable(c, steps) {
 		return nil, nil
 	}
-	p := &fusedPlan{budget: defaultCollectionMemory}
-	if c.IsSet(MaxMemoryOption.Name) {
-		var err error
-		if p.budget, err = ParseSize(c.String(MaxMemoryOption.Name)); err != nil {
-			return nil, Usagef("%v", err)
-		}
-	}
+	p := &fusedPlan{}
 	var err error
+	if p.budget, err = memoryBudget(c); err != nil {
+		return nil, err
+	}
 	if p.heads, p.froms, err = inputHeaders(c, ins); err != nil {
 		return nil, err
 	}
@@ -108,11 +105,11 @@ func planFused(c Values, ins, outs []string, steps []pipelineStep) (*fusedPlan, 
 		p.n, most = p.n+h.Count, max(most, h.Count)
 	}
 	need, part := fusedBytes(p.heads[0], steps, p.n, most)
-	p.writers = int(min(int64(runtime.GOMAXPROCS(0)), int64(len(ins)), 1+(p.budget-need)/max(part, 1)))
 	if p.n == 0 || p.n >= math.MaxUint32 || need > p.budget {
 		msg.Debugf("collection: %d points need about %dMiB in memory, over --max-memory %dMiB: out of core", p.n, need>>20, p.budget>>20)
 		return nil, nil
 	}
+	p.writers = int(min(int64(runtime.GOMAXPROCS(0)), int64(len(ins)), 1+(p.budget-need)/max(part, 1)))
 	msg.Debugf("collection: %d points in memory, about %dMiB of --max-memory %dMiB; %d files read and written at once", p.n, need>>20, p.budget>>20, p.writers)
 	return p, nil
 }
@@ -267,9 +264,9 @@ func fusedBytes(h *pcio.Header, steps []pipelineStep, n, most int64) (need, part
 }
 
 // readFused reads the files ins, n points in all, into one cloud with the
-// row numbers rowAttr, as a step's out-of-core run reads them, and
-// returns it with each file's point count. at files are read at once,
-// each into a cloud of its own, then appended in order.
+// row numbers rowAttr, and returns it with each file's point count. at
+// files are read at once, each into a cloud of its own (ReadCloud), then
+// appended in order.
 func readFused(c Values, ins []string, n int64, at int) (*core.Cloud, []int64, error) {
 	var cloud *core.Cloud
 	counts := make([]int64, len(ins))
@@ -277,17 +274,7 @@ func readFused(c Values, ins []string, n int64, at int) (*core.Cloud, []int64, e
 	for g0 := 0; g0 < len(ins); g0 += at {
 		g1 := min(g0+at, len(ins))
 		par.Each(g1-g0, func(j int) {
-			f := &core.Cloud{}
-			_, _, errs[g0+j] = streamIn(c, ins[g0+j], func(first int64, ch *core.Cloud) error {
-				if first == 0 {
-					f.Attrs = make([]*core.Attribute, len(ch.Attrs))
-					for i, a := range ch.Attrs {
-						f.Attrs[i] = core.NewAttribute(a.Name, a.Type, 0)
-					}
-				}
-				return f.Append(ch)
-			})
-			files[g0+j] = f
+			files[g0+j], _, errs[g0+j] = ReadCloud(c, ins[g0+j])
 		})
 		for i := g0; i < g1; i++ {
 			if errs[i] != nil {

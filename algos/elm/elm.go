@@ -172,15 +172,12 @@ func ELM(xyz []float32, class []uint8, o Options) (*Result, error) {
 			// order a sort would give them, and only a cell with more than
 			// selectFirst low points has the rest sorted.
 			lowestFirst(order[s:e], less)
-			sorted := false
 			for k := s; k+1 < e; k++ {
 				switch {
-				case sorted:
 				case k-s < selectFirst:
 					lowestFirst(order[k+1:e], less)
-				default:
+				case k-s == selectFirst:
 					slices.SortFunc(order[k+1:e], less)
-					sorted = true
 				}
 				i, j := int(order[k]), int(order[k+1])
 				if math.Abs(at(i, 2)-at(j, 2)) < o.Threshold {
