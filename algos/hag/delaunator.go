@@ -3,7 +3,6 @@ package hag
 import (
 	"errors"
 	"math"
-	"slices"
 )
 
 // This file triangulates a few ground points as PDAL's copy of
@@ -113,8 +112,9 @@ func dist2(ax, ay, bx, by float64) float64 {
 // reused from its last triangulation (a height is one triangulation of a
 // few points, so a worker keeps one d for all of its). The one difference
 // from delaunator: the points are ordered by their distance from the seed
-// circumcentre with a stable sort, where std::sort leaves exact ties in an
-// order of its own.
+// circumcentre with a stable sort, which is what std::sort does for up to
+// 16 points (insertion sort) but not beyond, where it leaves exact ties in
+// an order of its own.
 func (d *delaunay) triangulate(pts []float64) error {
 	n := len(pts) / 2
 	if n < 3 {
@@ -124,8 +124,20 @@ func (d *delaunay) triangulate(pts []float64) error {
 	maxX, maxY := -math.MaxFloat64, -math.MaxFloat64
 	for i := range n {
 		x, y := pts[2*i], pts[2*i+1]
-		minX, minY = math.Min(x, minX), math.Min(y, minY)
-		maxX, maxY = math.Max(x, maxX), math.Max(y, maxY)
+		// std::min(x, minX) and std::max(x, maxX) as delaunator calls them,
+		// not math.Min's NaN and signed-zero rules.
+		if !(minX < x) {
+			minX = x
+		}
+		if !(minY < y) {
+			minY = y
+		}
+		if !(x < maxX) {
+			maxX = x
+		}
+		if !(y < maxY) {
+			maxY = y
+		}
 	}
 	w, h := maxX-minX, maxY-minY
 	span := w*w + h*h
@@ -181,15 +193,17 @@ func (d *delaunay) triangulate(pts []float64) error {
 		dists[i] = dist2(pts[2*i], pts[2*i+1], d.cx, d.cy)
 		ids[i] = i
 	}
-	slices.SortStableFunc(ids, func(a, b int) int {
-		switch {
-		case dists[a] < dists[b]:
-			return -1
-		case dists[b] < dists[a]:
-			return 1
+	// By distance, ties in index order: the insertion sort libstdc++'s
+	// std::sort makes of a range this short (≤ 16 elements; a longer one
+	// is sorted stably here, where std::sort's order of ties is its own).
+	for a := 1; a < n; a++ {
+		i, di := ids[a], dists[ids[a]]
+		b := a
+		for ; b > 0 && dists[ids[b-1]] > di; b-- {
+			ids[b] = ids[b-1]
 		}
-		return 0
-	})
+		ids[b] = i
+	}
 
 	d.hash = resize(d.hash, int(1.618*math.Ceil(math.Sqrt(float64(n)))))
 	for i := range d.hash {
@@ -300,11 +314,13 @@ func resize[T any](s []T, n int) []T {
 // seed circumcentre, scaled to the table (a NaN angle, at the centre
 // itself, goes to slot 0, where llround's result is unspecified).
 func (d *delaunay) hashKey(x, y float64) int {
-	v := math.Floor(pseudoAngle(x-d.cx, y-d.cy) * float64(len(d.hash)))
+	// delaunator's llround(floor(v)) % size: for v ≥ 0, int's truncation
+	// is the floor.
+	v := pseudoAngle(x-d.cx, y-d.cy) * float64(len(d.hash))
 	if !(v >= 0) {
 		return 0
 	}
-	return int(math.Round(v)) % len(d.hash)
+	return int(v) % len(d.hash)
 }
 
 func (d *delaunay) addTriangle(i0, i1, i2, a, b, c int) int {
