@@ -117,28 +117,46 @@ func Poisson(pts Points, opts Options) (*Result, error) {
 	if pts.Z == nil {
 		pts.Z = make([]float64, n) // no branch per point
 	}
-	g, err := newGrid(pts, opts.Radius*(1+cellSlack))
+	// Cells of side R holding fewer than two points each on average are
+	// sparse: then each point looks its neighbours up in cells of twice the
+	// side, of which it needs 8, not 27 (octant). The cells of side 2R are
+	// made first: when they are sparse by that measure, so are those of
+	// side R (at least as many), and those are not made.
+	side := opts.Radius * (1 + cellSlack)
+	g, err := newGrid(pts, 2*side)
 	if err != nil {
 		return nil, err
+	}
+	sparse := 2*len(g.key) > n
+	if !sparse {
+		fine, err := newGrid(pts, side)
+		if err != nil {
+			return nil, err
+		}
+		if sparse = 2*len(fine.key) > n; !sparse {
+			g = fine
+			g.nbr, g.done = make([][27]int32, len(g.key)), make([]bool, len(g.key))
+		}
 	}
 	r2 := opts.Radius * opts.Radius
 	// The kept points, interleaved (kept[3j:]: the j-th kept), and next,
 	// which links those of a cell, newest first; -1 ends a list.
 	kept, next := make([]float64, 0, 3*(n/16+64)), make([]int32, 0, n/16+64)
 	x, y, z := pts.X, pts.Y[:n], pts.Z[:n]
-	// Without a list a cell (cells about as many as the points), the
-	// neighbour look-ups of a block of points are made first, on all cores
-	// (the table is only read then), and the block decided after, in order.
-	var lists [][27]int32
-	if g.nbr == nil {
-		lists = make([][27]int32, min(n, lookupBlock))
+	// Sparse, the neighbour look-ups of a block of points are made first,
+	// on all cores (the table is only read then), and the block decided
+	// after, in order.
+	var lists [][8]int32
+	if sparse {
+		lists = make([][8]int32, min(n, lookupBlock))
 	}
 	for b0 := 0; b0 < n; b0 += lookupBlock {
 		b1 := min(b0+lookupBlock, n)
-		if lists != nil {
+		if sparse {
 			par.For(par.Ranges(b1-b0, lookupGrain), func(_, lo, hi int) {
 				for j := lo; j < hi; j++ {
-					g.lookup(g.key[g.cell[b0+j]], &lists[j])
+					i := b0 + j
+					g.octant(g.key[g.cell[i]], [3]float64{x[i], y[i], z[i]}, &lists[j])
 				}
 			})
 		}
@@ -147,11 +165,11 @@ func Poisson(pts Points, opts Options) (*Result, error) {
 				opts.Progress(float64(i) / float64(n))
 			}
 			c, p := g.cell[i], [3]float64{x[i], y[i], z[i]}
-			var nb *[27]int32
-			if lists != nil {
-				nb = &lists[i-b0]
+			var nb []int32
+			if sparse {
+				nb = lists[i-b0][:]
 			} else {
-				nb = g.around(c)
+				nb = g.around(c)[:]
 			}
 			if !covered(p, nb, g.head, next, kept, r2) {
 				kept, next = append(kept, p[:]...), append(next, g.head[c])
@@ -165,7 +183,7 @@ func Poisson(pts Points, opts Options) (*Result, error) {
 }
 
 // lookupBlock is the number of points whose neighbour look-ups Poisson
-// makes at once where cells keep no lists (a [27]int32 each: 1.7 MB),
+// makes at once where cells keep no lists (an [8]int32 each: 512 KB),
 // lookupGrain the fewest a core takes.
 const (
 	lookupBlock = 1 << 14
@@ -180,10 +198,13 @@ const (
 // kept (108 bytes a cell): one lookup per point and 27 per occupied cell.
 // (Go's map for the table, or a lookup per neighbour and point, measured
 // slower than PDAL's own pass written in Go: docs/sample.md.) Sparser
-// cells are looked up for each point instead.
+// clouds take cells of side 2R, of which each point looks up the 8 that
+// can hold a point closer than R (octant).
 type grid struct {
 	table
-	cell []int32 // cell[i]: the number of point i's cell
+	lo   [3]float64 // the lower corner
+	inv  float64    // 1 / the cells' side
+	cell []int32    // cell[i]: the number of point i's cell
 	key  [][3]int32
 	nbr  [][27]int32 // nbr[c]: cell c's neighbours once done[c]; nil when not kept
 	done []bool
@@ -229,7 +250,7 @@ func newGrid(pts Points, side float64) (*grid, error) {
 			return nil, radiusError(side/(1+cellSlack), (hi[a]-lo[a])/(maxAxisCells-2), fmt.Sprintf("for a cloud %g across (2³¹ cells a side)", hi[a]-lo[a]))
 		}
 	}
-	g := &grid{table: newTable(), cell: make([]int32, n)}
+	g := &grid{table: newTable(), lo: lo, inv: inv, cell: make([]int32, n)}
 	var last slot // the previous point's cell: scans run cell after cell
 	x, y, z := pts.X, pts.Y[:n], pts.Z[:n]
 	for i := range x {
@@ -248,9 +269,6 @@ func newGrid(pts Points, side float64) (*grid, error) {
 		g.cell[i] = last.id - 1
 	}
 	m := len(g.key)
-	if 2*m <= n {
-		g.nbr, g.done = make([][27]int32, m), make([]bool, m)
-	}
 	g.head = make([]int32, m)
 	for c := range g.head {
 		g.head[c] = -1
@@ -269,6 +287,34 @@ func (g *grid) around(c int32) *[27]int32 {
 		g.done[c] = true
 	}
 	return g.lookup(g.key[c], nb)
+}
+
+// octant sets nb to the numbers of the 8 cells that can hold a point
+// closer than half a cell's side to p, in cell k (-1 for cells not in the
+// table): along each axis its own and the neighbour on the side of the
+// cell's half p lies in. A point q that close has |uq - up| < 1/2 in cell
+// units u = (x - lo)·inv, less 5e-6 of slack (cellSlack over 2, far above
+// the rounding of u, at most 5e-7 for 2³¹ cells); so with p at fraction f
+// of its cell, q lies in the cell below only if f < 1/2 and in the one
+// above only if f > 1/2.
+func (g *grid) octant(k [3]int32, p [3]float64, nb *[8]int32) {
+	var d [3]int32
+	for a := range 3 {
+		u := (p[a] - g.lo[a]) * g.inv
+		d[a] = 1
+		if u-float64(k[a]) < 0.5 {
+			d[a] = -1
+		}
+	}
+	j := 0
+	for _, dz := range [2]int32{0, d[2]} {
+		for _, dy := range [2]int32{0, d[1]} {
+			for _, dx := range [2]int32{0, d[0]} {
+				nb[j] = g.find([3]int32{k[0] + dx, k[1] + dy, k[2] + dz}).id - 1
+				j++
+			}
+		}
+	}
 }
 
 // table numbers occupied cells by their integer coordinates: an
@@ -330,7 +376,7 @@ func (t *table) lookup(k [3]int32, nb *[27]int32) *[27]int32 {
 // kept points of the cells nb (-1: none) are listed from head[cell]
 // through next, newest first, -1 ending a list, and kept point j lies at
 // kept[3j:].
-func covered(p [3]float64, nb *[27]int32, head, next []int32, kept []float64, r2 float64) bool {
+func covered(p [3]float64, nb []int32, head, next []int32, kept []float64, r2 float64) bool {
 	for _, c := range nb {
 		if c < 0 {
 			continue

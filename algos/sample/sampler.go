@@ -144,7 +144,7 @@ func (s *Sampler) Add(pts Points, keep []bool) ([]bool, error) {
 		default:
 			nb = s.makeList(c)
 		}
-		kept := !covered(p, nb, s.head, s.next, s.xyz, s.r2)
+		kept := !covered(p, nb[:], s.head, s.next, s.xyz, s.r2)
 		if kept {
 			if err := s.keep(c, p, nb); err != nil {
 				return keep, err
