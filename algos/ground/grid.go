@@ -165,7 +165,7 @@ func (g raster) fill(v []float64, fillK int) []float64 {
 	t.canonical = true
 	k := min(fillK, len(zs))
 	par.For(par.Ranges(len(empty), 256), func(_, lo, hi int) {
-		res := &knn{idx: make([]int, k), dist: make([]float64, k)}
+		res := newKNN(k)
 		for _, i := range empty[lo:hi] {
 			t.nearest(float64(i/g.rows), float64(i%g.rows), res)
 			m := 0.0

@@ -1,7 +1,9 @@
 package ground
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/pctk/pctk/internal/par"
 )
@@ -19,23 +21,41 @@ type flann struct {
 	canonical bool
 	x, y      []float64
 	vind      []int
-	// vx, vy are the points' coordinates in the tree's order (vx[k] =
-	// x[vind[k]]), so that a leaf's scan reads them in sequence.
-	vx, vy []float64
+	// Each leaf's points are stored again along a Z-order curve of the
+	// leaf's box, cut into chunks of up to flannChunk points with their
+	// boxes (chunks), so that a search skips the chunks that lie farther
+	// than its worst distance; sx, sy are their coordinates, spos their
+	// positions in vind. nanoflann meets a leaf's points in vind's order,
+	// which decides between equally distant ones: the search keeps that
+	// order as each point's key (knn), so the chunks change no result.
+	sx, sy []float64
+	spos   []int32
+	chunks []fchunk
 	nodes  []fnode
 	root   int
 	lo     [2]float64
 	hi     [2]float64
 }
 
-// fnode is a leaf (child1 < 0: points vind[left:right]) or a split on
-// feature feat between divlow and divhigh.
+// fnode is a leaf (child1 < 0: points vind[left:right], stored as
+// chunks[c0:c1]) or a split on feature feat between divlow and divhigh.
 type fnode struct {
 	child1, child2  int
 	left, right     int
+	c0, c1          int
 	feat            int
 	divlow, divhigh float64
 }
+
+// fchunk is a run of a leaf's points in sx, sy and spos, [lo, hi), within
+// the box [x0, x1] × [y0, y1].
+type fchunk struct {
+	x0, x1, y0, y1 float64
+	lo, hi         int
+}
+
+// flannChunk is the most points in a chunk (4 and 16 measured no faster).
+const flannChunk = 8
 
 const flannLeaf = 100
 
@@ -65,11 +85,64 @@ func newFlann(x, y []float64) *flann {
 	t.root = t.divide(0, len(x), &bb)
 	t.lo = [2]float64{bb[0][0], bb[1][0]}
 	t.hi = [2]float64{bb[0][1], bb[1][1]}
-	t.vx, t.vy = make([]float64, len(x)), make([]float64, len(x))
-	for k, i := range t.vind {
-		t.vx[k], t.vy[k] = x[i], y[i]
-	}
+	t.chunk()
 	return t
+}
+
+// chunk stores each leaf's points along a Z-order curve of its box and
+// cuts them into chunks (flann's sx, sy, spos, chunks).
+func (t *flann) chunk() {
+	n := len(t.vind)
+	t.sx, t.sy, t.spos = make([]float64, n), make([]float64, n), make([]int32, n)
+	var order []int
+	var codes []uint32
+	for id := range t.nodes {
+		nd := &t.nodes[id]
+		if nd.child1 >= 0 {
+			continue
+		}
+		x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+		for k := nd.left; k < nd.right; k++ {
+			x, y := t.x[t.vind[k]], t.y[t.vind[k]]
+			x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
+		}
+		order, codes = order[:0], codes[:0]
+		for k := nd.left; k < nd.right; k++ {
+			order = append(order, k)
+			codes = append(codes, zorder(t.x[t.vind[k]], x0, x1)|zorder(t.y[t.vind[k]], y0, y1)<<1)
+		}
+		slices.SortFunc(order, func(a, b int) int {
+			return cmp.Or(cmp.Compare(codes[a-nd.left], codes[b-nd.left]), cmp.Compare(a, b))
+		})
+		for j, k := range order {
+			at := nd.left + j
+			t.sx[at], t.sy[at], t.spos[at] = t.x[t.vind[k]], t.y[t.vind[k]], int32(k)
+		}
+		nd.c0 = len(t.chunks)
+		for lo := nd.left; lo < nd.right; lo += flannChunk {
+			c := fchunk{x0: math.Inf(1), x1: math.Inf(-1), y0: math.Inf(1), y1: math.Inf(-1), lo: lo, hi: min(lo+flannChunk, nd.right)}
+			for j := c.lo; j < c.hi; j++ {
+				c.x0, c.x1 = min(c.x0, t.sx[j]), max(c.x1, t.sx[j])
+				c.y0, c.y1 = min(c.y0, t.sy[j]), max(c.y1, t.sy[j])
+			}
+			t.chunks = append(t.chunks, c)
+		}
+		nd.c1 = len(t.chunks)
+	}
+}
+
+// zorder spreads v's place in [lo, hi], on 16 bits, over the even bits of
+// a Z-order code.
+func zorder(v, lo, hi float64) uint32 {
+	var q uint32
+	if hi > lo {
+		q = uint32((v - lo) / (hi - lo) * 0xffff)
+	}
+	var z uint32
+	for b := range 16 {
+		z |= (q >> b & 1) << (2 * b)
+	}
+	return z
 }
 
 // divide is nanoflann's divideTree: it updates bb to the points' bounds.
@@ -188,41 +261,55 @@ func (t *flann) planeSplit(ind []int, feat int, cut float64) (int, int) {
 	return lim1, lim2
 }
 
-// knn is nanoflann's KNNResultSet: distances ascending, a later point equal
-// to one held going after it.
+// knn is nanoflann's KNNResultSet: distances ascending, a point equal to
+// one held going after it when met later (the first k points by distance
+// and then by the order nanoflann meets them), or (first: the canonical
+// search) when its index is larger. key holds that order: the index, or
+// the leaf's number in the search's order of visits and the point's
+// position in it.
 type knn struct {
 	idx   []int
 	dist  []float64
+	key   []int
 	n     int
 	first bool
+	leaf  int // leaves visited
 }
 
-func (r *knn) worst() float64 { return r.dist[len(r.dist)-1] }
+func newKNN(k int) *knn {
+	return &knn{idx: make([]int, k), dist: make([]float64, k), key: make([]int, k)}
+}
 
-func (r *knn) add(d float64, index int) {
-	i := r.n
-	for ; i > 0; i-- {
-		if r.dist[i-1] > d || r.first && r.dist[i-1] == d && r.idx[i-1] > index {
-			if i < len(r.dist) {
-				r.dist[i], r.idx[i] = r.dist[i-1], r.idx[i-1]
-			}
-		} else {
-			break
-		}
-	}
-	if i < len(r.dist) {
-		r.dist[i], r.idx[i] = d, index
-	}
+// worst is the largest distance held, or MaxFloat64 while fewer than
+// len(dist) points are.
+func (r *knn) worst() float64 {
 	if r.n < len(r.dist) {
+		return math.MaxFloat64
+	}
+	return r.dist[len(r.dist)-1]
+}
+
+// add offers the point index at distance d, with the given key.
+func (r *knn) add(d float64, index, key int) {
+	i := r.n
+	if i == len(r.dist) {
+		i--
+		if !(d < r.dist[i] || d == r.dist[i] && key < r.key[i]) {
+			return
+		}
+	} else {
 		r.n++
 	}
+	for ; i > 0 && (r.dist[i-1] > d || r.dist[i-1] == d && r.key[i-1] > key); i-- {
+		r.dist[i], r.idx[i], r.key[i] = r.dist[i-1], r.idx[i-1], r.key[i-1]
+	}
+	r.dist[i], r.idx[i], r.key[i] = d, index, key
 }
 
 // nearest fills res with the len(res.dist) points nearest to (qx, qy), as
 // KD2Impl::neighbors does (findNeighbors with eps 0).
 func (t *flann) nearest(qx, qy float64, res *knn) {
-	res.n, res.first = 0, t.canonical
-	res.dist[len(res.dist)-1] = math.MaxFloat64
+	res.n, res.first, res.leaf = 0, t.canonical, 0
 	q := [2]float64{qx, qy}
 	var dists [2]float64
 	d := 0.0
@@ -239,20 +326,66 @@ func (t *flann) nearest(qx, qy float64, res *knn) {
 	t.search(res, q, t.root, d, &dists)
 }
 
+// boxDist is the squared distance from q to the chunk's box, by the
+// operations that give a point's (rounding keeps their order): no point of
+// the chunk is nearer.
+func boxDist(q [2]float64, ch *fchunk) float64 {
+	var dx, dy float64
+	if q[0] < ch.x0 {
+		dx = q[0] - ch.x0
+	} else if q[0] > ch.x1 {
+		dx = q[0] - ch.x1
+	}
+	if q[1] < ch.y0 {
+		dy = q[1] - ch.y0
+	} else if q[1] > ch.y1 {
+		dy = q[1] - ch.y1
+	}
+	d := 0.0
+	d += float64(dx * dx)
+	d += float64(dy * dy)
+	return d
+}
+
 func (t *flann) search(res *knn, q [2]float64, id int, mind float64, dists *[2]float64) {
 	nd := &t.nodes[id]
 	if nd.child1 < 0 {
-		worst := res.worst()
-		vx, vy := t.vx[nd.left:nd.right], t.vy[nd.left:nd.right]
-		vy = vy[:len(vx)]
-		for j, px := range vx {
-			dx := q[0] - px
-			dy := q[1] - vy[j]
-			d := 0.0
-			d += float64(dx * dx)
-			d += float64(dy * dy)
-			if d < worst || t.canonical && d == worst {
-				res.add(d, t.vind[nd.left+j])
+		leaf := res.leaf << 8 // leaves hold at most flannLeaf < 256 points
+		res.leaf++
+		// The chunks nearest first (the points' keys keep nanoflann's
+		// order), each skipped once farther than the worst distance held.
+		var md [(flannLeaf + flannChunk - 1) / flannChunk]float64
+		chunks := t.chunks[nd.c0:nd.c1]
+		for c := range chunks {
+			md[c] = boxDist(q, &chunks[c])
+		}
+		for {
+			c, near := -1, res.worst()
+			for j := range chunks {
+				if md[j] <= near {
+					c, near = j, md[j]
+				}
+			}
+			if c < 0 {
+				break
+			}
+			md[c] = math.Inf(1)
+			ch := &chunks[c]
+			for j := ch.lo; j < ch.hi; j++ {
+				dx := q[0] - t.sx[j]
+				dy := q[1] - t.sy[j]
+				d := 0.0
+				d += float64(dx * dx)
+				d += float64(dy * dy)
+				if d > res.worst() {
+					continue
+				}
+				k := int(t.spos[j])
+				key := leaf | (k - nd.left)
+				if res.first {
+					key = t.vind[k]
+				}
+				res.add(d, t.vind[k], key)
 			}
 		}
 		return
@@ -301,7 +434,7 @@ func (g raster) fillPDAL(v []float64, bx, by, cell float64, fillK int) {
 	t := newFlann(xs, ys)
 	k := min(len(zs), fillK)
 	par.For(par.Ranges(len(empty), 256), func(_, lo, hi int) {
-		res := &knn{idx: make([]int, k), dist: make([]float64, k)}
+		res := newKNN(k)
 		for _, i := range empty[lo:hi] {
 			c, r := i/g.rows, i%g.rows
 			t.nearest(bx+(float64(g.c0+c)+0.5)*cell, by+(float64(g.r0+r)+0.5)*cell, res)

@@ -1,0 +1,130 @@
+package ground
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// plainNearest is nanoflann's search as written (findNeighbors with
+// KNNResultSet: each leaf's points in the tree's order, a point taken when
+// nearer than the worst held, or as near with a smaller index in the
+// canonical search), the oracle of the chunked leaves.
+func plainNearest(t *flann, qx, qy float64, k int) ([]int, []float64) {
+	var idx []int
+	var dist []float64
+	worst := func() float64 {
+		if len(dist) < k {
+			return math.MaxFloat64
+		}
+		return dist[k-1]
+	}
+	add := func(d float64, i int) {
+		at := len(dist)
+		for at > 0 && (dist[at-1] > d || t.canonical && dist[at-1] == d && idx[at-1] > i) {
+			at--
+		}
+		idx, dist = slices.Insert(idx, at, i), slices.Insert(dist, at, d)
+		if len(dist) > k {
+			idx, dist = idx[:k], dist[:k]
+		}
+	}
+	q := [2]float64{qx, qy}
+	var search func(id int, mind float64, dists [2]float64)
+	search = func(id int, mind float64, dists [2]float64) {
+		nd := t.nodes[id]
+		if nd.child1 < 0 {
+			for _, i := range t.vind[nd.left:nd.right] {
+				dx, dy := q[0]-t.x[i], q[1]-t.y[i]
+				d := 0.0
+				d += float64(dx * dx)
+				d += float64(dy * dy)
+				if d < worst() || t.canonical && d == worst() {
+					add(d, i)
+				}
+			}
+			return
+		}
+		v := q[nd.feat]
+		best, other := nd.child1, nd.child2
+		cut := (v - nd.divhigh) * (v - nd.divhigh)
+		if (v-nd.divlow)+(v-nd.divhigh) >= 0 {
+			best, other = nd.child2, nd.child1
+			cut = (v - nd.divlow) * (v - nd.divlow)
+		}
+		search(best, mind, dists)
+		mind = mind + cut - dists[nd.feat] // nanoflann's association
+		dists[nd.feat] = cut
+		if mind <= worst() {
+			search(other, mind, dists)
+		}
+	}
+	var dists [2]float64
+	d := 0.0
+	for f := range 2 {
+		if q[f] < t.lo[f] {
+			dists[f] = (q[f] - t.lo[f]) * (q[f] - t.lo[f])
+			d += dists[f]
+		}
+		if q[f] > t.hi[f] {
+			dists[f] = (q[f] - t.hi[f]) * (q[f] - t.hi[f])
+			d += dists[f]
+		}
+	}
+	search(t.root, d, dists)
+	return idx, dist
+}
+
+// TestFlannChunks checks the chunked leaves' search against nanoflann's
+// plain one: the same neighbours in the same order, on cell centres full
+// of exact ties (the rasters' fills), duplicates and scattered points, for
+// both searches (PDAL's meeting order and the canonical one).
+func TestFlannChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	type cloud struct {
+		name string
+		x, y []float64
+	}
+	var clouds []cloud
+	for _, n := range []int{5, 150, 3000} {
+		var grid, dup, scatter cloud
+		grid.name, dup.name, scatter.name = fmt.Sprint("grid ", n), fmt.Sprint("duplicates ", n), fmt.Sprint("scatter ", n)
+		for range n {
+			// Centres of cells of side 0.5 at a large offset, 1 in 3 filled.
+			c, r := rng.IntN(3*60), rng.IntN(60)
+			grid.x, grid.y = append(grid.x, 636000.25+float64(c)*0.5), append(grid.y, 848000.25+float64(r)*0.5)
+			dup.x, dup.y = append(dup.x, float64(rng.IntN(4))), append(dup.y, float64(rng.IntN(3)))
+			scatter.x, scatter.y = append(scatter.x, rng.NormFloat64()*10), append(scatter.y, rng.Float64()*3)
+		}
+		clouds = append(clouds, grid, dup, scatter)
+	}
+	for _, c := range clouds {
+		for _, canonical := range []bool{false, true} {
+			tree := newFlann(c.x, c.y)
+			tree.canonical = canonical
+			for _, k := range []int{1, 4, 8, 20} {
+				k = min(k, len(c.x))
+				res := newKNN(k)
+				for q := range 400 {
+					// Queries on the points, between them and outside.
+					j := rng.IntN(len(c.x))
+					qx, qy := c.x[j], c.y[j]
+					switch q % 3 {
+					case 1:
+						qx, qy = qx+0.25, qy-0.75
+					case 2:
+						qx, qy = qx+rng.NormFloat64()*20, qy+rng.NormFloat64()*20
+					}
+					tree.nearest(qx, qy, res)
+					wi, wd := plainNearest(tree, qx, qy, k)
+					if !slices.Equal(res.idx[:res.n], wi) || !slices.Equal(res.dist[:res.n], wd) {
+						t.Fatalf("%s, canonical %v, k %d, query (%v, %v): got %v %v, nanoflann %v %v",
+							c.name, canonical, k, qx, qy, res.idx[:res.n], res.dist[:res.n], wi, wd)
+					}
+				}
+			}
+		}
+	}
+}
