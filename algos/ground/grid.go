@@ -195,7 +195,6 @@ func (g raster) morph(v []float64, iterations int, dilate bool) {
 	if iterations == 0 {
 		return
 	}
-	rows := g.rows
 	step := erodeStep
 	if dilate {
 		step = dilateStep
@@ -203,12 +202,23 @@ func (g raster) morph(v []float64, iterations int, dilate bool) {
 	if !slices.ContainsFunc(v, math.IsNaN) {
 		// No NaN, and none can appear: Go's min and max give the same
 		// extremes without a branch per comparison (3x faster: the
-		// branches of PDAL's comparisons mispredict on terrain).
+		// branches of PDAL's comparisons mispredict on terrain), in any
+		// order, so that a diamond of many steps can be taken at once.
+		if iterations >= diamondMin {
+			g.diamond(v, iterations, dilate)
+			return
+		}
 		step = minStep
 		if dilate {
 			step = maxStep
 		}
 	}
+	g.steps(v, iterations, step)
+}
+
+// steps applies step iterations times to every column of v.
+func (g raster) steps(v []float64, iterations int, step func(out, col, left, right []float64)) {
+	rows := g.rows
 	src, dst := v, make([]float64, len(v))
 	for range iterations {
 		par.For(par.Ranges(g.cols, max(1, par.Grain/max(1, rows))), func(_, lo, hi int) {
@@ -231,6 +241,129 @@ func (g raster) morph(v []float64, iterations int, dilate bool) {
 	if &src[0] != &v[0] {
 		copy(v, src)
 	}
+}
+
+// diamondMin is the fewest iterations diamond takes over from steps.
+const diamondMin = 3
+
+// diamond sets each cell of v (no NaN) to the minimum (maximum when
+// dilate) over the diamond |dc| + |dr| ≤ r around it clipped to the raster,
+// as r steps of minStep (maxStep) do, in a time that does not grow with r.
+// On the raster padded by r cells of +Inf (-Inf) the clipping is free, and
+// a diamond is a sum of shapes (Minkowski): for odd r, the 5-cell cross of
+// one step and the two diagonal segments of half-length (r-1)/2 (in
+// coordinates u = dc+dr, v = dc-dr the diamond is the points of |u|, |v| ≤ r
+// with u, v of one parity: the segments give the even ones up to r-1, the
+// cross adds the odd ones); for even r, two crosses and the segments of
+// (r-2)/2. Each segment is a sliding extreme along the diagonals (van Herk
+// and Gil-Werman: three comparisons a cell, whatever its length). Minima
+// and maxima do not round, and Go's order -0 < +0 is total without NaN, so
+// the result is the steps' to the bit.
+func (g raster) diamond(v []float64, r int, dilate bool) {
+	fill, step := math.Inf(1), minStep
+	if dilate {
+		fill, step = math.Inf(-1), maxStep
+	}
+	p := raster{rows: g.rows + 2*r, cols: g.cols + 2*r}
+	a := make([]float64, p.rows*p.cols)
+	grain := max(1, par.Grain/p.rows)
+	par.For(par.Ranges(p.cols, grain), func(_, lo, hi int) {
+		for c := lo; c < hi; c++ {
+			col := a[c*p.rows : (c+1)*p.rows]
+			if c < r || c >= r+g.cols {
+				for i := range col {
+					col[i] = fill
+				}
+				continue
+			}
+			for i := range r {
+				col[i], col[len(col)-1-i] = fill, fill
+			}
+			copy(col[r:], v[(c-r)*g.rows:(c-r+1)*g.rows])
+		}
+	})
+	crosses := 2 - r%2
+	p.steps(a, crosses, step)
+	if h := (r - crosses) / 2; h > 0 {
+		p.diagonal(a, h, 1, dilate)
+		p.diagonal(a, h, -1, dilate)
+	}
+	par.For(par.Ranges(g.cols, grain), func(_, lo, hi int) {
+		for c := lo; c < hi; c++ {
+			copy(v[c*g.rows:(c+1)*g.rows], a[(c+r)*p.rows+r:])
+		}
+	})
+}
+
+// diagonal sets each cell of a to the minimum (maximum when dilate) of
+// the cells (c+t, r+dir·t), |t| ≤ h, inside the raster. A maximum is taken
+// as the negated minimum of the negated values (exact, and -0 < +0 turns
+// over with the rest).
+func (g raster) diagonal(a []float64, h, dir int, dilate bool) {
+	// The diagonals start in the first column, or on the first row (dir
+	// 1) or last row (dir -1) of the others.
+	starts := g.rows + g.cols - 1
+	stride := g.rows + dir
+	sign := 1.0
+	if dilate {
+		sign = -1
+	}
+	par.For(par.Ranges(starts, 64), func(_, lo, hi int) {
+		w := 2*h + 1
+		var ext, pre, suf []float64
+		for s := lo; s < hi; s++ {
+			c, r := 0, s
+			if s >= g.rows {
+				c, r = s-g.rows+1, 0
+				if dir < 0 {
+					r = g.rows - 1
+				}
+			}
+			n := min(g.cols-c, g.rows-r)
+			if dir < 0 {
+				n = min(g.cols-c, r+1)
+			}
+			at := c*g.rows + r
+			// ext: the line between h cells of +Inf at each end.
+			ext = ext[:0]
+			for range h {
+				ext = append(ext, math.Inf(1))
+			}
+			for t := range n {
+				ext = append(ext, sign*a[at+t*stride])
+			}
+			for range h {
+				ext = append(ext, math.Inf(1))
+			}
+			// pre and suf: the minima from the start of ext's block of w
+			// to i, and from i to the block's end.
+			pre, suf = resize(pre, len(ext)), resize(suf, len(ext))
+			for b := 0; b < len(ext); b += w {
+				e := min(b+w, len(ext))
+				m := ext[b]
+				for i := b; i < e; i++ {
+					m = min(m, ext[i])
+					pre[i] = m
+				}
+				m = ext[e-1]
+				for i := e - 1; i >= b; i-- {
+					m = min(m, ext[i])
+					suf[i] = m
+				}
+			}
+			for t := range n {
+				a[at+t*stride] = sign * min(suf[t], pre[t+w-1])
+			}
+		}
+	})
+}
+
+// resize returns s with length n, reallocated when it is too short.
+func resize(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
 }
 
 // dilateStep and erodeStep set out[i] to the extreme (maximum, minimum)

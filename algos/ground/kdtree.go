@@ -94,8 +94,11 @@ func newFlann(x, y []float64) *flann {
 func (t *flann) chunk() {
 	n := len(t.vind)
 	t.sx, t.sy, t.spos = make([]float64, n), make([]float64, n), make([]int32, n)
-	var order []int
-	var codes []uint32
+	type coded struct {
+		code uint32
+		k    int32
+	}
+	var order []coded
 	for id := range t.nodes {
 		nd := &t.nodes[id]
 		if nd.child1 >= 0 {
@@ -106,17 +109,17 @@ func (t *flann) chunk() {
 			x, y := t.x[t.vind[k]], t.y[t.vind[k]]
 			x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
 		}
-		order, codes = order[:0], codes[:0]
+		order = order[:0]
 		for k := nd.left; k < nd.right; k++ {
-			order = append(order, k)
-			codes = append(codes, zorder(t.x[t.vind[k]], x0, x1)|zorder(t.y[t.vind[k]], y0, y1)<<1)
+			code := zorder(t.x[t.vind[k]], x0, x1) | zorder(t.y[t.vind[k]], y0, y1)<<1
+			order = append(order, coded{code, int32(k)})
 		}
-		slices.SortFunc(order, func(a, b int) int {
-			return cmp.Or(cmp.Compare(codes[a-nd.left], codes[b-nd.left]), cmp.Compare(a, b))
+		slices.SortFunc(order, func(a, b coded) int {
+			return cmp.Or(cmp.Compare(a.code, b.code), cmp.Compare(a.k, b.k))
 		})
-		for j, k := range order {
-			at := nd.left + j
-			t.sx[at], t.sy[at], t.spos[at] = t.x[t.vind[k]], t.y[t.vind[k]], int32(k)
+		for j, o := range order {
+			at, i := nd.left+j, t.vind[o.k]
+			t.sx[at], t.sy[at], t.spos[at] = t.x[i], t.y[i], o.k
 		}
 		nd.c0 = len(t.chunks)
 		for lo := nd.left; lo < nd.right; lo += flannChunk {
@@ -138,11 +141,11 @@ func zorder(v, lo, hi float64) uint32 {
 	if hi > lo {
 		q = uint32((v - lo) / (hi - lo) * 0xffff)
 	}
-	var z uint32
-	for b := range 16 {
-		z |= (q >> b & 1) << (2 * b)
-	}
-	return z
+	// The bits apart by 8, 4, 2, then 1 place.
+	q = (q | q<<8) & 0x00ff00ff
+	q = (q | q<<4) & 0x0f0f0f0f
+	q = (q | q<<2) & 0x33333333
+	return (q | q<<1) & 0x55555555
 }
 
 // divide is nanoflann's divideTree: it updates bb to the points' bounds.

@@ -128,3 +128,42 @@ func TestFlannChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestDiamond holds the diamond's sliding extremes to r steps of the
+// cross, bit for bit, on rasters of every shape (single rows and columns
+// too) with ties, signed zeros and infinities, for r up to past both sides.
+func TestDiamond(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	for _, shape := range [][2]int{{1, 1}, {1, 9}, {9, 1}, {2, 3}, {7, 5}, {13, 40}, {40, 13}, {33, 33}} {
+		g := raster{cols: shape[0], rows: shape[1]}
+		v := make([]float64, g.cols*g.rows)
+		for i := range v {
+			switch rng.IntN(8) {
+			case 0:
+				v[i] = 0
+			case 1:
+				v[i] = math.Copysign(0, -1)
+			case 2:
+				v[i] = math.Inf(2*rng.IntN(2) - 1)
+			default:
+				v[i] = float64(rng.IntN(20)) + rng.Float64()*float64(rng.IntN(2))
+			}
+		}
+		for r := diamondMin; r <= max(g.cols, g.rows)+2; r++ {
+			for _, dilate := range []bool{false, true} {
+				step := minStep
+				if dilate {
+					step = maxStep
+				}
+				want, got := slices.Clone(v), slices.Clone(v)
+				g.steps(want, r, step)
+				g.diamond(got, r, dilate)
+				for i := range want {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+						t.Fatalf("%dx%d, r %d, dilate %v: cell %d is %v, %d steps give %v", g.cols, g.rows, r, dilate, i, got[i], r, want[i])
+					}
+				}
+			}
+		}
+	}
+}
