@@ -3,6 +3,7 @@ package ground
 import (
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/pctk/pctk/internal/par"
 )
@@ -219,7 +220,9 @@ func (g raster) morph(v []float64, iterations int, dilate bool) {
 // steps applies step iterations times to every column of v.
 func (g raster) steps(v []float64, iterations int, step func(out, col, left, right []float64)) {
 	rows := g.rows
-	src, dst := v, make([]float64, len(v))
+	buf := scratch(len(v))
+	defer pool.Put(buf)
+	src, dst := v, *buf
 	for range iterations {
 		par.For(par.Ranges(g.cols, max(1, par.Grain/max(1, rows))), func(_, lo, hi int) {
 			for c := lo; c < hi; c++ {
@@ -243,8 +246,10 @@ func (g raster) steps(v []float64, iterations int, step func(out, col, left, rig
 	}
 }
 
-// diamondMin is the fewest iterations diamond takes over from steps.
-const diamondMin = 3
+// diamondMin is the fewest iterations diamond takes over from steps: a
+// diamond costs about 7 steps (8-9 ms against 1.2 ms a step on a 1177 x
+// 562 raster of smooth terrain, 2 cores).
+const diamondMin = 7
 
 // diamond sets each cell of v (no NaN) to the minimum (maximum when
 // dilate) over the diamond |dc| + |dr| ≤ r around it clipped to the raster,
@@ -265,7 +270,9 @@ func (g raster) diamond(v []float64, r int, dilate bool) {
 		fill, step = math.Inf(-1), maxStep
 	}
 	p := raster{rows: g.rows + 2*r, cols: g.cols + 2*r}
-	a := make([]float64, p.rows*p.cols)
+	buf := scratch(p.rows * p.cols)
+	defer pool.Put(buf)
+	a := *buf // every cell set below
 	grain := max(1, par.Grain/p.rows)
 	par.For(par.Ranges(p.cols, grain), func(_, lo, hi int) {
 		for c := lo; c < hi; c++ {
@@ -356,6 +363,21 @@ func (g raster) diagonal(a []float64, h, dir int, dilate bool) {
 			}
 		}
 	})
+}
+
+// pool holds the morphology's scratch rasters (*[]float64): smrf and pmf
+// take dozens of openings of one raster, and a fresh one each time cost
+// as much as a step (zeroing, page faults).
+var pool sync.Pool
+
+// scratch returns a raster of n cells from pool, their values any.
+func scratch(n int) *[]float64 {
+	p, _ := pool.Get().(*[]float64)
+	if p == nil {
+		p = new([]float64)
+	}
+	*p = resize(*p, n)
+	return p
 }
 
 // resize returns s with length n, reallocated when it is too short.
