@@ -123,16 +123,14 @@ func Poisson(pts Points, opts Options) (*Result, error) {
 	// made first: when they are sparse by that measure, so are those of
 	// side R (at least as many), and those are not made.
 	side := opts.Radius * (1 + cellSlack)
-	g, err := newGrid(pts, 2*side)
+	lo, err := lowerCorner(pts, side)
 	if err != nil {
 		return nil, err
 	}
+	g := newGrid(pts, lo, 2*side)
 	sparse := 2*len(g.key) > n
 	if !sparse {
-		fine, err := newGrid(pts, side)
-		if err != nil {
-			return nil, err
-		}
+		fine := newGrid(pts, lo, side)
 		if sparse = 2*len(fine.key) > n; !sparse {
 			g = fine
 			g.nbr, g.done = make([][27]int32, len(g.key)), make([]bool, len(g.key))
@@ -220,10 +218,11 @@ func radiusError(r, least float64, why string) error {
 		Want: fmt.Sprintf("at least %.3g %s", least/(1+cellSlack)*1.001, why)}
 }
 
-// newGrid numbers the occupied cells of the given side over pts (Z not
-// nil).
-func newGrid(pts Points, side float64) (*grid, error) {
-	n := pts.Len()
+// lowerCorner returns the lower corner of the points' box (Z not nil), or
+// an error where a coordinate is not finite or where the cells of the
+// given side would number 2³¹ along an axis (a *findneighbor.ParamError
+// naming the radius, side less cellSlack).
+func lowerCorner(pts Points, side float64) ([3]float64, error) {
 	var lo, hi [3]float64
 	for a, v := range [3][]float64{pts.X, pts.Y, pts.Z} {
 		lo[a], hi[a] = math.Inf(1), math.Inf(-1)
@@ -241,15 +240,22 @@ func newGrid(pts Points, side float64) (*grid, error) {
 			lo[a] = math.NaN()
 		}
 	}
-	inv := 1 / side
 	for a := range 3 {
 		if math.IsNaN(lo[a]) || math.IsInf(lo[a], 0) || math.IsInf(hi[a], 0) {
-			return nil, fmt.Errorf("sample: the points' coordinates are not all finite")
+			return lo, fmt.Errorf("sample: the points' coordinates are not all finite")
 		}
-		if (hi[a]-lo[a])*inv >= maxAxisCells-1 {
-			return nil, radiusError(side/(1+cellSlack), (hi[a]-lo[a])/(maxAxisCells-2), fmt.Sprintf("for a cloud %g across (2³¹ cells a side)", hi[a]-lo[a]))
+		if (hi[a]-lo[a])/side >= maxAxisCells-1 {
+			return lo, radiusError(side/(1+cellSlack), (hi[a]-lo[a])/(maxAxisCells-2), fmt.Sprintf("for a cloud %g across (2³¹ cells a side)", hi[a]-lo[a]))
 		}
 	}
+	return lo, nil
+}
+
+// newGrid numbers the occupied cells of the given side over pts (Z not
+// nil) from the lower corner lo.
+func newGrid(pts Points, lo [3]float64, side float64) *grid {
+	n := pts.Len()
+	inv := 1 / side
 	g := &grid{table: newTable(), lo: lo, inv: inv, cell: make([]int32, n)}
 	var last slot // the previous point's cell: scans run cell after cell
 	x, y, z := pts.X, pts.Y[:n], pts.Z[:n]
@@ -273,7 +279,7 @@ func newGrid(pts Points, side float64) (*grid, error) {
 	for c := range g.head {
 		g.head[c] = -1
 	}
-	return g, nil
+	return g
 }
 
 // around returns the numbers of the 27 cells around cell c, itself
