@@ -3,7 +3,6 @@ package hag
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -242,17 +241,17 @@ type neighbor struct {
 	d2 float64
 }
 
-// sortByDist orders nb by distance, ties kept in their order.
+// sortByDist orders nb by distance, ties kept in their order: an
+// insertion sort, the index's order being nearly this one already (it
+// ranks in float32).
 func sortByDist(nb []neighbor) {
-	slices.SortStableFunc(nb, func(a, b neighbor) int {
-		switch {
-		case a.d2 < b.d2:
-			return -1
-		case b.d2 < a.d2:
-			return 1
+	for a := 1; a < len(nb); a++ {
+		v, b := nb[a], a
+		for ; b > 0 && nb[b-1].d2 > v.d2; b-- {
+			nb[b] = nb[b-1]
 		}
-		return 0
-	})
+		nb[b] = v
+	}
 }
 
 func groundBounds(pos []float64, ground []int32) Bounds {
