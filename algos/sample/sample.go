@@ -139,7 +139,13 @@ func Poisson(pts Points, opts Options) (*Result, error) {
 	r2 := opts.Radius * opts.Radius
 	// The kept points, interleaved (kept[3j:]: the j-th kept), and next,
 	// which links those of a cell, newest first; -1 ends a list.
-	kept, next := make([]float64, 0, 3*(n/16+64)), make([]int32, 0, n/16+64)
+	// Sparse, most points are kept: room for all of them, so that appends
+	// never copy (the pages of the room left unused are never touched).
+	room := n/16 + 64
+	if sparse {
+		room = n
+	}
+	kept, next := make([]float64, 0, 3*room), make([]int32, 0, room)
 	x, y, z := pts.X, pts.Y[:n], pts.Z[:n]
 	// Sparse, the neighbour look-ups of a block of points are made first,
 	// on all cores (the table is only read then), and the block decided
