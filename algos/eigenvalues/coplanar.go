@@ -68,7 +68,7 @@ func Coplanar(xyz []float32, b findneighbor.Backend, opts CoplanarOptions) (*Cop
 		if eigen.IsZero(c) {
 			return
 		}
-		ev := eigen.Decompose(c).Values
+		ev := eigen.Values(c)
 		if ev[1] > t1*ev[0] && t2*ev[1] > ev[2] {
 			res.Coplanar[p] = 1
 		}

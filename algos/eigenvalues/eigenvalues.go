@@ -111,7 +111,7 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 			skipped[p] = 1
 			return
 		}
-		ev := eigen.Decompose(c).Values
+		ev := eigen.Values(c)
 		if opts.Normalize {
 			sum := ev[0] + ev[1] + ev[2]
 			for i := range ev {

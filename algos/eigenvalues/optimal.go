@@ -117,7 +117,7 @@ func entropies(pos []float64, ids []int32, lo int, fn func(k int, e float64)) {
 		for i := range c {
 			b[i] = c[i] / (nk - 1)
 		}
-		ev := eigen.Decompose(b).Values
+		ev := eigen.Values(b)
 		l := [3]float64{max(ev[2], 0), max(ev[1], 0), max(ev[0], 0)}
 		sum := l[0] + l[1] + l[2]
 		for i := range l {

@@ -325,7 +325,7 @@ func (r *Result) setNaN(i int) {
 // columns.
 func (r *Result) store(i int, c eigen.Sym3, l0 float64, v [3]float64) {
 	if r.Eigenvalues[0] != nil {
-		for j, l := range eigen.Decompose(c).Values {
+		for j, l := range eigen.Values(c) {
 			// The covariance is positive semi-definite; rounding may
 			// leave an eigenvalue slightly negative.
 			r.Eigenvalues[j][i] = float32(max(l, 0))

@@ -175,30 +175,68 @@ func specialEigen(a Sym3) Decomposition {
 // eigenvalues are equal or nearly so (planes and lines). The result is sorted
 // ascending and made right-handed.
 func planeEigen(m Sym3, w [3]float64) Decomposition {
-	u, v := OrthoBasis(w)
-	mu, mv := mulSym(m, u), mulSym(m, v)
-	a, b, c := Dot(u, mu), Dot(u, mv), Dot(v, mv)
-	la, lc := a, c
-	x, y := u, v
-	if b != 0 {
-		// The rotation by θ with tan 2θ = 2b/(a-c), via the smaller root t =
-		// tan θ of t² + 2τt - 1 = 0 (Golub and Van Loan, §8.5.2).
-		tau := (c - a) / (2 * b)
-		t := math.Copysign(1, tau) / (math.Abs(tau) + math.Sqrt(1+tau*tau))
-		cs := 1 / math.Sqrt(1+t*t)
-		sn := t * cs
-		la, lc = a-t*b, c+t*b
+	r := rotate(m, w)
+	x, y := r.u, r.v
+	if r.turned {
+		cs := 1 / math.Sqrt(1+r.t*r.t)
+		sn := r.t * cs
 		for k := range 3 {
-			x[k] = cs*u[k] - sn*v[k]
-			y[k] = sn*u[k] + cs*v[k]
+			x[k] = cs*r.u[k] - sn*r.v[k]
+			y[k] = sn*r.u[k] + cs*r.v[k]
 		}
 	}
 	e := Decomposition{
-		Values:  [3]float64{Dot(w, mulSym(m, w)), la, lc},
+		Values:  [3]float64{Dot(w, mulSym(m, w)), r.la, r.lc},
 		Vectors: [3][3]float64{w, x, y},
 	}
 	sortEigen(&e)
 	return e
+}
+
+// rotation is the 2×2 problem of planeEigen: the basis u, v of the plane
+// orthogonal to w, the eigenvalues la, lc of m's restriction to it, and
+// (turned, when it is not diagonal in u, v) the tangent t of the angle of
+// the rotation that diagonalises it.
+type rotation struct {
+	u, v   [3]float64
+	la, lc float64
+	t      float64
+	turned bool
+}
+
+func rotate(m Sym3, w [3]float64) rotation {
+	u, v := OrthoBasis(w)
+	mu, mv := mulSym(m, u), mulSym(m, v)
+	a, b, c := Dot(u, mu), Dot(u, mv), Dot(v, mv)
+	r := rotation{u: u, v: v, la: a, lc: c}
+	if b != 0 {
+		// The rotation by θ with tan 2θ = 2b/(a-c), via the smaller root t =
+		// tan θ of t² + 2τt - 1 = 0 (Golub and Van Loan, §8.5.2).
+		tau := (c - a) / (2 * b)
+		r.t = math.Copysign(1, tau) / (math.Abs(tau) + math.Sqrt(1+tau*tau))
+		r.la, r.lc, r.turned = a-r.t*b, c+r.t*b, true
+	}
+	return r
+}
+
+// Values returns Decompose(a).Values, to the bit, without the vectors.
+func Values(a Sym3) [3]float64 {
+	m, scale, w, _, ok := isolatedEigen(a)
+	if !ok {
+		return specialEigen(a).Values
+	}
+	r := rotate(m, w)
+	v := [3]float64{Dot(w, mulSym(m, w)), r.la, r.lc}
+	// sortEigen's compare-and-swaps.
+	for _, ij := range [3][2]int{{0, 1}, {1, 2}, {0, 1}} {
+		if i, j := ij[0], ij[1]; v[j] < v[i] {
+			v[i], v[j] = v[j], v[i]
+		}
+	}
+	for i := range v {
+		v[i] *= scale
+	}
+	return v
 }
 
 // sortEigen orders e's values ascending, with their vectors, and makes the

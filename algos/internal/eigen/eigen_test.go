@@ -167,12 +167,18 @@ func TestEigenSym3VsJacobi(t *testing.T) {
 	}
 }
 
-// checkSmallest checks Smallest, which skips Decompose's second stage
+// checkSmallest checks Values against e's, bit for bit, and Smallest,
+// which skips Decompose's second stage
 // where it can, against e = Decompose(a): the same smallest eigenvalue (to
 // rounding), a unit eigenvector of it, and the same vector bit for bit
 // where the smallest eigenvalue is simple.
 func checkSmallest(t *testing.T, a Sym3, e Decomposition) {
 	t.Helper()
+	for i, v := range Values(a) {
+		if math.Float64bits(v) != math.Float64bits(e.Values[i]) {
+			t.Errorf("Values(%v)[%d] = %v, Decompose's %v", a, i, v, e.Values[i])
+		}
+	}
 	l, v := Smallest(a)
 	norm := max(math.Abs(e.Values[0]), math.Abs(e.Values[2]))
 	res := 0.0 // |av - λv| / norm, computed scaled (no overflow)
