@@ -314,6 +314,13 @@ func (r *knn) add(d float64, index, key int) {
 func (t *flann) nearest(qx, qy float64, res *knn) {
 	res.n, res.first, res.leaf = 0, t.canonical, 0
 	q := [2]float64{qx, qy}
+	d, dists := t.rootDist(q)
+	t.search(res, q, t.root, d, &dists)
+}
+
+// rootDist is findNeighbors' start: q's squared distance to the tree's
+// box, and its parts along each axis.
+func (t *flann) rootDist(q [2]float64) (float64, [2]float64) {
 	var dists [2]float64
 	d := 0.0
 	for f := range 2 {
@@ -326,7 +333,7 @@ func (t *flann) nearest(qx, qy float64, res *knn) {
 			d += dists[f]
 		}
 	}
-	t.search(res, q, t.root, d, &dists)
+	return d, dists
 }
 
 // boxDist is the squared distance from q to the chunk's box, by the

@@ -61,18 +61,7 @@ func plainNearest(t *flann, qx, qy float64, k int) ([]int, []float64) {
 			search(other, mind, dists)
 		}
 	}
-	var dists [2]float64
-	d := 0.0
-	for f := range 2 {
-		if q[f] < t.lo[f] {
-			dists[f] = (q[f] - t.lo[f]) * (q[f] - t.lo[f])
-			d += dists[f]
-		}
-		if q[f] > t.hi[f] {
-			dists[f] = (q[f] - t.hi[f]) * (q[f] - t.hi[f])
-			d += dists[f]
-		}
-	}
+	d, dists := t.rootDist(q)
 	search(t.root, d, dists)
 	return idx, dist
 }
