@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/pctk/pctk/internal/par"
 )
@@ -82,7 +83,7 @@ func newFlann(x, y []float64) *flann {
 		bb[0] = [2]float64{math.Min(bb[0][0], x[i]), math.Max(bb[0][1], x[i])}
 		bb[1] = [2]float64{math.Min(bb[1][0], y[i]), math.Max(bb[1][1], y[i])}
 	}
-	t.root = t.divide(0, len(x), &bb)
+	t.root = t.divide(&t.nodes, 0, len(x), &bb)
 	t.lo = [2]float64{bb[0][0], bb[1][0]}
 	t.hi = [2]float64{bb[0][1], bb[1][1]}
 	t.chunk()
@@ -148,12 +149,16 @@ func zorder(v, lo, hi float64) uint32 {
 	return (q | q<<1) & 0x55555555
 }
 
-// divide is nanoflann's divideTree: it updates bb to the points' bounds.
-func (t *flann) divide(left, right int, bb *[2][2]float64) int {
-	t.nodes = append(t.nodes, fnode{child1: -1, child2: -1})
-	id := len(t.nodes) - 1
+// divide is nanoflann's divideTree: it appends the nodes of the subtree
+// of vind[left:right] to nodes, returns its root's and updates bb to the
+// points' bounds. Subtrees of flannParallel points or more are built on
+// two goroutines, each into nodes of its own, grafted after: the same tree
+// with its nodes in another order (their order changes no search).
+func (t *flann) divide(nodes *[]fnode, left, right int, bb *[2][2]float64) int {
+	*nodes = append(*nodes, fnode{child1: -1, child2: -1})
+	id := len(*nodes) - 1
 	if right-left <= flannLeaf {
-		t.nodes[id].left, t.nodes[id].right = left, right
+		(*nodes)[id].left, (*nodes)[id].right = left, right
 		for f := range 2 {
 			v := t.at(t.vind[left], f)
 			bb[f] = [2]float64{v, v}
@@ -174,14 +179,41 @@ func (t *flann) divide(left, right int, bb *[2][2]float64) int {
 	idx, feat, cut := t.middleSplit(left, right-left, bb)
 	lb, rb := *bb, *bb
 	lb[feat][1] = cut
-	c1 := t.divide(left, left+idx, &lb)
 	rb[feat][0] = cut
-	c2 := t.divide(left+idx, right, &rb)
-	t.nodes[id] = fnode{child1: c1, child2: c2, feat: feat, divlow: lb[feat][1], divhigh: rb[feat][0]}
+	var c1, c2 int
+	if right-left >= flannParallel {
+		var sub [2][]fnode
+		var wg sync.WaitGroup
+		wg.Go(func() { c1 = t.divide(&sub[0], left, left+idx, &lb) })
+		c2 = t.divide(&sub[1], left+idx, right, &rb)
+		wg.Wait()
+		c1, c2 = graft(nodes, sub[0], c1), graft(nodes, sub[1], c2)
+	} else {
+		c1 = t.divide(nodes, left, left+idx, &lb)
+		c2 = t.divide(nodes, left+idx, right, &rb)
+	}
+	(*nodes)[id] = fnode{child1: c1, child2: c2, feat: feat, divlow: lb[feat][1], divhigh: rb[feat][0]}
 	for f := range 2 {
 		bb[f] = [2]float64{math.Min(lb[f][0], rb[f][0]), math.Max(lb[f][1], rb[f][1])}
 	}
 	return id
+}
+
+// flannParallel is the fewest points divide splits on two goroutines
+// (a variable for the tests).
+var flannParallel = 1 << 14
+
+// graft appends the subtree sub, whose root is sub[root], to nodes and
+// returns the root's place there.
+func graft(nodes *[]fnode, sub []fnode, root int) int {
+	off := len(*nodes)
+	for _, n := range sub {
+		if n.child1 >= 0 {
+			n.child1, n.child2 = n.child1+off, n.child2+off
+		}
+		*nodes = append(*nodes, n)
+	}
+	return off + root
 }
 
 func (t *flann) minMax(ind []int, feat int) (float64, float64) {

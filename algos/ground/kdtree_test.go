@@ -156,3 +156,41 @@ func TestDiamond(t *testing.T) {
 		}
 	}
 }
+
+// TestFlannParallelBuild checks that building subtrees on goroutines
+// gives the sequential build's tree: the same order of the points and the
+// same nodes, in depth-first order.
+func TestFlannParallelBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var x, y []float64
+	for range 20000 {
+		// Cell centres with ties, and a few scattered points.
+		x, y = append(x, float64(rng.IntN(300))+0.5), append(y, float64(rng.IntN(200))+0.5)
+		if rng.IntN(10) == 0 {
+			x[len(x)-1] += rng.Float64()
+		}
+	}
+	build := func(parallel int) *flann {
+		defer func(p int) { flannParallel = p }(flannParallel)
+		flannParallel = parallel
+		return newFlann(slices.Clone(x), slices.Clone(y))
+	}
+	seq, par := build(math.MaxInt), build(300)
+	if !slices.Equal(seq.vind, par.vind) || seq.lo != par.lo || seq.hi != par.hi || len(seq.nodes) != len(par.nodes) {
+		t.Fatalf("parallel build: %d nodes, bounds %v %v; sequential %d, %v %v (or vind differs)", len(par.nodes), par.lo, par.hi, len(seq.nodes), seq.lo, seq.hi)
+	}
+	var walk func(t *flann, id int, out []fnode) []fnode
+	walk = func(t *flann, id int, out []fnode) []fnode {
+		n := t.nodes[id]
+		if n.child1 >= 0 {
+			out = walk(t, n.child1, out)
+			out = walk(t, n.child2, out)
+			n.child1, n.child2 = 0, 0
+		}
+		n.c0, n.c1 = 0, 0
+		return append(out, n)
+	}
+	if a, b := walk(seq, seq.root, nil), walk(par, par.root, nil); !slices.Equal(a, b) {
+		t.Fatal("the parallel build's nodes differ from the sequential build's")
+	}
+}
