@@ -223,10 +223,7 @@ func (a *dbscanArgs) compute(p *Points) (*Result, error) {
 	}
 	sum := newDBSCANSummary(a, p.In, p.Out, p.Cloud.Len(), p.Len(), p.Dims, run)
 	res.Lines = sum.lines()
-	res.Doc = func(t Timings) any {
-		sum.Seconds.Read, sum.Seconds.Write = t.Read, t.Write
-		return sum
-	}
+	res.Doc = sum.doc
 	return res, nil
 }
 

@@ -59,9 +59,6 @@ func (a *dbscanArgs) stream(s *StreamRun) (*StreamResult, error) {
 	}
 	sum := newDBSCANSummary(a, s.In, s.Out, int(s.Total), n, s.Dims, run)
 	res.Lines = sum.lines()
-	res.Doc = func(t Timings) any {
-		sum.Seconds.Read, sum.Seconds.Write = t.Read, t.Write
-		return sum
-	}
+	res.Doc = sum.doc
 	return res, nil
 }

@@ -31,6 +31,9 @@ type dbscanTimes struct {
 	Stage1 float64 `json:"stage1"`
 	Stage2 float64 `json:"stage2"`
 	Write  float64 `json:"write"`
+	// Device is the part of build, stage1 and stage2 the device was busy
+	// (Timings.Device).
+	Device float64 `json:"device,omitempty"`
 }
 
 type dbscanOutcome struct {
@@ -49,6 +52,13 @@ const summaryLargest = 5
 
 // newDBSCANSummary describes run, of used points out of points, from in
 // to out.
+// doc is the summary as a run's document (Result.Doc): with the run's
+// read, write and device times.
+func (sum *DBSCANSummary) doc(t Timings) any {
+	sum.Seconds.Read, sum.Seconds.Write, sum.Seconds.Device = t.Read, t.Write, t.Device
+	return sum
+}
+
 func newDBSCANSummary(a *dbscanArgs, in, out string, points, used int, dims string, run *dbscan.Run) *DBSCANSummary {
 	s := &DBSCANSummary{
 		Input: in, Output: out, Points: points, Ignored: points - used, Eps: a.opts.Eps, Dims: dims, Geographic: a.geo, ScaleError: a.scaleErr,

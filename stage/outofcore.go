@@ -826,6 +826,7 @@ func (s *step) runStreamed(a streamArgs) error {
 
 	// The kernels and the merge.
 	t1 := time.Now()
+	device := deviceClock(b)
 	report, finish := stageProgress(f.label())
 	run := &StreamRun{reads: reads, flat: s.flat, Min: lo, Max: hi, In: a.in, Out: a.out, From: froms[0], Header: heads[0], Origin: origin, Store: store, N: np, Total: n, Dims: s.dims, Backend: b, Progress: report, Record: &rec,
 		Build: findneighbor.BuildOptions{Workers: c.Int(WorkersOption.Name)}, Lo: loXY, Hi: hiXY, Budget: budget - streamReserve, TileBudget: budget - streamReserve - job.Stream.PointBytes*np,
@@ -879,7 +880,7 @@ func (s *step) runStreamed(a streamArgs) error {
 		first += nps[i]
 	}
 	t3 := time.Now()
-	t := Timings{Read: t1.Sub(start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds()}
+	t := Timings{Read: t1.Sub(start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds(), Device: device()}
 	return s.reportDoc(summaryDoc{Command: f.label(), Input: a.in, Output: a.out, Points: int(n), Used: int(np), Backend: b.Name()},
 		&Result{Lines: res.Lines, JSON: res.JSON, Doc: res.Doc}, t, t3.Sub(start))
 }

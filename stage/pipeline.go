@@ -166,7 +166,7 @@ func runSteps(c Values, cloud *core.Cloud, from *pcio.Format, in, out string, st
 		if err != nil {
 			return nil, nil, err
 		}
-		t := time.Now()
+		t, device := time.Now(), deviceClock(b)
 		p, res, err := ps.s.compute(cloud, from, b, in, out)
 		if err != nil && ps.words != nil {
 			err = fmt.Errorf("pipeline step %d (%s): %w", i+1, strings.Join(ps.words, " "), err)
@@ -182,7 +182,7 @@ func runSteps(c Values, cloud *core.Cloud, from *pcio.Format, in, out string, st
 				return nil, nil, err
 			}
 		}
-		runs = append(runs, stepRun{p, res, Timings{Compute: time.Since(t).Seconds()}})
+		runs = append(runs, stepRun{p, res, Timings{Compute: time.Since(t).Seconds(), Device: device()}})
 	}
 	return cloud, runs, nil
 }

@@ -261,11 +261,25 @@ type SideOutput struct {
 	Write func(w io.Writer) error
 }
 
-// Timings are the phases of a run, in seconds.
+// Timings are the phases of a run, in seconds. Device is the part of
+// Compute the backend's device was busy (a findneighbor.DeviceTimer's);
+// 0 on the host's backends.
 type Timings struct {
 	Read    float64 `json:"read"`
 	Compute float64 `json:"compute"`
 	Write   float64 `json:"write"`
+	Device  float64 `json:"device,omitempty"`
+}
+
+// deviceClock returns a function giving the device time (s) of backend
+// b since deviceClock was called, or 0 when b does not time its device.
+func deviceClock(b findneighbor.Backend) func() float64 {
+	dt, ok := b.(findneighbor.DeviceTimer)
+	if !ok {
+		return func() float64 { return 0 }
+	}
+	t0 := dt.DeviceTime()
+	return func() float64 { return (dt.DeviceTime() - t0).Seconds() }
 }
 
 // summaryDoc is the --json / --summary document of every filter but dbscan.
@@ -386,6 +400,7 @@ func (f *Stage) Run(c Values, args []string) error {
 		return err
 	}
 	t1 := time.Now()
+	device := deviceClock(src.backend)
 	p, res, err := s.compute(src.cloud, src.from, src.backend, in, out)
 	if err != nil {
 		return err
@@ -403,7 +418,7 @@ func (f *Stage) Run(c Values, args []string) error {
 		return err
 	}
 	t3 := time.Now()
-	return s.report(p, res, Timings{Read: t1.Sub(src.start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds()}, t3.Sub(src.start))
+	return s.report(p, res, Timings{Read: t1.Sub(src.start).Seconds(), Compute: t2.Sub(t1).Seconds(), Write: t3.Sub(t2).Seconds(), Device: device()}, t3.Sub(src.start))
 }
 
 // step is one run of a filter on a cloud in memory: a command's whole
@@ -586,8 +601,12 @@ func (s *step) reportDoc(d summaryDoc, res *Result, t Timings, total time.Durati
 	for _, l := range res.Lines {
 		msg.Infof("%s", l)
 	}
-	msg.Infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs)", s.f.label(), Count(d.Points, "point"), d.Backend,
-		total.Seconds(), t.Read, t.Compute, t.Write)
+	device := ""
+	if t.Device > 0 {
+		device = fmt.Sprintf(", device %.3fs of the compute", t.Device)
+	}
+	msg.Infof("%s: %s, backend %s; %.3fs (read %.3fs, compute %.3fs, write %.3fs%s)", s.f.label(), Count(d.Points, "point"), d.Backend,
+		total.Seconds(), t.Read, t.Compute, t.Write, device)
 	return nil
 }
 

@@ -46,7 +46,7 @@ func init() {
 			&cli.StringFlag{Name: "cpuprofile", Usage: "with --e2e: write a CPU profile of the runs to `FILE` (go tool pprof)"},
 			&cli.BoolFlag{Name: "pdal", Usage: "run PDAL's stages that pctk mirrors (or those --ops names: lof, cluster, smrf, ...) on FILEs (LAS, LAZ) with PDAL's `pdal pipeline` and with `pctk pipeline --file`, whole processes alternated --repeat times, and compare their outputs (with --markdown FILE)"},
 			&cli.BoolFlag{Name: "e2e", Usage: "time whole `pctk dbscan` commands on FILE (--eps, --min-pts, --backends, --repeat) split into start-up, read, upload, build, query, download, write, next to `pctk convert` of FILE; with --steps, whole `pctk pipeline` runs over the tile collection FILEs"},
-			&cli.StringFlag{Name: "steps", Usage: "with --e2e: the `STEPS` of a pipeline over the tile collection FILEs, separated by ';' (\"denoise statistical --k 8; dbscan --eps 1\"): each backend's runs split into reading, each step's compute, writing, next to `pctk convert` of the collection"},
+			&cli.StringFlag{Name: "steps", Usage: "with --e2e: the `STEPS` of a pipeline over the tile collection FILEs, separated by ';' (\"denoise statistical --k 8; dbscan --eps 1\"): each backend's runs split into reading, each step's compute (and the device's busy time in it, on a GPU backend that times it), writing, next to `pctk convert` of the collection"},
 			&cli.StringFlag{Name: "max-memory", Usage: "with --e2e --steps: the pipeline's --max-memory (`SIZE`)"},
 		}, benchPeerFlags...),
 		Action: runBench,

@@ -37,13 +37,18 @@ type pipelineRow struct {
 	Ratio   float64 `json:"ratio_to_convert"`
 }
 
-// pipelineStepTime is a step's phases and its backend.
+// pipelineStepTime is a step's phases and its backend. Device is the
+// part of Compute the backend's device was busy (backends that time their
+// device: findneighbor.DeviceTimer), Idle the rest (host work while the
+// device waited); both 0 on the host's backends.
 type pipelineStepTime struct {
 	Step    string  `json:"step"`
 	Backend string  `json:"backend"`
 	Read    float64 `json:"read_s"`
 	Compute float64 `json:"compute_s"`
 	Write   float64 `json:"write_s"`
+	Device  float64 `json:"device_s,omitempty"`
+	Idle    float64 `json:"device_idle_s,omitempty"`
 }
 
 // stepSummary is what runBenchPipeline reads of a step's --summary
@@ -114,9 +119,14 @@ func runBenchPipeline(c *cli.Context) error {
 						st.Read += v
 					case "write":
 						st.Write += v
+					case "device":
+						st.Device += v
 					default:
 						st.Compute += v
 					}
+				}
+				if st.Device > 0 {
+					st.Idle = max(0, st.Compute-st.Device)
 				}
 				row.Read, row.Write, row.Other = row.Read+st.Read, row.Write+st.Write, row.Other-st.Read-st.Compute-st.Write
 				row.Steps = append(row.Steps, st)
@@ -157,6 +167,23 @@ func runBenchPipeline(c *cli.Context) error {
 			fmt.Printf(" %7.2f", s.Compute)
 		}
 		fmt.Printf(" %7.2f %7.2f %7.2f %8.2f %5.2fx\n", r.Write, r.Other, r.Total, r.Convert, r.Ratio)
+		if r.device() {
+			fmt.Printf("%-7s %3s %7s", "", "", "device")
+			for _, s := range r.Steps {
+				fmt.Printf(" %7.2f", s.Device)
+			}
+			fmt.Printf("   (s the device was busy in each step's compute; the rest of it, host work, is the device's idle time)\n")
+		}
 	}
 	return nil
+}
+
+// device reports whether a step of the run timed its device.
+func (r pipelineRow) device() bool {
+	for _, s := range r.Steps {
+		if s.Device > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -3,11 +3,15 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pctk/pctk/algos/synth"
 	"github.com/pctk/pctk/internal/cloudtest"
+	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
 // TestBenchRunsEveryOp runs pctk bench on a small generated cloud with the
@@ -76,20 +80,7 @@ func TestBenchE2E(t *testing.T) {
 // phases add up to the whole, and which steps read and wrote the
 // collection: in memory the first and the last, out of core every one.
 func TestBenchE2EPipeline(t *testing.T) {
-	dir := t.TempDir()
-	cloud, err := synth.Street(synth.Options{Points: 4000, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	half := make([]int, 2000)
-	for i := range half {
-		half[i] = i
-	}
-	cloudtest.Write(t, filepath.Join(dir, "a.las"), cloud.Select(half))
-	for i := range half {
-		half[i] += 2000
-	}
-	cloudtest.Write(t, filepath.Join(dir, "b.las"), cloud.Select(half))
+	dir := benchCollection(t)
 	steps := "nndistance --k 4; dbscan --eps 1 --min-pts 3"
 	for _, mem := range []string{"1GiB", "49MiB"} {
 		out, err := pctkCmd(t, "bench", "--e2e", "--steps", steps, "--backends", "cpu", "--repeat", "1", "--max-memory", mem, "--json", filepath.Join(dir, "*.las")).Output()
@@ -114,6 +105,80 @@ func TestBenchE2EPipeline(t *testing.T) {
 		}
 		if math.Abs(sum-r.Total) > 1e-9*r.Total || r.Other < 0 || r.Ratio != r.Total/r.Convert {
 			t.Errorf("--max-memory %s: phases add up to %g s, total %g s (other %g); ratio %g", mem, sum, r.Total, r.Other, r.Ratio)
+		}
+	}
+}
+
+// benchCollection writes a collection of two street tiles of 2000 points,
+// a.las and b.las, and returns their folder.
+func benchCollection(t *testing.T) string {
+	dir := t.TempDir()
+	cloud, err := synth.Street(synth.Options{Points: 4000, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := make([]int, 2000)
+	for i := range half {
+		half[i] = i
+	}
+	cloudtest.Write(t, filepath.Join(dir, "a.las"), cloud.Select(half))
+	for i := range half {
+		half[i] += 2000
+	}
+	cloudtest.Write(t, filepath.Join(dir, "b.las"), cloud.Select(half))
+	return dir
+}
+
+// timedBackend is the cpu backend timing a "device" of 1 ms a build
+// (findneighbor.DeviceTimer), registered as "timed" in the processes of
+// TestBenchE2EDeviceTime.
+type timedBackend struct{ findneighbor.Backend }
+
+var timedBusy atomic.Int64
+
+func (timedBackend) Name() string { return "timed" }
+
+func (b timedBackend) Build(xyz []float32, eps float32, opts findneighbor.BuildOptions) (findneighbor.Index, error) {
+	timedBusy.Add(int64(time.Millisecond))
+	return b.Backend.Build(xyz, eps, opts)
+}
+
+func (timedBackend) DeviceTime() time.Duration { return time.Duration(timedBusy.Load()) }
+
+func init() {
+	if os.Getenv("PCTK_TEST_TIMED_BACKEND") != "" {
+		findneighbor.Register(timedBackend{findneighbor.CPU()})
+	}
+}
+
+// TestBenchE2EDeviceTime checks that bench --e2e --steps reports each
+// step's device time where the backend times its device, and the device's
+// idle time in the step (its compute less the device's).
+func TestBenchE2EDeviceTime(t *testing.T) {
+	dir := benchCollection(t)
+	// In memory, and step by step out of core.
+	for _, mem := range []string{"1GiB", "49MiB"} {
+		cmd := pctkCmd(t, "bench", "--e2e", "--steps", "nndistance --k 4; dbscan --eps 1 --min-pts 3", "--backends", "timed,cpu", "--repeat", "1",
+			"--max-memory", mem, "--json", filepath.Join(dir, "*.las"))
+		cmd.Env = append(cmd.Env, "PCTK_TEST_TIMED_BACKEND=1")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("pctk bench --e2e --steps --backends timed,cpu --max-memory %s: %v", mem, err)
+		}
+		var res struct{ Rows []pipelineRow }
+		if err := json.Unmarshal(out, &res); err != nil || len(res.Rows) != 2 {
+			t.Fatalf("pctk bench --e2e --steps --json printed %q: %v", out, err)
+		}
+		for _, r := range res.Rows {
+			for _, s := range r.Steps {
+				ms := s.Device * 1000
+				switch {
+				case r.Backend == "cpu" && (s.Device != 0 || s.Idle != 0):
+					t.Errorf("--max-memory %s, cpu step %+v: want no device time", mem, s)
+				case r.Backend == "timed" && (ms < 1 || math.Abs(ms-math.Round(ms)) > 1e-6 || s.Idle != max(0, s.Compute-s.Device)):
+					t.Errorf("--max-memory %s, timed step %+v: want whole milliseconds of device time (1 a build), idle the compute's rest", mem, s)
+				}
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package findneighbor
 
 import (
 	"errors"
+	"time"
 
 	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
@@ -69,6 +70,16 @@ type Frame struct {
 // Backends that do not implement it build the same index in any frame.
 type Framer interface {
 	InFrame(f Frame) Backend
+}
+
+// DeviceTimer is implemented by backends that run on a device and time
+// its work there (the cuda backend, by CUDA events around each build and
+// query, their copies included): DeviceTime is the total since the
+// process started, for all indexes of the device the backend uses. The
+// difference over a stage's compute is how long the device was busy in
+// it; the rest of the compute is the host's.
+type DeviceTimer interface {
+	DeviceTime() time.Duration
 }
 
 // InFrame returns b building its indexes in the frame f: b.InFrame(f) when

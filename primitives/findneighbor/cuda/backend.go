@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/cpu"
@@ -67,6 +68,13 @@ func (b backend) InFrame(f findneighbor.Frame) findneighbor.Backend {
 }
 
 func (backend) Name() string { return Name }
+
+var _ findneighbor.DeviceTimer = backend{}
+
+// DeviceTime returns the device time of every index built on the backend's
+// device so far: their builds and queries, copies included
+// (findneighbor.DeviceTimer).
+func (b backend) DeviceTime() time.Duration { return time.Duration(b.d.busy.Load()) }
 
 // Probe reports the driver version, GPU, compute capability and memory; it
 // fails (wrapping findneighbor.ErrUnavailable) without a driver, without
@@ -132,7 +140,7 @@ func (b backend) Build(xyz []float32, eps float32, opts findneighbor.BuildOption
 		return nil, err
 	}
 	ctx := dev.ctx
-	ix := &index{ctx: ctx, k: dev.k, st: dev.st, n: n, eps: eps, workers: opts.Workers}
+	ix := &index{ctx: ctx, k: dev.k, st: dev.st, n: n, eps: eps, workers: opts.Workers, busy: &b.d.busy}
 	if err := ctx.Do(func(t *rt.Thread) error { return ix.build(t, xyz, b.frame) }); err != nil {
 		ctx.Do(ix.free)
 		if errors.Is(err, rt.ErrOutOfMemory) {

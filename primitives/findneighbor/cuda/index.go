@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -170,6 +171,14 @@ type index struct {
 	// of each index; ids each position's cell id (hashed grids only).
 	pos, start, rank, ids rt.DevicePtr
 	timing                Timings
+	busy                  *atomic.Int64 // the device's busy time (device.busy)
+}
+
+// addBusy adds ms of device time to the device's total.
+func (ix *index) addBusy(ms float32) {
+	if ix.busy != nil {
+		ix.busy.Add(int64(float64(ms) * 1e6))
+	}
 }
 
 func (ix *index) Len() int     { return ix.n }
@@ -308,6 +317,7 @@ func (ix *index) build(t *rt.Thread, xyz []float32, frame *findneighbor.Frame) e
 		return err
 	}
 	ix.timing.Build, err = t.Elapsed(upload, ix.ev[1])
+	ix.addBusy(ix.timing.Upload + ix.timing.Build)
 	return err
 }
 

@@ -70,6 +70,7 @@ func (ix *index) do(f func(t *rt.Thread) error) error {
 		}
 		ms, err := t.Elapsed(ix.ev[0], ix.ev[1])
 		ix.timing.Query = ms
+		ix.addBusy(ms)
 		return err
 	})
 }

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -23,6 +24,10 @@ type device struct {
 	current *startup
 	// last is the latest start-up, kept after stop for Started.
 	last *startup
+
+	// busy is the device time of every index's build and queries so far
+	// (ns, from their CUDA events): the backend's DeviceTime.
+	busy atomic.Int64
 }
 
 // startup is one start of a device, from start until stop: a context of its
