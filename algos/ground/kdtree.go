@@ -91,48 +91,59 @@ func newFlann(x, y []float64) *flann {
 }
 
 // chunk stores each leaf's points along a Z-order curve of its box and
-// cuts them into chunks (flann's sx, sy, spos, chunks).
+// cuts them into chunks (flann's sx, sy, spos, chunks), the leaves on all
+// cores.
 func (t *flann) chunk() {
 	n := len(t.vind)
 	t.sx, t.sy, t.spos = make([]float64, n), make([]float64, n), make([]int32, n)
+	var leaves []int
+	chunks := 0
+	for id := range t.nodes {
+		if nd := &t.nodes[id]; nd.child1 < 0 {
+			leaves = append(leaves, id)
+			nd.c0 = chunks
+			chunks += (nd.right - nd.left + flannChunk - 1) / flannChunk
+			nd.c1 = chunks
+		}
+	}
+	t.chunks = make([]fchunk, chunks)
 	type coded struct {
 		code uint32
 		k    int32
 	}
-	var order []coded
-	for id := range t.nodes {
-		nd := &t.nodes[id]
-		if nd.child1 >= 0 {
-			continue
-		}
-		x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-		for k := nd.left; k < nd.right; k++ {
-			x, y := t.x[t.vind[k]], t.y[t.vind[k]]
-			x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
-		}
-		order = order[:0]
-		for k := nd.left; k < nd.right; k++ {
-			code := zorder(t.x[t.vind[k]], x0, x1) | zorder(t.y[t.vind[k]], y0, y1)<<1
-			order = append(order, coded{code, int32(k)})
-		}
-		slices.SortFunc(order, func(a, b coded) int {
-			return cmp.Or(cmp.Compare(a.code, b.code), cmp.Compare(a.k, b.k))
-		})
-		for j, o := range order {
-			at, i := nd.left+j, t.vind[o.k]
-			t.sx[at], t.sy[at], t.spos[at] = t.x[i], t.y[i], o.k
-		}
-		nd.c0 = len(t.chunks)
-		for lo := nd.left; lo < nd.right; lo += flannChunk {
-			c := fchunk{x0: math.Inf(1), x1: math.Inf(-1), y0: math.Inf(1), y1: math.Inf(-1), lo: lo, hi: min(lo+flannChunk, nd.right)}
-			for j := c.lo; j < c.hi; j++ {
-				c.x0, c.x1 = min(c.x0, t.sx[j]), max(c.x1, t.sx[j])
-				c.y0, c.y1 = min(c.y0, t.sy[j]), max(c.y1, t.sy[j])
+	par.For(par.Ranges(len(leaves), 64), func(_, lo, hi int) {
+		var order []coded
+		for _, id := range leaves[lo:hi] {
+			nd := &t.nodes[id]
+			x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+			for k := nd.left; k < nd.right; k++ {
+				x, y := t.x[t.vind[k]], t.y[t.vind[k]]
+				x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
 			}
-			t.chunks = append(t.chunks, c)
+			order = order[:0]
+			for k := nd.left; k < nd.right; k++ {
+				code := zorder(t.x[t.vind[k]], x0, x1) | zorder(t.y[t.vind[k]], y0, y1)<<1
+				order = append(order, coded{code, int32(k)})
+			}
+			slices.SortFunc(order, func(a, b coded) int {
+				return cmp.Or(cmp.Compare(a.code, b.code), cmp.Compare(a.k, b.k))
+			})
+			for j, o := range order {
+				at, i := nd.left+j, t.vind[o.k]
+				t.sx[at], t.sy[at], t.spos[at] = t.x[i], t.y[i], o.k
+			}
+			for c := nd.c0; c < nd.c1; c++ {
+				ch := fchunk{x0: math.Inf(1), x1: math.Inf(-1), y0: math.Inf(1), y1: math.Inf(-1)}
+				ch.lo = nd.left + (c-nd.c0)*flannChunk
+				ch.hi = min(ch.lo+flannChunk, nd.right)
+				for j := ch.lo; j < ch.hi; j++ {
+					ch.x0, ch.x1 = min(ch.x0, t.sx[j]), max(ch.x1, t.sx[j])
+					ch.y0, ch.y1 = min(ch.y0, t.sy[j]), max(ch.y1, t.sy[j])
+				}
+				t.chunks[c] = ch
+			}
 		}
-		nd.c1 = len(t.chunks)
-	}
+	})
 }
 
 // zorder spreads v's place in [lo, hi], on 16 bits, over the even bits of
