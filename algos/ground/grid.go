@@ -483,16 +483,19 @@ func (g raster) progressive(z []float64, slope, maxWindow, cell float64) []bool 
 	prev := append([]float64(nil), z...)
 	erosion := append([]float64(nil), z...)
 	open := make([]float64, len(z))
+	rs := par.Ranges(len(z), par.Grain)
 	for radius := 1; radius <= maxRadius; radius++ {
 		g.erode(erosion, 1)
-		copy(open, erosion)
+		par.For(rs, func(_, lo, hi int) { copy(open[lo:hi], erosion[lo:hi]) })
 		g.dilate(open, radius)
 		threshold := slope * cell * float64(radius)
-		for i := range obj {
-			if math.Abs(prev[i]-open[i]) > threshold {
-				obj[i] = true
+		par.For(rs, func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				if math.Abs(prev[i]-open[i]) > threshold {
+					obj[i] = true
+				}
 			}
-		}
+		})
 		prev, open = open, prev
 	}
 	return obj
@@ -503,9 +506,11 @@ func (g raster) progressive(z []float64, slope, maxWindow, cell float64) []bool 
 // raster's sides, as MATLAB's gradient).
 func (g raster) slope(v []float64, cell float64) []float64 {
 	s := make([]float64, len(v))
-	for i := range v {
-		s[i] = v[i] / cell
-	}
+	par.For(par.Ranges(len(v), par.Grain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s[i] = v[i] / cell
+		}
+	})
 	out := make([]float64, len(v))
 	diff := func(at func(k int) float64, k, n int) float64 {
 		switch {
@@ -518,14 +523,16 @@ func (g raster) slope(v []float64, cell float64) []float64 {
 		}
 		return 0.5 * (at(k+1) - at(k-1))
 	}
-	for c := 0; c < g.cols; c++ {
-		for r := 0; r < g.rows; r++ {
-			gx := diff(func(k int) float64 { return s[k*g.rows+r] }, c, g.cols)
-			gy := diff(func(k int) float64 { return s[c*g.rows+k] }, r, g.rows)
-			// The products are rounded before the sum, as Eigen's
-			// cwiseProduct then + does (no fused multiply-add).
-			out[c*g.rows+r] = math.Sqrt(float64(gx*gx) + float64(gy*gy))
+	par.For(par.Ranges(g.cols, max(1, par.Grain/max(1, g.rows))), func(_, lo, hi int) {
+		for c := lo; c < hi; c++ {
+			for r := 0; r < g.rows; r++ {
+				gx := diff(func(k int) float64 { return s[k*g.rows+r] }, c, g.cols)
+				gy := diff(func(k int) float64 { return s[c*g.rows+k] }, r, g.rows)
+				// The products are rounded before the sum, as Eigen's
+				// cwiseProduct then + does (no fused multiply-add).
+				out[c*g.rows+r] = math.Sqrt(float64(gx*gx) + float64(gy*gy))
+			}
 		}
-	}
+	})
 	return out
 }
