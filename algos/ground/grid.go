@@ -344,7 +344,7 @@ func (g raster) diagonal(a []float64, h, dir int, dilate bool) {
 			}
 			// pre and suf: the minima from the start of ext's block of w
 			// to i, and from i to the block's end.
-			pre, suf = resize(pre, len(ext)), resize(suf, len(ext))
+			pre, suf = slices.Grow(pre[:0], len(ext))[:len(ext)], slices.Grow(suf[:0], len(ext))[:len(ext)]
 			for b := 0; b < len(ext); b += w {
 				e := min(b+w, len(ext))
 				m := ext[b]
@@ -376,16 +376,8 @@ func scratch(n int) *[]float64 {
 	if p == nil {
 		p = new([]float64)
 	}
-	*p = resize(*p, n)
+	*p = slices.Grow((*p)[:0], n)[:n]
 	return p
-}
-
-// resize returns s with length n, reallocated when it is too short.
-func resize(s []float64, n int) []float64 {
-	if cap(s) < n {
-		return make([]float64, n)
-	}
-	return s[:n]
 }
 
 // dilateStep and erodeStep set out[i] to the extreme (maximum, minimum)

@@ -309,17 +309,16 @@ func (t *flann) planeSplit(ind []int, feat int, cut float64) (int, int) {
 
 // knn is nanoflann's KNNResultSet: distances ascending, a point equal to
 // one held going after it when met later (the first k points by distance
-// and then by the order nanoflann meets them), or (first: the canonical
-// search) when its index is larger. key holds that order: the index, or
-// the leaf's number in the search's order of visits and the point's
-// position in it.
+// and then by the order nanoflann meets them), or (the canonical search)
+// when its index is larger. key holds that order: the index, or the
+// leaf's number in the search's order of visits and the point's position
+// in it.
 type knn struct {
-	idx   []int
-	dist  []float64
-	key   []int
-	n     int
-	first bool
-	leaf  int // leaves visited
+	idx  []int
+	dist []float64
+	key  []int
+	n    int
+	leaf int // leaves visited
 }
 
 func newKNN(k int) *knn {
@@ -355,7 +354,7 @@ func (r *knn) add(d float64, index, key int) {
 // nearest fills res with the len(res.dist) points nearest to (qx, qy), as
 // KD2Impl::neighbors does (findNeighbors with eps 0).
 func (t *flann) nearest(qx, qy float64, res *knn) {
-	res.n, res.first, res.leaf = 0, t.canonical, 0
+	res.n, res.leaf = 0, 0
 	q := [2]float64{qx, qy}
 	d, dists := t.rootDist(q)
 	t.search(res, q, t.root, d, &dists)
@@ -435,7 +434,7 @@ func (t *flann) search(res *knn, q [2]float64, id int, mind float64, dists *[2]f
 				}
 				k := int(t.spos[j])
 				key := leaf | (k - nd.left)
-				if res.first {
+				if t.canonical {
 					key = t.vind[k]
 				}
 				res.add(d, t.vind[k], key)

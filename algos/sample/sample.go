@@ -210,10 +210,9 @@ type grid struct {
 	inv  float64    // 1 / the cells' side
 	cell []int32    // cell[i]: the number of point i's cell
 	key  [][3]int32
-	nbr  [][27]int32 // nbr[c]: cell c's neighbours once done[c]; nil when not kept
+	nbr  [][27]int32 // nbr[c]: cell c's neighbours once done[c]; nil on sparse clouds (octant)
 	done []bool
 	head []int32 // head[c]: the newest kept point in cell c, or -1
-	buf  [27]int32
 }
 
 // radiusError is the *findneighbor.ParamError of a radius r too small for
@@ -289,16 +288,13 @@ func newGrid(pts Points, lo [3]float64, side float64) *grid {
 }
 
 // around returns the numbers of the 27 cells around cell c, itself
-// included, -1 for empty ones, valid until the next call.
+// included, -1 for empty ones: looked up at c's first call, kept in nbr.
 func (g *grid) around(c int32) *[27]int32 {
-	nb := &g.buf
-	if g.nbr != nil {
-		if nb = &g.nbr[c]; g.done[c] {
-			return nb
-		}
-		g.done[c] = true
+	if nb := &g.nbr[c]; g.done[c] {
+		return nb
 	}
-	return g.lookup(g.key[c], nb)
+	g.done[c] = true
+	return g.lookup(g.key[c], &g.nbr[c])
 }
 
 // octant sets nb to the numbers of the 8 cells that can hold a point

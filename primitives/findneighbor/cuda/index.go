@@ -175,11 +175,7 @@ type index struct {
 }
 
 // addBusy adds ms of device time to the device's total.
-func (ix *index) addBusy(ms float32) {
-	if ix.busy != nil {
-		ix.busy.Add(int64(float64(ms) * 1e6))
-	}
-}
+func (ix *index) addBusy(ms float32) { ix.busy.Add(int64(float64(ms) * 1e6)) }
 
 func (ix *index) Len() int     { return ix.n }
 func (ix *index) Eps() float32 { return ix.eps }
