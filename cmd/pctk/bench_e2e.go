@@ -131,6 +131,17 @@ func (x e2eIndex) ClusterCores(isCore []bool, label []int32) error {
 // once per backend and repeat, each followed by `pctk convert` of FILE to
 // the same format for scale.
 func runBenchE2E(c *cli.Context) error {
+	if path := c.String("cpuprofile"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if c.IsSet("steps") {
 		return runBenchPipeline(c)
 	}
@@ -145,17 +156,6 @@ func runBenchE2E(c *cli.Context) error {
 	defer scratch.Remove(dir)
 	out := filepath.Join(dir, "out"+filepath.Ext(in))
 	eps := strconv.FormatFloat(c.Float64("eps"), 'g', -1, 64)
-	if path := c.String("cpuprofile"); path != "" {
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
-	}
 	var rows []e2eRow
 	defer func() { stage.ObserveBackend = nil }()
 	for _, name := range strings.Split(c.String("backends"), ",") {
