@@ -189,9 +189,10 @@ func (c *cpuIndex) counts(q []float32, out []uint32) error {
 	})
 }
 
-// countSpan counts the points of one span within ε (e2 = ε²) of (x, y, z):
-// the hot loop of Counts, over contiguous float32 arrays.
-func countSpan(xs, ys, zs []float32, x, y, z, e2 float32) uint32 {
+// countSpanGo counts the points of one span within ε (e2 = ε²) of (x, y,
+// z): the hot loop of Counts, over contiguous float32 arrays (countSpan
+// runs it where the CPU lacks AVX2 and on spans too short for a vector).
+func countSpanGo(xs, ys, zs []float32, x, y, z, e2 float32) uint32 {
 	ys, zs = ys[:len(xs)], zs[:len(xs)]
 	var n uint32
 	for j, px := range xs {
@@ -565,11 +566,12 @@ func (c *cpuIndex) ClusterCores(isCore []bool, label []int32) error {
 	})
 }
 
-// coreWithin sets buf to the sorted positions lo..hi-1 of core points
+// coreWithinGo sets buf to the sorted positions lo..hi-1 of core points
 // (core[j] = 1) within squared distance e2 of (x, y, z), without a branch
 // on the tests: on a dense cloud about one candidate in four is in, which
-// no branch predictor guesses.
-func coreWithin(buf []int32, xs, ys, zs []float32, core []uint8, lo, hi int32, x, y, z, e2 float32) []int32 {
+// no branch predictor guesses (coreWithin runs it where the CPU lacks AVX2
+// and on spans too short for a vector).
+func coreWithinGo(buf []int32, xs, ys, zs []float32, core []uint8, lo, hi int32, x, y, z, e2 float32) []int32 {
 	n := max(int(hi)-int(lo), 0)
 	buf = slices.Grow(buf[:0], n)[:n]
 	if n == 0 {
