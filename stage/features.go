@@ -1,17 +1,13 @@
 package stage
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
-	"sync/atomic"
 
 	"github.com/pctk/pctk/algos/features"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
-	"github.com/pctk/pctk/primitives/tile"
 )
 
 func init() {
@@ -54,49 +50,51 @@ PDAL (docs/features.md).`,
 			if err := opts.Validate(); err != nil {
 				return nil, err
 			}
-			// Moments, as for normals, where the cpu backend measured faster.
-			return &Job{CPUWork: true, Local: featuresLocal(opts), Compute: func(p *Points) (*Result, error) {
-				warnClamped("knn", opts.K, max(p.Len()-1, 0), "other point")
-				opts.Build, opts.TileSize = p.Build, p.TileSize
-				r, err := features.Compute(p.XYZ, p.Backend, opts)
-				if err != nil {
-					return nil, err
-				}
-				res := &Result{Columns: featureColumns(r)}
-				res.Lines, res.JSON = featuresSummary(opts, r.Features, p.Len(), r.Skipped)
-				return res, nil
-			}, Stream: &Streamed{Halo: opts.Radius, KNN: opts.K, Moments: true, Run: func(s *StreamRun) (*StreamResult, error) {
-				return streamFeatures(s, opts)
-			}}}, nil
+			// A local stage (PDAL's covariances, from the coordinates as
+			// read), which the driver runs in memory, on tiles, out of core
+			// and on Beam. CPUWork: --backend auto keeps the cpu backend, as
+			// it did for the moments this stage summed before.
+			return &Job{CPUWork: true, Local: featuresLocal(opts)}, nil
 		},
 	})
 }
 
-// featuresLocal is features as a local stage (Beam's; memory, tiles and
-// out of core keep their moments paths, which add the summary): the
-// moments of each point's neighbourhood (localMoments), turned into
-// features as they come (Options.FromMoments).
+// skippedColumn is the hidden column of featuresLocal: 1 where a point
+// got no features, for the summary.
+const skippedColumn = "skipped"
+
+// featuresLocal is features as a local stage: features.Compute on the
+// points' absolute coordinates as read (Origin 0), as PDAL computes, its
+// columns (opts.Features, set by Prepare) and a hidden one flagging the
+// skipped points, which the summary counts.
 func featuresLocal(opts features.Options) *Local {
-	fs := opts.FromMoments(nil).Features
-	dims := make([]core.Dimension, len(fs))
+	fs := opts.Features
+	dims := make([]core.Dimension, len(fs), len(fs)+1)
 	for j, f := range fs {
 		dims[j] = core.Dimension{Name: f.String(), Type: core.Float64}
 	}
-	return &Local{Columns: dims, Halo: opts.Radius, KNN: opts.K, Moments: opts.Radius > 0, XYZOnly: true,
+	dims = append(dims, core.Dimension{Name: skippedColumn, Type: core.Uint8})
+	return &Local{Columns: dims, Hidden: 1, Halo: opts.Radius, KNN: opts.K,
 		Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
-			r := &features.Result{Features: fs, Values: make([][]float64, len(fs))}
-			for c := range fs {
-				r.Values[c] = make([]float64, len(in.XYZ)/3)
+			o := opts
+			o.Pos, o.Build = in.Abs, in.Build // absolute, as PDAL computes: Origin 0
+			r, err := features.Compute(in.XYZ, in.Backend, o)
+			if err != nil {
+				return nil, nil, err
 			}
-			reach, err := localMoments("features", in, opts.Radius, opts.K, func(pts []int32, m []findneighbor.Moment) {
-				v := opts.FromMoments(m)
-				for j, i := range pts {
-					for c := range fs {
-						r.Values[c][i] = v.Values[c][j]
-					}
+			return append(featureColumns(r), flagColumn(skippedColumn, r.Skip)), r.Reach, nil
+		},
+		Summary: func(n int64, each func(fn func(cols []*core.Attribute, i int)) error) ([]string, any, error) {
+			// A k beyond the cloud: every point uses all there is.
+			warnClamped("knn", opts.K, max(int(n)-1, 0), "other point")
+			skipped := 0
+			err := each(func(cols []*core.Attribute, i int) {
+				if cols[len(fs)].Uint64(i) != 0 {
+					skipped++
 				}
 			})
-			return featureColumns(r), reach, err
+			lines, doc := featuresSummary(opts, fs, int(n), skipped)
+			return lines, doc, err
 		}}
 }
 
@@ -117,54 +115,4 @@ func featuresSummary(opts features.Options, fs []features.Feature, points, skipp
 	}
 	return []string{fmt.Sprintf("%s (%s) of %d points; %d skipped (0, as in PDAL)", strings.Join(names, ", "), opts.Mode, points, skipped)},
 		map[string]any{"features": names, "mode": opts.Mode.String(), "skipped": skipped}
-}
-
-// streamFeatures is pctk features out of core: each point's moments, tile
-// by tile (StreamRun.StreamMoments: all within the radius, or the k
-// nearest in rounds), turned into features as they come
-// (Options.FromMoments), the values stored with the tiles.
-func streamFeatures(s *StreamRun, opts features.Options) (*StreamResult, error) {
-	// A k beyond the cloud: the rounds end with all there is.
-	warnClamped("knn", opts.K, max(int(s.N)-1, 0), "other point")
-	fs := opts.FromMoments(nil).Features
-	var skipped atomic.Int64
-	err := s.StreamMoments("features", opts.Radius, opts.K, 8*len(fs), func(m []findneighbor.Moment, _ []float32, dst []byte) {
-		r := opts.FromMoments(m)
-		skipped.Add(int64(r.Skipped))
-		for j := range m {
-			for c := range fs {
-				binary.LittleEndian.PutUint64(dst[8*(len(fs)*j+c):], math.Float64bits(r.Values[c][j]))
-			}
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	rd := s.OwnedReader("features", 8*len(fs))
-	lines, doc := featuresSummary(opts, fs, int(s.N), int(skipped.Load()))
-	return &StreamResult{
-		Columns: func(rows []int64, owners []tile.Key) ([]*core.Attribute, error) {
-			r := &features.Result{Features: fs, Values: make([][]float64, len(fs))}
-			for c := range fs {
-				r.Values[c] = make([]float64, len(rows))
-			}
-			for i, id := range rows {
-				if id < 0 { // left out: NaN, as the runner scatters columns
-					for c := range fs {
-						r.Values[c][i] = math.NaN()
-					}
-					continue
-				}
-				v, err := rd.Next(owners[i], id)
-				if err != nil {
-					return nil, err
-				}
-				for c := range fs {
-					r.Values[c][i] = math.Float64frombits(binary.LittleEndian.Uint64(v[8*c:]))
-				}
-			}
-			return featureColumns(r), nil
-		},
-		Lines: lines, JSON: doc,
-	}, nil
 }

@@ -63,6 +63,13 @@ type Local struct {
 	// the stage's global step: an exact reduction over every point's
 	// values in global order (statistical removal's mean and deviation).
 	Reduce *Reduction
+	// Summary, when set (with neither Outcome nor Drop), makes the run's
+	// summary lines and JSON from every point's values, hidden columns
+	// included: each calls fn with them in global order (cols holds the
+	// values of point i, and maybe of others); n is the number of points
+	// that take part. In memory, on tiles and out of core it sees the same
+	// values; Beam makes no summary.
+	Summary func(n int64, each func(fn func(cols []*core.Attribute, i int)) error) ([]string, any, error)
 	// Drop, when set (without Outcome), drops the points it flags from
 	// their values: a selection (range, voxel thinning). Its columns may
 	// be none.
@@ -418,18 +425,23 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 			return nil, err
 		}
 	}
-	g, stats, fields, err := l.reduce(func(fn func(cols []*core.Attribute, i int)) error {
+	each := func(fn func(cols []*core.Attribute, i int)) error {
 		for i := range p.Len() {
 			fn(cols, i)
 		}
 		return nil
-	})
+	}
+	g, stats, fields, err := l.reduce(each)
 	if err != nil {
 		return nil, err
 	}
 	o, flag := l.outcome(g)
 	if o == nil {
-		return &Result{Columns: l.written(cols), Edit: l.edit(p.Index == nil, p.Dims)}, nil
+		res := &Result{Columns: l.written(cols), Edit: l.edit(p.Index == nil, p.Dims)}
+		if l.Summary != nil {
+			res.Lines, res.JSON, err = l.Summary(int64(p.Len()), each)
+		}
+		return res, err
 	}
 	outlier := make([]bool, p.Len())
 	par.For(par.Ranges(len(outlier), par.Grain), func(_, lo, hi int) {
@@ -612,18 +624,23 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 		if l.Edit != nil {
 			res.Edit = func(_ []int64, c *core.Cloud) (*core.Cloud, error) { return l.Edit(c) }
 		}
+		if l.Summary != nil {
+			var err error
+			if res.Lines, res.JSON, err = l.Summary(s.N, l.stored(s, name)); err != nil {
+				return nil, err
+			}
+		}
 		return res, nil
 	}
 	return l.streamOutcome(s, name, res)
 }
 
-// streamOutcome is the out-of-core outcome step of a local stage: the
-// values stored under name read back in input order (for the reduction,
-// then a flag a point), and the mode applied chunk by chunk beside the
-// columns of res.
-func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*StreamResult, error) {
+// stored returns what calls fn with the values stored under name (stream)
+// of every point, in input order, a chunk of points at a time: what
+// Reduce and Summary read out of core.
+func (l *Local) stored(s *StreamRun, name string) func(fn func(cols []*core.Attribute, i int)) error {
 	size := l.recSize()
-	each := func(fn func(cols []*core.Attribute, i int)) error {
+	return func(fn func(cols []*core.Attribute, i int)) error {
 		const chunk = 1 << 16
 		rd := s.OwnedReader(name, size)
 		buf := make([]byte, 0, chunk*size)
@@ -648,6 +665,14 @@ func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*St
 		flush()
 		return err
 	}
+}
+
+// streamOutcome is the out-of-core outcome step of a local stage: the
+// values stored under name read back in input order (for the reduction,
+// then a flag a point), and the mode applied chunk by chunk beside the
+// columns of res.
+func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*StreamResult, error) {
+	each := l.stored(s, name)
 	g, stats, fields, err := l.reduce(each)
 	if err != nil {
 		return nil, err

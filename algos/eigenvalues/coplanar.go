@@ -63,7 +63,7 @@ func Coplanar(xyz []float32, b findneighbor.Backend, opts CoplanarOptions) (*Cop
 	}
 	k, t1, t2 := cmp.Or(opts.KNN, DefaultKNN), cmp.Or(opts.Thresh1, DefaultThresh1), cmp.Or(opts.Thresh2, DefaultThresh2)
 	res := &CoplanarResult{Coplanar: make([]uint8, n)}
-	res.Reach, err = nearest("approximatecoplanar", xyz, pos, b, k, 1, opts.Build, func(p int, ids []int32) {
+	res.Reach, err = knn.Nearest("approximatecoplanar", xyz, pos, b, k, 1, opts.Build, func(p int, ids []int32) {
 		c := eigen.PDALCovariance(pos, ids)
 		if eigen.IsZero(c) {
 			return

@@ -3,11 +3,9 @@ package eigenvalues
 import (
 	"cmp"
 	"errors"
-	"fmt"
 
 	"github.com/pctk/pctk/algos/internal/eigen"
 	"github.com/pctk/pctk/algos/internal/knn"
-	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -123,7 +121,7 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	if opts.Radius > 0 {
 		minK := cmp.Or(opts.MinK, DefaultMinK)
 		res.Reach = make([]float64, n)
-		err = within("eigenvalues", xyz, b, opts.Radius, opts.Build, func(p int, ids []int32) {
+		err = knn.Within("eigenvalues", xyz, b, opts.Radius, opts.Build, func(p int, ids []int32) {
 			res.Reach[p] = opts.Radius
 			if len(ids) < minK {
 				skipped[p] = 1
@@ -132,7 +130,7 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 			set(p, ids)
 		})
 	} else {
-		res.Reach, err = nearest("eigenvalues", xyz, pos, b, cmp.Or(opts.KNN, DefaultKNN)+1, max(opts.Stride, 1), opts.Build, set)
+		res.Reach, err = knn.Nearest("eigenvalues", xyz, pos, b, cmp.Or(opts.KNN, DefaultKNN)+1, max(opts.Stride, 1), opts.Build, set)
 	}
 	if err != nil {
 		return nil, err
@@ -141,65 +139,4 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 		res.Skipped += s
 	}
 	return res, nil
-}
-
-// nearest calls fn, from several goroutines, with every point p of xyz
-// and its neighbourhood as PDAL's KD3Index::neighbors(p, k, stride) lists
-// it: p itself, then every stride-th of its nearest other points (the
-// positions 0, stride, ... (k-1)·stride of the sorted list that starts
-// with p), as many as the cloud has, nanoflann's list: ranked in float64
-// from pos among (k−1)·stride + knn.Spare float32 candidates
-// (knn.Table.Ranked). It returns the Reach, the float32 distance to the
-// farthest candidate.
-func nearest(op string, xyz []float32, pos []float64, b findneighbor.Backend, k, stride int, opts findneighbor.BuildOptions, fn func(p int, ids []int32)) ([]float64, error) {
-	t, err := knn.Find(op, xyz, b, (k-1)*stride+knn.Spare, opts)
-	if err != nil {
-		return nil, err
-	}
-	t = t.Ranked(pos, (k-1)*stride)
-	n := len(xyz) / 3
-	par.For(par.Ranges(n, par.Grain/max(t.K, 1)), func(_, lo, hi int) {
-		ids := make([]int32, 0, k)
-		for p := lo; p < hi; p++ {
-			idx, _ := t.Of(p)
-			ids = append(ids[:0], int32(p))
-			for j := stride - 1; j < len(idx); j += stride {
-				ids = append(ids, idx[j])
-			}
-			fn(p, ids)
-		}
-	})
-	return t.Kth(n), nil
-}
-
-// maxEntries bounds the neighbour lists of a radius search held at once.
-const maxEntries = 1 << 24
-
-// within calls fn, from several goroutines, with every point p of xyz and
-// the points within r of it as PDAL's KD3Index::radius(p, r) lists them:
-// sorted by distance, p itself (at 0) first.
-func within(op string, xyz []float32, b findneighbor.Backend, r float64, opts findneighbor.BuildOptions, fn func(p int, ids []int32)) error {
-	if len(xyz) == 0 {
-		return nil
-	}
-	ix, err := b.Build(xyz, float32(r), opts)
-	if err != nil {
-		return fmt.Errorf("%s: build %s index: %w", op, b.Name(), err)
-	}
-	defer ix.Close()
-	err = findneighbor.Batches(ix, xyz, nil, findneighbor.NeighborOptions{Sorted: true}, maxEntries, func(first int, csr *findneighbor.CSR) error {
-		nq := len(csr.Offsets) - 1
-		par.For(par.Ranges(nq, par.Grain/16), func(_, lo, hi int) {
-			var ids []int32
-			for q := lo; q < hi; q++ {
-				ids = append(append(ids[:0], int32(first+q)), csr.Indices[csr.Offsets[q]:csr.Offsets[q+1]]...)
-				fn(first+q, ids)
-			}
-		})
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("%s: neighbours within %g (%s): %w", op, r, b.Name(), err)
-	}
-	return nil
 }

@@ -72,7 +72,7 @@ func Optimal(xyz []float32, b findneighbor.Backend, opts OptimalOptions) (*Optim
 	}
 	lo, hi := opts.ks()
 	res := &OptimalResult{OptimalKNN: make([]uint64, n), OptimalRadius: make([]float64, n)}
-	res.Reach, err = nearest("optimalneighborhood", xyz, pos, b, hi, 1, opts.Build, func(p int, ids []int32) {
+	res.Reach, err = knn.Nearest("optimalneighborhood", xyz, pos, b, hi, 1, opts.Build, func(p int, ids []int32) {
 		best := math.MaxFloat64
 		entropies(pos, ids, lo, func(k int, e float64) {
 			if e < best {

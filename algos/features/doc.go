@@ -8,12 +8,13 @@
 // eigenentropy, the eigenvalue sum, the surface variation and Demantke's
 // verticality.
 //
-// It is written only against primitives/findneighbor: a neighbourhood's
-// covariance comes from its moments (Index.Moments, KNearestMomentsFunc), so
-// no neighbour list is stored and every backend speeds it up. The point's
-// neighbourhood is the point and its K nearest others, or every point within
-// a radius, as in PDAL; the covariance is divided by n-1 and decomposed in
-// float64 (algos/internal/eigen, shared with algos/normals).
+// Neighbourhoods come from primitives/findneighbor on any backend and are
+// listed as PDAL's KD3Index lists them (algos/internal/knn: the point and
+// its K nearest others, ranked in float64, or every point within a
+// radius, by distance); the covariance is PDAL's, computed on the host from
+// the points' float64 coordinates (algos/internal/eigen's PDALCovariance,
+// shared with algos/eigenvalues) and decomposed in float64
+// (algos/internal/eigen, shared with algos/normals).
 //
 // See docs/features.md for the definitions and where pctk differs.
 package features

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync/atomic"
 
 	"github.com/pctk/pctk/algos/internal/eigen"
+	"github.com/pctk/pctk/algos/internal/knn"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/primitives/findneighbor"
-	"github.com/pctk/pctk/primitives/tile"
 )
 
 // Feature is one of the covariance features of PDAL's
@@ -177,15 +176,17 @@ type Options struct {
 	Mode Mode
 	// Features lists the features to compute; nil means Dimensionality.
 	Features []Feature
+	// Pos, when not nil, holds the points' float64 coordinates
+	// (interleaved, relative to the same origin as xyz), from which the
+	// covariances are computed as PDAL computes them from its doubles; nil
+	// takes them from xyz. Neighbours are found in float32 either way.
+	Pos []float64
+	// Origin is the local origin of xyz and Pos (core.Local.Origin): PDAL
+	// computes from absolute coordinates, Pos + Origin (knn.Positions; the
+	// stage passes the coordinates as read, LocalInput.Abs, and 0).
+	Origin [3]float64
 	// Build tunes the neighbour index (workers, progress).
 	Build findneighbor.BuildOptions
-	// TileSize, when > 0, computes the neighbourhoods on square tiles of
-	// this side in XY (tile.MomentsTiled, docs/scale.md): the same
-	// neighbours, their moments summed in the in-memory order (the k
-	// nearest by distance and index; all within a radius in the order of
-	// a tile index laid out in the whole cloud's frame), so the same
-	// features to the bit on the brute and cpu backends.
-	TileSize float64
 }
 
 // Validate reports whether the options describe a neighbourhood and known
@@ -205,9 +206,6 @@ func (o Options) Validate() error {
 		if err := findneighbor.CheckMin("features", "k", o.K, 1); err != nil {
 			return err
 		}
-	}
-	if err := findneighbor.CheckRadius("features", "tile_size", o.TileSize, true); err != nil {
-		return err
 	}
 	if err := findneighbor.CheckMin("features", "min_k", o.MinK, 0); err != nil {
 		return err
@@ -246,20 +244,29 @@ type Result struct {
 	Values [][]float64
 	// Skipped counts the points without features: a radius neighbourhood
 	// smaller than MinK, or a covariance within ZeroCovariance of 0
-	// (coincident points), or a neighbourhood of one point.
+	// (coincident points), or a neighbourhood of one point; Skip flags
+	// them.
 	Skipped int
+	Skip    []bool
+	// Reach is, per point, the distance within which its features depend
+	// on the points alone (and on their order): the radius, or the float32
+	// distance to the farthest of its K + knn.Spare nearest candidates
+	// (knn.Nearest; +Inf where the cloud has fewer).
+	Reach []float64
 }
 
 // Compute computes the covariance features of every point of xyz
 // (interleaved x, y, z, float32 relative to a local origin) with backend
 // b, as PDAL's filters.covariancefeatures does (docs/features.md).
 //
-// A point's neighbourhood is the point itself plus its neighbours from
-// findneighbor's moments (which leave the point out). Its sample
-// covariance, in float64, is C = (Σdᵢdᵢᵀ - n·d̄d̄ᵀ)/(n-1) over the offsets
-// dᵢ from the point (the point's own is 0), n = neighbours + 1, PDAL's
-// math::computeCovariance; the features come from its eigenvalues,
-// clamped at 0, and eigenvectors.
+// A point's neighbourhood is the point itself and its K nearest others,
+// ranked in float64 from the coordinates (knn.Nearest), or the points
+// within Radius sorted by distance (knn.Within), listed as PDAL's KD3Index
+// lists them; the backend finds them. Its covariance is PDAL's
+// math::computeCovariance of the float64 coordinates Pos + Origin
+// (eigen.PDALCovariance: running centroid, offsets from it rounded to
+// float32, A·Aᵀ/(n-1) in float64); the features come from its
+// eigenvalues, clamped at 0, and eigenvectors.
 func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -268,60 +275,53 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	pos, err := knn.Positions("features", xyz, opts.Pos, opts.Origin)
+	if err != nil {
+		return nil, err
+	}
 	fs := opts.features()
 	res := &Result{Features: fs, Values: make([][]float64, len(fs))}
 	for j := range fs {
 		res.Values[j] = make([]float64, n)
 	}
-	if n == 0 {
-		return res, nil
-	}
 	minN := opts.minN()
 	want := wanted(fs)
-	var skipped atomic.Int64
-	set := func(pts []int32, m []findneighbor.Moment) {
+	res.Skip = make([]bool, n)
+	set := func(p int, ids []int32) {
 		var vals [numFeatures]float64
-		s := 0
-		for j, i := range pts {
-			if !point(m[j], minN, opts.Mode, &want, &vals) {
-				s++
-				continue
-			}
-			for c, f := range fs {
-				res.Values[c][i] = vals[f]
-			}
+		if len(ids) < minN || !point(eigen.PDALCovariance(pos, ids), opts.Mode, &want, &vals) {
+			res.Skip[p] = true
+			return
 		}
-		skipped.Add(int64(s))
+		for c, f := range fs {
+			res.Values[c][p] = vals[f]
+		}
 	}
-	switch {
-	case opts.TileSize > 0:
-		err = tile.MomentsTiled(xyz, b, opts.Radius, opts.K, opts.TileSize, opts.Build, set)
-	case opts.Radius == 0:
-		err = findneighbor.KNearestMomentsFunc(b, xyz, opts.K, opts.Build, set)
-	default:
-		var idx findneighbor.Index
-		if idx, err = b.Build(xyz, float32(opts.Radius), opts.Build); err != nil {
-			return nil, fmt.Errorf("features: build %s index: %w", b.Name(), err)
+	if opts.Radius > 0 {
+		res.Reach = make([]float64, n)
+		for i := range res.Reach {
+			res.Reach[i] = opts.Radius
 		}
-		defer idx.Close()
-		err = findneighbor.MomentsFunc(idx, xyz, 0, opts.Build.Workers, set)
+		err = knn.Within("features", xyz, b, opts.Radius, opts.Build, set)
+	} else {
+		res.Reach, err = knn.Nearest("features", xyz, pos, b, opts.K+1, 1, opts.Build, set)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("features: %s moments: %w", b.Name(), err)
+		return nil, err
 	}
-	res.Skipped = int(skipped.Load())
+	for _, s := range res.Skip {
+		if s {
+			res.Skipped++
+		}
+	}
 	return res, nil
 }
 
-// point stores in vals the features of the neighbourhood whose moments
-// are m, following PDAL's CovarianceFeaturesFilter::setDimensionality
-// step by step: those want says, and the cheap ones. It reports false for a neighbourhood that gets none:
-// fewer than minN points or a zero covariance.
-func point(m findneighbor.Moment, minN int, mode Mode, want *[numFeatures]bool, vals *[numFeatures]float64) bool {
-	if int(m.N)+1 < minN {
-		return false
-	}
-	c, _ := eigen.Covariance(m, 1)
+// point stores in vals the features of the neighbourhood whose covariance
+// is c, following PDAL's CovarianceFeaturesFilter::setDimensionality step
+// by step: those want says, and the cheap ones. It reports false for a
+// neighbourhood that gets none: a zero covariance.
+func point(c eigen.Sym3, mode Mode, want *[numFeatures]bool, vals *[numFeatures]float64) bool {
 	if eigen.IsZero(c) {
 		return false
 	}
@@ -362,30 +362,6 @@ func point(m findneighbor.Moment, minN int, mode Mode, want *[numFeatures]bool, 
 	vals[SurfaceVariation] = l[2] / sum
 	vals[DemantkeVerticality] = 1 - math.Abs(v3[2])
 	return true
-}
-
-// FromMoments computes the features of points from the moments of their
-// neighbourhoods (m[j] for point j), as Compute does for each point, for
-// callers that find the neighbourhoods themselves (an out-of-core run,
-// docs/scale.md).
-func (o Options) FromMoments(m []findneighbor.Moment) *Result {
-	fs := o.features()
-	res := &Result{Features: fs, Values: make([][]float64, len(fs))}
-	for j := range fs {
-		res.Values[j] = make([]float64, len(m))
-	}
-	minN, want := o.minN(), wanted(fs)
-	var vals [numFeatures]float64
-	for i := range m {
-		if !point(m[i], minN, o.Mode, &want, &vals) {
-			res.Skipped++
-			continue
-		}
-		for c, f := range fs {
-			res.Values[c][i] = vals[f]
-		}
-	}
-	return res
 }
 
 // minN is the fewest points, the point itself counted, that get features:

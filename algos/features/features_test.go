@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pctk/pctk/algos/internal/eigen"
 	"github.com/pctk/pctk/algos/internal/eigen/eigentest"
+	"github.com/pctk/pctk/algos/internal/knn"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
 )
@@ -16,11 +18,13 @@ import (
 // Tolerances of the comparison with the brute-force reference.
 const (
 	// featureTol bounds |Δ| of the dimensionless features (ratios of
-	// eigenvalues, entropies of normalised ones): the moments' one-pass
-	// covariance and the reference's two-pass one differ by rounding of
-	// order 1e-16 relative to the largest eigenvalue, which a square root
-	// of the smallest amplifies to about 1e-8.
-	featureTol = 1e-6
+	// eigenvalues, entropies of normalised ones), relative above 1: both
+	// sides compute PDAL's covariance (with float offsets) from the same
+	// neighbourhood and decompose it with solvers accurate to about 1e-16
+	// of the largest eigenvalue; the square roots of small eigenvalues get
+	// sqrtNoise besides. Both tests pass at 1e-12 here (1e-6 before the
+	// covariance followed PDAL's, from float32 moments).
+	featureTol = 1e-11
 	// gapTol: features made from eigenvectors (Verticality,
 	// DemantkeVerticality) are compared only where the eigenvalues they
 	// depend on differ by more than gapTol relative to the largest; below
@@ -36,15 +40,21 @@ const (
 )
 
 // want is the reference: PDAL's setDimensionality, written out from its
-// source with a brute-force neighbourhood (the point, then others by
-// float32 distance and index, as findneighbor orders them), a two-pass
-// covariance divided by n-1 (math::computeCovariance), and Jacobi's
-// eigen-decomposition. ok is false where PDAL skips the point; cond holds
-// (λ1-λ2)/λ1, (λ2-λ3)/λ1 and λ3/λ1 of the raw eigenvalues.
+// source with a brute-force neighbourhood listed as PDAL's KD3Index lists
+// it (the point, then its K nearest others by float64 distance, ties by
+// index; or those within the radius by pctk's float32 rule, by float32
+// distance and index), PDAL's covariance (math::computeCovariance,
+// eigen.PDALCovariance) and Jacobi's eigen-decomposition. ok is false where
+// PDAL skips the point; cond holds (λ1-λ2)/λ1, (λ2-λ3)/λ1 and λ3/λ1 of the
+// raw eigenvalues.
 func want(xyz []float32, i int, o Options) (vals [numFeatures]float64, cond [3]float64, ok bool) {
 	n := len(xyz) / 3
+	pos, err := knn.Positions("test", xyz, nil, o.Origin)
+	if err != nil {
+		panic(err)
+	}
 	type nb struct {
-		d float32
+		d float64
 		j int
 	}
 	var others []nb
@@ -54,10 +64,14 @@ func want(xyz []float32, i int, o Options) (vals [numFeatures]float64, cond [3]f
 		}
 		dx, dy, dz := xyz[3*j]-xyz[3*i], xyz[3*j+1]-xyz[3*i+1], xyz[3*j+2]-xyz[3*i+2]
 		d := dx*dx + dy*dy + dz*dz
-		if o.Radius > 0 && d > float32(o.Radius)*float32(o.Radius) {
+		switch {
+		case o.Radius > 0 && d > float32(o.Radius)*float32(o.Radius):
 			continue
+		case o.Radius > 0:
+			others = append(others, nb{float64(d), j})
+		default:
+			others = append(others, nb{knn.Dist(pos, int32(i), int32(j)), j})
 		}
-		others = append(others, nb{d, j})
 	}
 	slices.SortFunc(others, func(a, b nb) int {
 		return cmp.Or(cmp.Compare(a.d, b.d), a.j-b.j)
@@ -65,41 +79,22 @@ func want(xyz []float32, i int, o Options) (vals [numFeatures]float64, cond [3]f
 	if o.K > 0 && len(others) > o.K {
 		others = others[:o.K]
 	}
-	ids := []int{i}
+	ids := []int32{int32(i)}
 	for _, x := range others {
-		ids = append(ids, x.j)
+		ids = append(ids, int32(x.j))
 	}
 	if len(ids) < 2 || (o.Radius > 0 && len(ids) < o.minK()) {
 		return vals, cond, false
 	}
-	var c [3]float64
-	for _, j := range ids {
-		for k := range 3 {
-			c[k] += float64(xyz[3*j+k])
-		}
-	}
-	for k := range c {
-		c[k] /= float64(len(ids))
-	}
-	var b [6]float64
-	for _, j := range ids {
-		d := [3]float64{float64(xyz[3*j]) - c[0], float64(xyz[3*j+1]) - c[1], float64(xyz[3*j+2]) - c[2]}
-		b[0] += d[0] * d[0]
-		b[1] += d[0] * d[1]
-		b[2] += d[0] * d[2]
-		b[3] += d[1] * d[1]
-		b[4] += d[1] * d[2]
-		b[5] += d[2] * d[2]
-	}
+	b := eigen.PDALCovariance(pos, ids)
 	zero := true
 	for k := range b {
-		b[k] /= float64(len(ids) - 1)
 		zero = zero && math.Abs(b[k]) <= 1e-12
 	}
 	if zero {
 		return vals, cond, false
 	}
-	ev, vecs := eigentest.Jacobi(b)
+	ev, vecs := eigentest.Jacobi([6]float64(b))
 	l := [3]float64{max(ev[2], 0), max(ev[1], 0), max(ev[0], 0)}
 	cond = [3]float64{(l[0] - l[1]) / l[0], (l[1] - l[2]) / l[0], l[2] / l[0]}
 	sum := l[0] + l[1] + l[2]
@@ -133,10 +128,24 @@ func want(xyz []float32, i int, o Options) (vals [numFeatures]float64, cond [3]f
 	return vals, cond, true
 }
 
-// agree reports whether feature f agrees: both NaN, or within featureTol
-// (relative to values above 1), eigenvector features only where the gaps
-// of cond allow, Omnivariance and Eigenentropy as flatTol says.
-func agree(f Feature, got, want float64, cond [3]float64) bool {
+// eigenNoise is the solvers' accuracy on the eigenvalues, relative to
+// the largest: both are accurate to about 1e-16 of the matrix's norm.
+const eigenNoise = 1e-15
+
+// sqrtNoise bounds, relative to √λ1, how far the solvers' rounding of an
+// eigenvalue λ (λ/λ1 = r) moves √λ: eigenNoise/(2√r), and √eigenNoise at
+// most (λ at rounding level: 3 points, or exactly coplanar ones).
+func sqrtNoise(r float64) float64 {
+	return min(math.Sqrt(eigenNoise), eigenNoise/(2*math.Sqrt(max(r, 0))))
+}
+
+// agree reports whether feature f of a point, got, agrees with w, the
+// reference's features of it: both NaN, or within featureTol (relative
+// to values above 1) and, in sqrt mode, the square roots' sqrtNoise;
+// eigenvector features only where the gaps of cond allow, Omnivariance and
+// Eigenentropy as flatTol says.
+func agree(f Feature, got float64, w *[numFeatures]float64, cond [3]float64, mode Mode) bool {
+	want := w[f]
 	flat := cond[2] < flatTol
 	switch f {
 	case Verticality:
@@ -158,10 +167,20 @@ func agree(f Feature, got, want float64, cond [3]float64) bool {
 	// Relative above 1: EigenvalueSum, Omnivariance, Eigenentropy and, in
 	// sqrt mode, SurfaceVariation carry the cloud's units.
 	tol := featureTol * max(math.Abs(want), 1)
-	if f == Omnivariance {
+	switch {
+	case f == Omnivariance:
 		// The cube root's condition number 1/3 times the relative error
 		// of λ3, about 1e-16·λ1/λ3.
-		tol = max(featureTol, 1e-15/cond[2]) * max(math.Abs(want), 1e-30)
+		tol = max(featureTol, eigenNoise/cond[2]) * max(math.Abs(want), 1e-30)
+	case mode == SQRT && f != EigenvalueSum && f != DemantkeVerticality:
+		// The features are ratios over √λ1 of √λ2 and √λ3, whose rounding
+		// sqrtNoise bounds; SurfaceVariation is √λ3/Σ, √λ1/Σ times that,
+		// λ1 being Σ/(1 + λ2/λ1 + λ3/λ1).
+		noise := sqrtNoise(1-cond[0]) + sqrtNoise(cond[2])
+		if sum := w[EigenvalueSum]; f == SurfaceVariation && sum > 0 {
+			noise *= math.Sqrt(sum/(2-cond[0]+cond[2])) / sum
+		}
+		tol = max(tol, noise)
 	}
 	return math.Abs(got-want) <= tol
 }
@@ -201,8 +220,8 @@ func clouds(seed uint64) map[string][]float32 {
 func TestAgainstBruteForce(t *testing.T) {
 	const seed = 7
 	opts := []Options{
-		{K: 10}, {K: 3, Mode: Raw}, {K: 25, Mode: Normalized},
-		{Radius: 0.3}, {Radius: 0.5, Mode: Raw, MinK: 8}, {Radius: 1.2, Mode: Normalized},
+		{K: 10}, {K: 3, Mode: Raw}, {K: 25, Mode: Normalized}, {K: 10, Origin: [3]float64{600000, 5e6, 100}},
+		{Radius: 0.3}, {Radius: 0.5, Mode: Raw, MinK: 8}, {Radius: 1.2, Mode: Normalized, Origin: [3]float64{600000, 5e6, 100}},
 	}
 	type ref struct {
 		vals    [numFeatures]float64
@@ -230,7 +249,7 @@ func TestAgainstBruteForce(t *testing.T) {
 				bad := 0
 				for i, w := range refs {
 					for j, f := range r.Features {
-						if got := r.Values[j][i]; !agree(f, got, w.vals[f], w.cond) {
+						if got := r.Values[j][i]; !agree(f, got, &w.vals, w.cond, o.Mode) {
 							if bad++; bad <= 5 {
 								t.Errorf("%s %s (seed %d) K %d radius %g mode %s: point %d %s = %.12g, want %.12g (gaps, λ3/λ1 %.3g)",
 									b.Name(), name, seed, o.K, o.Radius, o.Mode, i, f, got, w.vals[f], w.cond)

@@ -63,8 +63,8 @@ type Result struct {
 	// nearest, per point (0 for a cloud of one point).
 	NNDistance []float64
 	// Reach is, per point, the float32 distance to its farthest candidate
-	// (the (k + knn.Spare)-th nearest): its value depends on the points
-	// within it.
+	// (the (k + knn.Spare)-th nearest; +Inf where the cloud has fewer):
+	// its value depends on the points within it.
 	Reach []float64
 }
 

@@ -124,9 +124,11 @@ func TestValidate(t *testing.T) {
 	if _, err := Compute(nil, findneighbor.CPU(), Options{Mode: "median"}); !errors.As(err, &pe) || pe.Param != "mode" {
 		t.Errorf("mode median: error %v, want a ParamError naming mode", err)
 	}
+	// Reach +Inf: a lone point's 0 holds only where no other point is,
+	// however far (knn.Table.Short).
 	res, err := Compute([]float32{1, 2, 3}, findneighbor.CPU(), Options{})
-	if err != nil || res.NNDistance[0] != 0 || res.Reach[0] != 0 {
-		t.Errorf("one point: %v, %v, want 0 and reach 0", err, res)
+	if err != nil || res.NNDistance[0] != 0 || !math.IsInf(res.Reach[0], 1) {
+		t.Errorf("one point: %v, %v, want 0 and reach +Inf", err, res)
 	}
 }
 

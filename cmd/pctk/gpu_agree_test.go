@@ -144,8 +144,9 @@ func TestGPUBackendsAgreeOnFilters(t *testing.T) {
 
 // TestGPUTiledOutputs runs the neighbour-based commands on each GPU backend
 // in memory, on tiles (--tile-size) and out of core (--max-memory) and
-// requires the same bytes from all three: radius moments (features,
-// normals), k nearest, hybrid, dbscan, the outlier filters and density.
+// requires the same bytes from all three: features (neighbour lists),
+// radius moments (normals), k nearest, hybrid, dbscan, the outlier filters
+// and density.
 func TestGPUTiledOutputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("GPU tiled outputs: not in -short")

@@ -21,6 +21,11 @@ type Table struct {
 	// Far, on a table from Ranked, holds each point's farthest candidate's
 	// float32 distance: Kth's reach, since the ranking looked that far.
 	Far []float64
+	// Short says Find was asked for more neighbours than the cloud has:
+	// each point's are all the others, whose number depends on points
+	// however far, so Kth is +Inf (a tile of the stage driver with too few
+	// points then leaves them to wider tiles).
+	Short bool
 }
 
 // Find returns the k nearest other points of every point of xyz, with k
@@ -31,8 +36,8 @@ func Find(op string, xyz []float32, b findneighbor.Backend, k int, opts findneig
 	if err != nil {
 		return nil, err
 	}
-	k = min(k, n-1)
-	t := &Table{K: max(k, 0)}
+	t := &Table{K: max(min(k, n-1), 0), Short: k > n-1}
+	k = t.K
 	if k <= 0 {
 		return t, nil
 	}
@@ -58,13 +63,19 @@ func (t *Table) Of(i int) ([]int32, []float32) {
 
 // Kth returns for every point of n the float32 distance to its K-th
 // nearest other point, as float64: the Reach of a stage whose outputs
-// depend on a point's K nearest alone (0 with no neighbours).
+// depend on a point's K nearest alone; +Inf on a Short table.
 func (t *Table) Kth(n int) []float64 {
-	if t.Far != nil {
-		return slices.Clone(t.Far)
-	}
 	r := make([]float64, n)
-	if t.K == 0 {
+	switch {
+	case t.Short:
+		for i := range r {
+			r[i] = math.Inf(1)
+		}
+		return r
+	case t.Far != nil:
+		copy(r, t.Far)
+		return r
+	case t.K == 0:
 		return r
 	}
 	for i := range r {
@@ -131,9 +142,9 @@ func (t *Table) Ranked(pos []float64, k int) *Table {
 	n := t.Len()
 	k = min(k, t.K)
 	if k <= 0 {
-		return &Table{}
+		return &Table{Short: t.Short}
 	}
-	r := &Table{K: k, Idx: make([]int32, n*k), Dist: make([]float32, n*k), Far: make([]float64, n)}
+	r := &Table{K: k, Idx: make([]int32, n*k), Dist: make([]float32, n*k), Far: make([]float64, n), Short: t.Short}
 	type cand struct {
 		d float64
 		f float32
