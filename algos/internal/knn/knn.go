@@ -145,22 +145,24 @@ func (t *Table) Ranked(pos []float64, k int) *Table {
 		return &Table{Short: t.Short}
 	}
 	r := &Table{K: k, Idx: make([]int32, n*k), Dist: make([]float32, n*k), Far: make([]float64, n), Short: t.Short}
-	type cand struct {
-		d float64
-		f float32
-		o int32
-	}
 	par.For(par.Ranges(n, par.Grain/t.K), func(_, lo, hi int) {
-		cs := make([]cand, t.K)
+		cs := make([]rankCand, t.K)
 		for p := lo; p < hi; p++ {
 			idx, dist := t.Of(p)
 			for j, o := range idx {
-				cs[j] = cand{math.Inf(1), dist[j], o}
+				cs[j] = rankCand{math.Inf(1), dist[j], o}
 				if o >= 0 {
 					cs[j].d = Dist(pos, int32(p), o)
 				}
 			}
-			slices.SortFunc(cs, func(a, b cand) int { return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.o, b.o)) })
+			// The candidates come in float32 order, which the float64
+			// distances change only at near ties: an insertion sort does
+			// little more than one pass.
+			for i := 1; i < len(cs); i++ {
+				for j := i; j > 0 && cs[j].before(cs[j-1]); j-- {
+					cs[j], cs[j-1] = cs[j-1], cs[j]
+				}
+			}
 			for j := range k {
 				r.Idx[p*k+j], r.Dist[p*k+j] = cs[j].o, cs[j].f
 			}
@@ -168,6 +170,21 @@ func (t *Table) Ranked(pos []float64, k int) *Table {
 		}
 	})
 	return r
+}
+
+// rankCand is a candidate of Ranked: its float64 and float32 distances
+// and its index.
+type rankCand struct {
+	d float64
+	f float32
+	o int32
+}
+
+// before orders candidates by float64 distance (cmp.Compare's order), ties
+// by the smaller index.
+func (a rankCand) before(b rankCand) bool {
+	c := cmp.Compare(a.d, b.d)
+	return c < 0 || c == 0 && a.o < b.o
 }
 
 // Dists returns in d (reused) the float64 distances (Dist) from point p
