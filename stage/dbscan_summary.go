@@ -50,8 +50,6 @@ type dbscanOutcome struct {
 // summaryLargest is how many cluster sizes the summary lists.
 const summaryLargest = 5
 
-// newDBSCANSummary describes run, of used points out of points, from in
-// to out.
 // doc is the summary as a run's document (Result.Doc): with the run's
 // read, write and device times.
 func (sum *DBSCANSummary) doc(t Timings) any {
@@ -59,6 +57,8 @@ func (sum *DBSCANSummary) doc(t Timings) any {
 	return sum
 }
 
+// newDBSCANSummary describes run, of used points out of points, from in
+// to out.
 func newDBSCANSummary(a *dbscanArgs, in, out string, points, used int, dims string, run *dbscan.Run) *DBSCANSummary {
 	s := &DBSCANSummary{
 		Input: in, Output: out, Points: points, Ignored: points - used, Eps: a.opts.Eps, Dims: dims, Geographic: a.geo, ScaleError: a.scaleErr,

@@ -242,12 +242,10 @@ type Result struct {
 	// Values[j][i] is feature Features[j] of point i; 0 for a skipped point
 	// (what PDAL leaves in its new dimensions there).
 	Values [][]float64
-	// Skipped counts the points without features: a radius neighbourhood
+	// Skip flags the points without features: a radius neighbourhood
 	// smaller than MinK, or a covariance within ZeroCovariance of 0
-	// (coincident points), or a neighbourhood of one point; Skip flags
-	// them.
-	Skipped int
-	Skip    []bool
+	// (coincident points), or a neighbourhood of one point.
+	Skip []bool
 	// Reach is, per point, the distance within which its features depend
 	// on the points alone (and on their order): the radius, or the float32
 	// distance to the farthest of its K + knn.Spare nearest candidates
@@ -309,12 +307,18 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range res.Skip {
+	return res, nil
+}
+
+// Skipped counts the points without features (Skip).
+func (r *Result) Skipped() int {
+	n := 0
+	for _, s := range r.Skip {
 		if s {
-			res.Skipped++
+			n++
 		}
 	}
-	return res, nil
+	return n
 }
 
 // point stores in vals the features of the neighbourhood whose covariance

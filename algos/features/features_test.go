@@ -257,8 +257,8 @@ func TestAgainstBruteForce(t *testing.T) {
 						}
 					}
 				}
-				if r.Skipped != skipped {
-					t.Errorf("%s %s K %d radius %g: %d skipped, want %d", b.Name(), name, o.K, o.Radius, r.Skipped, skipped)
+				if r.Skipped() != skipped {
+					t.Errorf("%s %s K %d radius %g: %d skipped, want %d", b.Name(), name, o.K, o.Radius, r.Skipped(), skipped)
 				}
 			}
 		}

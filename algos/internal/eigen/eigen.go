@@ -204,6 +204,9 @@ type rotation struct {
 	turned bool
 }
 
+// rotate sets up planeEigen's 2×2 problem for m and its unit eigenvector
+// w: the plane's basis, the restriction's eigenvalues and the rotation
+// that diagonalises it (shared with Values, which needs no vectors).
 func rotate(m Sym3, w [3]float64) rotation {
 	u, v := OrthoBasis(w)
 	mu, mv := mulSym(m, u), mulSym(m, v)
