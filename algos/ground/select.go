@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -184,54 +185,81 @@ func positions(xyz []float32, pos []float64) ([]float64, error) {
 // outside g, or a coordinate that is not finite, is an error.
 func place(pos []float64, sel []bool, g Grid, cell float64, minCell func(dx, dy float64) (int, int)) (raster, []int, []int, error) {
 	n := len(pos) / 3
-	cells := make([]int, n)
-	cc := make([]int, 4*n)
-	lo, hi := [2]int{math.MaxInt, math.MaxInt}, [2]int{math.MinInt, math.MinInt}
-	cover := func(c, r int) {
-		lo = [2]int{min(lo[0], c), min(lo[1], r)}
-		hi = [2]int{max(hi[0], c), max(hi[1], r)}
-	}
-	for i := range n {
-		cells[i] = -1
-		if !sel[i] {
-			continue
-		}
+	// cellOf is point i's grid column and row, and those of its cell in the
+	// minimum surface; ok is false when i is outside g or not finite.
+	cellOf := func(i int) (c, r, mc, mr int, ok bool) {
 		x, y, z := pos[3*i], pos[3*i+1], pos[3*i+2]
 		if math.IsNaN(x+y+z) || math.IsInf(x+y+z, 0) {
-			return raster{}, nil, nil, fmt.Errorf("ground: point %d: coordinate (%g, %g, %g) is not finite", i, x, y, z)
+			return 0, 0, 0, 0, false
 		}
-		c := int(math.Floor((x - g.X0) / cell))
-		r := int(math.Floor((y - g.Y0) / cell))
+		c = int(math.Floor((x - g.X0) / cell))
+		r = int(math.Floor((y - g.Y0) / cell))
 		if c < 0 || c >= g.Cols || r < 0 || r >= g.Rows {
+			return 0, 0, 0, 0, false
+		}
+		mc, mr = c, r
+		if minCell != nil {
+			mc, mr = minCell(x-g.X0, y-g.Y0)
+		}
+		return c, r, mc, mr, true
+	}
+	// First pass, on all cores: the cells' span, and the first bad point.
+	rs := par.Ranges(n, par.Grain)
+	type span struct{ lo, hi [2]int }
+	spans := make([]span, len(rs))
+	bad := make([]int, len(rs))
+	par.For(rs, func(k, a, b int) {
+		lo, hi := [2]int{math.MaxInt, math.MaxInt}, [2]int{math.MinInt, math.MinInt}
+		bad[k] = -1
+		for i := a; i < b; i++ {
+			if !sel[i] {
+				continue
+			}
+			c, r, mc, mr, ok := cellOf(i)
+			if !ok {
+				bad[k] = i
+				break
+			}
+			lo = [2]int{min(lo[0], c, mc), min(lo[1], r, mr)}
+			hi = [2]int{max(hi[0], c, mc), max(hi[1], r, mr)}
+		}
+		spans[k] = span{lo, hi}
+	})
+	lo, hi := [2]int{math.MaxInt, math.MaxInt}, [2]int{math.MinInt, math.MinInt}
+	for k, sp := range spans {
+		if i := bad[k]; i >= 0 {
+			x, y, z := pos[3*i], pos[3*i+1], pos[3*i+2]
+			if math.IsNaN(x+y+z) || math.IsInf(x+y+z, 0) {
+				return raster{}, nil, nil, fmt.Errorf("ground: point %d: coordinate (%g, %g, %g) is not finite", i, x, y, z)
+			}
 			return raster{}, nil, nil, fmt.Errorf("ground: point %d at (%g, %g) lies outside the grid (%d×%d cells of %g from (%g, %g))", i, x, y, g.Cols, g.Rows, cell, g.X0, g.Y0)
 		}
-		cc[4*i], cc[4*i+1], cc[4*i+2], cc[4*i+3] = c, r, c, r
-		if minCell != nil {
-			cc[4*i+2], cc[4*i+3] = minCell(x-g.X0, y-g.Y0)
-		}
-		cover(c, r)
-		cover(cc[4*i+2], cc[4*i+3])
+		lo = [2]int{min(lo[0], sp.lo[0]), min(lo[1], sp.lo[1])}
+		hi = [2]int{max(hi[0], sp.hi[0]), max(hi[1], sp.hi[1])}
 	}
 	if lo[0] > hi[0] {
 		return raster{}, nil, nil, ErrNoReturns
 	}
 	ra := raster{cols: hi[0] - lo[0] + 1, rows: hi[1] - lo[1] + 1, c0: lo[0], r0: lo[1],
 		edge: [4]bool{lo[0] == 0, hi[0] == g.Cols-1, lo[1] == 0, hi[1] == g.Rows-1}}
+	// Second pass: each point's raster indices, its cells found again.
+	cells := make([]int, n)
 	mcells := cells
 	if minCell != nil {
 		mcells = make([]int, n)
 	}
-	for i := range n {
-		if !sel[i] {
-			if minCell != nil {
-				mcells[i] = -1
+	par.For(rs, func(_, a, b int) {
+		for i := a; i < b; i++ {
+			if !sel[i] {
+				cells[i], mcells[i] = -1, -1
+				continue
 			}
-			continue
+			c, r, mc, mr, _ := cellOf(i)
+			cells[i] = (c-ra.c0)*ra.rows + r - ra.r0
+			if minCell != nil {
+				mcells[i] = (mc-ra.c0)*ra.rows + mr - ra.r0
+			}
 		}
-		cells[i] = (cc[4*i]-ra.c0)*ra.rows + cc[4*i+1] - ra.r0
-		if minCell != nil {
-			mcells[i] = (cc[4*i+2]-ra.c0)*ra.rows + cc[4*i+3] - ra.r0
-		}
-	}
+	})
 	return ra, cells, mcells, nil
 }
