@@ -264,9 +264,10 @@ func groundBounds(pos []float64, ground []int32) Bounds {
 	return b
 }
 
-// nearestGround indexes the ground points in XY (Z = 0) and returns for
-// each query point of other its k nearest ground points (positions in
-// ground, ties by the smaller index) and their float32 XY distances.
+// nearestGround returns for each point of other its k nearest ground
+// points in XY (positions in ground, ties by the smaller index; Z taken as
+// 0) and their float32 XY distances: on the backend's own device, in
+// finite-radius rounds on a GPU (findneighbor.KNearestQueries).
 func nearestGround(xyz []float32, ground, other []int32, k int, b findneighbor.Backend, opts findneighbor.BuildOptions) ([]int32, []float32, error) {
 	flat := func(pts []int32) []float32 {
 		out := make([]float32, 3*len(pts))
@@ -276,13 +277,8 @@ func nearestGround(xyz []float32, ground, other []int32, k int, b findneighbor.B
 		return out
 	}
 	opts.Reuse = true
-	ix, err := b.Build(flat(ground), float32(math.Inf(1)), opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s backend: build ground index: %w", b.Name(), err)
-	}
-	defer ix.Close()
 	idx, dist := make([]int32, len(other)*k), make([]float32, len(other)*k)
-	if err := ix.KNearest(flat(other), k, idx, dist); err != nil {
+	if err := findneighbor.KNearestQueries(b, flat(ground), flat(other), k, opts, idx, dist); err != nil {
 		return nil, nil, fmt.Errorf("%s backend: %d nearest ground points: %w", b.Name(), k, err)
 	}
 	return idx, dist, nil

@@ -161,6 +161,97 @@ func KNearestAll(b Backend, xyz []float32, k int, opts BuildOptions, idx []int32
 	})
 }
 
+// KNearestQueries stores for each query of q (x, y, z triples) its k
+// nearest points of xyz with no distance limit, exactly as
+// Index.KNearest(q, k, idx, dist) on an index of xyz built with ε = +Inf
+// would (closest first, ties by the smaller index, -1 and +Inf in the
+// slots beyond the n points; a query at a point's place finds it). dist
+// may be nil. A PlainKNN backend (the cpu backend's kd-tree) answers on
+// such an index; any other in finite-radius rounds on its own device, as
+// KNearestAdaptive does for a cloud's own points: the radius that holds
+// about 2k points around a typical indexed point, then, for the queries
+// that found fewer than k within it, twice the radius, and so on; the
+// queries still short after adaptiveGrowRounds get an ε = +Inf index. A
+// query that found k within a radius has its exact k nearest, since the
+// points beyond are farther than every point within. The index holds xyz
+// only with opts.Reuse and a PlainKNN backend; otherwise xyz is left
+// intact.
+func KNearestQueries(b Backend, xyz, q []float32, k int, opts BuildOptions, idx []int32, dist []float32) error {
+	if len(xyz)%3 != 0 || len(q)%3 != 0 {
+		return fmt.Errorf("findneighbor: %d points' and %d queries' coordinates are not multiples of 3", len(xyz), len(q))
+	}
+	if k <= 0 {
+		return fmt.Errorf("findneighbor: k = %d, want > 0", k)
+	}
+	nq := len(q) / 3
+	if err := checkKNearest(nq, k, idx, dist); err != nil {
+		return err
+	}
+	if PlainKNN(b) || len(xyz) == 0 {
+		ix, err := b.Build(xyz, float32(math.Inf(1)), opts)
+		if err != nil {
+			return fmt.Errorf("findneighbor: build %s index: %w", b.Name(), err)
+		}
+		_, err = useIndex(b, ix, ix.Eps(), func(ix Index) ([]int32, error) { return nil, ix.KNearest(q, k, idx, dist) })
+		return err
+	}
+	eps, ix, err := adaptiveRadius(b, xyz, k, opts)
+	if err != nil {
+		return err
+	}
+	// pending lists the queries of this round (nil: all of them, in q).
+	var pending []int32
+	var rq []float32
+	var ri []int32
+	var rd []float32
+	for round := 0; ; round++ {
+		qs, m := q, nq
+		if pending != nil {
+			rq = rq[:0]
+			for _, j := range pending {
+				rq = append(rq, q[3*j:3*j+3]...)
+			}
+			qs, m = rq, len(pending)
+		}
+		ri = slices.Grow(ri[:0], m*k)[:m*k]
+		rd = slices.Grow(rd[:0], m*k)[:m*k]
+		query := func(ix Index) ([]int32, error) { return nil, ix.KNearest(qs, k, ri, rd) }
+		if ix != nil {
+			_, err = useIndex(b, ix, eps, query)
+			ix = nil
+		} else {
+			_, err = withIndex(b, xyz, eps, opts, query)
+		}
+		if err != nil {
+			return err
+		}
+		last := math.IsInf(float64(eps), 1)
+		var short []int32
+		for r := range m {
+			j := int32(r)
+			if pending != nil {
+				j = pending[r]
+			}
+			if !last && ri[r*k+k-1] < 0 {
+				short = append(short, j)
+				continue
+			}
+			copy(idx[int(j)*k:int(j+1)*k], ri[r*k:(r+1)*k])
+			if dist != nil {
+				copy(dist[int(j)*k:int(j+1)*k], rd[r*k:(r+1)*k])
+			}
+		}
+		if len(short) == 0 || last {
+			return nil
+		}
+		pending = short
+		eps *= 2
+		if round+1 == adaptiveGrowRounds || math.IsInf(float64(eps), 0) {
+			eps = float32(math.Inf(1))
+		}
+	}
+}
+
 // KNearestMoments stores in out[i] the moments of the offsets from point i
 // of xyz to its k nearest other points with no distance limit, exactly as
 // Moments(ix, xyz, nil, k, out) on an index ix of xyz built with ε = +Inf

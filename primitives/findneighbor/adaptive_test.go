@@ -103,6 +103,86 @@ func TestKNearestAdaptiveExact(t *testing.T) {
 	}
 }
 
+// TestKNearestQueriesExact holds KNearestQueries, on the cpu backend's
+// kd-tree and in the brute backend's finite-radius rounds, to KNearest on
+// an ε = +Inf index: queries on the points, between them and far away
+// (which only the last, unbounded round reaches), over clouds of blobs,
+// duplicates, a plane (as hag's ground, z = 0) and fewer points than k.
+func TestKNearestQueriesExact(t *testing.T) {
+	const seed = 8
+	r := fntest.Rand(seed)
+	blobs := fntest.Clustered(r, 2000, 6, 100, 2)
+	plane := make([]float32, 3*1500)
+	for i := range 1500 {
+		plane[3*i], plane[3*i+1] = float32(r.IntN(60)), r.Float32()*40 // ties along x
+	}
+	dups := make([]float32, 0, 3*300)
+	for range 300 {
+		p := r.IntN(20)
+		dups = append(dups, float32(p%5), float32(p/5), 0)
+	}
+	queries := func(xyz []float32) []float32 {
+		var q []float32
+		for i := 0; i < len(xyz)/3; i += 7 {
+			q = append(q, xyz[3*i:3*i+3]...) // on a point
+		}
+		for range 400 {
+			q = append(q, r.Float32()*120-10, r.Float32()*60-10, 0)
+		}
+		for i := range 10 {
+			d := float32(math.Pow(5, float64(i)))
+			q = append(q, d, -d, 0) // out to 2e6: beyond every round's radius
+		}
+		return q
+	}
+	clouds := []struct {
+		name string
+		xyz  []float32
+	}{{"blobs", blobs}, {"plane", plane}, {"duplicates", dups}, {"three points", []float32{0, 0, 0, 1, 0, 0, 3, 0, 0}}}
+	inf := float32(math.Inf(1))
+	for _, be := range []fn.Backend{fn.CPU(), fn.Brute()} {
+		for _, c := range clouds {
+			q := queries(c.xyz)
+			nq := len(q) / 3
+			ref, err := fn.Brute().Build(c.xyz, inf, fn.BuildOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []int{1, 4, 40} {
+				wi, wd := make([]int32, nq*k), make([]float32, nq*k)
+				gi, gd := make([]int32, nq*k), make([]float32, nq*k)
+				if err := ref.KNearest(q, k, wi, wd); err != nil {
+					t.Fatal(err)
+				}
+				xyz := slices.Clone(c.xyz)
+				if err := fn.KNearestQueries(be, xyz, q, k, fn.BuildOptions{Workers: 3}, gi, gd); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(xyz, c.xyz) {
+					t.Fatalf("%s, %s backend: the points changed", c.name, be.Name())
+				}
+				if !slices.Equal(gi, wi) || !slices.Equal(gd, wd) {
+					for j := range nq {
+						s := j * k
+						if !slices.Equal(gi[s:s+k], wi[s:s+k]) || !slices.Equal(gd[s:s+k], wd[s:s+k]) {
+							t.Fatalf("%s, k=%d, %s backend, seed %d: query %d %v: got %v at %v, want %v at %v", c.name, k, be.Name(), seed, j, q[3*j:3*j+3], gi[s:s+k], gd[s:s+k], wi[s:s+k], wd[s:s+k])
+						}
+					}
+				}
+				if err := fn.KNearestQueries(be, xyz, q, k, fn.BuildOptions{}, gi, nil); err != nil || !slices.Equal(gi, wi) {
+					t.Fatalf("%s, k=%d, %s backend: without distances: %v, or other indices", c.name, k, be.Name(), err)
+				}
+			}
+			ref.Close()
+		}
+		gi, gd := make([]int32, 2), make([]float32, 2)
+		if err := fn.KNearestQueries(be, nil, []float32{1, 2, 3}, 2, fn.BuildOptions{}, gi, gd); err != nil ||
+			!slices.Equal(gi, []int32{-1, -1}) || !math.IsInf(float64(gd[0]), 1) || !math.IsInf(float64(gd[1]), 1) {
+			t.Fatalf("%s backend, no points: got %v at %v (%v), want -1s at +Inf", be.Name(), gi, gd, err)
+		}
+	}
+}
+
 // TestMomentsFuncMatchesMoments checks that MomentsFunc hands over, once
 // per point, exactly what Moments(nil, k) stores: on the cpu backend's grid
 // (radius and k nearest within it) and kd-tree (streamed from the workers)
