@@ -405,28 +405,34 @@ type momentBlocks struct {
 
 // self asks ix, an index of xyz with a finite ε, for the k-nearest moments
 // of all its points at once, hands to fn those whose k nearest are found
-// (in parallel blocks) and returns the others.
+// and returns the others, in order. Each block is sorted out and handed
+// over by a worker of its own: no pass over all n moments on one core.
 func (mb *momentBlocks) self(ix Index, xyz []float32, k int, fn func(pts []int32, m []Moment)) ([]int32, error) {
 	n := ix.Len()
 	m := make([]Moment, n)
 	if err := Moments(ix, xyz, nil, k, m); err != nil {
 		return nil, err
 	}
-	var short []int32
-	pts := make([]int32, 0, n)
-	for i := range m {
-		if int(m[i].N) < k {
-			short = append(short, int32(i))
-			continue
+	pts := make([]int32, n)
+	chunk := max(1024, n/(4*mb.nw))
+	shorts := make([][]int32, (n+chunk-1)/chunk)
+	err := hostkit.ParallelChunks(n, chunk, mb.nw, nil, func(_, lo, hi int) error {
+		// Found points to the front of the block, the short ones aside.
+		kept := lo
+		var short []int32
+		for i := lo; i < hi; i++ {
+			if int(m[i].N) < k {
+				short = append(short, int32(i))
+				continue
+			}
+			m[kept], pts[kept] = m[i], int32(i)
+			kept++
 		}
-		m[len(pts)] = m[i]
-		pts = append(pts, int32(i))
-	}
-	err := hostkit.ParallelChunks(len(pts), max(1024, len(pts)/mb.nw), mb.nw, nil, func(_, lo, hi int) error {
-		fn(pts[lo:hi], m[lo:hi])
+		shorts[lo/chunk] = short
+		fn(pts[lo:kept], m[lo:kept])
 		return nil
 	})
-	return short, err
+	return slices.Concat(shorts...), err
 }
 
 // query queries the points pts of xyz on ix, momentBlock at a time, hands
