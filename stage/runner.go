@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -151,12 +152,16 @@ func (p *Points) values(reads []string) ([][]float64, error) {
 		return nil, err
 	}
 	vals := make([][]float64, len(attrs))
-	for d, a := range attrs {
+	for d := range attrs {
 		vals[d] = make([]float64, p.Len())
-		for k := range vals[d] {
-			vals[d][k] = a.Float64(p.cloudIndex(k))
-		}
 	}
+	par.For(par.Ranges(p.Len(), par.Grain), func(_, lo, hi int) {
+		for d, a := range attrs {
+			for k := lo; k < hi; k++ {
+				vals[d][k] = a.Float64(p.cloudIndex(k))
+			}
+		}
+	})
 	return vals, nil
 }
 
@@ -518,10 +523,12 @@ func (s *step) compute(cloud *core.Cloud, from *pcio.Format, b findneighbor.Back
 	}
 	xyz := local.XYZ
 	if part != nil {
-		xyz = make([]float32, 0, 3*len(part))
-		for _, i := range part {
-			xyz = append(xyz, local.XYZ[3*i:3*i+3]...)
-		}
+		xyz = make([]float32, 3*len(part))
+		par.For(par.Ranges(len(part), par.Grain), func(_, lo, hi int) {
+			for k := lo; k < hi; k++ {
+				copy(xyz[3*k:3*k+3], local.XYZ[3*part[k]:3*part[k]+3])
+			}
+		})
 	}
 	if err := s.checkTileSize(xyz); err != nil {
 		return nil, nil, err
@@ -667,23 +674,32 @@ func participants(cloud *core.Cloud, ignore, selected []int) ([]int, error) {
 		return selected, nil
 	}
 	skip := newClassSet(ignore)
-	keep := func(i int) bool { return skip.keeps(cls.Int64(i)) }
-	part := make([]int, 0, cloud.Len())
-	if selected == nil {
-		for i := range cloud.Len() {
-			if keep(i) {
+	n := cloud.Len()
+	if selected != nil {
+		n = len(selected)
+	}
+	// Each range keeps its points, joined in order, on all cores.
+	rs := par.Ranges(n, par.Grain)
+	parts := make([][]int, len(rs))
+	par.For(rs, func(r, lo, hi int) {
+		var part []int
+		for k := lo; k < hi; k++ {
+			i := k
+			if selected != nil {
+				i = selected[k]
+			}
+			if skip.keeps(cls.Int64(i)) {
 				part = append(part, i)
 			}
 		}
-		if len(part) == cloud.Len() {
-			return nil, nil
-		}
-		return part, nil
+		parts[r] = part
+	})
+	part := slices.Concat(parts...)
+	if selected == nil && len(part) == n {
+		return nil, nil
 	}
-	for _, i := range selected {
-		if keep(i) {
-			part = append(part, i)
-		}
+	if part == nil {
+		part = []int{}
 	}
 	return part, nil
 }
@@ -718,13 +734,17 @@ func scatterColumn(col *core.Attribute, part []int, n int) *core.Attribute {
 	}
 	out := core.NewAttribute(col.Name, col.Type, n)
 	if col.Type.IsFloat() {
-		for i := range n {
-			out.SetFloat64(i, math.NaN())
+		par.For(par.Ranges(n, par.Grain), func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				out.SetFloat64(i, math.NaN())
+			}
+		})
+	}
+	par.For(par.Ranges(len(part), par.Grain), func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			out.SetUint64(part[k], col.Uint64(k))
 		}
-	}
-	for k, i := range part {
-		out.SetUint64(i, col.Uint64(k))
-	}
+	})
 	return out
 }
 

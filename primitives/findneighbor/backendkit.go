@@ -2,6 +2,7 @@ package findneighbor
 
 import (
 	"fmt"
+	"github.com/pctk/pctk/internal/par"
 	"math"
 	"runtime"
 )
@@ -64,22 +65,29 @@ func DistSq(ax, ay, az, bx, by, bz float32) float32 { return distSq(ax, ay, az, 
 // point: what says which points ("point", "query").
 func CheckFinite(name, what string, xyz []float32) error {
 	// A float32 is NaN or ±Inf when its exponent bits are all ones: test
-	// blocks of values without a branch per value, then find the culprit.
+	// blocks of values without a branch per value, then find the culprit;
+	// ranges of blocks on all cores, the first culprit reported.
 	const block, exp = 1024, 0x7f800000
-	for lo := 0; lo < len(xyz); lo += block {
-		// The missing exponent bits; 0 for NaN or ±Inf.
-		miss := uint32(exp)
-		for _, v := range xyz[lo:min(len(xyz), lo+block)] {
-			miss = min(miss, ^math.Float32bits(v)&exp)
-		}
-		if miss != 0 {
-			continue
-		}
-		for i := lo; ; i++ {
-			if v := xyz[i]; math.Float32bits(v)&exp == exp {
-				return fmt.Errorf("%s: %s %d has a non-finite coordinate (%g)", name, what, i/3, v)
+	bad := par.First(len(xyz), func(a, b int) int {
+		for lo := a; lo < b; lo += block {
+			// The missing exponent bits; 0 for NaN or ±Inf.
+			miss := uint32(exp)
+			for _, v := range xyz[lo:min(b, lo+block)] {
+				miss = min(miss, ^math.Float32bits(v)&exp)
+			}
+			if miss != 0 {
+				continue
+			}
+			for i := lo; ; i++ {
+				if math.Float32bits(xyz[i])&exp == exp {
+					return i
+				}
 			}
 		}
+		return -1
+	})
+	if bad >= 0 {
+		return fmt.Errorf("%s: %s %d has a non-finite coordinate (%g)", name, what, bad/3, xyz[bad])
 	}
 	return nil
 }
