@@ -3,6 +3,7 @@ package hag
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -148,14 +149,19 @@ func Compute(xyz []float32, class []uint8, b findneighbor.Backend, opts Options)
 		}
 	}
 	res := Result{HeightAboveGround: make([]float64, n), Reach: make([]float64, n)}
-	var ground, other []int32
-	for i, c := range class {
-		if c == Ground {
-			ground = append(ground, int32(i))
-		} else if opts.Need == nil {
-			other = append(other, int32(i))
+	// The ground and other points in order, split on all cores.
+	rs := par.Ranges(n, par.Grain)
+	grounds, others := make([][]int32, len(rs)), make([][]int32, len(rs))
+	par.For(rs, func(r, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if class[i] == Ground {
+				grounds[r] = append(grounds[r], int32(i))
+			} else if opts.Need == nil {
+				others[r] = append(others[r], int32(i))
+			}
 		}
-	}
+	})
+	ground, other := slices.Concat(grounds...), slices.Concat(others...)
 	for _, i := range opts.Need {
 		if class[i] != Ground {
 			other = append(other, i)
@@ -271,9 +277,12 @@ func groundBounds(pos []float64, ground []int32) Bounds {
 func nearestGround(xyz []float32, ground, other []int32, k int, b findneighbor.Backend, opts findneighbor.BuildOptions) ([]int32, []float32, error) {
 	flat := func(pts []int32) []float32 {
 		out := make([]float32, 3*len(pts))
-		for j, i := range pts {
-			out[3*j], out[3*j+1] = xyz[3*i], xyz[3*i+1]
-		}
+		par.For(par.Ranges(len(pts), par.Grain), func(_, lo, hi int) {
+			for j := lo; j < hi; j++ {
+				i := pts[j]
+				out[3*j], out[3*j+1] = xyz[3*i], xyz[3*i+1]
+			}
+		})
 		return out
 	}
 	opts.Reuse = true
