@@ -1,6 +1,10 @@
 package ground
 
-import "math"
+import (
+	"math"
+
+	"github.com/pctk/pctk/internal/par"
+)
 
 // setup is what the filters do before their own work: the points'
 // float64 coordinates, which of them are classified, the grid and the
@@ -62,18 +66,21 @@ func (s *setup) result(a Attrs, dep []float64, ground func(i, c int) bool) Resul
 	if a.Classification != nil {
 		copy(out.Classification, a.Classification)
 	}
-	for i, c := range s.cells {
-		if c < 0 {
-			continue
+	par.For(par.Ranges(n, par.Grain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := s.cells[i]
+			if c < 0 {
+				continue
+			}
+			out.Classification[i] = Unclassified
+			out.Reach[i] = math.Inf(1)
+			if dep != nil {
+				out.Reach[i] = (dep[c] + math.Sqrt2) * s.cell
+			}
+			if ground(i, c) {
+				out.Classification[i] = Ground
+			}
 		}
-		out.Classification[i] = Unclassified
-		out.Reach[i] = math.Inf(1)
-		if dep != nil {
-			out.Reach[i] = (dep[c] + math.Sqrt2) * s.cell
-		}
-		if ground(i, c) {
-			out.Classification[i] = Ground
-		}
-	}
+	})
 	return out
 }
