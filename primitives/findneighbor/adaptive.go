@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
@@ -491,14 +492,25 @@ const (
 // too (the caller closes it); otherwise the index is nil.
 func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (radius float32, last Index, err error) {
 	n := len(xyz) / 3
-	var lo, hi [3]float64
-	for a := range 3 {
-		lo[a], hi[a] = math.Inf(1), math.Inf(-1)
-	}
-	for i := range n {
+	// The bounding box, over ranges on all cores.
+	rs := par.Ranges(n, par.Grain)
+	los, his := make([][3]float64, len(rs)), make([][3]float64, len(rs))
+	par.For(rs, func(r, a, b int) {
+		lo, hi := &los[r], &his[r]
+		for c := range 3 {
+			lo[c], hi[c] = math.Inf(1), math.Inf(-1)
+		}
+		for i := a; i < b; i++ {
+			for c := range 3 {
+				v := float64(xyz[3*i+c])
+				lo[c], hi[c] = min(lo[c], v), max(hi[c], v)
+			}
+		}
+	})
+	lo, hi := los[0], his[0]
+	for r := range rs {
 		for a := range 3 {
-			v := float64(xyz[3*i+a])
-			lo[a], hi[a] = min(lo[a], v), max(hi[a], v)
+			lo[a], hi[a] = min(lo[a], los[r][a]), max(hi[a], his[r][a])
 		}
 	}
 	// Volume of the box, with flat axes (2D data) given a nominal depth.
