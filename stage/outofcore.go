@@ -587,7 +587,7 @@ const (
 // memoryBudget is --max-memory, or a tile collection's default without it.
 func memoryBudget(c Values) (int64, error) {
 	if !c.IsSet(MaxMemoryOption.Name) {
-		return defaultCollectionMemory, nil
+		return defaultCollectionMemory(), nil
 	}
 	b, err := ParseSize(c.String(MaxMemoryOption.Name))
 	if err != nil {

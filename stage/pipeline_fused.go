@@ -65,7 +65,7 @@ type fusedPlan struct {
 // collection ins → outs, or nil when its steps run step by step: when
 // fusing would not give the step-by-step outputs (fusable, fusedFormats,
 // files of other dimensions) or does not fit the memory budget
-// (--max-memory, 1GiB by default; fusedBytes).
+// (--max-memory, by default a quarter of the machine's memory; fusedBytes).
 func planFused(c Values, ins, outs []string, steps []pipelineStep) (*fusedPlan, error) {
 	if ins == nil || !fuseCollections || !fusable(c, steps) {
 		return nil, nil
