@@ -286,3 +286,35 @@ func TestCUDAStopRestart(t *testing.T) {
 	Stop()
 	Stop() // a second Stop does nothing
 }
+
+// TestCUDAKNearestQueries holds findneighbor.KNearestQueries on the cuda
+// backend (finite-radius rounds on the device, then +Inf on the host for
+// the queries still short) to the cpu backend's kd-tree at ε = +Inf, as
+// hag asks it: half of a LiDAR-like terrain flattened to Z = 0 as the
+// indexed "ground", the other half and points far outside as queries.
+func TestCUDAKNearestQueries(t *testing.T) {
+	gpuOrSkip(t)
+	r := fntest.Rand(2027)
+	pts := terrain(r, 400_000, 200)
+	var ground, q []float32
+	for i := range len(pts) / 3 {
+		if i%2 == 0 {
+			ground = append(ground, pts[3*i], pts[3*i+1], 0)
+		} else {
+			q = append(q, pts[3*i], pts[3*i+1], 0)
+		}
+	}
+	for i := range 8 {
+		d := float32(math.Pow(4, float64(i+3))) // 256 to 4M away: later rounds, then +Inf
+		q = append(q, -d, d/3, 0)
+	}
+	nq := len(q) / 3
+	for _, k := range []int{1, 3, 12} {
+		wi, wd := make([]int32, nq*k), make([]float32, nq*k)
+		gi, gd := make([]int32, nq*k), make([]float32, nq*k)
+		must(t, findneighbor.KNearestQueries(findneighbor.CPU(), ground, q, k, findneighbor.BuildOptions{}, wi, wd))
+		must(t, findneighbor.KNearestQueries(Backend(), ground, q, k, findneighbor.BuildOptions{}, gi, gd))
+		diff(t, fmt.Sprintf("k=%d indices", k), wi, gi)
+		diff(t, fmt.Sprintf("k=%d distances", k), wd, gd)
+	}
+}
