@@ -152,3 +152,63 @@ func neighborsFixture() *core.Cloud {
 	}
 	return c
 }
+
+// TestParticipants checks the points that take part (--ignore-class),
+// with and without a selection (the finite points of --keep-nan), on
+// clouds large enough to be split over several ranges, against a plain
+// loop; and that nil means every point, an empty list none.
+func TestParticipants(t *testing.T) {
+	const n = 300_000
+	cloud := core.New(n)
+	cls := make([]uint8, n)
+	for i := range cls {
+		cls[i] = uint8(i*7%11 + i/100_000) // classes 0-12, in runs
+	}
+	if err := cloud.SetAttr(core.NewColumn(core.DimClassification, cls)); err != nil {
+		t.Fatal(err)
+	}
+	var odd []int
+	for i := 1; i < n; i += 2 {
+		odd = append(odd, i)
+	}
+	want := func(ignore, selected []int) []int {
+		out := []int{}
+		for k := range n {
+			i := k
+			if selected != nil {
+				if k >= len(selected) {
+					break
+				}
+				i = selected[k]
+			}
+			if !slices.Contains(ignore, int(cls[i])) {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name     string
+		ignore   []int
+		selected []int
+	}{
+		{"7 and 12 ignored", []int{7, 12}, nil},
+		{"7 ignored, odd points selected", []int{7}, odd},
+		{"every class ignored", []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, nil},
+		{"every class ignored, odd points", []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, odd},
+	} {
+		got, err := participants(cloud, c.ignore, c.selected)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := want(c.ignore, c.selected); got == nil || !slices.Equal(got, w) {
+			t.Errorf("%s: %d points take part (nil: %v), want %d", c.name, len(got), got == nil, len(w))
+		}
+	}
+	// No class ignored, or none present among them: every point (nil).
+	for _, ignore := range [][]int{nil, {200}} {
+		if got, err := participants(cloud, ignore, nil); err != nil || got != nil {
+			t.Errorf("ignore %v: got %d points (%v), want nil: every point", ignore, len(got), err)
+		}
+	}
+}
