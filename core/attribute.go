@@ -75,6 +75,8 @@ type ops struct {
 	setFloat64 func(d any, i int, v float64)
 	append     func(d, src any) any
 	grow       func(d any, n int) any
+	extend     func(d any, n int) any // n more values, zero or left over
+	copyAt     func(d any, at int, src any)
 	selectIdx  func(d any, idx []int) any
 }
 
@@ -99,6 +101,11 @@ func opsOf[T Number]() ops {
 		setFloat64: func(d any, i int, v float64) { d.([]T)[i] = T(v) },
 		append:     func(d, src any) any { return append(d.([]T), src.([]T)...) },
 		grow:       func(d any, n int) any { return slices.Grow(d.([]T), n) },
+		extend: func(d any, n int) any {
+			s := d.([]T)
+			return slices.Grow(s, n)[:len(s)+n]
+		},
+		copyAt: func(d any, at int, src any) { copy(d.([]T)[at:], src.([]T)) },
 		selectIdx: func(d any, idx []int) any {
 			s, out := d.([]T), make([]T, len(idx))
 			for k, i := range idx {

@@ -227,3 +227,53 @@ func TestXYZHashChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendAll checks that AppendAll gives what Append on each source in
+// turn gives (coordinates and columns of several types, an empty source
+// among them, onto a cloud with points and with room grown or not), and
+// that a source with other attributes appends nothing.
+func TestAppendAll(t *testing.T) {
+	mk := func(n, seed int) *Cloud {
+		c := New(n)
+		in, _ := c.AddAttr(DimIntensity, Uint16)
+		g, _ := c.AddAttr(DimGpsTime, Float64)
+		for i := range n {
+			v := float64(seed*1000 + i)
+			c.X[i], c.Y[i], c.Z[i] = v, -v, v/2
+			in.SetFloat64(i, float64((seed*7+i)%65536))
+			g.SetFloat64(i, v*1e-3)
+		}
+		return c
+	}
+	srcs := []*Cloud{mk(5, 1), mk(0, 2), mk(70_000, 3), mk(1, 4)}
+	for _, grow := range []int{0, 80_000} {
+		want, got := mk(3, 9), mk(3, 9)
+		got.Grow(grow)
+		for _, s := range srcs {
+			if err := want.Append(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := got.AppendAll(srcs); err != nil {
+			t.Fatal(err)
+		}
+		if got.Len() != want.Len() || got.Validate() != nil {
+			t.Fatalf("grow %d: %d points, want %d (%v)", grow, got.Len(), want.Len(), got.Validate())
+		}
+		for i := range want.Len() {
+			if got.X[i] != want.X[i] || got.Y[i] != want.Y[i] || got.Z[i] != want.Z[i] {
+				t.Fatalf("grow %d: point %d at (%g, %g, %g), want (%g, %g, %g)", grow, i, got.X[i], got.Y[i], got.Z[i], want.X[i], want.Y[i], want.Z[i])
+			}
+			for a := range want.Attrs {
+				if g, w := got.Attrs[a].Float64(i), want.Attrs[a].Float64(i); g != w {
+					t.Fatalf("grow %d: point %d %s = %g, want %g", grow, i, want.Attrs[a].Name, g, w)
+				}
+			}
+		}
+	}
+	c := mk(2, 1)
+	other := New(1)
+	if err := c.AppendAll([]*Cloud{mk(3, 2), other}); err == nil || c.Len() != 2 || c.Attrs[0].Len() != 2 {
+		t.Errorf("a source without the columns: err %v, %d points, %d values: want an error and nothing appended", err, c.Len(), c.Attrs[0].Len())
+	}
+}

@@ -276,6 +276,7 @@ func readFused(c Values, ins []string, n int64, at int) (*core.Cloud, []int64, e
 		par.Each(g1-g0, func(j int) {
 			files[g0+j], _, errs[g0+j] = ReadCloud(c, ins[g0+j])
 		})
+		var group []*core.Cloud
 		for i := g0; i < g1; i++ {
 			if errs[i] != nil {
 				return nil, nil, errs[i]
@@ -292,7 +293,11 @@ func readFused(c Values, ins []string, n int64, at int) (*core.Cloud, []int64, e
 				}
 				cloud.Grow(int(n))
 			}
-			if err := cloud.Append(f); err != nil {
+			group = append(group, f)
+		}
+		// The group's files into the cloud, their columns copied at once.
+		if len(group) > 0 {
+			if err := cloud.AppendAll(group); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -301,8 +306,10 @@ func readFused(c Values, ins []string, n int64, at int) (*core.Cloud, []int64, e
 		cloud = &core.Cloud{}
 	}
 	rows := make([]uint32, cloud.Len())
-	for i := range rows {
-		rows[i] = uint32(i)
-	}
+	par.For(par.Ranges(len(rows), par.Grain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			rows[i] = uint32(i)
+		}
+	})
 	return cloud, counts, cloud.SetAttr(core.NewColumn(rowAttr, rows))
 }
