@@ -152,11 +152,17 @@ func runPipelineFused(c Values, ins, outs []string, out string, steps []pipeline
 			return nil
 		}
 		rows := cloud.Attr(rowAttr).Data.([]uint32)
-		for k, r := range rows {
-			if cloud.X[k] != orig.X[r] || cloud.Y[k] != orig.Y[r] || cloud.Z[k] != orig.Z[r] {
-				msg.Debugf("collection: step %d moved point %d: out of core, step by step", n, r)
-				return errMoved
+		moved := par.First(len(rows), func(lo, hi int) int {
+			for k := lo; k < hi; k++ {
+				if r := rows[k]; cloud.X[k] != orig.X[r] || cloud.Y[k] != orig.Y[r] || cloud.Z[k] != orig.Z[r] {
+					return k
+				}
 			}
+			return -1
+		})
+		if moved >= 0 {
+			msg.Debugf("collection: step %d moved point %d: out of core, step by step", n, rows[moved])
+			return errMoved
 		}
 		return nil
 	})
