@@ -73,7 +73,6 @@ type ops struct {
 	uint64     func(d any, i int) uint64
 	setUint64  func(d any, i int, v uint64)
 	setFloat64 func(d any, i int, v float64)
-	append     func(d, src any) any
 	grow       func(d any, n int) any
 	extend     func(d any, n int) any // n more values, zero or left over
 	copyAt     func(d any, at int, src any)
@@ -99,7 +98,6 @@ func opsOf[T Number]() ops {
 		uint64:     func(d any, i int) uint64 { return toBits(d.([]T)[i]) },
 		setUint64:  func(d any, i int, v uint64) { d.([]T)[i] = fromBits[T](v) },
 		setFloat64: func(d any, i int, v float64) { d.([]T)[i] = T(v) },
-		append:     func(d, src any) any { return append(d.([]T), src.([]T)...) },
 		grow:       func(d any, n int) any { return slices.Grow(d.([]T), n) },
 		extend: func(d any, n int) any {
 			s := d.([]T)
@@ -210,8 +208,8 @@ func (a *Attribute) Range() (lo, hi float64, ok bool) {
 
 // Clone returns a deep copy of the column.
 func (a *Attribute) Clone() *Attribute {
-	b := NewAttribute(a.Name, a.Type, 0)
-	b.appendFrom(a)
+	b := NewAttribute(a.Name, a.Type, a.Len())
+	b.ops().copyAt(b.Data, 0, a.Data)
 	return b
 }
 
@@ -221,6 +219,4 @@ func (a *Attribute) Select(idx []int) *Attribute {
 }
 
 // appendFrom appends the n values of src (same Type) to a.
-func (a *Attribute) appendFrom(src *Attribute) { a.Data = a.ops().append(a.Data, src.Data) }
-
 func (a *Attribute) grow(n int) { a.Data = a.ops().grow(a.Data, n) }

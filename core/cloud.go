@@ -169,18 +169,7 @@ func (c *Cloud) Select(idx []int) *Cloud {
 
 // Append appends the points of src, which must have the same attribute
 // names and types in the same order (as chunks of one stream have).
-func (c *Cloud) Append(src *Cloud) error {
-	if err := c.appendable(src); err != nil {
-		return err
-	}
-	c.X = append(c.X, src.X...)
-	c.Y = append(c.Y, src.Y...)
-	c.Z = append(c.Z, src.Z...)
-	for i, a := range c.Attrs {
-		a.appendFrom(src.Attrs[i])
-	}
-	return nil
-}
+func (c *Cloud) Append(src *Cloud) error { return c.AppendAll([]*Cloud{src}) }
 
 // appendable checks that src has c's attributes, in c's order.
 func (c *Cloud) appendable(src *Cloud) error {

@@ -228,8 +228,8 @@ func TestXYZHashChunks(t *testing.T) {
 	}
 }
 
-// TestAppendAll checks that AppendAll gives what Append on each source in
-// turn gives (coordinates and columns of several types, an empty source
+// TestAppendAll checks that AppendAll (and so Append) gives the sources'
+// values one after another (coordinates and columns of several types, an empty source
 // among them, onto a cloud with points and with room grown or not), and
 // that a source with other attributes appends nothing.
 func TestAppendAll(t *testing.T) {
@@ -249,10 +249,11 @@ func TestAppendAll(t *testing.T) {
 	for _, grow := range []int{0, 80_000} {
 		want, got := mk(3, 9), mk(3, 9)
 		got.Grow(grow)
+		// What Append in turn gives, by plain appends.
 		for _, s := range srcs {
-			if err := want.Append(s); err != nil {
-				t.Fatal(err)
-			}
+			want.X, want.Y, want.Z = append(want.X, s.X...), append(want.Y, s.Y...), append(want.Z, s.Z...)
+			want.Attrs[0].Data = append(want.Attrs[0].Data.([]uint16), s.Attrs[0].Data.([]uint16)...)
+			want.Attrs[1].Data = append(want.Attrs[1].Data.([]float64), s.Attrs[1].Data.([]float64)...)
 		}
 		if err := got.AppendAll(srcs); err != nil {
 			t.Fatal(err)

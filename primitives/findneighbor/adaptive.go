@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
@@ -80,6 +79,17 @@ func KNearestAdaptive(b Backend, xyz []float32, k int, opts BuildOptions, fn Rou
 		_, err := withIndex(b, xyz, float32(math.Inf(1)), opts, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) })
 		return err
 	}
+	return rounds(b, xyz, k, opts, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) },
+		func(ix Index, pts []int32) ([]int32, error) { return fn(ix, gather(xyz, pts), pts) })
+}
+
+// rounds runs the finite-radius rounds of KNearestAdaptive and
+// KNearestQueries: first on an index of xyz at the tuned radius
+// (adaptiveRadius), then later(ix, pts) for the points that the round
+// before reported short, on an index at twice its radius, and at ε = +Inf
+// after adaptiveGrowRounds doublings; what that last round reports is
+// ignored. It builds, passes and closes each index.
+func rounds(b Backend, xyz []float32, k int, opts BuildOptions, first func(Index) ([]int32, error), later func(Index, []int32) ([]int32, error)) error {
 	eps, ix, err := adaptiveRadius(b, xyz, k, opts)
 	if err != nil {
 		return err
@@ -87,26 +97,31 @@ func KNearestAdaptive(b Backend, xyz []float32, k int, opts BuildOptions, fn Rou
 	var short []int32
 	if ix != nil {
 		// Tuning ran on all the points and its last index is at eps.
-		short, err = useIndex(b, ix, eps, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) })
+		short, err = useIndex(b, ix, eps, first)
 	} else {
-		short, err = withIndex(b, xyz, eps, opts, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) })
+		short, err = withIndex(b, xyz, eps, opts, first)
 	}
 	for round := 0; err == nil && len(short) > 0; round++ {
 		eps *= 2
 		if round == adaptiveGrowRounds || math.IsInf(float64(eps), 0) {
 			eps = float32(math.Inf(1))
 		}
-		q := make([]float32, 0, 3*len(short))
-		for _, i := range short {
-			q = append(q, xyz[3*i:3*i+3]...)
-		}
 		pts := short
-		short, err = withIndex(b, xyz, eps, opts, func(ix Index) ([]int32, error) { return fn(ix, q, pts) })
+		short, err = withIndex(b, xyz, eps, opts, func(ix Index) ([]int32, error) { return later(ix, pts) })
 		if math.IsInf(float64(eps), 1) {
 			break
 		}
 	}
 	return err
+}
+
+// gather returns the coordinates of the points pts of xyz, in that order.
+func gather(xyz []float32, pts []int32) []float32 {
+	q := make([]float32, 0, 3*len(pts))
+	for _, i := range pts {
+		q = append(q, xyz[3*i:3*i+3]...)
+	}
+	return q
 }
 
 // KNearestAll stores for every point of xyz its k nearest other points with
@@ -196,42 +211,25 @@ func KNearestQueries(b Backend, xyz, q []float32, k int, opts BuildOptions, idx 
 		_, err = useIndex(b, ix, ix.Eps(), func(ix Index) ([]int32, error) { return nil, ix.KNearest(q, k, idx, dist) })
 		return err
 	}
-	eps, ix, err := adaptiveRadius(b, xyz, k, opts)
-	if err != nil {
-		return err
-	}
-	// pending lists the queries of this round (nil: all of them, in q).
-	var pending []int32
-	var rq []float32
 	var ri []int32
 	var rd []float32
-	for round := 0; ; round++ {
+	// query asks ix for the k nearest of the queries pts (all, when nil)
+	// and returns those that found fewer than k within its radius.
+	query := func(ix Index, pts []int32) ([]int32, error) {
 		qs, m := q, nq
-		if pending != nil {
-			rq = rq[:0]
-			for _, j := range pending {
-				rq = append(rq, q[3*j:3*j+3]...)
-			}
-			qs, m = rq, len(pending)
+		if pts != nil {
+			qs, m = gather(q, pts), len(pts)
 		}
-		ri = slices.Grow(ri[:0], m*k)[:m*k]
-		rd = slices.Grow(rd[:0], m*k)[:m*k]
-		query := func(ix Index) ([]int32, error) { return nil, ix.KNearest(qs, k, ri, rd) }
-		if ix != nil {
-			_, err = useIndex(b, ix, eps, query)
-			ix = nil
-		} else {
-			_, err = withIndex(b, xyz, eps, opts, query)
+		ri, rd = slices.Grow(ri[:0], m*k)[:m*k], slices.Grow(rd[:0], m*k)[:m*k]
+		if err := ix.KNearest(qs, k, ri, rd); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return err
-		}
-		last := math.IsInf(float64(eps), 1)
+		last := math.IsInf(float64(ix.Eps()), 1)
 		var short []int32
 		for r := range m {
 			j := int32(r)
-			if pending != nil {
-				j = pending[r]
+			if pts != nil {
+				j = pts[r]
 			}
 			if !last && ri[r*k+k-1] < 0 {
 				short = append(short, j)
@@ -242,15 +240,9 @@ func KNearestQueries(b Backend, xyz, q []float32, k int, opts BuildOptions, idx 
 				copy(dist[int(j)*k:int(j+1)*k], rd[r*k:(r+1)*k])
 			}
 		}
-		if len(short) == 0 || last {
-			return nil
-		}
-		pending = short
-		eps *= 2
-		if round+1 == adaptiveGrowRounds || math.IsInf(float64(eps), 0) {
-			eps = float32(math.Inf(1))
-		}
+		return short, nil
 	}
+	return rounds(b, xyz, k, opts, func(ix Index) ([]int32, error) { return query(ix, nil) }, query)
 }
 
 // KNearestMoments stores in out[i] the moments of the offsets from point i
@@ -492,26 +484,10 @@ const (
 // too (the caller closes it); otherwise the index is nil.
 func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (radius float32, last Index, err error) {
 	n := len(xyz) / 3
-	// The bounding box, over ranges on all cores.
-	rs := par.Ranges(n, par.Grain)
-	los, his := make([][3]float64, len(rs)), make([][3]float64, len(rs))
-	par.For(rs, func(r, a, b int) {
-		lo, hi := &los[r], &his[r]
-		for c := range 3 {
-			lo[c], hi[c] = math.Inf(1), math.Inf(-1)
-		}
-		for i := a; i < b; i++ {
-			for c := range 3 {
-				v := float64(xyz[3*i+c])
-				lo[c], hi[c] = min(lo[c], v), max(hi[c], v)
-			}
-		}
-	})
-	lo, hi := los[0], his[0]
-	for r := range rs {
-		for a := range 3 {
-			lo[a], hi[a] = min(lo[a], los[r][a]), max(hi[a], his[r][a])
-		}
+	var lo, hi [3]float64
+	blo, bhi := hostkit.Bounds(xyz)
+	for a := range 3 {
+		lo[a], hi[a] = float64(blo[a]), float64(bhi[a])
 	}
 	// Volume of the box, with flat axes (2D data) given a nominal depth.
 	diag := math.Sqrt((hi[0]-lo[0])*(hi[0]-lo[0]) + (hi[1]-lo[1])*(hi[1]-lo[1]) + (hi[2]-lo[2])*(hi[2]-lo[2]))

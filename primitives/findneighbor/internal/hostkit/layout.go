@@ -1,6 +1,10 @@
 package hostkit
 
-import "math"
+import (
+	"math"
+
+	"github.com/pctk/pctk/internal/par"
+)
 
 // The cpu backend's grid layout (package cpu). Cells are ε/r wide (a little
 // more, see cellSlack); the number of cells per axis is capped at
@@ -72,8 +76,25 @@ func Extent(lo, hi [3]float32) float64 {
 }
 
 // Bounds returns the bounding box of the points xyz (interleaved x, y, z;
-// zeros for none).
+// zeros for none), over ranges of points on all cores.
 func Bounds(xyz []float32) (lo, hi [3]float32) {
+	if len(xyz) == 0 {
+		return [3]float32{}, [3]float32{}
+	}
+	rs := par.Ranges(len(xyz)/3, par.Grain)
+	los, his := make([][3]float32, len(rs)), make([][3]float32, len(rs))
+	par.For(rs, func(r, a, b int) { los[r], his[r] = bounds(xyz[3*a : 3*b]) })
+	lo, hi = los[0], his[0]
+	for r := range rs {
+		for a := range 3 {
+			lo[a], hi[a] = min(lo[a], los[r][a]), max(hi[a], his[r][a])
+		}
+	}
+	return lo, hi
+}
+
+// bounds is Bounds on one core.
+func bounds(xyz []float32) (lo, hi [3]float32) {
 	inf := float32(math.Inf(1))
 	// Locals, not arrays, so that the loop keeps them in registers.
 	lx, ly, lz, hx, hy, hz := inf, inf, inf, -inf, -inf, -inf
@@ -82,9 +103,6 @@ func Bounds(xyz []float32) (lo, hi [3]float32) {
 		lx, hx = min(lx, p[0]), max(hx, p[0])
 		ly, hy = min(ly, p[1]), max(hy, p[1])
 		lz, hz = min(lz, p[2]), max(hz, p[2])
-	}
-	if len(xyz) == 0 {
-		return [3]float32{}, [3]float32{}
 	}
 	return [3]float32{lx, ly, lz}, [3]float32{hx, hy, hz}
 }

@@ -49,3 +49,23 @@ func TestSpatialOrderPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundsOnAllCores holds Bounds, over ranges of points on all cores, to
+// one pass on one core (bounds): many ranges, the extremes in the last and
+// first ranges, and a cloud of no points.
+func TestBoundsOnAllCores(t *testing.T) {
+	const n = 300_000
+	xyz := make([]float32, 3*n)
+	for i := range xyz {
+		xyz[i] = float32(i%1009) - 500
+	}
+	xyz[3*(n-1)], xyz[1], xyz[3*(n/2)+2] = 1e6, -2e6, 3e6
+	lo, hi := Bounds(xyz)
+	wlo, whi := bounds(xyz)
+	if lo != wlo || hi != whi || lo[1] != -2e6 || hi[0] != 1e6 || hi[2] != 3e6 {
+		t.Errorf("Bounds = %v %v, want %v %v", lo, hi, wlo, whi)
+	}
+	if lo, hi := Bounds(nil); lo != [3]float32{} || hi != [3]float32{} {
+		t.Errorf("Bounds(nil) = %v %v, want zeros", lo, hi)
+	}
+}
