@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/pctk/pctk/algos/internal/pairs"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
@@ -142,25 +143,47 @@ func Classify(xyz []float32, values []int32, b findneighbor.Backend, o Options) 
 			if err := ix.KNearest(q, kk, idx[:len(qs)*kk], dist[:len(qs)*kk]); err != nil {
 				return nil, fmt.Errorf("neighborclassifier: %s backend: %d nearest: %w", b.Name(), kk, err)
 			}
-			for j, i := range qs {
-				nv, majority, reach, tie, more := v.vote(int(i), idx[j*kk:(j+1)*kk], dist[j*kk:(j+1)*kk])
-				if more {
-					again = append(again, i)
-					continue
+			// The votes on all cores, each range with its own scratch and
+			// counts, merged in order.
+			rs := par.Ranges(len(qs), 1024)
+			parts := make([]votes, len(rs))
+			par.For(rs, func(p, lo, hi int) {
+				w, out := v, &parts[p]
+				w.near, w.tally = nil, nil
+				for j := lo; j < hi; j++ {
+					i := qs[j]
+					nv, majority, reach, tie, more := w.vote(int(i), idx[j*kk:(j+1)*kk], dist[j*kk:(j+1)*kk])
+					if more {
+						out.again = append(out.again, i)
+						continue
+					}
+					r.Reach[i] = reach
+					if tie {
+						out.ties++
+					}
+					if majority && nv != values[i] {
+						r.Values[i] = nv
+						out.changed++
+					}
 				}
-				r.Reach[i] = reach
-				if tie {
-					r.NearTies++
-				}
-				if majority && nv != values[i] {
-					r.Values[i] = nv
-					r.Changed++
-				}
+			})
+			for _, p := range parts {
+				again = append(again, p.again...)
+				r.NearTies += p.ties
+				r.Changed += p.changed
 			}
 		}
 		queries = again
 	}
 	return r, nil
+}
+
+// votes is what the votes of a range of queries leave besides each
+// point's value and reach: the queries that need more candidates, the
+// near ties and the values changed.
+type votes struct {
+	again         []int32
+	ties, changed int
 }
 
 // voter holds what each vote reads.

@@ -179,6 +179,45 @@ func TestBackends(t *testing.T) {
 	}
 }
 
+// TestManyQueries holds Classify to brute force on a cloud whose votes
+// fall into several ranges on all cores: the values and the number
+// changed, merged from the ranges.
+func TestManyQueries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	c := fntest.Clouds(29, 2200)[1] // clustered
+	n := len(c.XYZ) / 3
+	values, domain := make([]int32, n), make([]bool, n)
+	for i := range values {
+		values[i], domain[i] = int32(rng.IntN(3)), rng.IntN(4) != 0
+	}
+	for _, o := range []Options{{K: 6, Domain: domain}, {K: 15}} {
+		want := reference(c.XYZ, values, o)
+		r, err := Classify(c.XYZ, values, findneighbor.CPU(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed := 0
+		for i := range want {
+			if want[i] != values[i] {
+				changed++
+			}
+		}
+		if !slices.Equal(r.Values, want) || r.Changed != changed || changed == 0 {
+			t.Errorf("k %d: %d of %d values differ from brute force; Changed %d, want %d (> 0)", o.K, countDiff(r.Values, want), n, r.Changed, changed)
+		}
+	}
+}
+
+func countDiff(a, b []int32) int {
+	d := 0
+	for i := range a {
+		if a[i] != b[i] {
+			d++
+		}
+	}
+	return d
+}
+
 // TestReach checks the stage driver's contract (algotest.CheckReach): a
 // point's vote (k 5, values 0-2 drawn from its coordinates' bits) from the
 // points of a box holding its Reach equals its vote in the whole cloud.
