@@ -6,6 +6,7 @@ import (
 
 	"github.com/pctk/pctk/algos/dbscan"
 	"github.com/pctk/pctk/algos/internal/pairs"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/tile"
 )
@@ -103,14 +104,25 @@ func Cluster(xyz []float32, b findneighbor.Backend, o Options) (*Result, error) 
 	if o.TileSize > 0 {
 		return clusterTiled(xyz, b, o)
 	}
-	m := NewMerge(n)
-	if n > 0 {
-		err := links(xyz, o.Pos, nil, o, func(l *dbscan.Links) error { return m.Add(l) })
-		if err != nil {
-			return nil, err
-		}
+	least, err := pairs.Components(xyz, o.Pos, o.Flat, o.tolerance(), o.Build.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	return m.Result(o)
+	// The components numbered 0.. in the order of their smallest index,
+	// as Merge numbers them, in one pass (a point's smallest index comes
+	// no later than the point).
+	num := make([]int32, n)
+	var sizes []int
+	for i, l := range least {
+		if l == int32(i) {
+			num[i] = int32(len(sizes))
+			sizes = append(sizes, 0)
+		} else {
+			num[i] = num[l]
+		}
+		sizes[num[i]]++
+	}
+	return number(num, sizes, o), nil
 }
 
 // Tile is the tile kernel of a tiled filters.cluster on the tile t, whose
@@ -253,11 +265,17 @@ func (m *Merge) Result(o Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	// r numbers the components 0.. in the order of their smallest index,
-	// as extractClusters finds them; keep those within the limits.
-	id := make([]int64, len(r.Sizes))
-	out := &Result{ClusterID: make([]int64, len(r.Labels)), Sizes: []int{}}
-	for c, s := range r.Sizes {
+	return number(r.Labels, r.Sizes, o), nil
+}
+
+// number returns the Result of the components num (each point's, 0.. in
+// the order of their smallest index, as extractClusters finds them) of
+// sizes points: those within o's MinPoints and MaxPoints numbered from 1
+// in that order, the others NoCluster.
+func number(num []int32, sizes []int, o Options) *Result {
+	id := make([]int64, len(sizes))
+	out := &Result{ClusterID: make([]int64, len(num)), Sizes: []int{}}
+	for c, s := range sizes {
 		if s < o.MinPoints || o.MaxPoints > 0 && s > o.MaxPoints {
 			out.Dropped++
 			continue
@@ -265,8 +283,10 @@ func (m *Merge) Result(o Options) (*Result, error) {
 		out.Sizes = append(out.Sizes, s)
 		id[c] = int64(len(out.Sizes))
 	}
-	for i, c := range r.Labels {
-		out.ClusterID[i] = id[c]
-	}
-	return out, nil
+	par.For(par.Ranges(len(num), par.Grain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out.ClusterID[i] = id[num[i]]
+		}
+	})
+	return out
 }

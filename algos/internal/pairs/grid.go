@@ -203,13 +203,71 @@ func (g *grid) around(from, to int, ahead bool, fn func(c int, cells []int32)) {
 // of neighbours, that is a few tests a point. It works on workers
 // goroutines (0: GOMAXPROCS) over a lock-free union-find.
 func Forest(xyz []float32, pos []float64, flat bool, r float64, workers int, fn func(i, j int) error) error {
+	g, _, links, err := forest(xyz, pos, flat, r, workers, true)
+	if err != nil {
+		return err
+	}
+	for _, ls := range links {
+		for e := 0; e < len(ls); e += 2 {
+			if err := fn(int(g.order[ls[e]]), int(g.order[ls[e+1]])); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Components returns, for every point of xyz, the smallest index of the
+// points of its component: the connected components of the pairs closer
+// than r that Forest links (same arguments), labelled on all cores from
+// its union-find, with no pair handed over.
+func Components(xyz []float32, pos []float64, flat bool, r float64, workers int) ([]int32, error) {
+	g, u, _, err := forest(xyz, pos, flat, r, workers, false)
+	if err != nil {
+		return nil, err
+	}
+	n := len(g.order)
+	least := make([]int32, n) // at a root (a position in cell order)
+	rs := par.Ranges(n, par.Grain)
+	par.For(rs, func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			least[k] = math.MaxInt32
+		}
+	})
+	par.For(rs, func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			lower(&least[u.find(int32(k))], g.order[k])
+		}
+	})
+	label := make([]int32, n)
+	par.For(rs, func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			label[g.order[k]] = least[u.find(int32(k))]
+		}
+	})
+	return label, nil
+}
+
+// lower sets *at to i when i is smaller, atomically.
+func lower(at *int32, i int32) {
+	for v := atomic.LoadInt32(at); i < v; v = atomic.LoadInt32(at) {
+		if atomic.CompareAndSwapInt32(at, v, i) {
+			return
+		}
+	}
+}
+
+// forest links the points as Forest describes and returns their grid, the
+// union-find over its order and, with keep, the pairs each worker linked
+// (positions in the grid's order).
+func forest(xyz []float32, pos []float64, flat bool, r float64, workers int, keep bool) (*grid, unionFind, [][]int32, error) {
 	dims := 3
 	if flat {
 		dims = 2
 	}
 	g, err := newGrid(xyz, pos, dims, r)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	u := newUnionFind(len(g.order))
 	m := len(g.cells) - 1
@@ -221,7 +279,7 @@ func Forest(xyz []float32, pos []float64, flat bool, r float64, workers int, fn 
 	// links[w] holds the pairs worker w linked (in cell order).
 	links := make([][]int32, workers)
 	link := func(w int, k, l int32) {
-		if u.union(k, l) {
+		if u.union(k, l) && keep {
 			links[w] = append(links[w], k, l)
 		}
 	}
@@ -279,14 +337,7 @@ func Forest(xyz []float32, pos []float64, flat bool, r float64, workers int, fn 
 			}
 		})
 	})
-	for _, ls := range links {
-		for e := 0; e < len(ls); e += 2 {
-			if err := fn(int(g.order[ls[e]]), int(g.order[ls[e+1]])); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return g, u, links, nil
 }
 
 // threads returns the goroutines to run on for workers (0: GOMAXPROCS),

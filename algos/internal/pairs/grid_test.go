@@ -77,6 +77,47 @@ func components(n int, pairs [][2]int) []int {
 	return out
 }
 
+// TestComponentsLarge holds Components to the components of Forest's
+// pairs on clouds of several ranges of par.Grain points each, so that the
+// smallest indices are found on all cores.
+func TestComponentsLarge(t *testing.T) {
+	for _, c := range fntest.Clouds(7, 150000)[:4] {
+		n := len(c.XYZ) / 3
+		var got [][2]int
+		if err := Forest(c.XYZ, nil, false, 0.02, 0, func(i, j int) error {
+			got = append(got, [2]int{i, j})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := components(n, got)
+		least, err := Components(c.XYZ, nil, false, 0.02, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ints(least), want) {
+			t.Errorf("%s: Components differ from Forest's pairs' components", c.Name)
+		}
+		roots := 0
+		for i, l := range want {
+			if l == i {
+				roots++
+			}
+		}
+		if roots == 1 || roots == n {
+			t.Errorf("%s: %d components of %d points: pick another radius", c.Name, roots, n)
+		}
+	}
+}
+
+func ints(v []int32) []int {
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x)
+	}
+	return out
+}
+
 // TestForest holds Forest to the components of every pair found in
 // O(N²), and checks that every pair it gives is a link and that it gives
 // no more than a spanning forest needs.
@@ -112,6 +153,9 @@ func TestForest(t *testing.T) {
 				want := components(n, all)
 				if !slices.Equal(components(n, got), want) {
 					t.Errorf("%s: components differ from brute force", name)
+				}
+				if least, err := Components(c.xyz, c.pos, flat, r, 2); err != nil || !slices.Equal(ints(least), want) {
+					t.Errorf("%s: Components differ from brute force (%v)", name, err)
 				}
 				roots := 0
 				for i, l := range want {
