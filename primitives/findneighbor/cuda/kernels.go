@@ -57,7 +57,7 @@ type kernels struct {
 	scanReduceU32U64, scanApplyU32U64       rt.Function
 	scanReduceU64, scanApplyU64             rt.Function
 	counts, fill, moments                   rt.Function
-	knn16, knn64, knn128                    rt.Function
+	knn8, knn16, knn64, knn128              rt.Function
 	ccInit, ccLink, ccUnion, ccFlatten      rt.Function
 	ccLabel                                 rt.Function
 }
@@ -80,7 +80,7 @@ func loadKernels(t *rt.Thread) (*kernels, string, error) {
 		{&k.scanReduceU32U64, "scan_reduce_u32_u64"}, {&k.scanApplyU32U64, "scan_apply_u32_u64"},
 		{&k.scanReduceU64, "scan_reduce_u64"}, {&k.scanApplyU64, "scan_apply_u64"},
 		{&k.counts, "fn_counts"}, {&k.fill, "fn_fill"}, {&k.moments, "fn_moments"},
-		{&k.knn16, "fn_knn16"}, {&k.knn64, "fn_knn64"}, {&k.knn128, "fn_knn128"},
+		{&k.knn8, "fn_knn8"}, {&k.knn16, "fn_knn16"}, {&k.knn64, "fn_knn64"}, {&k.knn128, "fn_knn128"},
 		{&k.ccInit, "fn_cc_init"}, {&k.ccLink, "fn_cc_link"}, {&k.ccUnion, "fn_cc_union"}, {&k.ccFlatten, "fn_cc_flatten"}, {&k.ccLabel, "fn_cc_label"},
 	} {
 		if *f.dst, err = t.Function(m, f.name); err != nil {

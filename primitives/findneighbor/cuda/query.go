@@ -248,9 +248,14 @@ func (ix *index) KNearest(q []float32, k int, idx []int32, dist []float32) error
 	})
 }
 
-// knnKernel picks the smallest buffer that holds k.
+// knnKernel picks the smallest buffer that holds k: a buffer of K keeps
+// the K best, so a candidate must beat the K-th best found so far to enter
+// it, and each entry passes down up to K slots; k = 8 (statistical
+// removal's, PDAL's eigenvalues') takes the 8-slot buffer, not the 16.
 func (ix *index) knnKernel(k int) rt.Function {
 	switch {
+	case k <= 8:
+		return ix.k.knn8
 	case k <= 16:
 		return ix.k.knn16
 	case k <= 64:

@@ -495,6 +495,9 @@ __device__ void knn(QUERY_ARGS, int k, const u32* __restrict__ rank, int* idx, f
     }
 }
 
+extern "C" __global__ void fn_knn8(QUERY_ARGS, int k, const u32* rank, int* idx, float* dist, double* m) {
+    knn<8>(g, pos, start, ids, qs, nq, self, lo, hi, k, rank, idx, dist, m);
+}
 extern "C" __global__ void fn_knn16(QUERY_ARGS, int k, const u32* rank, int* idx, float* dist, double* m) {
     knn<16>(g, pos, start, ids, qs, nq, self, lo, hi, k, rank, idx, dist, m);
 }
