@@ -79,18 +79,19 @@ func KNearestAdaptive(b Backend, xyz []float32, k int, opts BuildOptions, fn Rou
 		_, err := withIndex(b, xyz, float32(math.Inf(1)), opts, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) })
 		return err
 	}
-	return rounds(b, xyz, k, opts, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) },
+	return rounds(b, xyz, nil, k, opts, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) },
 		func(ix Index, pts []int32) ([]int32, error) { return fn(ix, gather(xyz, pts), pts) })
 }
 
 // rounds runs the finite-radius rounds of KNearestAdaptive and
-// KNearestQueries: first on an index of xyz at the tuned radius
-// (adaptiveRadius), then later(ix, pts) for the points that the round
+// KNearestQueries (the queries q; nil: the points of xyz themselves): first
+// on an index of xyz at the radius tuned for them (adaptiveRadius), then
+// later(ix, pts) for the points that the round
 // before reported short, on an index at twice its radius, and at ε = +Inf
 // after adaptiveGrowRounds doublings; what that last round reports is
 // ignored. It builds, passes and closes each index.
-func rounds(b Backend, xyz []float32, k int, opts BuildOptions, first func(Index) ([]int32, error), later func(Index, []int32) ([]int32, error)) error {
-	eps, ix, err := adaptiveRadius(b, xyz, k, opts)
+func rounds(b Backend, xyz, q []float32, k int, opts BuildOptions, first func(Index) ([]int32, error), later func(Index, []int32) ([]int32, error)) error {
+	eps, ix, err := adaptiveRadius(b, xyz, q, k, opts)
 	if err != nil {
 		return err
 	}
@@ -115,12 +116,17 @@ func rounds(b Backend, xyz []float32, k int, opts BuildOptions, first func(Index
 	return err
 }
 
-// gather returns the coordinates of the points pts of xyz, in that order.
+// gather returns the coordinates of the points pts of xyz, in that order,
+// copied on all cores.
 func gather(xyz []float32, pts []int32) []float32 {
-	q := make([]float32, 0, 3*len(pts))
-	for _, i := range pts {
-		q = append(q, xyz[3*i:3*i+3]...)
-	}
+	q := make([]float32, 3*len(pts))
+	nw := hostkit.Workers(0)
+	_ = hostkit.ParallelChunks(len(pts), max(4096, len(pts)/(4*nw)), nw, nil, func(_, lo, hi int) error {
+		for j := lo; j < hi; j++ {
+			copy(q[3*j:3*j+3], xyz[3*pts[j]:])
+		}
+		return nil
+	})
 	return q
 }
 
@@ -211,38 +217,56 @@ func KNearestQueries(b Backend, xyz, q []float32, k int, opts BuildOptions, idx 
 		_, err = useIndex(b, ix, ix.Eps(), func(ix Index) ([]int32, error) { return nil, ix.KNearest(q, k, idx, dist) })
 		return err
 	}
-	var ri []int32
-	var rd []float32
-	// query asks ix for the k nearest of the queries pts (all, when nil)
-	// and returns those that found fewer than k within its radius.
-	query := func(ix Index, pts []int32) ([]int32, error) {
-		qs, m := q, nq
-		if pts != nil {
-			qs, m = gather(q, pts), len(pts)
-		}
-		ri, rd = slices.Grow(ri[:0], m*k)[:m*k], slices.Grow(rd[:0], m*k)[:m*k]
-		if err := ix.KNearest(qs, k, ri, rd); err != nil {
+	nw := hostkit.Workers(opts.Workers)
+	// sortOut calls keep(r) for every row r of m that found k within ix's
+	// radius (every row at ε = +Inf), on all cores, and returns the others
+	// as pts[r] (r where pts is nil), in order.
+	sortOut := func(ix Index, ri []int32, pts []int32, m int, keep func(r int)) []int32 {
+		last := math.IsInf(float64(ix.Eps()), 1)
+		chunk := max(4096, m/(4*nw))
+		shorts := make([][]int32, (m+chunk-1)/chunk)
+		_ = hostkit.ParallelChunks(m, chunk, nw, nil, func(_, lo, hi int) error {
+			for r := lo; r < hi; r++ {
+				if !last && ri[r*k+k-1] < 0 {
+					j := int32(r)
+					if pts != nil {
+						j = pts[r]
+					}
+					shorts[lo/chunk] = append(shorts[lo/chunk], j)
+				} else if keep != nil {
+					keep(r)
+				}
+			}
+			return nil
+		})
+		return slices.Concat(shorts...)
+	}
+	// The first round writes straight into idx and dist (the short rows
+	// are overwritten later); the later ones query the short points and
+	// copy the rows of those that found k.
+	first := func(ix Index) ([]int32, error) {
+		if err := ix.KNearest(q, k, idx, dist); err != nil {
 			return nil, err
 		}
-		last := math.IsInf(float64(ix.Eps()), 1)
-		var short []int32
-		for r := range m {
-			j := int32(r)
-			if pts != nil {
-				j = pts[r]
-			}
-			if !last && ri[r*k+k-1] < 0 {
-				short = append(short, j)
-				continue
-			}
-			copy(idx[int(j)*k:int(j+1)*k], ri[r*k:(r+1)*k])
-			if dist != nil {
-				copy(dist[int(j)*k:int(j+1)*k], rd[r*k:(r+1)*k])
-			}
-		}
-		return short, nil
+		return sortOut(ix, idx, nil, nq, nil), nil
 	}
-	return rounds(b, xyz, k, opts, func(ix Index) ([]int32, error) { return query(ix, nil) }, query)
+	var ri []int32
+	var rd []float32
+	later := func(ix Index, pts []int32) ([]int32, error) {
+		m := len(pts)
+		ri, rd = slices.Grow(ri[:0], m*k)[:m*k], slices.Grow(rd[:0], m*k)[:m*k]
+		if err := ix.KNearest(gather(q, pts), k, ri, rd); err != nil {
+			return nil, err
+		}
+		return sortOut(ix, ri, pts, m, func(r int) {
+			j := int(pts[r])
+			copy(idx[j*k:(j+1)*k], ri[r*k:(r+1)*k])
+			if dist != nil {
+				copy(dist[j*k:(j+1)*k], rd[r*k:(r+1)*k])
+			}
+		}), nil
+	}
+	return rounds(b, xyz, q, k, opts, first, later)
 }
 
 // KNearestMoments stores in out[i] the moments of the offsets from point i
@@ -383,49 +407,30 @@ func NearestMomentsFunc(ix Index, xyz []float32, k, nw int, fn func(pts []int32,
 	return MomentsFunc(ix, xyz, k, nw, withFar(dist, k, fn))
 }
 
-// momentBlock is the number of points momentBlocks queries at a time.
-const momentBlock = 1 << 15
+// momentBlock is the number of points momentBlocks queries at a time: a
+// GPU's launch, copies and synchronisation cost about as much for a few
+// thousand queries as for a million (the later rounds of 25M short points
+// took 2.1 s in blocks of 32Ki on an H200, 2.7 ms a block).
+const momentBlock = 1 << 20
 
 // momentBlocks queries the k-nearest moments of a list of points of the
 // cloud as query sets, a block at a time, reusing its buffers.
 type momentBlocks struct {
-	nw   int // goroutines that share each block's fn calls
-	q    []float32
-	m    []Moment
-	pts  []int32
-	done []Moment
+	nw  int // goroutines that share each block's fn calls
+	m   []Moment
+	pts []int32
 }
 
 // self asks ix, an index of xyz with a finite ε, for the k-nearest moments
 // of all its points at once, hands to fn those whose k nearest are found
-// and returns the others, in order. Each block is sorted out and handed
-// over by a worker of its own: no pass over all n moments on one core.
+// and returns the others, in order.
 func (mb *momentBlocks) self(ix Index, xyz []float32, k int, fn func(pts []int32, m []Moment)) ([]int32, error) {
 	n := ix.Len()
 	m := make([]Moment, n)
 	if err := Moments(ix, xyz, nil, k, m); err != nil {
 		return nil, err
 	}
-	pts := make([]int32, n)
-	chunk := max(1024, n/(4*mb.nw))
-	shorts := make([][]int32, (n+chunk-1)/chunk)
-	err := hostkit.ParallelChunks(n, chunk, mb.nw, nil, func(_, lo, hi int) error {
-		// Found points to the front of the block, the short ones aside.
-		kept := lo
-		var short []int32
-		for i := lo; i < hi; i++ {
-			if int(m[i].N) < k {
-				short = append(short, int32(i))
-				continue
-			}
-			m[kept], pts[kept] = m[i], int32(i)
-			kept++
-		}
-		shorts[lo/chunk] = short
-		fn(pts[lo:kept], m[lo:kept])
-		return nil
-	})
-	return slices.Concat(shorts...), err
+	return mb.handOver(m, nil, make([]int32, n), k, false, false, fn), nil
 }
 
 // query queries the points pts of xyz on ix, momentBlock at a time, hands
@@ -436,34 +441,52 @@ func (mb *momentBlocks) query(ix Index, xyz []float32, pts []int32, k int, fn fu
 	var short []int32
 	for lo := 0; lo < len(pts); lo += momentBlock {
 		blk := pts[lo:min(len(pts), lo+momentBlock)]
-		mb.q = mb.q[:0]
-		for _, i := range blk {
-			mb.q = append(mb.q, xyz[3*i:3*i+3]...)
-		}
+		q := gather(xyz, blk)
 		mb.m = slices.Grow(mb.m[:0], len(blk))[:len(blk)]
-		if err := Moments(ix, xyz, mb.q, k+1, mb.m); err != nil {
+		mb.pts = slices.Grow(mb.pts[:0], len(blk))[:len(blk)]
+		if err := Moments(ix, xyz, q, k+1, mb.m); err != nil {
 			return nil, err
 		}
-		mb.pts, mb.done = mb.pts[:0], mb.done[:0]
-		for j, i := range blk {
-			// The point itself, at distance 0, is among the k+1 nearest
-			// unless k+1 others coincide with it; its offset and distance
-			// are 0 either way, so dropping one from the count leaves the
-			// k nearest.
-			m := mb.m[j]
-			m.N--
-			if int(m.N) < k && !last {
-				short = append(short, i)
-				continue
-			}
-			mb.pts, mb.done = append(mb.pts, i), append(mb.done, m)
-		}
-		_ = hostkit.ParallelChunks(len(mb.pts), max(1024, len(mb.pts)/mb.nw), mb.nw, nil, func(_, lo, hi int) error {
-			fn(mb.pts[lo:hi], mb.done[lo:hi])
-			return nil
-		})
+		short = append(short, mb.handOver(mb.m, blk, mb.pts, k, true, last, fn)...)
 	}
 	return short, nil
+}
+
+// handOver sorts out the moments m of the points pts (nil: 0, 1, ...) on
+// all cores, a chunk a worker: the found ones to the chunk's front (with
+// their points in out, as long as m), handed to fn there; it returns the
+// others, those with fewer than k (none when last), in order. queried
+// says m comes from a query set asked for k+1: the point itself, at
+// distance 0, is among its k+1 nearest unless k+1 others coincide with
+// it; its offset and distance are 0 either way, so dropping one from the
+// count leaves the k nearest.
+func (mb *momentBlocks) handOver(m []Moment, pts, out []int32, k int, queried, last bool, fn func(pts []int32, m []Moment)) []int32 {
+	n := len(m)
+	chunk := max(1024, n/(4*mb.nw))
+	shorts := make([][]int32, (n+chunk-1)/chunk)
+	_ = hostkit.ParallelChunks(n, chunk, mb.nw, nil, func(_, lo, hi int) error {
+		kept := lo
+		var short []int32
+		for j := lo; j < hi; j++ {
+			mj, id := m[j], int32(j)
+			if pts != nil {
+				id = pts[j]
+			}
+			if queried {
+				mj.N--
+			}
+			if int(mj.N) < k && !last {
+				short = append(short, id)
+				continue
+			}
+			m[kept], out[kept] = mj, id
+			kept++
+		}
+		shorts[lo/chunk] = short
+		fn(out[lo:kept], m[lo:kept])
+		return nil
+	})
+	return slices.Concat(shorts...)
 }
 
 // adaptiveTuneStride thins the points that the tuning indexes hold: with
@@ -477,12 +500,16 @@ const (
 	adaptiveTuneMin    = 32 * 1024
 )
 
-// adaptiveRadius returns a radius within which a typical point has about 2k
-// other points: a first guess from the bounding box, as if the points
-// filled it uniformly, tuned on the neighbour counts of a sample. When the
-// tuning indexed every point at the returned radius, it returns that index
-// too (the caller closes it); otherwise the index is nil.
-func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (radius float32, last Index, err error) {
+// adaptiveRadius returns a radius within which a typical query has about 2k
+// points of xyz (other points, where the queries are xyz's own: queries
+// nil): a first guess from the bounding box, as if the points filled it
+// uniformly, tuned on the counts around a sample of the queries. Queries
+// of their own (hag's points above the ground, whose nearest ground points
+// are farther than the ground's own) are sampled themselves: tuned on the
+// ground points, 44% of such queries came short of k in the first round.
+// When the tuning indexed every point at the returned radius, it returns
+// that index too (the caller closes it); otherwise the index is nil.
+func adaptiveRadius(b Backend, xyz, queries []float32, k int, opts BuildOptions) (radius float32, last Index, err error) {
 	n := len(xyz) / 3
 	var lo, hi [3]float64
 	blo, bhi := hostkit.Bounds(xyz)
@@ -514,11 +541,26 @@ func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (radius 
 		}
 	}
 	scale := float64(n) / float64(len(tune)/3)
-	step := max(1, n/adaptiveSample)
-	step = (step + stride - 1) / stride * stride
+	// self is 1 where the sample is of the indexed points, which count
+	// themselves (the step is a multiple of the stride: they are among the
+	// tuning points).
 	var q []float32
-	for i := 0; i < n; i += step {
-		q = append(q, xyz[3*i:3*i+3]...)
+	self := 1.0
+	if queries == nil {
+		step := max(1, n/adaptiveSample)
+		step = (step + stride - 1) / stride * stride
+		for i := 0; i < n; i += step {
+			q = append(q, xyz[3*i:3*i+3]...)
+		}
+	} else {
+		nq := len(queries) / 3
+		for i := 0; i < nq; i += max(1, nq/adaptiveSample) {
+			q = append(q, queries[3*i:3*i+3]...)
+		}
+		self = 0
+	}
+	if len(q) == 0 {
+		return float32(min(eps, diag)), nil, nil
 	}
 	counts := make([]uint32, len(q)/3)
 	closeLast := func() error {
@@ -544,7 +586,7 @@ func adaptiveRadius(b Backend, xyz []float32, k int, opts BuildOptions) (radius 
 		}
 		last, lastEps = ix, float32(eps)
 		slices.Sort(counts)
-		med := (float64(counts[len(counts)/2]) - 1) * scale // the point itself is counted
+		med := (float64(counts[len(counts)/2]) - self) * scale
 		target := float64(2 * k)
 		if med >= target/2 && med <= target*2 {
 			break
