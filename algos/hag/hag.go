@@ -260,12 +260,23 @@ func sortByDist(nb []neighbor) {
 	}
 }
 
+// groundBounds returns the XY box of the ground points, on all cores.
 func groundBounds(pos []float64, ground []int32) Bounds {
+	rs := par.Ranges(len(ground), par.Grain)
+	parts := make([]Bounds, len(rs))
+	par.For(rs, func(r, lo, hi int) {
+		b := Bounds{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+		for _, g := range ground[lo:hi] {
+			x, y := pos[3*g], pos[3*g+1]
+			b.MinX, b.MaxX = min(b.MinX, x), max(b.MaxX, x)
+			b.MinY, b.MaxY = min(b.MinY, y), max(b.MaxY, y)
+		}
+		parts[r] = b
+	})
 	b := Bounds{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
-	for _, g := range ground {
-		x, y := pos[3*g], pos[3*g+1]
-		b.MinX, b.MaxX = min(b.MinX, x), max(b.MaxX, x)
-		b.MinY, b.MaxY = min(b.MinY, y), max(b.MaxY, y)
+	for _, p := range parts {
+		b.MinX, b.MaxX = min(b.MinX, p.MinX), max(b.MaxX, p.MaxX)
+		b.MinY, b.MaxY = min(b.MinY, p.MinY), max(b.MaxY, p.MaxY)
 	}
 	return b
 }
