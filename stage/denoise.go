@@ -156,14 +156,14 @@ func statisticalLocal(a *Outcome, opts denoise.StatisticalOptions) *Local {
 			return []*core.Attribute{core.NewColumn(statisticalColumns[0].Name, sum), core.NewColumn(statisticalColumns[1].Name, found)}, reach, nil
 		},
 		Reduce: &Reduction{
-			Run: func(each func(fn func(cols []*core.Attribute, i int)) error) ([]float64, error) {
+			Run: func(each Each) ([]float64, error) {
 				red, n := opts.NewReduction(), 0
 				for pass := range red.Passes() {
 					n = 0
-					err := each(func(cols []*core.Attribute, i int) {
-						sum, found := statisticalAt(cols, i)
-						red.Add(pass, sum, found)
-						n++
+					err := each(func(cols []*core.Attribute, lo, hi int) {
+						sum, found := cols[0].Data.([]float64), cols[1].Data.([]uint32)
+						red.AddAll(pass, sum[lo:hi], found[lo:hi])
+						n += hi - lo
 					})
 					if err != nil {
 						return nil, err

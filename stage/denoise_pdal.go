@@ -48,9 +48,9 @@ func pdalStatistical(c Values, a *Outcome, opts denoise.StatisticalOptions) (*Jo
 	l.Reduce = &Reduction{
 		// g: the mean, deviation and threshold, and 1 when every point is
 		// an outlier (then none is flagged).
-		Run: func(each func(fn func(cols []*core.Attribute, i int)) error) ([]float64, error) {
+		Run: func(each Each) ([]float64, error) {
 			r := opts.NewReduction()
-			if err := each(func(cols []*core.Attribute, i int) { r.Add(0, cols[0].Float64(i), 0) }); err != nil {
+			if err := each(func(cols []*core.Attribute, lo, hi int) { r.AddAll(0, cols[0].Data.([]float64)[lo:hi], nil) }); err != nil {
 				return nil, err
 			}
 			r.EndPass(0)
@@ -95,7 +95,7 @@ func pdalRadius(c Values, a *Outcome, opts denoise.RadiusOptions) (*Job, error) 
 	outlier := func(cols []*core.Attribute, i int) bool { return opts.Outlier(uint32(cols[0].Uint64(i))) }
 	l.Reduce = &Reduction{
 		// g: 1 when every point is an outlier (then none is flagged).
-		Run: func(each func(fn func(cols []*core.Attribute, i int)) error) ([]float64, error) {
+		Run: func(each Each) ([]float64, error) {
 			all, err := allOutliers(each, outlier)
 			return []float64{b2f(all)}, err
 		},
@@ -116,12 +116,14 @@ func b2f(b bool) float64 {
 // allOutliers reports whether outlier flags every point of a run that
 // has some (each, as a Reduction's Run gets it): PDAL's filters.outlier then
 // flags none, with a warning.
-func allOutliers(each func(fn func(cols []*core.Attribute, i int)) error, outlier func(cols []*core.Attribute, i int) bool) (bool, error) {
+func allOutliers(each Each, outlier func(cols []*core.Attribute, i int) bool) (bool, error) {
 	n, out := 0, 0
-	err := each(func(cols []*core.Attribute, i int) {
-		n++
-		if outlier(cols, i) {
-			out++
+	err := each(func(cols []*core.Attribute, lo, hi int) {
+		n += hi - lo
+		for i := lo; i < hi; i++ {
+			if outlier(cols, i) {
+				out++
+			}
 		}
 	})
 	if err != nil || n == 0 || out < n {

@@ -77,10 +77,8 @@ func (l *LocalStep) Reduces() bool { return l.Reduce != nil }
 func (l *LocalStep) ReduceAll(rec []byte) ([]float64, error) {
 	n := len(rec) / max(l.recSize(), 1)
 	cols := l.decode(rec, n, nil)
-	g, _, _, err := l.reduce(func(fn func(cols []*core.Attribute, i int)) error {
-		for i := range n {
-			fn(cols, i)
-		}
+	g, _, _, err := l.reduce(func(fn func(cols []*core.Attribute, lo, hi int)) error {
+		fn(cols, 0, n)
 		return nil
 	})
 	return g, err

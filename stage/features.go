@@ -84,13 +84,15 @@ func featuresLocal(opts features.Options) *Local {
 			}
 			return append(featureColumns(r), flagColumn(skippedColumn, r.Skip)), r.Reach, nil
 		},
-		Summary: func(n int64, each func(fn func(cols []*core.Attribute, i int)) error) ([]string, any, error) {
+		Summary: func(n int64, each Each) ([]string, any, error) {
 			// A k beyond the cloud: every point uses all there is.
 			warnClamped("knn", opts.K, max(int(n)-1, 0), "other point")
 			skipped := 0
-			err := each(func(cols []*core.Attribute, i int) {
-				if cols[len(fs)].Uint64(i) != 0 {
-					skipped++
+			err := each(func(cols []*core.Attribute, lo, hi int) {
+				for i := lo; i < hi; i++ {
+					if cols[len(fs)].Uint64(i) != 0 {
+						skipped++
+					}
 				}
 			})
 			lines, doc := featuresSummary(opts, fs, int(n), skipped)

@@ -65,11 +65,10 @@ type Local struct {
 	Reduce *Reduction
 	// Summary, when set (with neither Outcome nor Drop), makes the run's
 	// summary lines and JSON from every point's values, hidden columns
-	// included: each calls fn with them in global order (cols holds the
-	// values of point i, and maybe of others); n is the number of points
-	// that take part. In memory, on tiles and out of core it sees the same
-	// values; Beam makes no summary.
-	Summary func(n int64, each func(fn func(cols []*core.Attribute, i int)) error) ([]string, any, error)
+	// included (each hands them over in global order); n is the number of
+	// points that take part. In memory, on tiles and out of core it sees
+	// the same values; Beam makes no summary.
+	Summary func(n int64, each Each) ([]string, any, error)
 	// Drop, when set (without Outcome), drops the points it flags from
 	// their values: a selection (range, voxel thinning). Its columns may
 	// be none.
@@ -97,15 +96,22 @@ type Local struct {
 // in memory, on tiles, out of core and on Beam (one worker), so that g,
 // and the output, are the in-memory ones to the bit.
 type Reduction struct {
-	// Run reduces the values of every point that takes part: each calls
-	// fn with them in global order (cols holds the values of point i, and
-	// maybe of others), as many times as Run has passes.
-	Run func(each func(fn func(cols []*core.Attribute, i int)) error) (g []float64, err error)
+	// Run reduces the values of every point that takes part, which each
+	// hands over in global order, as many times as Run has passes.
+	Run func(each Each) (g []float64, err error)
 	// Outlier flags point i of cols from its values and g.
 	Outlier func(g []float64, cols []*core.Attribute, i int) bool
 	// Stats describes the run from g: its summary's words and JSON fields.
 	Stats func(g []float64) (string, map[string]any)
 }
+
+// Each calls fn with the values of every point that takes part, in
+// global order, a range of points at a time: cols holds the values of the
+// points lo, ..., hi-1 of the range at those indices (and maybe of
+// others); the ranges follow each other. In memory a single range holds
+// every point, so that a reduction loops over typed columns, not a call a
+// point.
+type Each func(fn func(cols []*core.Attribute, lo, hi int)) error
 
 // LocalInput is what a local stage's Compute gets.
 type LocalInput struct {
@@ -311,7 +317,7 @@ func (l *Local) outcome(g []float64) (*Outcome, func(cols []*core.Attribute, i i
 
 // reduce runs Reduce over the values each gives (nil without Reduce) and
 // returns its result and the summary's words and fields.
-func (l *Local) reduce(each func(fn func(cols []*core.Attribute, i int)) error) ([]float64, string, map[string]any, error) {
+func (l *Local) reduce(each Each) ([]float64, string, map[string]any, error) {
 	if l.Reduce == nil {
 		return nil, l.Stats, nil, nil
 	}
@@ -425,10 +431,8 @@ func (l *Local) computeJob(p *Points) (*Result, error) {
 			return nil, err
 		}
 	}
-	each := func(fn func(cols []*core.Attribute, i int)) error {
-		for i := range p.Len() {
-			fn(cols, i)
-		}
+	each := func(fn func(cols []*core.Attribute, lo, hi int)) error {
+		fn(cols, 0, p.Len())
 		return nil
 	}
 	g, stats, fields, err := l.reduce(each)
@@ -638,18 +642,15 @@ func (l *Local) stream(s *StreamRun) (*StreamResult, error) {
 // stored returns what calls fn with the values stored under name (stream)
 // of every point, in input order, a chunk of points at a time: what
 // Reduce and Summary read out of core.
-func (l *Local) stored(s *StreamRun, name string) func(fn func(cols []*core.Attribute, i int)) error {
+func (l *Local) stored(s *StreamRun, name string) Each {
 	size := l.recSize()
-	return func(fn func(cols []*core.Attribute, i int)) error {
+	return func(fn func(cols []*core.Attribute, lo, hi int)) error {
 		const chunk = 1 << 16
 		rd := s.OwnedReader(name, size)
 		buf := make([]byte, 0, chunk*size)
 		flush := func() {
 			n := len(buf) / size
-			cols := l.decode(buf, n, nil)
-			for i := range n {
-				fn(cols, i)
-			}
+			fn(l.decode(buf, n, nil), 0, n)
 			buf = buf[:0]
 		}
 		err := s.EachOwner(func(id int64, key tile.Key) error {
@@ -685,12 +686,14 @@ func (l *Local) streamOutcome(s *StreamRun, name string, res *StreamResult) (*St
 	outlier := make([]bool, s.N)
 	nOut := 0
 	var id int64
-	err = each(func(cols []*core.Attribute, i int) {
-		if flag(cols, i) {
-			outlier[id] = true
-			nOut++
+	err = each(func(cols []*core.Attribute, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if flag(cols, i) {
+				outlier[id] = true
+				nOut++
+			}
+			id++
 		}
-		id++
 	})
 	if err != nil {
 		return nil, err

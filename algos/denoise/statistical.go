@@ -343,6 +343,18 @@ func (r *Reduction) Add(pass int, sum float64, found int) {
 	}
 }
 
+// AddAll adds the next points, with distance sums sums over found
+// neighbours (found nil: 0 each), to pass pass, as Add does one at a time.
+func (r *Reduction) AddAll(pass int, sums []float64, found []uint32) {
+	for i, s := range sums {
+		f := 0
+		if found != nil {
+			f = int(found[i])
+		}
+		r.Add(pass, s, f)
+	}
+}
+
 // EndPass closes pass pass: call it after the pass's last Add.
 func (r *Reduction) EndPass(pass int) {
 	o := r.o
