@@ -226,21 +226,20 @@ func Components(xyz []float32, pos []float64, flat bool, r float64, workers int)
 	if err != nil {
 		return nil, err
 	}
-	n := len(g.order)
+	n, workers := len(g.order), threads(workers)
 	least := make([]int32, n) // at a root (a position in cell order)
-	rs := par.Ranges(n, par.Grain)
-	par.For(rs, func(_, lo, hi int) {
+	eachChunk(n, workers, func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			least[k] = math.MaxInt32
 		}
 	})
-	par.For(rs, func(_, lo, hi int) {
+	eachChunk(n, workers, func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			lower(&least[u.find(int32(k))], g.order[k])
 		}
 	})
 	label := make([]int32, n)
-	par.For(rs, func(_, lo, hi int) {
+	eachChunk(n, workers, func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			label[g.order[k]] = least[u.find(int32(k))]
 		}
