@@ -410,8 +410,9 @@ func NearestMomentsFunc(ix Index, xyz []float32, k, nw int, fn func(pts []int32,
 // momentBlock is the number of points momentBlocks queries at a time: a
 // GPU's launch, copies and synchronisation cost about as much for a few
 // thousand queries as for a million (the later rounds of 25M short points
-// took 2.1 s in blocks of 32Ki on an H200, 2.7 ms a block).
-const momentBlock = 1 << 20
+// took 2.1 s in blocks of 32Ki on an H200, 2.7 ms a block). Tests lower it
+// to run several blocks on small clouds.
+var momentBlock = 1 << 20
 
 // momentBlocks queries the k-nearest moments of a list of points of the
 // cloud as query sets, a block at a time, reusing its buffers.

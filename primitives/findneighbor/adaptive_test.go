@@ -15,7 +15,8 @@ import (
 // smaller index), distances and moments (to the bit) for every point, on clouds that
 // force every path (far isolated points that need the radius doubled and
 // the unbounded search, duplicates beyond k+1, flat and one-dimensional
-// clouds, k beyond n).
+// clouds, k beyond n), the later rounds' queries in one block and, on the
+// brute backend, in blocks of 5 points.
 func TestKNearestAdaptiveExact(t *testing.T) {
 	const seed = 7
 	r := fntest.Rand(seed)
@@ -49,7 +50,14 @@ func TestKNearestAdaptiveExact(t *testing.T) {
 		{"one point", line(5)},
 	}
 	inf := float32(math.Inf(1))
-	for _, be := range []fn.Backend{fn.CPU(), fn.Brute()} {
+	for _, run := range []struct {
+		be    fn.Backend
+		block int
+	}{{fn.CPU(), 0}, {fn.Brute(), 0}, {fn.Brute(), 5}} {
+		be := run.be
+		if run.block > 0 {
+			t.Cleanup(fn.SetMomentBlock(run.block)) // the last run
+		}
 		for _, c := range clouds {
 			n := len(c.xyz) / 3
 			ref, err := fn.Brute().Build(c.xyz, inf, fn.BuildOptions{})
