@@ -218,5 +218,5 @@ func (a *Attribute) Select(idx []int) *Attribute {
 	return &Attribute{Name: a.Name, Type: a.Type, Data: a.ops().selectIdx(a.Data, idx)}
 }
 
-// appendFrom appends the n values of src (same Type) to a.
+// grow makes room for n more values at the end of a.
 func (a *Attribute) grow(n int) { a.Data = a.ops().grow(a.Data, n) }

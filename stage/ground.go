@@ -8,6 +8,7 @@ import (
 
 	"github.com/pctk/pctk/algos/ground"
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 )
 
 // PDAL's ground filters (algos/ground, docs/ground.md): filters.smrf and
@@ -118,13 +119,6 @@ func withClassBits(ignore []uint8, s string) ([]uint8, error) {
 // frame (LocalInput.Abs, on every path), relative to the run's origin
 // otherwise.
 func groundInput(in *LocalInput, pdal bool) (ground.Attrs, []float64) {
-	u8 := func(v []float64) []uint8 {
-		out := make([]uint8, len(v))
-		for i, x := range v {
-			out[i] = uint8(x)
-		}
-		return out
-	}
 	a := ground.Attrs{Classification: u8(in.Values[0]), ReturnNumber: u8(in.Values[1]), NumberOfReturns: u8(in.Values[2])}
 	if !pdal {
 		return a, in.Pos
@@ -278,4 +272,16 @@ collections; a tiled CSF would be an approximation pctk does not offer).`,
 			}, o.Resolution), err
 		},
 	})
+}
+
+// u8 returns the values v (of a uint8 dimension, read as float64) as
+// uint8s, converted on all cores.
+func u8(v []float64) []uint8 {
+	out := make([]uint8, len(v))
+	par.For(par.Ranges(len(v), par.Grain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = uint8(v[i])
+		}
+	})
+	return out
 }

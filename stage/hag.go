@@ -5,7 +5,6 @@ import (
 
 	"github.com/pctk/pctk/algos/hag"
 	"github.com/pctk/pctk/core"
-	"github.com/pctk/pctk/internal/par"
 )
 
 // PDAL's filters.hag_nn and filters.hag_delaunay (algos/hag, docs/hag.md).
@@ -54,12 +53,7 @@ height 0; as that box is the whole run's, it runs on the whole cloud.`,
 				err = inMemoryOnly(c, "--allow-extrapolation: without it the heights depend on the whole run's ground box")
 			}
 			l := &Local{Columns: hagColumns, Reads: []string{core.DimClassification}, KNN: max(o.Count, 1) + 2, Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
-				class := make([]uint8, len(in.Values[0]))
-				par.For(par.Ranges(len(class), par.Grain), func(_, lo, hi int) {
-					for i := lo; i < hi; i++ {
-						class[i] = uint8(in.Values[0][i])
-					}
-				})
+				class := u8(in.Values[0])
 				oo := o
 				oo.Pos, oo.Build, oo.Need = in.Abs, in.Build, in.Need // absolute, as PDAL computes
 				r, err := hag.Compute(in.XYZ, class, in.Backend, oo)

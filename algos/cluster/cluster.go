@@ -84,9 +84,9 @@ type Result struct {
 }
 
 // Cluster runs filters.cluster on the points xyz (interleaved x, y, z
-// float32 relative to a local origin). The links are found on the host in
-// float64 (pairs.Forest) on every backend; b's workers run the tiles of
-// Options.TileSize.
+// float32 relative to a local origin). The clusters are labelled on the
+// host in float64 (pairs.Components) on every backend; b's workers run the
+// tiles of Options.TileSize.
 func Cluster(xyz []float32, b findneighbor.Backend, o Options) (*Result, error) {
 	n, err := findneighbor.CheckPoints("cluster", xyz)
 	if err != nil {
@@ -144,8 +144,10 @@ func Tile(t *tile.Points, pos []float64, o Options) (*dbscan.Links, error) {
 	if t.Len() == 0 {
 		return all, nil
 	}
-	err := links(t.XYZ, pos, t.ID, o, func(l *dbscan.Links) error {
-		all.Edges = append(all.Edges, l.Edges...)
+	// A pair between two halo points is kept: it is a true link, and the
+	// forest may need it to join owned points.
+	err := pairs.Forest(t.XYZ, pos, o.Flat, o.tolerance(), o.Build.Workers, func(i, j int) error {
+		all.Edges = append(all.Edges, t.ID[i], t.ID[j])
 		return nil
 	})
 	if err != nil {
@@ -203,40 +205,8 @@ func clusterTiled(xyz []float32, b findneighbor.Backend, o Options) (*Result, er
 	return Tiles(tiles, len(xyz)/3, tile.Share(b, o.Build.Workers, len(tiles)), pos, o)
 }
 
-// flushEdges is the number of linked pairs links holds before handing
-// them on.
-const flushEdges = 1 << 20
-
-// links hands fn, a part at a time, linked pairs of the points xyz (in
-// float64 from pos or xyz: pairs.Forest) whose components are those of all
-// the pairs closer than the tolerance, named by id (nil: their index). A
-// tile's pairs between two halo points are kept: they are true links, and
-// the forest may need them to join its owned points.
-func links(xyz []float32, pos []float64, id []int64, o Options, fn func(*dbscan.Links) error) error {
-	name := func(i int) int64 {
-		if id == nil {
-			return int64(i)
-		}
-		return id[i]
-	}
-	l := &dbscan.Links{}
-	err := pairs.Forest(xyz, pos, o.Flat, o.tolerance(), o.Build.Workers, func(i, j int) error {
-		l.Edges = append(l.Edges, name(i), name(j))
-		if len(l.Edges) < 2*flushEdges {
-			return nil
-		}
-		err := fn(l)
-		l.Edges = l.Edges[:0]
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("cluster: %w", err)
-	}
-	return fn(l)
-}
-
-// Merge unites the links of a filters.cluster run (Cluster's own, or the
-// tiles' from Tile) in dbscan's union-find (dbscan.Merge, every point a
+// Merge unites the links of a tiled filters.cluster run (the tiles' from
+// Tile) in dbscan's union-find (dbscan.Merge, every point a
 // core point), whose roots are each cluster's smallest index: 5 bytes a
 // point.
 type Merge struct{ m *dbscan.Merge }

@@ -177,9 +177,11 @@ func Compute(xyz []float32, class []uint8, b findneighbor.Backend, opts Options)
 		}
 		return res, nil
 	}
-	bounds := groundBounds(pos, ground)
+	var bounds Bounds
 	if opts.GroundBounds != nil {
 		bounds = *opts.GroundBounds
+	} else {
+		bounds = groundBounds(pos, ground)
 	}
 	count := opts.count()
 	// The index ranks in float32; ask it for spare more and rank them in

@@ -80,7 +80,7 @@ func KNearestAdaptive(b Backend, xyz []float32, k int, opts BuildOptions, fn Rou
 		return err
 	}
 	return rounds(b, xyz, nil, k, opts, func(ix Index) ([]int32, error) { return fn(ix, nil, nil) },
-		func(ix Index, pts []int32) ([]int32, error) { return fn(ix, gather(xyz, pts), pts) })
+		func(ix Index, pts []int32) ([]int32, error) { return fn(ix, gather(xyz, pts, opts.Workers), pts) })
 }
 
 // rounds runs the finite-radius rounds of KNearestAdaptive and
@@ -117,10 +117,10 @@ func rounds(b Backend, xyz, q []float32, k int, opts BuildOptions, first func(In
 }
 
 // gather returns the coordinates of the points pts of xyz, in that order,
-// copied on all cores.
-func gather(xyz []float32, pts []int32) []float32 {
+// copied on nw cores (0: GOMAXPROCS).
+func gather(xyz []float32, pts []int32, nw int) []float32 {
 	q := make([]float32, 3*len(pts))
-	nw := hostkit.Workers(0)
+	nw = hostkit.Workers(nw)
 	_ = hostkit.ParallelChunks(len(pts), max(4096, len(pts)/(4*nw)), nw, nil, func(_, lo, hi int) error {
 		for j := lo; j < hi; j++ {
 			copy(q[3*j:3*j+3], xyz[3*pts[j]:])
@@ -128,6 +128,20 @@ func gather(xyz []float32, pts []int32) []float32 {
 		return nil
 	})
 	return q
+}
+
+// shortsOf calls fn for the chunks [lo, hi) of [0, n) on nw cores (0:
+// GOMAXPROCS) and returns what the calls return (the short points of their
+// chunk), joined in the chunks' order.
+func shortsOf(n, nw int, fn func(lo, hi int) []int32) []int32 {
+	nw = hostkit.Workers(nw)
+	chunk := max(1024, n/(4*nw))
+	shorts := make([][]int32, (n+chunk-1)/chunk)
+	_ = hostkit.ParallelChunks(n, chunk, nw, nil, func(_, lo, hi int) error {
+		shorts[lo/chunk] = fn(lo, hi)
+		return nil
+	})
+	return slices.Concat(shorts...)
 }
 
 // KNearestAll stores for every point of xyz its k nearest other points with
@@ -152,12 +166,15 @@ func KNearestAll(b Backend, xyz []float32, k int, opts BuildOptions, idx []int32
 			if err := ix.KNearest(nil, k, idx, dist); err != nil {
 				return nil, err
 			}
-			for i := range n {
-				if idx[i*k+k-1] < 0 {
-					short = append(short, int32(i))
+			return shortsOf(n, opts.Workers, func(lo, hi int) []int32 {
+				var short []int32
+				for i := lo; i < hi; i++ {
+					if idx[i*k+k-1] < 0 {
+						short = append(short, int32(i))
+					}
 				}
-			}
-			return short, nil
+				return short
+			}), nil
 		}
 		qi, qd := make([]int32, len(pts)*k1), make([]float32, len(pts)*k1)
 		if err := ix.KNearest(q, k1, qi, qd); err != nil {
@@ -191,7 +208,7 @@ func KNearestAll(b Backend, xyz []float32, k int, opts BuildOptions, idx []int32
 // may be nil. A PlainKNN backend (the cpu backend's kd-tree) answers on
 // such an index; any other in finite-radius rounds on its own device, as
 // KNearestAdaptive does for a cloud's own points: the radius that holds
-// about 2k points around a typical indexed point, then, for the queries
+// about 2k points around a typical query (tuned on a sample of q), then, for the queries
 // that found fewer than k within it, twice the radius, and so on; the
 // queries still short after adaptiveGrowRounds get an ε = +Inf index. A
 // query that found k within a radius has its exact k nearest, since the
@@ -217,29 +234,26 @@ func KNearestQueries(b Backend, xyz, q []float32, k int, opts BuildOptions, idx 
 		_, err = useIndex(b, ix, ix.Eps(), func(ix Index) ([]int32, error) { return nil, ix.KNearest(q, k, idx, dist) })
 		return err
 	}
-	nw := hostkit.Workers(opts.Workers)
 	// sortOut calls keep(r) for every row r of m that found k within ix's
 	// radius (every row at ε = +Inf), on all cores, and returns the others
 	// as pts[r] (r where pts is nil), in order.
 	sortOut := func(ix Index, ri []int32, pts []int32, m int, keep func(r int)) []int32 {
 		last := math.IsInf(float64(ix.Eps()), 1)
-		chunk := max(4096, m/(4*nw))
-		shorts := make([][]int32, (m+chunk-1)/chunk)
-		_ = hostkit.ParallelChunks(m, chunk, nw, nil, func(_, lo, hi int) error {
+		return shortsOf(m, opts.Workers, func(lo, hi int) []int32 {
+			var short []int32
 			for r := lo; r < hi; r++ {
 				if !last && ri[r*k+k-1] < 0 {
 					j := int32(r)
 					if pts != nil {
 						j = pts[r]
 					}
-					shorts[lo/chunk] = append(shorts[lo/chunk], j)
+					short = append(short, j)
 				} else if keep != nil {
 					keep(r)
 				}
 			}
-			return nil
+			return short
 		})
-		return slices.Concat(shorts...)
 	}
 	// The first round writes straight into idx and dist (the short rows
 	// are overwritten later); the later ones query the short points and
@@ -254,8 +268,11 @@ func KNearestQueries(b Backend, xyz, q []float32, k int, opts BuildOptions, idx 
 	var rd []float32
 	later := func(ix Index, pts []int32) ([]int32, error) {
 		m := len(pts)
-		ri, rd = slices.Grow(ri[:0], m*k)[:m*k], slices.Grow(rd[:0], m*k)[:m*k]
-		if err := ix.KNearest(gather(q, pts), k, ri, rd); err != nil {
+		ri = slices.Grow(ri[:0], m*k)[:m*k]
+		if dist != nil {
+			rd = slices.Grow(rd[:0], m*k)[:m*k]
+		}
+		if err := ix.KNearest(gather(q, pts, opts.Workers), k, ri, rd); err != nil {
 			return nil, err
 		}
 		return sortOut(ix, ri, pts, m, func(r int) {
@@ -302,9 +319,9 @@ func KNearestMoments(b Backend, xyz []float32, k int, opts BuildOptions, out []M
 // its workers as it finds them.
 func KNearestMomentsFunc(b Backend, xyz []float32, k int, opts BuildOptions, fn func(pts []int32, m []Moment)) error {
 	mb := momentBlocks{nw: hostkit.Workers(opts.Workers)}
-	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, _ []float32, pts []int32) ([]int32, error) {
+	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, q []float32, pts []int32) ([]int32, error) {
 		if pts != nil {
-			return mb.query(ix, xyz, pts, k, fn)
+			return mb.query(ix, xyz, q, pts, k, fn)
 		}
 		if math.IsInf(float64(ix.Eps()), 1) {
 			// The only round, on the cpu backend's kd-tree (PlainKNNer).
@@ -434,18 +451,19 @@ func (mb *momentBlocks) self(ix Index, xyz []float32, k int, fn func(pts []int32
 	return mb.handOver(m, nil, make([]int32, n), k, false, false, fn), nil
 }
 
-// query queries the points pts of xyz on ix, momentBlock at a time, hands
-// to fn those whose k nearest are found (all of them in the last round,
-// where ix.Eps() is +Inf) and returns the others.
-func (mb *momentBlocks) query(ix Index, xyz []float32, pts []int32, k int, fn func(pts []int32, m []Moment)) ([]int32, error) {
+// query queries the points pts of xyz, whose coordinates q holds, on ix,
+// momentBlock at a time, hands to fn those whose k nearest are found (all
+// of them in the last round, where ix.Eps() is +Inf) and returns the
+// others.
+func (mb *momentBlocks) query(ix Index, xyz, q []float32, pts []int32, k int, fn func(pts []int32, m []Moment)) ([]int32, error) {
 	last := math.IsInf(float64(ix.Eps()), 1)
 	var short []int32
 	for lo := 0; lo < len(pts); lo += momentBlock {
-		blk := pts[lo:min(len(pts), lo+momentBlock)]
-		q := gather(xyz, blk)
+		hi := min(len(pts), lo+momentBlock)
+		blk := pts[lo:hi]
 		mb.m = slices.Grow(mb.m[:0], len(blk))[:len(blk)]
 		mb.pts = slices.Grow(mb.pts[:0], len(blk))[:len(blk)]
-		if err := Moments(ix, xyz, q, k+1, mb.m); err != nil {
+		if err := Moments(ix, xyz, q[3*lo:3*hi], k+1, mb.m); err != nil {
 			return nil, err
 		}
 		short = append(short, mb.handOver(mb.m, blk, mb.pts, k, true, last, fn)...)
@@ -462,10 +480,7 @@ func (mb *momentBlocks) query(ix Index, xyz []float32, pts []int32, k int, fn fu
 // it; its offset and distance are 0 either way, so dropping one from the
 // count leaves the k nearest.
 func (mb *momentBlocks) handOver(m []Moment, pts, out []int32, k int, queried, last bool, fn func(pts []int32, m []Moment)) []int32 {
-	n := len(m)
-	chunk := max(1024, n/(4*mb.nw))
-	shorts := make([][]int32, (n+chunk-1)/chunk)
-	_ = hostkit.ParallelChunks(n, chunk, mb.nw, nil, func(_, lo, hi int) error {
+	return shortsOf(len(m), mb.nw, func(lo, hi int) []int32 {
 		kept := lo
 		var short []int32
 		for j := lo; j < hi; j++ {
@@ -483,11 +498,9 @@ func (mb *momentBlocks) handOver(m []Moment, pts, out []int32, k int, queried, l
 			m[kept], out[kept] = mj, id
 			kept++
 		}
-		shorts[lo/chunk] = short
 		fn(out[lo:kept], m[lo:kept])
-		return nil
+		return short
 	})
-	return slices.Concat(shorts...)
 }
 
 // adaptiveTuneStride thins the points that the tuning indexes hold: with

@@ -233,15 +233,19 @@ func Components(xyz []float32, pos []float64, flat bool, r float64, workers int)
 			least[k] = math.MaxInt32
 		}
 	})
+	// Every point's parent becomes its root (the unions are done), so the
+	// labelling pass reads it without a find.
 	eachChunk(n, workers, func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			lower(&least[u.find(int32(k))], g.order[k])
+			r := u.find(int32(k))
+			atomic.StoreInt32(&u[k], r)
+			lower(&least[r], g.order[k])
 		}
 	})
 	label := make([]int32, n)
 	eachChunk(n, workers, func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			label[g.order[k]] = least[u.find(int32(k))]
+			label[g.order[k]] = least[u[k]]
 		}
 	})
 	return label, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/pctk/pctk/io/pcio"
 	"github.com/pctk/pctk/primitives/findneighbor"
 	"github.com/pctk/pctk/primitives/findneighbor/fntest"
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 	"github.com/pctk/pctk/rt/cuda"
 	rt "github.com/pctk/pctk/rt/optix"
 )
@@ -408,7 +409,7 @@ func TestHostPrep(t *testing.T) {
 		{[]float32{1e5, 0, 0}, 0.01},
 	} {
 		r := paddedRadius(c.xyz, c.eps)
-		lo, hi := bounds(c.xyz)
+		lo, hi := hostkit.Bounds(c.xyz)
 		m := max(-lo[0], -lo[1], -lo[2], hi[0], hi[1], hi[2])
 		if !(r > c.eps) || float64(r-c.eps) < float64(m)/(1<<21) {
 			t.Errorf("paddedRadius(%v, %g) = %g: want > ε by about max|coord|·2⁻²⁰ (%g)", c.xyz, c.eps, r, m)

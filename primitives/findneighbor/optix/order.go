@@ -3,6 +3,8 @@ package optix
 import (
 	"runtime"
 	"sync"
+
+	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
 // mortonOrder returns the permutation that lists the points of xyz (x, y, z
@@ -15,7 +17,7 @@ func mortonOrder(xyz []float32) []int32 {
 	if n == 0 {
 		return nil
 	}
-	lo, hi := bounds(xyz)
+	lo, hi := hostkit.Bounds(xyz)
 	var scale [3]float64
 	for a := range 3 {
 		if ext := float64(hi[a]) - float64(lo[a]); ext > 0 {
@@ -39,33 +41,6 @@ func mortonOrder(xyz []float32) []int32 {
 	}
 	radixSort30(keys, vals)
 	return vals
-}
-
-// bounds returns the bounding box of the points xyz (at least one point).
-func bounds(xyz []float32) (lo, hi [3]float32) {
-	n := len(xyz) / 3
-	w := chunks(n)
-	los, his := make([][3]float32, w), make([][3]float32, w)
-	parallelChunks(n, w, func(c, from, to int) {
-		l := [3]float32{xyz[3*from], xyz[3*from+1], xyz[3*from+2]}
-		h := l
-		for i := from; i < to; i++ {
-			for a := range 3 {
-				v := xyz[3*i+a]
-				l[a] = min(l[a], v)
-				h[a] = max(h[a], v)
-			}
-		}
-		los[c], his[c] = l, h
-	})
-	lo, hi = los[0], his[0]
-	for c := 1; c < w; c++ {
-		for a := range 3 {
-			lo[a] = min(lo[a], los[c][a])
-			hi[a] = max(hi[a], his[c][a])
-		}
-	}
-	return lo, hi
 }
 
 // spread10 spaces the 10 low bits of v two zero bits apart.
@@ -161,7 +136,7 @@ func gather(xyz []float32, perm []int32) []float32 {
 func paddedRadius(xyz []float32, eps float32) float32 {
 	var m float32
 	if len(xyz) > 0 {
-		lo, hi := bounds(xyz)
+		lo, hi := hostkit.Bounds(xyz)
 		for a := range 3 {
 			m = max(m, -lo[a], hi[a])
 		}

@@ -85,7 +85,7 @@ func Bounds(xyz []float32) (lo, hi [3]float32) {
 	los, his := make([][3]float32, len(rs)), make([][3]float32, len(rs))
 	par.For(rs, func(r, a, b int) { los[r], his[r] = bounds(xyz[3*a : 3*b]) })
 	lo, hi = los[0], his[0]
-	for r := range rs {
+	for r := 1; r < len(rs); r++ {
 		for a := range 3 {
 			lo[a], hi[a] = min(lo[a], los[r][a]), max(hi[a], his[r][a])
 		}
