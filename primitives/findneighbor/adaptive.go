@@ -161,7 +161,6 @@ func KNearestAll(b Backend, xyz []float32, k int, opts BuildOptions, idx []int32
 	}
 	k1 := k + 1
 	return KNearestAdaptive(b, xyz, k, opts, func(ix Index, q []float32, pts []int32) ([]int32, error) {
-		var short []int32
 		if q == nil {
 			if err := ix.KNearest(nil, k, idx, dist); err != nil {
 				return nil, err
@@ -180,23 +179,28 @@ func KNearestAll(b Backend, xyz []float32, k int, opts BuildOptions, idx []int32
 		if err := ix.KNearest(q, k1, qi, qd); err != nil {
 			return nil, err
 		}
-		for j, i := range pts {
-			gi, gd := qi[j*k1:(j+1)*k1], qd[j*k1:(j+1)*k1]
-			// Drop the point itself; when more than k+1 points coincide
-			// with it, it may be missing, and then the first k are the
-			// coincident points of smallest index, as without it.
-			if s := slices.Index(gi, i); s >= 0 {
-				gi, gd = slices.Delete(gi, s, s+1), slices.Delete(gd, s, s+1)
+		return shortsOf(len(pts), opts.Workers, func(lo, hi int) []int32 {
+			var short []int32
+			for j := lo; j < hi; j++ {
+				i := pts[j]
+				gi, gd := qi[j*k1:(j+1)*k1], qd[j*k1:(j+1)*k1]
+				// Drop the point itself; when more than k+1 points
+				// coincide with it, it may be missing, and then the first
+				// k are the coincident points of smallest index, as
+				// without it.
+				if s := slices.Index(gi, i); s >= 0 {
+					gi, gd = slices.Delete(gi, s, s+1), slices.Delete(gd, s, s+1)
+				}
+				if len(gi) < k || gi[k-1] < 0 {
+					short = append(short, i)
+				}
+				copy(idx[int(i)*k:int(i+1)*k], gi)
+				if dist != nil {
+					copy(dist[int(i)*k:int(i+1)*k], gd)
+				}
 			}
-			if len(gi) < k || gi[k-1] < 0 {
-				short = append(short, i)
-			}
-			copy(idx[int(i)*k:int(i+1)*k], gi)
-			if dist != nil {
-				copy(dist[int(i)*k:int(i+1)*k], gd)
-			}
-		}
-		return short, nil
+			return short
+		}), nil
 	})
 }
 
