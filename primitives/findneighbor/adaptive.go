@@ -212,13 +212,13 @@ func KNearestAll(b Backend, xyz []float32, k int, opts BuildOptions, idx []int32
 // may be nil. A PlainKNN backend (the cpu backend's kd-tree) answers on
 // such an index; any other in finite-radius rounds on its own device, as
 // KNearestAdaptive does for a cloud's own points: the radius that holds
-// about 2k points around a typical query (tuned on a sample of q), then, for the queries
-// that found fewer than k within it, twice the radius, and so on; the
-// queries still short after adaptiveGrowRounds get an ε = +Inf index. A
-// query that found k within a radius has its exact k nearest, since the
-// points beyond are farther than every point within. The index holds xyz
-// only with opts.Reuse and a PlainKNN backend; otherwise xyz is left
-// intact.
+// about 2k points around a typical query (tuned on a sample of q), then,
+// for the queries that found fewer than k within it, twice the radius, and
+// so on; the queries still short after adaptiveGrowRounds get an ε = +Inf
+// index. A query that found k within a radius has its exact k nearest,
+// since the points beyond are farther than every point within. The index
+// holds xyz only with opts.Reuse and a PlainKNN backend; otherwise xyz is
+// left intact.
 func KNearestQueries(b Backend, xyz, q []float32, k int, opts BuildOptions, idx []int32, dist []float32) error {
 	if len(xyz)%3 != 0 || len(q)%3 != 0 {
 		return fmt.Errorf("findneighbor: %d points' and %d queries' coordinates are not multiples of 3", len(xyz), len(q))
