@@ -79,6 +79,12 @@ func circumcenter(ax, ay, bx, by, cx, cy float64) (float64, float64) {
 	return ax + (ey*bl-dy*cl)*0.5/d, ay + (dx*cl-ex*bl)*0.5/d
 }
 
+// inCircle is inCircle of the points a, b, c and p of d.
+func (d *delaunay) inCircle(a, b, c, p int) bool {
+	x := d.pts
+	return inCircle(x[2*a], x[2*a+1], x[2*b], x[2*b+1], x[2*c], x[2*c+1], x[2*p], x[2*p+1])
+}
+
 func inCircle(ax, ay, bx, by, cx, cy, px, py float64) bool {
 	dx, dy := ax-px, ay-py
 	ex, ey := bx-px, by-py
@@ -235,10 +241,13 @@ func (d *delaunay) triangulate(pts []float64) error {
 		}
 		start := 0
 		key := d.hashKey(x, y)
-		for j := range d.hash {
-			start = d.hash[(key+j)%len(d.hash)]
+		for range d.hash {
+			start = d.hash[key]
 			if start != noIndex && start != d.hullNext[start] {
 				break
+			}
+			if key++; key == len(d.hash) {
+				key = 0
 			}
 		}
 		if start == noIndex {
@@ -320,15 +329,29 @@ func (d *delaunay) hashKey(x, y float64) int {
 	if !(v >= 0) {
 		return 0
 	}
-	return int(v) % len(d.hash)
+	// The pseudo-angle is at most 1, so the truncation is at most the
+	// size, which the modulo takes to 0.
+	if k := int(v); k < len(d.hash) {
+		return k
+	}
+	return 0
 }
 
+// addTriangle appends the triangle (i0, i1, i2) and its halfedges, linked
+// to a, b and c (noIndex: none), halfedges of older triangles.
 func (d *delaunay) addTriangle(i0, i1, i2, a, b, c int) int {
 	t := len(d.triangles)
 	d.triangles = append(d.triangles, i0, i1, i2)
-	d.link(t, a)
-	d.link(t+1, b)
-	d.link(t+2, c)
+	d.halfedges = append(d.halfedges, a, b, c)
+	if a != noIndex {
+		d.halfedges[a] = t
+	}
+	if b != noIndex {
+		d.halfedges[b] = t + 1
+	}
+	if c != noIndex {
+		d.halfedges[c] = t + 2
+	}
 	return t
 }
 
@@ -352,34 +375,24 @@ func (d *delaunay) link(a, b int) {
 func (d *delaunay) legalize(a int) int {
 	i, ar := 0, 0
 	d.edgeStack = d.edgeStack[:0]
-	pop := func() bool {
-		if i == 0 {
-			return false
-		}
-		i--
-		a = d.edgeStack[i]
-		return true
-	}
 	for {
 		b := d.halfedges[a]
 		a0 := 3 * (a / 3)
 		ar = a0 + (a+2)%3
-		if b == noIndex {
-			if pop() {
-				continue
-			}
-			break
+		var b0, bl, p0, p1 int
+		if b != noIndex {
+			b0 = 3 * (b / 3)
+			bl = b0 + (b+2)%3
+			p0, p1 = d.triangles[ar], d.triangles[bl]
 		}
-		b0 := 3 * (b / 3)
-		al := a0 + (a+1)%3
-		bl := b0 + (b+2)%3
-		p0, pr, pl, p1 := d.triangles[ar], d.triangles[a], d.triangles[al], d.triangles[bl]
-		c := d.pts
-		if !inCircle(c[2*p0], c[2*p0+1], c[2*pr], c[2*pr+1], c[2*pl], c[2*pl+1], c[2*p1], c[2*p1+1]) {
-			if pop() {
-				continue
+		if b == noIndex || !d.inCircle(p0, d.triangles[a], d.triangles[a0+(a+1)%3], p1) {
+			// Legal: pop the next edge, if any.
+			if i == 0 {
+				break
 			}
-			break
+			i--
+			a = d.edgeStack[i]
+			continue
 		}
 		d.triangles[a] = p1
 		d.triangles[b] = p0
