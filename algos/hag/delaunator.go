@@ -330,7 +330,7 @@ func (d *delaunay) hashKey(x, y float64) int {
 		return 0
 	}
 	// The pseudo-angle is at most 1, so the truncation is at most the
-	// size, which the modulo takes to 0.
+	// size, which delaunator's modulo takes to 0.
 	if k := int(v); k < len(d.hash) {
 		return k
 	}
