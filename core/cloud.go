@@ -203,7 +203,7 @@ func (c *Cloud) AppendAll(srcs []*Cloud) error {
 		a.Data = a.ops().extend(a.Data, add)
 	}
 	cols := 3 + len(c.Attrs)
-	copyCol := func(j int) {
+	par.Each(len(srcs)*cols, func(j int) {
 		src, col, off := srcs[j/cols], j%cols, at[j/cols]
 		switch col {
 		case 0:
@@ -216,15 +216,7 @@ func (c *Cloud) AppendAll(srcs []*Cloud) error {
 			a := c.Attrs[col-3]
 			a.ops().copyAt(a.Data, off, src.Attrs[col-3].Data)
 		}
-	}
-	if add < par.Grain {
-		// A stream's chunk: not worth a goroutine a column.
-		for j := range len(srcs) * cols {
-			copyCol(j)
-		}
-	} else {
-		par.Each(len(srcs)*cols, copyCol)
-	}
+	})
 	return nil
 }
 

@@ -343,30 +343,18 @@ func (d *delaunay) addTriangle(i0, i1, i2, a, b, c int) int {
 	t := len(d.triangles)
 	d.triangles = append(d.triangles, i0, i1, i2)
 	d.halfedges = append(d.halfedges, a, b, c)
-	if a != noIndex {
-		d.halfedges[a] = t
-	}
-	if b != noIndex {
-		d.halfedges[b] = t + 1
-	}
-	if c != noIndex {
-		d.halfedges[c] = t + 2
-	}
+	d.link(t, a)
+	d.link(t+1, b)
+	d.link(t+2, c)
 	return t
 }
 
+// link pairs the halfedges a and b (noIndex: a has none), both of
+// triangles already added.
 func (d *delaunay) link(a, b int) {
-	if a == len(d.halfedges) {
-		d.halfedges = append(d.halfedges, b)
-	} else {
-		d.halfedges[a] = b
-	}
+	d.halfedges[a] = b
 	if b != noIndex {
-		if b == len(d.halfedges) {
-			d.halfedges = append(d.halfedges, a)
-		} else {
-			d.halfedges[b] = a
-		}
+		d.halfedges[b] = a
 	}
 }
 
