@@ -294,7 +294,7 @@ func WriteAtomic(path string, write func(w io.Writer) error, opts ...WriteOption
 			scratch.Remove(tmp.Name())
 		}
 	}()
-	if err = write(tmp); err != nil {
+	if err = write(flushBehind(tmp)); err != nil {
 		return err
 	}
 	if err = tmp.Sync(); err != nil {

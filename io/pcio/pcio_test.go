@@ -182,3 +182,44 @@ func TestWriteAtomicSafety(t *testing.T) {
 		t.Errorf("%s after a write: %v (%v), want the device", os.DevNull, fi.Mode(), err)
 	}
 }
+
+// TestWriteAtomicLarge writes more than several write-behind chunks
+// (flushBehind starts the disk's work every writeBehind bytes) in writes of
+// odd sizes, then seeks back and patches the first bytes, as the LAS
+// encoder patches its header: the file must hold exactly those bytes.
+func TestWriteAtomicLarge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.tst")
+	want := make([]byte, 3*(8<<20)+12345)
+	for i := range want {
+		want[i] = byte(i*7 + i>>13)
+	}
+	err := WriteAtomic(path, func(w io.Writer) error {
+		for off := 0; off < len(want); {
+			n := min(len(want)-off, 1<<20+off%4099)
+			if _, err := w.Write(want[off : off+n]); err != nil {
+				return err
+			}
+			off += n
+		}
+		ws, ok := w.(io.WriteSeeker)
+		if !ok {
+			return errors.New("WriteAtomic's writer cannot seek")
+		}
+		if _, err := ws.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		copy(want, "HEADER")
+		_, err := io.WriteString(ws, "HEADER")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("file of %d bytes differs from the %d written", len(got), len(want))
+	}
+}
