@@ -77,6 +77,7 @@ type ops struct {
 	extend     func(d any, n int) any // n more values, zero or left over
 	copyAt     func(d any, at int, src any)
 	selectIdx  func(d any, idx []int) any
+	slice      func(d any, lo, hi int) any
 }
 
 // columnOps holds the operations of each valid Type.
@@ -111,6 +112,7 @@ func opsOf[T Number]() ops {
 			}
 			return out
 		},
+		slice: func(d any, lo, hi int) any { return d.([]T)[lo:hi:hi] },
 	}
 }
 
@@ -216,6 +218,12 @@ func (a *Attribute) Clone() *Attribute {
 // Select returns a new column holding the values at the given indices, in order.
 func (a *Attribute) Select(idx []int) *Attribute {
 	return &Attribute{Name: a.Name, Type: a.Type, Data: a.ops().selectIdx(a.Data, idx)}
+}
+
+// Slice returns a column of values lo to hi-1 that shares a's storage, as
+// a[lo:hi] would, with no room beyond hi: appending to it copies.
+func (a *Attribute) Slice(lo, hi int) *Attribute {
+	return &Attribute{Name: a.Name, Type: a.Type, Data: a.ops().slice(a.Data, lo, hi)}
 }
 
 // grow makes room for n more values at the end of a.

@@ -167,6 +167,21 @@ func (c *Cloud) Select(idx []int) *Cloud {
 	return out
 }
 
+// Slice returns the cloud of points lo to hi-1, which shares c's storage
+// as c.X[lo:hi] does (a change to a value of one is a change to the
+// other's), with its own column list and the same metadata: a view for
+// writing a run of c's points without copying them.
+func (c *Cloud) Slice(lo, hi int) *Cloud {
+	out := &Cloud{X: c.X[lo:hi:hi], Y: c.Y[lo:hi:hi], Z: c.Z[lo:hi:hi], Meta: c.Meta}
+	if len(c.Attrs) > 0 {
+		out.Attrs = make([]*Attribute, len(c.Attrs))
+		for j, a := range c.Attrs {
+			out.Attrs[j] = a.Slice(lo, hi)
+		}
+	}
+	return out
+}
+
 // Append appends the points of src, which must have the same attribute
 // names and types in the same order (as chunks of one stream have).
 func (c *Cloud) Append(src *Cloud) error { return c.AppendAll([]*Cloud{src}) }

@@ -115,6 +115,40 @@ func TestCloudAttrsSelectAppend(t *testing.T) {
 	}
 }
 
+// TestCloudSlice checks that a Slice is a view of its run: values and
+// metadata as in the cloud, a change through either seen by the other, its
+// own column list, and no room to append over the points after it.
+func TestCloudSlice(t *testing.T) {
+	c := New(5)
+	c.Meta.Comments = []string{"m"}
+	in, _ := c.AddAttr(DimIntensity, Uint16)
+	for i := range 5 {
+		c.X[i], c.Y[i], c.Z[i] = float64(i), float64(10*i), float64(100*i)
+		in.SetFloat64(i, float64(1000+i))
+	}
+	s := c.Slice(1, 3)
+	if s.Len() != 2 || s.X[0] != 1 || s.Y[1] != 20 || s.Z[1] != 200 || s.Attr(DimIntensity).Float64(1) != 1002 || s.Meta.Comments[0] != "m" {
+		t.Fatalf("Slice(1, 3) = X %v Y %v Z %v Intensity %v", s.X, s.Y, s.Z, s.Attr(DimIntensity).Data)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("Slice(1, 3).Validate() = %v", err)
+	}
+	s.Z[0] = -1
+	s.Attr(DimIntensity).SetFloat64(0, 7)
+	if c.Z[1] != -1 || in.Float64(1) != 7 {
+		t.Errorf("a change through the slice did not reach the cloud: Z %v Intensity %v", c.Z, in.Data)
+	}
+	if err := s.Append(c.Slice(0, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if c.X[3] != 3 || in.Float64(3) != 1003 {
+		t.Errorf("Append to the slice overwrote the point after it: X %v Intensity %v", c.X, in.Data)
+	}
+	if _, err := s.AddAttr("Other", Uint8); err != nil || c.Attr("Other") != nil {
+		t.Errorf("AddAttr on the slice: %v; the cloud has it: %v", err, c.Attr("Other") != nil)
+	}
+}
+
 func TestValidateRejectsNaN(t *testing.T) {
 	c := New(2)
 	c.Y[1] = math.NaN()

@@ -143,7 +143,7 @@ func runPipelineFused(c Values, ins, outs []string, out string, steps []pipeline
 	// last may not move one (moved).
 	var orig *core.Cloud
 	if len(steps) > 1 {
-		orig = &core.Cloud{X: slices.Clone(cloud.X), Y: slices.Clone(cloud.Y), Z: slices.Clone(cloud.Z)}
+		orig = &core.Cloud{X: par.Clone(cloud.X), Y: par.Clone(cloud.Y), Z: par.Clone(cloud.Z)}
 	}
 	read := time.Since(start)
 	errMoved := errors.New("moved")
@@ -187,11 +187,9 @@ func runPipelineFused(c Values, ins, outs []string, out string, steps []pipeline
 		errs := make([]error, len(heads))
 		par.For(par.Ranges(len(heads), (len(heads)+plan.writers-1)/plan.writers), func(_, lo, hi int) {
 			for i := lo; i < hi; i++ {
-				idx := make([]int, starts[i+1]-starts[i])
-				for j := range idx {
-					idx[j] = starts[i] + j
-				}
-				part := cloud.Select(idx)
+				// A view of the run, not a copy: no other file's points
+				// share it, and nothing reads the cloud after.
+				part := cloud.Slice(starts[i], starts[i+1])
 				part.Meta = heads[i].Meta
 				errs[i] = WriteCloud(c, outs[i], part, froms[i])
 			}

@@ -98,3 +98,29 @@ func TestFirstIsLowest(t *testing.T) {
 		t.Errorf("n 0: First = %d, want -1", got)
 	}
 }
+
+// TestClone checks that Clone copies every item into fresh storage, across
+// many ranges and for the empty and nil slices.
+func TestClone(t *testing.T) {
+	old := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(old)
+	for _, n := range []int{0, 1, Grain - 1, 7*Grain + 5} {
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = float64(i) + 0.5
+		}
+		c := Clone(s)
+		if !slices.Equal(c, s) {
+			t.Fatalf("n %d: Clone differs", n)
+		}
+		if n > 0 {
+			c[n-1] = -1
+			if s[n-1] == -1 {
+				t.Fatalf("n %d: Clone shares storage", n)
+			}
+		}
+	}
+	if Clone[int](nil) != nil {
+		t.Error("Clone(nil) is not nil")
+	}
+}
