@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // Attribute is one named, typed column of per-point values. Data holds a
@@ -99,10 +98,10 @@ func opsOf[T Number]() ops {
 		uint64:     func(d any, i int) uint64 { return toBits(d.([]T)[i]) },
 		setUint64:  func(d any, i int, v uint64) { d.([]T)[i] = fromBits[T](v) },
 		setFloat64: func(d any, i int, v float64) { d.([]T)[i] = T(v) },
-		grow:       func(d any, n int) any { return slices.Grow(d.([]T), n) },
+		grow:       func(d any, n int) any { return grow(d.([]T), n) },
 		extend: func(d any, n int) any {
 			s := d.([]T)
-			return slices.Grow(s, n)[:len(s)+n]
+			return grow(s, n)[:len(s)+n]
 		},
 		copyAt: func(d any, at int, src any) { copy(d.([]T)[at:], src.([]T)) },
 		selectIdx: func(d any, idx []int) any {
