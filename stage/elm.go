@@ -32,7 +32,7 @@ Classification; the input must have one.`,
 			return &Job{Local: &Local{Columns: cls, Reads: []string{core.DimClassification}, Compute: func(in *LocalInput) ([]*core.Attribute, []float64, error) {
 				o := opts
 				// PDAL's cells: (x − minx)/cell in absolute coordinates.
-				o.Pos, o.Origin = in.Abs, &[2]float64{in.Min[0], in.Min[1]}
+				o.Pos, o.Origin, o.NoReach = in.Abs, &[2]float64{in.Min[0], in.Min[1]}, in.Whole
 				class := make([]uint8, len(in.ID))
 				for i, v := range in.Values[0] {
 					class[i] = uint8(v)

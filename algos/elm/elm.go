@@ -40,6 +40,9 @@ type Options struct {
 	// the origin of xyz (interleaved x, y, z): the cells and Z gaps are
 	// computed from them, as PDAL does from its own. nil: from xyz.
 	Pos []float64
+	// NoReach leaves Result.Reach nil: a run over the whole cloud, not a
+	// tile, which no one asks how far each point's class reaches.
+	NoReach bool
 }
 
 func (o Options) withDefaults() Options {
@@ -83,7 +86,7 @@ type Result struct {
 	// Count is the number of low points.
 	Count int
 	// Reach holds, for each point, the XY distance within which lie all
-	// the points its class depends on (its cell).
+	// the points its class depends on (its cell); nil with NoReach.
 	Reach []float64
 }
 
@@ -115,7 +118,10 @@ func ELM(xyz []float32, class []uint8, o Options) (*Result, error) {
 		}
 		return float64(xyz[3*i+a])
 	}
-	r := &Result{Classification: make([]uint8, n), Low: make([]bool, n), Reach: make([]float64, n)}
+	r := &Result{Classification: make([]uint8, n), Low: make([]bool, n)}
+	if !o.NoReach {
+		r.Reach = make([]float64, n)
+	}
 	copy(r.Classification, class)
 	if n == 0 {
 		return r, nil
@@ -148,7 +154,9 @@ func ELM(xyz []float32, class []uint8, o Options) (*Result, error) {
 			}
 			c, rw := CellOf(dx, o.Cell), CellOf(dy, o.Cell)
 			cells[i] = [3]int64{int64(c ^ 1<<63), int64(rw ^ 1<<63), 0}
-			r.Reach[i] = math.Hypot(reach(dx, c, o.Cell), reach(dy, rw, o.Cell))
+			if r.Reach != nil {
+				r.Reach[i] = math.Hypot(reach(dx, c, o.Cell), reach(dy, rw, o.Cell))
+			}
 		}
 		return -1
 	}); i >= 0 {

@@ -302,4 +302,13 @@ func TestManyLowPoints(t *testing.T) {
 	if got.Count != count || count < 40+selectFirst {
 		t.Errorf("%d low points, want %d (at least %d)", got.Count, count, 40+selectFirst)
 	}
+	// NoReach (a whole run) leaves the reaches out and the classes as
+	// they are.
+	whole, err := ELM(shuffled, nil, Options{Threshold: 1, NoReach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Reach != nil || len(got.Reach) != n || !slices.Equal(whole.Classification, got.Classification) || whole.Count != got.Count {
+		t.Errorf("NoReach: reach %d values, %d low points; want none and %d", len(whole.Reach), whole.Count, got.Count)
+	}
 }
