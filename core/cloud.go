@@ -325,6 +325,6 @@ func grow[T any](s []T, n int) []T {
 	// At least a quarter more than cap(s), as append grows a large slice,
 	// so that a cloud grown chunk by chunk is copied O(1) times a point.
 	out := make([]T, len(s), max(len(s)+n, cap(s)+cap(s)/4))
-	par.For(par.Ranges(len(s), par.Grain), func(_, lo, hi int) { copy(out[lo:hi], s[lo:hi]) })
+	par.Copy(out, s)
 	return out
 }

@@ -478,7 +478,7 @@ func (g raster) progressive(z []float64, slope, maxWindow, cell float64) []bool 
 	rs := par.Ranges(len(z), par.Grain)
 	for radius := 1; radius <= maxRadius; radius++ {
 		g.erode(erosion, 1)
-		par.For(rs, func(_, lo, hi int) { copy(open[lo:hi], erosion[lo:hi]) })
+		par.Copy(open, erosion)
 		g.dilate(open, radius)
 		threshold := slope * cell * float64(radius)
 		par.For(rs, func(_, lo, hi int) {

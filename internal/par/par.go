@@ -83,14 +83,22 @@ func First(n int, find func(lo, hi int) int) int {
 	return -1
 }
 
-// Clone returns a copy of s made on all cores, Grain items at least a
-// range: a fresh copy's page faults and the copy itself, which take one
-// core about a second for a few GiB, are spread over all of them.
+// Copy copies src into dst, as the built-in copy does, on all cores,
+// Grain items at least a range: a fresh destination's page faults and the
+// copy itself, which take one core about a second for a few GiB, are
+// spread over all of them. It returns the number of items copied.
+func Copy[T any](dst, src []T) int {
+	n := min(len(dst), len(src))
+	For(Ranges(n, Grain), func(_, lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
+	return n
+}
+
+// Clone returns a copy of s made by Copy; nil for nil.
 func Clone[T any](s []T) []T {
 	if s == nil {
 		return nil
 	}
 	out := make([]T, len(s))
-	For(Ranges(len(s), Grain), func(_, lo, hi int) { copy(out[lo:hi], s[lo:hi]) })
+	Copy(out, s)
 	return out
 }

@@ -99,8 +99,9 @@ func TestFirstIsLowest(t *testing.T) {
 	}
 }
 
-// TestClone checks that Clone copies every item into fresh storage, across
-// many ranges and for the empty and nil slices.
+// TestClone checks that Clone copies every item into fresh storage, and
+// Copy as many as the shorter slice holds, across many ranges and for the
+// empty and nil slices.
 func TestClone(t *testing.T) {
 	old := runtime.GOMAXPROCS(4)
 	defer runtime.GOMAXPROCS(old)
@@ -112,6 +113,9 @@ func TestClone(t *testing.T) {
 		c := Clone(s)
 		if !slices.Equal(c, s) {
 			t.Fatalf("n %d: Clone differs", n)
+		}
+		if short := make([]float64, n/2); Copy(short, s) != n/2 || !slices.Equal(short, s[:n/2]) {
+			t.Fatalf("n %d: Copy into half the room differs", n)
 		}
 		if n > 0 {
 			c[n-1] = -1
