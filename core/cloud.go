@@ -322,9 +322,14 @@ func grow[T any](s []T, n int) []T {
 	if n <= cap(s)-len(s) {
 		return s
 	}
-	// At least a quarter more than cap(s), as append grows a large slice,
-	// so that a cloud grown chunk by chunk is copied O(1) times a point.
-	out := make([]T, len(s), max(len(s)+n, cap(s)+cap(s)/4))
+	// Twice cap(s) for a small slice, a quarter more for a large one, as
+	// append grows them, so that a cloud grown chunk by chunk, even a
+	// point at a time, is copied O(1) times a point.
+	c := cap(s) + cap(s)/4
+	if cap(s) < 256 {
+		c = 2 * cap(s)
+	}
+	out := make([]T, len(s), max(len(s)+n, c))
 	par.Copy(out, s)
 	return out
 }

@@ -115,6 +115,36 @@ func TestCloudAttrsSelectAppend(t *testing.T) {
 	}
 }
 
+// TestAppendAmortized appends a cloud a point at a time: its columns must
+// grow geometrically, as append's do, not by the point (a copy a point).
+func TestAppendAmortized(t *testing.T) {
+	c := New(0)
+	if _, err := c.AddAttr(DimIntensity, Uint16); err != nil {
+		t.Fatal(err)
+	}
+	one := New(1)
+	if _, err := one.AddAttr(DimIntensity, Uint16); err != nil {
+		t.Fatal(err)
+	}
+	moves := 0
+	for i := range 4096 {
+		before := cap(c.X)
+		one.X[0] = float64(i)
+		if err := c.Append(one); err != nil {
+			t.Fatal(err)
+		}
+		if cap(c.X) != before {
+			moves++
+		}
+	}
+	if c.Len() != 4096 || c.X[4095] != 4095 || c.Attr(DimIntensity).Len() != 4096 {
+		t.Fatalf("after 4096 appends: %d points, last X %g", c.Len(), c.X[c.Len()-1])
+	}
+	if moves > 40 {
+		t.Errorf("4096 appends of one point reallocated the columns %d times, want at most 40", moves)
+	}
+}
+
 // TestCloudSlice checks that a Slice is a view of its run: values and
 // metadata as in the cloud, a change through either seen by the other, its
 // own column list, and no room to append over the points after it.
