@@ -33,11 +33,7 @@ Classification; the input must have one.`,
 				o := opts
 				// PDAL's cells: (x − minx)/cell in absolute coordinates.
 				o.Pos, o.Origin, o.NoReach = in.Abs, &[2]float64{in.Min[0], in.Min[1]}, in.Whole
-				class := make([]uint8, len(in.ID))
-				for i, v := range in.Values[0] {
-					class[i] = uint8(v)
-				}
-				r, err := elm.ELM(in.XYZ, class, o)
+				r, err := elm.ELM(in.XYZ, u8(in.Values[0]), o)
 				if err != nil {
 					return nil, nil, err
 				}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/pctk/pctk/algos/ground"
 	"github.com/pctk/pctk/core"
-	"github.com/pctk/pctk/internal/par"
 )
 
 // PDAL's ground filters (algos/ground, docs/ground.md): filters.smrf and
@@ -272,16 +271,4 @@ collections; a tiled CSF would be an approximation pctk does not offer).`,
 			}, o.Resolution), err
 		},
 	})
-}
-
-// u8 returns the values v (of a uint8 dimension, read as float64) as
-// uint8s, converted on all cores.
-func u8(v []float64) []uint8 {
-	out := make([]uint8, len(v))
-	par.For(par.Ranges(len(v), par.Grain), func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			out[i] = uint8(v[i])
-		}
-	})
-	return out
 }

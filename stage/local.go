@@ -158,6 +158,18 @@ type LocalInput struct {
 	Need []int32
 }
 
+// u8 returns LocalInput.Values of a uint8 dimension (Classification,
+// ReturnNumber, ...) as uint8s, converted on all cores.
+func u8(v []float64) []uint8 {
+	out := make([]uint8, len(v))
+	par.For(par.Ranges(len(v), par.Grain), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i] = uint8(v[i])
+		}
+	})
+	return out
+}
+
 // written returns the columns of cols the output gets (all but Hidden).
 func (l *Local) written(cols []*core.Attribute) []*core.Attribute {
 	return cols[:len(cols)-l.Hidden]

@@ -560,7 +560,7 @@ func (d *Decoder) decodeInto(c *core.Cloud, at int, b []byte, n int) {
 			}
 		}
 		for i := range d.fields {
-			d.fields[i].decode(sliceAttr(c.Attrs[i], at+lo, at+hi), rb, rl)
+			d.fields[i].decode(c.Attrs[i].Slice(at+lo, at+hi), rb, rl)
 		}
 	})
 }

@@ -441,7 +441,7 @@ func (e *Encoder) encodeBlock(b []byte, c *core.Cloud, cols []*core.Attribute, l
 		if a == nil {
 			continue
 		}
-		if err := e.lay.fields[i].encode(b, rl, sliceAttr(a, lo, hi), first); err != nil {
+		if err := e.lay.fields[i].encode(b, rl, a.Slice(lo, hi), first); err != nil {
 			return err
 		}
 	}
@@ -454,14 +454,6 @@ type lazSink struct{ zw *laz.Writer }
 
 // Write hands whole records to the compressor.
 func (s lazSink) Write(b []byte) (int, error) { return len(b), s.zw.Write(b) }
-
-// sliceAttr returns a view of values lo to hi-1 of a.
-func sliceAttr(a *core.Attribute, lo, hi int) *core.Attribute {
-	if lo == 0 && hi == a.Len() {
-		return a
-	}
-	return &core.Attribute{Name: a.Name, Type: a.Type, Data: window(a.Data, lo, hi)}
-}
 
 // Close writes the EVLRs and completes the header. It fails when the
 // number of points written differs from the number announced.

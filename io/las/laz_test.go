@@ -196,7 +196,7 @@ func slice(c *core.Cloud, lo, hi int) *core.Cloud {
 	out := core.New(0)
 	out.X, out.Y, out.Z = c.X[lo:hi], c.Y[lo:hi], c.Z[lo:hi]
 	for _, a := range c.Attrs {
-		out.Attrs = append(out.Attrs, sliceAttr(a, lo, hi))
+		out.Attrs = append(out.Attrs, a.Slice(lo, hi))
 	}
 	out.Meta = c.Meta
 	return out
