@@ -613,47 +613,47 @@ func Decode(r io.Reader, opts ...pcio.ReadOptions) (*core.Cloud, error) {
 
 // resize sets the number of points of c to n, keeping the first ones.
 func resize(c *core.Cloud, n int) {
-	c.X, c.Y, c.Z = growTo(c.X, 0, n), growTo(c.Y, 0, n), growTo(c.Z, 0, n)
+	c.X, c.Y, c.Z = growTo(c.X, n), growTo(c.Y, n), growTo(c.Z, n)
 	for _, a := range c.Attrs {
-		a.Data = window(a.Data, 0, n)
+		a.Data = window(a.Data, n)
 	}
 }
 
-// window returns elements lo to hi-1 of a column's data slice: a view into
-// the same array, or a copy into a new one when hi passes its capacity.
-func window(data any, lo, hi int) any {
+// window returns the first n elements of a column's data slice: a view
+// into the same array, or a copy into a new one when n passes its capacity.
+func window(data any, n int) any {
 	switch d := data.(type) {
 	case []int8:
-		return growTo(d, lo, hi)
+		return growTo(d, n)
 	case []uint8:
-		return growTo(d, lo, hi)
+		return growTo(d, n)
 	case []int16:
-		return growTo(d, lo, hi)
+		return growTo(d, n)
 	case []uint16:
-		return growTo(d, lo, hi)
+		return growTo(d, n)
 	case []int32:
-		return growTo(d, lo, hi)
+		return growTo(d, n)
 	case []uint32:
-		return growTo(d, lo, hi)
+		return growTo(d, n)
 	case []int64:
-		return growTo(d, lo, hi)
+		return growTo(d, n)
 	case []uint64:
-		return growTo(d, lo, hi)
+		return growTo(d, n)
 	case []float32:
-		return growTo(d, lo, hi)
+		return growTo(d, n)
 	case []float64:
-		return growTo(d, lo, hi)
+		return growTo(d, n)
 	}
 	return data
 }
 
-// growTo returns s[lo:hi], first copying s into a new array when hi passes
-// its capacity.
-func growTo[T any](s []T, lo, hi int) []T {
-	if hi > cap(s) {
-		t := make([]T, hi)
+// growTo returns s[:n], first copying s into a new array when n passes its
+// capacity.
+func growTo[T any](s []T, n int) []T {
+	if n > cap(s) {
+		t := make([]T, n)
 		copy(t, s)
 		s = t
 	}
-	return s[lo:hi]
+	return s[:n]
 }
