@@ -353,3 +353,36 @@ func TestRadiusOnEveryBackend(t *testing.T) {
 		}
 	}
 }
+
+// TestReductionAddAll checks that AddAll gives Add's statistics to the
+// bit, under every convention, with points that found no neighbour.
+func TestReductionAddAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	sums, found := make([]float64, 5000), make([]uint32, 5000)
+	for i := range sums {
+		sums[i] = rng.Float64() * 3
+		if i%7 != 0 {
+			found[i] = uint32(1 + rng.IntN(9))
+		}
+	}
+	for _, conv := range []Convention{PCL, Open3D, PDAL} {
+		opts := StatisticalOptions{K: 8, Convention: conv}
+		one, all := opts.NewReduction(), opts.NewReduction()
+		for pass := range one.Passes() {
+			for i, s := range sums {
+				one.Add(pass, s, int(found[i]))
+			}
+			one.EndPass(pass)
+			// In two calls, as the tiles of a run hand them in.
+			all.AddAll(pass, sums[:1234], found[:1234])
+			all.AddAll(pass, sums[1234:], found[1234:])
+			all.EndPass(pass)
+		}
+		bits := func(r *Reduction) [6]uint64 {
+			return [6]uint64{math.Float64bits(r.sum), math.Float64bits(r.sq), uint64(r.n), math.Float64bits(r.Mean), math.Float64bits(r.Threshold), uint64(r.Valid)}
+		}
+		if bits(one) != bits(all) || one.Valid == 0 || one.Threshold == 0 {
+			t.Errorf("%v: AddAll gave %+v, Add %+v", conv, *all, *one)
+		}
+	}
+}

@@ -346,6 +346,24 @@ func (r *Reduction) Add(pass int, sum float64, found int) {
 // AddAll adds the next points, with distance sums sums over found
 // neighbours (found nil: 0 each), to pass pass, as Add does one at a time.
 func (r *Reduction) AddAll(pass int, sums []float64, found []uint32) {
+	if r.o.Convention == PCL && found != nil {
+		// Add's PCL arithmetic in one loop, the sums in local variables:
+		// the same operations in the same order, so the same bits, without
+		// a call and a convention switch a point (64M points: 0.47 s of
+		// a GPU run's statistical step, one core).
+		sum, sq, valid := r.sum, r.sq, r.Valid
+		for i, s := range sums {
+			if c := found[i]; c > 0 {
+				f := float32(s / float64(c))
+				sum += float64(f)
+				sq += float64(f * f)
+				valid++
+			}
+		}
+		r.sum, r.sq, r.Valid = sum, sq, valid
+		r.n += len(found)
+		return
+	}
 	for i, s := range sums {
 		f := 0
 		if found != nil {
