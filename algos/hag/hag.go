@@ -3,7 +3,6 @@ package hag
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/primitives/findneighbor"
@@ -150,18 +149,7 @@ func Compute(xyz []float32, class []uint8, b findneighbor.Backend, opts Options)
 	}
 	res := Result{HeightAboveGround: make([]float64, n), Reach: make([]float64, n)}
 	// The ground and other points in order, split on all cores.
-	rs := par.Ranges(n, par.Grain)
-	grounds, others := make([][]int32, len(rs)), make([][]int32, len(rs))
-	par.For(rs, func(r, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if class[i] == Ground {
-				grounds[r] = append(grounds[r], int32(i))
-			} else if opts.Need == nil {
-				others[r] = append(others[r], int32(i))
-			}
-		}
-	})
-	ground, other := slices.Concat(grounds...), slices.Concat(others...)
+	ground, other := splitGround(class, opts.Need == nil)
 	for _, i := range opts.Need {
 		if class[i] != Ground {
 			other = append(other, i)
@@ -292,6 +280,41 @@ func groundBounds(pos []float64, ground []int32) Bounds {
 		b.MinY, b.MaxY = min(b.MinY, p.MinY), max(b.MaxY, p.MaxY)
 	}
 	return b
+}
+
+// splitGround returns the indices of the ground points and (others) of
+// the rest, each in order, on all cores: each range's ground points
+// counted, then both lists filled in place.
+func splitGround(class []uint8, others bool) (ground, other []int32) {
+	rs := par.Ranges(len(class), par.Grain)
+	at := make([]int, len(rs)+1) // ground points before range r
+	par.For(rs, func(r, lo, hi int) {
+		for _, c := range class[lo:hi] {
+			if c == Ground {
+				at[r+1]++
+			}
+		}
+	})
+	for r := range rs {
+		at[r+1] += at[r]
+	}
+	ground = make([]int32, at[len(rs)])
+	if others {
+		other = make([]int32, len(class)-len(ground))
+	}
+	par.For(rs, func(r, lo, hi int) {
+		g, o := at[r], lo-at[r]
+		for i := lo; i < hi; i++ {
+			if class[i] == Ground {
+				ground[g] = int32(i)
+				g++
+			} else if others {
+				other[o] = int32(i)
+				o++
+			}
+		}
+	})
+	return ground, other
 }
 
 // nearestGround returns for each point of other its k nearest ground
