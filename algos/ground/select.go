@@ -121,39 +121,49 @@ func Select(n int, a Attrs, ignore []uint8, ret Returns) ([]bool, error) {
 	for _, c := range ignore {
 		ignored[c] = true
 	}
+	// Three passes over the points, each on all cores.
+	rs := par.Ranges(n, par.Grain)
 	sel := make([]bool, n)
-	for i := range sel {
-		sel[i] = a.Classification == nil && !ignored[0] ||
-			a.Classification != nil && !ignored[a.Classification[i]]
-	}
+	par.For(rs, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			sel[i] = a.Classification == nil && !ignored[0] ||
+				a.Classification != nil && !ignored[a.Classification[i]]
+		}
+	})
 	if a.ReturnNumber == nil || a.NumberOfReturns == nil {
 		return sel, nil
 	}
-	someZero, allZero := false, true
-	for i, s := range sel {
-		if !s {
-			continue
+	someZeros, allZeros := make([]bool, len(rs)), make([]bool, len(rs))
+	par.For(rs, func(r, lo, hi int) {
+		someZero, allZero := false, true
+		for i := lo; i < hi; i++ {
+			if !sel[i] {
+				continue
+			}
+			rn, nr := a.ReturnNumber[i], a.NumberOfReturns[i]
+			someZero = someZero || rn == 0 || nr == 0
+			allZero = allZero && rn == 0 && nr == 0
 		}
-		rn, nr := a.ReturnNumber[i], a.NumberOfReturns[i]
-		someZero = someZero || rn == 0 || nr == 0
-		allZero = allZero && rn == 0 && nr == 0
-	}
-	if allZero {
+		someZeros[r], allZeros[r] = someZero, allZero
+	})
+	if !slices.Contains(allZeros, false) {
 		return sel, nil
 	}
-	if someZero {
+	if slices.Contains(someZeros, true) {
 		return nil, errors.New("ground: some NumberOfReturns or ReturnNumber values are 0, but not all (each must be ≥ 1)")
 	}
-	for i, s := range sel {
-		if !s {
-			continue
+	par.For(rs, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if !sel[i] {
+				continue
+			}
+			rn, nr := a.ReturnNumber[i], a.NumberOfReturns[i]
+			sel[i] = rn == 1 && nr > 1 && ret&First != 0 ||
+				rn > 1 && rn < nr && ret&Intermediate != 0 ||
+				rn == nr && nr > 1 && ret&Last != 0 ||
+				nr == 1 && ret&Only != 0
 		}
-		rn, nr := a.ReturnNumber[i], a.NumberOfReturns[i]
-		sel[i] = rn == 1 && nr > 1 && ret&First != 0 ||
-			rn > 1 && rn < nr && ret&Intermediate != 0 ||
-			rn == nr && nr > 1 && ret&Last != 0 ||
-			nr == 1 && ret&Only != 0
-	}
+	})
 	return sel, nil
 }
 
