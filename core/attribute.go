@@ -68,6 +68,7 @@ type ops struct {
 	make       func(n int) any
 	len        func(d any) (int, bool) // false: d is not of this type
 	float64    func(d any, i int) float64
+	float64s   func(d any, lo int, dst []float64)
 	int64      func(d any, i int) int64
 	uint64     func(d any, i int) uint64
 	setUint64  func(d any, i int, v uint64)
@@ -93,7 +94,12 @@ func opsOf[T Number]() ops {
 			s, ok := d.([]T)
 			return len(s), ok
 		},
-		float64:    func(d any, i int) float64 { return float64(d.([]T)[i]) },
+		float64: func(d any, i int) float64 { return float64(d.([]T)[i]) },
+		float64s: func(d any, lo int, dst []float64) {
+			for j, v := range d.([]T)[lo : lo+len(dst)] {
+				dst[j] = float64(v)
+			}
+		},
 		int64:      func(d any, i int) int64 { return int64(d.([]T)[i]) },
 		uint64:     func(d any, i int) uint64 { return toBits(d.([]T)[i]) },
 		setUint64:  func(d any, i int, v uint64) { d.([]T)[i] = fromBits[T](v) },
@@ -174,6 +180,10 @@ func (a *Attribute) Len() int {
 // Float64 returns value i converted to float64 (exact for every type except
 // 64-bit integers beyond 2^53).
 func (a *Attribute) Float64(i int) float64 { return a.ops().float64(a.Data, i) }
+
+// Float64s stores values lo to lo+len(dst)-1 converted to float64 in dst,
+// as Float64 converts each, in one typed loop.
+func (a *Attribute) Float64s(lo int, dst []float64) { a.ops().float64s(a.Data, lo, dst) }
 
 // Int64 returns value i as int64; floats are truncated toward zero and
 // uint64 values above MaxInt64 wrap.

@@ -69,6 +69,27 @@ func TestAttributeRawBitsRoundTrip(t *testing.T) {
 	}
 }
 
+// TestAttributeFloat64s checks that Float64s converts a run of values of
+// every type as Float64 converts each.
+func TestAttributeFloat64s(t *testing.T) {
+	for typ := range columnOps {
+		if columnOps[typ].make == nil {
+			continue
+		}
+		a := NewAttribute("a", Type(typ), 6)
+		for i := range 6 {
+			a.SetUint64(i, uint64(0xfedcba9876543210)>>(8*i))
+		}
+		got := make([]float64, 4)
+		a.Float64s(1, got)
+		for j, v := range got {
+			if want := a.Float64(1 + j); math.Float64bits(v) != math.Float64bits(want) {
+				t.Errorf("%v: Float64s value %d = %v, Float64 %v", Type(typ), 1+j, v, want)
+			}
+		}
+	}
+}
+
 func TestAttributeRangeIgnoresNaN(t *testing.T) {
 	a := NewAttribute("v", Float64, 4)
 	for i, v := range []float64{math.NaN(), 3, -2, math.NaN()} {

@@ -157,8 +157,12 @@ func (p *Points) values(reads []string) ([][]float64, error) {
 	}
 	par.For(par.Ranges(p.Len(), par.Grain), func(_, lo, hi int) {
 		for d, a := range attrs {
+			if p.Index == nil {
+				a.Float64s(lo, vals[d][lo:hi])
+				continue
+			}
 			for k := lo; k < hi; k++ {
-				vals[d][k] = a.Float64(p.cloudIndex(k))
+				vals[d][k] = a.Float64(p.Index[k])
 			}
 		}
 	})
