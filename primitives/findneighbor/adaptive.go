@@ -8,16 +8,23 @@ import (
 	"github.com/pctk/pctk/primitives/findneighbor/internal/hostkit"
 )
 
-// Plain kNN (k nearest with no distance limit) on an index built with
-// ε = +Inf is slow on grid backends, which cannot prune it, and GPU backends
+// Plain kNN (k nearest with no distance limit) on an index built with ε =
+// +Inf is slow on grid backends, which cannot prune it, and GPU backends
 // serve it on the host. KNearestAdaptive answers it exactly with finite
-// radii instead (except on the cpu backend, whose kd-tree serves it
-// better, see PlainKNNer): a first round searches every point within a radius that
-// holds about 2k points for a typical point, later rounds search again,
-// with the radius doubled, only the points that found fewer than k. Points
-// beyond ε are farther than every point found within it, so a point that
-// found k within ε has its exact k nearest.
+// radii instead (except on the cpu backend, whose kd-tree serves it better,
+// see PlainKNNer): a first round searches every point within a radius that
+// holds about adaptiveTarget·k points for a typical point, later rounds
+// search again, with the radius doubled, only the points that found fewer
+// than k. Points beyond ε are farther than every point found within it, so a
+// point that found k within ε has its exact k nearest.
 const (
+	// adaptiveTarget·k is the number of points the first round's radius
+	// holds around a typical point. On a GPU a query costs about the same
+	// at eight times the 2k points the radius once aimed at, which leaves
+	// far fewer points to the later rounds, each an index of every point
+	// built again: on one H100, statistical's device time on issue 32's
+	// 64M points went from 2.3-2.5 to 1.1-1.2 s (docs/findneighbor.md).
+	adaptiveTarget = 16
 	// adaptiveSample is the number of points whose counts tune the radius.
 	adaptiveSample = 1024
 	// adaptiveTuneRounds bounds the rounds of radius tuning on the sample.
@@ -204,21 +211,20 @@ func KNearestAll(b Backend, xyz []float32, k int, opts BuildOptions, idx []int32
 	})
 }
 
-// KNearestQueries stores for each query of q (x, y, z triples) its k
-// nearest points of xyz with no distance limit, exactly as
-// Index.KNearest(q, k, idx, dist) on an index of xyz built with ε = +Inf
-// would (closest first, ties by the smaller index, -1 and +Inf in the
-// slots beyond the n points; a query at a point's place finds it). dist
-// may be nil. A PlainKNN backend (the cpu backend's kd-tree) answers on
-// such an index; any other in finite-radius rounds on its own device, as
-// KNearestAdaptive does for a cloud's own points: the radius that holds
-// about 2k points around a typical query (tuned on a sample of q), then,
-// for the queries that found fewer than k within it, twice the radius, and
-// so on; the queries still short after adaptiveGrowRounds get an ε = +Inf
-// index. A query that found k within a radius has its exact k nearest,
-// since the points beyond are farther than every point within. The index
-// holds xyz only with opts.Reuse and a PlainKNN backend; otherwise xyz is
-// left intact.
+// KNearestQueries stores for each query of q (x, y, z triples) its k nearest
+// points of xyz with no distance limit, exactly as Index.KNearest(q, k, idx,
+// dist) on an index of xyz built with ε = +Inf would (closest first, ties by
+// the smaller index, -1 and +Inf in the slots beyond the n points; a query
+// at a point's place finds it). dist may be nil. A PlainKNN backend (the cpu
+// backend's kd-tree) answers on such an index; any other in finite-radius
+// rounds on its own device, as KNearestAdaptive does for a cloud's own
+// points: the radius that holds about adaptiveTarget·k points around a
+// typical query (tuned on a sample of q), then, for the queries that found
+// fewer than k within it, twice the radius, and so on; the queries still
+// short after adaptiveGrowRounds get an ε = +Inf index. A query that found k
+// within a radius has its exact k nearest, since the points beyond are
+// farther than every point within. The index holds xyz only with opts.Reuse
+// and a PlainKNN backend; otherwise xyz is left intact.
 func KNearestQueries(b Backend, xyz, q []float32, k int, opts BuildOptions, idx []int32, dist []float32) error {
 	if len(xyz)%3 != 0 || len(q)%3 != 0 {
 		return fmt.Errorf("findneighbor: %d points' and %d queries' coordinates are not multiples of 3", len(xyz), len(q))
@@ -518,13 +524,13 @@ const (
 	adaptiveTuneMin    = 32 * 1024
 )
 
-// adaptiveRadius returns a radius within which a typical query has about 2k
-// points of xyz (other points, where the queries are xyz's own: queries
-// nil): a first guess from the bounding box, as if the points filled it
-// uniformly, tuned on the counts around a sample of the queries. Queries
-// of their own (hag's points above the ground, whose nearest ground points
-// are farther than the ground's own) are sampled themselves: tuned on the
-// ground points, 44% of such queries came short of k in the first round.
+// adaptiveRadius returns a radius within which a typical query has about
+// adaptiveTarget·k points of xyz (other points, where the queries are xyz's
+// own: queries nil): a first guess from the bounding box, as if the points
+// filled it uniformly, tuned on the counts around a sample of the queries.
+// Queries of their own (hag's points above the ground, whose nearest ground
+// points are farther than the ground's own) are sampled themselves: tuned on
+// the ground points, 44% of such queries came short of k in the first round.
 // When the tuning indexed every point at the returned radius, it returns
 // that index too (the caller closes it); otherwise the index is nil.
 func adaptiveRadius(b Backend, xyz, queries []float32, k int, opts BuildOptions) (radius float32, last Index, err error) {
@@ -544,7 +550,7 @@ func adaptiveRadius(b Backend, xyz, queries []float32, k int, opts BuildOptions)
 	for a := range 3 {
 		vol *= max(hi[a]-lo[a], diag*1e-3)
 	}
-	eps := math.Cbrt(3 * float64(2*k) * vol / (4 * math.Pi * float64(n)))
+	eps := math.Cbrt(3 * float64(adaptiveTarget*k) * vol / (4 * math.Pi * float64(n)))
 	// The tuning points: all of them, or every stride-th; the sample is
 	// among them (its step a multiple of the stride) and counts itself.
 	stride := 1
@@ -605,7 +611,7 @@ func adaptiveRadius(b Backend, xyz, queries []float32, k int, opts BuildOptions)
 		last, lastEps = ix, float32(eps)
 		slices.Sort(counts)
 		med := (float64(counts[len(counts)/2]) - self) * scale
-		target := float64(2 * k)
+		target := float64(adaptiveTarget * k)
 		if med >= target/2 && med <= target*2 {
 			break
 		}
