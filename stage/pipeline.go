@@ -96,6 +96,10 @@ func runPipeline(c Values, ins []string, words [][]string, out string, writes []
 		return err
 	}
 
+	pending, err := startSteps(c, steps)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	cloud, from, err := ReadClouds(c, ins)
 	if err != nil {
@@ -131,7 +135,7 @@ func runPipeline(c Values, ins []string, words [][]string, out string, writes []
 		msg.Infof("pipeline: wrote the %d points of %d file(s) to %s in %.3fs", cloud.Len(), len(ins), out, time.Since(start).Seconds())
 		return nil
 	}
-	cloud, runs, err := runSteps(c, cloud, from, in, out, steps, writeAfter)
+	cloud, runs, err := runSteps(cloud, from, in, out, steps, pending, writeAfter)
 	if err != nil {
 		return err
 	}
@@ -150,19 +154,10 @@ type stepRun struct {
 // words, when it has some), and returns the cloud the last leaves and each
 // step's run; after, when set, gets the cloud each step n leaves (n from
 // 1).
-func runSteps(c Values, cloud *core.Cloud, from *pcio.Format, in, out string, steps []pipelineStep, after func(n int, cloud *core.Cloud) error) (*core.Cloud, []stepRun, error) {
+func runSteps(cloud *core.Cloud, from *pcio.Format, in, out string, steps []pipelineStep, pending []*pendingBackend, after func(n int, cloud *core.Cloud) error) (*core.Cloud, []stepRun, error) {
 	var runs []stepRun
 	for i, ps := range steps {
-		sc := ps.s.c
-		bc := c
-		if sc.IsSet(BackendOption.Name) {
-			bc = sc
-		}
-		pending, err := backend(bc, ps.s.job.CPUWork)
-		if err != nil {
-			return nil, nil, err
-		}
-		b, _, err := pending.resolve()
+		b, _, err := pending[i].resolve()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -185,6 +180,25 @@ func runSteps(c Values, cloud *core.Cloud, from *pcio.Format, in, out string, st
 		runs = append(runs, stepRun{p, res, Timings{Compute: time.Since(t).Seconds(), Device: device()}})
 	}
 	return cloud, runs, nil
+}
+
+// startSteps starts every step's backend in the background (its
+// --backend, or the pipeline's), as a command does before it reads its
+// input: a GPU's start-up then overlaps the pipeline's read instead of
+// following it. runSteps resolves them in turn.
+func startSteps(c Values, steps []pipelineStep) ([]*pendingBackend, error) {
+	pending := make([]*pendingBackend, len(steps))
+	for i, ps := range steps {
+		bc := c
+		if ps.s.c.IsSet(BackendOption.Name) {
+			bc = ps.s.c
+		}
+		var err error
+		if pending[i], err = backend(bc, ps.s.job.CPUWork); err != nil {
+			return nil, err
+		}
+	}
+	return pending, nil
 }
 
 // reportSteps runs write, the pipeline's output, with every step's

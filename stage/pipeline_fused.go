@@ -121,6 +121,12 @@ func planFused(c Values, ins, outs []string, steps []pipelineStep) (*fusedPlan, 
 // its own over them; the inputs and outputs are checked. A stage command
 // on a collection is one step without words.
 func runPipelineFused(c Values, ins, outs []string, out string, steps []pipelineStep) (bool, error) {
+	// The devices start while the headers and the points are read (run
+	// out of core instead, each step starts its own again: a no-op).
+	pending, err := startSteps(c, steps)
+	if err != nil {
+		return true, err
+	}
 	plan, err := planFused(c, ins, outs, steps)
 	if plan == nil || err != nil {
 		return false, err
@@ -147,7 +153,7 @@ func runPipelineFused(c Values, ins, outs []string, out string, steps []pipeline
 	}
 	read := time.Since(start)
 	errMoved := errors.New("moved")
-	cloud, runs, err := runSteps(c, cloud, froms[0], strings.Join(ins, " "), out, steps, func(n int, cloud *core.Cloud) error {
+	cloud, runs, err := runSteps(cloud, froms[0], strings.Join(ins, " "), out, steps, pending, func(n int, cloud *core.Cloud) error {
 		if n == len(steps) {
 			return nil
 		}
