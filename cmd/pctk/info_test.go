@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"maps"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/peers"
@@ -143,7 +145,16 @@ func TestInfoClassesLikeLazPerf(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("NODE_PATH", strings.Trim(modules+string(os.PathListSeparator)+os.Getenv("NODE_PATH"), string(os.PathListSeparator)))
-	if out, err := exec.Command("node", "-e", "require('laz-perf')").CombinedOutput(); err != nil {
+	// node has been seen to hang (every thread waiting, in another
+	// package's laz-perf test): each run is bounded, failing clearly.
+	node := func(args ...string) *exec.Cmd {
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		t.Cleanup(cancel)
+		cmd := exec.CommandContext(ctx, "node", args...)
+		cmd.WaitDelay = 5 * time.Second
+		return cmd
+	}
+	if out, err := node("-e", "require('laz-perf')").CombinedOutput(); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("node with npm laz-perf must run in CI (.ci/deps/npm-las.sh): %v: %s", err, strings.TrimSpace(string(out)))
 		}
@@ -156,7 +167,7 @@ func TestInfoClassesLikeLazPerf(t *testing.T) {
 		files = append(files, p)
 	}
 	for _, path := range files {
-		out, err := exec.Command("node", script, path).Output()
+		out, err := node(script, path).Output()
 		if err != nil {
 			t.Fatalf("laz-perf on %s: %v", path, err)
 		}
