@@ -222,24 +222,52 @@ func rotate(m Sym3, w [3]float64) rotation {
 	return r
 }
 
-// Values returns Decompose(a).Values, to the bit, without the vectors.
+// Values returns Decompose(a).Values, to the bit, without the vectors:
+// planeEigen's arithmetic for the values alone (OrthoBasis, rotate and
+// the Rayleigh quotient), written out in scalars, the same operations in
+// the same order (Go keeps small arrays in memory: the array form took
+// half again as long).
 func Values(a Sym3) [3]float64 {
 	m, scale, w, _, ok := isolatedEigen(a)
 	if !ok {
 		return specialEigen(a).Values
 	}
-	r := rotate(m, w)
-	v := [3]float64{Dot(w, mulSym(m, w)), r.la, r.lc}
+	m0, m1, m2, m3, m4, m5 := m[0], m[1], m[2], m[3], m[4], m[5]
+	w0, w1, w2 := w[0], w[1], w[2]
+	// OrthoBasis: u, then v = w × u.
+	var u0, u1, u2 float64
+	if math.Abs(w0) > math.Abs(w1) {
+		s := 1 / math.Sqrt(w0*w0+w2*w2)
+		u0, u1, u2 = -w2*s, 0, w0*s
+	} else {
+		s := 1 / math.Sqrt(w1*w1+w2*w2)
+		u0, u1, u2 = 0, w2*s, -w1*s
+	}
+	v0, v1, v2 := w1*u2-w2*u1, w2*u0-w0*u2, w0*u1-w1*u0
+	// rotate: mu = m·u, mv = m·v, and the 2×2 problem's values.
+	mu0, mu1, mu2 := m0*u0+m1*u1+m2*u2, m1*u0+m3*u1+m4*u2, m2*u0+m4*u1+m5*u2
+	mv0, mv1, mv2 := m0*v0+m1*v1+m2*v2, m1*v0+m3*v1+m4*v2, m2*v0+m4*v1+m5*v2
+	ra, rb, rc := u0*mu0+u1*mu1+u2*mu2, u0*mv0+u1*mv1+u2*mv2, v0*mv0+v1*mv1+v2*mv2
+	la, lc := ra, rc
+	if rb != 0 {
+		tau := (rc - ra) / (2 * rb)
+		t := math.Copysign(1, tau) / (math.Abs(tau) + math.Sqrt(1+tau*tau))
+		la, lc = ra-t*rb, rc+t*rb
+	}
+	// The Rayleigh quotient wᵀmw.
+	mw0, mw1, mw2 := m0*w0+m1*w1+m2*w2, m1*w0+m3*w1+m4*w2, m2*w0+m4*w1+m5*w2
+	x, y, z := w0*mw0+w1*mw1+w2*mw2, la, lc
 	// sortEigen's compare-and-swaps.
-	for _, ij := range [3][2]int{{0, 1}, {1, 2}, {0, 1}} {
-		if i, j := ij[0], ij[1]; v[j] < v[i] {
-			v[i], v[j] = v[j], v[i]
-		}
+	if y < x {
+		x, y = y, x
 	}
-	for i := range v {
-		v[i] *= scale
+	if z < y {
+		y, z = z, y
 	}
-	return v
+	if y < x {
+		x, y = y, x
+	}
+	return [3]float64{x * scale, y * scale, z * scale}
 }
 
 // sortEigen orders e's values ascending, with their vectors, and makes the
