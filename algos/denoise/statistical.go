@@ -336,27 +336,31 @@ func (r *Reduction) Add(pass int, sum float64, found int) {
 		return
 	}
 	if found > 0 {
-		f := float32(d)
-		r.sum += d
-		r.sq += float64(f * f)
+		r.sum, r.sq = pclSums(r.sum, r.sq, d)
 		r.Valid++
 	}
+}
+
+// pclSums adds a point's mean distance d (a float, as PCL stores it) to
+// PCL's sums of the means and of their squares, each square a float
+// product.
+func pclSums(sum, sq, d float64) (float64, float64) {
+	f := float32(d)
+	return sum + d, sq + float64(f*f)
 }
 
 // AddAll adds the next points, with distance sums sums over found
 // neighbours (found nil: 0 each), to pass pass, as Add does one at a time.
 func (r *Reduction) AddAll(pass int, sums []float64, found []uint32) {
 	if r.o.Convention == PCL && found != nil {
-		// Add's PCL arithmetic in one loop, the sums in local variables:
-		// the same operations in the same order, so the same bits, without
-		// a call and a convention switch a point (64M points: 0.47 s of
-		// a GPU run's statistical step, one core).
+		// Add's PCL arithmetic (MeanDist's mean, pclSums) in one loop, the
+		// sums in local variables: the same operations in the same order,
+		// so the same bits, without a call and a convention switch a point
+		// (64M points: 0.47 s of a GPU run's statistical step, one core).
 		sum, sq, valid := r.sum, r.sq, r.Valid
 		for i, s := range sums {
 			if c := found[i]; c > 0 {
-				f := float32(s / float64(c))
-				sum += float64(f)
-				sq += float64(f * f)
+				sum, sq = pclSums(sum, sq, float64(float32(s/float64(c))))
 				valid++
 			}
 		}
