@@ -36,12 +36,6 @@ func goMemoryLimit(budget int64) int64 {
 	return budget - other
 }
 
-// GoMemoryLimit is goMemoryLimit for commands outside the driver that
-// bound their memory (pctk raster --max-memory): the Go runtime's limit
-// (debug.SetMemoryLimit) that keeps the process's resident memory within
-// budget.
-func GoMemoryLimit(budget int64) int64 { return goMemoryLimit(budget) }
-
 // physicalMemory returns the machine's memory (MemTotal of /proc/meminfo)
 // or the memory limit of the process's cgroup (v2 memory.max, v1
 // memory.limit_in_bytes) when that is lower; 0 where neither can be read.

@@ -33,7 +33,7 @@ func RunPipeline(c Values, in string, words [][]string, out string) error {
 // RunPipelineFiles is RunPipeline on the files ins merged in order
 // (ReadClouds); with no steps it translates them into out.
 func RunPipelineFiles(c Values, ins []string, words [][]string, out string) error {
-	return runPipeline(c, ins, words, out, nil)
+	return runPipeline(c, ins, words, pipelineWrite{len(words), out, c}, nil)
 }
 
 // Run runs the pipeline p with the command's options c under its own:
@@ -49,9 +49,20 @@ func (p *Pipeline) Run(c Values) error {
 		if err != nil {
 			return Usagef("pipeline: writer %s: %v", w.File, err)
 		}
+		if w.Raster != nil {
+			if wv, err = newRasterWriter(c, w.File, w.Raster); err != nil {
+				return err
+			}
+		}
 		writes[i] = pipelineWrite{w.After, w.File, wv}
 	}
-	return runPipeline(v, p.Ins, p.Steps, p.Out, writes)
+	out := pipelineWrite{len(p.Steps), p.Out, v}
+	if p.Raster != nil {
+		if out.c, err = newRasterWriter(v, p.Out, p.Raster); err != nil {
+			return err
+		}
+	}
+	return runPipeline(v, p.Ins, p.Steps, out, writes)
 }
 
 // pipelineWrite is a writer in the middle of a pipeline, with its values.
@@ -61,11 +72,12 @@ type pipelineWrite struct {
 	c     Values
 }
 
-// runPipeline is RunPipelineFiles writing, besides out, the cloud as the
-// first after steps leave it to each of writes, in order: a step that
-// fails leaves out untouched, not the writes before it.
-func runPipeline(c Values, ins []string, words [][]string, out string, writes []pipelineWrite) error {
-	in := strings.Join(ins, " ")
+// runPipeline is RunPipelineFiles writing the last step's cloud with
+// last (a cloud's options are c's; a raster's, its own) and, before, the
+// cloud as the first after steps leave it to each of writes, in order: a
+// step that fails leaves last's file untouched, not the writes before it.
+func runPipeline(c Values, ins []string, words [][]string, last pipelineWrite, writes []pipelineWrite) error {
+	in, out := strings.Join(ins, " "), last.file
 	steps := make([]pipelineStep, len(words))
 	outputs := []string{out}
 	for _, w := range writes {
@@ -89,6 +101,8 @@ func runPipeline(c Values, ins []string, words [][]string, out string, writes []
 			return Usagef("pipeline: a tile collection or --max-memory needs at least one step (pctk convert translates files)")
 		case len(writes) > 0:
 			return Usagef("pipeline: a tile collection or --max-memory writes its last step only, not writers between steps")
+		case isRaster(last.c):
+			return Usagef("pipeline: writers.gdal grids a cloud in memory, not a tile collection or --max-memory (pctk raster grids them, out of core with --max-memory)")
 		}
 		return runPipelineStreamed(c, in, cins, couts, out, steps)
 	}
@@ -105,11 +119,8 @@ func runPipeline(c Values, ins []string, words [][]string, out string, writes []
 	if err != nil {
 		return err
 	}
-	if _, _, err := OutputFormat(c, out, from); err != nil {
-		return err
-	}
-	for _, w := range writes {
-		if _, _, err := OutputFormat(w.c, w.file, from); err != nil {
+	for _, w := range append([]pipelineWrite{last}, writes...) {
+		if err := checkOutput(w.c, w.file, from); err != nil {
 			return err
 		}
 	}
@@ -117,7 +128,7 @@ func runPipeline(c Values, ins []string, words [][]string, out string, writes []
 	writeAfter := func(n int, cloud *core.Cloud) error {
 		for _, w := range writes {
 			if w.after == n {
-				if err := WriteCloud(w.c, w.file, cloud, from); err != nil {
+				if err := writeOutput(w.c, w.file, cloud, from); err != nil {
 					return err
 				}
 			}
@@ -129,7 +140,7 @@ func runPipeline(c Values, ins []string, words [][]string, out string, writes []
 	}
 	read := time.Since(start)
 	if len(steps) == 0 {
-		if err := WriteCloud(c, out, cloud, from); err != nil {
+		if err := writeOutput(last.c, out, cloud, from); err != nil {
 			return err
 		}
 		msg.Infof("pipeline: wrote the %d points of %d file(s) to %s in %.3fs", cloud.Len(), len(ins), out, time.Since(start).Seconds())
@@ -139,7 +150,7 @@ func runPipeline(c Values, ins []string, words [][]string, out string, writes []
 	if err != nil {
 		return err
 	}
-	return reportSteps(steps, runs, read, func() error { return WriteCloud(c, out, cloud, from) })
+	return reportSteps(steps, runs, read, func() error { return writeOutput(last.c, out, cloud, from) })
 }
 
 // stepRun is a step's run in memory, kept for its report.
@@ -358,7 +369,11 @@ func ParsePipelineJSON(data []byte) (*Pipeline, error) {
 		if n.kind != readerNode && len(n.inputs) == 0 {
 			return nil, fmt.Errorf("%s: a filter or writer before any input", n.label)
 		}
-		if kv != nil && n.opts != nil {
+		if typ == "writers.gdal" {
+			if n.file, n.raster, err = gdalStage(kv); err != nil {
+				return nil, fmt.Errorf("%s: %v", n.label, err)
+			}
+		} else if kv != nil && n.opts != nil {
 			if n.file, err = fileStage(typ, n.kind == writerNode, kv, n.opts); err != nil {
 				return nil, fmt.Errorf("%s: %v", n.label, err)
 			}

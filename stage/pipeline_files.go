@@ -19,6 +19,9 @@ type Pipeline struct {
 	// text: "bounds" from readers.copc's bounds, "format" from
 	// writers.las' compression, "las-scale" from its scale_x/y/z, ...
 	Options map[string]string
+	// Raster, when the last writer is a writers.gdal, holds its options
+	// by RasterOptions name: Out is a GeoTIFF of the cloud, not a cloud.
+	Raster map[string]string
 	// Writes are the writers that pass the points on to further stages
 	// (PDAL's writers do): each writes the cloud as the first After steps
 	// leave it.
@@ -30,6 +33,7 @@ type PipelineWrite struct {
 	After   int
 	File    string
 	Options map[string]string // its own, as Pipeline.Options
+	Raster  map[string]string // as Pipeline.Raster
 }
 
 // PipelineOptions are the options of pctk pipeline itself (besides --file).
@@ -79,6 +83,7 @@ var fileOptions = map[string][]string{
 	"writers.las":  {"minor_version", "dataformat_id", "compression", "forward", "extra_dims", "scale_x", "scale_y", "scale_z", "offset_x", "offset_y", "offset_z"},
 	"writers.copc": {"forward", "extra_dims", "scale_x", "scale_y", "scale_z", "offset_x", "offset_y", "offset_z"},
 	"writers.ply":  {}, "writers.pcd": {}, "writers.text": {},
+	"writers.gdal": nil, // gdalStage
 }
 
 // forwardFields are the names PDAL's writers.las forward option takes

@@ -43,14 +43,21 @@ func TestPipelineFilesJSON(t *testing.T) {
 		{`["a.las", {"type": "writers.las", "filename": "o.las", "minor_version": 5}]`, `stage 2 (writers.las): minor_version 5: LAS 1.0 to 1.4`},
 		{`[{"type": "readers.las", "filename": "a.las", "bounds": "([1,2],[3,4])"}, "o.las"]`, `stage 1 (readers.las): option "bounds" is not one pctk maps (filename)`},
 		{`[{"type": "readers.copc", "filename": "a.las", "bounds": "(1,2,3,4)"}, "o.las"]`, `stage 1 (readers.copc): bounds "(1,2,3,4)": want ([xmin,xmax],[ymin,ymax]) or ([xmin,xmax],[ymin,ymax],[zmin,zmax])`},
-		{`["a.las", {"type": "writers.gdal", "filename": "o.tif"}]`, `stage 2 (writers.gdal): not a reader or writer pctk has`},
+		{`["a.las", {"type": "writers.gdal", "filename": "o.tif", "resolution": 2, "output_type": ["idw", "count"], "window_size": 3, "origin_x": 10.5, "origin_y": -2, "width": 7, "height": 3, "data_type": "float", "nodata": -1, "radius": 3, "power": 2, "dimension": "HeightAboveGround", "gdaldriver": "gtiff", "gdalopts": ["COMPRESS=DEFLATE", "TILED=YES"]}]`,
+			`[a.las] [] o.tif map[] raster map[data-type:float deflate:true dimension:HeightAboveGround height:3 nodata:-1 origin-x:10.5 origin-y:-2 output-type:idw,count power:2 radius:3 resolution:2 width:7 window-size:3]`},
+		{`["a.las", {"type": "writers.gdal", "filename": "o.tif", "resolution": 1}, {"type": "filters.head", "count": 5}, "o.las"]`, `[a.las] [[head --count 5]] o.las map[] [{0 o.tif map[] map[resolution:1]}]`},
+		{`["a.las", {"type": "writers.gdal", "filename": "o.tif", "resolution": 1, "binmode": true}]`, `stage 2 (writers.gdal): option "binmode" is not one pctk maps (filename, gdaldriver, gdalopts, data_type, dimension, height, nodata, origin_x, origin_y, output_type, power, radius, resolution, width, window_size)`},
+		{`["a.las", {"type": "writers.gdal", "filename": "o.tif", "resolution": 1, "window-size": 2}]`, `stage 2 (writers.gdal): option "window-size" is not one pctk maps`},
+		{`["a.las", {"type": "writers.gdal", "filename": "o.tif", "gdaldriver": "PNG"}]`, `stage 2 (writers.gdal): gdaldriver "PNG": pctk writes GTiff only`},
+		{`["a.las", {"type": "writers.gdal", "filename": "o.tif", "gdalopts": "COMPRESS=LZW"}]`, `stage 2 (writers.gdal): gdalopts "COMPRESS=LZW": pctk maps COMPRESS=DEFLATE, COMPRESS=NONE and TILED=YES`},
+		{`["a.las", {"type": "writers.nosuch", "filename": "o.tif"}]`, `stage 2 (writers.nosuch): not a reader or writer pctk has (readers.copc, readers.las, readers.pcd, readers.ply, readers.text, writers.copc, writers.gdal, writers.las`},
 		{`["a.las", {"type": "filters.nosuch"}, "o.las"]`, `stage 2 (filters.nosuch): not a stage pctk has`},
 		{`[{"type": "filters.head"}, "a.las", "o.las"]`, `stage 1 (filters.head): a filter or writer before any input`},
 		{`["a.las", {"type": "filters.head"}, "b.las", {"type": "filters.head"}, "o.las"]`, `stage 4 (filters.head) merges the points of stage 2 (filters.head), stage 3: pctk merges readers only`},
 		// tag and inputs: PDAL's graph, where it is one chain.
 		{`[{"type": "readers.las", "filename": "a.las", "tag": "A"}, {"type": "readers.las", "filename": "b.las", "tag": "B"}, {"type": "filters.merge", "inputs": ["B", "A"]}, "o.las"]`, `[b.las a.las] [] o.las map[]`},
 		{`[{"type": "readers.las", "filename": "a.las", "tag": "A"}, {"type": "filters.head", "count": 5, "inputs": "A", "tag": "h"}, {"type": "writers.las", "filename": "o.las", "inputs": ["h"]}]`, `[a.las] [[head --count 5]] o.las map[]`},
-		{`["a.las", {"type": "writers.las", "filename": "w.las", "scale_x": 0.5}, {"type": "filters.head", "count": 5}, "o.laz"]`, `[a.las] [[head --count 5]] o.laz map[] [{0 w.las map[las-scale:0.5,,]}]`},
+		{`["a.las", {"type": "writers.las", "filename": "w.las", "scale_x": 0.5}, {"type": "filters.head", "count": 5}, "o.laz"]`, `[a.las] [[head --count 5]] o.laz map[] [{0 w.las map[las-scale:0.5,,] map[]}]`},
 		{`[{"type": "readers.las", "filename": "a.las", "tag": "r"}, {"type": "writers.las", "filename": "w1.las", "inputs": ["r"]}, {"type": "writers.las", "filename": "w2.las", "inputs": ["r"]}]`, `the stages stage 2 (writers.las), stage 3 (writers.las) each end a branch`},
 		{`[{"type": "readers.las", "filename": "a.las", "tag": "r"}, {"type": "filters.head", "count": 5, "tag": "h"}, {"type": "filters.merge", "inputs": ["h", "r"]}, "o.las"]`, `stage 3 (filters.merge) merges the points of stage 2 (filters.head), stage 1 (readers.las): pctk merges readers only`},
 		{`[{"type": "readers.las", "filename": "a.las", "tag": "r"}, {"type": "filters.head", "inputs": "nosuch"}, "o.las"]`, `stage 2 (filters.head): inputs: no stage before it has tag "nosuch"`},
@@ -65,6 +72,9 @@ func TestPipelineFilesJSON(t *testing.T) {
 			got = err.Error()
 		} else {
 			got = fmt.Sprint(p.Ins, " ", p.Steps, " ", p.Out, " ", p.Options)
+			if p.Raster != nil {
+				got += fmt.Sprint(" raster ", p.Raster)
+			}
 			if p.Writes != nil {
 				got += fmt.Sprint(" ", p.Writes)
 			}

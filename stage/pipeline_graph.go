@@ -31,6 +31,7 @@ type pipelineNode struct {
 	inputs []int             // the stages it takes, in order
 	file   string            // readers and writers
 	opts   map[string]string // readers' and writers' pipeline options
+	raster map[string]string // writers.gdal's options (newRasterWriter)
 	words  []string          // filters
 }
 
@@ -145,10 +146,10 @@ func pipelineChain(nodes []pipelineNode) (*Pipeline, error) {
 		case writerNode:
 			writerOptions(n.opts, n.file)
 			if at == leaf {
-				p.Out = n.file
+				p.Out, p.Raster = n.file, n.raster
 				maps.Copy(p.Options, n.opts)
 			} else {
-				p.Writes = append(p.Writes, PipelineWrite{After: len(p.Steps), File: n.file, Options: n.opts})
+				p.Writes = append(p.Writes, PipelineWrite{After: len(p.Steps), File: n.file, Options: n.opts, Raster: n.raster})
 			}
 		}
 	}

@@ -28,7 +28,9 @@ command and flag names ("denoise statistical", true for a flag without value,
 a list for a comma list), or a PDAL stage pctk has (filters.dbscan,
 filters.outlier, filters.normal, filters.radialdensity,
 filters.covariancefeatures, filters.sample, ...) with PDAL's option names
-(docs/pipeline.md lists the mapping; the computation is pctk's).
+(docs/pipeline.md lists the mapping; the computation is pctk's). A
+{"type": "writers.gdal", "filename": "dtm.tif", "resolution": 1, ...} grids
+the cloud into a GeoTIFF, as pctk raster does (docs/raster.md).
 
 IN several files or a glob with OUT a folder (an existing one, or ending in /)
 runs the steps over the tile collection, and --max-memory runs them out of core:

@@ -3,26 +3,36 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pctk/pctk/internal/peers"
 )
 
 // TestRasterTiles checks that --tile-size gives the GeoTIFF bytes of one
-// block, with and without a window fill, a class and a return selection.
+// block, with and without a window fill, a class, a return selection and
+// a fixed grid.
 func TestRasterTiles(t *testing.T) {
 	dir := t.TempDir()
 	classed := filepath.Join(dir, "ground.las")
 	pctkRun(t, 0, "ground", "pmf", sample, classed)
+	b, _ := readTestCloud(t, classed).Bounds()
+	// A fixed grid beyond the points on the left and through them on top.
+	grid := []string{"--origin-x", fmt.Sprint(b.Min[0] - 7.3), "--origin-y", fmt.Sprint(b.Min[1] + 3.1),
+		"--width", fmt.Sprint(int((b.Max[0]-b.Min[0])/1.5) + 9), "--height", fmt.Sprint(int((b.Max[1] - b.Min[1]) / 3))}
 	for _, tc := range []struct {
 		name string
 		args []string
 	}{
 		{"all", []string{"--resolution", "2"}},
+		{"grid", append([]string{"--resolution", "1.5", "--window-size", "2"}, grid...)},
 		{"fill", []string{"--resolution", "1.5", "--radius", "1", "--window-size", "3", "--output-type", "idw,count"}},
 		{"dtm", []string{"--resolution", "2", "--class", "2", "--output-type", "min", "--data-type", "float32"}},
 		{"dsm", []string{"--resolution", "2", "--returns", "first,only", "--output-type", "max", "--deflate"}},
@@ -122,5 +132,136 @@ func TestRasterGDAL(t *testing.T) {
 	}
 	if got, err := strconv.ParseFloat(strings.TrimSpace(string(v)), 64); err != nil || got != float64(want) || want == 0 {
 		t.Errorf("count of cell (%d, %d): GDAL reads %q, want %d (and not 0)", col, row, v, want)
+	}
+}
+
+// TestRasterPipeline runs writers.gdal in JSON pipelines: last, with
+// PDAL's option names (a fixed grid, gdalopts), it writes the bytes of
+// pctk raster given the same options as flags; in the middle of the chain
+// it writes the same raster and passes the points on, as PDAL's writers
+// do; what it cannot write is a usage error (exit 2).
+func TestRasterPipeline(t *testing.T) {
+	dir := t.TempDir()
+	classed := filepath.Join(dir, "ground.las")
+	pctkRun(t, 0, "ground", "pmf", sample, classed)
+	b, _ := readTestCloud(t, classed).Bounds()
+	ox, oy := math.Floor(b.Min[0])-3.25, math.Floor(b.Min[1])+5.5
+	w, h := int((b.Max[0]-b.Min[0])/2)+4, int((b.Max[1]-b.Min[1])/4)
+	want := filepath.Join(dir, "want.tif")
+	pctkRun(t, 0, "raster", classed, want, "--resolution", "2", "--class", "2", "--output-type", "idw,count", "--window-size", "2",
+		"--deflate", "--data-type", "float32", "--origin-x", fmt.Sprint(ox), "--origin-y", fmt.Sprint(oy), "--width", fmt.Sprint(w), "--height", fmt.Sprint(h))
+	type obj = map[string]any
+	gdal := func(file string, more ...any) obj {
+		o := obj{"type": "writers.gdal", "filename": file, "resolution": 2, "output_type": "idw,count", "window_size": 2, "data_type": "float",
+			"gdaldriver": "GTiff", "gdalopts": "COMPRESS=DEFLATE,TILED=YES", "origin_x": ox, "origin_y": oy, "width": w, "height": h}
+		for i := 0; i+1 < len(more); i += 2 {
+			o[more[i].(string)] = more[i+1]
+		}
+		return o
+	}
+	pipe := func(stages ...any) string {
+		data, err := json.Marshal(stages)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(dir, "p.json")
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	sameFile := func(what, path string) {
+		t.Helper()
+		a, err1 := os.ReadFile(want)
+		b, err2 := os.ReadFile(path)
+		if err1 != nil || err2 != nil || len(a) < 1000 || !bytes.Equal(a, b) {
+			t.Errorf("%s: %d bytes (%v, %v), want pctk raster's %d bytes", what, len(b), err1, err2, len(a))
+		}
+	}
+	ground := obj{"type": "filters.range", "limits": "Classification[2:2]"}
+	last := filepath.Join(dir, "last.tif")
+	pctkRun(t, 0, "pipeline", "--file", pipe(classed, ground, gdal(last)))
+	sameFile("writers.gdal last", last)
+	mid, cut := filepath.Join(dir, "mid.tif"), filepath.Join(dir, "cut.las")
+	pctkRun(t, 0, "pipeline", "--file", pipe(classed, ground, gdal(mid), obj{"type": "filters.head", "count": 10}, cut))
+	sameFile("writers.gdal in the middle", mid)
+	if n := readTestCloud(t, cut).Len(); n != 10 {
+		t.Errorf("after writers.gdal: %d points written, want filters.head's 10", n)
+	}
+	x := filepath.Join(dir, "x.tif")
+	for _, stages := range [][]any{
+		{classed, obj{"type": "writers.gdal", "filename": x}},
+		{classed, obj{"type": "writers.gdal", "filename": x, "resolution": 1, "origin_x": 5}},
+		{classed, obj{"type": "writers.gdal", "filename": "-", "resolution": 1}},
+		{classed, obj{"type": "writers.gdal", "filename": x, "resolution": 1, "binmode": true}},
+		{classed, obj{"type": "writers.gdal", "filename": x, "resolution": 1, "gdaldriver": "PNG"}},
+		{classed, obj{"type": "writers.gdal", "filename": x, "resolution": 1, "gdalopts": "COMPRESS=LZW"}},
+	} {
+		pctkRun(t, 2, "pipeline", "--file", pipe(stages...))
+	}
+	// Out of core the cloud is never whole: pctk raster --max-memory grids it.
+	pctkRun(t, 2, "pipeline", "--file", pipe(classed, ground, obj{"type": "writers.gdal", "filename": x, "resolution": 1}), "--max-memory", "1GiB")
+	if _, err := os.Stat(x); err == nil {
+		t.Errorf("refused, yet %s was written", x)
+	}
+}
+
+// TestRasterPipelineLikePDAL runs one PDAL JSON pipeline, a DTM's
+// (filters.range on ground, writers.gdal with a fixed grid and every
+// statistic), on PDAL 2.9.2 and on pctk, reads both GeoTIFFs with GDAL and
+// wants the same frame, band names, nodata and cells (within 1e-6).
+func TestRasterPipelineLikePDAL(t *testing.T) {
+	needPDAL(t)
+	if err := peers.Available(peers.GDAL); err != nil {
+		t.Skipf("GDAL's Python bindings (.ci/deps/debian-gdal.sh): %v", err)
+	}
+	in, err := peers.SharedData("pdal/las/autzen_trim.las")
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	pipe := func(out string) []any {
+		return []any{in, map[string]any{"type": "filters.range", "limits": "Classification[2:2]"},
+			map[string]any{"type": "writers.gdal", "filename": out, "resolution": 2, "window_size": 3, "output_type": "all",
+				"origin_x": 636001, "origin_y": 848900, "width": 600, "height": 300}}
+	}
+	theirs, ours := filepath.Join(dir, "pdal.tif"), filepath.Join(dir, "pctk.tif")
+	if _, err := peers.PDALPipeline(dir, pipe(theirs)...); err != nil {
+		t.Fatalf("PDAL: %v", err)
+	}
+	data, err := json.Marshal(pipe(ours))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "p.json")
+	if err := os.WriteFile(f, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pctkRun(t, 0, "pipeline", "--file", f)
+	want, err := peers.ReadRaster(theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := peers.ReadRaster(ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.GeoTransform != want.GeoTransform || got.Width != want.Width || got.Height != want.Height || !slices.Equal(got.Names, want.Names) || !slices.Equal(got.NoData, want.NoData) {
+		t.Fatalf("pctk %v %dx%d %v nodata %v; PDAL %v %dx%d %v nodata %v", got.GeoTransform, got.Width, got.Height, got.Names, got.NoData,
+			want.GeoTransform, want.Width, want.Height, want.Names, want.NoData)
+	}
+	filled := 0
+	for b := range want.Bands {
+		for k, w := range want.Bands[b] {
+			if g := got.Bands[b][k]; math.Abs(g-w) > 1e-6*max(1, math.Abs(w)) {
+				t.Fatalf("band %s cell %d: pctk %v, PDAL %v", want.Names[b], k, g, w)
+			}
+			if w != want.NoData[b] {
+				filled++
+			}
+		}
+	}
+	if filled < 100000 {
+		t.Errorf("only %d cells with a value: the test compares too little", filled)
 	}
 }

@@ -66,6 +66,8 @@ func Available(peer string) error {
 	case PDAL:
 		_, err := PDALRun()
 		return err
+	case GDAL:
+		return pythonImport("osgeo.gdal")
 	}
 	return fmt.Errorf("peers: unknown peer %q", peer)
 }
@@ -95,6 +97,8 @@ func Version(peer string) string {
 		v, err = exec.Command("dpkg-query", "-W", "-f", "${Version}", "cloudcompare").Output()
 	case PDAL:
 		v = []byte(pdalVersion())
+	case GDAL:
+		v, err = exec.Command(Python, "-c", "from osgeo import gdal; print(gdal.__version__)").Output()
 	}
 	if s := strings.TrimSpace(string(v)); err == nil && s != "" {
 		return s

@@ -1,4 +1,4 @@
-package main
+package stage
 
 import (
 	"bufio"
@@ -17,8 +17,6 @@ import (
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/io/geotiff"
-	"github.com/pctk/pctk/stage"
-	"github.com/urfave/cli/v2"
 )
 
 // pctk raster --max-memory: the in-memory raster's bytes with the points
@@ -50,12 +48,12 @@ const (
 
 // rasterStreamed grids ins out of core within --max-memory and returns
 // the image, the number of points gridded and the number read.
-func rasterStreamed(c *cli.Context, ins []string, o raster.Options) (*geotiff.Image, int64, int64, error) {
-	budget, err := stage.ParseSize(c.String("max-memory"))
+func rasterStreamed(c Values, ins []string, o raster.Options) (*geotiff.Image, int64, int64, error) {
+	budget, err := ParseSize(c.String("max-memory"))
 	if err != nil {
-		return nil, 0, 0, stage.Usagef("--max-memory: %v", err)
+		return nil, 0, 0, Usagef("--max-memory: %v", err)
 	}
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(stage.GoMemoryLimit(budget)))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(goMemoryLimit(budget)))
 	name := strings.Join(ins, ", ")
 	rv := rasterRead{c}
 
@@ -64,7 +62,7 @@ func rasterStreamed(c *cli.Context, ins []string, o raster.Options) (*geotiff.Im
 	selLo, selHi := [2]float64{math.Inf(1), math.Inf(1)}, [2]float64{math.Inf(-1), math.Inf(-1)}
 	var n, total int64
 	var zero, nonZero bool
-	heads, err := stage.StreamInputs(rv, ins, func(_ int64, ch *core.Cloud) error {
+	heads, err := StreamInputs(rv, ins, func(_ int64, ch *core.Cloud) error {
 		if cb, ok := ch.Bounds(); ok {
 			b.Add(cb.Min)
 			b.Add(cb.Max)
@@ -115,7 +113,7 @@ func rasterStreamed(c *cli.Context, ins []string, o raster.Options) (*geotiff.Im
 	imgBytes := int64(g.Width) * int64(g.Height) * int64(bands) * 8
 	block, err := blockSide(sat, o, bands, budget-imgBytes-int64(len(sat))*8-rasterFixedBytes)
 	if err != nil {
-		return nil, 0, 0, stage.Usagef("--max-memory %s: %v (the image takes %d MiB of it)", c.String("max-memory"), err, imgBytes>>20)
+		return nil, 0, 0, Usagef("--max-memory %s: %v (the image takes %d MiB of it)", c.String("max-memory"), err, imgBytes>>20)
 	}
 	sat = nil
 	ws := blocks(g, min(block, most)) // --tile-size: at most its blocks
@@ -143,7 +141,7 @@ func rasterStreamed(c *cli.Context, ins []string, o raster.Options) (*geotiff.Im
 // returnZeros reports whether ch has points whose ReturnNumber or
 // NumberOfReturns is 0, and points whose are not, where --class or
 // --returns make rasterSelect read them.
-func returnZeros(c *cli.Context, ch *core.Cloud) (zero, nonZero bool) {
+func returnZeros(c Values, ch *core.Cloud) (zero, nonZero bool) {
 	rn, nr := ch.Attr(core.DimReturnNumber), ch.Attr(core.DimNumberOfReturns)
 	if c.String("class") == "" && c.String("returns") == "" || rn == nil || nr == nil {
 		return false, false
@@ -160,8 +158,8 @@ func returnZeros(c *cli.Context, ch *core.Cloud) (zero, nonZero bool) {
 
 // eachChosen streams ins and calls fn with each chosen point's coordinates
 // relative to origin and its value, in input order.
-func eachChosen(c *cli.Context, ins []string, origin [3]float64, fn func(p [3]float64, v float64) error) error {
-	_, err := stage.StreamInputs(rasterRead{c}, ins, func(_ int64, ch *core.Cloud) error {
+func eachChosen(c Values, ins []string, origin [3]float64, fn func(p [3]float64, v float64) error) error {
+	_, err := StreamInputs(rasterRead{c}, ins, func(_ int64, ch *core.Cloud) error {
 		sel, err := rasterSelect(c, ch)
 		if err != nil {
 			return err
@@ -185,7 +183,7 @@ func eachChosen(c *cli.Context, ins []string, origin [3]float64, fn func(p [3]fl
 
 // cellCounts returns the summed-area table ((Width+1)×(Height+1), rows
 // from the bottom) of the chosen points of each cell of o's grid.
-func cellCounts(c *cli.Context, ins []string, o raster.Options, origin [3]float64) ([]int64, error) {
+func cellCounts(c Values, ins []string, o raster.Options, origin [3]float64) ([]int64, error) {
 	g := o.Grid
 	w := g.Width + 1
 	sat := make([]int64, w*(g.Height+1))
@@ -239,7 +237,7 @@ func blockSide(sat []int64, o raster.Options, bands int, avail int64) (int, erro
 
 // binBlocks writes to dir/k the chosen points (rasterRecord each, in
 // input order) within the reach of group[k].
-func binBlocks(c *cli.Context, ins []string, o raster.Options, origin [3]float64, group []raster.Window, dir string) (err error) {
+func binBlocks(c Values, ins []string, o raster.Options, origin [3]float64, group []raster.Window, dir string) (err error) {
 	type bin struct {
 		x0, x1, y0, y1 float64
 		f              *os.File
