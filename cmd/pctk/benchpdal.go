@@ -5,15 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pctk/pctk/algos/raster"
 	"github.com/pctk/pctk/core"
 	"github.com/pctk/pctk/internal/msg"
 	"github.com/pctk/pctk/internal/peers"
@@ -28,32 +31,36 @@ import (
 type pdalCase struct {
 	name   string
 	filter map[string]any
+	// writer, when set, is the pipeline's writer (writers.gdal) instead
+	// of writers.las, given the input's grid (benchWriter).
+	writer map[string]any
 }
 
 // pdalCases are the PDAL stages pctk mirrors (stage.Stage.PDAL), each as
 // bench --pdal runs it.
 var pdalCases = []pdalCase{
-	{"lof", map[string]any{"type": "filters.lof", "minpts": 10}},
-	{"nndistance", map[string]any{"type": "filters.nndistance", "k": 10}},
-	{"eigenvalues", map[string]any{"type": "filters.eigenvalues", "knn": 8}},
-	{"approximatecoplanar", map[string]any{"type": "filters.approximatecoplanar", "knn": 8}},
-	{"optimalneighborhood", map[string]any{"type": "filters.optimalneighborhood"}},
-	{"reciprocity", map[string]any{"type": "filters.reciprocity", "knn": 8}},
-	{"covariancefeatures", map[string]any{"type": "filters.covariancefeatures", "knn": 10}},
-	{"radialdensity", map[string]any{"type": "filters.radialdensity", "radius": 1}},
-	{"neighborclassifier", map[string]any{"type": "filters.neighborclassifier", "k": 8}},
-	{"cluster", map[string]any{"type": "filters.cluster", "tolerance": 1}},
-	{"outlier statistical", map[string]any{"type": "filters.outlier", "method": "statistical"}},
-	{"outlier radius", map[string]any{"type": "filters.outlier", "method": "radius", "radius": 1, "min_k": 4}},
-	{"elm", map[string]any{"type": "filters.elm"}},
-	{"voxelcenternearestneighbor", map[string]any{"type": "filters.voxelcenternearestneighbor", "cell": 1}},
-	{"voxelcentroidnearestneighbor", map[string]any{"type": "filters.voxelcentroidnearestneighbor", "cell": 1}},
-	{"voxeldownsize", map[string]any{"type": "filters.voxeldownsize", "cell": 1, "mode": "first"}},
-	{"sample", map[string]any{"type": "filters.sample", "radius": 1}},
-	{"smrf", map[string]any{"type": "filters.smrf"}},
-	{"pmf", map[string]any{"type": "filters.pmf"}},
-	{"hag_nn", map[string]any{"type": "filters.hag_nn"}},
-	{"hag_delaunay", map[string]any{"type": "filters.hag_delaunay"}},
+	{"lof", map[string]any{"type": "filters.lof", "minpts": 10}, nil},
+	{"nndistance", map[string]any{"type": "filters.nndistance", "k": 10}, nil},
+	{"eigenvalues", map[string]any{"type": "filters.eigenvalues", "knn": 8}, nil},
+	{"approximatecoplanar", map[string]any{"type": "filters.approximatecoplanar", "knn": 8}, nil},
+	{"optimalneighborhood", map[string]any{"type": "filters.optimalneighborhood"}, nil},
+	{"reciprocity", map[string]any{"type": "filters.reciprocity", "knn": 8}, nil},
+	{"covariancefeatures", map[string]any{"type": "filters.covariancefeatures", "knn": 10}, nil},
+	{"radialdensity", map[string]any{"type": "filters.radialdensity", "radius": 1}, nil},
+	{"neighborclassifier", map[string]any{"type": "filters.neighborclassifier", "k": 8}, nil},
+	{"cluster", map[string]any{"type": "filters.cluster", "tolerance": 1}, nil},
+	{"outlier statistical", map[string]any{"type": "filters.outlier", "method": "statistical"}, nil},
+	{"outlier radius", map[string]any{"type": "filters.outlier", "method": "radius", "radius": 1, "min_k": 4}, nil},
+	{"elm", map[string]any{"type": "filters.elm"}, nil},
+	{"voxelcenternearestneighbor", map[string]any{"type": "filters.voxelcenternearestneighbor", "cell": 1}, nil},
+	{"voxelcentroidnearestneighbor", map[string]any{"type": "filters.voxelcentroidnearestneighbor", "cell": 1}, nil},
+	{"voxeldownsize", map[string]any{"type": "filters.voxeldownsize", "cell": 1, "mode": "first"}, nil},
+	{"sample", map[string]any{"type": "filters.sample", "radius": 1}, nil},
+	{"smrf", map[string]any{"type": "filters.smrf"}, nil},
+	{"pmf", map[string]any{"type": "filters.pmf"}, nil},
+	{"hag_nn", map[string]any{"type": "filters.hag_nn"}, nil},
+	{"hag_delaunay", map[string]any{"type": "filters.hag_delaunay"}, nil},
+	{"writers.gdal", nil, map[string]any{"type": "writers.gdal", "resolution": 1.0, "output_type": "all"}},
 }
 
 // pdalRow is one stage on one file, PDAL and pctk side by side.
@@ -132,11 +139,19 @@ func runBenchPDAL(c *cli.Context) error {
 // `pctk pipeline --file`, alternated repeat times.
 func benchPDALCase(self, dir, file string, in *core.Cloud, pc pdalCase, repeat int) (pdalRow, error) {
 	row := pdalRow{Stage: pc.name, File: filepath.Base(file), Points: in.Len()}
-	outs := [2]string{filepath.Join(dir, "pdal.las"), filepath.Join(dir, "pctk.las")}
-	writer := func(out string) map[string]any {
-		return map[string]any{"type": "writers.las", "filename": out, "extra_dims": "all", "forward": "all"}
+	ext := ".las"
+	if pc.writer != nil {
+		ext = ".tif"
 	}
-	data, err := json.Marshal([]any{file, pc.filter, writer(outs[1])})
+	outs := [2]string{filepath.Join(dir, "pdal"+ext), filepath.Join(dir, "pctk"+ext)}
+	stages := func(out string) []any {
+		s := []any{file}
+		if pc.filter != nil {
+			s = append(s, pc.filter)
+		}
+		return append(s, benchWriter(pc.writer, in, out))
+	}
+	data, err := json.Marshal(stages(outs[1]))
 	if err != nil {
 		return row, err
 	}
@@ -145,7 +160,7 @@ func benchPDALCase(self, dir, file string, in *core.Cloud, pc pdalCase, repeat i
 		return row, err
 	}
 	for range repeat {
-		p, err := peers.PDALPipeline(dir, file, pc.filter, writer(outs[0]))
+		p, err := peers.PDALPipeline(dir, stages(outs[0])...)
 		if err != nil {
 			row.Agreement = "PDAL failed: " + lastLine(p.Output)
 			return row, nil
@@ -162,6 +177,10 @@ func benchPDALCase(self, dir, file string, in *core.Cloud, pc pdalCase, repeat i
 			row.Pctk, row.PctkCPU = q.Process, q.CPU
 		}
 	}
+	if pc.writer != nil {
+		row.Agreement = rasterAgreement(outs[0], outs[1])
+		return row, nil
+	}
 	var clouds [2]*core.Cloud
 	for k, out := range outs {
 		if clouds[k], _, err = pcio.ReadFile(out); err != nil {
@@ -170,6 +189,59 @@ func benchPDALCase(self, dir, file string, in *core.Cloud, pc pdalCase, repeat i
 	}
 	row.Agreement = pdalAgreement(in, clouds[0], clouds[1])
 	return row, nil
+}
+
+// benchWriter returns the writer of a bench --pdal pipeline writing out:
+// writers.las with every dimension, or writer (writers.gdal) given the
+// grid PDAL's standard mode makes of in (raster.DefaultGrid), so that
+// PDAL's pipeline, which streams, grids the same frame.
+func benchWriter(writer map[string]any, in *core.Cloud, out string) map[string]any {
+	if writer == nil {
+		return map[string]any{"type": "writers.las", "filename": out, "extra_dims": "all", "forward": "all"}
+	}
+	w := maps.Clone(writer)
+	w["filename"] = out
+	if b, ok := in.Bounds(); ok {
+		g := raster.DefaultGrid(b.Min[0], b.Min[1], b.Max[0], b.Max[1], w["resolution"].(float64))
+		// PDAL 2.9.2 reads a JSON number to about 15 digits (848935.2000000001
+		// became 848935.2 on autzen_trim): both get the origin PDAL reads.
+		digits15 := func(v float64) float64 { r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 15, 64), 64); return r }
+		w["origin_x"], w["origin_y"], w["width"], w["height"] = digits15(g.OriginX), digits15(g.OriginY), g.Width, g.Height
+	}
+	return w
+}
+
+// rasterAgreement compares pctk's GeoTIFF with PDAL's, as GDAL reads
+// them: the frame, then each band cell by cell, within 1e-9 relative.
+func rasterAgreement(pdal, pctk string) string {
+	if err := peers.Available(peers.GDAL); err != nil {
+		return "not compared: " + err.Error()
+	}
+	want, err := peers.ReadRaster(pdal)
+	if err != nil {
+		return "not compared: " + err.Error()
+	}
+	got, err := peers.ReadRaster(pctk)
+	if err != nil {
+		return "not compared: " + err.Error()
+	}
+	if got.GeoTransform != want.GeoTransform || got.Width != want.Width || got.Height != want.Height || !slices.Equal(got.Names, want.Names) {
+		return fmt.Sprintf("DIFFER: grid %v %d×%d %v, PDAL's %v %d×%d %v", got.GeoTransform, got.Width, got.Height, got.Names, want.GeoTransform, want.Width, want.Height, want.Names)
+	}
+	var same, differ []string
+	for b, name := range want.Names {
+		w, g := want.Bands[b], got.Bands[b]
+		if n, worst := differing(len(w), func(i int) float64 { return w[i] }, func(i int) float64 { return g[i] }); n > 0 {
+			differ = append(differ, fmt.Sprintf("%s at %d cells (largest relative difference %.1e)", name, n, worst))
+		} else {
+			same = append(same, name)
+		}
+	}
+	s := fmt.Sprintf("%d×%d cells; equal: %s", want.Width, want.Height, strings.Join(same, ", "))
+	if len(differ) > 0 {
+		s += "; DIFFER: " + strings.Join(differ, ", ")
+	}
+	return s
 }
 
 // pdalAgreement compares pctk's output with PDAL's: the number of points,
