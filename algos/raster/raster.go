@@ -182,10 +182,15 @@ func DefaultGrid(minX, minY, maxX, maxY, resolution float64) Grid {
 	return Grid{minX, minY, int(math.Floor((maxX-minX)/resolution) + 1), int(math.Floor((maxY-minY)/resolution) + 1), resolution}
 }
 
-// accum is one cell's running statistics (PDAL's GDALGrid::update).
+// accum is one cell's running statistics (PDAL's GDALGrid::update). The
+// zero accum is an empty cell: its first add sets min and max to PDAL's
+// initial ±math.MaxFloat64 before comparing.
 type accum struct {
 	count, min, max, mean, m2, idw, idwDist float64
 }
+
+// accumBytes is an accum's size.
+const accumBytes = 7 * 8
 
 // Compute grids the points of xyz (float32 local coordinates) as PDAL's
 // writers.gdal does (io/private/GDALGrid.cpp): every point within Radius
@@ -248,6 +253,9 @@ func Compute(xyz []float32, b findneighbor.Backend, opts Options) (*Raster, erro
 	ext := Window{max(0, win.Col-ws), max(0, win.Row-ws), 0, 0}
 	ext.Cols = min(g.Width, win.Col+win.Cols+ws) - ext.Col
 	ext.Rows = min(g.Height, win.Row+win.Rows+ws) - ext.Row
+	if n > 0 && b.Name() == cpu.Backend().Name() {
+		return computeCPU(n, pos, val, g, ext, win, opts), nil
+	}
 	cells, err := accumulate(xyz, pos, val, b, g, ext, opts)
 	if err != nil {
 		return nil, err
@@ -266,16 +274,9 @@ func (g Grid) centre(c, r int) (float64, float64) {
 // point order.
 func accumulate(xyz []float32, pos []float64, val func(int32) float64, b findneighbor.Backend, g Grid, ext Window, opts Options) ([]accum, error) {
 	radius, power := opts.radius(), opts.power()
-	out := make([]accum, ext.Cols*ext.Rows)
-	for k := range out {
-		out[k] = accum{min: math.MaxFloat64, max: -math.MaxFloat64}
-	}
+	out := newCells(ext.Cols * ext.Rows)
 	n := len(xyz) / 3
 	if n == 0 {
-		return out, nil
-	}
-	if b.Name() == cpu.Backend().Name() {
-		scatter(n, pos, val, g, ext, radius, power, out)
 		return out, nil
 	}
 	flat := make([]float32, 3*n)
@@ -326,6 +327,105 @@ func accumulate(xyz []float32, pos []float64, val func(int32) float64, b findnei
 	return out, nil
 }
 
+// newCells returns n empty cells. Zero cells are empty (add sets their
+// min and max first); a store in each page of the fresh array, on all
+// cores, maps it: a first touch by add's load would map the zero page,
+// then copy it at the store.
+func newCells(n int) []accum {
+	out := make([]accum, n)
+	par.For(par.Ranges(len(out), par.Grain), func(_, lo, hi int) {
+		for k := lo; k < hi; k += 64 { // 64 cells: under a 4 KiB page
+			out[k].count = 0
+		}
+	})
+	return out
+}
+
+// blocking tunes computeCPU's blocks of rows: bytes is about the bytes
+// of running statistics (accum) of a block, one a worker, that its caches
+// hold while the points update it and its rows are finished; above min
+// bytes of them in all, a window is computed by blocks of at least rows
+// rows. A variable for the tests.
+var blocking = struct{ bytes, min, rows int }{1 << 20, 8 << 20, 16}
+
+// computeCPU is Compute on the cpu backend: the points scattered onto the
+// cells (scatter). A large window is computed by blocks of rows, each as
+// Compute computes a window of its own: the cells the block's rows and
+// their fill need (ext's columns, WindowSize rows more each way), from
+// the points whose candidate rows meet them, in point order; then its
+// rows finished. A block's cells are the whole grid's: a cell's
+// statistics depend on its points alone, in order.
+func computeCPU(n int, pos []float64, val func(int32) float64, g Grid, ext, win Window, opts Options) *Raster {
+	radius, power, ws := opts.radius(), opts.power(), opts.WindowSize
+	// Output rows a block: about blocking.bytes of cells, four blocks a
+	// core at least, the fill's rows (2·WindowSize) a quarter at most.
+	procs := runtime.GOMAXPROCS(0)
+	rows := min(blocking.bytes/(ext.Cols*accumBytes), (win.Rows+4*procs-1)/(4*procs))
+	rows = max(rows, blocking.rows, 8*ws)
+	if ext.Cols*ext.Rows*accumBytes <= blocking.min || rows >= win.Rows {
+		cells := newCells(ext.Cols * ext.Rows)
+		scatter(n, pos, val, g, ext, radius, power, cells)
+		return finish(cells, g, ext, win, opts)
+	}
+	blocks := (win.Rows + rows - 1) / rows
+	// The cells of block k: its rows of win, and of ext with the fill's.
+	block := func(k int) (w, e Window) {
+		w = Window{win.Col, win.Row + k*rows, win.Cols, min(rows, win.Rows-k*rows)}
+		e = Window{ext.Col, max(ext.Row, w.Row-ws), ext.Cols, 0}
+		e.Rows = min(ext.Row+ext.Rows, w.Row+w.Rows+ws) - e.Row
+		return w, e
+	}
+	// The points of each block, in order: per range of points, the
+	// block's list.
+	res := g.Resolution
+	jLo, jHi := g.Height-1-(ext.Row+ext.Rows-1), g.Height-1-ext.Row
+	rs := par.Ranges(n, par.Grain)
+	lists := make([][][]int32, len(rs))
+	par.For(rs, func(i, lo, hi int) {
+		l := make([][]int32, blocks)
+		for p := lo; p < hi; p++ {
+			// scatter's candidate rows, from the bottom.
+			y := pos[3*p+1]
+			fj0, fj1 := math.Floor((y-radius-g.OriginY)/res-0.5)-1, math.Ceil((y+radius-g.OriginY)/res-0.5)+1
+			if !(fj1 >= float64(jLo) && fj0 <= float64(jHi)) {
+				continue // outside ext, or not finite
+			}
+			// Rows from the top rLo..rHi of ext.
+			rLo, rHi := g.Height-1-int(min(fj1, float64(jHi))), g.Height-1-int(max(fj0, float64(jLo)))
+			for k := max(0, (rLo-ws-win.Row)/rows-1); k < blocks; k++ {
+				_, e := block(k)
+				if e.Row > rHi {
+					break
+				}
+				if e.Row+e.Rows > rLo {
+					l[k] = append(l[k], int32(p))
+				}
+			}
+		}
+		lists[i] = l
+	})
+	r, which := newRaster(g, win, opts)
+	par.For(par.Ranges(blocks, 1), func(_, lo, hi int) {
+		var cells []accum
+		for k := lo; k < hi; k++ {
+			w, e := block(k)
+			if m := e.Cols * e.Rows; cap(cells) < m {
+				cells = make([]accum, m)
+			} else {
+				cells = cells[:m]
+				clear(cells)
+			}
+			for _, l := range lists {
+				if l[k] != nil {
+					scatterRows(l[k], 0, pos, val, g, e, 0, e.Rows, radius, power, cells)
+				}
+			}
+			finishRows(r, which, cells, g, e, win, w.Row-win.Row, w.Row-win.Row+w.Rows, opts)
+		}
+	})
+	return r
+}
+
 // scatter updates the cells of ext (out, rows from the top) from each
 // point in turn, as PDAL's GDALGrid::addPoint does: every cell whose
 // centre is strictly within radius (the float64 distance of the query
@@ -334,42 +434,82 @@ func accumulate(xyz []float32, pos []float64, val func(int32) float64, b findnei
 // index (on the cpu backend a query a cell costs more than a few cells a
 // point). Workers take bands of rows, each reading every point.
 func scatter(n int, pos []float64, val func(int32) float64, g Grid, ext Window, radius, power float64, out []accum) {
-	res := g.Resolution
 	bands := par.Ranges(ext.Rows, max(1, (ext.Rows+runtime.GOMAXPROCS(0)-1)/runtime.GOMAXPROCS(0)))
 	if n < 1<<14 {
 		bands = [][2]int{{0, ext.Rows}}
 	}
 	par.For(bands, func(_, lo, hi int) {
-		// Rows lo..hi of ext, from the top, are rows from the bottom
-		// jLo..jHi of the grid.
-		jLo, jHi := g.Height-1-(ext.Row+hi-1), g.Height-1-(ext.Row+lo)
-		for p := range n {
-			x, y := pos[3*p], pos[3*p+1]
-			// Candidate cells, a cell wider than the radius on each side:
-			// the distance decides.
-			fc0, fc1 := math.Floor((x-radius-g.OriginX)/res-0.5)-1, math.Ceil((x+radius-g.OriginX)/res-0.5)+1
-			fj0, fj1 := math.Floor((y-radius-g.OriginY)/res-0.5)-1, math.Ceil((y+radius-g.OriginY)/res-0.5)+1
-			if !(fc1 >= float64(ext.Col) && fc0 < float64(ext.Col+ext.Cols) && fj1 >= float64(jLo) && fj0 <= float64(jHi)) {
-				continue // outside the band, or not finite
+		scatterRows(nil, n, pos, val, g, ext, lo, hi, radius, power, out)
+	})
+}
+
+// scatterRows is scatter's work on rows lo..hi of ext from the points
+// pts, in their order (nil: the n points).
+func scatterRows(pts []int32, n int, pos []float64, val func(int32) float64, g Grid, ext Window, lo, hi int, radius, power float64, out []accum) {
+	res := g.Resolution
+	// Rows lo..hi of ext, from the top, are rows from the bottom
+	// jLo..jHi of the grid.
+	jLo, jHi := g.Height-1-(ext.Row+hi-1), g.Height-1-(ext.Row+lo)
+	if pts != nil {
+		n = len(pts)
+	}
+	for i := range n {
+		p := int32(i)
+		if pts != nil {
+			p = pts[i]
+		}
+		x, y := pos[3*p], pos[3*p+1]
+		// Candidate cells, a cell wider than the radius on each side: the
+		// distance decides.
+		fc0, fc1 := math.Floor((x-radius-g.OriginX)/res-0.5)-1, math.Ceil((x+radius-g.OriginX)/res-0.5)+1
+		fj0, fj1 := math.Floor((y-radius-g.OriginY)/res-0.5)-1, math.Ceil((y+radius-g.OriginY)/res-0.5)+1
+		if !(fc1 >= float64(ext.Col) && fc0 < float64(ext.Col+ext.Cols) && fj1 >= float64(jLo) && fj0 <= float64(jHi)) {
+			continue // outside the band, or not finite
+		}
+		c0, c1 := max(int(fc0), ext.Col), min(int(fc1), ext.Col+ext.Cols-1)
+		j0, j1 := max(int(fj0), jLo), min(int(fj1), jHi)
+		// A column (row) whose centre is the radius or more away along x
+		// (y) alone takes no point: fl(dx²+dy²) ≥ fl(dx²) under rounding
+		// to nearest, and the square root is monotone. The candidates'
+		// end columns and every such row are skipped; the cells left are
+		// decided by the distance, as before.
+		for ; c0 <= c1; c0++ {
+			if dx := g.OriginX + (float64(c0)+.5)*res - x; math.Sqrt(dx*dx) < radius {
+				break
 			}
-			c0, c1 := max(int(fc0), ext.Col), min(int(fc1), ext.Col+ext.Cols-1)
-			j0, j1 := max(int(fj0), jLo), min(int(fj1), jHi)
-			for j := j0; j <= j1; j++ {
-				r := g.Height - 1 - j
-				for c := c0; c <= c1; c++ {
-					cx, cy := g.centre(c, r)
-					dx, dy := cx-x, cy-y
-					if d := math.Sqrt(dx*dx + dy*dy); d < radius {
-						out[(r-ext.Row)*ext.Cols+c-ext.Col].add(val(int32(p)), d, power)
-					}
+		}
+		for ; c1 >= c0; c1-- {
+			if dx := g.OriginX + (float64(c1)+.5)*res - x; math.Sqrt(dx*dx) < radius {
+				break
+			}
+		}
+		if c0 > c1 {
+			continue
+		}
+		v := val(p)
+		for j := j0; j <= j1; j++ {
+			// Cell centres as g.centre computes them.
+			dy := g.OriginY + (float64(j)+.5)*res - y
+			if math.Sqrt(dy*dy) >= radius {
+				continue
+			}
+			r := g.Height - 1 - j
+			cells := out[(r-ext.Row)*ext.Cols-ext.Col+c0 : (r-ext.Row)*ext.Cols-ext.Col+c1+1]
+			for c := c0; c <= c1; c++ {
+				dx := g.OriginX + (float64(c)+.5)*res - x
+				if d := math.Sqrt(dx*dx + dy*dy); d < radius {
+					cells[c-c0].add(v, d, power)
 				}
 			}
 		}
-	})
+	}
 }
 
 // add is PDAL's GDALGrid::update of one cell with value v at distance d.
 func (a *accum) add(v, d, power float64) {
+	if a.count == 0 {
+		a.min, a.max = math.MaxFloat64, -math.MaxFloat64
+	}
 	a.count++
 	// std::min(v, min) and std::max(v, max), NaNs and all.
 	if !(a.min < v) {
@@ -386,7 +526,10 @@ func (a *accum) add(v, d, power float64) {
 			a.idw = v
 			a.idwDist = math.NaN()
 		} else {
-			w := math.Pow(d, power)
+			w := d // math.Pow(d, 1) is d
+			if power != 1 {
+				w = math.Pow(d, power)
+			}
 			a.idw += v / w
 			a.idwDist += 1 / w
 		}
@@ -406,6 +549,16 @@ func (a *accum) stats() [6]float64 {
 // finish turns the statistics of ext into the bands of win: filled from
 // the window (GDALGrid::windowFill) or NoData where empty.
 func finish(cells []accum, g Grid, ext, win Window, opts Options) *Raster {
+	r, which := newRaster(g, win, opts)
+	par.For(par.Ranges(win.Rows, 4), func(_, lo, hi int) {
+		finishRows(r, which, cells, g, ext, win, lo, hi, opts)
+	})
+	return r
+}
+
+// newRaster returns the raster of win with its bands made, and the index
+// in a cell's stats of each band's statistic.
+func newRaster(g Grid, win Window, opts Options) (*Raster, []int) {
 	nodata := -9999.0
 	if opts.NoData != nil {
 		nodata = *opts.NoData
@@ -419,25 +572,34 @@ func finish(cells []accum, g Grid, ext, win Window, opts Options) *Raster {
 			r.Bands = append(r.Bands, Band{Name: name, Data: make([]float64, win.Cols*win.Rows)})
 		}
 	}
+	return r, which
+}
+
+// finishRows is finish's work on rows lo..hi of win, from the cells of
+// ext, which hold those rows' and their fill's.
+func finishRows(r *Raster, which []int, cells []accum, g Grid, ext, win Window, lo, hi int, opts Options) {
 	at := func(c, row int) *accum { return &cells[(row-ext.Row)*ext.Cols+c-ext.Col] }
 	ws := opts.WindowSize
-	par.For(par.Ranges(win.Rows, 4), func(_, lo, hi int) {
-		for row := win.Row + lo; row < win.Row+hi; row++ {
-			for c := win.Col; c < win.Col+win.Cols; c++ {
-				k := (row-win.Row)*win.Cols + c - win.Col
-				var v [6]float64
-				if a := at(c, row); a.count > 0 {
-					v = a.stats()
-				} else {
-					v = fill(at, g, c, row, ws, nodata)
-				}
-				for b, s := range which {
-					r.Bands[b].Data[k] = v[s]
-				}
+	empty := fill(at, g, 0, 0, 0, r.NoData)
+	dst := make([][]float64, len(which))
+	for row := win.Row + lo; row < win.Row+hi; row++ {
+		k := (row - win.Row) * win.Cols
+		for b := range dst {
+			dst[b] = r.Bands[b].Data[k : k+win.Cols]
+		}
+		src := cells[(row-ext.Row)*ext.Cols+win.Col-ext.Col:][:win.Cols]
+		for i := range src {
+			v := empty
+			if a := &src[i]; a.count > 0 {
+				v = a.stats()
+			} else if ws > 0 {
+				v = fill(at, g, win.Col+i, row, ws, r.NoData)
+			}
+			for b, s := range which {
+				dst[b][i] = v[s]
 			}
 		}
-	})
-	return r
+	}
 }
 
 // fill is an empty cell's values (count 0): with a window, PDAL's

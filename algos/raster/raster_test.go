@@ -220,3 +220,83 @@ func TestNaNValues(t *testing.T) {
 		}
 	}
 }
+
+// TestScatterEdges checks the cpu backend against brute force, to the
+// bit, where its pruning of candidate rows and columns and its blocks of
+// rows could go wrong: points anywhere and, every other one, on a lattice
+// of quarter cells, at distances of cell centres equal to the radius, on
+// centres (d = 0), beyond the grid; enough of them for the workers' bands
+// of rows; windows inside the grid and at its edges; powers 1 (no
+// math.Pow) and others; window fills across blocks; the whole grid at
+// once and by blocks of a few rows.
+func TestScatterEdges(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	n := 1<<15 + 7
+	xyz := make([]float32, 0, 3*n)
+	for i := range n {
+		x, y := float32(r.IntN(52)-2)*0.25, float32(r.IntN(44)-2)*0.25
+		if i%2 == 1 { // anywhere
+			x, y = float32(r.Float64()*13-0.5), float32(r.Float64()*11-0.5)
+		}
+		if x > 2 && x < 4.5 && y > 1.5 && y < 8.5 || x > 7 && x < 9 && y > 3 && y < 5.5 {
+			continue // holes: empty cells to fill, across blocks
+		}
+		xyz = append(xyz, x, y, float32(r.NormFloat64()))
+	}
+	defer func(b struct{ bytes, min, rows int }) { blocking = b }(blocking)
+	for _, o := range []Options{
+		{Resolution: 0.5, Radius: 0.5},
+		{Resolution: 0.5, Radius: 0.25, WindowSize: 1},
+		{Resolution: 1, Radius: 1, Power: 2},
+		{Resolution: 1, Radius: 0.75, Power: 0.5, WindowSize: 2},
+		{Resolution: 0.5}, // √2/2
+		{Resolution: 1, Radius: 1.25, Power: 1},
+		{Resolution: 0.25, Radius: 0.3, WindowSize: 2},
+		{Resolution: 0.5, Radius: 0.6, WindowSize: 3, Outputs: Mean | Count},
+	} {
+		o.Grid = Grid{0, 0, int(12 / o.Resolution), int(10 / o.Resolution), o.Resolution}
+		g := o.Grid
+		want := reference(xyz, o)
+		for _, b := range []struct{ bytes, min, rows int }{blocking, {1, 0, 1}, {1, 0, 3}} {
+			blocking = b
+			for _, w := range []Window{{}, {1, 2, g.Width - 3, g.Height - 2}, {g.Width - 5, 0, 5, 4}, {0, g.Height - 3, 4, 3}} {
+				o := o
+				o.Cells = w
+				res, err := Compute(xyz, findneighbor.CPU(), o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if w == (Window{}) {
+					w = Window{0, 0, g.Width, g.Height}
+				}
+				for k := range res.Bands {
+					for i, got := range res.Bands[k].Data {
+						c, row := w.Col+i%w.Cols, w.Row+i/w.Cols
+						if exp := want[k*g.Width*g.Height+row*g.Width+c]; !algotest.Exact(got, exp) {
+							t.Fatalf("%+v, blocks %+v, window %v: %s at col %d row %d: %v, want %v", o, b, w, res.Bands[k].Name, c, row, got, exp)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAddIDWWeights checks add's IDW sums against math.Pow(d, power)'s
+// weights, to the bit: power 1 takes d itself, the others math.Pow.
+func TestAddIDWWeights(t *testing.T) {
+	for _, power := range []float64{1, 2, 0.5, 3, -1} {
+		r := rand.New(rand.NewPCG(8, 1))
+		var a accum
+		idw, dist := 0.0, 0.0
+		for range 1000 {
+			v, d := r.NormFloat64(), r.Float64()*3+math.SmallestNonzeroFloat64
+			a.add(v, d, power)
+			w := math.Pow(d, power)
+			idw, dist = idw+v/w, dist+1/w
+		}
+		if !algotest.Exact(a.idw, idw) || !algotest.Exact(a.idwDist, dist) {
+			t.Errorf("power %v: idw sums %v, %v, want %v, %v", power, a.idw, a.idwDist, idw, dist)
+		}
+	}
+}

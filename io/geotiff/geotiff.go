@@ -199,18 +199,14 @@ func Write(w io.Writer, img *Image, opts Options) error {
 	if _, err := w.Write(buf.Bytes()); err != nil {
 		return fmt.Errorf("geotiff: %w", err)
 	}
-	// Raw tiles are laid out one at a time in one buffer as they are
-	// written (the image is not held twice); compressed ones were made.
-	raw := make([]byte, ts*ts*len(img.Bands)*opts.Type.bytes())
+	if !opts.Deflate {
+		if err := writeRaw(w, levels, ts, opts.Type.bytes(), pad, chunk); err != nil {
+			return fmt.Errorf("geotiff: %w", err)
+		}
+		return nil
+	}
 	for k := len(levels) - 1; k >= 0; k-- {
-		l := levels[k]
-		for t := range l.tileCount(ts) {
-			b := raw
-			if opts.Deflate {
-				b = l.tiles[t]
-			} else {
-				l.tile(t, ts, opts.Type.bytes(), pad, raw)
-			}
+		for _, b := range levels[k].tiles {
 			if _, err := w.Write(b); err != nil {
 				return fmt.Errorf("geotiff: %w", err)
 			}

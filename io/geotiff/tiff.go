@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/pctk/pctk/core"
+	"github.com/pctk/pctk/internal/par"
 	"github.com/pctk/pctk/io/internal/codec"
 )
 
@@ -133,19 +136,25 @@ func (d *ifd) write(buf *bytes.Buffer, next int) {
 
 // overview halves l (rounding up) with nearest-neighbour resampling as
 // GDAL's does: destination cell c takes source cell floor((c+0.5)·ratio).
+// The bands are resampled on all cores.
 func overview(l *level) *level {
-	o := &level{w: (l.w + 1) / 2, h: (l.h + 1) / 2}
+	o := &level{w: (l.w + 1) / 2, h: (l.h + 1) / 2, bands: make([][]float64, len(l.bands))}
 	rx, ry := float64(l.w)/float64(o.w), float64(l.h)/float64(o.h)
-	for _, src := range l.bands {
-		dst := make([]float64, o.w*o.h)
+	cols := make([]int, o.w) // the source column of each destination one
+	for c := range o.w {
+		cols[c] = min(l.w-1, int((float64(c)+0.5)*rx))
+	}
+	par.Each(len(l.bands), func(b int) {
+		src, dst := l.bands[b], make([]float64, o.w*o.h)
 		for r := range o.h {
 			sr := min(l.h-1, int((float64(r)+0.5)*ry))
-			for c := range o.w {
-				dst[r*o.w+c] = src[sr*l.w+min(l.w-1, int((float64(c)+0.5)*rx))]
+			line, out := src[sr*l.w:(sr+1)*l.w], dst[r*o.w:(r+1)*o.w]
+			for c, sc := range cols {
+				out[c] = line[sc]
 			}
 		}
-		o.bands = append(o.bands, dst)
-	}
+		o.bands[b] = dst
+	})
 	return o
 }
 
@@ -158,47 +167,151 @@ func (l *level) tileCount(ts int) int {
 // of ts·ts·bands·sz bytes: samples interleaved by pixel, cells beyond the
 // image set to pad.
 func (l *level) tile(t, ts, sz int, pad float64, raw []byte) {
+	line := ts * len(l.bands) * sz
+	for r := range ts {
+		l.tileLine(t, r, ts, sz, pad, raw[r*line:(r+1)*line])
+	}
+}
+
+// tileLine lays out row r of tile t, as tile does, in dst, of
+// ts·bands·sz bytes: pixel by pixel the image's samples, then the
+// padding, one pixel's bytes repeated.
+func (l *level) tileLine(t, r, ts, sz int, pad float64, dst []byte) {
 	nb := len(l.bands)
 	tx := (l.w + ts - 1) / ts
 	y, x := t/tx, t%tx
-	le := binary.LittleEndian
-	for r := range ts {
-		row := y*ts + r
-		for c := range ts {
-			col := x*ts + c
-			at := (r*ts + c) * nb * sz
-			for b := range nb {
-				v := pad
-				if row < l.h && col < l.w {
-					v = l.bands[b][row*l.w+col]
+	row, cols := y*ts+r, min(ts, l.w-x*ts)
+	if row >= l.h {
+		cols = 0
+	}
+	px := nb * sz
+	if cols > 0 {
+		at := row*l.w + x*ts
+		var some [8][]float64 // on the stack up to 8 bands
+		src := some[:0]
+		for _, band := range l.bands {
+			src = append(src, band[at:at+cols])
+		}
+		for i := range cols {
+			p := dst[i*px : (i+1)*px]
+			if sz == 4 {
+				for b, s := range src {
+					binary.LittleEndian.PutUint32(p[4*b:], math.Float32bits(float32(s[i])))
 				}
-				if sz == 4 {
-					le.PutUint32(raw[at+b*sz:], math.Float32bits(float32(v)))
-				} else {
-					le.PutUint64(raw[at+b*sz:], math.Float64bits(v))
+			} else {
+				for b, s := range src {
+					binary.LittleEndian.PutUint64(p[8*b:], math.Float64bits(s[i]))
 				}
 			}
 		}
 	}
+	fill(dst[cols*px:ts*px], pad, sz, nb)
+}
+
+// fill sets dst, whole pixels of nb samples of sz bytes, to v.
+func fill(dst []byte, v float64, sz, nb int) {
+	if len(dst) == 0 {
+		return
+	}
+	n := min(len(dst), nb*sz)
+	for k := 0; k < n; k += sz {
+		if sz == 4 {
+			binary.LittleEndian.PutUint32(dst[k:], math.Float32bits(float32(v)))
+		} else {
+			binary.LittleEndian.PutUint64(dst[k:], math.Float64bits(v))
+		}
+	}
+	for n < len(dst) {
+		n += copy(dst[n:], dst[:n])
+	}
 }
 
 // deflate compresses every tile of the level (zlib), each laid out by
-// tile, into l.tiles.
+// tile, into l.tiles, on all cores.
 func (l *level) deflate(ts int, opts Options, pad float64) error {
 	sz := opts.Type.bytes()
-	raw := make([]byte, ts*ts*len(l.bands)*sz)
-	l.tiles = make([][]byte, 0, l.tileCount(ts))
-	for t := range l.tileCount(ts) {
-		l.tile(t, ts, sz, pad, raw)
-		var z bytes.Buffer
-		zw := zlib.NewWriter(&z)
-		if _, err := zw.Write(raw); err != nil {
-			return fmt.Errorf("geotiff: deflate: %w", err)
+	l.tiles = make([][]byte, l.tileCount(ts))
+	errs := make([]error, len(l.tiles))
+	par.For(par.Ranges(len(l.tiles), 1), func(_, lo, hi int) {
+		raw := make([]byte, ts*ts*len(l.bands)*sz)
+		for t := lo; t < hi; t++ {
+			l.tile(t, ts, sz, pad, raw)
+			var z bytes.Buffer
+			zw := zlib.NewWriter(&z)
+			if _, err := zw.Write(raw); err != nil {
+				errs[t] = err
+				return
+			}
+			if err := zw.Close(); err != nil {
+				errs[t] = err
+				return
+			}
+			l.tiles[t] = z.Bytes()
 		}
-		if err := zw.Close(); err != nil {
-			return fmt.Errorf("geotiff: deflate: %w", err)
+	})
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("geotiff: deflate: %w", err)
+	}
+	return nil
+}
+
+// chunk is about the bytes of tile rows that writeRaw lays out at a time
+// in each of its two buffers.
+const chunk = 1 << 20
+
+// writeRaw writes the levels' raw tiles, the smallest overview first,
+// each level's tiles row by row, as tile lays them out. The rows of the
+// tiles are laid out on all cores about chunk bytes at a time, in two
+// buffers (the image is not held twice), while the chunk before is
+// written.
+func writeRaw(w io.Writer, levels []*level, ts, sz int, pad float64, chunk int) error {
+	type tileOf struct {
+		l *level
+		t int
+	}
+	var tiles []tileOf
+	for k := len(levels) - 1; k >= 0; k-- {
+		for t := range levels[k].tileCount(ts) {
+			tiles = append(tiles, tileOf{levels[k], t})
 		}
-		l.tiles = append(l.tiles, z.Bytes())
+	}
+	line := ts * len(levels[0].bands) * sz
+	lines := len(tiles) * ts
+	per := min(lines, max(1, chunk/line)) // lines a chunk
+	free, laid, stop := make(chan []byte, 2), make(chan []byte), make(chan struct{})
+	free <- make([]byte, per*line)
+	free <- make([]byte, per*line)
+	go func() {
+		defer close(laid)
+		for lo := 0; lo < lines; lo += per {
+			var buf []byte
+			select {
+			case buf = <-free:
+			case <-stop:
+				return
+			}
+			n := min(per, lines-lo)
+			par.For(par.Ranges(n, 16), func(_, a, b int) {
+				for i := a; i < b; i++ {
+					tl := tiles[(lo+i)/ts]
+					tl.l.tileLine(tl.t, (lo+i)%ts, ts, sz, pad, buf[i*line:(i+1)*line])
+				}
+			})
+			select {
+			case laid <- buf[:n*line]:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	for buf := range laid {
+		if _, err := w.Write(buf); err != nil {
+			close(stop)
+			for range laid {
+			}
+			return err
+		}
+		free <- buf[:cap(buf)]
 	}
 	return nil
 }
