@@ -1,9 +1,7 @@
 package raster
 
 import (
-	"encoding/binary"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -15,53 +13,15 @@ import (
 	"github.com/pctk/pctk/primitives/findneighbor"
 )
 
-// gdalBands prints a GeoTIFF's geotransform, size and bands as float64
-// little-endian, through GDAL's Python bindings.
-const gdalBands = `import sys
-from osgeo import gdal
-import struct
-ds = gdal.Open(sys.argv[1])
-out = open(sys.argv[2], 'wb')
-gt = ds.GetGeoTransform()
-out.write(struct.pack('<6d', *gt))
-out.write(struct.pack('<3d', ds.RasterXSize, ds.RasterYSize, ds.RasterCount))
-for b in range(1, ds.RasterCount + 1):
-    band = ds.GetRasterBand(b)
-    out.write(struct.pack('<d', band.GetNoDataValue()))
-    data = band.ReadRaster(buf_type=gdal.GDT_Float64)
-    out.write(data)
-`
-
-// readGDAL reads a GeoTIFF with GDAL (Debian python3-gdal): its
+// readGDAL reads a GeoTIFF with GDAL (peers.ReadRaster): its
 // geotransform, width, height, nodata and bands.
 func readGDAL(t *testing.T, path string) (gt [6]float64, w, h int, nodata []float64, bands [][]float64) {
 	t.Helper()
-	out := path + ".f64"
-	if b, err := exec.Command("/usr/bin/python3", "-c", gdalBands, path, out).CombinedOutput(); err != nil {
-		t.Fatalf("GDAL reading %s: %v: %s", path, err, b)
-	}
-	data, err := os.ReadFile(out)
+	r, err := peers.ReadRaster(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := make([]float64, len(data)/8)
-	for i := range f {
-		f[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
-	}
-	copy(gt[:], f)
-	w, h, n := int(f[6]), int(f[7]), int(f[8])
-	f = f[9:]
-	for range n {
-		nodata = append(nodata, f[0])
-		bands = append(bands, f[1:1+w*h])
-		f = f[1+w*h:]
-	}
-	return gt, w, h, nodata, bands
-}
-
-// GDALAvailable reports why GDAL's Python bindings cannot run here.
-func gdalErr() error {
-	return exec.Command("/usr/bin/python3", "-c", "from osgeo import gdal").Run()
+	return r.GeoTransform, r.Width, r.Height, r.NoData, r.Bands
 }
 
 // TestAgainstPDAL runs PDAL 2.9.2's writers.gdal (output_type all) on LAS
@@ -73,7 +33,7 @@ func gdalErr() error {
 // counted.
 func TestAgainstPDAL(t *testing.T) {
 	algotest.RequirePeer(t, "PDAL 2.9.2 (../shared/anchors/pdal, .ci/deps/pdal.sh)", peerErr())
-	algotest.RequirePeer(t, "GDAL's Python bindings (.ci/deps/debian-gdal.sh)", gdalErr())
+	algotest.RequirePeer(t, "GDAL's Python bindings (.ci/deps/debian-gdal.sh)", peers.Available(peers.GDAL))
 	for _, tc := range []struct {
 		file  string
 		stage map[string]any
