@@ -367,14 +367,14 @@ func rasterSelect(c Values, cloud *core.Cloud) ([]bool, error) {
 // gdalStage reads a JSON pipeline's writers.gdal: its file name and its
 // options by RasterOptions name (PDAL's names mapped; gdaldriver must be
 // GTiff, gdalopts COMPRESS=DEFLATE or NONE and TILED=YES, the layout pctk
-// writes). An option pctk does not map is an error naming those it maps,
+// writes; the deprecated bounds become the fixed grid PDAL makes of them). An option pctk does not map is an error naming those it maps,
 // as PDAL refuses an option its stage lacks.
 func gdalStage(kv object) (string, map[string]string, error) {
 	name, ok := kv.get("filename")
 	if !ok {
 		return "", nil, fmt.Errorf("no filename")
 	}
-	known := []string{"filename", "gdaldriver", "gdalopts"}
+	known := []string{"filename", "bounds", "gdaldriver", "gdalopts"}
 	byPDAL := map[string]*Option{}
 	for _, o := range RasterOptions {
 		switch o.PDAL {
@@ -388,8 +388,9 @@ func gdalStage(kv object) (string, map[string]string, error) {
 	for k := range byPDAL {
 		known = append(known, k)
 	}
-	slices.Sort(known[3:])
+	slices.Sort(known[4:])
 	opts := map[string]string{}
+	var bounds []float64 // minx, maxx, miny, maxy
 	for _, e := range kv {
 		if e.key == "type" || e.key == "filename" {
 			continue
@@ -401,6 +402,23 @@ func gdalStage(kv object) (string, map[string]string, error) {
 		switch o := byPDAL[e.key]; {
 		case o != nil:
 			opts[o.Name] = text
+		case e.key == "bounds":
+			m := pdalBoundsRE.FindStringSubmatch(text)
+			if m == nil {
+				return "", nil, fmt.Errorf("bounds %q: want ([xmin,xmax],[ymin,ymax])", text)
+			}
+			for _, r := range m[1:3] {
+				for _, f := range strings.Split(r, ",") {
+					v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+					if err != nil {
+						return "", nil, fmt.Errorf("bounds %q: %q is not a number", text, f)
+					}
+					bounds = append(bounds, v)
+				}
+			}
+			if len(bounds) != 4 || !(bounds[0] <= bounds[1] && bounds[2] <= bounds[3]) {
+				return "", nil, fmt.Errorf("bounds %q: want ([xmin,xmax],[ymin,ymax]) with min ≤ max", text)
+			}
 		case e.key == "gdaldriver":
 			if !strings.EqualFold(text, "GTiff") {
 				return "", nil, fmt.Errorf("gdaldriver %q: pctk writes GTiff only", text)
@@ -417,6 +435,22 @@ func gdalStage(kv object) (string, map[string]string, error) {
 			}
 		default:
 			return "", nil, fmt.Errorf("option %q is not one pctk maps (%s)", e.key, strings.Join(known, ", "))
+		}
+	}
+	if bounds != nil {
+		// PDAL's deprecated bounds: the grid GDALWriter::createGrid makes
+		// of them, floor(extent/resolution)+1 cells from the minimum.
+		for _, g := range rasterGridOptions {
+			if _, ok := opts[g]; ok {
+				return "", nil, fmt.Errorf("give bounds or origin_x, origin_y, width and height, not both")
+			}
+		}
+		res, err := strconv.ParseFloat(opts["resolution"], 64)
+		if err == nil && res > 0 {
+			g := raster.DefaultGrid(bounds[0], bounds[2], bounds[1], bounds[3], res)
+			for k, v := range map[string]float64{"origin-x": g.OriginX, "origin-y": g.OriginY, "width": float64(g.Width), "height": float64(g.Height)} {
+				opts[k] = strconv.FormatFloat(v, 'g', -1, 64)
+			}
 		}
 	}
 	return name, opts, nil
