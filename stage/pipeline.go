@@ -65,7 +65,8 @@ func (p *Pipeline) Run(c Values) error {
 	return runPipeline(v, p.Ins, p.Steps, out, writes)
 }
 
-// pipelineWrite is a writer in the middle of a pipeline, with its values.
+// pipelineWrite is a writer of a pipeline: the cloud after that many steps
+// (the last writer: after them all) goes to file with the values c.
 type pipelineWrite struct {
 	after int
 	file  string
