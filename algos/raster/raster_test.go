@@ -120,13 +120,20 @@ var cases = []Options{
 	{Resolution: 0.7, Radius: 1.3, Power: 2, WindowSize: 1, Outputs: Mean | IDW | StdDev},
 }
 
+// queryPath is the cpu backend under another name: Compute then takes
+// the path a GPU backend takes (a radius query a cell, accumulate), which
+// the tests check here too, where no GPU is.
+type queryPath struct{ findneighbor.Backend }
+
+func (queryPath) Name() string { return "cpu-query-path" }
+
 func TestOnEveryBackend(t *testing.T) {
 	for seed := range uint64(2) {
 		xyz := randomCloud(seed, 600, 12)
 		for _, o := range cases {
 			o.Grid = Grid{-1, -0.5, int(14 / o.Resolution), int(13 / o.Resolution), o.Resolution}
 			want := reference(xyz, o)
-			algotest.Check(t, fmt.Sprintf("seed %d %+v", seed, o), func(b findneighbor.Backend) ([]float64, error) {
+			compute := func(b findneighbor.Backend) ([]float64, error) {
 				r, err := Compute(xyz, b, o)
 				if err != nil {
 					return nil, err
@@ -136,7 +143,18 @@ func TestOnEveryBackend(t *testing.T) {
 					out = append(out, b.Data...)
 				}
 				return out, nil
-			}, want, algotest.Exact[float64])
+			}
+			name := fmt.Sprintf("seed %d %+v", seed, o)
+			algotest.Check(t, name, compute, want, algotest.Exact[float64])
+			got, err := compute(queryPath{findneighbor.CPU()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range want {
+				if !algotest.Exact(got[k], want[k]) {
+					t.Fatalf("%s: the query path's value %d is %v, brute force's %v", name, k, got[k], want[k])
+				}
+			}
 		}
 	}
 }
