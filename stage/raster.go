@@ -203,21 +203,18 @@ var errNoPoint = errors.New("raster: no point to grid (see --class, --returns)")
 // and the side of --tile-size's blocks in cells (the whole grid without
 // it).
 func rasterImage(c Values, o *raster.Options, origin [3]float64, lo, hi [2]float64, crs core.CRS) (*geotiff.Image, int) {
-	fixed := o.Grid != (raster.Grid{})
-	if fixed {
-		o.Grid.OriginX, o.Grid.OriginY = c.Float64("origin-x")-origin[0], c.Float64("origin-y")-origin[1]
+	var gt [6]float64
+	if o.Grid != (raster.Grid{}) {
+		// The corner given (rasterOptions), as PDAL's writer computes it.
+		gt = o.Grid.GeoTransform()
+		o.Grid.OriginX, o.Grid.OriginY = o.Grid.OriginX-origin[0], o.Grid.OriginY-origin[1]
 	} else {
 		o.Grid = raster.DefaultGrid(lo[0], lo[1], hi[0], hi[1], o.Resolution)
+		gt = o.Grid.GeoTransform()
+		gt[0], gt[3] = gt[0]+origin[0], gt[3]+origin[1]
 	}
 	g := o.Grid
-	img := &geotiff.Image{Width: g.Width, Height: g.Height, NoData: o.NoData, CRS: crs}
-	gt := g.GeoTransform()
-	gt[0], gt[3] = gt[0]+origin[0], gt[3]+origin[1]
-	if fixed {
-		// The corner given, as PDAL's writer computes it from its options.
-		gt = raster.Grid{OriginX: c.Float64("origin-x"), OriginY: c.Float64("origin-y"), Width: g.Width, Height: g.Height, Resolution: g.Resolution}.GeoTransform()
-	}
-	img.GeoTransform = gt
+	img := &geotiff.Image{Width: g.Width, Height: g.Height, NoData: o.NoData, CRS: crs, GeoTransform: gt}
 	block := g.Width + g.Height
 	if ts := c.Float64("tile-size"); ts > 0 {
 		block = max(1, int(math.Ceil(ts/o.Resolution)))
